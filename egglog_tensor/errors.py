@@ -1,0 +1,27 @@
+"""The errors users see: each says what was wrong and where (argument, op, source line, stage)."""
+
+from __future__ import annotations
+
+
+class EgglogTensorError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class UnsupportedError(EgglogTensorError, NotImplementedError):
+    """A NumPy function, argument kind or dtype the tracer does not support."""
+
+
+class TracingError(EgglogTensorError):
+    """The function cannot be traced: shape mismatch, Python control flow on a traced value, ..."""
+
+
+class KernelArgumentError(EgglogTensorError, TypeError):
+    """A call passed arguments the kernel cannot take (count, type, dtype, rank)."""
+
+
+class CompileError(EgglogTensorError):
+    """A toolchain stage (mlir-opt pass, mlir-translate, LLVM) failed; the message names the stage."""
+
+
+class ToolchainError(EgglogTensorError, ImportError):
+    """The installed MLIR / LLVM toolchain is missing or its versions do not match."""
