@@ -1,0 +1,260 @@
+"""The egglog term language: sorts for tensors, dtypes and layouts, and Node <-> term conversion.
+
+Users write rules over these sorts (`Tensor`, `DType`, `Layout`, the functions below); the
+optimizer turns a traced Node DAG into a `Program` term and the extracted term back into Nodes.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from egglog import (
+    Expr,
+    StringLike,
+    Vec,
+    VecLike,
+    f64,
+    f64Like,
+    function,
+    get_callable_args,
+    get_callable_fn,
+    get_literal_value,
+    i64,
+    i64Like,
+)
+
+from .graph import Builder, Node
+
+
+class DType(Expr):
+    """Element type of a tensor."""
+
+    float32: ClassVar[DType]
+    float64: ClassVar[DType]
+    int32: ClassVar[DType]
+    int64: ClassVar[DType]
+    bool_: ClassVar[DType]
+
+
+class Layout(Expr):
+    """Memory layout of an argument: C-contiguous, Fortran-contiguous or general strides."""
+
+    C: ClassVar[Layout]
+    F: ClassVar[Layout]
+    strided: ClassVar[Layout]
+
+
+class Tensor(Expr):
+    """A tensor value with static shape; ops follow NumPy semantics (implicit broadcasting)."""
+
+    @classmethod
+    def arg(cls, name: StringLike, shape: VecLike[i64, i64Like], dtype: DType, layout: Layout) -> Tensor: ...
+
+    @classmethod
+    def const(cls, value: f64Like, dtype: DType) -> Tensor:
+        """A 0-d constant; broadcasts like a NumPy scalar."""
+
+    def __add__(self, other: Tensor) -> Tensor: ...
+    def __sub__(self, other: Tensor) -> Tensor: ...
+    def __mul__(self, other: Tensor) -> Tensor: ...
+    def __truediv__(self, other: Tensor) -> Tensor: ...
+    def __floordiv__(self, other: Tensor) -> Tensor: ...
+    def __mod__(self, other: Tensor) -> Tensor: ...
+    def __pow__(self, other: Tensor) -> Tensor: ...
+    def __neg__(self) -> Tensor: ...
+    def __matmul__(self, other: Tensor) -> Tensor: ...
+
+    def astype(self, dtype: DType) -> Tensor: ...
+    def sum(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
+    def max(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
+    def min(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
+    def prod(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
+    def transpose(self, perm: VecLike[i64, i64Like]) -> Tensor: ...
+    def reshape(self, shape: VecLike[i64, i64Like]) -> Tensor: ...
+    def broadcast_to(self, shape: VecLike[i64, i64Like]) -> Tensor: ...
+
+    def slice(self, start: VecLike[i64, i64Like], step: VecLike[i64, i64Like], size: VecLike[i64, i64Like]) -> Tensor:
+        """out[i] = self[start + i * step] per dim, out has shape `size`."""
+
+    def diagonal(self, offset: i64Like, axis1: i64Like, axis2: i64Like) -> Tensor: ...
+
+
+class Program(Expr):
+    """The root of a kernel: its outputs, extracted together so shared work is shared."""
+
+    def __init__(self, outputs: VecLike[Tensor, Tensor]) -> None: ...
+
+
+@function
+def exp(x: Tensor) -> Tensor: ...
+@function
+def log(x: Tensor) -> Tensor: ...
+@function
+def sqrt(x: Tensor) -> Tensor: ...
+@function
+def tanh(x: Tensor) -> Tensor: ...
+@function
+def sin(x: Tensor) -> Tensor: ...
+@function
+def cos(x: Tensor) -> Tensor: ...
+@function
+def absolute(x: Tensor) -> Tensor: ...
+@function
+def square(x: Tensor) -> Tensor: ...
+@function
+def reciprocal(x: Tensor) -> Tensor: ...
+@function
+def sign(x: Tensor) -> Tensor: ...
+@function
+def logical_not(x: Tensor) -> Tensor: ...
+@function
+def maximum(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def minimum(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def arctan2(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def equal(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def not_equal(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def less(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def less_equal(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def greater(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def greater_equal(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def logical_and(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def logical_or(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def logical_xor(a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def where(cond: Tensor, a: Tensor, b: Tensor) -> Tensor: ...
+@function
+def concat(parts: VecLike[Tensor, Tensor], axis: i64Like) -> Tensor: ...
+
+
+# Node op name -> egglog constructor. Attribute order in Node.attrs matches the constructor's.
+CONSTRUCTORS = {
+    "arg": Tensor.arg,
+    "const": Tensor.const,
+    "add": Tensor.__add__,
+    "subtract": Tensor.__sub__,
+    "multiply": Tensor.__mul__,
+    "divide": Tensor.__truediv__,
+    "floor_divide": Tensor.__floordiv__,
+    "remainder": Tensor.__mod__,
+    "power": Tensor.__pow__,
+    "negative": Tensor.__neg__,
+    "matmul": Tensor.__matmul__,
+    "astype": Tensor.astype,
+    "sum": Tensor.sum,
+    "max": Tensor.max,
+    "min": Tensor.min,
+    "prod": Tensor.prod,
+    "transpose": Tensor.transpose,
+    "reshape": Tensor.reshape,
+    "broadcast_to": Tensor.broadcast_to,
+    "slice": Tensor.slice,
+    "diagonal": Tensor.diagonal,
+    "exp": exp, "log": log, "sqrt": sqrt, "tanh": tanh, "sin": sin, "cos": cos,
+    "absolute": absolute, "square": square, "reciprocal": reciprocal, "sign": sign,
+    "logical_not": logical_not, "maximum": maximum, "minimum": minimum, "arctan2": arctan2,
+    "equal": equal, "not_equal": not_equal, "less": less, "less_equal": less_equal,
+    "greater": greater, "greater_equal": greater_equal, "logical_and": logical_and,
+    "logical_or": logical_or, "logical_xor": logical_xor, "where": where, "concat": concat,
+}  # fmt: skip
+OP_OF = {fn: op for op, fn in CONSTRUCTORS.items()}
+
+DTYPE_TERMS = {
+    "float32": DType.float32,
+    "float64": DType.float64,
+    "int32": DType.int32,
+    "int64": DType.int64,
+    "bool": DType.bool_,
+}
+LAYOUT_TERMS = {"C": Layout.C, "F": Layout.F, "strided": Layout.strided}
+_CONSTANT_NAMES = {**{str(t): k for k, t in DTYPE_TERMS.items()}, **{str(t): k for k, t in LAYOUT_TERMS.items()}}
+
+
+def _attr_term(value: object) -> object:
+    """A Node attribute as an egglog value: ints, floats, strings, int tuples, dtypes, layouts."""
+    if isinstance(value, tuple):
+        return Vec[i64](*(i64(v) for v in value)) if value else Vec[i64].empty()
+    if isinstance(value, str) and value in DTYPE_TERMS:
+        return DTYPE_TERMS[value]
+    if isinstance(value, str) and value in LAYOUT_TERMS:
+        return LAYOUT_TERMS[value]
+    if isinstance(value, float):
+        return f64(value)
+    return value
+
+
+def to_term(outputs: list[Node]) -> Program:
+    """The egglog Program term of a Node DAG; shared nodes become shared subterms."""
+    memo: dict[int, Tensor] = {}
+
+    def term(node: Node) -> Tensor:
+        done = memo.get(id(node))
+        if done is not None:
+            return done
+        ctor = CONSTRUCTORS[node.op]
+        if node.op == "concat":
+            res = ctor(Vec[Tensor](*(term(i) for i in node.inputs)), node.attrs[0])
+        elif node.op == "arg":
+            name, shape, dtype, layout = node.attrs
+            res = ctor(name, _attr_term(shape), DTYPE_TERMS[dtype], LAYOUT_TERMS[layout])
+        else:
+            res = ctor(*(term(i) for i in node.inputs), *(_attr_term(a) for a in node.attrs))
+        memo[id(node)] = res
+        return res
+
+    return Program(Vec[Tensor](*(term(o) for o in outputs)))
+
+
+def literal(value: object) -> object:
+    """The Python value of an extracted literal term (i64, f64, String, Vec[i64], DType, Layout)."""
+    lit = get_literal_value(value)
+    if lit is not None:
+        return lit
+    name = str(value)
+    if name in _CONSTANT_NAMES:
+        return _CONSTANT_NAMES[name]
+    fn = get_callable_fn(value)
+    if fn is not None and str(fn).startswith("Vec"):
+        return tuple(literal(v) for v in get_callable_args(value))
+    raise ValueError(f"not a literal term: {value}")
+
+
+def from_term(program: Program, builder: Builder | None = None) -> list[Node]:
+    """Nodes of an extracted Program term (shared subterms become shared nodes)."""
+    builder = builder or Builder()
+    memo: dict[int, Node] = {}
+
+    def node(t: Tensor) -> Node:
+        decl = t.__egg_typed_expr__  # type: ignore[attr-defined]
+        done = memo.get(id(decl))
+        if done is not None:
+            return done
+        fn = get_callable_fn(t)
+        op = OP_OF.get(fn)
+        if op is None:
+            raise ValueError(f"term {t} is not part of the tensor language")
+        args = get_callable_args(t)
+        if op == "concat":
+            parts, axis = args
+            res = builder.make(op, tuple(node(p) for p in get_callable_args(parts)), (literal(axis),))
+        else:
+            tensors = tuple(node(a) for a in args if isinstance(a, Tensor))
+            attrs = tuple(literal(a) for a in args if not isinstance(a, Tensor))
+            if op == "const":
+                attrs = (float(attrs[0]), attrs[1])
+            res = builder.make(op, tensors, attrs)
+        memo[id(decl)] = res
+        return res
+
+    (outs,) = get_callable_args(program)
+    return [node(o) for o in get_callable_args(outs)]

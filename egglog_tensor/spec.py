@@ -1,0 +1,59 @@
+"""What the compiler knows about each argument: shape, dtype, layout, and scalar weakness.
+
+An ArgSpec is part of the specialization key; `spec_of` also validates call arguments so that
+native code only ever sees arrays it was compiled for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import KernelArgumentError
+from .graph import DTYPES
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One argument's static signature. `weak` is the Python type of a Python-number argument."""
+
+    shape: tuple[int, ...]
+    dtype: str
+    layout: str  # "C", "F" or "strided"
+    weak: type | None = None
+
+    def __str__(self) -> str:
+        kind = f"python {self.weak.__name__}" if self.weak else f"{self.dtype}[{','.join(map(str, self.shape))}]"
+        return kind if self.weak or self.layout == "C" else f"{kind} ({self.layout})"
+
+
+PYTHON_SCALARS = {bool: "bool", int: "int64", float: "float64"}
+
+
+def layout_of(a: np.ndarray) -> str:
+    """C for C-contiguous, F for Fortran-contiguous (rank >= 2), else strided."""
+    if a.flags.c_contiguous:
+        return "C"
+    if a.flags.f_contiguous:
+        return "F"
+    return "strided"
+
+
+def spec_of(value: object, name: str) -> ArgSpec:
+    """The ArgSpec of a call argument; KernelArgumentError for anything the kernel cannot take."""
+    if type(value) in PYTHON_SCALARS:
+        return ArgSpec((), PYTHON_SCALARS[type(value)], "C", type(value))
+    if isinstance(value, np.generic):
+        value = np.asarray(value)
+    if not isinstance(value, np.ndarray):
+        raise KernelArgumentError(
+            f"argument {name!r}: expected a NumPy array or a Python number, got {type(value).__name__}"
+        )
+    if value.dtype.name not in DTYPES:
+        raise KernelArgumentError(
+            f"argument {name!r}: dtype {value.dtype} is not supported (supported: {', '.join(DTYPES)})"
+        )
+    if not value.dtype.isnative:
+        raise KernelArgumentError(f"argument {name!r}: non-native byte order {value.dtype.str} is not supported")
+    return ArgSpec(tuple(value.shape), value.dtype.name, layout_of(value))

@@ -1,0 +1,692 @@
+"""Tracing: run the user's NumPy function on Tracer objects and record a typed Node DAG.
+
+Tracers take part in NumPy's own dispatch (`__array_ufunc__`, `__array_function__`) and Python
+operators, so the user's code stays plain `import numpy as np` code. Dtypes follow NumPy's own
+resolution (`ufunc.resolve_dtypes`, NEP 50 weak Python scalars), shapes its broadcasting rules.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import EgglogTensorError, TracingError, UnsupportedError
+from .graph import BINARY, DTYPES, UNARY, Builder, Node, is_unit_reshape
+from .spec import ArgSpec
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_NUMPY_DIR = os.path.dirname(np.__file__)
+_UFUNC_OPS = {"absolute": "absolute", "divide": "divide", "true_divide": "divide", "positive": "positive"}
+
+
+def user_location() -> str:
+    """'file:line: code' of the innermost frame that is user code (not this package, not NumPy)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith((_PACKAGE_DIR, _NUMPY_DIR)) and "<__array_function__" not in path:
+            info = inspect.getframeinfo(frame, context=1)
+            code = info.code_context[0].strip() if info.code_context else ""
+            return f"{info.filename}:{info.lineno}: {code}"
+        frame = frame.f_back
+    return "<unknown location>"
+
+
+def _fail(cls: type[EgglogTensorError], message: str) -> EgglogTensorError:
+    return cls(f"{message}\n  at {user_location()}")
+
+
+def _describe(args: Sequence[Any]) -> str:
+    parts = []
+    for a in args:
+        if isinstance(a, Tracer):
+            parts.append(f"tracer {a.dtype}{list(a.shape)}")
+        else:
+            parts.append(type(a).__name__)
+    return ", ".join(parts)
+
+
+@dataclass
+class Trace:
+    """State of one tracing run: the node builder and the argument nodes by name."""
+
+    builder: Builder
+    arg_names: tuple[str, ...]
+
+    def make(self, op: str, inputs: tuple[Node, ...] = (), attrs: tuple = ()) -> Node:
+        try:
+            return self.builder.make(op, inputs, attrs)
+        except TracingError as e:
+            raise _fail(TracingError, f"{op}: {e}") from None
+
+    def const(self, value: object, dtype: str) -> Node:
+        """A 0-d constant of `dtype`, holding the value NumPy would compute with."""
+        try:
+            with np.errstate(over="raise", invalid="raise"):
+                typed = np.asarray(value).astype(dtype, casting="unsafe" if isinstance(value, float) else "same_kind")
+            if dtype.startswith("int") and int(typed) != value:
+                raise OverflowError
+        except (OverflowError, FloatingPointError, TypeError):
+            raise _fail(TracingError, f"Python scalar {value!r} does not fit in {dtype}") from None
+        if dtype.startswith("int") and abs(int(typed)) > 2**53:
+            raise _fail(UnsupportedError, f"integer constant {value!r} is too large (|value| > 2**53)")
+        return self.make("const", (), (float(typed), dtype))
+
+
+class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
+    """A symbolic array: a node of the traced DAG. Python numbers stay 'weak' (NEP 50)."""
+
+    __array_priority__ = 1000
+
+    def __init__(self, trace: Trace, node: Node, weak: type | None = None, view: bool = False) -> None:
+        self._trace = trace
+        self._node = node
+        self._weak = weak
+        self._view = view  # args and views alias caller memory: in-place updates are refused
+        self._viewed = False
+
+    # --- array attributes -------------------------------------------------------------------
+    shape = property(lambda self: self._node.shape)
+    ndim = property(lambda self: self._node.ndim)
+    size = property(lambda self: self._node.size)
+    dtype = property(lambda self: np.dtype(self._node.dtype))
+    T = property(lambda self: self.transpose())
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise _fail(TracingError, "len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise _fail(TracingError, "iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self) -> str:
+        return f"Tracer({self._node.dtype}{list(self.shape)})"
+
+    # --- what cannot be traced ----------------------------------------------------------------
+    def _concrete(self, what: str) -> TracingError:
+        names = sorted({n.attrs[0] for n in _ancestors(self._node) if n.op == "arg"})
+        deps = f"it depends on argument(s) {', '.join(names)}" if names else "it is a traced value"
+        return _fail(
+            TracingError,
+            f"{what} needs a concrete value, but {deps}, whose values are not known while tracing; "
+            "use np.where / np.maximum etc. instead of Python control flow",
+        )
+
+    def __bool__(self) -> bool:
+        raise self._concrete("Python control flow (bool() / if / while / and / or) on a traced array")
+
+    def __float__(self) -> float:
+        raise self._concrete("float() of a traced array")
+
+    def __int__(self) -> int:
+        raise self._concrete("int() of a traced array")
+
+    def __index__(self) -> int:
+        raise self._concrete("using a traced array as an index")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._concrete("converting a traced array to a NumPy array (np.asarray / np.array)")
+
+    def __setitem__(self, key, value) -> None:
+        raise _fail(TracingError, "in-place assignment (x[...] = v) is not supported; build a new array (np.where)")
+
+    # --- NumPy protocols ----------------------------------------------------------------------
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        out = kwargs.pop("out", None)
+        if kwargs:
+            raise _fail(UnsupportedError, f"np.{ufunc.__name__}: keyword arguments {sorted(kwargs)} are not supported")
+        if method == "reduce" and ufunc.__name__ in _REDUCE_UFUNCS:
+            if out is not None:
+                raise _fail(UnsupportedError, f"np.{ufunc.__name__}.reduce(out=...) is not supported")
+            return _reduce(_REDUCE_UFUNCS[ufunc.__name__], inputs[0], 0, False)
+        if method != "__call__":
+            raise _fail(UnsupportedError, f"np.{ufunc.__name__}.{method}({_describe(inputs)}) is not supported")
+        result = apply_ufunc(self._trace, ufunc, inputs)
+        if out is None:
+            return result
+        return _in_place(out, result)
+
+    def __array_function__(self, func: Callable, types: Any, args: Any, kwargs: Any) -> Any:
+        handler = _FUNCTIONS.get(func.__name__)
+        if handler is None or getattr(np, func.__name__, None) is not func:
+            raise _fail(UnsupportedError, f"np.{func.__name__}({_describe(args)}) is not supported")
+        return handler(*args, **kwargs)
+
+    # --- methods ------------------------------------------------------------------------------
+    def astype(self, dtype: Any, copy: bool = True) -> Tracer:
+        return astype(self, _dtype_name(dtype))
+
+    def sum(self, axis=None, dtype=None, keepdims=False) -> Tracer:
+        return _sum(self, axis, dtype, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, keepdims=False) -> Tracer:
+        return _reduce("prod", self, axis, keepdims, dtype)
+
+    def max(self, axis=None, keepdims=False) -> Tracer:
+        return _reduce("max", self, axis, keepdims)
+
+    def min(self, axis=None, keepdims=False) -> Tracer:
+        return _reduce("min", self, axis, keepdims)
+
+    def mean(self, axis=None, dtype=None, keepdims=False) -> Tracer:
+        return _mean(self, axis, dtype, keepdims=keepdims)
+
+    def reshape(self, *shape, order: str = "C") -> Tracer:
+        return _reshape(self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape, order)
+
+    def transpose(self, *axes) -> Tracer:
+        return _transpose(self, axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes or None)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Tracer:
+        return _swapaxes(self, axis1, axis2)
+
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tracer:
+        return _diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Tracer:
+        return _trace(self, offset, axis1, axis2, dtype)
+
+    def clip(self, a_min=None, a_max=None) -> Tracer:
+        return _clip(self, a_min, a_max)
+
+    def dot(self, other: Any) -> Tracer:
+        return _dot(self, other)
+
+    def ravel(self) -> Tracer:
+        return _reshape(self, (-1,), "C")
+
+    flatten = ravel
+
+    def squeeze(self, axis=None) -> Tracer:
+        return _squeeze(self, axis)
+
+    def __getitem__(self, key: Any) -> Tracer:
+        return _getitem(self, key)
+
+
+def _ancestors(node: Node) -> list[Node]:
+    from .graph import topological
+
+    return topological([node])
+
+
+# --- lifting values into the trace --------------------------------------------------------------
+
+
+def _trace_of(values: Sequence[Any]) -> Trace:
+    for v in values:
+        if isinstance(v, Tracer):
+            return v._trace
+        if isinstance(v, (list, tuple)):
+            for w in v:
+                if isinstance(w, Tracer):
+                    return w._trace
+    raise _fail(TracingError, "no traced array among the arguments")
+
+
+def _dtype_key(v: Any) -> Any:
+    """What NumPy's dtype resolution needs: a dtype, or the Python type of a weak scalar."""
+    if isinstance(v, Tracer):
+        return v._weak or v.dtype
+    if type(v) in (bool, int, float):
+        return type(v)
+    if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0:
+        return np.asarray(v).dtype
+    if isinstance(v, np.ndarray):
+        raise _fail(
+            UnsupportedError,
+            f"a NumPy array of shape {v.shape} captured as a constant; pass it as a kernel argument instead",
+        )
+    raise _fail(UnsupportedError, f"operand of type {type(v).__name__} is not supported")
+
+
+def lift(trace: Trace, v: Any, dtype: str) -> Node:
+    """A Node of `dtype` for a tracer (cast if needed) or a Python/NumPy scalar (constant)."""
+    if isinstance(v, Tracer):
+        node = v._node
+        return node if node.dtype == dtype else trace.make("astype", (node,), (dtype,))
+    if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
+        v = v.item()
+    return trace.const(v, dtype)
+
+
+def _result(trace: Trace, node: Node, weak: type | None = None, view: bool = False) -> Tracer:
+    return Tracer(trace, node, weak, view)
+
+
+def _check_dtype(name: str, dtypes: Sequence[np.dtype], inputs: Sequence[Any]) -> None:
+    for dt in dtypes:
+        if dt.name not in DTYPES:
+            raise _fail(UnsupportedError, f"np.{name}({_describe(inputs)}) needs dtype {dt}, which is not supported")
+
+
+def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
+    """Apply a NumPy ufunc to traced/scalar inputs with NumPy's own dtype resolution."""
+    name = _UFUNC_OPS.get(ufunc.__name__, ufunc.__name__)
+    if name not in UNARY and name not in BINARY and name not in ("positive", "matmul"):
+        raise _fail(UnsupportedError, f"np.{ufunc.__name__}({_describe(inputs)}) is not supported")
+    keys = tuple(_dtype_key(v) for v in inputs)
+    try:
+        loop = ufunc.resolve_dtypes((*keys, None))
+    except (TypeError, np.exceptions.DTypePromotionError) as e:
+        raise _fail(UnsupportedError, f"np.{ufunc.__name__}({_describe(inputs)}): {e}") from None
+    _check_dtype(ufunc.__name__, loop, inputs)
+    nodes = tuple(lift(trace, v, dt.name) for v, dt in zip(inputs, loop[: len(inputs)], strict=True))
+    all_weak = all(isinstance(k, type) for k in keys)
+    weak = {"bool": bool, "int64": int, "float64": float}.get(loop[-1].name) if all_weak else None
+    if name == "positive":
+        return _result(trace, nodes[0], weak)
+    if name == "matmul":
+        return _matmul(trace, *nodes)
+    if name == "reciprocal" and not nodes[0].dtype.startswith("float"):
+        raise _fail(UnsupportedError, f"np.reciprocal on {nodes[0].dtype} is not supported (integer reciprocal)")
+    return _result(trace, trace.make(name, nodes), weak)
+
+
+def _in_place(out: tuple, result: Tracer) -> Tracer:
+    """`x += y` on a traced array: rebinds x when x owns its data; refused for arguments and views."""
+    (target,) = out
+    if not isinstance(target, Tracer) or target._view or target._viewed:
+        raise _fail(
+            TracingError,
+            "in-place update of an argument or a view (e.g. `x += 1`, out=...) would mutate the caller's data; "
+            "write `x = x + 1` instead",
+        )
+    if result.shape != target.shape:
+        raise _fail(TracingError, f"in-place update would change shape {target.shape} to {result.shape}")
+    target._node = lift(result._trace, result, target._node.dtype)
+    return target
+
+
+def astype(x: Any, dtype: str) -> Tracer:
+    trace = _trace_of([x])
+    if dtype not in DTYPES:
+        raise _fail(UnsupportedError, f"astype({dtype}) is not supported (supported: {', '.join(DTYPES)})")
+    return _result(trace, lift(trace, x, dtype))
+
+
+def _dtype_name(dtype: Any) -> str:
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        raise _fail(UnsupportedError, f"dtype {dtype!r} is not understood") from None
+
+
+def _as_tracer(trace: Trace, v: Any) -> Tracer:
+    if isinstance(v, Tracer):
+        return v
+    key = _dtype_key(v)
+    dtype = np.dtype(key).name if not isinstance(key, type) else {bool: "bool", int: "int64", float: "float64"}[key]
+    return _result(trace, lift(trace, v, dtype), key if isinstance(key, type) else None)
+
+
+# --- shapes and views ------------------------------------------------------------------------
+
+
+def _axis(ndim: int, axis: int, what: str = "axis") -> int:
+    if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
+        raise _fail(TracingError, f"{what} {axis!r} is out of bounds for an array of dimension {ndim}")
+    return int(axis) % ndim
+
+
+def _axes(ndim: int, axis: Any) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(_axis(ndim, a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise _fail(TracingError, f"repeated axis in {axis!r}")
+    return tuple(sorted(axes))
+
+
+def _view(x: Tracer, op: str, attrs: tuple) -> Tracer:
+    x._viewed = True
+    return _result(x._trace, x._trace.make(op, (x._node,), attrs), x._weak, view=True)
+
+
+def _reshape(x: Any, shape: Any, order: str = "C") -> Tracer:
+    x = _as_tracer(_trace_of([x]), x)
+    if order != "C":
+        raise _fail(UnsupportedError, f"reshape(order={order!r}) is not supported (only 'C')")
+    shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    if shape.count(-1) > 1:
+        raise _fail(TracingError, f"reshape {shape}: can only specify one unknown dimension")
+    if -1 in shape:
+        known = math.prod(s for s in shape if s != -1)
+        if known == 0 or x.size % known:
+            raise _fail(TracingError, f"cannot reshape array of size {x.size} into shape {shape}")
+        shape = tuple(x.size // known if s == -1 else s for s in shape)
+    if math.prod(shape) != x.size or any(s < 0 for s in shape):
+        raise _fail(TracingError, f"cannot reshape array of size {x.size} into shape {shape}")
+    if shape == x.shape:
+        return x
+    view = is_unit_reshape(x.shape, shape)
+    if view:
+        x._viewed = True
+    return _result(x._trace, x._trace.make("reshape", (x._node,), (shape,)), x._weak, view=view)
+
+
+def _transpose(x: Any, axes: Any = None) -> Tracer:
+    x = _as_tracer(_trace_of([x]), x)
+    perm = tuple(reversed(range(x.ndim))) if axes is None else tuple(_axis(x.ndim, a) for a in axes)
+    if sorted(perm) != list(range(x.ndim)):
+        raise _fail(TracingError, f"transpose axes {axes!r} are not a permutation of {x.ndim} dims")
+    if perm == tuple(range(x.ndim)):
+        return x
+    return _view(x, "transpose", (perm,))
+
+
+def _swapaxes(x: Any, axis1: int, axis2: int) -> Tracer:
+    x = _as_tracer(_trace_of([x]), x)
+    perm = list(range(x.ndim))
+    a, b = _axis(x.ndim, axis1), _axis(x.ndim, axis2)
+    perm[a], perm[b] = perm[b], perm[a]
+    return _transpose(x, perm)
+
+
+def _broadcast_to(x: Any, shape: Any, subok: bool = False) -> Tracer:
+    x = _as_tracer(_trace_of([x]), x)
+    shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    ok = len(shape) >= x.ndim and all(d in (1, s) for d, s in zip(x.shape, shape[len(shape) - x.ndim :], strict=True))
+    if not ok:
+        raise _fail(TracingError, f"cannot broadcast shape {x.shape} to {shape}")
+    return x if shape == x.shape else _view(x, "broadcast_to", (shape,))
+
+
+def _expand_dims(x: Any, axis: Any) -> Tracer:
+    x = _as_tracer(_trace_of([x]), x)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    ndim = x.ndim + len(axes)
+    positions = sorted(_axis(ndim, a) for a in axes)
+    dims = iter(x.shape)
+    return _reshape(x, tuple(1 if i in positions else next(dims) for i in range(ndim)))
+
+
+def _squeeze(x: Any, axis: Any = None) -> Tracer:
+    x = _as_tracer(_trace_of([x]), x)
+    axes = tuple(i for i, d in enumerate(x.shape) if d == 1) if axis is None else _axes(x.ndim, axis)
+    if any(x.shape[a] != 1 for a in axes):
+        raise _fail(TracingError, "cannot select an axis to squeeze out which has size not equal to one")
+    return _reshape(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+def _getitem(x: Tracer, key: Any) -> Tracer:
+    """Basic indexing (ints, slices with steps, None, ...) as a slice view plus a unit reshape."""
+    key = key if isinstance(key, tuple) else (key,)
+    for k in key:
+        if not (k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))):
+            raise _fail(UnsupportedError, f"indexing with {type(k).__name__} (advanced indexing) is not supported")
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_real > x.ndim:
+        raise _fail(TracingError, f"too many indices for array: array is {x.ndim}-dimensional, but {n_real} were indexed")
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise _fail(TracingError, "an index can only have a single ellipsis ('...')")
+    if Ellipsis in key:
+        i = key.index(Ellipsis)
+        key = key[:i] + (slice(None),) * (x.ndim - n_real) + key[i + 1 :]
+    else:
+        key = key + (slice(None),) * (x.ndim - n_real)
+    start, step, size, out_shape = [], [], [], []
+    dim = 0
+    for k in key:
+        if k is None:
+            out_shape.append(1)
+            continue
+        n = x.shape[dim]
+        if isinstance(k, slice):
+            r = range(*k.indices(n))
+            start.append(r.start if len(r) else 0)
+            step.append(r.step)
+            size.append(len(r))
+            out_shape.append(len(r))
+        else:
+            if not -n <= k < n:
+                raise _fail(TracingError, f"index {k} is out of bounds for axis {dim} with size {n}")
+            start.append(int(k) % n)
+            step.append(1)
+            size.append(1)
+        dim += 1
+    sliced = x
+    if tuple(size) != x.shape or any(s != 0 for s in start) or any(s != 1 for s in step):
+        sliced = _view(x, "slice", (tuple(start), tuple(step), tuple(size)))
+    out = _reshape(sliced, tuple(out_shape))
+    x._viewed = True
+    out._view = True
+    return out
+
+
+def _diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tracer:
+    x = _as_tracer(_trace_of([x]), x)
+    if x.ndim < 2:
+        raise _fail(TracingError, "diag requires an array of at least two dimensions")
+    a1, a2 = _axis(x.ndim, axis1, "axis1"), _axis(x.ndim, axis2, "axis2")
+    if a1 == a2:
+        raise _fail(TracingError, "axis1 and axis2 cannot be the same")
+    return _view(x, "diagonal", (int(offset), a1, a2))
+
+
+def _concatenate(arrays: Sequence[Any], axis: Any = 0, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> Tracer:
+    if out is not None:
+        raise _fail(UnsupportedError, "np.concatenate(out=...) is not supported")
+    trace = _trace_of(arrays)
+    parts = [_as_tracer(trace, a) for a in arrays]
+    if axis is None:
+        parts = [_reshape(p, (-1,)) for p in parts]
+        axis = 0
+    if not parts:
+        raise _fail(TracingError, "need at least one array to concatenate")
+    target = _dtype_name(dtype) if dtype is not None else np.result_type(*[_dtype_key(p) if not p._weak else p._weak(0) for p in parts]).name
+    ndim = parts[0].ndim
+    if ndim == 0:
+        raise _fail(TracingError, "zero-dimensional arrays cannot be concatenated")
+    ax = _axis(ndim, axis)
+    for p in parts:
+        if p.ndim != ndim or any(d != e for i, (d, e) in enumerate(zip(p.shape, parts[0].shape)) if i != ax):
+            raise _fail(TracingError, f"concatenate: shapes {[q.shape for q in parts]} differ outside axis {ax}")
+    nodes = tuple(lift(trace, p, target) for p in parts)
+    if len(nodes) == 1:
+        return _result(trace, nodes[0])
+    return _result(trace, trace.make("concat", nodes, (ax,)))
+
+
+def _stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> Tracer:
+    trace = _trace_of(arrays)
+    parts = [_as_tracer(trace, a) for a in arrays]
+    if not parts or any(p.shape != parts[0].shape for p in parts):
+        raise _fail(TracingError, "all input arrays must have the same shape")
+    ax = _axis(parts[0].ndim + 1, axis)
+    return _concatenate([_expand_dims(p, ax) for p in parts], ax, out, dtype)
+
+
+# --- reductions ------------------------------------------------------------------------------
+
+_REDUCE_UFUNCS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}
+
+
+def _accumulator_dtype(dtype: str) -> str:
+    """NumPy's default accumulator for sum/prod: small ints and bool widen to int64."""
+    return "int64" if dtype in ("bool", "int32") else dtype
+
+
+def _reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, **unsupported: Any) -> Tracer:
+    if unsupported:
+        raise _fail(UnsupportedError, f"np.{op}: keyword arguments {sorted(unsupported)} are not supported")
+    trace = _trace_of([x])
+    x = _as_tracer(trace, x)
+    axes = _axes(x.ndim, axis)
+    if dtype is not None:
+        target = _dtype_name(dtype)
+    else:
+        target = _accumulator_dtype(x.dtype.name) if op in ("sum", "prod") else x.dtype.name
+    node = lift(trace, x, target)
+    reduced = trace.make(op, (node,), (axes,)) if axes else node
+    out = _result(trace, reduced)
+    if keepdims:
+        out = _reshape(out, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+    return out
+
+
+def _sum(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Tracer:
+    if out is not None:
+        kw["out"] = out
+    return _reduce("sum", x, axis, keepdims, dtype, **kw)
+
+
+def _mean(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Tracer:
+    trace = _trace_of([x])
+    x = _as_tracer(trace, x)
+    if dtype is None:
+        dtype = x.dtype.name if x.dtype.name.startswith("float") else "float64"
+    total = _sum(x, axis, dtype, out, keepdims, **kw)
+    count = math.prod(x.shape[a] for a in _axes(x.ndim, axis))
+    return apply_ufunc(trace, np.divide, (total, np.asarray(count, dtype=_dtype_name(dtype))))
+
+
+def _trace(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: Any = None) -> Tracer:
+    return _sum(_diagonal(x, offset, axis1, axis2), -1, dtype, out)
+
+
+# --- elementwise helpers ---------------------------------------------------------------------
+
+
+def _where(cond: Any, x: Any = None, y: Any = None) -> Tracer:
+    if x is None or y is None:
+        raise _fail(UnsupportedError, "np.where(cond) with one argument (indices) is not supported")
+    trace = _trace_of([cond, x, y])
+    keys = [_dtype_key(v) for v in (x, y)]
+    target = np.result_type(*[k(0) if isinstance(k, type) else k for k in keys]).name
+    if target not in DTYPES:
+        raise _fail(UnsupportedError, f"np.where result dtype {target} is not supported")
+    c = lift(trace, cond, "bool")
+    return _result(trace, trace.make("where", (c, lift(trace, x, target), lift(trace, y, target))))
+
+
+def _clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: Any) -> Tracer:
+    if out is not None or kw:
+        raise _fail(UnsupportedError, "np.clip: out= and keyword arguments are not supported")
+    a_min = kw.pop("min", a_min)
+    result = a
+    trace = _trace_of([a])
+    if a_min is not None:
+        result = apply_ufunc(trace, np.maximum, (result, a_min))
+    if a_max is not None:
+        result = apply_ufunc(trace, np.minimum, (result, a_max))
+    return _as_tracer(trace, result)
+
+
+def _matmul(trace: Trace, a: Node, b: Node) -> Tracer:
+    if a.ndim == 0 or b.ndim == 0:
+        raise _fail(TracingError, "matmul: input operand does not have enough dimensions (0-d)")
+    if a.ndim > 3 or b.ndim > 3 or (max(a.ndim, b.ndim) == 3 and min(a.ndim, b.ndim) == 1):
+        raise _fail(UnsupportedError, f"matmul of shapes {a.shape} @ {b.shape} is not supported (up to batched 3-D)")
+    if a.dtype == "bool":
+        raise _fail(UnsupportedError, "matmul of bool arrays is not supported")
+    if max(a.ndim, b.ndim) == 3:
+        batch = max(a.shape[0] if a.ndim == 3 else 1, b.shape[0] if b.ndim == 3 else 1)
+        a = _broadcast_batch(trace, a, batch)
+        b = _broadcast_batch(trace, b, batch)
+    return _result(trace, trace.make("matmul", (a, b)))
+
+
+def _broadcast_batch(trace: Trace, x: Node, batch: int) -> Node:
+    shape = (batch, *x.shape[-2:])
+    if x.shape == shape:
+        return x
+    if x.ndim == 2:
+        x = trace.make("reshape", (x,), ((1, *x.shape),))
+    if x.shape[0] != 1:
+        raise _fail(TracingError, f"matmul: batch dimensions {x.shape[0]} and {batch} do not broadcast")
+    return trace.make("broadcast_to", (x,), (shape,))
+
+
+def _dot(a: Any, b: Any, out: Any = None) -> Tracer:
+    trace = _trace_of([a, b])
+    if out is not None:
+        raise _fail(UnsupportedError, "np.dot(out=...) is not supported")
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return apply_ufunc(trace, np.multiply, (a, b))
+    if np.ndim(a) > 2 or np.ndim(b) > 2:
+        raise _fail(UnsupportedError, "np.dot of arrays with more than 2 dimensions is not supported; use matmul")
+    return apply_ufunc(trace, np.matmul, (a, b))
+
+
+def _outer(a: Any, b: Any, out: Any = None) -> Tracer:
+    trace = _trace_of([a, b])
+    a, b = _reshape(_as_tracer(trace, a), (-1, 1)), _reshape(_as_tracer(trace, b), (1, -1))
+    return apply_ufunc(trace, np.multiply, (a, b))
+
+
+def _astype_fn(x: Any, dtype: Any, copy: bool = True, device: Any = None) -> Tracer:
+    return astype(x, _dtype_name(dtype))
+
+
+def _shape_fn(x: Any) -> tuple[int, ...]:
+    return tuple(np.shape(x)) if not isinstance(x, Tracer) else x.shape
+
+
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "sum": _sum,
+    "prod": lambda a, axis=None, dtype=None, out=None, keepdims=False, **kw: _reduce("prod", a, axis, keepdims, dtype, **({"out": out} if out is not None else {}), **kw),
+    "max": lambda a, axis=None, out=None, keepdims=False, **kw: _reduce("max", a, axis, keepdims, **({"out": out} if out is not None else {}), **kw),
+    "min": lambda a, axis=None, out=None, keepdims=False, **kw: _reduce("min", a, axis, keepdims, **({"out": out} if out is not None else {}), **kw),
+    "mean": _mean,
+    "transpose": lambda a, axes=None: _transpose(a, axes),
+    "swapaxes": _swapaxes,
+    "reshape": lambda a, shape=None, order="C", **kw: _reshape(a, shape if shape is not None else kw.get("newshape"), order),
+    "broadcast_to": _broadcast_to,
+    "expand_dims": _expand_dims,
+    "squeeze": _squeeze,
+    "ravel": lambda a, order="C": _reshape(a, (-1,), order),
+    "concatenate": _concatenate,
+    "stack": _stack,
+    "diagonal": _diagonal,
+    "trace": _trace,
+    "where": _where,
+    "clip": _clip,
+    "dot": _dot,
+    "outer": _outer,
+    "astype": _astype_fn,
+    "shape": _shape_fn,
+    "ndim": lambda a: np.ndim(a) if not isinstance(a, Tracer) else a.ndim,
+}
+_FUNCTIONS["amax"] = _FUNCTIONS["max"]
+_FUNCTIONS["amin"] = _FUNCTIONS["min"]
+
+
+# --- entry point ------------------------------------------------------------------------------
+
+
+def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]) -> tuple[list[Node], bool]:
+    """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple."""
+    trace = Trace(Builder(), tuple(names))
+    tracers = []
+    for name, spec in zip(names, specs, strict=True):
+        node = trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout))
+        tracers.append(Tracer(trace, node, spec.weak, view=True))
+    try:
+        result = fn(*tracers)
+    except RecursionError:
+        raise _fail(TracingError, f"recursion limit hit while tracing {getattr(fn, '__name__', fn)}") from None
+    is_tuple = isinstance(result, (tuple, list))
+    results = list(result) if is_tuple else [result]
+    outputs = []
+    for i, r in enumerate(results):
+        if isinstance(r, (bool, int, float, np.generic, np.ndarray)) and np.ndim(r) == 0:
+            r = _as_tracer(trace, r)
+        if not isinstance(r, Tracer):
+            where = f"output {i}" if is_tuple else "the result"
+            raise TracingError(
+                f"{getattr(fn, '__name__', 'kernel')} must return arrays (or a tuple of arrays); "
+                f"{where} is {type(r).__name__}"
+            )
+        outputs.append(r._node)
+    return outputs, is_tuple
