@@ -198,15 +198,19 @@ def _prototype(n_pointers: int, result: type | None) -> type:
 
 
 class NativeFunction:
-    """A `_mlir_ciface_<name>` function called on arrays (inputs then outputs) checked against arg_types."""
+    """A `_mlir_ciface_<name>` function called on arrays (inputs then outputs) checked against arg_types.
 
-    __slots__ = ("address", "arg_types", "_dtypes", "_fast", "_generic")
+    owner is kept referenced so the code at address (e.g. a LoadedModule's JIT engine) outlives this object.
+    """
 
-    def __init__(self, address: int, arg_types: Sequence[ArgType]) -> None:
+    __slots__ = ("address", "arg_types", "owner", "_dtypes", "_fast", "_generic")
+
+    def __init__(self, address: int, arg_types: Sequence[ArgType], owner: object = None) -> None:
         for t in arg_types:
             if t.dtype not in SUPPORTED_DTYPES:
                 raise KernelArgumentError(f"unsupported dtype {t.dtype}; supported: {[str(d) for d in SUPPORTED_DTYPES]}")
         self.address = address
+        self.owner = owner
         self.arg_types = tuple(arg_types)
         self._dtypes = tuple(t.dtype for t in self.arg_types)
         self._generic = _prototype(len(self.arg_types), None)(address)

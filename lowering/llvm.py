@@ -1,0 +1,87 @@
+"""Load LLVM IR with llvmlite: verify, optimize at O3 for the host CPU, JIT with MCJIT, keep IR and assembly."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from dataclasses import dataclass, field
+
+import llvmlite.binding as llvm
+
+from ..errors import CompileError
+from ..toolchain import load_openmp_runtime, save_failure_input
+
+_init_lock = threading.Lock()
+
+
+@functools.cache
+def _host_target() -> tuple[llvm.Target, str, str]:
+    """Initialize the native target once; return it with the host CPU name and features."""
+    with _init_lock:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        features = llvm.get_host_cpu_features().flatten()
+        if "+avx512f" in features.split(","):
+            # LLVM tunes most AVX-512 CPUs to prefer 256-bit vectors; we want the full zmm width.
+            features += ",-prefer-256-bit"
+        return llvm.Target.from_default_triple(), llvm.get_host_cpu_name(), features
+
+
+def _host_target_machine() -> llvm.TargetMachine:
+    """A fresh O3 TargetMachine for this CPU (AVX-512 where present); MCJIT takes ownership of it."""
+    target, cpu, features = _host_target()
+    return target.create_target_machine(cpu=cpu, features=features, opt=3, jit=True)
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedModule:
+    """A JIT-compiled module: its IR before and after optimization, its assembly, and the live engine."""
+
+    llvm_ir: str
+    optimized_ir: str
+    asm: str
+    _engine: llvm.ExecutionEngine = field(repr=False)
+
+    def address(self, symbol: str) -> int:
+        """Address of a function in the loaded code; CompileError if the module does not define it."""
+        address = self._engine.get_function_address(symbol)
+        if not address:
+            raise CompileError(f"symbol {symbol!r} not found in the JIT-compiled module")
+        return address
+
+
+def _parse(llvm_ir: str) -> llvm.ModuleRef:
+    """Parse and verify LLVM IR, raising CompileError with the IR saved to a file."""
+    try:
+        module = llvm.parse_assembly(llvm_ir)
+        module.verify()
+    except RuntimeError as exc:
+        saved = save_failure_input(llvm_ir, "llvmlite-parse", suffix=".ll")
+        raise CompileError(f"llvmlite failed at stage 'parse/verify'\n  input saved to: {saved}\n  error: {exc}") from None
+    return module
+
+
+def _optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine) -> None:
+    """Run LLVM's O3 pipeline (new pass manager) tuned for the target machine, in place."""
+    tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+    tuning.loop_vectorization = True
+    tuning.slp_vectorization = True
+    builder = llvm.create_pass_builder(machine, tuning)
+    builder.getModulePassManager().run(module, builder)
+
+
+def load_llvm_ir(llvm_ir: str) -> LoadedModule:
+    """Parse, verify, optimize and JIT-load LLVM IR; loads the OpenMP runtime first if the IR needs it."""
+    machine = _host_target_machine()
+    if "__kmpc_" in llvm_ir:
+        load_openmp_runtime()
+    module = _parse(llvm_ir)
+    module.triple = machine.triple
+    module.data_layout = str(machine.target_data)
+    _optimize(module, machine)
+    optimized_ir = str(module)
+    asm = machine.emit_assembly(module)
+    engine = llvm.create_mcjit_compiler(module, machine)
+    engine.finalize_object()
+    engine.run_static_constructors()
+    return LoadedModule(llvm_ir=llvm_ir, optimized_ir=optimized_ir, asm=asm, _engine=engine)

@@ -1,0 +1,108 @@
+"""Toolchain discovery and error reporting: failures name the stage and point at a saved input file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from egglog_tensor.errors import CompileError, ToolchainError
+from egglog_tensor.lowering.llvm import load_llvm_ir
+from egglog_tensor.lowering.pipelines import PIPELINES, Pipeline, Stage, lower_to_llvm_ir, run_pipeline
+from egglog_tensor.toolchain import (
+    check_versions,
+    load_openmp_runtime,
+    mlir_llvm_version,
+    openmp_library_path,
+    require_same_llvm_major,
+    run_tool,
+    tool_path,
+)
+
+VALID = """
+func.func @kernel(%a: memref<4xf32>, %out: memref<4xf32>) attributes {llvm.emit_c_interface} {
+  %t = bufferization.to_tensor %a restrict : memref<4xf32> to tensor<4xf32>
+  bufferization.materialize_in_destination %t in restrict writable %out : (tensor<4xf32>, memref<4xf32>) -> ()
+  return
+}
+"""
+
+
+def saved_path(message: str) -> Path:
+    """The saved-input path an error message points at; it must exist."""
+    match = re.search(r"saved to: (\S+)", message)
+    assert match, message
+    path = Path(match[1])
+    assert path.is_file(), path
+    return path
+
+
+def test_failing_pass_names_stage_and_saves_input() -> None:
+    text = VALID.replace(" restrict :", " :")  # One-Shot Bufferize rejects to_tensor without `restrict`
+    with pytest.raises(CompileError) as info:
+        run_pipeline(text, PIPELINES["cpu"])
+    message = str(info.value)
+    assert "pipeline 'cpu' failed at stage 'bufferize'" in message
+    assert "one-shot-bufferize" in message and "without `restrict`" in message
+    assert "bufferization.to_tensor %a :" in saved_path(message).read_text()
+
+
+def test_later_stage_failure_saves_that_stages_input() -> None:
+    broken = Pipeline("broken", (Stage("first", ("canonicalize",)), Stage("second", ("no-such-pass",))))
+    with pytest.raises(CompileError, match="stage 'second'") as info:
+        run_pipeline(VALID, broken)
+    assert "bufferization.materialize_in_destination" in saved_path(str(info.value)).read_text()
+
+
+def test_unparsable_module() -> None:
+    with pytest.raises(CompileError, match="stage 'parse'") as info:
+        run_pipeline("func.func @f( {", PIPELINES["cpu"])
+    assert saved_path(str(info.value)).read_text() == "func.func @f( {"
+
+
+def test_i1_memref_refused_instead_of_aborting() -> None:
+    text = VALID.replace("f32", "i1")
+    with pytest.raises(CompileError, match="stage 'llvm'.*\n(.*\n)*.*use i8") as info:
+        run_pipeline(text, PIPELINES["cpu"])
+    saved_path(str(info.value))
+
+
+def test_mlir_translate_failure() -> None:
+    with pytest.raises(CompileError, match="mlir-translate failed at stage 'mlir-to-llvmir'") as info:
+        lower_to_llvm_ir(run_pipeline(VALID, PIPELINES["cpu"])[0][1])  # still func/memref, not LLVM dialect
+    assert "--mlir-to-llvmir" in str(info.value)
+    assert "memref" in saved_path(str(info.value)).read_text()
+
+
+def test_run_tool_failure_names_tool_and_args() -> None:
+    with pytest.raises(CompileError, match=r"mlir-opt failed at stage 'custom'(.*\n)*  args: --no-such-flag") as info:
+        run_tool("mlir-opt", ["--no-such-flag"], "module {}", stage="custom")
+    assert saved_path(str(info.value)).read_text() == "module {}"
+
+
+def test_llvmlite_parse_failure() -> None:
+    with pytest.raises(CompileError, match="parse/verify") as info:
+        load_llvm_ir("define i32 @f() {\n  ret i64 0\n}\n")
+    assert "ret i64 0" in saved_path(str(info.value)).read_text()
+
+
+def test_tools_are_found() -> None:
+    for name in ("mlir-opt", "mlir-translate", "FileCheck"):
+        assert tool_path(name).is_file()
+    with pytest.raises(ToolchainError, match="unknown tool"):
+        tool_path("gcc")
+
+
+def test_versions_match_and_mismatch_is_reported() -> None:
+    check_versions()
+    assert mlir_llvm_version()[0] == 22
+    with pytest.raises(ToolchainError, match="MLIR tools .* LLVM 22.1.8 but llvmlite is LLVM 21.1.0"):
+        require_same_llvm_major((22, 1, 8), (21, 1, 0))
+
+
+def test_openmp_runtime_loads_once() -> None:
+    assert openmp_library_path().name == "libiomp5.so"
+    first = load_openmp_runtime()
+    assert load_openmp_runtime() is first
+    assert first.__kmpc_fork_call
