@@ -64,7 +64,8 @@ class Trace:
         try:
             return self.builder.make(op, inputs, attrs)
         except TracingError as e:
-            raise _fail(TracingError, f"{op}: {e}") from None
+            message = str(e) if str(e).startswith(op) else f"{op}: {e}"
+            raise _fail(TracingError, message) from None
 
     def const(self, value: object, dtype: str) -> Node:
         """A 0-d constant of `dtype`, holding the value NumPy would compute with."""

@@ -1,0 +1,326 @@
+"""Emission: extracted Node DAG -> MLIR module (linalg on tensors, memrefs at the boundary).
+
+Elementwise ops, constants and views (transpose, broadcast, slices, diagonals, unit reshapes) fuse
+into one `linalg.generic` per group: views become indexing maps, never copies. A group input is a
+materialized value: an argument, a contraction, a reduction, or an elementwise value that is
+shared by several consumers or read under a broadcast (so it is not recomputed). A reduction
+inlines its elementwise producer (`sum(a*b)` reads a and b once). Arguments come in as memrefs
+(identity, column-major or dynamic strided layout) and outputs are written in place
+(destination-passing style), so one-shot bufferization needs no result copies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from mlir import ir
+from mlir.dialects import bufferization, func, linalg, tensor
+
+from egglog_tensor.graph import BINARY, REDUCTIONS, UNARY, Node, is_unit_reshape, topological
+from egglog_tensor.spec import ArgSpec
+
+from . import scalar
+
+_ELEMENTWISE = set(UNARY) | set(BINARY) | {"where", "astype"}
+_DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
+
+
+def memref_type(spec: ArgSpec) -> ir.MemRefType:
+    """Boundary type of an argument: identity layout for C order, else a strided layout."""
+    elem = scalar.element_type(spec.dtype)
+    shape = list(spec.shape)
+    if spec.layout == "C" or not shape:
+        return ir.MemRefType.get(shape, elem)
+    if spec.layout == "F":
+        strides, acc = [], 1
+        for d in shape:
+            strides.append(acc)
+            acc *= max(d, 1)
+        layout = ir.StridedLayoutAttr.get(0, strides)
+    else:
+        layout = ir.StridedLayoutAttr.get(_DYNAMIC(), [_DYNAMIC()] * len(shape))
+    return ir.MemRefType.get(shape, elem, layout)
+
+
+def _tensor_type(node: Node) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(node.shape), scalar.element_type(node.dtype))
+
+
+def view_index(node: Node, idx: list[ir.AffineExpr]) -> list[ir.AffineExpr]:
+    """Index into a view's source, given the index into the view (the view as an affine map)."""
+    src = node.inputs[0]
+    if node.op == "transpose":
+        out: list[ir.AffineExpr] = [None] * src.ndim  # type: ignore[list-item]
+        for i, p in enumerate(node.attrs[0]):
+            out[p] = idx[i]
+        return out
+    if node.op == "broadcast_to":
+        return broadcast_index(src.shape, node.shape, idx)
+    if node.op == "slice":
+        start, step, _size = node.attrs
+        return [ir.AffineConstantExpr.get(s) + i * st for i, s, st in zip(idx, start, step, strict=True)]
+    if node.op == "diagonal":
+        offset, a1, a2 = node.attrs
+        rest = iter(idx[:-1])
+        k = idx[-1]
+        out = []
+        for d in range(src.ndim):
+            if d == a1:
+                out.append(k + max(-offset, 0))
+            elif d == a2:
+                out.append(k + max(offset, 0))
+            else:
+                out.append(next(rest))
+        return out
+    if node.op == "reshape":  # only unit-dim reshapes are views
+        kept = iter(i for i, d in zip(idx, node.shape, strict=True) if d != 1)
+        zero = ir.AffineConstantExpr.get(0)
+        return [zero if d == 1 else next(kept) for d in src.shape]
+    raise AssertionError(node.op)
+
+
+def broadcast_index(src: Sequence[int], dst: Sequence[int], idx: list[ir.AffineExpr]) -> list[ir.AffineExpr]:
+    """Index into a NumPy-broadcast operand of shape `src` inside a domain of shape `dst`."""
+    lead = len(dst) - len(src)
+    zero = ir.AffineConstantExpr.get(0)
+    return [zero if s == 1 and dst[lead + j] != 1 else idx[lead + j] for j, s in enumerate(src)]
+
+
+def is_view(node: Node) -> bool:
+    return node.op in ("transpose", "broadcast_to", "slice", "diagonal") or (
+        node.op == "reshape" and is_unit_reshape(node.inputs[0].shape, node.shape)
+    )
+
+
+@dataclass
+class _Plan:
+    """The inputs (value + indexing map) of one linalg.generic being assembled, and its domain."""
+
+    domain: tuple[int, ...]
+    inputs: list[tuple[ir.Value, ir.AffineMap, str]] = field(default_factory=list)
+    _index: dict[tuple, int] = field(default_factory=dict)
+
+    def input(self, value: ir.Value, idx: list[ir.AffineExpr], dtype: str) -> tuple:
+        amap = ir.AffineMap.get(len(self.domain), 0, idx)
+        value = self._fit(value, amap)
+        key = (value, str(amap))
+        if key not in self._index:
+            self._index[key] = len(self.inputs)
+            self.inputs.append((value, amap, dtype))
+        return ("in", self._index[key])
+
+    def _fit(self, value: ir.Value, amap: ir.AffineMap) -> ir.Value:
+        """Linalg needs a dim indexed by a bare loop index to span exactly that loop: cut it to size."""
+        shape = list(ir.RankedTensorType(value.type).shape)
+        sizes = list(shape)
+        for j, expr in enumerate(amap.results):
+            if isinstance(expr, ir.AffineDimExpr):
+                sizes[j] = self.domain[expr.position]
+        if sizes == shape:
+            return value
+        rtype = ir.RankedTensorType.get(sizes, ir.RankedTensorType(value.type).element_type)
+        rank = len(shape)
+        return tensor.extract_slice(rtype, value, [], [], [], [0] * rank, sizes, [1] * rank)
+
+
+class Emitter:
+    """Builds one func.func for a kernel inside the current MLIR context."""
+
+    def __init__(self, outputs: list[Node]) -> None:
+        self.values: dict[int, ir.Value] = {}
+        self.arg_tensors: dict[str, ir.Value] = {}
+        consumers: dict[int, set[int]] = {}
+        for n in topological(outputs):
+            for i in n.inputs:
+                consumers.setdefault(id(i), set()).add(id(n))
+        for o in outputs:
+            consumers.setdefault(id(o), set()).add(-1)
+        self.shared = {k for k, v in consumers.items() if len(v) > 1}
+
+    # --- materialized values ---------------------------------------------------------------
+    def materialize(self, node: Node) -> ir.Value:
+        """The tensor value of `node`, emitted once."""
+        value = self.values.get(id(node))
+        if value is None:
+            value = self._materialize(node)
+            self.values[id(node)] = value
+        return value
+
+    def _materialize(self, node: Node) -> ir.Value:
+        if node.op == "arg":
+            return self.arg_tensors[node.attrs[0]]
+        if node.size == 0:
+            return tensor.empty(list(node.shape), scalar.element_type(node.dtype))
+        if node.op == "matmul":
+            return self._matmul(node)
+        if node.op in REDUCTIONS:
+            return self._reduction(node)
+        if node.op == "concat":
+            return self._concat(node)
+        if node.op == "reshape" and not is_view(node):
+            return self._reshape(node)
+        return self._group(node)
+
+    def _empty(self, node: Node) -> ir.Value:
+        return tensor.empty(list(node.shape), scalar.element_type(node.dtype))
+
+    def _filled(self, node: Node, value: float) -> ir.Value:
+        init = self._empty(node)
+        return linalg.fill(scalar.constant(value, node.dtype), outs=[init])
+
+    # --- fused elementwise groups ------------------------------------------------------------
+    def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, root: Node, spread: bool) -> tuple:
+        """The body expression computing `node` at `idx`; `spread` means reused across the domain."""
+        if node.op == "const":
+            return ("c", node.attrs[0], node.dtype)
+        if is_view(node):
+            widened = spread or (node.op == "broadcast_to" and node.size > node.inputs[0].size)
+            return self._scalar(node.inputs[0], view_index(node, idx), plan, root, widened)
+        inline = node.op in _ELEMENTWISE and (node is root or (id(node) not in self.shared and not spread))
+        if not inline:
+            return plan.input(self.materialize(node), idx, node.dtype)
+        children = []
+        for i in node.inputs:
+            cidx = broadcast_index(i.shape, node.shape, idx)
+            children.append(self._scalar(i, cidx, plan, root, spread or i.size < node.size))
+        return (node.op, node.inputs[0].dtype, node.dtype, tuple(children))
+
+    def _generic(self, plan: _Plan, tree: tuple, init: ir.Value, out_map: ir.AffineMap,
+                 iterators: list[str], combine: str | None, out_dtype: str) -> ir.Value:
+        """Create the linalg.generic for `plan` and fill its body from `tree`."""
+        maps = [m for _, m, _ in plan.inputs] + [out_map]
+        op = linalg.GenericOp(
+            result_tensors=[init.type],
+            inputs=[v for v, _, _ in plan.inputs],
+            outputs=[init],
+            indexing_maps=ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+            iterator_types=ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{it}>") for it in iterators]),
+        )
+        types = [scalar.element_type(dt) for _, _, dt in plan.inputs] + [scalar.element_type(out_dtype)]
+        block = op.regions[0].blocks.append(*types)
+        with ir.InsertionPoint(block):
+            memo: dict[tuple, ir.Value] = {}
+            value = _emit_tree(tree, list(block.arguments), memo)
+            if combine is not None:
+                value = scalar.combine(combine, out_dtype, value, block.arguments[-1])
+            linalg.YieldOp([value])
+        return op.result
+
+    def _group(self, node: Node) -> ir.Value:
+        rank = node.ndim
+        dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
+        plan = _Plan(node.shape)
+        tree = self._scalar(node, dims, plan, node, False)
+        return self._generic(plan, tree, self._empty(node), ir.AffineMap.get_identity(rank),
+                             ["parallel"] * rank, None, node.dtype)
+
+    def _reduction(self, node: Node) -> ir.Value:
+        (x,) = node.inputs
+        axes = node.attrs[0]
+        dims = [ir.AffineDimExpr.get(i) for i in range(x.ndim)]
+        plan = _Plan(x.shape)
+        tree = self._scalar(x, dims, plan, node, False)
+        empty = any(x.shape[a] == 0 for a in axes)
+        init = self._filled(node, scalar.reduction_identity(node.op, node.dtype, empty))
+        out_map = ir.AffineMap.get(x.ndim, 0, [d for i, d in enumerate(dims) if i not in axes])
+        iterators = ["reduction" if i in axes else "parallel" for i in range(x.ndim)]
+        return self._generic(plan, tree, init, out_map, iterators, node.op, node.dtype)
+
+    # --- contractions and data movement -------------------------------------------------------
+    def _operand(self, node: Node) -> tuple[ir.Value, bool]:
+        """A matmul operand as (tensor, transposed): a 2-D transpose is folded into the indexing map."""
+        if node.op == "transpose" and node.ndim == 2 and id(node) not in self.values:
+            return self.materialize(node.inputs[0]), True
+        return self.materialize(node), False
+
+    def _matmul(self, node: Node) -> ir.Value:
+        a, b = node.inputs
+        init = self._filled(node, 0)
+        if a.ndim == 2 and b.ndim == 2:
+            (ta, at), (tb, bt) = self._operand(a), self._operand(b)
+            if not (at or bt):
+                return linalg.matmul(ta, tb, outs=[init])
+            m, n, k = (ir.AffineDimExpr.get(i) for i in range(3))
+            maps = [[k, m] if at else [m, k], [n, k] if bt else [k, n], [m, n]]
+            attrs = [ir.AffineMap.get(3, 0, e) for e in maps]
+            return linalg.matmul(ta, tb, outs=[init], indexing_maps=attrs)
+        ta, tb = self.materialize(a), self.materialize(b)
+        if a.ndim == 3:
+            return linalg.batch_matmul(ta, tb, outs=[init])
+        if a.ndim == 2:
+            return linalg.matvec(ta, tb, outs=[init])
+        if b.ndim == 2:
+            return linalg.vecmat(ta, tb, outs=[init])
+        return linalg.dot(ta, tb, outs=[init])
+
+    def _concat(self, node: Node) -> ir.Value:
+        axis = node.attrs[0]
+        result = self._empty(node)
+        offset = 0
+        for part in node.inputs:
+            if part.size:
+                offsets = [offset if d == axis else 0 for d in range(node.ndim)]
+                result = tensor.insert_slice(self.materialize(part), result, [], [], [], offsets,
+                                             list(part.shape), [1] * node.ndim)
+            offset += part.shape[axis]
+        return result
+
+    def _reshape(self, node: Node) -> ir.Value:
+        src = node.inputs[0]
+        value = self.materialize(src)
+        elem = scalar.element_type(node.dtype)
+        flat = ir.RankedTensorType.get([src.size], elem)
+        if src.ndim != 1:
+            value = tensor.collapse_shape(flat, value, _reassociation(src.ndim))
+        if node.ndim != 1:
+            value = tensor.expand_shape(_tensor_type(node), value, _reassociation(node.ndim), [], list(node.shape))
+        return value
+
+
+def _reassociation(rank: int) -> ir.ArrayAttr:
+    i64 = ir.IntegerType.get_signless(64)
+    group = [ir.IntegerAttr.get(i64, i) for i in range(rank)]
+    return ir.ArrayAttr.get([ir.ArrayAttr.get(group)] if rank else [])
+
+
+def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -> ir.Value:
+    """Emit the scalar ops of a body expression tree once per distinct subtree."""
+    done = memo.get(tree)
+    if done is not None:
+        return done
+    kind = tree[0]
+    if kind == "in":
+        value = args[tree[1]]
+    elif kind == "c":
+        value = scalar.constant(tree[1], tree[2])
+    else:
+        op, in_dtype, out_dtype, children = tree
+        operands = [_emit_tree(c, args, memo) for c in children]
+        value = scalar.apply(op, in_dtype, out_dtype, operands)
+    memo[tree] = value
+    return value
+
+
+def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn_name: str = "kernel") -> str:
+    """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`."""
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        arg_types = [memref_type(s) for s in specs]
+        out_types = [ir.MemRefType.get(list(o.shape), scalar.element_type(o.dtype)) for o in outputs]
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp(fn_name, (arg_types + out_types, []))
+            fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            entry = fn.add_entry_block()
+            with ir.InsertionPoint(entry):
+                emitter = Emitter(outputs)
+                for name, spec, arg in zip(names, specs, entry.arguments, strict=False):
+                    ttype = ir.RankedTensorType.get(list(spec.shape), scalar.element_type(spec.dtype))
+                    emitter.arg_tensors[name] = bufferization.to_tensor(ttype, arg, restrict=True)
+                outs = list(entry.arguments)[len(specs):]
+                for node, out in zip(outputs, outs, strict=True):
+                    value = emitter.materialize(node)
+                    bufferization.materialize_in_destination(None, value, out, restrict=True, writable=True)
+                func.ReturnOp([])
+        module.operation.verify()
+        return str(module)

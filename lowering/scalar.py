@@ -1,0 +1,202 @@
+"""Scalar semantics of each elementwise op, as arith/math ops inside a linalg body.
+
+Each lowering follows NumPy's own definition, including the awkward cases: NaN-propagating
+max/min, Python-style floor division and modulo, integer division by zero giving 0 (never a
+trap), sign of NaN and -0.0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mlir import ir
+from mlir.dialects import arith, math
+
+from egglog_tensor.errors import UnsupportedError
+
+F = arith.CmpFPredicate
+I = arith.CmpIPredicate
+
+
+def element_type(dtype: str) -> ir.Type:
+    """MLIR element type of a NumPy dtype name (bool is i1, one byte in memory like NumPy's)."""
+    return {
+        "float32": ir.F32Type.get,
+        "float64": ir.F64Type.get,
+        "int32": lambda: ir.IntegerType.get_signless(32),
+        "int64": lambda: ir.IntegerType.get_signless(64),
+        "bool": lambda: ir.IntegerType.get_signless(1),
+    }[dtype]()
+
+
+def constant(value: float, dtype: str) -> ir.Value:
+    """A scalar constant of `dtype`."""
+    t = element_type(dtype)
+    if dtype.startswith("float"):
+        return arith.constant(t, ir.FloatAttr.get(t, float(value)))
+    return arith.constant(t, ir.IntegerAttr.get(t, int(value)))
+
+
+def _is_float(dtype: str) -> bool:
+    return dtype.startswith("float")
+
+
+def cast(x: ir.Value, src: str, dst: str) -> ir.Value:
+    """NumPy astype: float<->float, int<->int, int<->float, bool<->anything (nonzero is True)."""
+    if src == dst:
+        return x
+    t = element_type(dst)
+    if dst == "bool":
+        zero = constant(0, src)
+        return arith.cmpf(F.UNE, x, zero) if _is_float(src) else arith.cmpi(I.ne, x, zero)
+    if src == "bool":
+        return arith.uitofp(t, x) if _is_float(dst) else arith.extui(t, x)
+    if _is_float(src) and _is_float(dst):
+        return arith.extf(t, x) if dst == "float64" else arith.truncf(t, x)
+    if _is_float(dst):
+        return arith.sitofp(t, x)
+    if _is_float(src):
+        return arith.fptosi(t, x)
+    return arith.extsi(t, x) if dst == "int64" else arith.trunci(t, x)
+
+
+def _sign(x: ir.Value, dtype: str) -> ir.Value:
+    one, minus_one, zero = constant(1, dtype), constant(-1, dtype), constant(0, dtype)
+    if _is_float(dtype):
+        pos, neg, is_zero = arith.cmpf(F.OGT, x, zero), arith.cmpf(F.OLT, x, zero), arith.cmpf(F.OEQ, x, zero)
+        return arith.select(pos, one, arith.select(neg, minus_one, arith.select(is_zero, zero, x)))
+    pos, neg = arith.cmpi(I.sgt, x, zero), arith.cmpi(I.slt, x, zero)
+    return arith.select(pos, one, arith.select(neg, minus_one, zero))
+
+
+def _float_divmod(a: ir.Value, b: ir.Value, dtype: str) -> tuple[ir.Value, ir.Value]:
+    """NumPy's npy_divmod for floats: (floor quotient, modulo with the sign of b)."""
+    zero, one, half = constant(0, dtype), constant(1, dtype), constant(0.5, dtype)
+    mod = arith.remf(a, b)
+    div = arith.divf(arith.subf(a, mod), b)
+    mod_nonzero = arith.cmpf(F.UNE, mod, zero)
+    signs_differ = arith.xori(arith.cmpf(F.OLT, b, zero), arith.cmpf(F.OLT, mod, zero))
+    adjust = arith.andi(mod_nonzero, signs_differ)
+    mod = arith.select(adjust, arith.addf(mod, b), arith.select(mod_nonzero, mod, math.copysign(zero, b)))
+    div = arith.select(adjust, arith.subf(div, one), div)
+    floor = math.floor(div)
+    floor = arith.select(arith.cmpf(F.OGT, arith.subf(div, floor), half), arith.addf(floor, one), floor)
+    quotient = arith.select(arith.cmpf(F.UNE, div, zero), floor, math.copysign(zero, arith.divf(a, b)))
+    b_zero = arith.cmpf(F.OEQ, b, zero)
+    quotient = arith.select(b_zero, arith.divf(a, b), quotient)
+    return quotient, mod
+
+
+def _int_divmod(a: ir.Value, b: ir.Value, dtype: str, want: str) -> ir.Value:
+    """Python-style integer // and %, with NumPy's 0 for division by zero and no INT_MIN // -1 trap."""
+    zero, one, minus_one = constant(0, dtype), constant(1, dtype), constant(-1, dtype)
+    b_zero, b_minus_one = arith.cmpi(I.eq, b, zero), arith.cmpi(I.eq, b, minus_one)
+    safe_b = arith.select(arith.ori(b_zero, b_minus_one), one, b)
+    if want == "floor_divide":
+        q = arith.floordivsi(a, safe_b)
+        return arith.select(b_zero, zero, arith.select(b_minus_one, arith.subi(zero, a), q))
+    r = arith.remsi(a, safe_b)
+    fix = arith.andi(arith.cmpi(I.ne, r, zero), arith.xori(arith.cmpi(I.slt, r, zero), arith.cmpi(I.slt, b, zero)))
+    r = arith.select(fix, arith.addi(r, b), r)
+    return arith.select(arith.ori(b_zero, b_minus_one), zero, r)
+
+
+_FLOAT_UNARY: dict[str, Callable[[ir.Value], ir.Value]] = {
+    "negative": arith.negf,
+    "absolute": math.absf,
+    "exp": math.exp,
+    "log": math.log,
+    "sqrt": math.sqrt,
+    "tanh": math.tanh,
+    "sin": math.sin,
+    "cos": math.cos,
+}
+_FLOAT_BINARY: dict[str, Callable[[ir.Value, ir.Value], ir.Value]] = {
+    "add": arith.addf,
+    "subtract": arith.subf,
+    "multiply": arith.mulf,
+    "divide": arith.divf,
+    "power": math.powf,
+    "maximum": arith.maximumf,
+    "minimum": arith.minimumf,
+    "arctan2": math.atan2,
+}
+_INT_BINARY: dict[str, Callable[[ir.Value, ir.Value], ir.Value]] = {
+    "add": arith.addi,
+    "subtract": arith.subi,
+    "multiply": arith.muli,
+    "maximum": arith.maxsi,
+    "minimum": arith.minsi,
+    "power": math.ipowi,
+}
+_BOOL_BINARY: dict[str, Callable[[ir.Value, ir.Value], ir.Value]] = {
+    "add": arith.ori,
+    "multiply": arith.andi,
+    "maximum": arith.ori,
+    "minimum": arith.andi,
+}
+_FLOAT_PREDICATES = {"equal": F.OEQ, "not_equal": F.UNE, "less": F.OLT, "less_equal": F.OLE, "greater": F.OGT, "greater_equal": F.OGE}
+_INT_PREDICATES = {"equal": I.eq, "not_equal": I.ne, "less": I.slt, "less_equal": I.sle, "greater": I.sgt, "greater_equal": I.sge}
+_BOOL_PREDICATES = {"equal": I.eq, "not_equal": I.ne, "less": I.ult, "less_equal": I.ule, "greater": I.ugt, "greater_equal": I.uge}
+_LOGICAL = {"logical_and": arith.andi, "logical_or": arith.ori, "logical_xor": arith.xori}
+
+
+def apply(op: str, dtype: str, out_dtype: str, args: list[ir.Value]) -> ir.Value:
+    """The scalar result of `op` on `args` (all of `dtype`), of `out_dtype`."""
+    is_float, is_bool = _is_float(dtype), dtype == "bool"
+    if op == "astype":
+        return cast(args[0], dtype, out_dtype)
+    if op == "where":
+        return arith.select(*args)
+    if op in _LOGICAL or op == "logical_not":
+        bools = [cast(a, dtype, "bool") for a in args]
+        return arith.xori(bools[0], constant(1, "bool")) if op == "logical_not" else _LOGICAL[op](*bools)
+    if op in _FLOAT_PREDICATES:
+        if is_float:
+            return arith.cmpf(_FLOAT_PREDICATES[op], *args)
+        return arith.cmpi((_BOOL_PREDICATES if is_bool else _INT_PREDICATES)[op], *args)
+    if len(args) == 1:
+        (x,) = args
+        if op == "square":
+            return arith.mulf(x, x) if is_float else (arith.andi(x, x) if is_bool else arith.muli(x, x))
+        if op == "sign":
+            return _sign(x, dtype)
+        if op == "reciprocal" and is_float:
+            return arith.divf(constant(1, dtype), x)
+        if is_float and op in _FLOAT_UNARY:
+            return _FLOAT_UNARY[op](x)
+        if not is_float and not is_bool and op == "negative":
+            return arith.subi(constant(0, dtype), x)
+        if not is_float and op == "absolute":
+            return x if is_bool else math.absi(x)
+    else:
+        a, b = args
+        if op in ("floor_divide", "remainder"):
+            if is_float:
+                return _float_divmod(a, b, dtype)[0 if op == "floor_divide" else 1]
+            if not is_bool:
+                return _int_divmod(a, b, dtype, op)
+        table = _FLOAT_BINARY if is_float else (_BOOL_BINARY if is_bool else _INT_BINARY)
+        if op in table:
+            return table[op](a, b)
+        if is_bool and op == "subtract":
+            return arith.xori(a, b)
+    raise UnsupportedError(f"op {op} is not supported for dtype {dtype}")
+
+
+def reduction_identity(op: str, dtype: str, empty: bool) -> float:
+    """Start value of a reduction; float sums start at -0.0 so that sum([-0.0]) is -0.0 like NumPy."""
+    if op == "sum":
+        return -0.0 if _is_float(dtype) and not empty else 0
+    if op == "prod":
+        return 1
+    bits = {"int32": 31, "int64": 63}.get(dtype)
+    if op == "max":
+        return float("-inf") if _is_float(dtype) else (0 if dtype == "bool" else -(2**bits))
+    return float("inf") if _is_float(dtype) else (1 if dtype == "bool" else 2**bits - 1)
+
+
+def combine(op: str, dtype: str, value: ir.Value, acc: ir.Value) -> ir.Value:
+    """One reduction step acc' = acc (op) value."""
+    name = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}[op]
+    return apply(name, dtype, dtype, [acc, value])
