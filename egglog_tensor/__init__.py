@@ -1,1 +1,40 @@
-"""x"""
+"""egglog_tensor: compile NumPy-style functions through egglog rewriting, MLIR and llvmlite.
+
+    @egglog_tensor.kernel
+    def f(A, B, c):
+        return np.maximum(A @ B + c, 0.0)
+"""
+
+from .toolchain import check_versions
+
+check_versions()
+
+from . import ir  # noqa: E402
+from .compiler import Compilation  # noqa: E402
+from .errors import (  # noqa: E402
+    CompileError,
+    EgglogTensorError,
+    KernelArgumentError,
+    ToolchainError,
+    TracingError,
+    UnsupportedError,
+)
+from .kernel import Kernel, kernel  # noqa: E402
+from .optimize import Limits, OptimizeReport  # noqa: E402
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Compilation",
+    "CompileError",
+    "EgglogTensorError",
+    "Kernel",
+    "KernelArgumentError",
+    "Limits",
+    "OptimizeReport",
+    "ToolchainError",
+    "TracingError",
+    "UnsupportedError",
+    "ir",
+    "kernel",
+]

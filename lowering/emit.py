@@ -28,7 +28,7 @@ _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 
 def memref_type(spec: ArgSpec) -> ir.MemRefType:
     """Boundary type of an argument: identity layout for C order, else a strided layout."""
-    elem = scalar.element_type(spec.dtype)
+    elem = scalar.storage_type(spec.dtype)
     shape = list(spec.shape)
     if spec.layout == "C" or not shape:
         return ir.MemRefType.get(shape, elem)
@@ -44,7 +44,7 @@ def memref_type(spec: ArgSpec) -> ir.MemRefType:
 
 
 def _tensor_type(node: Node) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get(list(node.shape), scalar.element_type(node.dtype))
+    return ir.RankedTensorType.get(list(node.shape), scalar.storage_type(node.dtype))
 
 
 def view_index(node: Node, idx: list[ir.AffineExpr]) -> list[ir.AffineExpr]:
@@ -151,7 +151,7 @@ class Emitter:
         if node.op == "arg":
             return self.arg_tensors[node.attrs[0]]
         if node.size == 0:
-            return tensor.empty(list(node.shape), scalar.element_type(node.dtype))
+            return self._empty(node)
         if node.op == "matmul":
             return self._matmul(node)
         if node.op in REDUCTIONS:
@@ -163,11 +163,11 @@ class Emitter:
         return self._group(node)
 
     def _empty(self, node: Node) -> ir.Value:
-        return tensor.empty(list(node.shape), scalar.element_type(node.dtype))
+        return tensor.empty(list(node.shape), scalar.storage_type(node.dtype))
 
     def _filled(self, node: Node, value: float) -> ir.Value:
         init = self._empty(node)
-        return linalg.fill(scalar.constant(value, node.dtype), outs=[init])
+        return linalg.fill(scalar.constant(value, node.dtype, stored=True), outs=[init])
 
     # --- fused elementwise groups ------------------------------------------------------------
     def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, root: Node, spread: bool) -> tuple:
@@ -197,14 +197,14 @@ class Emitter:
             indexing_maps=ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
             iterator_types=ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{it}>") for it in iterators]),
         )
-        types = [scalar.element_type(dt) for _, _, dt in plan.inputs] + [scalar.element_type(out_dtype)]
-        block = op.regions[0].blocks.append(*types)
+        dtypes = [dt for _, _, dt in plan.inputs] + [out_dtype]
+        block = op.regions[0].blocks.append(*(scalar.storage_type(dt) for dt in dtypes))
         with ir.InsertionPoint(block):
-            memo: dict[tuple, ir.Value] = {}
-            value = _emit_tree(tree, list(block.arguments), memo)
+            args = [scalar.load(a, dt) for a, dt in zip(block.arguments, dtypes, strict=True)]
+            value = _emit_tree(tree, args, {})
             if combine is not None:
-                value = scalar.combine(combine, out_dtype, value, block.arguments[-1])
-            linalg.YieldOp([value])
+                value = scalar.combine(combine, out_dtype, value, args[-1])
+            linalg.YieldOp([scalar.store(value, out_dtype)])
         return op.result
 
     def _group(self, node: Node) -> ir.Value:
@@ -269,8 +269,7 @@ class Emitter:
     def _reshape(self, node: Node) -> ir.Value:
         src = node.inputs[0]
         value = self.materialize(src)
-        elem = scalar.element_type(node.dtype)
-        flat = ir.RankedTensorType.get([src.size], elem)
+        flat = ir.RankedTensorType.get([src.size], scalar.storage_type(node.dtype))
         if src.ndim != 1:
             value = tensor.collapse_shape(flat, value, _reassociation(src.ndim))
         if node.ndim != 1:
@@ -307,7 +306,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.create()
         arg_types = [memref_type(s) for s in specs]
-        out_types = [ir.MemRefType.get(list(o.shape), scalar.element_type(o.dtype)) for o in outputs]
+        out_types = [ir.MemRefType.get(list(o.shape), scalar.storage_type(o.dtype)) for o in outputs]
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(fn_name, (arg_types + out_types, []))
             fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
@@ -315,7 +314,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn
             with ir.InsertionPoint(entry):
                 emitter = Emitter(outputs)
                 for name, spec, arg in zip(names, specs, entry.arguments, strict=False):
-                    ttype = ir.RankedTensorType.get(list(spec.shape), scalar.element_type(spec.dtype))
+                    ttype = ir.RankedTensorType.get(list(spec.shape), scalar.storage_type(spec.dtype))
                     emitter.arg_tensors[name] = bufferization.to_tensor(ttype, arg, restrict=True)
                 outs = list(entry.arguments)[len(specs):]
                 for node, out in zip(outputs, outs, strict=True):

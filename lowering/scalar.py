@@ -29,9 +29,27 @@ def element_type(dtype: str) -> ir.Type:
     }[dtype]()
 
 
-def constant(value: float, dtype: str) -> ir.Value:
-    """A scalar constant of `dtype`."""
-    t = element_type(dtype)
+def storage_type(dtype: str) -> ir.Type:
+    """Element type of tensors and memrefs: like element_type, but bool is stored as i8 (0/1).
+
+    MLIR 22's memref-to-LLVM lowering aborts on i1 memrefs; NumPy's bool is a 0/1 byte anyway.
+    """
+    return ir.IntegerType.get_signless(8) if dtype == "bool" else element_type(dtype)
+
+
+def load(value: ir.Value, dtype: str) -> ir.Value:
+    """A stored element as a computable scalar (i8 -> i1 for bool)."""
+    return arith.trunci(element_type("bool"), value) if dtype == "bool" else value
+
+
+def store(value: ir.Value, dtype: str) -> ir.Value:
+    """A computed scalar as a stored element (i1 -> i8 for bool)."""
+    return arith.extui(storage_type("bool"), value) if dtype == "bool" else value
+
+
+def constant(value: float, dtype: str, stored: bool = False) -> ir.Value:
+    """A scalar constant of `dtype` (of its storage type when `stored`)."""
+    t = storage_type(dtype) if stored else element_type(dtype)
     if dtype.startswith("float"):
         return arith.constant(t, ir.FloatAttr.get(t, float(value)))
     return arith.constant(t, ir.IntegerAttr.get(t, int(value)))

@@ -1,0 +1,149 @@
+"""The compiler driver: trace -> optimize -> emit -> lower -> translate -> load, keeping every stage.
+
+A `Compilation` is the staged object users inspect: `comp.stages` names the stages in order and
+`comp.stage(name)` returns each one's text, from the traced term to the assembly.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from egglog import Ruleset, Schedule
+
+from .graph import Node
+from .lowering.emit import emit
+from .lowering.llvm import LoadedModule, load_llvm_ir
+from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, run_pipeline
+from .optimize import Limits, OptimizeReport, optimize
+from .runtime import ArgType, NativeFunction
+from .spec import ArgSpec
+from .tracing import trace_function
+
+
+@dataclass(frozen=True)
+class Options:
+    """Compilation options; part of the specialization key."""
+
+    rules: Ruleset | Schedule | None
+    fastmath: bool
+    target: str
+    limits: Limits
+
+    def schedule(self) -> Ruleset | Schedule | None:
+        """The schedule to run: the chosen rules, plus the fast-math rules when opted in."""
+        from .rulesets import FASTMATH
+
+        if not self.fastmath:
+            return self.rules
+        if self.rules is None:
+            return FASTMATH
+        if isinstance(self.rules, Ruleset):
+            return self.rules | FASTMATH
+        return self.rules + FASTMATH
+
+
+@dataclass
+class Compilation:
+    """Every stage of compiling one kernel for one argument signature, plus the loaded function."""
+
+    name: str
+    arg_names: tuple[str, ...]
+    specs: tuple[ArgSpec, ...]
+    options: Options
+    returns_tuple: bool
+    outputs: list[Node]
+    traced_term: str
+    report: OptimizeReport
+    extracted_term: str
+    texts: dict[str, str] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    native: NativeFunction | None = field(default=None, repr=False)
+    module: LoadedModule | None = field(default=None, repr=False)
+
+    @property
+    def stages(self) -> list[str]:
+        """Stage names in compilation order."""
+        return list(self.texts)
+
+    def stage(self, name: str) -> str:
+        """The text of one stage (term, report, MLIR, LLVM IR or assembly)."""
+        if name not in self.texts:
+            raise KeyError(f"no stage {name!r}; stages are: {', '.join(self.texts)}")
+        return self.texts[name]
+
+    def summary(self) -> str:
+        sig = ", ".join(f"{n}: {s}" for n, s in zip(self.arg_names, self.specs, strict=True))
+        outs = ", ".join(f"{o.dtype}[{','.join(map(str, o.shape))}]" for o in self.outputs)
+        lines = [
+            f"kernel {self.name}({sig}) -> {outs}",
+            f"target {self.options.target}, fastmath={self.options.fastmath}",
+            str(self.report),
+            "stages: " + ", ".join(f"{s} ({self.timings[s] * 1e3:.0f} ms)" if s in self.timings else s for s in self.stages),
+            "extracted term:",
+            _indent(self.extracted_term),
+        ]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        parts = [f"<pre>{html.escape(self.summary())}</pre>"]
+        for name, text in self.texts.items():
+            parts.append(f"<details><summary>{html.escape(name)}</summary><pre>{html.escape(text)}</pre></details>")
+        return "\n".join(parts)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+def _timed(timings: dict[str, float], name: str, fn: Callable[[], Any]) -> Any:
+    start = time.perf_counter()
+    result = fn()
+    timings[name] = time.perf_counter() - start
+    return result
+
+
+def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec], options: Options) -> Compilation:
+    """Compile `fn` for one signature through every stage and load it."""
+    if options.target not in PIPELINES:
+        raise ValueError(f"unknown target {options.target!r}; targets: {', '.join(PIPELINES)}")
+    timings: dict[str, float] = {}
+    outputs, returns_tuple = _timed(timings, "traced", lambda: trace_function(fn, names, specs))
+    traced, extracted, nodes, report = _timed(
+        timings, "extracted", lambda: optimize(outputs, options.schedule(), options.limits)
+    )
+    comp = Compilation(
+        name=getattr(fn, "__name__", "kernel"),
+        arg_names=tuple(names),
+        specs=tuple(specs),
+        options=options,
+        returns_tuple=returns_tuple,
+        outputs=nodes,
+        traced_term=str(traced),
+        report=report,
+        extracted_term=str(extracted),
+        timings=timings,
+    )
+    comp.texts["traced"] = comp.traced_term
+    comp.texts["optimizer"] = str(report)
+    comp.texts["extracted"] = comp.extracted_term
+    comp.texts["linalg"] = _timed(timings, "linalg", lambda: emit(nodes, names, specs))
+    stages = _timed(timings, "mlir-opt", lambda: run_pipeline(comp.texts["linalg"], PIPELINES[options.target]))
+    for stage_name, text in stages:
+        comp.texts[stage_name] = text
+    comp.texts["llvm-ir"] = _timed(timings, "llvm-ir", lambda: lower_to_llvm_ir(stages[-1][1]))
+    module = _timed(timings, "asm", lambda: load_llvm_ir(comp.texts["llvm-ir"]))
+    comp.texts["llvm-ir-optimized"] = module.optimized_ir
+    comp.texts["asm"] = module.asm
+    # bool buffers are 0/1 bytes, declared i8 in MLIR: the same memory as NumPy's bool arrays.
+    arg_types = [ArgType(s.dtype, s.shape, contiguous=s.layout == "C") for s in specs]
+    arg_types += [ArgType(o.dtype, o.shape, contiguous=True, writable=True) for o in nodes]
+    comp.module = module
+    comp.native = NativeFunction(module.address("_mlir_ciface_kernel"), arg_types, owner=module)
+    return comp

@@ -1,0 +1,126 @@
+"""`@kernel`: compile a NumPy function per argument signature and call the native code.
+
+The first call with a new signature (shapes, dtypes, layouts, options) compiles; later calls
+reuse it. Every argument is checked before the native call.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any, overload
+
+import numpy as np
+from egglog import Ruleset, Schedule
+
+from .compiler import Compilation, Options, compile_kernel
+from .errors import KernelArgumentError
+from .optimize import Limits
+from .spec import PYTHON_SCALARS, ArgSpec, spec_of
+
+_UNSET: Any = object()
+
+
+class Kernel:
+    """A compiled-on-demand NumPy function. Call it like the function; `inspect` shows every stage."""
+
+    def __init__(self, fn: Callable[..., Any], options: Options) -> None:
+        if not callable(fn):
+            raise TypeError(f"kernel expects a function, got {type(fn).__name__}")
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.options = options
+        self._signature = inspect.signature(fn)
+        for p in self._signature.parameters.values():
+            if p.kind in (p.VAR_KEYWORD, p.KEYWORD_ONLY):
+                raise TypeError(f"kernel {fn.__name__}: keyword-only and **kwargs parameters are not supported ({p})")
+        self._cache: dict[tuple, Compilation] = {}
+        self._lock = threading.Lock()
+
+    def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any]]:
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise KernelArgumentError(f"{self.fn.__name__}(): {e}") from None
+        bound.apply_defaults()
+        names: list[str] = []
+        values: list[Any] = []
+        for name, value in bound.arguments.items():
+            if self._signature.parameters[name].kind == inspect.Parameter.VAR_POSITIONAL:
+                names += [f"{name}{i}" for i in range(len(value))]
+                values += list(value)
+            else:
+                names.append(name)
+                values.append(value)
+        return tuple(names), values
+
+    def _compilation(self, names: tuple[str, ...], specs: tuple[ArgSpec, ...]) -> Compilation:
+        key = (names, specs)  # options are fixed per Kernel
+        comp = self._cache.get(key)
+        if comp is None:
+            with self._lock:
+                comp = self._cache.get(key)
+                if comp is None:
+                    comp = compile_kernel(self.fn, names, specs, self.options)
+                    self._cache[key] = comp
+        return comp
+
+    def inspect(self, *args: Any, **kwargs: Any) -> Compilation:
+        """The compilation (all stages) for these arguments' signature, compiling if needed."""
+        names, values = self._bind(args, kwargs)
+        return self._compilation(names, tuple(spec_of(v, n) for n, v in zip(names, values, strict=True)))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        names, values = self._bind(args, kwargs)
+        specs = tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
+        comp = self._compilation(names, specs)
+        arrays = [_as_array(v, s) for v, s in zip(values, specs, strict=True)]
+        outs = [np.empty(o.shape, dtype=o.dtype) for o in comp.outputs]
+        comp.native(*arrays, *outs)
+        results = tuple(o[()] if o.ndim == 0 else o for o in outs)
+        return results if comp.returns_tuple else results[0]
+
+    @property
+    def compilations(self) -> list[Compilation]:
+        """Every specialization compiled so far."""
+        return list(self._cache.values())
+
+    def __repr__(self) -> str:
+        return f"<egglog_tensor kernel {self.fn.__name__}, {len(self._cache)} specialization(s), {self.options}>"
+
+
+def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:
+    """The array handed to native code: scalars become 0-d arrays; odd strides are copied."""
+    if spec.weak is not None or type(value) in PYTHON_SCALARS:
+        return np.asarray(value, dtype=spec.dtype)
+    array = np.asarray(value)
+    itemsize = array.itemsize
+    if not array.flags.aligned or any(st % itemsize and n > 1 for st, n in zip(array.strides, array.shape)):
+        return np.array(array, order="C")  # a memref cannot describe it; the C layout was compiled for
+    return array
+
+
+@overload
+def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ...) -> Kernel: ...
+@overload
+def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
+
+
+def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target="cpu", limits=None):
+    """Compile a NumPy function: `@kernel`, `@kernel(target=...)` or `kernel(fn, rules=...)`.
+
+    rules: an egglog ruleset or schedule (default: egglog_tensor.rulesets.DEFAULT; None runs none).
+    fastmath: also run rewrites that are not exact under IEEE-754 (rulesets.FASTMATH).
+    target: a lowering pipeline name ("cpu", "cpu-openmp").
+    """
+    from .lowering.pipelines import PIPELINES
+    from .rulesets import DEFAULT
+
+    if target not in PIPELINES:
+        raise ValueError(f"unknown target {target!r}; targets: {', '.join(PIPELINES)}")
+    options = Options(DEFAULT if rules is _UNSET else rules, bool(fastmath), target, limits or Limits())
+    if fn is None:
+        return lambda f: Kernel(f, options)
+    return Kernel(fn, options)
