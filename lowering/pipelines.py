@@ -106,6 +106,14 @@ def _fail(pipeline: Pipeline, stage: Stage, ir_text: str, diagnostics: str) -> C
     )
 
 
+_OP_NAME = re.compile(r"^\s*(?:%[^=]+=\s*)?\"?([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_.]*)", re.MULTILINE)
+
+
+def _unlowered_ops(ir_text: str) -> list[str]:
+    """Ops mlir-translate cannot take (not llvm, builtin or omp) left in a lowered module (sorted, unique)."""
+    return sorted({f"{d}.{o}" for d, o in _OP_NAME.findall(ir_text) if d not in ("llvm", "builtin", "omp")})
+
+
 def run_pipeline(module_text: str, pipeline: Pipeline, *, context: ir.Context | None = None) -> list[tuple[str, str]]:
     """Run each stage of pipeline on module_text and return [(stage name, IR after that stage)]."""
     context = context if context is not None else ir.Context()
@@ -126,6 +134,10 @@ def run_pipeline(module_text: str, pipeline: Pipeline, *, context: ir.Context | 
                 raise _fail(pipeline, stage, current, str(exc)) from None
             current = str(module)
             results.append((stage.name, current))
+        left = _unlowered_ops(current)
+        if left:  # conversions are partial: a missing pass leaves ops that mlir-translate cannot take
+            last = pipeline.stages[-1]
+            raise _fail(pipeline, last, current, f"ops left after the last stage, not in the LLVM dialect: {', '.join(left)}")
     return results
 
 

@@ -1,0 +1,111 @@
+"""Golden tests: FileCheck patterns on the MLIR that kernels emit and on their lowering stages."""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import egglog_tensor as et
+from egglog_tensor.toolchain import tool_path
+
+rng = np.random.default_rng(0)
+F32 = np.float32
+
+
+def filecheck(text: str, checks: str, tmp_path) -> None:
+    """Run FileCheck with `checks` (CHECK lines) against `text`; fail with its diagnostics."""
+    check_file = tmp_path / "checks.txt"
+    check_file.write_text(checks)
+    result = subprocess.run(
+        [str(tool_path("FileCheck")), str(check_file), "--dump-input=fail"],
+        input=text, capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def stage(fn, *args, target: str = "cpu", name: str = "linalg") -> str:
+    return et.kernel(fn, target=target).inspect(*args).stage(name)
+
+
+def test_elementwise_chain_is_one_generic(tmp_path) -> None:
+    A, b = rng.standard_normal((64, 32), F32), rng.standard_normal(32, F32)
+    text = stage(lambda A, b: np.exp(np.maximum(A + b, 0.0)) * 0.5 + A, A, b)
+    filecheck(text, """
+CHECK: #[[ID:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1)>
+CHECK: #[[ROW:map[0-9]*]] = affine_map<(d0, d1) -> (d1)>
+CHECK: func.func @kernel(%arg0: memref<64x32xf32>, %arg1: memref<32xf32>, %arg2: memref<64x32xf32>)
+CHECK-SAME: llvm.emit_c_interface
+CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
+CHECK: arith.addf
+CHECK: arith.maximumf
+CHECK: math.exp
+CHECK: arith.mulf
+CHECK: arith.addf
+CHECK: linalg.yield
+CHECK-NOT: linalg.generic
+CHECK: bufferization.materialize_in_destination
+""", tmp_path)
+    assert text.count("linalg.generic") == 1
+
+
+def test_transpose_is_an_indexing_map(tmp_path) -> None:
+    A, B = rng.standard_normal((16, 24), F32), rng.standard_normal((24, 16), F32)
+    text = stage(lambda A, B: A.T + B, A, B)
+    filecheck(text, """
+CHECK: #[[T:map[0-9]*]] = affine_map<(d0, d1) -> (d1, d0)>
+CHECK-NOT: linalg.transpose
+CHECK: linalg.generic {indexing_maps = [#[[T]], #{{map[0-9]*}}, #{{map[0-9]*}}]
+CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<16x24xf32>, tensor<24x16xf32>)
+""", tmp_path)
+    assert text.count("linalg.generic") == 1
+
+
+def test_transposed_matmul_operand_is_an_indexing_map(tmp_path) -> None:
+    A, B = rng.standard_normal((24, 16), F32), rng.standard_normal((24, 8), F32)
+    text = stage(lambda A, B: A.T @ B, A, B)
+    filecheck(text, """
+CHECK: #[[AT:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+CHECK: linalg.fill
+CHECK: linalg.matmul indexing_maps = [#[[AT]], #{{map[0-9]*}}, #{{map[0-9]*}}] ins(%{{.*}}, %{{.*}} : tensor<24x16xf32>, tensor<24x8xf32>)
+CHECK-NOT: linalg.generic
+""", tmp_path)
+
+
+def test_reduction_fuses_its_producer(tmp_path) -> None:
+    a, b = rng.standard_normal((32, 64), F32), rng.standard_normal((32, 64), F32)
+    text = stage(lambda a, b: np.sum(a * b), a, b)
+    filecheck(text, """
+CHECK: linalg.fill
+CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<32x64xf32>) outs(%{{.*}} : tensor<f32>)
+CHECK: %[[P:.*]] = arith.mulf
+CHECK: arith.addf %{{.*}}, %[[P]]
+CHECK-NOT: linalg.generic
+""", tmp_path)
+
+
+def test_stencil_reads_shifted_windows(tmp_path) -> None:
+    a = rng.standard_normal(100, F32)
+    text = stage(lambda a: a[1:-1] + a[:-2], a)
+    filecheck(text, """
+CHECK-DAG: affine_map<(d0) -> (d0 + 1)>
+CHECK: tensor.extract_slice %{{.*}}[0] [98] [1] : tensor<100xf32> to tensor<98xf32>
+CHECK: linalg.generic
+CHECK: arith.addf
+CHECK-NOT: linalg.generic
+""", tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("target", "name", "checks"),
+    [
+        ("cpu", "bufferize", "CHECK-NOT: tensor<\nCHECK: linalg.matmul ins(%{{.*}} : memref<8x8xf32>, memref<8x8xf32>) outs(%arg2 : memref<8x8xf32>)"),
+        ("cpu", "loops", "CHECK: scf.for\nCHECK: scf.for\nCHECK: scf.for\nCHECK: arith.mulf\nCHECK: arith.addf"),
+        ("cpu-openmp", "openmp", "CHECK: omp.parallel\nCHECK: omp.wsloop"),
+        ("cpu", "llvm", "CHECK: llvm.func @kernel\nCHECK: llvm.func @_mlir_ciface_kernel"),
+    ],
+)
+def test_lowering_stages(tmp_path, target: str, name: str, checks: str) -> None:
+    A = rng.standard_normal((8, 8), F32)
+    filecheck(stage(lambda A, B: A @ B, A, A, target=target, name=name), checks + "\n", tmp_path)
