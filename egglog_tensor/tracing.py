@@ -78,7 +78,11 @@ class Trace:
             raise _fail(TracingError, f"Python scalar {value!r} does not fit in {dtype}") from None
         if dtype.startswith("int") and abs(int(typed)) > 2**53:
             raise _fail(UnsupportedError, f"integer constant {value!r} is too large (|value| > 2**53)")
-        return self.make("const", (), (float(typed), dtype))
+        value = float(typed)
+        if value == 0.0 and math.copysign(1.0, value) < 0:
+            # egglog's f64 equates -0.0 with 0.0, so negative zero is spelled -(0.0) in the term.
+            return self.make("negative", (self.make("const", (), (0.0, dtype)),))
+        return self.make("const", (), (value, dtype))
 
 
 class Tracer(np.lib.mixins.NDArrayOperatorsMixin):

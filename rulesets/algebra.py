@@ -3,6 +3,9 @@
 `algebra` holds rewrites that are exact under IEEE-754 for every input (NaN, inf and signed
 zeros included), so they always run. `algebra_fastmath` holds rewrites that are not exact
 (they change NaN/inf results or rounding) and only run when a kernel opts into fast math.
+
+egglog's f64 treats -0.0 and 0.0 as one value, so the term language spells negative zero as
+`-Tensor.const(0.0, dt)` and folding never produces a zero (whose sign it could not keep).
 """
 
 from __future__ import annotations
@@ -35,29 +38,36 @@ def _transposes(x: Tensor) -> object:
 
 @algebra.register
 def _identities(x: Tensor, dt: DType) -> object:
-    """Exact neutral elements: x*1, 1*x, x/1, x+(-0.0), x-0.0, --x. (x+0.0 is not exact: -0.0+0.0 = +0.0.)"""
+    """Exact neutral elements: x*1, 1*x, x/1, x+(-0.0), x-0.0, --x. (x+0.0 is not exact: -0.0+0.0 = +0.0.)
+
+    x*1 -> x keeps NaN and signed zeros (it does not canonicalize signalling NaNs, which NumPy ignores too).
+    """
     one = Tensor.const(1.0, dt)
     yield rewrite(x * one).to(x)
     yield rewrite(one * x).to(x)
     yield rewrite(x / one).to(x)
-    yield rewrite(x + Tensor.const(-0.0, dt)).to(x)
-    yield rewrite(Tensor.const(-0.0, dt) + x).to(x)
+    yield rewrite(x + -Tensor.const(0.0, dt)).to(x)
+    yield rewrite(-Tensor.const(0.0, dt) + x).to(x)
     yield rewrite(x - Tensor.const(0.0, dt)).to(x)
     yield rewrite(-(-x)).to(x)
 
 
 @algebra.register
 def _fold_float64(a: f64, b: f64) -> object:
-    """Constant folding in float64, where egglog's f64 arithmetic is the IEEE operation itself."""
+    """Constant folding in float64, where egglog's f64 arithmetic is the IEEE operation itself.
+
+    Only nonzero results fold: a zero result could be -0.0, which an f64 literal cannot hold.
+    """
     dt = DType.float64
-    yield rewrite(Tensor.const(a, dt) + Tensor.const(b, dt)).to(Tensor.const(a + b, dt))
-    yield rewrite(Tensor.const(a, dt) - Tensor.const(b, dt)).to(Tensor.const(a - b, dt))
-    yield rewrite(Tensor.const(a, dt) * Tensor.const(b, dt)).to(Tensor.const(a * b, dt))
-    yield rewrite(-Tensor.const(a, dt)).to(Tensor.const(-a, dt))
+    zero = f64(0.0)
+    yield rewrite(Tensor.const(a, dt) + Tensor.const(b, dt)).to(Tensor.const(a + b, dt), ne(a + b).to(zero))
+    yield rewrite(Tensor.const(a, dt) - Tensor.const(b, dt)).to(Tensor.const(a - b, dt), ne(a - b).to(zero))
+    yield rewrite(Tensor.const(a, dt) * Tensor.const(b, dt)).to(Tensor.const(a * b, dt), ne(a * b).to(zero))
+    yield rewrite(-Tensor.const(a, dt)).to(Tensor.const(-a, dt), ne(a).to(zero))
 
 
 @algebra_fastmath.register
 def _fastmath(x: Tensor, dt: DType, a: f64, b: f64) -> object:
     """Reassociating constant factors and dividing by a reciprocal change rounding: fast math only."""
-    yield rewrite((x * Tensor.const(a, dt)) * Tensor.const(b, dt)).to(x * Tensor.const(a * b, dt))
+    yield rewrite((x * Tensor.const(a, dt)) * Tensor.const(b, dt)).to(x * Tensor.const(a * b, dt), ne(a * b).to(f64(0.0)))
     yield rewrite(x / Tensor.const(a, dt)).to(x * Tensor.const(f64(1.0) / a, dt), ne(a).to(f64(0.0)))

@@ -1,0 +1,151 @@
+"""The optimizer: rules fire and are reported, limits stop rewriting visibly, extraction follows the cost model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from egglog import rewrite, ruleset
+
+import egglog_tensor as et
+from egglog_tensor.cost import TensorCostModel, node_time
+from egglog_tensor.graph import Builder
+from egglog_tensor.ir import Tensor
+from egglog_tensor.optimize import optimize
+from egglog_tensor.rulesets import DEFAULT
+from egglog_tensor.spec import spec_of
+from egglog_tensor.tracing import trace_function
+
+rng = np.random.default_rng(1)
+
+
+def traced(fn, *args):
+    names = [f"a{i}" for i in range(len(args))]
+    outs, _ = trace_function(fn, names, [spec_of(a, n) for a, n in zip(args, names)])
+    return outs
+
+
+def test_double_transpose_and_unit_factor_disappear() -> None:
+    A = rng.standard_normal((5, 7))
+    k = et.kernel(lambda A: A.T.T * 1.0)
+    comp = k.inspect(A)
+    assert "transpose" not in comp.extracted_term and "Tensor.const(1.0" not in comp.extracted_term
+    assert comp.report.cost_after < comp.report.cost_before
+    assert any("transpose" in r for r, n in comp.report.matches if n)
+    np.testing.assert_array_equal(k(A), A)
+
+
+def test_rank3_transposes_compose() -> None:
+    A = rng.standard_normal((2, 3, 4))
+    k = et.kernel(lambda A: np.transpose(np.transpose(A, (1, 2, 0)), (2, 0, 1)) + 1.0)
+    assert "transpose" not in k.inspect(A).extracted_term
+    np.testing.assert_array_equal(k(A), A + 1.0)
+
+
+def test_float64_folding_keeps_the_sign_of_zero() -> None:
+    x = np.array([-0.0, 0.0, 1.0])
+    k = et.kernel(lambda x: x + (np.float64(-1.0) * np.float64(0.0)))  # NumPy folds to -0.0 eagerly
+    np.testing.assert_array_equal(np.signbit(k(x)), np.signbit(k.fn(x)))
+    s = np.float64(0.0)
+    k2 = et.kernel(lambda x, s: x + (s * -1.0))  # traced: s * -1.0 is -0.0 at run time
+    np.testing.assert_array_equal(np.signbit(k2(x, s)), np.signbit(k2.fn(x, s)))
+
+
+def test_float64_constant_folding() -> None:
+    x = rng.standard_normal(4)
+    k = et.kernel(lambda x, s: x * (s * 2.0 + 1.0))
+    comp = k.inspect(x, np.float64(3.0))
+    np.testing.assert_array_equal(k(x, np.float64(3.0)), x * 7.0)
+    k2 = et.kernel(lambda x: x + (np.float64(2.0) * np.float64(3.0) - 1.0) * (x * 0 + np.float64(1.5)))
+    np.testing.assert_array_equal(k2(x), k2.fn(x))
+    assert comp.report.stop_reason == "saturated"
+
+
+def test_plus_zero_is_not_rewritten_because_of_signed_zero() -> None:
+    x = np.array([-0.0, 1.0, np.nan, -np.inf], np.float32)
+    k = et.kernel(lambda x: x + 0.0)
+    assert "Tensor.const(0.0" in k.inspect(x).extracted_term
+    got = k(x)
+    assert np.signbit(got[0]) == np.signbit(x[0] + np.float32(0.0))  # +0.0, not -0.0
+    k2 = et.kernel(lambda x: x + -0.0)
+    assert "-Tensor.const(0.0" in k2.inspect(x).traced_term
+    assert "const" not in k2.inspect(x).extracted_term
+    assert np.signbit(k2(x)[0])
+
+
+def test_fastmath_rules_only_with_fastmath() -> None:
+    x = rng.standard_normal(8)
+    exact = et.kernel(lambda x: x / 3.0)
+    fast = et.kernel(lambda x: x / 3.0, fastmath=True)
+    assert not any("algebra_fastmath" in exact.inspect(x).report.schedule for _ in [0])
+    assert "algebra_fastmath" in fast.inspect(x).report.schedule
+    assert any("f64(1.0) / a" in r for r, n in fast.inspect(x).report.matches if n)
+    np.testing.assert_array_equal(exact(x), x / 3.0)
+    np.testing.assert_allclose(fast(x), x / 3.0, rtol=1e-15)
+
+
+def test_no_rules() -> None:
+    x = rng.standard_normal(3)
+    comp = et.kernel(lambda x: x.T.T, rules=None).inspect(x)
+    assert comp.report.iterations == 0 and comp.report.schedule == "none"
+
+
+commute = ruleset(name="commute")
+
+
+@commute.register
+def _commute(a: Tensor, b: Tensor) -> object:
+    yield rewrite(a + b).to(b + a)
+    yield rewrite((a + b) + Tensor.const(0.5, et.ir.DType.float64)).to(a + (b + Tensor.const(0.5, et.ir.DType.float64)))
+
+
+@pytest.mark.parametrize(
+    ("limits", "reason"),
+    [(et.Limits(iterations=1), "iteration limit"), (et.Limits(enodes=10), "e-node limit"), (et.Limits(seconds=0.0), "time limit")],
+)
+def test_limits_are_reported_and_the_program_stays_correct(limits, reason) -> None:
+    xs = [rng.standard_normal(16) for _ in range(4)]
+    k = et.kernel(lambda a, b, c, d: ((a + b) + (c + d)) + 0.5, rules=commute, limits=limits)
+    comp = k.inspect(*xs)
+    assert comp.report.stop_reason == reason and comp.report.hit_limit
+    assert reason in str(comp)
+    np.testing.assert_allclose(k(*xs), ((xs[0] + xs[1]) + (xs[2] + xs[3])) + 0.5, rtol=1e-15)
+
+
+def test_schedules_compose() -> None:
+    xs = [rng.standard_normal(16) for _ in range(2)]
+    k = et.kernel(lambda a, b: (a + b).T.T, rules=DEFAULT + commute.saturate())
+    comp = k.inspect(*xs)
+    assert comp.report.stop_reason == "saturated"
+    np.testing.assert_array_equal(k(*xs), xs[0] + xs[1])
+
+
+matmul_assoc = ruleset(name="matmul_assoc")
+
+
+@matmul_assoc.register
+def _assoc(a: Tensor, b: Tensor, c: Tensor) -> object:
+    yield rewrite((a @ b) @ c).to(a @ (b @ c))
+    yield rewrite(a @ (b @ c)).to((a @ b) @ c)
+
+
+@pytest.mark.parametrize(("n", "m", "expect_right"), [(2048, 1, True), (8, 2048, False)])
+def test_extraction_follows_shapes(n: int, m: int, expect_right: bool) -> None:
+    """(A@B)@x vs A@(B@x): the cheaper association by shape is extracted, both ways."""
+    A = np.empty((n, n), np.float32)
+    x = np.empty((n, m), np.float32)
+    outs = traced(lambda A, B, x: (A @ B) @ x, A, A, x)
+    _, extracted, nodes, report = optimize(outs, matmul_assoc)
+    (root,) = nodes
+    right = root.inputs[1].op == "matmul"
+    assert right == expect_right, str(extracted)
+    assert report.cost_after <= report.cost_before
+
+
+def test_cost_model_prices_matmul_by_shape() -> None:
+    b = Builder()
+    big = b.make("arg", (), ("A", (2048, 2048), "float32", "C"))
+    vec = b.make("arg", (), ("x", (2048,), "float32", "C"))
+    mm = b.make("matmul", (big, big))
+    mv = b.make("matmul", (big, vec))
+    assert node_time("matmul", (big, big), mm) > 50 * node_time("matmul", (big, vec), mv)
+    assert isinstance(TensorCostModel().machine.gflops, float)
