@@ -7,6 +7,8 @@ A `Compilation` is the staged object users inspect: `comp.stages` names the stag
 from __future__ import annotations
 
 import html
+import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -82,7 +84,8 @@ class Compilation:
             f"kernel {self.name}({sig}) -> {outs}",
             f"target {self.options.target}, fastmath={self.options.fastmath}",
             str(self.report),
-            "stages: " + ", ".join(f"{s} ({self.timings[s] * 1e3:.0f} ms)" if s in self.timings else s for s in self.stages),
+            "stages: " + ", ".join(self.stages),
+            "compile time: " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in self.timings.items()),
             "extracted term:",
             _indent(self.extracted_term),
         ]
@@ -96,6 +99,21 @@ class Compilation:
         for name, text in self.texts.items():
             parts.append(f"<details><summary>{html.escape(name)}</summary><pre>{html.escape(text)}</pre></details>")
         return "\n".join(parts)
+
+
+def debug_level() -> int:
+    """EGGLOG_TENSOR_DEBUG: 1 prints each compilation's summary, 2 adds the linalg MLIR, 3 every stage."""
+    try:
+        return int(os.environ.get("EGGLOG_TENSOR_DEBUG", "0"))
+    except ValueError:
+        return 0
+
+
+def _debug_print(comp: Compilation, level: int) -> None:
+    shown = {1: [], 2: ["linalg"]}.get(level, comp.stages)
+    print(comp.summary(), file=sys.stderr)
+    for name in shown:
+        print(f"--- {name} ---\n{comp.stage(name)}", file=sys.stderr)
 
 
 def _indent(text: str) -> str:
@@ -114,9 +132,9 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     if options.target not in PIPELINES:
         raise ValueError(f"unknown target {options.target!r}; targets: {', '.join(PIPELINES)}")
     timings: dict[str, float] = {}
-    outputs, returns_tuple = _timed(timings, "traced", lambda: trace_function(fn, names, specs))
+    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs))
     traced, extracted, nodes, report = _timed(
-        timings, "extracted", lambda: optimize(outputs, options.schedule(), options.limits)
+        timings, "optimize", lambda: optimize(outputs, options.schedule(), options.limits)
     )
     comp = Compilation(
         name=getattr(fn, "__name__", "kernel"),
@@ -133,12 +151,12 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     comp.texts["traced"] = comp.traced_term
     comp.texts["optimizer"] = str(report)
     comp.texts["extracted"] = comp.extracted_term
-    comp.texts["linalg"] = _timed(timings, "linalg", lambda: emit(nodes, names, specs))
+    comp.texts["linalg"] = _timed(timings, "emit", lambda: emit(nodes, names, specs))
     stages = _timed(timings, "mlir-opt", lambda: run_pipeline(comp.texts["linalg"], PIPELINES[options.target]))
     for stage_name, text in stages:
         comp.texts[stage_name] = text
-    comp.texts["llvm-ir"] = _timed(timings, "llvm-ir", lambda: lower_to_llvm_ir(stages[-1][1]))
-    module = _timed(timings, "asm", lambda: load_llvm_ir(comp.texts["llvm-ir"]))
+    comp.texts["llvm-ir"] = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(stages[-1][1]))
+    module = _timed(timings, "llvm", lambda: load_llvm_ir(comp.texts["llvm-ir"]))
     comp.texts["llvm-ir-optimized"] = module.optimized_ir
     comp.texts["asm"] = module.asm
     # bool buffers are 0/1 bytes, declared i8 in MLIR: the same memory as NumPy's bool arrays.
@@ -146,4 +164,6 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     arg_types += [ArgType(o.dtype, o.shape, contiguous=True, writable=True) for o in nodes]
     comp.module = module
     comp.native = NativeFunction(module.address("_mlir_ciface_kernel"), arg_types, owner=module)
+    if level := debug_level():
+        _debug_print(comp, level)
     return comp
