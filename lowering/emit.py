@@ -169,6 +169,11 @@ class Emitter:
         init = self._empty(node)
         return linalg.fill(scalar.constant(value, node.dtype, stored=True), outs=[init])
 
+    def output(self, node: Node) -> ir.Value:
+        """The value written to an output buffer. An argument returned as is gets an explicit copy:
+        bufferizing it would copy a strided memref with memref.copy, a runtime-library call."""
+        return self._group(node) if node.op == "arg" else self.materialize(node)
+
     # --- fused elementwise groups ------------------------------------------------------------
     def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, root: Node, spread: bool) -> tuple:
         """The body expression computing `node` at `idx`; `spread` means reused across the domain."""
@@ -318,7 +323,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn
                     emitter.arg_tensors[name] = bufferization.to_tensor(ttype, arg, restrict=True)
                 outs = list(entry.arguments)[len(specs):]
                 for node, out in zip(outputs, outs, strict=True):
-                    value = emitter.materialize(node)
+                    value = emitter.output(node)
                     bufferization.materialize_in_destination(None, value, out, restrict=True, writable=True)
                 func.ReturnOp([])
         module.operation.verify()

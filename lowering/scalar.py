@@ -119,6 +119,21 @@ def _int_divmod(a: ir.Value, b: ir.Value, dtype: str, want: str) -> ir.Value:
     return arith.select(arith.ori(b_zero, b_minus_one), zero, r)
 
 
+def _int_power(a: ir.Value, b: ir.Value, dtype: str) -> ir.Value:
+    """Integer a**b by square-and-multiply over every bit of b, wrapping like NumPy; branch-free.
+
+    (math.ipowi has no lowering to LLVM. NumPy rejects negative exponents; they give 0 here.)
+    """
+    zero, one = constant(0, dtype), constant(1, dtype)
+    result, base, bits = one, a, b
+    for _ in range(int(dtype[3:]) - 1):
+        odd = arith.cmpi(I.ne, arith.andi(bits, one), zero)
+        result = arith.select(odd, arith.muli(result, base), result)
+        base = arith.muli(base, base)
+        bits = arith.shrui(bits, one)
+    return arith.select(arith.cmpi(I.slt, b, zero), zero, result)
+
+
 _FLOAT_UNARY: dict[str, Callable[[ir.Value], ir.Value]] = {
     "negative": arith.negf,
     "absolute": math.absf,
@@ -145,7 +160,6 @@ _INT_BINARY: dict[str, Callable[[ir.Value, ir.Value], ir.Value]] = {
     "multiply": arith.muli,
     "maximum": arith.maxsi,
     "minimum": arith.minsi,
-    "power": math.ipowi,
 }
 _BOOL_BINARY: dict[str, Callable[[ir.Value, ir.Value], ir.Value]] = {
     "add": arith.ori,
@@ -194,6 +208,8 @@ def apply(op: str, dtype: str, out_dtype: str, args: list[ir.Value]) -> ir.Value
                 return _float_divmod(a, b, dtype)[0 if op == "floor_divide" else 1]
             if not is_bool:
                 return _int_divmod(a, b, dtype, op)
+        if op == "power" and not is_float and not is_bool:
+            return _int_power(a, b, dtype)
         table = _FLOAT_BINARY if is_float else (_BOOL_BINARY if is_bool else _INT_BINARY)
         if op in table:
             return table[op](a, b)

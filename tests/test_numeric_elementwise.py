@@ -1,0 +1,233 @@
+"""Elementwise ops against NumPy: every unary and binary op per dtype, broadcasting, special values
+(NaN, +-inf, signed zeros, division by zero), where/clip/maximum/minimum, comparisons and logical
+ops, constants, and fused expressions with shared subexpressions and non-C layouts."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from strategies import FLOATS, INTS, NUMERIC, ALL_DTYPES, arrays, broadcast_pairs, check, layouts, make_array, seeds, shapes, with_layout
+
+# --- unary ------------------------------------------------------------------------------------
+
+UNARY = {
+    # name: (function, dtypes, data keywords)
+    "negative": (lambda a: -a, NUMERIC, {"special": True}),
+    "positive": (lambda a: +a, NUMERIC, {"special": True}),
+    "absolute": (lambda a: np.abs(a), ALL_DTYPES, {"special": True}),
+    "abs_builtin": (lambda a: abs(a), NUMERIC, {"special": True}),
+    "exp": (lambda a: np.exp(a), NUMERIC, {"lo": -100, "hi": 100, "special": True}),
+    "log": (lambda a: np.log(a), NUMERIC, {"lo": -2, "hi": 50, "special": True}),
+    "sqrt": (lambda a: np.sqrt(a), NUMERIC, {"lo": -2, "hi": 50, "special": True}),
+    "tanh": (lambda a: np.tanh(a), NUMERIC, {"lo": -20, "hi": 20, "special": True}),
+    "sin": (lambda a: np.sin(a), NUMERIC, {"special": True}),
+    "cos": (lambda a: np.cos(a), NUMERIC, {"special": True}),
+    "square": (lambda a: np.square(a), NUMERIC, {"special": True}),
+    "reciprocal": (lambda a: np.reciprocal(a), FLOATS, {"special": True}),
+    "sign": (lambda a: np.sign(a), NUMERIC, {"special": True}),
+    "logical_not": (lambda a: np.logical_not(a), ALL_DTYPES, {"special": True}),
+}
+
+
+@pytest.mark.parametrize(("op", "dtype"), [(op, dt) for op in sorted(UNARY) for dt in UNARY[op][1]])
+@settings(max_examples=3)
+@given(data=st.data())
+def test_unary(op: str, dtype: str, data: st.DataObject) -> None:
+    fn, _, kw = UNARY[op]
+    a = data.draw(arrays(dtype, shapes(max_dims=3), layout=layouts, **kw))
+    check(fn, a)
+
+
+# --- binary -----------------------------------------------------------------------------------
+
+_ARITH = {"lo": -10, "hi": 10, "special": True}
+BINARY = {
+    # name: (function, dtypes, data of a, data of b)
+    "add": (lambda a, b: a + b, ALL_DTYPES, _ARITH, _ARITH),
+    "subtract": (lambda a, b: a - b, NUMERIC, _ARITH, _ARITH),
+    "multiply": (lambda a, b: a * b, ALL_DTYPES, _ARITH, _ARITH),
+    "divide": (lambda a, b: a / b, ALL_DTYPES, _ARITH, {"lo": -3, "hi": 3, "special": True, "integral": True}),
+    "floor_divide": (lambda a, b: a // b, NUMERIC, {"lo": -20, "hi": 20, "special": True}, {"lo": -4, "hi": 4, "special": True}),
+    "remainder": (lambda a, b: a % b, NUMERIC, {"lo": -20, "hi": 20, "special": True}, {"lo": -4, "hi": 4, "special": True}),
+    "power": (lambda a, b: a**b, NUMERIC, {"lo": -4, "hi": 4, "special": True}, {"lo": 0, "hi": 5, "special": True}),
+    "np.power": (lambda a, b: np.power(a, b), FLOATS, {"lo": -4, "hi": 4}, {"lo": -3, "hi": 3}),
+    "maximum": (lambda a, b: np.maximum(a, b), ALL_DTYPES, _ARITH, _ARITH),
+    "minimum": (lambda a, b: np.minimum(a, b), ALL_DTYPES, _ARITH, _ARITH),
+    "arctan2": (lambda a, b: np.arctan2(a, b), NUMERIC, _ARITH, _ARITH),
+}
+
+
+@pytest.mark.parametrize(("op", "dtype"), [(op, dt) for op in sorted(BINARY) for dt in BINARY[op][1]])
+@settings(max_examples=4)
+@given(data=st.data())
+def test_binary(op: str, dtype: str, data: st.DataObject) -> None:
+    fn, _, kw_a, kw_b = BINARY[op]
+    (sa, sb), _ = data.draw(broadcast_pairs())
+    a = data.draw(arrays(dtype, sa, layout=layouts, **kw_a))
+    b = data.draw(arrays(dtype, sb, layout=layouts, **kw_b))
+    check(fn, a, b)
+
+
+COMPARISONS = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "logical_and": lambda a, b: np.logical_and(a, b),
+    "logical_or": lambda a, b: np.logical_or(a, b),
+    "logical_xor": lambda a, b: np.logical_xor(a, b),
+}
+
+
+@pytest.mark.parametrize("op", sorted(COMPARISONS))
+@settings(max_examples=8)
+@given(data=st.data(), dtype=st.sampled_from(ALL_DTYPES))
+def test_comparison_and_logical(op: str, dtype: str, data: st.DataObject) -> None:
+    (sa, sb), _ = data.draw(broadcast_pairs())
+    # small integral values so that equality happens; NaN, inf and signed zeros for floats
+    a = data.draw(arrays(dtype, sa, lo=-2, hi=2, integral=True, special=True))
+    b = data.draw(arrays(dtype, sb, lo=-2, hi=2, integral=True, special=True))
+    check(COMPARISONS[op], a, b)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+def test_int_extremes_and_division_by_zero(dtype: str) -> None:
+    """Wrap-around like NumPy, x // 0 == x % 0 == 0 for ints, MIN // -1 without a trap."""
+    if dtype in INTS:
+        info = np.iinfo(dtype)
+        a = np.array([info.min, info.min, info.max, info.max, 7, -7, 7, -7, 0, info.min], dtype=dtype)
+        b = np.array([-1, 1, 1, -1, 0, 0, -2, 2, 0, 0], dtype=dtype)
+    else:
+        a = np.array([1.0, -1.0, 0.0, -0.0, np.inf, -np.inf, np.nan, 7.0, -7.0, 5.5], dtype=dtype)
+        b = np.array([0.0, 0.0, 0.0, -0.0, 0.0, np.inf, 1.0, -2.0, np.inf, -np.inf], dtype=dtype)
+    check(_divmod_all, a, b)
+
+
+def _divmod_all(a, b):
+    return a // b, a % b, a + b, a - b, a * b, -a, np.abs(a), a / b
+
+
+# --- where, clip, constants -------------------------------------------------------------------
+
+
+@settings(max_examples=15)
+@given(data=st.data(), dtype=st.sampled_from(ALL_DTYPES))
+def test_where(data: st.DataObject, dtype: str) -> None:
+    b = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=3, max_side=4))
+    sc, sx, sy = b.input_shapes
+    c = data.draw(arrays("bool", sc, layout=layouts))
+    x = data.draw(arrays(dtype, sx, special=True))
+    y = data.draw(arrays(dtype, sy, special=True, layout=layouts))
+    check(_where, c, x, y)
+
+
+def _where(c, x, y):
+    return np.where(c, x, y)
+
+
+def _where_mixed(x, y):
+    return np.where(x > 0, x, y), np.where(x > y, 1.5, x), np.where(x < 0, 0, 1), np.where(x != x, y, -x)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_where_mixed_operands(dtype: str) -> None:
+    """Conditions computed from values, scalar branches (weak), NaN tests via x != x."""
+    x = make_array(1, dtype, (3, 4), special=True)
+    y = make_array(2, dtype, (4,), special=True)
+    if dtype == "bool":
+        check(lambda x, y: (np.where(x, x, y), np.where(y, 1.5, x), np.where(x, 0, 1)), x, y)
+    else:
+        check(_where_mixed, x, y)
+
+
+CLIPS = {
+    "scalars": lambda a, lo, hi: np.clip(a, -1.5, 2),
+    "arrays": lambda a, lo, hi: np.clip(a, lo, hi),
+    "method": lambda a, lo, hi: a.clip(lo, 3),
+    "min_only": lambda a, lo, hi: np.clip(a, lo, None),
+    "max_only": lambda a, lo, hi: np.clip(a, None, hi),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CLIPS))
+@pytest.mark.parametrize("dtype", NUMERIC)
+@settings(max_examples=3)
+@given(data=st.data())
+def test_clip(kind: str, dtype: str, data: st.DataObject) -> None:
+    shape = data.draw(shapes(min_dims=1, max_dims=2))
+    a = data.draw(arrays(dtype, shape, special=True, layout=layouts))
+    lo = data.draw(arrays(dtype, shape[-1:], lo=-5, hi=0, special=True))
+    hi = data.draw(arrays(dtype, shape[-1:], lo=0, hi=5))
+    check(CLIPS[kind], a, lo, hi)
+
+
+def _constants(a):
+    return a * np.pi, a + np.e, np.pi * a / 2.0 - np.inf * 0 + a, a * np.float32(2.5), a * np.nan
+
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+def test_constants(dtype: str) -> None:
+    check(_constants, make_array(3, dtype, (5, 3), special=True))
+
+
+# --- fused expressions ------------------------------------------------------------------------
+
+
+def _softplus_gelu(x, y):
+    t = np.tanh(0.7978845608 * (x + 0.044715 * x**3))
+    gelu = 0.5 * x * (1.0 + t)
+    softplus = np.log(1.0 + np.exp(-np.abs(x))) + np.maximum(x, 0)
+    return gelu * y + softplus, t
+
+
+def _shared_broadcast(x, y):
+    s = np.exp(y) + 1.0  # shared and read under a broadcast
+    return x / s + s, s * 2
+
+
+def _stencil_chain(x):
+    d = x[1:] - x[:-1]
+    return np.sqrt(d * d + 1.0) + np.sin(x[2:] - x[:-2]).sum()
+
+
+@pytest.mark.parametrize("fn", [_softplus_gelu, _shared_broadcast], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", FLOATS)
+@settings(max_examples=6)
+@given(data=st.data())
+def test_fused_expression(fn, dtype: str, data: st.DataObject) -> None:
+    (sx, sy), _ = data.draw(broadcast_pairs(max_dims=3))
+    x = data.draw(arrays(dtype, sx, lo=-5, hi=5, layout=layouts))
+    y = data.draw(arrays(dtype, sy, lo=-5, hi=5, layout=layouts))
+    check(fn, x, y, rtol=1e-4 if dtype == "float32" else 1e-10)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@settings(max_examples=6)
+@given(n=st.integers(2, 40), seed=seeds, layout=layouts)
+def test_fused_stencil_with_reduction(dtype: str, n: int, seed: int, layout: str) -> None:
+    x = with_layout(make_array(seed, dtype, (n,)), layout)
+    check(_stencil_chain, x, rtol=1e-4 if dtype == "float32" else 1e-10, atol=1e-4 if dtype == "float32" else 1e-10)
+
+
+@functools.cache
+def _unary_tuple():
+    def many(a):
+        return (-a, np.abs(a), np.exp(a), np.log(a), np.sqrt(a), np.tanh(a), np.sin(a), np.cos(a),
+                np.square(a), np.reciprocal(a), np.sign(a), np.logical_not(a), a * a - a / 3)
+    return many
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@settings(max_examples=12)
+@given(data=st.data())
+def test_many_unary_outputs_any_layout(dtype: str, data: st.DataObject) -> None:
+    """All float unary ops as outputs of one kernel, on every layout and rank 0..4."""
+    a = data.draw(arrays(dtype, shapes(max_dims=4, max_side=4), layout=layouts, lo=-3, hi=30, special=True))
+    check(_unary_tuple(), a)
