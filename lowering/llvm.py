@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import threading
 from dataclasses import dataclass, field
@@ -70,12 +71,32 @@ def _optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine) -> None:
     builder.getModulePassManager().run(module, builder)
 
 
+def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
+    """Every function the code calls but does not define must exist in the process.
+
+    MCJIT leaves an unresolved symbol at address 0, so calling it would crash the interpreter.
+    """
+    process = ctypes.CDLL(None)  # dlsym over the process and every library loaded with RTLD_GLOBAL
+    missing = [
+        f.name for f in module.functions
+        if f.is_declaration and not f.name.startswith("llvm.")
+        and not llvm.address_of_symbol(f.name) and not hasattr(process, f.name)
+    ]
+    if missing:
+        saved = save_failure_input(llvm_ir, "llvmlite-link", suffix=".ll")
+        raise CompileError(
+            f"llvmlite failed at stage 'link': the code calls {', '.join(sorted(missing))}, "
+            f"which no loaded library defines\n  input saved to: {saved}"
+        )
+
+
 def load_llvm_ir(llvm_ir: str) -> LoadedModule:
     """Parse, verify, optimize and JIT-load LLVM IR; loads the OpenMP runtime first if the IR needs it."""
     machine = _host_target_machine()
     if "__kmpc_" in llvm_ir:
         load_openmp_runtime()
     module = _parse(llvm_ir)
+    _check_externals(module, llvm_ir)
     module.triple = machine.triple
     module.data_layout = str(machine.target_data)
     _optimize(module, machine)

@@ -167,3 +167,11 @@ def test_failing_pass_raises_compile_error_with_saved_ir(monkeypatch) -> None:
 def test_unknown_target() -> None:
     with pytest.raises(ValueError, match="unknown target 'gpu-x'"):
         et.kernel(lambda a: a, target="gpu-x")
+
+
+def test_unresolved_external_symbol_is_a_compile_error_not_a_crash() -> None:
+    from egglog_tensor.lowering.llvm import load_llvm_ir
+
+    ir_text = "declare void @no_such_runtime_function()\ndefine void @f() {\n  call void @no_such_runtime_function()\n  ret void\n}\n"
+    with pytest.raises(et.CompileError, match="no_such_runtime_function"):
+        load_llvm_ir(ir_text)
