@@ -295,7 +295,28 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
         return _matmul(trace, *nodes)
     if name == "reciprocal" and not nodes[0].dtype.startswith("float"):
         raise _fail(UnsupportedError, f"np.reciprocal on {nodes[0].dtype} is not supported (integer reciprocal)")
+    if name == "power" and nodes[1].ndim == 0 and not isinstance(inputs[1], Tracer):
+        node = _scalar_power(trace, nodes[0], float(np.asarray(inputs[1]).item()))
+        if node is not None:
+            return _result(trace, node, weak)
     return _result(trace, trace.make(name, nodes), weak)
+
+
+def _scalar_power(trace: Trace, x: Node, exponent: float) -> Node | None:
+    """NumPy's special cases for a scalar exponent: x**2 is square(x), x**0.5 is sqrt(x), x**-1 is 1/x.
+
+    They are NumPy's semantics, not optimizations: np.power(-inf, 0.5) is nan (sqrt), where C pow gives inf.
+    """
+    if exponent == 2.0:
+        return trace.make("square", (x,))
+    if x.dtype.startswith("float"):
+        if exponent == 0.5:
+            return trace.make("sqrt", (x,))
+        if exponent == -1.0:
+            return trace.make("reciprocal", (x,))
+        if exponent == 1.0:
+            return x
+    return None
 
 
 def _in_place(out: tuple, result: Tracer) -> Tracer:
