@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..toolchain import run_tool, save_failure_input
+from . import mathapprox
 
 
 @dataclass(frozen=True)
@@ -17,6 +19,7 @@ class Stage:
 
     name: str
     passes: tuple[str, ...]
+    rewrite: Callable[[ir.Module], None] | None = None  # applied in place after the passes
 
     @property
     def pipeline_text(self) -> str:
@@ -68,12 +71,16 @@ TO_LLVM = Stage(
     ),
 )
 
+# Scalar exp/log/tanh/sin/cos become libm calls that LLVM vectorizes with glibc's libmvec (mathapprox.py).
+VECMATH = Stage("vecmath", (), rewrite=mathapprox.vectorize_math)
+
 CPU = Pipeline(
     "cpu",
     (
         BUFFERIZE,
         Stage("loops", ("func.func(convert-linalg-to-loops)", "canonicalize", "cse")),
         TO_LLVM,
+        VECMATH,
     ),
 )
 
@@ -84,6 +91,7 @@ CPU_OPENMP = Pipeline(
         Stage("parallel-loops", ("func.func(convert-linalg-to-parallel-loops)", "canonicalize", "cse")),
         Stage("openmp", ("convert-scf-to-openmp",)),
         Stage("llvm", ("convert-openmp-to-llvm", *TO_LLVM.passes)),
+        VECMATH,
     ),
     needs_openmp=True,
 )
@@ -130,6 +138,8 @@ def run_pipeline(module_text: str, pipeline: Pipeline, *, context: ir.Context | 
             try:
                 manager = passmanager.PassManager.parse(stage.pipeline_text)
                 manager.run(module.operation)
+                if stage.rewrite is not None:
+                    stage.rewrite(module)
             except (ir.MLIRError, ValueError) as exc:  # ValueError: the pass pipeline text does not parse
                 raise _fail(pipeline, stage, current, str(exc)) from None
             current = str(module)

@@ -1,0 +1,119 @@
+"""Vectorized math (lowering/mathapprox.py): accuracy in ULP, special values, and that loops vectorize.
+
+Each test compiles a real kernel (`et.kernel(lambda x: np.exp(x))`). The reference is the same
+function in extended precision (np.longdouble, x87 80-bit) rounded to the result dtype; the ULP
+error is the distance between result and reference counted in representable values.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import egglog_tensor as et
+from egglog_tensor.lowering import mathapprox
+
+OPS = ("exp", "log", "tanh", "sin", "cos")
+DTYPES = (np.float32, np.float64)
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Number of representable values between a and b (finite, same dtype); -0.0 and 0.0 are 0 apart."""
+    ints = {np.float32: np.int32, np.float64: np.int64}[a.dtype.type]
+
+    def ordered(x: np.ndarray) -> np.ndarray:
+        i = x.view(ints).astype(np.int64)
+        return np.where(i < 0, np.int64(np.iinfo(ints).min) - i, i)
+
+    return np.abs(ordered(a) - ordered(b))
+
+
+def special_values(dtype: type) -> np.ndarray:
+    f = np.finfo(dtype)
+    base = np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, f.tiny, -f.tiny, f.smallest_subnormal, -f.smallest_subnormal,
+         f.max, -f.max, 1.0, -1.0, 0.5, 2.0, np.pi, -np.pi, 1e-30, -1e-30, 1e-8, 7.9, 9.0, 20.0, -20.0,
+         88.72, 88.73, -87.33, -103.9, -104.0, 709.78, 709.79, -708.4, -745.1, -746.0,  # exp overflow/subnormal edges
+         1e5, 1e6, 1e10, -1e10, 1e20, 1e30, -1e30, 1e300, 8.5e37, 3.3e38],  # huge sin/cos arguments
+        dtype=np.float64,
+    )
+    with np.errstate(over="ignore"):
+        base = base.astype(dtype)
+        return np.concatenate([base, np.nextafter(base, dtype(np.inf)), np.nextafter(base, dtype(-np.inf))])
+
+
+def test_inputs(dtype: type, n: int = 1 << 18) -> np.ndarray:
+    """Every (2^bits / n)-th bit pattern, random bit patterns, dense sweeps and all special values."""
+    uint = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    bits = 8 * np.dtype(dtype).itemsize
+    sweep = (np.arange(n, dtype=np.uint64) << np.uint64(bits - 18)).astype(uint).view(dtype)
+    rng = np.random.default_rng(0)
+    random_bits = rng.integers(0, np.iinfo(uint).max, n, dtype=uint, endpoint=True).view(dtype)
+    dense = [np.linspace(lo, hi, n, dtype=dtype) for lo, hi in ((-750, 750), (-110, 90), (-10, 10), (0, 4), (0.5, 2))]
+    return np.concatenate([sweep, random_bits, *dense, special_values(dtype)])
+
+
+test_inputs.__test__ = False  # a helper, not a test
+
+
+def run(op: str, x: np.ndarray, target: str = "cpu") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(kernel result, NumPy's result, extended-precision reference rounded to x's dtype)."""
+    k = et.kernel(lambda a: getattr(np, op)(a), target=target)
+    with np.errstate(all="ignore"):
+        return k(x), getattr(np, op)(x), getattr(np, op)(x.astype(np.longdouble)).astype(x.dtype)
+
+
+@pytest.fixture(scope="module", params=DTYPES, ids=lambda d: d.__name__)
+def inputs(request: pytest.FixtureRequest) -> np.ndarray:
+    return test_inputs(request.param)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_max_ulp_within_stated_bound(op: str, inputs: np.ndarray) -> None:
+    got, _, ref = run(op, inputs)
+    finite = np.isfinite(ref) & np.isfinite(got)
+    err = ulp_distance(got[finite], ref[finite])
+    worst = int(np.argmax(err))
+    bound = mathapprox.MAX_ULP[op, inputs.dtype.name]
+    assert err[worst] <= bound, f"{op} {inputs.dtype}: {err[worst]} ULP at x={inputs[finite][worst]!r} (bound {bound})"
+    # a result is finite exactly where the reference is (no spurious overflow or NaN)
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(ref))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
+@pytest.mark.parametrize("op", OPS)
+def test_special_values_match_numpy_exactly(op: str, dtype: type) -> None:
+    x = special_values(dtype)
+    got, npy, _ = run(op, x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(npy), err_msg=f"NaN positions of {op}")
+    exact = ~np.isfinite(npy) | (npy == 0)  # inf, -inf, NaN, +-0.0
+    if op == "tanh":
+        exact |= np.abs(x) >= 20  # saturates to exactly +-1
+    np.testing.assert_array_equal(got[exact], npy[exact], err_msg=f"{op} on {x[exact]}")
+    np.testing.assert_array_equal(np.signbit(got[exact]), np.signbit(npy[exact]), err_msg=f"signs of {op}")
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+def test_fused_kernels_match_numpy(target: str) -> None:
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((67, 45), dtype=np.float32) * 4
+    b = rng.standard_normal(45, dtype=np.float32)
+    fused = et.kernel(lambda a, b: np.exp(np.maximum(a + b, 0.0)) * 0.5 + a, target=target)
+    gelu = et.kernel(lambda x: 0.5 * x * (1 + np.tanh(0.7978846 * (x + 0.044715 * x * x * x))), target=target)
+    np.testing.assert_allclose(fused(a, b), np.exp(np.maximum(a + b, 0.0)) * 0.5 + a, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gelu(a), 0.5 * a * (1 + np.tanh(0.7978846 * (a + 0.044715 * a * a * a))), rtol=1e-5, atol=1e-5)  # 1 + tanh cancels
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_loop_calls_vector_variant(op: str) -> None:
+    """The main loop calls the widest libmvec variant for this CPU; only the remainder calls libm."""
+    (lanes, vector_name), *_ = mathapprox.variants(op + "f", 32)
+    comp = et.kernel(lambda a: getattr(np, op)(a)).inspect(np.zeros((64, 1000), np.float32))
+    assert f'"vector-function-abi-variant"' in comp.stage("vecmath")
+    assert f"llvm.intr.{op}" not in comp.stage("vecmath")
+    optimized = comp.stage("llvm-ir-optimized")
+    assert re.search(rf"call <{lanes} x float> @{vector_name}\(", optimized)
+    if lanes == 16:
+        assert "zmm" in comp.stage("asm")
