@@ -21,6 +21,7 @@ from egglog import (
     get_literal_value,
     i64,
     i64Like,
+    set_,
 )
 
 from .graph import Builder, Node
@@ -83,6 +84,14 @@ class Program(Expr):
     """The root of a kernel: its outputs, extracted together so shared work is shared."""
 
     def __init__(self, outputs: VecLike[Tensor, Tensor]) -> None: ...
+
+
+@function(merge=lambda old, new: old)
+def shape_of(x: Tensor) -> Vec[i64]:
+    """Static shape of a tensor e-class: seeded for every traced value, propagated by rulesets.shapes.
+
+    Rules use it as a condition, e.g. `eq(shape_of(a)).to(shape_of(b))`.
+    """
 
 
 @function
@@ -193,9 +202,12 @@ def _attr_term(value: object) -> object:
     return value
 
 
-def to_term(outputs: list[Node]) -> Program:
-    """The egglog Program term of a Node DAG; shared nodes become shared subterms."""
-    memo: dict[int, Tensor] = {}
+def to_term(outputs: list[Node], memo: dict[int, Tensor] | None = None) -> Program:
+    """The egglog Program term of a Node DAG; shared nodes become shared subterms.
+
+    `memo` (if given) is filled with the term of every node, keyed by id(node).
+    """
+    memo = {} if memo is None else memo
 
     def term(node: Node) -> Tensor:
         done = memo.get(id(node))
@@ -213,6 +225,11 @@ def to_term(outputs: list[Node]) -> Program:
         return res
 
     return Program(Vec[Tensor](*(term(o) for o in outputs)))
+
+
+def shape_facts(nodes: list[Node], memo: dict[int, Tensor]) -> list[object]:
+    """egglog actions recording the traced shape of every node's term."""
+    return [set_(shape_of(memo[id(n)])).to(_attr_term(n.shape)) for n in nodes if id(n) in memo]
 
 
 def literal(value: object) -> object:

@@ -9,8 +9,8 @@ from egglog import EGraph, Ruleset, Schedule
 from egglog.pretty import pretty_decl
 
 from .cost import TensorCostModel
-from .graph import Node
-from .ir import Program, from_term, to_term
+from .graph import Node, topological
+from .ir import Program, Tensor, from_term, shape_facts, to_term
 
 
 @dataclass(frozen=True)
@@ -66,10 +66,13 @@ def optimize(
 
     Returns the traced term, the extracted term, the extracted Nodes and the report.
     """
+    from .rulesets.shapes import shapes
+
     cost_model = cost_model or TensorCostModel()
-    traced = to_term(outputs)
+    terms: dict[int, Tensor] = {}
+    traced = to_term(outputs, terms)
     egraph = EGraph()
-    egraph.register(traced)
+    egraph.register(traced, *shape_facts(topological(outputs), terms))
     _, before = egraph.extract(traced, include_cost=True, cost_model=cost_model)
     start = time.perf_counter()
     matches: dict[str, int] = {}
@@ -78,11 +81,12 @@ def optimize(
         reason = "iteration limit"
         while iterations < limits.iterations:
             report = egraph.run(schedule)
+            shaped = egraph.run(shapes.saturate())  # shapes of the terms this step created, for later conditions
             iterations += 1
             for rule, n in report.num_matches_per_rule.items():
                 text = pretty_decl(report._decls, rule)
                 matches[text] = matches.get(text, 0) + n
-            if not report.updated:
+            if not report.updated and not shaped.updated:
                 reason = "saturated"
                 break
             if egraph_size(egraph) > limits.enodes:

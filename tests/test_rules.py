@@ -1,0 +1,145 @@
+"""Every rewrite rule, both sides evaluated on random data, and each one found and chosen by extraction.
+
+Exact rules must agree bit for bit (NaN positions and signed zeros included). Contractions sum the
+same products in a possibly different order: rtol 1e-5 (float64). Fast-math rules: rtol 1e-9 on
+finite float64 inputs away from overflow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import egglog_tensor as et
+from egglog_tensor.rulesets import DEFAULT, FASTMATH
+
+
+@dataclass(frozen=True)
+class Case:
+    """One rule: lhs and rhs as NumPy functions, argument shapes, the rule text to see fire."""
+
+    name: str
+    lhs: Callable[..., Any]
+    rhs: Callable[..., Any]
+    shapes: tuple[tuple[int, ...], ...]
+    fired: str
+    rtol: float = 0.0  # 0: bit-for-bit
+    fastmath: bool = False
+    positive: bool = False  # inputs drawn > 0 (domain-restricted rules)
+
+
+C = Case
+EXACT = [
+    C("double_transpose", lambda a: a.T.T, lambda a: a, ((3, 4),), "transpose(Vec[i64](0, 1))).to(x)"),
+    C("transpose3", lambda a: np.transpose(np.transpose(a, (1, 2, 0)), (2, 0, 1)), lambda a: a, ((2, 3, 4),), "transpose(Vec[i64](1, 2, 0)).transpose(Vec[i64](2, 0, 1))"),
+    C("times_one", lambda a: a * 1.0, lambda a: a, ((5,),), "x * Tensor.const(1.0, dt)"),
+    C("one_times", lambda a: 1.0 * a, lambda a: a, ((5,),), "Tensor.const(1.0, dt) * x"),
+    C("div_one", lambda a: a / 1.0, lambda a: a, ((5,),), "x / Tensor.const(1.0, dt)"),
+    C("plus_neg_zero", lambda a: a + -0.0, lambda a: a, ((5,),), "x + -Tensor.const(0.0, dt)"),
+    C("minus_zero", lambda a: a - 0.0, lambda a: a, ((5,),), "x - Tensor.const(0.0, dt)"),
+    C("neg_neg", lambda a: -(-a), lambda a: a, ((5,),), "--x"),
+    C("square", lambda a: np.square(a), lambda a: a * a, ((6,),), "square(x)).to(x * x)"),
+    C("div_pow2", lambda a: a / 4.0, lambda a: a * 0.25, ((6,),), "x / Tensor.const(4.0, dt)"),
+    C("div_neg_half", lambda a: a / -0.5, lambda a: a * -2.0, ((6,),), "x / Tensor.const(-0.5, dt)"),
+    C("transpose_unary", lambda a: np.exp(a).T, lambda a: np.exp(a.T), ((3, 4),), "exp(a).transpose"),
+    C("transpose_binary", lambda a, b: (a - b).T, lambda a, b: a.T - b.T, ((3, 4), (3, 4)), "(a - b).transpose"),
+    C("transpose_const", lambda a: (a * 3.0).T, lambda a: a.T * 3.0, ((3, 4),), "(a * Tensor.const(v, dt)).transpose"),
+]
+CONTRACTIONS = [
+    C("transpose_matmul", lambda a, b: (a @ b).T, lambda a, b: b.T @ a.T, ((3, 4), (4, 5)), "(a @ b).transpose", rtol=1e-5),
+    C("sum_as_matvec", lambda a, x: np.sum(a * x, axis=1), lambda a, x: a @ x, ((6, 7), (7,)), "(a * b).sum(Vec[i64](1))", rtol=1e-5),
+    C("sum_as_dot", lambda a, b: np.sum(a * b), lambda a, b: a @ b, ((9,), (9,)), "(a * b).sum(Vec[i64](0))", rtol=1e-5),
+    C("trace_as_sum", lambda a, b: np.trace(a @ b.T), lambda a, b: np.sum(a * b), ((5, 3), (5, 3)), ".diagonal(0, 0, 1).sum(Vec[i64](0))", rtol=1e-5),
+    C("diagonal_as_rowsum", lambda a, b: np.diagonal(a @ b), lambda a, b: np.sum(a * b.T, axis=1), ((4, 6), (6, 4)), "(a @ b).diagonal(0, 0, 1)", rtol=1e-5),
+]
+FAST = [
+    C("matrix_chain", lambda a, b, x: (a @ b) @ x, lambda a, b, x: a @ (b @ x), ((8, 8), (8, 8), (8,)), "a @ b @ c).to(a @ (b @ c))", rtol=1e-9, fastmath=True),
+    C("distribute_matmul", lambda a, b, c: a @ b + a @ c, lambda a, b, c: a @ (b + c), ((4, 5), (5, 3), (5, 3)), "a @ b + a @ c", rtol=1e-9, fastmath=True),
+    C("distribute_mul", lambda a, b, c: a * b + a * c, lambda a, b, c: a * (b + c), ((7,), (7,), (7,)), "a * b + a * c", rtol=1e-9, fastmath=True),
+    C("log_exp", lambda a: np.log(np.exp(a)), lambda a: a, ((6,),), "log(exp(x))", rtol=1e-9, fastmath=True),
+    C("exp_log", lambda a: np.exp(np.log(a)), lambda a: a, ((6,),), "exp(log(x))", rtol=1e-9, fastmath=True, positive=True),
+    C("exp_sum", lambda a, b: np.exp(a) * np.exp(b), lambda a, b: np.exp(a + b), ((6,), (6,)), "exp(x) * exp(y)", rtol=1e-9, fastmath=True),
+    C("reciprocal_mul", lambda a: a / 3.0, lambda a: a * (1.0 / 3.0), ((6,),), "f64(1.0) / a", rtol=1e-9, fastmath=True),
+    C("const_factors", lambda a: (a * 3.0) * 5.0, lambda a: a * 15.0, ((6,),), "Tensor.const(a * b, dt)", rtol=1e-9, fastmath=True),
+]
+ALL = EXACT + CONTRACTIONS + FAST
+
+
+def _data(shapes: tuple[tuple[int, ...], ...], positive: bool, special: bool) -> st.SearchStrategy:
+    floats = st.floats(0.01 if positive else -20.0, 20.0, allow_nan=False, allow_infinity=False)
+    if special:  # exact rules must hold on the whole IEEE domain
+        floats = floats | st.sampled_from([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -1e308, 1e308])
+    return st.tuples(*(hnp.arrays(np.float64, s, elements=floats) for s in shapes))
+
+
+def _same(got: Any, want: Any, rtol: float) -> None:
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if rtol == 0.0:
+        assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(want))
+    else:
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-9)
+
+@pytest.mark.parametrize("case", ALL, ids=lambda c: c.name)
+def test_both_sides_agree(case: Case) -> None:
+    """The compiled lhs (no rules) and the compiled rhs (no rules) agree on random data."""
+    lhs, rhs = et.kernel(case.lhs, rules=None), et.kernel(case.rhs, rules=None)
+
+    @settings(max_examples=30, deadline=None)
+    @given(_data(case.shapes, case.positive, special=case.rtol == 0.0))
+    def check(args: tuple[np.ndarray, ...]) -> None:
+        with np.errstate(all="ignore"):
+            _same(lhs(*args), rhs(*args), case.rtol)
+
+    check()
+
+
+@pytest.mark.parametrize("case", ALL, ids=lambda c: c.name)
+def test_rule_fires_and_result_is_right(case: Case) -> None:
+    """With the rules on, the rule matches, is reported, and the kernel still computes the lhs."""
+    k = et.kernel(case.lhs, fastmath=case.fastmath)
+    args = [np.random.default_rng(7).uniform(0.1 if case.positive else -2, 2, s) for s in case.shapes]
+    comp = k.inspect(*args)
+    fired = [rule for rule, n in comp.report.matches if n and case.fired in rule]
+    assert fired, f"{case.fired!r} not among {[r for r, n in comp.report.matches if n]}"
+    _same(k(*args), case.lhs(*args), case.rtol)
+
+
+def test_fastmath_rules_do_not_run_by_default() -> None:
+    a, b, x = (np.ones((8, 8)), np.ones((8, 8)), np.ones(8))
+    comp = et.kernel(lambda a, b, x: (a @ b) @ x).inspect(a, b, x)
+    assert not any("a @ b @ c" in r for r, n in comp.report.matches if n)
+    assert "FASTMATH" not in repr(DEFAULT) and FASTMATH is not DEFAULT
+
+
+@pytest.mark.parametrize(("n", "width", "reordered"), [(512, 1, True), (64, 512, False)])
+def test_matrix_chain_is_chosen_by_shape(n: int, width: int, reordered: bool) -> None:
+    a = np.ones((n, n), np.float32)
+    x = np.ones((n, width), np.float32) if width > 1 else np.ones(n, np.float32)
+    comp = et.kernel(lambda a, b, x: (a @ b) @ x, fastmath=True).inspect(a, a, x)
+    (root,) = comp.outputs
+    assert (root.inputs[1].op == "matmul") == reordered, comp.extracted_term
+    assert comp.report.cost_after <= comp.report.cost_before
+
+
+@pytest.mark.parametrize(
+    ("fn", "shapes", "present", "absent"),
+    [
+        (lambda a, b: np.trace(a @ b.T), ((64, 32), (64, 32)), "sum", "@"),
+        (lambda a, b: np.diagonal(a @ b), ((512, 32), (32, 512)), "sum", "@"),
+        (lambda a, x: np.sum(a * x, axis=1), ((64, 32), (32,)), "@", "sum"),
+    ],
+)
+def test_contractions_are_chosen(fn, shapes, present: str, absent: str) -> None:
+    args = [np.ones(s) for s in shapes]
+    comp = et.kernel(fn).inspect(*args)
+    body = comp.extracted_term
+    assert present in body and absent not in body, body
+    np.testing.assert_allclose(et.kernel(fn)(*args), fn(*args))
