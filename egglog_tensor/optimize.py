@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from egglog import EGraph, Ruleset, Schedule
+from egglog import EGraph, Ruleset, RunReport, Schedule
+from egglog.declarations import RulesetDecl
 from egglog.pretty import pretty_decl
 
 from .cost import TensorCostModel
@@ -23,13 +24,29 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class RulesetStats:
+    """One ruleset's share of a run: time searching/applying, iterations it matched in, rule matches."""
+
+    name: str
+    seconds: float
+    iterations: int
+    matches: tuple[tuple[str, int], ...]
+
+    def __str__(self) -> str:
+        total = sum(n for _, n in self.matches)
+        spent = f", {self.seconds * 1e3:.1f} ms searching and applying" if self.seconds else ""
+        head = f"  ruleset {self.name}: {total} match(es) in {self.iterations} iteration(s){spent}"
+        return "\n".join([head] + [f"    {n:5d} x {r}" for r, n in self.matches])
+
+
+@dataclass(frozen=True)
 class OptimizeReport:
-    """What the optimizer did: schedule, iterations, why it stopped, rule matches, sizes, costs."""
+    """What the optimizer did: schedule, iterations, why it stopped, per-ruleset matches, sizes, costs."""
 
     schedule: str
     iterations: int
     stop_reason: str  # "saturated", "iteration limit", "e-node limit", "time limit"
-    matches: tuple[tuple[str, int], ...]
+    rulesets: tuple[RulesetStats, ...]
     enodes: int
     seconds: float
     cost_before: float
@@ -40,15 +57,53 @@ class OptimizeReport:
     def hit_limit(self) -> bool:
         return self.stop_reason != "saturated"
 
+    @property
+    def matches(self) -> list[tuple[str, int]]:
+        """(rule, times matched) over all rulesets, most matched first."""
+        return sorted(((r, n) for rs in self.rulesets for r, n in rs.matches), key=lambda rn: -rn[1])
+
     def __str__(self) -> str:
+        limit = "" if not self.hit_limit else f" (LIMIT HIT: {self.limits})"
         lines = [
-            f"schedule {self.schedule}: {self.iterations} iteration(s), stopped: {self.stop_reason}, "
+            f"schedule {self.schedule}: {self.iterations} iteration(s), stopped: {self.stop_reason}{limit}, "
             f"{self.enodes} e-nodes, {self.seconds * 1e3:.1f} ms",
             f"estimated cost {self.cost_before:,.1f} ns -> {self.cost_after:,.1f} ns",
         ]
-        fired = [(r, n) for r, n in self.matches if n]
-        lines += [f"  {n:5d} x {r}" for r, n in fired] or ["  no rule matched"]
+        lines += [str(rs) for rs in self.rulesets] or ["  no rule matched"]
         return "\n".join(lines)
+
+
+@dataclass
+class _Tally:
+    seconds: float = 0.0
+    iterations: int = 0
+    matches: dict[str, int] = field(default_factory=dict)
+
+    def stats(self, name: str) -> RulesetStats:
+        ordered = tuple(sorted(((r, n) for r, n in self.matches.items() if n), key=lambda rn: -rn[1]))
+        return RulesetStats(name, self.seconds, self.iterations, ordered)
+
+
+def _tally(stats: dict[str, _Tally], report: RunReport) -> None:
+    """Add one step's RunReport to the per-ruleset tallies (rules are attributed to their ruleset)."""
+    owner = {
+        rule: ident.name
+        for ident, decl in report._decls._rulesets.items()
+        if isinstance(decl, RulesetDecl)
+        for rule in decl.rules
+    }
+    matched: set[str] = set()
+    for rule, n in report.num_matches_per_rule.items():
+        name = owner.get(rule, "?")
+        tally = stats.setdefault(name, _Tally())
+        text = pretty_decl(report._decls, rule)
+        tally.matches[text] = tally.matches.get(text, 0) + n
+        if n:
+            matched.add(name)
+    for name, spent in report.search_and_apply_time_per_ruleset.items():
+        stats.setdefault(name, _Tally()).seconds += spent.total_seconds()
+    for name in matched:
+        stats[name].iterations += 1
 
 
 def egraph_size(egraph: EGraph) -> int:
@@ -75,7 +130,7 @@ def optimize(
     egraph.register(traced, *shape_facts(topological(outputs), terms))
     _, before = egraph.extract(traced, include_cost=True, cost_model=cost_model)
     start = time.perf_counter()
-    matches: dict[str, int] = {}
+    stats: dict[str, _Tally] = {}
     iterations, reason = 0, "saturated"
     if schedule is not None:
         reason = "iteration limit"
@@ -83,9 +138,7 @@ def optimize(
             report = egraph.run(schedule)
             shaped = egraph.run(shapes.saturate())  # shapes of the terms this step created, for later conditions
             iterations += 1
-            for rule, n in report.num_matches_per_rule.items():
-                text = pretty_decl(report._decls, rule)
-                matches[text] = matches.get(text, 0) + n
+            _tally(stats, report)
             if not report.updated and not shaped.updated:
                 reason = "saturated"
                 break
@@ -102,7 +155,7 @@ def optimize(
         schedule=str(schedule) if schedule is not None else "none",
         iterations=iterations,
         stop_reason=reason,
-        matches=tuple(sorted(matches.items(), key=lambda kv: -kv[1])),
+        rulesets=tuple(t.stats(name) for name, t in stats.items()),
         enodes=egraph_size(egraph),
         seconds=seconds,
         cost_before=before.total,
