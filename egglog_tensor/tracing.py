@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .errors import EgglogTensorError, TracingError, UnsupportedError
-from .graph import BINARY, DTYPES, UNARY, Builder, Node, is_unit_reshape
+from .graph import BINARY, DTYPES, FLOAT_DTYPES, UNARY, Builder, Node, is_unit_reshape
 from .spec import ArgSpec
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -554,7 +554,12 @@ def _reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, **uns
     else:
         target = _accumulator_dtype(x.dtype.name) if op in ("sum", "prod") else x.dtype.name
     node = lift(trace, x, target)
-    reduced = trace.make(op, (node,), (axes,)) if axes else node
+    if axes:
+        reduced = trace.make(op, (node,), (axes,))
+    elif op == "sum" and target in FLOAT_DTYPES and not np.signbit(np.sum(np.array(-0.0), axis=())):
+        reduced = trace.make("add", (node, trace.const(0.0, target)))  # NumPy adds to its identity: -0.0 -> 0.0
+    else:
+        reduced = node
     out = _result(trace, reduced)
     if keepdims:
         out = _reshape(out, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))

@@ -110,6 +110,10 @@ class _Plan:
             self.inputs.append((value, amap, dtype))
         return ("in", self._index[key])
 
+    def spans(self, dim: int) -> bool:
+        """Whether some input is indexed by loop `dim` itself, so linalg can infer its bounds."""
+        return any(isinstance(e, ir.AffineDimExpr) and e.position == dim for _, m, _ in self.inputs for e in m.results)
+
     def _fit(self, value: ir.Value, amap: ir.AffineMap) -> ir.Value:
         """Linalg needs a dim indexed by a bare loop index to span exactly that loop: cut it to size."""
         shape = list(ir.RankedTensorType(value.type).shape)
@@ -226,6 +230,12 @@ class Emitter:
         dims = [ir.AffineDimExpr.get(i) for i in range(x.ndim)]
         plan = _Plan(x.shape)
         tree = self._scalar(x, dims, plan, node, False)
+        if not all(plan.spans(a) for a in axes):
+            # Linalg infers each loop's bounds from an operand indexed by that bare loop index;
+            # a reduced dim read only at an offset or broadcast (a[1:], a[::-1]) has none, so
+            # reduce a materialized x instead.
+            plan = _Plan(x.shape)
+            tree = plan.input(self.materialize(x), dims, x.dtype)
         empty = any(x.shape[a] == 0 for a in axes)
         init = self._filled(node, scalar.reduction_identity(node.op, node.dtype, empty))
         out_map = ir.AffineMap.get(x.ndim, 0, [d for i, d in enumerate(dims) if i not in axes])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, math
 
@@ -218,10 +219,15 @@ def apply(op: str, dtype: str, out_dtype: str, args: list[ir.Value]) -> ir.Value
     raise UnsupportedError(f"op {op} is not supported for dtype {dtype}")
 
 
+# Where NumPy starts a float sum: NumPy 2 starts at the identity +0.0 (sum([-0.0]) is 0.0), older
+# NumPy at the first element, which is the same as starting at -0.0.
+_SUM_START = float(np.add.reduce(np.array([-0.0])))
+
+
 def reduction_identity(op: str, dtype: str, empty: bool) -> float:
-    """Start value of a reduction; float sums start at -0.0 so that sum([-0.0]) is -0.0 like NumPy."""
+    """Start value of a reduction (float sums: where NumPy starts them, see _SUM_START)."""
     if op == "sum":
-        return -0.0 if _is_float(dtype) and not empty else 0
+        return _SUM_START if _is_float(dtype) and not empty else 0
     if op == "prod":
         return 1
     bits = {"int32": 31, "int64": 63}.get(dtype)

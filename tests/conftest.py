@@ -9,9 +9,19 @@ from __future__ import annotations
 import os
 import sys
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, os.path.dirname(__file__))
+
+
+@pytest.fixture(autouse=True)
+def _drop_kernels():
+    """Each compiled kernel holds its native code and stages: drop the test's kernels after it."""
+    yield
+    import strategies
+
+    strategies._KERNELS.clear()
 
 settings.register_profile(
     "default",
