@@ -1,8 +1,11 @@
-"""The shape-aware egglog cost model: estimated nanoseconds from FLOPs, bytes and kernel count.
+"""The shape-aware egglog cost model: estimated nanoseconds of the kernels a term compiles to.
 
-Costs flow bottom-up through extraction; each child's cost also carries its static meaning
-(a tensor's shape and dtype, a literal's value), so a node is priced from its real shapes.
-All machine numbers live in `Machine`.
+A kernel is one loop nest. Its time is a roofline, max(flops / peak, bytes / bandwidth), plus a
+fixed per-kernel overhead. Elementwise work not under `materialize` is fused into its consumer:
+it adds flops (recomputed under a broadcast) but no memory traffic. Kernels close at
+`materialize`, reductions, contractions and outputs. Costs flow bottom-up through extraction;
+each child's cost also carries what the child statically is (shape and dtype, or a literal),
+so every node is priced from its real shapes. All machine numbers live in `Machine`.
 """
 
 from __future__ import annotations
@@ -15,19 +18,25 @@ from typing import Any
 import numpy as np
 from egglog import EGraph, get_callable_fn
 
-from .graph import BINARY, REDUCTIONS, TRANSCENDENTAL, UNARY, VIEWS, Node, infer
+from .graph import BINARY, REDUCTIONS, TRANSCENDENTAL, UNARY, Node, infer, is_unit_reshape
 from .ir import OP_OF, literal
+
+ELEMENTWISE = frozenset(UNARY) | frozenset(BINARY) | {"where", "astype"}
 
 
 @dataclass(frozen=True)
 class Machine:
-    """Throughputs of the target, in the units the model uses (GFLOP/s = flop/ns, GB/s = byte/ns)."""
+    """Throughputs of the target (GFLOP/s = flop/ns, GB/s = byte/ns) and per-kernel overhead."""
 
     gflops: float = 100.0  # sustained vector FLOP rate for fused elementwise work
     gemm_gflops: float = 400.0  # dense matmul throughput
     bandwidth_gbs: float = 39.0  # copy bandwidth (read + write)
-    kernel_overhead_ns: float = 500.0  # loop nest setup, allocation of its result
-    transcendental_flops: float = 10.0  # one exp/log/tanh/... counted as this many flops
+    kernel_overhead_ns: float = 500.0  # loop nest setup and the allocation of its result
+    transcendental_flops: float = 100.0  # one exp/log/tanh/... (~1 ns per element per core with libmvec)
+
+    def kernel(self, flops: float, moved: float, peak: float | None = None) -> float:
+        """Roofline time of one kernel in ns."""
+        return max(flops / (peak or self.gflops), moved / self.bandwidth_gbs) + self.kernel_overhead_ns
 
 
 DEFAULT_MACHINE = Machine()
@@ -37,10 +46,16 @@ _EPSILON = 1e-3  # every node costs something, so extraction never prefers a lon
 @functools.total_ordering
 @dataclass(frozen=True, eq=False)
 class Cost:
-    """Estimated time (ns) of a subterm, plus what the subterm statically is (shape+dtype, or a literal)."""
+    """A subterm's price. `total` compares terms: closed kernels below (`done`) plus this value's
+    own kernel if it were materialized now. A fused value (`buffer` False) carries its pending
+    `flops` and the bytes its kernel would `read`; `meta` is the static shape+dtype (a Node) or literal."""
 
     total: float
     meta: Any = None
+    done: float = 0.0
+    flops: float = 0.0
+    reads: float = 0.0
+    buffer: bool = True
 
     def __lt__(self, other: Cost) -> bool:
         return self.total < other.total
@@ -61,54 +76,97 @@ def _key(meta: Any) -> Any:
     return meta
 
 
-def node_time(op: str, inputs: tuple[Node, ...], out: Node, machine: Machine = DEFAULT_MACHINE) -> float:
-    """Estimated ns to compute one node as its own kernel from materialized inputs (roofline)."""
-    if op in ("arg", "const"):
-        return 0.0
-    if op in VIEWS or op == "reshape":
-        return 0.0
-    itemsize = np.dtype(out.dtype).itemsize
-    if op == "matmul":
-        a, b = inputs
-        k = a.shape[-1]
-        flops = 2.0 * out.size * k
-        moved = (a.size + b.size + out.size) * itemsize
-        return max(flops / machine.gemm_gflops, moved / machine.bandwidth_gbs) + machine.kernel_overhead_ns
-    if op in REDUCTIONS:
-        flops = float(inputs[0].size)
-    elif op in UNARY or op in BINARY or op in ("where", "astype"):
-        weight = machine.transcendental_flops if op in TRANSCENDENTAL else 1.0
-        flops = weight * out.size
-    else:  # concat and data movement
-        flops = 0.0
-    moved = (sum(i.size * np.dtype(i.dtype).itemsize for i in inputs) + out.size * itemsize)
-    return max(flops / machine.gflops, moved / machine.bandwidth_gbs) + machine.kernel_overhead_ns
+def _bytes(node: Node) -> float:
+    return float(node.size * np.dtype(node.dtype).itemsize)
 
 
 class TensorCostModel:
-    """egglog CostModel: prices Tensor e-nodes with `node_time` using their children's shapes."""
+    """egglog CostModel over the tensor language (see the module docstring for the model)."""
 
     def __init__(self, machine: Machine = DEFAULT_MACHINE) -> None:
         self.machine = machine
 
+    # --- helpers ---------------------------------------------------------------------------
+    def closed(self, c: Cost) -> float:
+        """ns of everything below `c` once `c` is in memory (its own kernel closed if fused)."""
+        if c.buffer or not isinstance(c.meta, Node):
+            return c.done
+        return c.done + self.machine.kernel(c.flops, c.reads + _bytes(c.meta))
+
+    def _fused(self, out: Node, done: float, flops: float, reads: float) -> Cost:
+        total = done + self.machine.kernel(flops, reads + _bytes(out))
+        return Cost(total + _EPSILON, out, done, flops, reads, buffer=False)
+
+    def _buffer(self, out: Node, done: float) -> Cost:
+        return Cost(done + _EPSILON, out, done + _EPSILON)
+
+    # --- the model ---------------------------------------------------------------------------
     def __call__(self, egraph: EGraph, expr: Any, children: list[Cost]) -> Cost:
-        below = math.fsum(c.total for c in children)
         fn = get_callable_fn(expr)
         op = OP_OF.get(fn) if fn is not None else None
-        if op is None:  # literals, dtypes, layouts, Vec containers, Program
+        if op is None:  # literals, dtypes, layouts, Vec containers, Program: outputs are materialized
             try:
                 meta = literal(expr)
             except ValueError:
                 meta = tuple(c.meta for c in children)
-            return Cost(below, meta)
+            total = math.fsum(self.closed(c) for c in children)
+            return Cost(total, meta, done=total)
         if op == "concat":
             parts, axis = children
-            tensors = tuple(parts.meta)
-            attrs: tuple = (axis.meta,)
-        else:
-            tensors = tuple(c.meta for c in children if isinstance(c.meta, Node))
-            attrs = tuple(c.meta for c in children if not isinstance(c.meta, Node))
-        shape, dtype = infer(op, tensors, attrs)
-        out = Node(op, (), (), shape, dtype)
-        own = node_time(op, tensors, out, self.machine) + _EPSILON
-        return Cost(below + own, out)
+            out = _meta(op, tuple(parts.meta), (axis.meta,))
+            return self._buffer(out, parts.total + self.machine.kernel(0.0, 2 * _bytes(out)))
+        tensors = [c for c in children if isinstance(c.meta, Node)]
+        attrs = tuple(c.meta for c in children if not isinstance(c.meta, Node))
+        out = _meta(op, tuple(c.meta for c in tensors), attrs)
+        return self.price(op, tensors, out)
+
+    def price(self, op: str, ins: list[Cost], out: Node) -> Cost:
+        """The Cost of `op` producing `out` from children costs `ins`."""
+        m = self.machine
+        if op == "arg":
+            return self._buffer(out, 0.0)
+        if op == "const":
+            return Cost(_EPSILON, out, buffer=False)
+        if op == "materialize":
+            (x,) = ins
+            return self._buffer(out, self.closed(x)) if not x.buffer else Cost(x.total + _EPSILON, out, x.done + _EPSILON)
+        if op in ELEMENTWISE or op in ("transpose", "broadcast_to", "slice", "diagonal") or (
+            op == "reshape" and is_unit_reshape(ins[0].meta.shape, out.shape)
+        ):
+            weight = m.transcendental_flops if op in TRANSCENDENTAL else (1.0 if op in ELEMENTWISE else 0.0)
+            done, flops, reads = 0.0, weight * out.size, 0.0
+            for c in ins:
+                done += c.done
+                if c.buffer:
+                    reads += _bytes(c.meta)
+                else:  # fused: recomputed once per element of `out` that reads it
+                    flops += c.flops * out.size / max(c.meta.size, 1)
+                    reads += c.reads
+            if op not in ELEMENTWISE and ins[0].buffer:  # a view of a buffer is still that buffer
+                return Cost(done + _EPSILON, out, done + _EPSILON)
+            return self._fused(out, done, flops, reads)
+        if op in REDUCTIONS:
+            (x,) = ins
+            flops = x.meta.size + (0.0 if x.buffer else x.flops)
+            reads = _bytes(x.meta) if x.buffer else x.reads
+            return self._buffer(out, x.done + m.kernel(flops, reads + _bytes(out)))
+        if op == "matmul":
+            a, b = ins
+            flops = 2.0 * out.size * a.meta.shape[-1]
+            moved = _bytes(a.meta) + _bytes(b.meta) + _bytes(out)
+            return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops))
+        # general reshape: a copy of its materialized input
+        (x,) = ins
+        return self._buffer(out, self.closed(x) + m.kernel(0.0, 2 * _bytes(out)))
+
+
+def _meta(op: str, tensors: tuple[Node, ...], attrs: tuple) -> Node:
+    shape, dtype = infer(op, tensors, attrs)
+    return Node(op, (), (), shape, dtype)
+
+
+def node_time(op: str, inputs: tuple[Node, ...], out: Node, machine: Machine = DEFAULT_MACHINE) -> float:
+    """ns of `op` as one kernel reading materialized inputs (what the model charges it alone)."""
+    model = TensorCostModel(machine)
+    ins = [model.price("arg", [], i) for i in inputs]
+    return model.closed(model.price(op, ins, out))

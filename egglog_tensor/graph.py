@@ -97,6 +97,8 @@ def _infer(op: str, ins: tuple[Node, ...], attrs: tuple) -> tuple[Shape, str]:
         return broadcast_shapes(c.shape, a.shape, b.shape), a.dtype
     if op == "astype":
         return ins[0].shape, attrs[0]
+    if op == "materialize":
+        return ins[0].shape, ins[0].dtype
     if op in REDUCTIONS:
         (x,) = ins
         axes = attrs[0]

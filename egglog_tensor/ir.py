@@ -86,6 +86,11 @@ class Program(Expr):
     def __init__(self, outputs: VecLike[Tensor, Tensor]) -> None: ...
 
 
+@function
+def materialize(x: Tensor) -> Tensor:
+    """x computed by its own loop nest into a buffer; elsewhere elementwise work fuses into its consumer."""
+
+
 @function(merge=lambda old, new: old)
 def shape_of(x: Tensor) -> Vec[i64]:
     """Static shape of a tensor e-class: seeded for every traced value, propagated by rulesets.shapes.
@@ -175,6 +180,7 @@ CONSTRUCTORS = {
     "equal": equal, "not_equal": not_equal, "less": less, "less_equal": less_equal,
     "greater": greater, "greater_equal": greater_equal, "logical_and": logical_and,
     "logical_or": logical_or, "logical_xor": logical_xor, "where": where, "concat": concat,
+    "materialize": materialize,
 }  # fmt: skip
 OP_OF = {fn: op for op, fn in CONSTRUCTORS.items()}
 

@@ -87,7 +87,7 @@ class _Tally:
 def _tally(stats: dict[str, _Tally], report: RunReport) -> None:
     """Add one step's RunReport to the per-ruleset tallies (rules are attributed to their ruleset)."""
     owner = {
-        rule: ident.name
+        rule: _short(ident.name)
         for ident, decl in report._decls._rulesets.items()
         if isinstance(decl, RulesetDecl)
         for rule in decl.rules
@@ -101,9 +101,15 @@ def _tally(stats: dict[str, _Tally], report: RunReport) -> None:
         if n:
             matched.add(name)
     for name, spent in report.search_and_apply_time_per_ruleset.items():
-        stats.setdefault(name, _Tally()).seconds += spent.total_seconds()
+        if _short(name) in stats:
+            stats[_short(name)].seconds += spent.total_seconds()
     for name in matched:
         stats[name].iterations += 1
+
+
+def _short(name: str) -> str:
+    """A ruleset's name without the module path egglog prefixes."""
+    return name.rsplit(".", 1)[-1]
 
 
 def egraph_size(egraph: EGraph) -> int:

@@ -1,9 +1,9 @@
 """Emission: extracted Node DAG -> MLIR module (linalg on tensors, memrefs at the boundary).
 
-Elementwise ops, constants and views (transpose, broadcast, slices, diagonals, unit reshapes) fuse
-into one `linalg.generic` per group: views become indexing maps, never copies. A group input is a
-materialized value: an argument, a contraction, a reduction, or an elementwise value that is
-shared by several consumers or read under a broadcast (so it is not recomputed). A reduction
+The extracted term decides fusion: elementwise ops, constants and views (transpose, broadcast,
+slices, diagonals, unit reshapes) fuse into their consumer's `linalg.generic` (views become
+indexing maps, never copies) unless the term wraps them in `materialize`. A group input is a
+materialized value: an argument, a `materialize`d value, a contraction or a reduction. A reduction
 inlines its elementwise producer (`sum(a*b)` reads a and b once). Arguments come in as memrefs
 (identity, column-major or dynamic strided layout) and outputs are written in place
 (destination-passing style), so one-shot bufferization needs no result copies.
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import bufferization, func, linalg, tensor
 
-from egglog_tensor.graph import BINARY, REDUCTIONS, UNARY, Node, is_unit_reshape, topological
+from egglog_tensor.graph import BINARY, REDUCTIONS, UNARY, Node, is_unit_reshape
 from egglog_tensor.spec import ArgSpec
 
 from . import scalar
@@ -131,16 +131,9 @@ class _Plan:
 class Emitter:
     """Builds one func.func for a kernel inside the current MLIR context."""
 
-    def __init__(self, outputs: list[Node]) -> None:
+    def __init__(self) -> None:
         self.values: dict[int, ir.Value] = {}
         self.arg_tensors: dict[str, ir.Value] = {}
-        consumers: dict[int, set[int]] = {}
-        for n in topological(outputs):
-            for i in n.inputs:
-                consumers.setdefault(id(i), set()).add(id(n))
-        for o in outputs:
-            consumers.setdefault(id(o), set()).add(-1)
-        self.shared = {k for k, v in consumers.items() if len(v) > 1}
 
     # --- materialized values ---------------------------------------------------------------
     def materialize(self, node: Node) -> ir.Value:
@@ -154,6 +147,8 @@ class Emitter:
     def _materialize(self, node: Node) -> ir.Value:
         if node.op == "arg":
             return self.arg_tensors[node.attrs[0]]
+        if node.op == "materialize":
+            return self.materialize(node.inputs[0])
         if node.size == 0:
             return self._empty(node)
         if node.op == "matmul":
@@ -179,21 +174,16 @@ class Emitter:
         return self._group(node) if node.op == "arg" else self.materialize(node)
 
     # --- fused elementwise groups ------------------------------------------------------------
-    def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, root: Node, spread: bool) -> tuple:
-        """The body expression computing `node` at `idx`; `spread` means reused across the domain."""
+    def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan) -> tuple:
+        """The body expression computing `node` at `idx` (fused unless the term materializes it)."""
         if node.op == "const":
             return ("c", node.attrs[0], node.dtype)
         if is_view(node):
-            widened = spread or (node.op == "broadcast_to" and node.size > node.inputs[0].size)
-            return self._scalar(node.inputs[0], view_index(node, idx), plan, root, widened)
-        inline = node.op in _ELEMENTWISE and (node is root or (id(node) not in self.shared and not spread))
-        if not inline:
+            return self._scalar(node.inputs[0], view_index(node, idx), plan)
+        if node.op not in _ELEMENTWISE:
             return plan.input(self.materialize(node), idx, node.dtype)
-        children = []
-        for i in node.inputs:
-            cidx = broadcast_index(i.shape, node.shape, idx)
-            children.append(self._scalar(i, cidx, plan, root, spread or i.size < node.size))
-        return (node.op, node.inputs[0].dtype, node.dtype, tuple(children))
+        children = tuple(self._scalar(i, broadcast_index(i.shape, node.shape, idx), plan) for i in node.inputs)
+        return (node.op, node.inputs[0].dtype, node.dtype, children)
 
     def _generic(self, plan: _Plan, tree: tuple, init: ir.Value, out_map: ir.AffineMap,
                  iterators: list[str], combine: str | None, out_dtype: str) -> ir.Value:
@@ -220,7 +210,7 @@ class Emitter:
         rank = node.ndim
         dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
         plan = _Plan(node.shape)
-        tree = self._scalar(node, dims, plan, node, False)
+        tree = self._scalar(node, dims, plan)
         return self._generic(plan, tree, self._empty(node), ir.AffineMap.get_identity(rank),
                              ["parallel"] * rank, None, node.dtype)
 
@@ -229,7 +219,7 @@ class Emitter:
         axes = node.attrs[0]
         dims = [ir.AffineDimExpr.get(i) for i in range(x.ndim)]
         plan = _Plan(x.shape)
-        tree = self._scalar(x, dims, plan, node, False)
+        tree = self._scalar(x, dims, plan)
         if not all(plan.spans(a) for a in axes):
             # Linalg infers each loop's bounds from an operand indexed by that bare loop index;
             # a reduced dim read only at an offset or broadcast (a[1:], a[::-1]) has none, so
@@ -327,7 +317,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn
             fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
-                emitter = Emitter(outputs)
+                emitter = Emitter()
                 for name, spec, arg in zip(names, specs, entry.arguments, strict=False):
                     ttype = ir.RankedTensorType.get(list(spec.shape), scalar.storage_type(spec.dtype))
                     emitter.arg_tensors[name] = bufferization.to_tensor(ttype, arg, restrict=True)

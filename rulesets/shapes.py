@@ -12,7 +12,7 @@ from itertools import combinations, permutations
 from egglog import Vec, eq, f64, i64, rule, ruleset, set_
 
 from egglog_tensor.graph import BINARY, UNARY
-from egglog_tensor.ir import CONSTRUCTORS, DType, Tensor, shape_of
+from egglog_tensor.ir import CONSTRUCTORS, DType, Tensor, materialize, shape_of
 
 shapes = ruleset(name="shapes")
 
@@ -59,8 +59,8 @@ def _elementwise(a: Tensor, b: Tensor, s: Vec[i64], dt: DType) -> object:
     for op in UNARY:
         t = CONSTRUCTORS[op](a)
         yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(set_(shape_of(t)).to(s))
-    t = a.astype(dt)
-    yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(set_(shape_of(t)).to(s))
+    for t in (a.astype(dt), materialize(a)):
+        yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(set_(shape_of(t)).to(s))
     for op in BINARY:
         t = CONSTRUCTORS[op](a, b)
         yield rule(eq(t).to(t), eq(shape_of(a)).to(s), eq(shape_of(b)).to(s)).then(set_(shape_of(t)).to(s))
