@@ -20,7 +20,7 @@ from mlir.dialects import bufferization, func, linalg, tensor
 from egglog_tensor.graph import BINARY, REDUCTIONS, UNARY, Node, is_unit_reshape
 from egglog_tensor.spec import ArgSpec
 
-from . import scalar
+from . import scalar, tiling
 
 _ELEMENTWISE = set(UNARY) | set(BINARY) | {"where", "astype"}
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
@@ -240,6 +240,11 @@ class Emitter:
         return self.materialize(node), False
 
     def _matmul(self, node: Node) -> ir.Value:
+        value = self._contraction(node)
+        tiling.tag(value.owner)  # et.tiles / et.vec: the "tile" stage tiles and vectorizes it
+        return value
+
+    def _contraction(self, node: Node) -> ir.Value:
         a, b = node.inputs
         init = self._filled(node, 0)
         if a.ndim == 2 and b.ndim == 2:

@@ -10,15 +10,21 @@ from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..toolchain import run_tool, save_failure_input
-from . import mathapprox
+from . import mathapprox, tiling
 
 
 @dataclass(frozen=True)
 class Stage:
-    """One named step of a pipeline: pass-pipeline elements run inside `builtin.module(...)`."""
+    """One named step of a pipeline: pass-pipeline elements run inside `builtin.module(...)`.
+
+    A stage with a `script` builds a transform-dialect module from the IR it receives (None: the
+    stage has nothing to do and is skipped); the script is nested into the payload for its passes
+    (`transform-interpreter` runs it), kept as the stage text "<name>-script", then removed.
+    """
 
     name: str
     passes: tuple[str, ...]
+    script: Callable[[ir.Module], str | None] | None = None
     rewrite: Callable[[ir.Module], None] | None = None  # applied in place after the passes
 
     @property
@@ -58,6 +64,7 @@ TO_LLVM = Stage(
         "convert-scf-to-cf",
         "convert-math-to-llvm",
         "convert-math-to-libm",
+        "convert-vector-to-llvm{reassociate-fp-reductions}",
         "expand-strided-metadata",
         "lower-affine",
         "finalize-memref-to-llvm",
@@ -71,14 +78,22 @@ TO_LLVM = Stage(
     ),
 )
 
+# Contractions tagged with et.tiles / et.vec (lowering/tiling.py): tiled, vectorized on tensors.
+TILE = Stage("tile", ("transform-interpreter", "canonicalize", "cse"), script=tiling.transform_script)
+
+# Vector ops left by the tile stage: n-D transfers -> loops of 1-D ones, masks -> selects.
+VECTOR = Stage("vector", ("convert-vector-to-scf{full-unroll=true}", "func.func(lower-vector-mask)", "canonicalize", "cse"))
+
 # Scalar exp/log/tanh/sin/cos become libm calls that LLVM vectorizes with glibc's libmvec (mathapprox.py).
 VECMATH = Stage("vecmath", (), rewrite=mathapprox.vectorize_math)
 
 CPU = Pipeline(
     "cpu",
     (
+        TILE,
         BUFFERIZE,
-        Stage("loops", ("func.func(convert-linalg-to-loops)", "canonicalize", "cse")),
+        Stage("loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-for", "canonicalize", "cse")),
+        VECTOR,
         TO_LLVM,
         VECMATH,
     ),
@@ -87,8 +102,10 @@ CPU = Pipeline(
 CPU_OPENMP = Pipeline(
     "cpu-openmp",
     (
+        TILE,
         BUFFERIZE,
-        Stage("parallel-loops", ("func.func(convert-linalg-to-parallel-loops)", "canonicalize", "cse")),
+        Stage("parallel-loops", ("func.func(convert-linalg-to-parallel-loops)", "scf-forall-to-parallel", "canonicalize", "cse")),
+        VECTOR,
         Stage("openmp", ("convert-scf-to-openmp",)),
         Stage("llvm", ("convert-openmp-to-llvm", *TO_LLVM.passes)),
         VECMATH,
@@ -135,13 +152,26 @@ def run_pipeline(module_text: str, pipeline: Pipeline, *, context: ir.Context | 
         for stage in pipeline.stages:
             if _I1_MEMREF.search(current) and any(p.startswith("finalize-memref-to-llvm") for p in stage.passes):
                 raise _fail(pipeline, stage, current, "memrefs of i1 cannot be lowered to LLVM; use i8 (0/1) in memory")
+            script = None
+            if stage.script is not None:
+                script = stage.script(module)
+                if script is None:  # nothing to transform: the stage keeps its place, IR unchanged
+                    results.append((stage.name, current))
+                    continue
+                results.append((f"{stage.name}-script", script))
+                try:
+                    module = ir.Module.parse(_nest(current, script))
+                except ir.MLIRError as exc:
+                    raise _fail(pipeline, stage, current, f"transform script does not parse: {exc}") from None
             try:
                 manager = passmanager.PassManager.parse(stage.pipeline_text)
                 manager.run(module.operation)
                 if stage.rewrite is not None:
                     stage.rewrite(module)
             except (ir.MLIRError, ValueError) as exc:  # ValueError: the pass pipeline text does not parse
-                raise _fail(pipeline, stage, current, str(exc)) from None
+                raise _fail(pipeline, stage, current, str(exc) + (f"\n  transform script:\n{script}" if script else "")) from None
+            if script is not None:
+                _strip_transform_modules(module)
             current = str(module)
             results.append((stage.name, current))
         left = _unlowered_ops(current)
@@ -149,6 +179,18 @@ def run_pipeline(module_text: str, pipeline: Pipeline, *, context: ir.Context | 
             last = pipeline.stages[-1]
             raise _fail(pipeline, last, current, f"ops left after the last stage, not in the LLVM dialect: {', '.join(left)}")
     return results
+
+
+def _nest(module_text: str, script: str) -> str:
+    """The payload module with the transform module nested at the end of its body."""
+    head, _, tail = module_text.rpartition("}")
+    return f"{head}{script}}}{tail}"
+
+
+def _strip_transform_modules(module: ir.Module) -> None:
+    for op in list(module.body.operations):
+        if op.operation.name == "builtin.module" and "transform.with_named_sequence" in op.operation.attributes:
+            op.operation.erase()
 
 
 def lower_to_llvm_ir(llvm_dialect_text: str) -> str:

@@ -68,7 +68,7 @@ def test_transposed_matmul_operand_is_an_indexing_map(tmp_path) -> None:
     filecheck(text, """
 CHECK: #[[AT:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
 CHECK: linalg.fill
-CHECK: linalg.matmul indexing_maps = [#[[AT]], #{{map[0-9]*}}, #{{map[0-9]*}}] ins(%{{.*}}, %{{.*}} : tensor<24x16xf32>, tensor<24x8xf32>)
+CHECK: linalg.matmul indexing_maps = [#[[AT]], #{{map[0-9]*}}, #{{map[0-9]*}}] {et.tiles = [{{.*}}], et.vec = [{{.*}}]} ins(%{{.*}}, %{{.*}} : tensor<24x16xf32>, tensor<24x8xf32>)
 CHECK-NOT: linalg.generic
 """, tmp_path)
 
@@ -100,8 +100,11 @@ CHECK-NOT: linalg.generic
 @pytest.mark.parametrize(
     ("target", "name", "checks"),
     [
-        ("cpu", "bufferize", "CHECK-NOT: tensor<\nCHECK: linalg.matmul ins(%{{.*}} : memref<8x8xf32>, memref<8x8xf32>) outs(%arg2 : memref<8x8xf32>)"),
-        ("cpu", "loops", "CHECK: scf.for\nCHECK: scf.for\nCHECK: scf.for\nCHECK: arith.mulf\nCHECK: arith.addf"),
+        # the matmul was tiled and vectorized on tensors by the "tile" stage (lowering/tiling.py)
+        ("cpu", "bufferize", "CHECK-NOT: tensor<\nCHECK: linalg.fill {{.*}} outs(%arg2 : memref<8x8xf32>)\n"
+                             "CHECK: scf.for {{.*}} -> (vector<8x8xf32>)\nCHECK: vector.fma {{.*}} : vector<8xf32>\n"
+                             "CHECK: vector.transfer_write {{.*}}, %arg2"),
+        ("cpu", "loops", "CHECK: scf.for\nCHECK: scf.for\nCHECK: memref.store\nCHECK: scf.for {{.*}} -> (vector<8x8xf32>)\nCHECK: vector.fma"),
         ("cpu-openmp", "openmp", "CHECK: omp.parallel\nCHECK: omp.wsloop"),
         ("cpu", "llvm", "CHECK: llvm.func @kernel\nCHECK: llvm.func @_mlir_ciface_kernel"),
     ],

@@ -1,0 +1,385 @@
+"""Tiling and vectorization of contractions with MLIR's transform dialect.
+
+The emitter tags each contraction (`linalg.matmul`, `batch_matmul`, `matvec`, `vecmat`, `dot`)
+with two attributes, one entry per loop of the op's iteration domain (linalg's order):
+
+    et.tiles = [...]   cache tile sizes (0: that loop is not tiled at this level)
+    et.vec   = [...]   register tile sizes inside a cache tile; the vectorized shape
+
+For `linalg.matmul` (loops m, n, k) that is `et.tiles = [TM, TN, TK]`, `et.vec = [mr, nr, 1]`, with
+nr a multiple of the SIMD width. `choose_tiles` picks defaults from the cache sizes of this machine
+and the element size; `transform_script` builds the transform-dialect script that the "tile" stage
+of the CPU pipelines runs with the `transform-interpreter` pass, on tensors, before bufferization.
+
+What the script does to a matmul (BLIS-like loop order, no packing):
+
+    scf.forall (m, n) by (TM, TN)          parallel over output blocks (omp with cpu-openmp)
+      scf.for k by TK                      the A block (TM x TK) stays in L2
+        scf.for n by nr; scf.for m by mr   register tiles, peeled so full tiles are static
+          scf.for k by 1                   vector<mr x nr> accumulator hoisted into registers,
+                                           vector.contract -> outer products -> vector.fma
+
+Partial tiles (sizes not divisible by the tiles) are the peeled remainder loops, vectorized with
+masks. Matvec and dot split the reduction into vector-wide partial sums (tile_reduction_using_for)
+so the hot loop is an elementwise fma on rows; vecmat keeps its parallel dim in the vector.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+from mlir import ir
+
+CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.dot")
+
+
+# --- the target ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CacheInfo:
+    """Per-core data cache sizes in bytes, and the SIMD register width in bytes."""
+
+    l1: int = 32 * 1024
+    l2: int = 1024 * 1024
+    line: int = 64
+    simd: int = 32
+
+
+def _read_size(text: str) -> int:
+    text = text.strip().upper()
+    scale = {"K": 1024, "M": 1024**2, "G": 1024**3}.get(text[-1:], 1)
+    return int(text.rstrip("KMG")) * scale
+
+
+def _simd_bytes() -> int:
+    try:
+        flags = Path("/proc/cpuinfo").read_text().split("flags", 2)[1].split("\n", 1)[0].split()
+    except (OSError, IndexError):
+        return 16
+    if "avx512f" in flags:
+        return 64
+    if "avx2" in flags or "avx" in flags:
+        return 32
+    return 16
+
+
+@functools.cache
+def host_caches(root: str = "/sys/devices/system/cpu/cpu0/cache") -> CacheInfo:
+    """The host's L1 data and L2 sizes from sysfs (fallbacks: 32 KiB, 1 MiB), and its SIMD width."""
+    sizes: dict[int, int] = {}
+    line = 64
+    base = Path(root)
+    if base.is_dir():
+        for index in sorted(base.glob("index*")):
+            try:
+                kind = (index / "type").read_text().strip()
+                level = int((index / "level").read_text())
+                if kind in ("Data", "Unified") and level in (1, 2):
+                    sizes.setdefault(level, _read_size((index / "size").read_text()))
+                    line = int((index / "coherency_line_size").read_text())
+            except (OSError, ValueError):
+                continue
+    fallback = CacheInfo()
+    return CacheInfo(sizes.get(1, fallback.l1), sizes.get(2, fallback.l2), line, _simd_bytes())
+
+
+# --- tile sizes ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Tiles:
+    """Tile sizes of one contraction, one per loop of its iteration domain."""
+
+    tiles: tuple[int, ...]  # cache level
+    vec: tuple[int, ...]  # register level (the vector shape)
+
+    def attributes(self) -> dict[str, str]:
+        return {"et.tiles": _ints(self.tiles), "et.vec": _ints(self.vec)}
+
+
+def _ints(values: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _down(value: int, multiple: int) -> int:
+    return max(multiple, value // multiple * multiple)
+
+
+def _fit(tile: int, extent: int) -> int:
+    """A tile no larger than the loop it tiles (and at least 1)."""
+    return max(1, min(tile, extent))
+
+
+def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheInfo | None = None) -> Tiles:
+    """Default tile sizes for contraction `op` (e.g. "linalg.matmul") with loop extents `loops`.
+
+    Register tile (matmul): nr = 2 SIMD vectors wide, mr = 8 rows (16 accumulators + B + A
+    broadcasts fit 32 zmm registers; 6 rows with 16 registers). Cache tiles: the B micro-panel
+    (TK x nr) takes half of L1; the A block (TM x TK) a third of L2, beside the C block
+    (TM x TN) and the B block (TK x TN).
+    """
+    c = caches or host_caches()
+    lanes = max(1, c.simd // itemsize)
+    name = op.removeprefix("linalg.")
+    if name in ("matmul", "batch_matmul"):
+        *batch, m, n, k = loops
+        mr = 8 if c.simd >= 64 else 6
+        nr = 2 * lanes
+        tk = _down(c.l1 // 2 // (nr * itemsize), 8)
+        tn = 8 * nr
+        tm = _down(min(c.l2 // 3 // (tk * itemsize), (c.l2 // 3) // (tn * itemsize)), mr)
+        mr, nr = _fit(mr, m), _fit(nr, n)
+        tm, tn, tk = _fit(tm, m), _fit(tn, n), _fit(tk, k)
+        tm = tm if tm == m else max(mr, tm // mr * mr)  # a whole extent stays whole: one static tile
+        tn = tn if tn == n else max(nr, tn // nr * nr)
+        return Tiles(tuple([1] * len(batch)) + (tm, tn, tk), tuple([1] * len(batch)) + (mr, nr, 1))
+    if name == "matvec":  # loops (m, k): rows in registers, k split into vector-wide partial sums
+        m, k = loops
+        mr, kv = _fit(4, m), _fit(4 * lanes, k)
+        tm = _fit(_down(max(1, m // 16), mr), m)  # enough row blocks to share among threads
+        return Tiles((tm, 0), (mr, kv))
+    if name == "vecmat":  # loops (n, k): a row block of y stays in L1, rows of A stream through
+        n, k = loops
+        nv = _fit(4 * lanes, n)
+        tn = _fit(_down(c.l1 // 4 // itemsize, nv), n)
+        return Tiles((tn, 0), (nv, _fit(4, k)))
+    if name == "dot":
+        (k,) = loops
+        return Tiles((0,), (_fit(4 * lanes, k),))
+    raise ValueError(f"no tile policy for {op}")
+
+
+def footprint(op: str, tiles: Tiles, itemsize: int) -> tuple[int, int]:
+    """Bytes the register-level loop keeps in L1 and the cache tile keeps in L2 (matmul family)."""
+    *_, tm, tn, tk = tiles.tiles
+    *_, mr, nr, _ = tiles.vec
+    l1 = (tk * nr + mr * tk) * itemsize
+    l2 = (tm * tk + tk * tn + tm * tn) * itemsize
+    return l1, l2
+
+
+# --- the transform script -----------------------------------------------------------------------
+_ANY = "!transform.any_op"
+
+
+@dataclass(frozen=True)
+class _Target:
+    """One group of identically tagged contractions in the payload."""
+
+    op: str
+    tiles: tuple[int, ...]
+    vec: tuple[int, ...]
+    loops: tuple[int, ...]
+
+
+def _int_list(attr: ir.Attribute) -> tuple[int, ...]:
+    return tuple(ir.IntegerAttr(a).value for a in ir.ArrayAttr(attr))
+
+
+def contractions(module: ir.Module) -> list[_Target]:
+    """The tagged contractions of a module, one entry per distinct (op, tiles, vec, loop extents)."""
+    found: dict[tuple, _Target] = {}
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in CONTRACTIONS and "et.tiles" in op.attributes and "et.vec" in op.attributes:
+            loops = _loop_extents(op)
+            t = _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), loops)
+            found.setdefault((t.op, t.tiles, t.vec), t)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return list(found.values())
+
+
+def _loop_extents(op: ir.Operation) -> tuple[int, ...]:
+    """Static extents of a contraction's loops, read off its operand shapes and indexing maps."""
+    shapes = [ir.ShapedType(v.type).shape for v in op.operands]
+    if "indexing_maps" in op.attributes:
+        maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    else:
+        maps = None
+    name = op.name.removeprefix("linalg.")
+    if maps is None:  # the named ops' default maps
+        a, b, c = shapes
+        return {
+            "matmul": lambda: (a[0], b[1], a[1]),
+            "batch_matmul": lambda: (a[0], a[1], b[2], a[2]),
+            "matvec": lambda: (a[0], a[1]),
+            "vecmat": lambda: (b[1], a[0]),
+            "dot": lambda: (a[0],),
+        }[name]()
+    extents: dict[int, int] = {}
+    for amap, shape in zip(maps, shapes, strict=True):
+        for expr, size in zip(amap.results, shape, strict=True):
+            if isinstance(expr, ir.AffineDimExpr):
+                extents[expr.position] = size
+    return tuple(extents[i] for i in range(len(extents)))
+
+
+def _match(t: _Target, var: str) -> str:
+    attrs = f"et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}"
+    return f'{var} = transform.structured.match ops{{["{t.op}"]}} attributes{{{attrs}}} in %root : ({_ANY}) -> {_ANY}'
+
+
+def _tile(out: str, loops: int, target: str, kind: str, sizes: list[int], interchange: list[int] | None = None) -> str:
+    results = ", ".join([_ANY] * (1 + loops))
+    inter = f" interchange = {_ints(tuple(interchange))}" if interchange else ""
+    return f"{out} = transform.structured.{kind} {target} tile_sizes {_ints(tuple(sizes))}{inter} : ({_ANY}) -> ({results})"
+
+
+def _peel(loop: str) -> list[str]:
+    return [
+        f'%p{loop[1:]} = transform.cast {loop} : {_ANY} to !transform.op<"scf.for">',
+        f'transform.loop.peel %p{loop[1:]} : (!transform.op<"scf.for">) -> ({_ANY}, {_ANY})',
+    ]
+
+
+def _matmul_family(t: _Target, i: int) -> list[str]:
+    """forall over output blocks; k cache loop; peeled (n, m) register loops; k by 1, vectorized."""
+    nb = len(t.loops) - 3
+    *_, m, n, k = t.loops
+    *_, tm, tn, tk = t.tiles
+    *_, mr, nr, _ = t.vec
+    b0 = [1] * nb
+    lines = [_match(t, f"%op{i}")]
+    lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", b0 + [tm, tn, 0]))
+    lines.append(_tile(f"%b{i}, %kl{i}", 1, f"%a{i}", "tile_using_for", [0] * nb + [0, 0, tk]))
+    lines.append(_tile(f"%c{i}, %ln{i}, %lm{i}, %lk{i}", 3, f"%b{i}", "tile_using_for",
+                       [0] * nb + [mr, nr, 1], interchange=list(range(nb)) + [nb + 1, nb, nb + 2]))
+    if m % mr or m % tm:
+        lines += _peel(f"%lm{i}")
+    if n % nr or n % tn:
+        lines += _peel(f"%ln{i}")
+    return lines
+
+
+_CLEANUP = [
+    "transform.apply_patterns to %funcs {",
+    "  transform.apply_patterns.scf.for_loop_canonicalization",
+    "  transform.apply_patterns.linalg.tiling_canonicalization",
+    "  transform.apply_patterns.canonicalization",
+    f"}} : {_ANY}",
+]
+
+
+def _vectorize_tagged(t: _Target, i: int) -> list[str]:
+    """The register tiles (they keep the tags): full tiles are static, remainder tiles get masks."""
+    return [
+        _match(t, f"%v{i}").replace("in %root", "in %funcs"),
+        f"transform.structured.vectorize %v{i} vector_sizes {_ints(t.vec)} : {_ANY}",
+    ]
+
+
+def _matvec(t: _Target, i: int) -> list[str]:
+    """Rows by mr; the reduction split into kv-wide partial sums held in vector registers."""
+    (tm, _), (mr, kv) = t.tiles, t.vec
+    lines = [_match(t, f"%op{i}")]
+    lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", [tm, 0]))
+    lines.append(_tile(f"%b{i}, %lm{i}", 1, f"%a{i}", "tile_using_for", [mr, 0]))
+    lines.append(
+        f"%fill{i}, %part{i}, %comb{i}, %lk{i} = transform.structured.tile_reduction_using_for %b{i} "
+        f"by tile_sizes = [0, {kv}] : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})"
+    )
+    return lines
+
+
+def _vecmat(t: _Target, i: int) -> list[str]:
+    """Column blocks of y (L1) by forall; rows of A stream through, kr rows per step."""
+    (tn, _), (nv, kr) = t.tiles, t.vec
+    lines = [_match(t, f"%op{i}")]
+    lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", [tn, 0]))
+    lines.append(_tile(f"%b{i}, %lk{i}, %ln{i}", 2, f"%a{i}", "tile_using_for", [nv, kr], interchange=[1, 0]))
+    return lines
+
+
+def _dot(t: _Target, i: int) -> list[str]:
+    (kv,) = t.vec
+    lines = [_match(t, f"%op{i}")]
+    lines.append(
+        f"%fill{i}, %part{i}, %comb{i}, %lk{i} = transform.structured.tile_reduction_using_for %op{i} "
+        f"by tile_sizes = [{kv}] : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})"
+    )
+    return lines
+
+
+def transform_script(module: ir.Module) -> str | None:
+    """The transform module that tiles and vectorizes every tagged contraction of `module`, or None."""
+    targets = contractions(module)
+    if not targets:
+        return None
+    body: list[str] = [f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}']
+    later: list[str] = []  # vectorization, once every contraction is tiled and the tiles are cleaned up
+    for i, t in enumerate(targets):
+        name = t.op.removeprefix("linalg.")
+        body.append(f"// {t.op} loops {_ints(t.loops)}: et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}")
+        if name == "batch_matmul":
+            # Left to convert-linalg-to-loops: vectorizing the unit batch dim of a tile yields a
+            # vector.contract that the outer-product lowering does not take (see the module doc).
+            body.append("// not tiled yet")
+        elif name == "matmul":
+            body += _matmul_family(t, i)
+            later += _vectorize_tagged(t, i)
+        elif name == "matvec":
+            body += _matvec(t, i)
+            later.append(f"transform.structured.vectorize %part{i} vector_sizes {_ints(t.vec)} : {_ANY}")
+            later.append(f"transform.structured.vectorize %comb{i} vector_sizes {_ints(t.vec)} : {_ANY}")
+            later.append(f"transform.structured.vectorize %fill{i} vector_sizes {_ints(t.vec)} : {_ANY}")
+        elif name == "vecmat":
+            body += _vecmat(t, i)
+            later += _vectorize_tagged(t, i)
+        else:
+            body += _dot(t, i)
+            later.append(f"transform.structured.vectorize %part{i} vector_sizes {_ints(t.vec)} : {_ANY}")
+            later.append(f"transform.structured.vectorize %comb{i} vector_sizes {_ints(t.vec)} : {_ANY}")
+            later.append(f"transform.structured.vectorize %fill{i} vector_sizes {_ints(t.vec)} : {_ANY}")
+    body += ["// peeled tiles get static shapes before vectorization", *_CLEANUP, *later]
+    body += [
+        "transform.apply_patterns to %funcs {",
+        "  transform.apply_patterns.scf.for_loop_canonicalization",
+        "  transform.apply_patterns.linalg.tiling_canonicalization",
+        "  transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers",
+        "  transform.apply_patterns.vector.transfer_permutation_patterns",
+        "  transform.apply_patterns.vector.reduction_to_contract",
+        "  transform.apply_patterns.vector.cast_away_vector_leading_one_dim",
+        "  transform.apply_patterns.canonicalization",
+        f"}} : {_ANY}",
+        # accumulators: a transfer_read/transfer_write pair of the loop-carried tensor -> registers
+        f'%fors = transform.structured.match ops{{["scf.for"]}} in %root : ({_ANY}) -> {_ANY}',
+        f"transform.loop.hoist_loop_invariant_subsets %fors : {_ANY}",
+        "transform.apply_patterns to %funcs {",
+        '  transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"',
+        "  transform.apply_patterns.vector.lower_masked_transfers",
+        "  transform.apply_patterns.vector.transfer_permutation_patterns",
+        '  transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerparallel"',
+        "  transform.apply_patterns.vector.lower_transpose",
+        "  transform.apply_patterns.vector.lower_outerproduct",
+        "  transform.apply_patterns.canonicalization",
+        f"}} : {_ANY}",
+    ]
+    lines = [
+        "module attributes {transform.with_named_sequence} {",
+        f"  transform.named_sequence @__transform_main(%root: {_ANY} {{transform.readonly}}) {{",
+        *("    " + line for line in body),
+        "    transform.yield",
+        "  }",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+
+def _bits(elem: ir.Type) -> int:
+    for cls in (ir.IntegerType, ir.FloatType):
+        try:
+            return cls(elem).width
+        except ValueError:
+            pass
+    return 32
+
+
+def tag(op: ir.Operation | ir.OpView, caches: CacheInfo | None = None) -> None:
+    """Attach default `et.tiles` / `et.vec` to an emitted contraction (sizes from choose_tiles)."""
+    op = op.operation
+    itemsize = max(1, _bits(ir.ShapedType(op.results[0].type).element_type) // 8)
+    tiles = choose_tiles(op.name, _loop_extents(op), itemsize, caches)
+    for key, value in tiles.attributes().items():
+        op.attributes[key] = ir.Attribute.parse(value)
