@@ -152,6 +152,8 @@ class Emitter:
         if node.size == 0:
             return self._empty(node)
         if node.op == "matmul":
+            if node.inputs[0].shape[-1] == 0:  # empty contraction: zeros (tiling a size-0 loop asserts in MLIR)
+                return self._filled(node, 0)
             return self._matmul(node)
         if node.op in REDUCTIONS:
             return self._reduction(node)

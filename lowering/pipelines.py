@@ -79,7 +79,9 @@ TO_LLVM = Stage(
 )
 
 # Contractions tagged with et.tiles / et.vec (lowering/tiling.py): tiled, vectorized on tensors.
-TILE = Stage("tile", ("transform-interpreter", "canonicalize", "cse"), script=tiling.transform_script)
+# No cse here: merging the contractions' identical tensor.empty/fill inits makes eliminate-empty-tensors
+# write several outputs through one output buffer (wrong results); cse runs after bufferization.
+TILE = Stage("tile", ("transform-interpreter", "canonicalize"), script=tiling.transform_script)
 
 # Vector ops left by the tile stage: n-D transfers -> loops of 1-D ones, masks -> selects.
 VECTOR = Stage("vector", ("convert-vector-to-scf{full-unroll=true}", "func.func(lower-vector-mask)", "canonicalize", "cse"))
