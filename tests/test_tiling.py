@@ -1,0 +1,141 @@
+"""Tiling and vectorization of contractions (lowering/tiling.py and the pipelines' "tile" stage)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import egglog_tensor as et
+from egglog_tensor.lowering import tiling
+
+rng = np.random.default_rng(7)
+TARGETS = ["cpu", "cpu-openmp"]
+
+
+def _args(shapes, dtype):
+    if np.issubdtype(dtype, np.integer):
+        return [rng.integers(-9, 10, s).astype(dtype) for s in shapes]
+    return [rng.standard_normal(s).astype(dtype) for s in shapes]
+
+
+def _check(fn, shapes, dtype, target):
+    args = _args(shapes, dtype)
+    got, want = et.kernel(fn, target=target)(*args), fn(*args)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if np.issubdtype(dtype, np.integer):
+        np.testing.assert_array_equal(got, want)
+    else:
+        tol = 1e-4 if dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1, shapes[0][-1]))
+
+
+MATMUL_SHAPES = [  # (m, k, n): tiny, prime, not divisible by any tile, size 0, one full tile + remainder
+    (1, 1, 1), (3, 17, 1), (17, 3, 33), (1, 64, 1), (8, 32, 32), (67, 45, 130), (33, 200, 47),
+    (0, 4, 3), (5, 0, 3), (4, 3, 0), (264, 193, 140),
+]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("mkn", MATMUL_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_matches_numpy(target, dtype, mkn) -> None:
+    m, k, n = mkn
+    _check(lambda a, b: a @ b, [(m, k), (k, n)], dtype, target)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize(
+    ("name", "fn", "shapes"),
+    [
+        ("a.T@b", lambda a, b: a.T @ b, [(45, 67), (45, 130)]),
+        ("a@b.T", lambda a, b: a @ b.T, [(67, 45), (130, 45)]),
+        ("a.T@b.T", lambda a, b: a.T @ b.T, [(19, 37), (40, 19)]),
+        ("batch", lambda a, b: a @ b, [(3, 17, 9), (3, 9, 33)]),
+        ("matvec", lambda a, b: a @ b, [(37, 70), (70,)]),
+        ("matvec-tall", lambda a, b: a @ b, [(300, 3), (3,)]),
+        ("vecmat", lambda a, b: a @ b, [(70,), (70, 37)]),
+        ("vecmat-wide", lambda a, b: a @ b, [(5,), (5, 1000)]),
+        ("dot", lambda a, b: a @ b, [(77,), (77,)]),
+        ("dot-1", lambda a, b: a @ b, [(1,), (1,)]),
+        ("mm+bias+relu", lambda a, b, c: np.maximum(a @ b + c, 0), [(67, 45), (45, 130), (130,)]),
+        ("chain", lambda a, b, x: (a @ b) @ x, [(20, 30), (30, 17), (17,)]),
+    ],
+)
+def test_contractions_match_numpy(target, dtype, name, fn, shapes) -> None:
+    _check(fn, shapes, dtype, target)
+
+
+def test_tile_stage_tiles_and_vectorizes_the_matmul() -> None:
+    a, b = rng.standard_normal((512, 40), np.float32), rng.standard_normal((40, 384), np.float32)
+    comp = et.kernel(lambda a, b: a @ b).inspect(a, b)
+    stages = comp.stages
+    assert stages.index("tile-script") < stages.index("tile") < stages.index("bufferize")
+    assert "linalg.matmul {et.tiles = [" in comp.stage("linalg")
+    script = comp.stage("tile-script")
+    for op in ("transform.structured.tile_using_forall", "transform.structured.tile_using_for",
+               "transform.structured.vectorize", "lower_contraction", "hoist_loop_invariant_subsets"):
+        assert op in script
+    tiled = comp.stage("tile")
+    assert "linalg.matmul" not in tiled and "transform." not in tiled
+    assert "scf.forall" in tiled and "scf.for" in tiled and "vector.fma" in tiled
+    # the accumulator lives in registers across the k loop: a loop carrying a vector
+    assert "-> (vector<8x32xf32>)" in tiled
+
+
+def test_openmp_parallelizes_the_outer_tile_loop() -> None:
+    a, b = rng.standard_normal((512, 64), np.float32), rng.standard_normal((64, 512), np.float32)
+    comp = et.kernel(lambda a, b: a @ b, target="cpu-openmp").inspect(a, b)
+    assert "scf.forall" in comp.stage("tile")
+    assert "scf.parallel" in comp.stage("parallel-loops")
+    openmp = comp.stage("openmp")
+    assert "omp.parallel" in openmp and "omp.wsloop" in openmp and "vector.fma" in openmp
+    cpu = et.kernel(lambda a, b: a @ b, target="cpu").inspect(a, b)
+    assert "scf.forall" not in cpu.stage("loops") and "scf.parallel" not in cpu.stage("loops")
+
+
+def test_remainder_tiles_are_masked_not_scalar() -> None:
+    a, b = rng.standard_normal((67, 45), np.float32), rng.standard_normal((45, 130), np.float32)
+    tiled = et.kernel(lambda a, b: a @ b).inspect(a, b).stage("tile")
+    assert "vector.create_mask" in tiled and "linalg.matmul" not in tiled
+
+
+CACHES = [tiling.CacheInfo(l1=48 * 1024, l2=2 * 1024**2, simd=64), tiling.CacheInfo(l1=32 * 1024, l2=256 * 1024, simd=32),
+          tiling.CacheInfo()]
+
+
+@pytest.mark.parametrize("caches", CACHES, ids=lambda c: f"L1={c.l1 // 1024}K,L2={c.l2 // 1024}K,simd={c.simd}")
+@pytest.mark.parametrize("itemsize", [4, 8])
+@pytest.mark.parametrize("size", [256, 1000, 1024, 2048, 4099])
+def test_tile_chooser_fits_the_caches(caches, itemsize, size) -> None:
+    t = tiling.choose_tiles("linalg.matmul", (size, size, size), itemsize, caches)
+    tm, tn, tk = t.tiles
+    mr, nr, kr = t.vec
+    lanes = caches.simd // itemsize
+    assert kr == 1 and nr % lanes == 0 and nr == 2 * lanes
+    assert mr * nr // lanes + nr // lanes + 1 <= (32 if caches.simd >= 64 else 16)  # registers
+    assert tm % mr == 0 and tn % nr == 0
+    l1, l2 = tiling.footprint("linalg.matmul", t, itemsize)
+    assert l1 <= caches.l1 and l2 <= caches.l2
+
+
+def test_tile_chooser_small_and_divisible_extents() -> None:
+    caches = CACHES[0]
+    assert tiling.choose_tiles("linalg.matmul", (3, 1, 17), 4, caches).vec == (3, 1, 1)
+    assert tiling.choose_tiles("linalg.matmul", (3, 1, 17), 4, caches).tiles == (3, 1, 17)
+    tm, tn, _ = tiling.choose_tiles("linalg.matmul", (1024, 1024, 1024), 4, caches).tiles
+    assert 1024 % tm == 0 and 1024 % tn == 0
+    assert tiling.choose_tiles("linalg.batch_matmul", (4, 64, 64, 64), 4, caches).tiles[0] == 1
+
+
+def test_host_caches_read_sysfs_with_fallbacks(tmp_path) -> None:
+    (tmp_path / "index0").mkdir()
+    for name, text in {"type": "Data", "level": "1", "size": "48K", "coherency_line_size": "64"}.items():
+        (tmp_path / "index0" / name).write_text(text + "\n")
+    (tmp_path / "index2").mkdir()
+    for name, text in {"type": "Unified", "level": "2", "size": "2048K", "coherency_line_size": "64"}.items():
+        (tmp_path / "index2" / name).write_text(text + "\n")
+    found = tiling.host_caches.__wrapped__(str(tmp_path))
+    assert (found.l1, found.l2) == (48 * 1024, 2 * 1024**2)
+    missing = tiling.host_caches.__wrapped__(str(tmp_path / "nope"))
+    assert (missing.l1, missing.l2) == (tiling.CacheInfo().l1, tiling.CacheInfo().l2)
