@@ -151,7 +151,7 @@ def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheIn
     if name == "vecmat":  # loops (n, k): a row block of y stays in L1, rows of A stream through
         n, k = loops
         nv = _fit(4 * lanes, n)
-        tn = _fit(_down(c.l1 // 4 // itemsize, nv), n)
+        tn = _divisor_tile(n, min(_down(c.l1 // 4 // itemsize, nv), _down(max(nv, n // 4), nv)), nv)  # >= 4 blocks
         return Tiles((tn, 0), (nv, _fit(4, k)))
     if name == "dot":
         (k,) = loops
