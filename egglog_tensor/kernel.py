@@ -38,6 +38,9 @@ class Kernel:
                 raise TypeError(f"kernel {fn.__name__}: keyword-only and **kwargs parameters are not supported ({p})")
         self._cache: dict[tuple, Compilation] = {}
         self._lock = threading.Lock()
+        params = self._signature.parameters.values()
+        self._arity = -1 if any(p.kind == p.VAR_POSITIONAL for p in params) else len(self._signature.parameters)
+        self._fast: dict[tuple, _Dispatch] = {}  # fast-path key -> everything a call needs
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any]]:
         try:
@@ -73,14 +76,18 @@ class Kernel:
         return self._compilation(names, tuple(spec_of(v, n) for n, v in zip(names, values, strict=True)))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and len(args) == self._arity:
+            key = tuple(map(_fast_key, args))
+            hit = self._fast.get(key)
+            if hit is not None:
+                return hit(args)
         names, values = self._bind(args, kwargs)
         specs = tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
         comp = self._compilation(names, specs)
+        if not kwargs and len(args) == self._arity and all(k[-1] for k in key if isinstance(k, tuple)):
+            self._fast[key] = _Dispatch(comp, specs)
         arrays = [_as_array(v, s) for v, s in zip(values, specs, strict=True)]
-        outs = [np.empty(o.shape, dtype=o.dtype) for o in comp.outputs]
-        comp.native(*arrays, *outs)
-        results = tuple(o[()] if o.ndim == 0 else o for o in outs)
-        return results if comp.returns_tuple else results[0]
+        return _Dispatch(comp, specs).run(arrays)
 
     @property
     def compilations(self) -> list[Compilation]:
@@ -89,6 +96,41 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"<egglog_tensor kernel {self.fn.__name__}, {len(self._cache)} specialization(s), {self.options}>"
+
+
+def _fast_key(a: Any) -> Any:
+    """A cheap signature key: (shape, dtype, contiguity) for arrays (contiguity 0: neither, slow path)."""
+    if type(a) is np.ndarray:
+        flags = a.flags
+        return (a.shape, a.dtype, 1 if flags.c_contiguous else (2 if flags.f_contiguous else 0))
+    return type(a)
+
+
+class _Dispatch:
+    """The call path of one specialization: scalar conversion, output allocation, native call."""
+
+    __slots__ = ("native", "outputs", "returns_tuple", "scalars")
+
+    def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...]) -> None:
+        self.native = comp.native
+        self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
+        self.returns_tuple = comp.returns_tuple
+        self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None)
+
+    def __call__(self, args: tuple) -> Any:
+        if self.scalars:
+            args = list(args)
+            for i, dtype in self.scalars:
+                args[i] = np.asarray(args[i], dtype)
+        return self.run(args)
+
+    def run(self, arrays: Any) -> Any:
+        outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+        self.native(*arrays, *outs)
+        if self.returns_tuple:
+            return tuple(o[()] if o.ndim == 0 else o for o in outs)
+        out = outs[0]
+        return out[()] if out.ndim == 0 else out
 
 
 def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:
