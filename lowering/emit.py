@@ -147,8 +147,9 @@ class Emitter:
     def _materialize(self, node: Node) -> ir.Value:
         if node.op == "arg":
             return self.arg_tensors[node.attrs[0]]
-        if node.op == "materialize":
-            return self.materialize(node.inputs[0])
+        if node.op == "materialize":  # a fresh C-ordered buffer: also a layout change for args and views
+            (x,) = node.inputs
+            return self._group(x) if (x.op == "arg" and x.attrs[3] != "C") or is_view(x) else self.materialize(x)
         if node.size == 0:
             return self._empty(node)
         if node.op == "matmul":

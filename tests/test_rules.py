@@ -143,3 +143,26 @@ def test_contractions_are_chosen(fn, shapes, present: str, absent: str) -> None:
     body = comp.extracted_term
     assert present in body and absent not in body, body
     np.testing.assert_allclose(et.kernel(fn)(*args), fn(*args))
+
+
+@pytest.mark.parametrize(
+    ("rows", "copied"),
+    [(512, True), (4, False)],
+)
+def test_layout_copies_a_transposed_matmul_operand_when_it_pays(rows: int, copied: bool) -> None:
+    """A @ B.T: copying B.T into a row-major buffer is O(nk); it pays only when A has many rows."""
+    a, b = np.ones((rows, 512), np.float32), np.ones((512, 512), np.float32)
+    k = et.kernel(lambda a, b: a @ b.T)
+    comp = k.inspect(a, b)
+    assert ("materialize(" in comp.extracted_term) == copied, comp.extracted_term
+    a2, b2 = np.random.default_rng(3).standard_normal((2, rows, 512)).astype(np.float32)[0], np.random.default_rng(4).standard_normal((512, 512)).astype(np.float32)
+    np.testing.assert_allclose(k(a2, b2), a2 @ b2.T, rtol=1e-4, atol=1e-3)
+
+
+def test_layout_copies_a_fortran_ordered_operand() -> None:
+    a = np.random.default_rng(5).standard_normal((256, 256)).astype(np.float32)
+    b = np.asfortranarray(np.random.default_rng(6).standard_normal((256, 256)).astype(np.float32))
+    k = et.kernel(lambda a, b: a @ b)
+    comp = k.inspect(a, b)
+    assert "materialize(Tensor.arg(\"b\"" in comp.extracted_term and "Layout.F" in comp.extracted_term
+    np.testing.assert_allclose(k(a, b), a @ b, rtol=1e-4, atol=1e-3)
