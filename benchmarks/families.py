@@ -1,0 +1,49 @@
+"""The effect of each ruleset family, as ratios against NumPy in one run.
+
+    python benchmarks/families.py [--target cpu]
+
+fusion:   a small broadcast operand materialized once (DEFAULT) vs recomputed per element (rules=None)
+chain:    (A@B)@x reordered to A@(B@x) (fastmath=True) vs as written (DEFAULT)
+layout:   A @ B.T with B.T copied row-major (DEFAULT) vs read strided (rules=None)
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from run import machine_numbers, median_ms
+
+import egglog_tensor as et
+
+F32 = np.float32
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--target", default="cpu")
+    args = parser.parse_args()
+    r = np.random.default_rng(0)
+    m = machine_numbers()
+    print(f"copy {m['copy_GBps']:.1f} GB/s, numpy sgemm {m['sgemm_GFLOPs']:.0f} GFLOP/s, target {args.target}")
+    x, b = r.standard_normal((4096, 1024), F32), r.standard_normal(1024, F32)
+    A, B, v = r.standard_normal((2048, 2048), F32), r.standard_normal((2048, 2048), F32), r.standard_normal(2048, F32)
+    M, N = r.standard_normal((1024, 1024), F32), r.standard_normal((1024, 1024), F32)
+    families = [
+        ("fusion", lambda x, b: x * np.tanh(b) + np.exp(b), (x, b), {"rules": None}, {}),
+        ("chain", lambda a, b, v: (a @ b) @ v, (A, B, v), {}, {"fastmath": True}),
+        ("layout", lambda a, b: a @ b.T, (M, N), {"rules": None}, {}),
+    ]
+    print(f"{'family':8s} {'numpy ms':>9s} {'without ms':>11s} {'with ms':>9s} {'with/without':>12s} {'vs numpy':>9s}")
+    for name, fn, inputs, without, with_ in families:
+        t_np = median_ms(lambda: fn(*inputs))
+        k0 = et.kernel(fn, target=args.target, **without)
+        k1 = et.kernel(fn, target=args.target, **with_)
+        for k in (k0, k1):
+            np.testing.assert_allclose(k(*inputs), fn(*inputs), rtol=2e-3, atol=2e-3)
+        t0, t1 = median_ms(lambda: k0(*inputs)), median_ms(lambda: k1(*inputs))
+        print(f"{name:8s} {t_np:9.2f} {t0:11.2f} {t1:9.2f} {t0 / t1:11.1f}x {t_np / t1:8.2f}x")
+
+
+if __name__ == "__main__":
+    main()
