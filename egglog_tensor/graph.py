@@ -105,7 +105,7 @@ def _infer(op: str, ins: tuple[Node, ...], attrs: tuple) -> tuple[Shape, str]:
         if op in ("max", "min") and any(x.shape[a] == 0 for a in axes):
             raise TracingError(f"zero-size array to reduction operation {op} which has no identity")
         return tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype
-    if op == "matmul":
+    if op in ("matmul", "matmul_tiled"):
         return _matmul_shape(*ins), ins[0].dtype
     if op == "transpose":
         (x,) = ins

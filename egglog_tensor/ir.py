@@ -65,6 +65,9 @@ class Tensor(Expr):
     def __neg__(self) -> Tensor: ...
     def __matmul__(self, other: Tensor) -> Tensor: ...
 
+    def matmul_tiled(self, other: Tensor, tiles: VecLike[i64, i64Like]) -> Tensor:
+        """self @ other (2-D) with cache tiles (TM, TN, TK): a choice offered by rulesets.tiling."""
+
     def astype(self, dtype: DType) -> Tensor: ...
     def sum(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
     def max(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
@@ -180,7 +183,7 @@ CONSTRUCTORS = {
     "equal": equal, "not_equal": not_equal, "less": less, "less_equal": less_equal,
     "greater": greater, "greater_equal": greater_equal, "logical_and": logical_and,
     "logical_or": logical_or, "logical_xor": logical_xor, "where": where, "concat": concat,
-    "materialize": materialize,
+    "materialize": materialize, "matmul_tiled": Tensor.matmul_tiled,
 }  # fmt: skip
 OP_OF = {fn: op for op, fn in CONSTRUCTORS.items()}
 

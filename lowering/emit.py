@@ -147,15 +147,15 @@ class Emitter:
     def _materialize(self, node: Node) -> ir.Value:
         if node.op == "arg":
             return self.arg_tensors[node.attrs[0]]
-        if node.op == "materialize":  # a fresh C-ordered buffer: also a layout change for args and views
+        if node.op == "materialize":  # a fresh row-major buffer: for a transposed view, a layout change
             (x,) = node.inputs
-            return self._group(x) if (x.op == "arg" and x.attrs[3] != "C") or is_view(x) else self.materialize(x)
+            return self._group(x) if is_view(x) else self.materialize(x)
         if node.size == 0:
             return self._empty(node)
-        if node.op == "matmul":
+        if node.op in ("matmul", "matmul_tiled"):  # matmul_tiled: the optimizer chose its cache tiles
             if node.inputs[0].shape[-1] == 0:  # empty contraction: zeros (tiling a size-0 loop asserts in MLIR)
                 return self._filled(node, 0)
-            return self._matmul(node)
+            return self._matmul(node, node.attrs[0] if node.attrs else None)
         if node.op in REDUCTIONS:
             return self._reduction(node)
         if node.op == "concat":
@@ -242,9 +242,9 @@ class Emitter:
             return self.materialize(node.inputs[0]), True
         return self.materialize(node), False
 
-    def _matmul(self, node: Node) -> ir.Value:
+    def _matmul(self, node: Node, cache_tiles: tuple[int, ...] | None = None) -> ir.Value:
         value = self._contraction(node)
-        tiling.tag(value.owner)  # et.tiles / et.vec: the "tile" stage tiles and vectorizes it
+        tiling.tag(value.owner, cache_tiles=cache_tiles)  # et.tiles / et.vec: the "tile" stage tiles and vectorizes it
         return value
 
     def _contraction(self, node: Node) -> ir.Value:

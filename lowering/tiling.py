@@ -387,10 +387,14 @@ def _bits(elem: ir.Type) -> int:
     return 32
 
 
-def tag(op: ir.Operation | ir.OpView, caches: CacheInfo | None = None) -> None:
-    """Attach default `et.tiles` / `et.vec` to an emitted contraction (sizes from choose_tiles)."""
+def tag(op: ir.Operation | ir.OpView, caches: CacheInfo | None = None, cache_tiles: tuple[int, ...] | None = None) -> None:
+    """Attach `et.tiles` / `et.vec` to an emitted contraction: choose_tiles' defaults, or the cache
+    tiles (TM, TN, TK) the optimizer chose for a 2-D matmul (capped at the loop extents)."""
     op = op.operation
     itemsize = max(1, _bits(ir.ShapedType(op.results[0].type).element_type) // 8)
-    tiles = choose_tiles(op.name, _loop_extents(op), itemsize, caches)
+    loops = _loop_extents(op)
+    tiles = choose_tiles(op.name, loops, itemsize, caches)
+    if cache_tiles is not None:
+        tiles = Tiles(tuple(_fit(t, e) for t, e in zip(cache_tiles, loops, strict=True)), tiles.vec)
     for key, value in tiles.attributes().items():
         op.attributes[key] = ir.Attribute.parse(value)

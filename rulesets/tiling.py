@@ -1,0 +1,41 @@
+"""Tiling as a choice in the term: a 2-D matmul may be computed with cache tiles (TM, TN, TK).
+
+Candidates come from the target's caches (lowering.tiling.host_caches): TK so the B micro-panel
+fills a quarter or half of L1, TM so the A block fits in L2, TN a few register tiles wide. The
+cost model (cost.tile_slowdown) prices each against the actual shapes (cache fit, remainder
+tiles) and the chosen `a.matmul_tiled(b, Vec(TM, TN, TK))` is what the "tile" stage applies: visible
+in the extracted term and as `et.tiles` on the emitted linalg.matmul.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from egglog import Vec, eq, i64, rewrite, ruleset
+
+from egglog_tensor.ir import Tensor, shape_of
+from egglog_tensor.lowering.tiling import host_caches
+
+
+def candidates(itemsize: int = 4) -> list[tuple[int, int, int]]:
+    """Cache-tile candidates (TM, TN, TK) for this machine."""
+    c = host_caches()
+    nr = 2 * max(1, c.simd // itemsize)
+    tk_full = max(8, c.l1 // 2 // (nr * itemsize) // 8 * 8)
+    tks = sorted({tk_full // 2, tk_full})
+    tms = sorted({t for t in (64, 128, 256) if t * tk_full * itemsize <= c.l2 // 3} or {64})
+    tns = [2 * nr, 4 * nr, 8 * nr]
+    return list(product(tms, tns, tks))
+
+
+tiling = ruleset(name="tiling")
+
+
+@tiling.register
+def _tiles(a: Tensor, b: Tensor, s: Vec[i64], u: Vec[i64]) -> object:
+    two = i64(2)
+    for tm, tn, tk in candidates():
+        yield rewrite(a @ b).to(
+            a.matmul_tiled(b, Vec[i64](i64(tm), i64(tn), i64(tk))),
+            eq(shape_of(a)).to(s), eq(s.length()).to(two), eq(shape_of(b)).to(u), eq(u.length()).to(two),
+        )
