@@ -639,8 +639,17 @@ def _broadcast_batch(trace: Trace, x: Node, batch: int) -> Node:
     return trace.make("broadcast_to", (x,), (shape,))
 
 
+def _strong(v: Any) -> Any:
+    """An operand as np.dot / np.outer see it: a Python number (also a Python-number argument) is
+    converted to an array first, so it is not weak: np.dot(float32, 2.0) is float64."""
+    if isinstance(v, Tracer):
+        return Tracer(v._trace, v._node) if v._weak else v
+    return np.asarray(v) if type(v) in (bool, int, float) else v
+
+
 def _dot(a: Any, b: Any, out: Any = None) -> Tracer:
     trace = _trace_of([a, b])
+    a, b = _strong(a), _strong(b)
     if out is not None:
         raise _fail(UnsupportedError, "np.dot(out=...) is not supported")
     if np.ndim(a) == 0 or np.ndim(b) == 0:
@@ -652,7 +661,7 @@ def _dot(a: Any, b: Any, out: Any = None) -> Tracer:
 
 def _outer(a: Any, b: Any, out: Any = None) -> Tracer:
     trace = _trace_of([a, b])
-    a, b = _reshape(_as_tracer(trace, a), (-1, 1)), _reshape(_as_tracer(trace, b), (1, -1))
+    a, b = _reshape(_as_tracer(trace, _strong(a)), (-1, 1)), _reshape(_as_tracer(trace, _strong(b)), (1, -1))
     return apply_ufunc(trace, np.multiply, (a, b))
 
 

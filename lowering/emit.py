@@ -221,6 +221,10 @@ class Emitter:
         (x,) = node.inputs
         axes = node.attrs[0]
         dims = [ir.AffineDimExpr.get(i) for i in range(x.ndim)]
+        empty = any(x.shape[a] == 0 for a in axes)
+        init = self._filled(node, scalar.reduction_identity(node.op, node.dtype, empty))
+        if empty:  # nothing to read (slicing a size-0 operand does not verify)
+            return init
         plan = _Plan(x.shape)
         tree = self._scalar(x, dims, plan)
         if not all(plan.spans(a) for a in axes):
@@ -229,8 +233,6 @@ class Emitter:
             # reduce a materialized x instead.
             plan = _Plan(x.shape)
             tree = plan.input(self.materialize(x), dims, x.dtype)
-        empty = any(x.shape[a] == 0 for a in axes)
-        init = self._filled(node, scalar.reduction_identity(node.op, node.dtype, empty))
         out_map = ir.AffineMap.get(x.ndim, 0, [d for i, d in enumerate(dims) if i not in axes])
         iterators = ["reduction" if i in axes else "parallel" for i in range(x.ndim)]
         return self._generic(plan, tree, init, out_map, iterators, node.op, node.dtype)
@@ -268,20 +270,25 @@ class Emitter:
         return linalg.dot(ta, tb, outs=[init])
 
     def _concat(self, node: Node) -> ir.Value:
+        """Each part is computed (fused, views as maps) by a generic into a fresh tensor that is
+        inserted into the result: empty-tensor elimination makes the generic write its slice of
+        the result in place (inserting an argument as is would copy it through a runtime call)."""
         axis = node.attrs[0]
-        result = self._empty(node)
+        # Filled, not empty: empty-tensor elimination of a tensor.empty with several slice users
+        # rewires only one of them, and the other parts are then copied through a runtime call.
+        result = self._filled(node, 0)
         offset = 0
         for part in node.inputs:
             if part.size:
-                offsets = [offset if d == axis else 0 for d in range(node.ndim)]
-                result = tensor.insert_slice(self.materialize(part), result, [], [], [], offsets,
-                                             list(part.shape), [1] * node.ndim)
+                offsets, sizes, strides = [offset if d == axis else 0 for d in range(node.ndim)], list(part.shape), [1] * node.ndim
+                result = tensor.insert_slice(self._group(part), result, [], [], [], offsets, sizes, strides)
             offset += part.shape[axis]
         return result
 
     def _reshape(self, node: Node) -> ir.Value:
         src = node.inputs[0]
-        value = self.materialize(src)
+        # A non-C argument cannot be collapsed in place: copy it to C order with a generic first.
+        value = self._group(src) if src.op == "arg" and src.attrs[3] != "C" else self.materialize(src)
         flat = ir.RankedTensorType.get([src.size], scalar.storage_type(node.dtype))
         if src.ndim != 1:
             value = tensor.collapse_shape(flat, value, _reassociation(src.ndim))
