@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from egglog import EGraph, Ruleset, RunReport, Schedule
@@ -117,6 +119,11 @@ def egraph_size(egraph: EGraph) -> int:
     return sum(size for _, size in egraph.all_function_sizes())
 
 
+# egglog's EGraph may only be used and dropped on the thread that made it, and it sits in a
+# reference cycle: every e-graph lives and is collected on this one thread.
+_EGGLOG_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egglog")
+
+
 def optimize(
     outputs: list[Node],
     schedule: Ruleset | Schedule | None,
@@ -127,6 +134,22 @@ def optimize(
 
     Returns the traced term, the extracted term, the extracted Nodes and the report.
     """
+    return _EGGLOG_THREAD.submit(_optimize_and_collect, outputs, schedule, limits, cost_model).result()
+
+
+def _optimize_and_collect(*args: object) -> tuple[Program, Program, list[Node], OptimizeReport]:
+    try:
+        return _optimize(*args)  # type: ignore[arg-type]
+    finally:
+        gc.collect()  # free this run's e-graph here, on its own thread
+
+
+def _optimize(
+    outputs: list[Node],
+    schedule: Ruleset | Schedule | None,
+    limits: Limits,
+    cost_model: TensorCostModel | None,
+) -> tuple[Program, Program, list[Node], OptimizeReport]:
     from .rulesets.shapes import shapes
 
     cost_model = cost_model or TensorCostModel()
