@@ -6,9 +6,12 @@ import resource
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pytest
 
 import egglog_tensor as et
 
+# An e-graph dropped on the wrong thread surfaces as an "unraisable" exception: make it a failure.
+pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
 rng = np.random.default_rng(11)
 
 
