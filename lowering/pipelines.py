@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -10,7 +12,7 @@ from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..toolchain import run_tool, save_failure_input
-from . import mathapprox, tiling
+from . import mathapprox, parallel, tiling
 
 
 @dataclass(frozen=True)
@@ -101,21 +103,56 @@ CPU = Pipeline(
     ),
 )
 
-CPU_OPENMP = Pipeline(
-    "cpu-openmp",
-    (
-        TILE,
-        BUFFERIZE,
-        Stage("parallel-loops", ("func.func(convert-linalg-to-parallel-loops)", "scf-forall-to-parallel", "canonicalize", "cse")),
-        VECTOR,
-        Stage("openmp", ("convert-scf-to-openmp",)),
-        Stage("llvm", ("convert-openmp-to-llvm", *TO_LLVM.passes)),
-        VECMATH,
-    ),
-    needs_openmp=True,
-)
+
+def default_threads() -> int:
+    """Threads of the cpu-openmp target when not given: OMP_NUM_THREADS if set, else every core this process may use."""
+    value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+@functools.cache
+def cpu_openmp(threads: int) -> Pipeline:
+    """The cpu-openmp pipeline for `threads` threads (compiled in: the chunks of each op, omp num_threads).
+
+    The "parallel" stage (lowering/parallel.py) splits each linalg op into one chunk per thread
+    along one loop (scf.forall); the chunks' loops stay sequential scf.for (convert-linalg-to-loops)
+    so LLVM vectorizes them; forall -> scf.parallel -> omp.parallel/omp.wsloop.
+    """
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1, got {threads}")
+    split = Stage("parallel", ("transform-interpreter", "canonicalize"),
+                  script=functools.partial(parallel.transform_script, threads=threads))
+    return Pipeline(
+        "cpu-openmp",
+        (
+            split,
+            TILE,
+            BUFFERIZE,
+            Stage("parallel-loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-parallel", "canonicalize", "cse")),
+            VECTOR,
+            Stage("openmp", (f"convert-scf-to-openmp{{num-threads={threads}}}",)),
+            Stage("llvm", ("convert-openmp-to-llvm", *TO_LLVM.passes)),
+            VECMATH,
+        ),
+        needs_openmp=True,
+    )
+
+
+CPU_OPENMP = cpu_openmp(default_threads())
 
 PIPELINES: dict[str, Pipeline] = {p.name: p for p in (CPU, CPU_OPENMP)}
+
+
+def pipeline_for(target: str, threads: int | None = None) -> Pipeline:
+    """The pipeline of a target name; cpu-openmp is specialized for `threads` (default: default_threads())."""
+    if target == "cpu-openmp" and PIPELINES.get(target) is CPU_OPENMP:
+        return cpu_openmp(threads or default_threads())
+    return PIPELINES[target]
 
 # MLIR 22's memref-to-LLVM lowering asserts (aborting the process: the build has assertions on) on
 # sub-byte element types, so i1 memrefs are refused before that pass runs; store booleans as i8.
@@ -162,7 +199,7 @@ def run_pipeline(module_text: str, pipeline: Pipeline, *, context: ir.Context | 
                     continue
                 results.append((f"{stage.name}-script", script))
                 try:
-                    module = ir.Module.parse(_nest(current, script))
+                    module = ir.Module.parse(_nest(str(module), script))  # printed: always one `module {}`
                 except ir.MLIRError as exc:
                     raise _fail(pipeline, stage, current, f"transform script does not parse: {exc}") from None
             try:

@@ -237,6 +237,14 @@ def reduction_identity(op: str, dtype: str, empty: bool) -> float:
 
 
 def combine(op: str, dtype: str, value: ir.Value, acc: ir.Value) -> ir.Value:
-    """One reduction step acc' = acc (op) value."""
+    """One reduction step acc' = acc (op) value.
+
+    Float sums and products carry `fastmath<reassoc>` on this step only: the summation order of a
+    reduction is unspecified (NumPy sums pairwise), and the flag lets LLVM keep vector-wide partial
+    sums, as cpu-openmp keeps one partial result per thread. Nothing else in the body may be
+    reassociated; max/min need no flag (they vectorize as is)."""
     name = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}[op]
-    return apply(name, dtype, dtype, [acc, value])
+    result = apply(name, dtype, dtype, [acc, value])
+    if _is_float(dtype) and op in ("sum", "prod"):
+        result.owner.attributes["fastmath"] = ir.Attribute.parse("#arith.fastmath<reassoc>")
+    return result

@@ -1,22 +1,30 @@
 // PIPELINE: cpu-openmp STAGE: openmp
-// The parallel dimensions of a matmul become one collapsed omp.wsloop; the reduction stays a sequential scf.for.
+// The "parallel" stage splits the generic into one chunk of rows per thread: only that loop is an
+// omp.wsloop (no collapse); the chunk's loops stay sequential scf.for, so LLVM vectorizes the inner one.
 // CHECK-LABEL: func.func @kernel(
-// CHECK:       omp.parallel {
+// CHECK:       omp.parallel num_threads(
 // CHECK-NEXT:    omp.wsloop {
-// CHECK-NEXT:      omp.loop_nest (%{{.*}}, %{{.*}}) : index = {{.*}} collapse(2) {
+// CHECK-NEXT:      omp.loop_nest (%{{[^,]*}}) : index = {{.*}} {
+// CHECK-NOT:         collapse
+// CHECK:             memref.subview
 // CHECK:             scf.for
-// CHECK:               arith.mulf
-// CHECK:               arith.addf
+// CHECK-NEXT:          scf.for
+// CHECK:                 arith.mulf
+// CHECK:                 arith.addf
 // CHECK:           omp.yield
 // CHECK:       omp.terminator
 // CHECK-NOT:   linalg.
-func.func @kernel(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %out: memref<8x4xf32>) attributes {llvm.emit_c_interface} {
-  %ta = bufferization.to_tensor %a restrict : memref<8x16xf32> to tensor<8x16xf32>
-  %tb = bufferization.to_tensor %b restrict : memref<16x4xf32> to tensor<16x4xf32>
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<8x4xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
-  %r = linalg.matmul ins(%ta, %tb : tensor<8x16xf32>, tensor<16x4xf32>) outs(%init : tensor<8x4xf32>) -> tensor<8x4xf32>
-  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<8x4xf32>, memref<8x4xf32>) -> ()
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @kernel(%a: memref<512x300xf32>, %b: memref<512x300xf32>, %out: memref<512x300xf32>) attributes {llvm.emit_c_interface} {
+  %ta = bufferization.to_tensor %a restrict : memref<512x300xf32> to tensor<512x300xf32>
+  %tb = bufferization.to_tensor %b restrict : memref<512x300xf32> to tensor<512x300xf32>
+  %e = tensor.empty() : tensor<512x300xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%ta, %tb : tensor<512x300xf32>, tensor<512x300xf32>) outs(%e : tensor<512x300xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %m, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<512x300xf32>
+  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<512x300xf32>, memref<512x300xf32>) -> ()
   return
 }

@@ -1,0 +1,192 @@
+"""Thread-level parallelism for the cpu-openmp target, with MLIR's transform dialect.
+
+Each linalg op of the emitted module (elementwise groups, reductions, fills, untiled
+contractions) is split into one chunk per thread along one loop, and only that loop becomes
+parallel; everything inside a chunk stays an ordinary sequential loop nest, which LLVM vectorizes
+(zmm loads/stores, libmvec calls for exp/log/tanh/sin/cos, see mathapprox.py):
+
+    scf.forall (t) in (T)                   -> scf.parallel -> omp.parallel + omp.wsloop (T iterations)
+      linalg.generic on the t-th slice     -> scf.for nest (convert-linalg-to-loops), inner loop vectorized
+
+Which loop is split (`choose`):
+
+- an op with parallel loops: `tile_using_forall num_threads`, along the outermost parallel loop
+  whose extent divides evenly into the threads or is large enough (>= 8 T) that the imbalance of
+  the last chunk does not matter; otherwise the largest parallel loop. Row reductions (axis=-1)
+  are thus split over rows, column reductions over columns, elementwise ops over the outer dim.
+- an op with only reduction loops (`np.sum(a*b)`, full reductions): the reduction is split
+  (`tile_reduction_using_forall num_threads`): each thread reduces its chunk into its own partial
+  result, initialized with the combiner's neutral element, and a `linalg.reduce` combines the T
+  partials afterwards. The combiner must be one arith op (addf, maximumf, addi, ...); bool
+  reductions (an i1 op between i8 loads/stores) are left sequential.
+- ops with less than MIN_WORK iterations in total are left alone: a parallel region costs a few
+  microseconds.
+
+The ops are addressed in payload order: one `match interface{LinalgOp}` handle split into one
+handle per op (`split_handle`), so the script depends only on the IR it is built from.
+Contractions tagged for the "tile" stage (lowering/tiling.py, which runs next) are skipped, except
+batch_matmul, which that stage leaves untiled: it is split over its batch loop here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from mlir import ir
+
+from .tiling import CONTRACTIONS, _ints, _loop_extents
+
+_ANY = "!transform.any_op"
+
+# Fewer loop iterations than this in one op: not worth a parallel region.
+MIN_WORK = 1 << 15
+
+# Iterator types of the named ops the emitter produces (generics carry theirs).
+_NAMED_ITERATORS = {
+    "linalg.matmul": "ppr",
+    "linalg.batch_matmul": "pppr",
+    "linalg.matvec": "pr",
+    "linalg.vecmat": "pr",
+    "linalg.dot": "r",
+}
+
+# Combiners that linalg's partial-reduction interface recognizes (it needs their neutral element).
+_COMBINERS = {
+    "arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf",
+    "arith.addi", "arith.muli", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui",
+    "arith.andi", "arith.ori", "arith.xori",
+}
+
+
+@dataclass(frozen=True)
+class Split:
+    """How one linalg op is distributed: `num_threads` per loop (one nonzero entry)."""
+
+    kind: str  # "forall" (a parallel loop) or "reduction" (partial results, combined afterwards)
+    num_threads: tuple[int, ...]
+    loops: tuple[int, ...]
+    iterators: str  # one letter per loop: p(arallel) / r(eduction)
+
+
+def _iterators(op: ir.Operation) -> str | None:
+    if op.name == "linalg.generic":
+        return "".join("p" if "parallel" in str(a) else "r" for a in ir.ArrayAttr(op.attributes["iterator_types"]))
+    if op.name == "linalg.fill":
+        return "p" * ir.ShapedType(op.results[0].type).rank
+    return _NAMED_ITERATORS.get(op.name)
+
+
+def _extents(op: ir.Operation) -> tuple[int, ...] | None:
+    if op.name == "linalg.fill":
+        extents = tuple(ir.ShapedType(op.results[0].type).shape)
+    else:
+        try:
+            extents = _loop_extents(op)
+        except (KeyError, ValueError, IndexError):
+            return None
+    if any(e < 0 for e in extents):  # dynamic
+        return None
+    return extents
+
+
+def _single_combiner(op: ir.Operation) -> bool:
+    """Whether a one-output generic's body yields `combiner(out, x)` with a combiner linalg can split."""
+    if op.name != "linalg.generic" or len(op.results) != 1:
+        return False
+    block = op.regions[0].blocks[0]
+    ops = list(block.operations)
+    yielded = ops[-1].operands[0]
+    owner = yielded.owner
+    if not isinstance(owner, ir.OpView) and not isinstance(owner, ir.Operation):
+        return False
+    owner = owner.operation if isinstance(owner, ir.OpView) else owner
+    if owner.name not in _COMBINERS:
+        return False
+    out = block.arguments[len(block.arguments) - 1]
+    return any(v == out for v in owner.operands)
+
+
+def choose(op: ir.Operation, threads: int) -> Split | None:
+    """The split of one linalg op over `threads` threads, or None to leave it sequential."""
+    if threads <= 1 or len(op.results) != 1:
+        return None
+    if op.name in CONTRACTIONS and "et.tiles" in op.attributes and op.name != "linalg.batch_matmul":
+        return None  # tiled (and parallelized) by the tile stage
+    iterators = _iterators(op)
+    extents = _extents(op)
+    if iterators is None or extents is None or len(iterators) != len(extents) or not extents:
+        return None
+    if math.prod(extents) < MIN_WORK:
+        return None
+    parallel = [i for i, it in enumerate(iterators) if it == "p" and extents[i] > 1]
+    if parallel:
+        good = [i for i in parallel if extents[i] >= threads and (extents[i] % threads == 0 or extents[i] >= 8 * threads)]
+        dim = good[0] if good else max(parallel, key=lambda i: extents[i])
+        kind = "forall"
+    else:
+        if not _single_combiner(op):
+            return None
+        reductions = [i for i, it in enumerate(iterators) if it == "r" and extents[i] > 1]
+        if not reductions:
+            return None
+        good = [i for i in reductions if extents[i] >= threads]
+        dim = good[0] if good else max(reductions, key=lambda i: extents[i])
+        kind = "reduction"
+    n = min(threads, extents[dim])
+    if n <= 1:
+        return None
+    num = tuple(n if i == dim else 0 for i in range(len(extents)))
+    return Split(kind, num, extents, iterators)
+
+
+def _targets(module: ir.Module) -> list[ir.Operation]:
+    """Every linalg op of the module in walk (pre-)order, as `match interface{LinalgOp}` returns them."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name.startswith("linalg.") and op.name != "linalg.yield" and op.name != "linalg.index":
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def transform_script(module: ir.Module, threads: int) -> str | None:
+    """The transform module splitting each sizable linalg op of `module` over `threads`, or None."""
+    ops = _targets(module)
+    splits = [choose(op, threads) for op in ops]
+    if not any(splits):
+        return None
+    names = [f"%l{i}" for i in range(len(ops))]
+    body = [
+        f"%linalg = transform.structured.match interface{{LinalgOp}} in %root : ({_ANY}) -> {_ANY}",
+        f"{', '.join(names)} = transform.split_handle %linalg : ({_ANY}) -> ({', '.join([_ANY] * len(ops))})",
+    ]
+    for i, (op, split) in enumerate(zip(ops, splits, strict=True)):
+        if split is None:
+            continue
+        body.append(f"// {op.name} loops {_ints(split.loops)} ({split.iterators}): {split.kind} num_threads {_ints(split.num_threads)}")
+        if split.kind == "forall":
+            body.append(f"%t{i}, %f{i} = transform.structured.tile_using_forall %l{i} num_threads {_ints(split.num_threads)}"
+                        f" : ({_ANY}) -> ({_ANY}, {_ANY})")
+        else:
+            body.append(f"%fill{i}, %part{i}, %comb{i}, %f{i} = transform.structured.tile_reduction_using_forall %l{i}"
+                        f" by num_threads = {_ints(split.num_threads)} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})")
+    body += [
+        f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}',
+        "transform.apply_patterns to %funcs {",
+        "  transform.apply_patterns.linalg.tiling_canonicalization",
+        "  transform.apply_patterns.canonicalization",
+        f"}} : {_ANY}",
+    ]
+    lines = [
+        "module attributes {transform.with_named_sequence} {",
+        f"  transform.named_sequence @__transform_main(%root: {_ANY} {{transform.readonly}}) {{",
+        *("    " + line for line in body),
+        "    transform.yield",
+        "  }",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
