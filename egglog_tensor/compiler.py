@@ -19,7 +19,7 @@ from egglog import Ruleset, Schedule
 from .graph import Node
 from .lowering.emit import emit
 from .lowering.llvm import LoadedModule, load_llvm_ir
-from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, run_pipeline
+from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import Limits, OptimizeReport, optimize
 from .runtime import ArgType, NativeFunction
 from .spec import ArgSpec
@@ -34,6 +34,7 @@ class Options:
     fastmath: bool
     target: str
     limits: Limits
+    threads: int = 1  # cpu-openmp: compiled in (each op is split into this many chunks)
 
     def schedule(self) -> Ruleset | Schedule | None:
         """The schedule to run: the chosen rules, plus the fast-math rules when opted in."""
@@ -82,7 +83,9 @@ class Compilation:
         outs = ", ".join(f"{o.dtype}[{','.join(map(str, o.shape))}]" for o in self.outputs)
         lines = [
             f"kernel {self.name}({sig}) -> {outs}",
-            f"target {self.options.target}, fastmath={self.options.fastmath}",
+            f"target {self.options.target}"
+            + (f" ({self.options.threads} threads)" if self.options.target == "cpu-openmp" else "")
+            + f", fastmath={self.options.fastmath}",
             str(self.report),
             "stages: " + ", ".join(self.stages),
             "compile time: " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in self.timings.items()),
@@ -152,7 +155,7 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     comp.texts["optimizer"] = str(report)
     comp.texts["extracted"] = comp.extracted_term
     comp.texts["linalg"] = _timed(timings, "emit", lambda: emit(nodes, names, specs))
-    stages = _timed(timings, "mlir-opt", lambda: run_pipeline(comp.texts["linalg"], PIPELINES[options.target]))
+    stages = _timed(timings, "mlir-opt", lambda: run_pipeline(comp.texts["linalg"], pipeline_for(options.target, options.threads)))
     for stage_name, text in stages:
         comp.texts[stage_name] = text
     comp.texts["llvm-ir"] = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(stages[-1][1]))

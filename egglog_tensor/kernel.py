@@ -145,24 +145,33 @@ def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:
 
 
 @overload
-def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ...) -> Kernel: ...
+def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., threads: int | None = ...) -> Kernel: ...
 @overload
-def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., threads: int | None = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
 
 
-def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target="cpu", limits=None):
+def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None, threads=None):
     """Compile a NumPy function: `@kernel`, `@kernel(target=...)` or `kernel(fn, rules=...)`.
 
     rules: an egglog ruleset or schedule (default: egglog_tensor.rulesets.DEFAULT; None runs none).
     fastmath: also run rewrites that are not exact under IEEE-754 (rulesets.FASTMATH).
-    target: a lowering pipeline name ("cpu", "cpu-openmp").
+    target: a lowering pipeline name ("cpu", "cpu-openmp"); default "cpu-openmp" when this process
+        may use more than one core (os.sched_getaffinity or OMP_NUM_THREADS), else "cpu".
+    threads: threads of "cpu-openmp" (default OMP_NUM_THREADS, else every usable core); compiled in.
     """
-    from .lowering.pipelines import PIPELINES
+    from .lowering.pipelines import PIPELINES, default_threads
     from .rulesets import DEFAULT
+
+    if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
+        raise ValueError(f"threads must be a positive int, got {threads!r}")
+    threads = threads or default_threads()
+    if target is None:
+        target = "cpu-openmp" if threads > 1 else "cpu"
 
     if target not in PIPELINES:
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(PIPELINES)}")
-    options = Options(DEFAULT if rules is _UNSET else rules, bool(fastmath), target, limits or Limits())
+    options = Options(DEFAULT if rules is _UNSET else rules, bool(fastmath), target, limits or Limits(),
+                      threads=threads if target == "cpu-openmp" else 1)
     if fn is None:
         return lambda f: Kernel(f, options)
     return Kernel(fn, options)
