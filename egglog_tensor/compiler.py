@@ -16,7 +16,9 @@ from typing import Any
 
 from egglog import Ruleset, Schedule
 
+from . import cache
 from .graph import Node
+from .ir import to_term
 from .lowering.emit import emit
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, pipeline_for, run_pipeline
@@ -35,6 +37,7 @@ class Options:
     target: str
     limits: Limits
     threads: int = 1  # cpu-openmp: compiled in (each op is split into this many chunks)
+    cache: bool = True  # use the on-disk compilation cache (egglog_tensor/cache.py); not part of its key
 
     def schedule(self) -> Ruleset | Schedule | None:
         """The schedule to run: the chosen rules, plus the fast-math rules when opted in."""
@@ -66,6 +69,8 @@ class Compilation:
     timings: dict[str, float] = field(default_factory=dict)
     native: NativeFunction | None = field(default=None, repr=False)
     module: LoadedModule | None = field(default=None, repr=False)
+    cache: str = "disabled"  # on-disk cache: "hit", "miss-stored", "disabled" or "unwritable"
+    cache_note: str = ""  # the entry's path, or why it was not used / not stored
 
     @property
     def stages(self) -> list[str]:
@@ -87,7 +92,8 @@ class Compilation:
             + (f" ({self.options.threads} threads)" if self.options.target == "cpu-openmp" else "")
             + f", fastmath={self.options.fastmath}",
             str(self.report),
-            "stages: " + ", ".join(self.stages),
+            f"cache: {self.cache}" + (f" ({self.cache_note})" if self.cache_note else ""),
+            ("stages (loaded from cache): " if self.cache == cache.HIT else "stages: ") + ", ".join(self.stages),
             "compile time: " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in self.timings.items()),
             "extracted term:",
             _indent(self.extracted_term),
@@ -136,6 +142,10 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         raise ValueError(f"unknown target {options.target!r}; targets: {', '.join(PIPELINES)}")
     timings: dict[str, float] = {}
     outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs))
+    # The on-disk cache is keyed on the traced term (+ schedule text, options, versions, CPU): a hit skips the rest.
+    lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: str(to_term(outputs, {})), names, specs, options))
+    if lookup.entry is not None:
+        return _from_cache(fn, names, specs, options, lookup, timings)
     traced, extracted, nodes, report = _timed(
         timings, "optimize", lambda: optimize(outputs, options.schedule(), options.limits)
     )
@@ -159,14 +169,51 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     for stage_name, text in stages:
         comp.texts[stage_name] = text
     comp.texts["llvm-ir"] = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(stages[-1][1]))
-    module = _timed(timings, "llvm", lambda: load_llvm_ir(comp.texts["llvm-ir"]))
+    module = _timed(timings, "llvm", lambda: load_llvm_ir(comp.texts["llvm-ir"], keep_object=lookup.storing))
     comp.texts["llvm-ir-optimized"] = module.optimized_ir
     comp.texts["asm"] = module.asm
+    comp.module = module
+    comp.native = _native(module, specs, nodes)
+    if lookup.storing:
+        comp.cache, comp.cache_note = _timed(timings, "cache-store", lambda: lookup.store(comp, module.object_code))
+    else:
+        comp.cache, comp.cache_note = lookup.status, lookup.note
+    if level := debug_level():
+        _debug_print(comp, level)
+    return comp
+
+
+def _native(module: LoadedModule, specs: Sequence[ArgSpec], outputs: Sequence[Node]) -> NativeFunction:
+    """The callable kernel: inputs as compiled (C layout: contiguous), then the outputs, C-contiguous."""
     # bool buffers are 0/1 bytes, declared i8 in MLIR: the same memory as NumPy's bool arrays.
     arg_types = [ArgType(s.dtype, s.shape, contiguous=s.layout == "C") for s in specs]
-    arg_types += [ArgType(o.dtype, o.shape, contiguous=True, writable=True) for o in nodes]
-    comp.module = module
-    comp.native = NativeFunction(module.address("_mlir_ciface_kernel"), arg_types, owner=module)
+    arg_types += [ArgType(o.dtype, o.shape, contiguous=True, writable=True) for o in outputs]
+    return NativeFunction(module.address(cache.SYMBOL), arg_types, owner=module)
+
+
+def _from_cache(
+    fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec], options: Options, lookup: cache.Lookup, timings: dict[str, float]
+) -> Compilation:
+    """The Compilation of a cache hit: the stored stage texts and report, the loaded object."""
+    entry = lookup.entry
+    assert entry is not None
+    comp = Compilation(
+        name=getattr(fn, "__name__", "kernel"),
+        arg_names=tuple(names),
+        specs=tuple(specs),
+        options=options,
+        returns_tuple=entry.returns_tuple,
+        outputs=entry.outputs,
+        traced_term=entry.texts.get("traced", ""),
+        report=entry.report,
+        extracted_term=str(entry.header.get("extracted_term", "")),
+        texts=dict(entry.texts),
+        timings=timings,
+        module=entry.module,
+        cache=cache.HIT,
+        cache_note=lookup.note,
+    )
+    comp.native = _timed(timings, "native", lambda: _native(entry.module, specs, entry.outputs))
     if level := debug_level():
         _debug_print(comp, level)
     return comp

@@ -145,12 +145,12 @@ def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:
 
 
 @overload
-def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., threads: int | None = ...) -> Kernel: ...
+def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ...) -> Kernel: ...
 @overload
-def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., threads: int | None = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
 
 
-def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None, threads=None):
+def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None, cache=True, threads=None):
     """Compile a NumPy function: `@kernel`, `@kernel(target=...)` or `kernel(fn, rules=...)`.
 
     rules: an egglog ruleset or schedule (default: egglog_tensor.rulesets.DEFAULT; None runs none).
@@ -158,6 +158,8 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
     target: a lowering pipeline name ("cpu", "cpu-openmp"); default "cpu-openmp" when this process
         may use more than one core (os.sched_getaffinity or OMP_NUM_THREADS), else "cpu".
     threads: threads of "cpu-openmp" (default OMP_NUM_THREADS, else every usable core); compiled in.
+    cache: reuse machine code from the on-disk compilation cache and store new code there
+        (egglog_tensor/cache.py; EGGLOG_TENSOR_CACHE=0 turns it off for the process).
     """
     from .lowering.pipelines import PIPELINES, default_threads
     from .rulesets import DEFAULT
@@ -171,7 +173,7 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
     if target not in PIPELINES:
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(PIPELINES)}")
     options = Options(DEFAULT if rules is _UNSET else rules, bool(fastmath), target, limits or Limits(),
-                      threads=threads if target == "cpu-openmp" else 1)
+                      threads=threads if target == "cpu-openmp" else 1, cache=bool(cache))
     if fn is None:
         return lambda f: Kernel(f, options)
     return Kernel(fn, options)

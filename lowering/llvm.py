@@ -42,6 +42,7 @@ class LoadedModule:
     optimized_ir: str
     asm: str
     _engine: llvm.ExecutionEngine = field(repr=False)
+    object_code: bytes | None = field(default=None, repr=False)  # the relocatable object, when kept
 
     def address(self, symbol: str) -> int:
         """Address of a function in the loaded code; CompileError if the module does not define it."""
@@ -90,8 +91,11 @@ def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
         )
 
 
-def load_llvm_ir(llvm_ir: str) -> LoadedModule:
-    """Parse, verify, optimize and JIT-load LLVM IR; loads the OpenMP runtime first if the IR needs it."""
+def load_llvm_ir(llvm_ir: str, keep_object: bool = False) -> LoadedModule:
+    """Parse, verify, optimize and JIT-load LLVM IR; loads the OpenMP runtime first if the IR needs it.
+
+    keep_object: load via a relocatable object file and keep its bytes (`LoadedModule.object_code`).
+    """
     machine = _host_target_machine()
     if "__kmpc_" in llvm_ir:
         load_openmp_runtime()
@@ -101,8 +105,29 @@ def load_llvm_ir(llvm_ir: str) -> LoadedModule:
     module.data_layout = str(machine.target_data)
     _optimize(module, machine)
     optimized_ir = str(module)
+    if keep_object:  # emit the object once and load that very object (the compilation cache stores it)
+        object_code = machine.emit_object(module)
+        asm = machine.emit_assembly(module)
+        return load_object(object_code, llvm_ir, optimized_ir, asm, machine)
     asm = machine.emit_assembly(module)
     engine = llvm.create_mcjit_compiler(module, machine)
     engine.finalize_object()
     engine.run_static_constructors()
     return LoadedModule(llvm_ir=llvm_ir, optimized_ir=optimized_ir, asm=asm, _engine=engine)
+
+
+def load_object(
+    object_code: bytes, llvm_ir: str = "", optimized_ir: str = "", asm: str = "", machine: llvm.TargetMachine | None = None
+) -> LoadedModule:
+    """JIT-load a relocatable object file (from `emit_object`) into a fresh MCJIT engine.
+
+    Libraries the object calls into (libmvec, the OpenMP runtime) must already be loaded.
+    """
+    machine = machine or _host_target_machine()
+    empty = llvm.parse_assembly("")
+    empty.triple = machine.triple
+    empty.data_layout = str(machine.target_data)
+    engine = llvm.create_mcjit_compiler(empty, machine)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+    engine.finalize_object()
+    return LoadedModule(llvm_ir=llvm_ir, optimized_ir=optimized_ir, asm=asm, _engine=engine, object_code=bytes(object_code))

@@ -6,13 +6,30 @@ HYPOTHESIS_PROFILE=thorough runs more examples per test.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, os.path.dirname(__file__))
+
+# The on-disk compilation cache (egglog_tensor/cache.py) never touches ~/.cache from the tests: a
+# temporary dir for the session (compiles at collection, subprocesses), and a fresh one per test
+# below, so no test sees another's entries.
+_SESSION_CACHE = tempfile.mkdtemp(prefix="egglog-tensor-test-cache-")
+os.environ["EGGLOG_TENSOR_CACHE_DIR"] = _SESSION_CACHE
+atexit.register(shutil.rmtree, _SESSION_CACHE, True)
+
+
+@pytest.fixture(autouse=True)
+def _kernel_cache_dir(tmp_path_factory, monkeypatch):
+    """A fresh, empty compilation cache dir for each test."""
+    monkeypatch.setenv("EGGLOG_TENSOR_CACHE_DIR", str(tmp_path_factory.mktemp("kernel-cache")))
+    monkeypatch.delenv("EGGLOG_TENSOR_CACHE", raising=False)
 
 
 @pytest.fixture(autouse=True)

