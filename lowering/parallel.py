@@ -35,9 +35,8 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .tiling import CONTRACTIONS, _ints, _loop_extents
+from .tiling import _ANY, CONTRACTIONS, _ints, _loop_extents, named_sequence
 
-_ANY = "!transform.any_op"
 
 # Fewer loop iterations than this in one op: not worth a parallel region.
 MIN_WORK = 1 << 15
@@ -181,12 +180,4 @@ def transform_script(module: ir.Module, threads: int) -> str | None:
         "  transform.apply_patterns.canonicalization",
         f"}} : {_ANY}",
     ]
-    lines = [
-        "module attributes {transform.with_named_sequence} {",
-        f"  transform.named_sequence @__transform_main(%root: {_ANY} {{transform.readonly}}) {{",
-        *("    " + line for line in body),
-        "    transform.yield",
-        "  }",
-        "}",
-    ]
-    return "\n".join(lines) + "\n"
+    return named_sequence(body)

@@ -366,6 +366,12 @@ def transform_script(module: ir.Module) -> str | None:
         "  transform.apply_patterns.canonicalization",
         f"}} : {_ANY}",
     ]
+    return named_sequence(body)
+
+
+
+def named_sequence(body: list[str]) -> str:
+    """A transform-dialect module whose entry sequence runs `body` on the payload root."""
     lines = [
         "module attributes {transform.with_named_sequence} {",
         f"  transform.named_sequence @__transform_main(%root: {_ANY} {{transform.readonly}}) {{",
@@ -375,7 +381,6 @@ def transform_script(module: ir.Module) -> str | None:
         "}",
     ]
     return "\n".join(lines) + "\n"
-
 
 
 def _bits(elem: ir.Type) -> int:
