@@ -97,7 +97,7 @@ def test_openmp_parallelizes_the_outer_tile_loop() -> None:
 def test_remainder_tiles_are_masked_not_scalar() -> None:
     a, b = rng.standard_normal((67, 45), np.float32), rng.standard_normal((45, 130), np.float32)
     tiled = et.kernel(lambda a, b: a @ b).inspect(a, b).stage("tile")
-    assert "vector.create_mask" in tiled and "linalg.matmul" not in tiled
+    assert ("vector.create_mask" in tiled or "vector.constant_mask" in tiled) and "linalg.matmul" not in tiled
 
 
 CACHES = [tiling.CacheInfo(l1=48 * 1024, l2=2 * 1024**2, simd=64), tiling.CacheInfo(l1=32 * 1024, l2=256 * 1024, simd=32),
