@@ -240,10 +240,13 @@ def _trace_of(values: Sequence[Any]) -> Trace:
 
 
 def _dtype_key(v: Any) -> Any:
-    """What NumPy's dtype resolution needs: a dtype, or the Python type of a weak scalar."""
+    """What NumPy's dtype resolution needs: a dtype, or the Python type of a weak scalar (int, float;
+    a Python bool is plain bool: it is the lowest kind, and resolve_dtypes refuses the type)."""
     if isinstance(v, Tracer):
-        return v._weak or v.dtype
-    if type(v) in (bool, int, float):
+        return np.dtype(bool) if v._weak is bool else v._weak or v.dtype
+    if type(v) is bool:
+        return np.dtype(bool)
+    if type(v) in (int, float):
         return type(v)
     if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0:
         return np.asarray(v).dtype
@@ -281,13 +284,15 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     if name not in UNARY and name not in BINARY and name not in ("positive", "matmul"):
         raise _fail(UnsupportedError, f"np.{ufunc.__name__}({_describe(inputs)}) is not supported")
     keys = tuple(_dtype_key(v) for v in inputs)
+    all_weak = all(isinstance(k, type) for k in keys)
+    if all_weak:  # no array takes part: NumPy makes default-dtype arrays of the Python numbers
+        keys = tuple(np.dtype(np.int64 if k is int else np.float64) for k in keys)
     try:
         loop = ufunc.resolve_dtypes((*keys, None))
     except (TypeError, np.exceptions.DTypePromotionError) as e:
         raise _fail(UnsupportedError, f"np.{ufunc.__name__}({_describe(inputs)}): {e}") from None
     _check_dtype(ufunc.__name__, loop, inputs)
     nodes = tuple(lift(trace, v, dt.name) for v, dt in zip(inputs, loop[: len(inputs)], strict=True))
-    all_weak = all(isinstance(k, type) for k in keys)
     weak = {"bool": bool, "int64": int, "float64": float}.get(loop[-1].name) if all_weak else None
     if name == "positive":
         return _result(trace, nodes[0], weak)

@@ -34,13 +34,30 @@ UNARY = {
 }
 
 
-@pytest.mark.parametrize(("op", "dtype"), [(op, dt) for op in sorted(UNARY) for dt in UNARY[op][1]])
-@settings(max_examples=3)
+def _ops_for(table: dict, dtype: str) -> list[str]:
+    return [op for op in sorted(table) if dtype in table[op][1]]
+
+
+@functools.cache
+def _unary_kernel_fn(dtype: str):
+    """All unary ops allowed on dtype in one function: op i reads argument i (its own data)."""
+    fns = [UNARY[op][0] for op in _ops_for(UNARY, dtype)]
+    return lambda *xs: tuple(f(x) for f, x in zip(fns, xs, strict=True))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@settings(max_examples=6)
 @given(data=st.data())
-def test_unary(op: str, dtype: str, data: st.DataObject) -> None:
-    fn, _, kw = UNARY[op]
-    a = data.draw(arrays(dtype, shapes(max_dims=3), layout=layouts, **kw))
-    check(fn, a)
+def test_unary(dtype: str, data: st.DataObject) -> None:
+    """Every unary op on dtype, each with data suited to it, in any layout; one kernel per example
+    (outputs in the order of _ops_for(UNARY, dtype))."""
+    ops = _ops_for(UNARY, dtype)
+    shape = data.draw(shapes(max_dims=3))
+    xs = [data.draw(arrays(dtype, shape, layout=layouts, **UNARY[op][2])) for op in ops]
+    try:
+        check(_unary_kernel_fn(dtype), *xs)
+    except AssertionError as e:
+        raise AssertionError(f"outputs are {ops}: {e}") from None
 
 
 # --- binary -----------------------------------------------------------------------------------
@@ -62,15 +79,30 @@ BINARY = {
 }
 
 
-@pytest.mark.parametrize(("op", "dtype"), [(op, dt) for op in sorted(BINARY) for dt in BINARY[op][1]])
-@settings(max_examples=4)
+@functools.cache
+def _binary_kernel_fn(dtype: str):
+    """All binary ops allowed on dtype in one function: op i reads arguments 2i and 2i+1."""
+    fns = [BINARY[op][0] for op in _ops_for(BINARY, dtype)]
+    return lambda *xs: tuple(f(xs[2 * i], xs[2 * i + 1]) for i, f in enumerate(fns))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@settings(max_examples=6)
 @given(data=st.data())
-def test_binary(op: str, dtype: str, data: st.DataObject) -> None:
-    fn, _, kw_a, kw_b = BINARY[op]
+def test_binary(dtype: str, data: st.DataObject) -> None:
+    """Every binary op on dtype with broadcasting, each with data suited to it (zero and negative
+    divisors, NaN/inf, small integer exponents); one kernel per example (outputs in the order of
+    _ops_for(BINARY, dtype))."""
+    ops = _ops_for(BINARY, dtype)
     (sa, sb), _ = data.draw(broadcast_pairs())
-    a = data.draw(arrays(dtype, sa, layout=layouts, **kw_a))
-    b = data.draw(arrays(dtype, sb, layout=layouts, **kw_b))
-    check(fn, a, b)
+    xs = []
+    for op in ops:
+        xs += [data.draw(arrays(dtype, sa, layout=layouts, **BINARY[op][2])),
+               data.draw(arrays(dtype, sb, layout=layouts, **BINARY[op][3]))]
+    try:
+        check(_binary_kernel_fn(dtype), *xs)
+    except AssertionError as e:
+        raise AssertionError(f"outputs are {ops}: {e}") from None
 
 
 COMPARISONS = {
@@ -86,15 +118,20 @@ COMPARISONS = {
 }
 
 
-@pytest.mark.parametrize("op", sorted(COMPARISONS))
-@settings(max_examples=8)
-@given(data=st.data(), dtype=st.sampled_from(ALL_DTYPES))
-def test_comparison_and_logical(op: str, dtype: str, data: st.DataObject) -> None:
+def _all_comparisons(a, b):
+    return tuple(COMPARISONS[op](a, b) for op in sorted(COMPARISONS))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@settings(max_examples=5)
+@given(data=st.data())
+def test_comparison_and_logical(dtype: str, data: st.DataObject) -> None:
+    """Every comparison and logical op (outputs in sorted(COMPARISONS) order) in one kernel."""
     (sa, sb), _ = data.draw(broadcast_pairs())
     # small integral values so that equality happens; NaN, inf and signed zeros for floats
-    a = data.draw(arrays(dtype, sa, lo=-2, hi=2, integral=True, special=True))
+    a = data.draw(arrays(dtype, sa, lo=-2, hi=2, integral=True, special=True, layout=layouts))
     b = data.draw(arrays(dtype, sb, lo=-2, hi=2, integral=True, special=True))
-    check(COMPARISONS[op], a, b)
+    check(_all_comparisons, a, b)
 
 
 @pytest.mark.parametrize("dtype", NUMERIC)
@@ -108,6 +145,14 @@ def test_int_extremes_and_division_by_zero(dtype: str) -> None:
         a = np.array([1.0, -1.0, 0.0, -0.0, np.inf, -np.inf, np.nan, 7.0, -7.0, 5.5], dtype=dtype)
         b = np.array([0.0, 0.0, 0.0, -0.0, 0.0, np.inf, 1.0, -2.0, np.inf, -np.inf], dtype=dtype)
     check(_divmod_all, a, b)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_max_min_signed_zeros_and_nan(dtype: str) -> None:
+    """NumPy's maximum/minimum return the second operand on ties (+-0.0) and propagate NaN from either."""
+    a = np.array([-0.0, 0.0, 0.0, -0.0, np.nan, 1.0, np.nan, -np.inf], dtype=dtype)
+    b = np.array([0.0, -0.0, 0.0, -0.0, 1.0, np.nan, np.nan, np.inf], dtype=dtype)
+    check(lambda a, b: (np.maximum(a, b), np.minimum(a, b), np.maximum(b, a), np.minimum(b, a), np.clip(a, None, b)), a, b)
 
 
 def _divmod_all(a, b):
@@ -156,16 +201,20 @@ CLIPS = {
 }
 
 
-@pytest.mark.parametrize("kind", sorted(CLIPS))
+def _all_clips(a, lo, hi):
+    return tuple(CLIPS[kind](a, lo, hi) for kind in sorted(CLIPS))
+
+
 @pytest.mark.parametrize("dtype", NUMERIC)
-@settings(max_examples=3)
+@settings(max_examples=4)
 @given(data=st.data())
-def test_clip(kind: str, dtype: str, data: st.DataObject) -> None:
+def test_clip(dtype: str, data: st.DataObject) -> None:
+    """Every spelling of CLIPS (outputs in sorted order) in one kernel."""
     shape = data.draw(shapes(min_dims=1, max_dims=2))
     a = data.draw(arrays(dtype, shape, special=True, layout=layouts))
     lo = data.draw(arrays(dtype, shape[-1:], lo=-5, hi=0, special=True))
     hi = data.draw(arrays(dtype, shape[-1:], lo=0, hi=5))
-    check(CLIPS[kind], a, lo, hi)
+    check(_all_clips, a, lo, hi)
 
 
 def _constants(a):
@@ -225,7 +274,7 @@ def _unary_tuple():
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@settings(max_examples=12)
+@settings(max_examples=6)
 @given(data=st.data())
 def test_many_unary_outputs_any_layout(dtype: str, data: st.DataObject) -> None:
     """All float unary ops as outputs of one kernel, on every layout and rank 0..4."""

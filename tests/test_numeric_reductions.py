@@ -59,7 +59,7 @@ DATA = {"sum": {"special": True}, "mean": {"special": True}, "max": {"special": 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("op", ["sum", "prod", "max", "min", "mean"])
-@settings(max_examples=6)
+@settings(max_examples=2)
 @given(data=st.data())
 def test_reduction(op: str, dtype: str, data: st.DataObject) -> None:
     shape = data.draw(shapes(max_dims=3, min_side=1 if op in ("max", "min") else 0))
@@ -150,7 +150,7 @@ FUSED = [_dot_like, _normalize, _softmax, _logsumexp, _view_reductions, _chained
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("fn", FUSED, ids=lambda f: f.__name__.strip("_"))
-@settings(max_examples=4)
+@settings(max_examples=2)
 @given(data=st.data())
 def test_fused(fn, dtype: str, data: st.DataObject) -> None:
     shape = data.draw(shapes(min_dims=2, max_dims=2, min_side=2, max_side=7))

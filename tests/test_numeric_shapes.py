@@ -52,7 +52,7 @@ def matmul_tolerance(a: np.ndarray, b: np.ndarray) -> dict:
 
 
 @pytest.mark.parametrize("kind", sorted(MATMUL_SHAPES))
-@settings(max_examples=6)
+@settings(max_examples=3)
 @given(data=st.data(), dtype=st.sampled_from(NUMERIC), b=st.integers(1, 3),
        m=st.integers(0, 5), k=st.integers(0, 6), n=st.integers(0, 5))
 def test_matmul(kind: str, dtype: str, b: int, m: int, k: int, n: int, data: st.DataObject) -> None:
@@ -68,7 +68,7 @@ def _transposed_operands(a, b):
 
 
 @pytest.mark.parametrize("dtype", NUMERIC)
-@settings(max_examples=4)
+@settings(max_examples=2)
 @given(m=st.integers(1, 5), k=st.integers(1, 5), seed=seeds, layout=layouts)
 def test_matmul_transposed_operands(dtype: str, m: int, k: int, seed: int, layout: str) -> None:
     a = with_layout(make_array(seed, dtype, (k, m), lo=-3, hi=3), layout)
@@ -123,7 +123,7 @@ def _transposer(perm, style: str):
     return lambda a: (a.T * 2, np.transpose(a) + 1, a.transpose(perm) - 1 if perm else a)
 
 
-@settings(max_examples=20)
+@settings(max_examples=12)
 @given(data=st.data(), dtype=st.sampled_from(ALL_DTYPES))
 def test_transpose(data: st.DataObject, dtype: str) -> None:
     a = data.draw(arrays(dtype, shapes(max_dims=4, max_side=4), layout=layouts))
@@ -159,7 +159,7 @@ def reshapes(draw: st.DrawFn, size: int):
     return tuple(dims)
 
 
-@settings(max_examples=25)
+@settings(max_examples=12)
 @given(data=st.data(), dtype=st.sampled_from(ALL_DTYPES))
 def test_reshape(data: st.DataObject, dtype: str) -> None:
     a = data.draw(arrays(dtype, shapes(max_dims=3, max_side=4), layout=layouts))
@@ -249,7 +249,7 @@ def test_diagonal_and_trace(data: st.DataObject, dtype: str) -> None:
 # --- indexing -------------------------------------------------------------------------------------
 
 
-@settings(max_examples=25)
+@settings(max_examples=14)
 @given(data=st.data(), dtype=st.sampled_from(ALL_DTYPES))
 def test_basic_indexing(data: st.DataObject, dtype: str) -> None:
     a = data.draw(arrays(dtype, shapes(max_dims=3, max_side=5), layout=layouts))
@@ -278,7 +278,7 @@ def _stencils_2d(u):
 
 
 @pytest.mark.parametrize("dtype", FLOATS + ("int32",))
-@settings(max_examples=5)
+@settings(max_examples=2)
 @given(n=st.integers(3, 9), m=st.integers(3, 7), seed=seeds, layout=layouts)
 def test_stencils(dtype: str, n: int, m: int, seed: int, layout: str) -> None:
     check(_stencils_1d, with_layout(make_array(seed, dtype, (n,)), layout))
