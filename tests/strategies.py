@@ -51,7 +51,8 @@ layouts = st.sampled_from(LAYOUTS)
 def make_array(seed: int, dtype: str, shape: tuple[int, ...], *, lo: float = -10, hi: float = 10,
                special: bool = False, zeros: bool = True, integral: bool = False) -> np.ndarray:
     """Random C-ordered data of `dtype` in [lo, hi]; floats may hold exact zeros (both signs),
-    integral values (ties for max/min, exact floor division) and, when `special`, NaN and +-inf."""
+    integral values (ties for max/min, exact floor division) and, when `special`, NaN and +-inf.
+    zeros=False: no float zeros at all."""
     rng = np.random.default_rng(seed)
     if dtype == "bool":
         return rng.random(shape) < 0.5
@@ -66,6 +67,8 @@ def make_array(seed: int, dtype: str, shape: tuple[int, ...], *, lo: float = -10
         a = np.where(mask, np.round(a), a)
     if zeros and lo <= 0 <= hi:
         a = np.where(rng.random(shape) < 0.1, np.where(rng.random(shape) < 0.5, 0.0, -0.0), a)
+    elif not zeros:
+        a = np.where(a == 0, 1.0, a)  # no zeros at all (rounding makes some)
     if special:
         pick = rng.random(shape)
         a = np.where(pick < 0.05, np.nan, a)

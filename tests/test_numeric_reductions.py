@@ -67,7 +67,8 @@ def test_reduction(op: str, dtype: str, data: st.DataObject) -> None:
     keepdims = data.draw(st.booleans())
     style = data.draw(st.sampled_from(["function", "method"]))
     a = data.draw(arrays(dtype, shape, layout=layouts, **DATA[op]))
-    check(reducer(op, axis, keepdims, style), a, **tolerance(a, op))
+    # which of +-0.0 a max/min reduction returns depends on NumPy's (SIMD) order
+    check(reducer(op, axis, keepdims, style), a, signed_zeros=op not in ("max", "min"), **tolerance(a, op))
 
 
 @pytest.mark.parametrize("op", ["max", "min"])
@@ -157,7 +158,7 @@ def test_fused(fn, dtype: str, data: st.DataObject) -> None:
     a = data.draw(arrays(dtype, shape, layout=layouts, lo=-3, hi=3))
     args = (a, data.draw(arrays(dtype, shape, layout=layouts, lo=-3, hi=3))) if fn is _dot_like else (a,)
     rtol = 1e-4 if dtype == "float32" else 1e-10
-    check(fn, *args, rtol=rtol, atol=rtol * 10 * a.size)
+    check(fn, *args, rtol=rtol, atol=rtol * 10 * a.size, signed_zeros=False)  # max/min of +-0.0: order-dependent in NumPy
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "bool"])
