@@ -18,11 +18,9 @@ from typing import Any
 import numpy as np
 from egglog import EGraph, get_callable_fn
 
-from .graph import BINARY, REDUCTIONS, TRANSCENDENTAL, UNARY, Node, infer, is_unit_reshape
+from .graph import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, Node, infer, is_unit_reshape
 from .ir import OP_OF, literal
 from .lowering.tiling import choose_tiles, host_caches
-
-ELEMENTWISE = frozenset(UNARY) | frozenset(BINARY) | {"where", "astype"}
 
 
 @dataclass(frozen=True)

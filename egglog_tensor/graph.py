@@ -7,7 +7,7 @@ price a candidate e-node from its children) and the MLIR emitter (to type every 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import TracingError, UnsupportedError
@@ -27,6 +27,7 @@ BINARY = (
 )  # fmt: skip
 PREDICATES = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
 LOGICAL = ("logical_and", "logical_or", "logical_xor", "logical_not")
+ELEMENTWISE = frozenset(UNARY) | frozenset(BINARY) | {"where", "astype"}  # fuse into one loop body
 REDUCTIONS = ("sum", "max", "min", "prod")
 VIEWS = ("transpose", "broadcast_to", "slice", "diagonal")  # plus reshape when it only moves unit dims
 # Transcendental ops get a higher price in the cost model.
@@ -44,7 +45,6 @@ class Node:
     attrs: tuple[Any, ...]
     shape: Shape
     dtype: str
-    _key: tuple = field(repr=False, compare=False, default=())
 
     @property
     def ndim(self) -> int:
@@ -154,7 +154,7 @@ class Builder:
         node = self._nodes.get(key)
         if node is None:
             shape, dtype = _infer(op, inputs, attrs)
-            node = Node(op, inputs, attrs, shape, dtype, key)
+            node = Node(op, inputs, attrs, shape, dtype)
             self._nodes[key] = node
         return node
 

@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import bufferization, func, linalg, tensor
 
-from egglog_tensor.graph import BINARY, REDUCTIONS, UNARY, Node, is_unit_reshape
+from egglog_tensor.graph import ELEMENTWISE, REDUCTIONS, Node, is_unit_reshape
 from egglog_tensor.spec import ArgSpec
 
 from . import scalar, tiling
 
-_ELEMENTWISE = set(UNARY) | set(BINARY) | {"where", "astype"}
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 
 
@@ -183,7 +182,7 @@ class Emitter:
             return ("c", node.attrs[0], node.dtype)
         if is_view(node):
             return self._scalar(node.inputs[0], view_index(node, idx), plan)
-        if node.op not in _ELEMENTWISE:
+        if node.op not in ELEMENTWISE:
             return plan.input(self.materialize(node), idx, node.dtype)
         children = tuple(self._scalar(i, broadcast_index(i.shape, node.shape, idx), plan) for i in node.inputs)
         return (node.op, node.inputs[0].dtype, node.dtype, children)
