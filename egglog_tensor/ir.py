@@ -102,6 +102,12 @@ def shape_of(x: Tensor) -> Vec[i64]:
     """
 
 
+@function(merge=lambda old, new: old)
+def dtype_of(x: Tensor) -> DType:
+    """Element type of a tensor e-class, seeded and propagated like `shape_of`: rules that build
+    constants of x's type, or hold only for integers, use it as a condition."""
+
+
 @function
 def exp(x: Tensor) -> Tensor: ...
 @function
@@ -236,9 +242,12 @@ def to_term(outputs: list[Node], memo: dict[int, Tensor] | None = None) -> Progr
     return Program(Vec[Tensor](*(term(o) for o in outputs)))
 
 
-def shape_facts(nodes: list[Node], memo: dict[int, Tensor]) -> list[object]:
-    """egglog actions recording the traced shape of every node's term."""
-    return [set_(shape_of(memo[id(n)])).to(_attr_term(n.shape)) for n in nodes if id(n) in memo]
+def static_facts(nodes: list[Node], memo: dict[int, Tensor]) -> list[object]:
+    """egglog actions recording the traced shape and dtype of every node's term."""
+    terms = [(n, memo[id(n)]) for n in nodes if id(n) in memo]
+    return [set_(shape_of(t)).to(_attr_term(n.shape)) for n, t in terms] + [
+        set_(dtype_of(t)).to(DTYPE_TERMS[n.dtype]) for n, t in terms
+    ]
 
 
 def literal(value: object) -> object:

@@ -13,7 +13,7 @@ from egglog.pretty import pretty_decl
 
 from .cost import TensorCostModel
 from .graph import Node, topological
-from .ir import Program, Tensor, from_term, shape_facts, to_term
+from .ir import Program, Tensor, from_term, static_facts, to_term
 
 
 @dataclass(frozen=True)
@@ -98,9 +98,9 @@ def _tally(stats: dict[str, _Tally], report: RunReport) -> None:
     for rule, n in report.num_matches_per_rule.items():
         name = owner.get(rule, "?")
         tally = stats.setdefault(name, _Tally())
-        text = pretty_decl(report._decls, rule)
-        tally.matches[text] = tally.matches.get(text, 0) + n
-        if n:
+        if n:  # only matched rules are reported: formatting every rule's text dominated small runs
+            text = pretty_decl(report._decls, rule)
+            tally.matches[text] = tally.matches.get(text, 0) + n
             matched.add(name)
     for name, spent in report.search_and_apply_time_per_ruleset.items():
         if _short(name) in stats:
@@ -156,7 +156,7 @@ def _optimize(
     terms: dict[int, Tensor] = {}
     traced = to_term(outputs, terms)
     egraph = EGraph()
-    egraph.register(traced, *shape_facts(topological(outputs), terms))
+    egraph.register(traced, *static_facts(topological(outputs), terms))
     _, before = egraph.extract(traced, include_cost=True, cost_model=cost_model)
     start = time.perf_counter()
     stats: dict[str, _Tally] = {}
@@ -165,7 +165,7 @@ def _optimize(
         reason = "iteration limit"
         while iterations < limits.iterations:
             report = egraph.run(schedule)
-            shaped = egraph.run(shapes.saturate())  # shapes of the terms this step created, for later conditions
+            shaped = egraph.run(shapes.saturate())  # shapes and dtypes of the terms this step created, for later conditions
             iterations += 1
             _tally(stats, report)
             if not report.updated and not shaped.updated:

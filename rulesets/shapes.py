@@ -1,8 +1,9 @@
-"""Shape analysis: `shape_of` for terms that rewrites create, so later rules can test shapes.
+"""Shape and dtype analysis: `shape_of` and `dtype_of` for terms that rewrites create, so later
+rules can test them.
 
-Every traced value's shape is seeded by the optimizer; these rules give shapes to new subterms
-(transposes, matmuls, reductions, elementwise results). The optimizer runs this ruleset to
-saturation after every step of the user's schedule; it never changes the program.
+Every traced value's shape and dtype is seeded by the optimizer; these rules give them to new
+subterms (transposes, matmuls, reductions, elementwise results). The optimizer runs this ruleset
+to saturation after every step of the user's schedule; it never changes the program.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from itertools import combinations, permutations
 from egglog import Vec, eq, f64, i64, rule, ruleset, set_
 
 from egglog_tensor.graph import BINARY, UNARY
-from egglog_tensor.ir import CONSTRUCTORS, DType, Tensor, materialize, shape_of
+from egglog_tensor.ir import CONSTRUCTORS, DType, Tensor, dtype_of, materialize, shape_of
 
 shapes = ruleset(name="shapes")
 
@@ -90,3 +91,13 @@ def _matmul(a: Tensor, b: Tensor, s: Vec[i64], t: Vec[i64], v: Vec[i64]) -> obje
             eq(m).to(m), eq(shape_of(a)).to(s), eq(shape_of(b)).to(t),
             eq(s.length()).to(i64(ra)), eq(t.length()).to(i64(rb)),
         ).then(set_(shape_of(m)).to(out))
+
+
+@shapes.register
+def _dtypes(a: Tensor, s: Vec[i64], v: f64, dt: DType) -> object:
+    """dtype_of through what rewrites create around traced values: constants and casts carry their
+    dtype, views and materialize keep their operand's."""
+    for t in (Tensor.const(v, dt), a.astype(dt)):
+        yield rule(eq(t).to(t)).then(set_(dtype_of(t)).to(dt))
+    for t in (materialize(a), a.transpose(s), a.reshape(s), a.broadcast_to(s)):
+        yield rule(eq(t).to(t), eq(dtype_of(a)).to(dt)).then(set_(dtype_of(t)).to(dt))

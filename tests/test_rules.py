@@ -1,8 +1,8 @@
 """Every rewrite rule, both sides evaluated on random data, and each one found and chosen by extraction.
 
-Exact rules must agree bit for bit (NaN positions and signed zeros included). Contractions sum the
-same products in a possibly different order: rtol 1e-5 (float64). Fast-math rules: rtol 1e-9 on
-finite float64 inputs away from overflow.
+Exact rules must agree bit for bit (NaN positions and signed zeros included; integer rules on
+wrapping int32/int64 data). Contractions sum the same products in a possibly different order:
+rtol 1e-5 (float64). Fast-math rules: rtol 1e-9 on finite float64 inputs away from overflow.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ class Case:
     rtol: float = 0.0  # 0: bit-for-bit
     fastmath: bool = False
     positive: bool = False  # inputs drawn > 0 (domain-restricted rules)
+    dtype: str = "float64"  # of every argument
 
 
 C = Case
@@ -51,6 +52,14 @@ EXACT = [
     C("transpose_unary", lambda a: np.exp(a).T, lambda a: np.exp(a.T), ((3, 4),), "exp(a).transpose"),
     C("transpose_binary", lambda a, b: (a - b).T, lambda a, b: a.T - b.T, ((3, 4), (3, 4)), "(a - b).transpose"),
     C("transpose_const", lambda a: (a * 3.0).T, lambda a: a.T * 3.0, ((3, 4),), "(a * Tensor.const(v, dt)).transpose"),
+    C("power_zero", lambda a: a**0, lambda a: np.where(a == a, 1.0, 1.0), ((6,),), "x ** Tensor.const(0.0, dt)"),
+    C("int_power_one", lambda a: a**1, lambda a: a, ((6,),), "x ** Tensor.const(1.0, dt)).to(x)", dtype="int64"),
+    C("int_power5", lambda a: a**5, lambda a: np.square(np.square(a)) * a, ((6,),), "x ** Tensor.const(a, DType.int64)", dtype="int64"),
+    C("int32_power8", lambda a: a**8, lambda a: np.square(np.square(np.square(a))), ((6,),), "x ** Tensor.const(a, DType.int32)", dtype="int32"),
+    C("int_self_difference", lambda a: a - a, lambda a: a * 0, ((2, 3),), "x - x).to(Tensor.const(0.0, DType.int64)", dtype="int64"),
+    C("int_broadcast_sum", lambda a: np.sum(np.broadcast_to(a, (4, 5)), axis=0), lambda a: a * 4, ((5,),), "x.broadcast_to(big).sum(Vec[i64](0))", dtype="int64"),
+    C("int32_broadcast_sum", lambda a: np.sum(np.broadcast_to(a, (4, 5))), lambda a: np.sum(a.astype(np.int64) * 4), ((5,),), "x.broadcast_to(big).astype(dt)", dtype="int32"),
+    C("int_unit_axis_sum", lambda a: np.sum(np.broadcast_to(a[:, None], (5, 3)), axis=1), lambda a: a * 3, ((5,),), "x.broadcast_to(big).sum(Vec[i64](1))", dtype="int64"),
 ]
 CONTRACTIONS = [
     C("transpose_matmul", lambda a, b: (a @ b).T, lambda a, b: b.T @ a.T, ((3, 4), (4, 5)), "(a @ b).transpose", rtol=1e-5),
@@ -68,15 +77,33 @@ FAST = [
     C("exp_sum", lambda a, b: np.exp(a) * np.exp(b), lambda a, b: np.exp(a + b), ((6,), (6,)), "exp(x) * exp(y)", rtol=1e-9, fastmath=True),
     C("reciprocal_mul", lambda a: a / 3.0, lambda a: a * (1.0 / 3.0), ((6,),), "f64(1.0) / a", rtol=1e-9, fastmath=True),
     C("const_factors", lambda a: (a * 3.0) * 5.0, lambda a: a * 15.0, ((6,),), "Tensor.const(a * b, dt)", rtol=1e-9, fastmath=True),
+    C("self_difference", lambda a: a - a, lambda a: a * 0.0, ((2, 3),), "x - x).to(Tensor.const(0.0, dt)", rtol=1e-9, fastmath=True),
+    C("broadcast_sum", lambda a: np.sum(np.broadcast_to(a, (4, 5)), axis=0), lambda a: a * 4.0, ((5,),), "x.broadcast_to(big).sum(Vec[i64](0))", rtol=1e-9, fastmath=True),
+    C("broadcast_sum_units", lambda a: np.sum(np.broadcast_to(a[:, None], (2, 5, 3)), axis=(0, 2)), lambda a: a * 6.0, ((5,),), "x.broadcast_to(big).sum(Vec[i64](0, 2))", rtol=1e-9, fastmath=True),
+    C("broadcast_sum_0d", lambda a: np.sum(np.broadcast_to(a, (3, 4))), lambda a: a * 12.0, ((),), "x.broadcast_to(big).sum(Vec[i64](0, 1))", rtol=1e-9, fastmath=True),
+    C("power_squaring", lambda a: a**5, lambda a: np.square(np.square(a)) * a, ((6,),), "x ** Tensor.const(a, DType.float64)", rtol=1e-9, fastmath=True),
+    C("power_negative", lambda a: a**-3, lambda a: 1.0 / (np.square(a) * a), ((6,),), "reciprocal(x ** Tensor.const(-a, DType.float64))", rtol=1e-9, fastmath=True),
+    C("power_quotient", lambda a: a**6 / a**4, lambda a: a * a, ((6,),), "x ** Tensor.const(b, DType.float64)", rtol=1e-9, fastmath=True, positive=True),
+    C("power_over_square", lambda a: a**5 / np.square(a), lambda a: a**3, ((6,),), "/ square(x)", rtol=1e-9, fastmath=True, positive=True),
 ]
 ALL = EXACT + CONTRACTIONS + FAST
 
 
-def _data(shapes: tuple[tuple[int, ...], ...], positive: bool, special: bool) -> st.SearchStrategy:
-    floats = st.floats(0.01 if positive else -20.0, 20.0, allow_nan=False, allow_infinity=False)
-    if special:  # exact rules must hold on the whole IEEE domain
+def _data(case: Case) -> st.SearchStrategy:
+    if case.dtype != "float64":  # the whole range: integer rules must hold under wraparound
+        return st.tuples(*(hnp.arrays(case.dtype, s) for s in case.shapes))
+    floats = st.floats(0.01 if case.positive else -20.0, 20.0, allow_nan=False, allow_infinity=False)
+    if case.rtol == 0.0:  # exact rules must hold on the whole IEEE domain
         floats = floats | st.sampled_from([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -1e308, 1e308])
-    return st.tuples(*(hnp.arrays(np.float64, s, elements=floats) for s in shapes))
+    return st.tuples(*(hnp.arrays(np.float64, s, elements=floats) for s in case.shapes))
+
+
+def _args(case: Case) -> list[np.ndarray]:
+    """Fixed moderate arguments for a case (0-d ones stay arrays)."""
+    rng = np.random.default_rng(7)
+    if case.dtype != "float64":
+        return [rng.integers(-50, 50, s).astype(case.dtype) for s in case.shapes]
+    return [np.asarray(rng.uniform(0.1 if case.positive else -2, 2, s)) for s in case.shapes]
 
 
 def _same(got: Any, want: Any, rtol: float) -> None:
@@ -93,7 +120,7 @@ def test_both_sides_agree(case: Case) -> None:
     lhs, rhs = et.kernel(case.lhs, rules=None), et.kernel(case.rhs, rules=None)
 
     @settings(max_examples=30, deadline=None)
-    @given(_data(case.shapes, case.positive, special=case.rtol == 0.0))
+    @given(_data(case))
     def check(args: tuple[np.ndarray, ...]) -> None:
         with np.errstate(all="ignore"):
             _same(lhs(*args), rhs(*args), case.rtol)
@@ -105,7 +132,7 @@ def test_both_sides_agree(case: Case) -> None:
 def test_rule_fires_and_result_is_right(case: Case) -> None:
     """With the rules on, the rule matches, is reported, and the kernel still computes the lhs."""
     k = et.kernel(case.lhs, fastmath=case.fastmath)
-    args = [np.random.default_rng(7).uniform(0.1 if case.positive else -2, 2, s) for s in case.shapes]
+    args = _args(case)
     comp = k.inspect(*args)
     fired = [rule for rule, n in comp.report.matches if n and case.fired in rule]
     assert fired, f"{case.fired!r} not among {[r for r, n in comp.report.matches if n]}"
