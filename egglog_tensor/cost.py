@@ -6,6 +6,12 @@ it adds flops (recomputed under a broadcast) but no memory traffic. Kernels clos
 `materialize`, reductions, contractions and outputs. Costs flow bottom-up through extraction;
 each child's cost also carries what the child statically is (shape and dtype, or a literal),
 so every node is priced from its real shapes. All machine numbers live in `Machine`.
+
+Row fusion (`fuse_rows(x)`): each cost also carries the `Rows` below it — the closed kernels whose
+outputs are row-aligned with the value (row reductions, materialized values of the same leading
+extent, reached through same-rank elementwise ops). Computed block by block inside x's loop they
+become one kernel: their flops add up, but memory is read once per distinct input buffer and
+written once for x; their own intermediates stay in cache.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Any
 import numpy as np
 from egglog import EGraph, get_callable_fn
 
-from .graph import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, Node, infer, is_unit_reshape
+from .graph import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, VIEWS, Node, infer, is_unit_reshape
 from .ir import OP_OF, literal
 from .lowering.tiling import choose_tiles, host_caches
 
@@ -46,12 +52,36 @@ DEFAULT_MACHINE = Machine()
 _EPSILON = 1e-3  # every node costs something, so extraction never prefers a longer equivalent term
 
 
+Input = tuple[Any, float]  # (identity of a buffer read from memory, its bytes)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Closed kernels below a value whose outputs are row-aligned with it (rows = its axis 0): their
+    time as summed in the costs below (a shared kernel once per use), each distinct kernel with its
+    flops, and the buffers they read from memory."""
+
+    time: float
+    kernels: frozenset[tuple[Any, float]]
+    inputs: frozenset[Input]
+
+    @property
+    def flops(self) -> float:
+        return math.fsum(f for _, f in self.kernels)
+
+    def __add__(self, other: Rows | None) -> Rows:
+        if other is None:
+            return self
+        return Rows(self.time + other.time, self.kernels | other.kernels, self.inputs | other.inputs)
+
+
 @functools.total_ordering
 @dataclass(frozen=True, eq=False)
 class Cost:
     """A subterm's price. `total` compares terms: closed kernels below (`done`) plus this value's
     own kernel if it were materialized now. A fused value (`buffer` False) carries its pending
-    `flops` and the bytes its kernel would `read`; `meta` is the static shape+dtype (a Node) or literal."""
+    `flops` and the bytes its kernel would `read` (the buffers in `inputs`); `meta` is the static
+    shape+dtype (a Node) or literal; `rows` the row-aligned kernels below it (module docstring)."""
 
     total: float
     meta: Any = None
@@ -59,6 +89,8 @@ class Cost:
     flops: float = 0.0
     reads: float = 0.0
     buffer: bool = True
+    inputs: frozenset[Input] = frozenset()
+    rows: Rows | None = None
 
     def __lt__(self, other: Cost) -> bool:
         return self.total < other.total
@@ -96,12 +128,33 @@ class TensorCostModel:
             return c.done
         return c.done + self.machine.kernel(c.flops, c.reads + _bytes(c.meta))
 
-    def _fused(self, out: Node, done: float, flops: float, reads: float) -> Cost:
+    def _fused(self, out: Node, done: float, flops: float, reads: float,
+               inputs: frozenset[Input] = frozenset(), rows: Rows | None = None) -> Cost:
         total = done + self.machine.kernel(flops, reads + _bytes(out))
-        return Cost(total + _EPSILON, out, done, flops, reads, buffer=False)
+        return Cost(total + _EPSILON, out, done, flops, reads, False, inputs, rows)
 
-    def _buffer(self, out: Node, done: float) -> Cost:
-        return Cost(done + _EPSILON, out, done + _EPSILON)
+    def _buffer(self, out: Node, done: float, rows: Rows | None = None) -> Cost:
+        return Cost(done + _EPSILON, out, done + _EPSILON, rows=rows)
+
+    def _closing(self, x: Cost, out: Node, flops: float, inputs: frozenset[Input], time: float) -> Rows | None:
+        """The Rows of a kernel producing `out` from `x` (leading extent kept) that took `time`."""
+        if out.ndim == 0 or x.meta.ndim == 0 or out.shape[0] != x.meta.shape[0]:
+            return None
+        kernel = ((out.op, out.attrs, out.shape, out.dtype, x.done, flops), flops)
+        return Rows(time, frozenset({kernel}), inputs) + x.rows
+
+    def _fuse_rows(self, x: Cost, out: Node) -> Cost:
+        """`fuse_rows(x)`: x's kernel and the Rows below it as one loop over row blocks."""
+        closed = self.closed(x)
+        if x.rows is None or out.ndim < 2:
+            return self._buffer(out, closed + _EPSILON)
+        rows = x.rows
+        flops, inputs = rows.flops, rows.inputs
+        if not x.buffer:
+            flops, inputs = flops + x.flops, inputs | x.inputs
+        fused = self.machine.kernel(flops, math.fsum(b for _, b in inputs) + _bytes(out))
+        own = closed - x.done  # x's own kernel, when x is still pending
+        return self._buffer(out, max(closed - rows.time - own + fused, 0.0))
 
     # --- the model ---------------------------------------------------------------------------
     def __call__(self, egraph: EGraph, expr: Any, children: list[Cost]) -> Cost:
@@ -130,31 +183,46 @@ class TensorCostModel:
             return self._buffer(out, 0.0)
         if op == "const":
             return Cost(_EPSILON, out, buffer=False)
+        if op == "fuse_rows":
+            return self._fuse_rows(ins[0], out)
         if op == "materialize":
             (x,) = ins
-            if _row_major(x.meta):
-                return self._buffer(out, self.closed(x)) if not x.buffer else Cost(x.total + _EPSILON, out, x.done + _EPSILON)
-            return self._buffer(out, self.closed(x) + m.kernel(0.0, 2 * _bytes(out)))  # a layout-changing copy
-        if op in ELEMENTWISE or op in ("transpose", "broadcast_to", "slice", "diagonal") or (
-            op == "reshape" and is_unit_reshape(ins[0].meta.shape, out.shape)
-        ):
+            if not _row_major(x.meta):  # a layout-changing copy
+                return self._buffer(out, self.closed(x) + m.kernel(0.0, 2 * _bytes(out)))
+            if x.buffer:
+                return Cost(x.total + _EPSILON, out, x.done + _EPSILON, rows=x.rows)
+            time = self.closed(x) - x.done
+            return self._buffer(out, x.done + time, self._closing(x, out, x.flops, x.inputs, time))
+        view = op in VIEWS or (op == "reshape" and is_unit_reshape(ins[0].meta.shape, out.shape))
+        if op in ELEMENTWISE or view:
             weight = m.transcendental_flops if op in TRANSCENDENTAL else (1.0 if op in ELEMENTWISE else 0.0)
             done, flops, reads = 0.0, weight * out.size, 0.0
+            inputs: frozenset[Input] = frozenset()
+            rows: Rows | None = None
             for c in ins:
                 done += c.done
+                aligned = c.rows is not None and _row_aligned(op, c.meta, out)
+                if aligned:
+                    rows = c.rows + rows
                 if c.buffer:
                     reads += _bytes(c.meta)
+                    if not aligned:  # an aligned buffer is computed inside a row-fused loop
+                        inputs |= {(_identity(c), _bytes(c.meta))}
                 else:  # fused: recomputed once per element of `out` that reads it
                     flops += c.flops * out.size / max(c.meta.size, 1)
                     reads += c.reads
-            if op not in ELEMENTWISE and ins[0].buffer:  # a view of a buffer is still that buffer
-                return Cost(done + _EPSILON, out, done + _EPSILON)
-            return self._fused(out, done, flops, reads)
+                    inputs |= c.inputs
+            if view and ins[0].buffer:  # a view of a buffer is still that buffer
+                return Cost(done + _EPSILON, out, done + _EPSILON, rows=rows)
+            return self._fused(out, done, flops, reads, inputs, rows)
         if op in REDUCTIONS:
             (x,) = ins
             flops = x.meta.size + (0.0 if x.buffer else x.flops)
             reads = _bytes(x.meta) if x.buffer else x.reads
-            return self._buffer(out, x.done + m.kernel(flops, reads + _bytes(out)))
+            inputs = x.inputs if not x.buffer else frozenset() if x.rows else frozenset({(_identity(x), _bytes(x.meta))})
+            time = m.kernel(flops, reads + _bytes(out))
+            rows = self._closing(x, out, flops, inputs, time) if 0 not in out.attrs[0] else None
+            return self._buffer(out, x.done + time, rows)
         if op in ("matmul", "matmul_tiled"):
             a, b = ins
             flops = 2.0 * out.size * a.meta.shape[-1]
@@ -197,6 +265,29 @@ def _meta(op: str, tensors: tuple[Node, ...], attrs: tuple) -> Node:
     """A stand-in Node: op, attributes, shape and dtype (no inputs) — what pricing needs to know."""
     shape, dtype = infer(op, tensors, attrs)
     return Node(op, (), attrs, shape, dtype)
+
+
+def _identity(c: Cost) -> Any:
+    """Which buffer a materialized child is: an argument by name, anything else by what it is."""
+    if c.meta.op == "arg":
+        return ("arg", c.meta.attrs[0])
+    return ("buffer", c.meta.shape, c.meta.dtype, c.done)
+
+
+def _row_aligned(op: str, child: Node, out: Node) -> bool:
+    """Whether row i of `out` reads only row i of `child` (so both can be computed block by block)."""
+    if not out.ndim or not child.ndim or child.shape[0] != out.shape[0]:
+        return False
+    if op == "reshape":  # a unit reshape that keeps the leading extent, (n,) -> (n, 1)
+        return True
+    if child.ndim != out.ndim:  # broadcasting aligns trailing axes: a lower-rank child is not row-aligned
+        return False
+    if op == "transpose":
+        return out.attrs[0][0] == 0
+    if op == "slice":
+        start, step, _ = out.attrs
+        return start[0] == 0 and step[0] == 1
+    return op != "diagonal"
 
 
 def _row_major(meta: Node) -> bool:

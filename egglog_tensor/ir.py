@@ -94,6 +94,12 @@ def materialize(x: Tensor) -> Tensor:
     """x computed by its own loop nest into a buffer; elsewhere elementwise work fuses into its consumer."""
 
 
+@function
+def fuse_rows(x: Tensor) -> Tensor:
+    """x computed row block by row block in one loop, together with the kernels it needs that
+    produce its rows (row reductions, materialized row-aligned values): their rows stay in cache."""
+
+
 @function(merge=lambda old, new: old)
 def shape_of(x: Tensor) -> Vec[i64]:
     """Static shape of a tensor e-class: seeded for every traced value, propagated by rulesets.shapes.
@@ -189,7 +195,7 @@ CONSTRUCTORS = {
     "equal": equal, "not_equal": not_equal, "less": less, "less_equal": less_equal,
     "greater": greater, "greater_equal": greater_equal, "logical_and": logical_and,
     "logical_or": logical_or, "logical_xor": logical_xor, "where": where, "concat": concat,
-    "materialize": materialize, "matmul_tiled": Tensor.matmul_tiled,
+    "materialize": materialize, "matmul_tiled": Tensor.matmul_tiled, "fuse_rows": fuse_rows,
 }  # fmt: skip
 OP_OF = {fn: op for op, fn in CONSTRUCTORS.items()}
 

@@ -20,7 +20,7 @@ from mlir.dialects import bufferization, func, linalg, tensor
 from egglog_tensor.graph import ELEMENTWISE, REDUCTIONS, Node, is_unit_reshape
 from egglog_tensor.spec import ArgSpec
 
-from . import scalar, tiling
+from . import rows, scalar, tiling
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 
@@ -149,6 +149,11 @@ class Emitter:
         if node.op == "materialize":  # a fresh row-major buffer: for a transposed view, a layout change
             (x,) = node.inputs
             return self._group(x) if is_view(x) else self.materialize(x)
+        if node.op == "fuse_rows":  # the "rows" stage builds its loop over row blocks (lowering/rows.py)
+            value = self.output(node.inputs[0])
+            if node.ndim >= 2 and node.size and isinstance(value.owner, linalg.GenericOp):
+                rows.tag(value.owner)
+            return value
         if node.size == 0:
             return self._empty(node)
         if node.op in ("matmul", "matmul_tiled"):  # matmul_tiled: the optimizer chose its cache tiles

@@ -106,10 +106,19 @@ def _single_combiner(op: ir.Operation) -> bool:
     return any(v == out for v in owner.operands)
 
 
+def _in_forall(op: ir.Operation) -> bool:
+    parent = op.parent
+    while parent is not None and parent.name != "builtin.module":
+        if parent.name == "scf.forall":
+            return True
+        parent = parent.parent
+    return False
+
+
 def choose(op: ir.Operation, threads: int) -> Split | None:
     """The split of one linalg op over `threads` threads, or None to leave it sequential."""
-    if threads <= 1 or len(op.results) != 1:
-        return None
+    if threads <= 1 or len(op.results) != 1 or _in_forall(op):
+        return None  # (inside a row-block loop, lowering/rows.py: that loop is the parallel one)
     if op.name in CONTRACTIONS and "et.tiles" in op.attributes and op.name != "linalg.batch_matmul":
         return None  # tiled (and parallelized) by the tile stage
     iterators = _iterators(op)

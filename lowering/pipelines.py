@@ -12,7 +12,7 @@ from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..toolchain import run_tool, save_failure_input
-from . import mathapprox, parallel, tiling
+from . import mathapprox, parallel, rows, tiling
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,9 @@ TO_LLVM = Stage(
     ),
 )
 
+# Kernels tagged et.rows (fuse_rows in the term) become one loop over row blocks (lowering/rows.py).
+ROWS = Stage("rows", ("transform-interpreter", "canonicalize"), script=rows.transform_script)
+
 # Contractions tagged with et.tiles / et.vec (lowering/tiling.py): tiled, vectorized on tensors.
 # No cse here: merging the contractions' identical tensor.empty/fill inits makes eliminate-empty-tensors
 # write several outputs through one output buffer (wrong results); cse runs after bufferization.
@@ -94,6 +97,7 @@ VECMATH = Stage("vecmath", (), rewrite=mathapprox.vectorize_math)
 CPU = Pipeline(
     "cpu",
     (
+        ROWS,
         TILE,
         BUFFERIZE,
         Stage("loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-for", "canonicalize", "cse")),
@@ -130,6 +134,7 @@ def cpu_openmp(threads: int) -> Pipeline:
     return Pipeline(
         "cpu-openmp",
         (
+            ROWS,
             split,
             TILE,
             BUFFERIZE,

@@ -13,7 +13,7 @@ from itertools import combinations, permutations
 from egglog import Vec, eq, f64, i64, rule, ruleset, set_
 
 from egglog_tensor.graph import BINARY, UNARY
-from egglog_tensor.ir import CONSTRUCTORS, DType, Tensor, dtype_of, materialize, shape_of
+from egglog_tensor.ir import CONSTRUCTORS, DType, Tensor, dtype_of, fuse_rows, materialize, shape_of
 
 shapes = ruleset(name="shapes")
 
@@ -60,7 +60,7 @@ def _elementwise(a: Tensor, b: Tensor, s: Vec[i64], dt: DType) -> object:
     for op in UNARY:
         t = CONSTRUCTORS[op](a)
         yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(set_(shape_of(t)).to(s))
-    for t in (a.astype(dt), materialize(a)):
+    for t in (a.astype(dt), materialize(a), fuse_rows(a)):
         yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(set_(shape_of(t)).to(s))
     for op in BINARY:
         t = CONSTRUCTORS[op](a, b)

@@ -1,0 +1,142 @@
+"""Row fusion with MLIR's transform dialect: the loop over row blocks of a `fuse_rows` kernel.
+
+The emitter tags the linalg op computing `fuse_rows(x)` with `et.rows`. This stage tiles it along
+its first loop into blocks of `block_rows` rows (`tile_using_forall`) and fuses into that loop,
+consumers first, every producer whose rows are the block's rows (`fuse_into_containing_op`): row
+reductions and their fills, materialized row-aligned values. A naive softmax becomes
+
+    scf.forall (block) {  max of the block's rows; exp(x - max) of the block; its row sums; divide }
+
+so x is read from memory once and the block's intermediates (a few KB) stay in cache. The forall
+is the parallel loop of cpu-openmp (one block per iteration) and a sequential loop on cpu.
+
+Which producers fuse is read off the payload: an operand of a fused op whose indexing map sends
+the op's row loop to the operand's first dim, defined by a linalg op whose output's first dim is
+one of its parallel loops (that loop is its row loop). Identical block slices are merged (cse)
+inside the loop before each fusion, so a producer read by several fused ops is computed once
+per block.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mlir import ir
+
+from .tiling import _ANY, _bits, _divisor_tile, _ints, _loop_extents, host_caches, named_sequence
+
+TAG = "et.rows"
+
+
+def tag(op: ir.Operation | ir.OpView) -> None:
+    """Mark the op computing a `fuse_rows` value (the consumer whose row loop is tiled)."""
+    op.operation.attributes[TAG] = ir.UnitAttr.get()
+
+
+def _maps(op: ir.Operation) -> list[ir.AffineMap] | None:
+    if "indexing_maps" not in op.attributes:
+        return None
+    return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+
+
+def _owner(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if isinstance(owner, ir.OpView) else owner
+
+
+def _row_loop(amap: ir.AffineMap) -> int | None:
+    """The loop an indexing map sends to the first dim of its operand, if it is a bare loop index."""
+    results = list(amap.results)
+    if results and isinstance(results[0], ir.AffineDimExpr):
+        return ir.AffineDimExpr(results[0]).position
+    return None
+
+
+def producers(root: ir.Operation) -> list[ir.Operation]:
+    """The linalg ops that compute, block by block, rows the tiled rows of `root` read (unordered)."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation, row: int) -> None:
+        maps = _maps(op)
+        if maps is None:
+            return
+        for operand, amap in zip(op.operands, maps, strict=True):
+            producer = _owner(operand)
+            if producer is None or _row_loop(amap) != row or producer in found:
+                continue
+            if producer.name == "linalg.fill":
+                found.append(producer)
+            elif producer.name == "linalg.generic" and len(producer.results) == 1:
+                inner = _row_loop(_maps(producer)[-1])
+                iterators = ir.ArrayAttr(producer.attributes["iterator_types"])
+                if inner is not None and "parallel" in str(iterators[inner]):
+                    found.append(producer)
+                    visit(producer, inner)
+
+    visit(root, 0)
+    return found
+
+
+def block_rows(root: ir.Operation, group: int) -> int:
+    """Rows per block: the block's rows of the `group` row-sized values fit in half the L2 cache,
+    at most 64 rows, preferably dividing the row count (no remainder block)."""
+    extents = _loop_extents(root)
+    rows = extents[0]
+    itemsize = max(1, _bits(ir.ShapedType(root.results[0].type).element_type) // 8)
+    row_bytes = max(1, math.prod(extents[1:]) * itemsize * max(group, 1))
+    cap = max(1, min(64, host_caches().l2 // 2 // row_bytes))
+    return _divisor_tile(rows, cap, 1)
+
+
+def _payload(module: ir.Module) -> list[ir.Operation]:
+    """Every linalg op in walk order, as `match interface{LinalgOp}` returns them."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name.startswith("linalg.") and op.name not in ("linalg.yield", "linalg.index"):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def transform_script(module: ir.Module) -> str | None:
+    """The transform module building the row-block loop of each tagged op, or None if there is none."""
+    ops = _payload(module)
+    roots = [op for op in ops if TAG in op.attributes and op.name == "linalg.generic" and _loop_extents(op)]
+    if not roots:
+        return None
+    names = [f"%l{i}" for i in range(len(ops))]
+    body = [
+        f"%linalg = transform.structured.match interface{{LinalgOp}} in %root : ({_ANY}) -> {_ANY}",
+        f"{', '.join(names)} = transform.split_handle %linalg : ({_ANY}) -> ({', '.join([_ANY] * len(ops))})",
+        f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}',
+    ]
+    fused: set[int] = set()
+    for r, root in enumerate(roots):
+        group = sorted({ops.index(p) for p in producers(root)} - fused, reverse=True)  # consumers first
+        fused.update(group)
+        rank = len(_loop_extents(root))
+        sizes = [block_rows(root, 1 + sum(ops[p].name == "linalg.generic" for p in group))] + [0] * (rank - 1)
+        loop = f"%rows{r}_0"
+        name = names[ops.index(root)]
+        body.append(f"// {name}: blocks of {sizes[0]} rows, {len(group)} producer(s) fused")
+        body.append(f"%tiled{r}, {loop} = transform.structured.tile_using_forall {name}"
+                    f" tile_sizes {_ints(tuple(sizes))} : ({_ANY}) -> ({_ANY}, {_ANY})")
+        for k, p in enumerate(group, start=1):
+            body.append(f"transform.apply_cse to {loop} : {_ANY}")  # (only inside the loop: see pipelines.TILE)
+            nxt = f"%rows{r}_{k}"
+            body.append(f"%fused{r}_{k}, {nxt} = transform.structured.fuse_into_containing_op"
+                        f" {names[p]} into {loop} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})")
+            loop = nxt
+    body += [
+        "transform.apply_patterns to %funcs {",
+        "  transform.apply_patterns.tensor.fold_tensor_empty",
+        "  transform.apply_patterns.linalg.tiling_canonicalization",
+        "  transform.apply_patterns.canonicalization",
+        f"}} : {_ANY}",
+    ]
+    return named_sequence(body)
