@@ -143,6 +143,16 @@ def _matmul_shape(a: Node, b: Node) -> Shape:
     return sa[:-1] + sb[1:] if len(sb) == 2 else sa[:-1]
 
 
+_ITEMSIZE = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "bool": 1}
+_MAX_BYTES = 2**63 - 1
+
+
+def _check_size(op: str, shape: Shape, dtype: str) -> None:
+    """NumPy's limit: the bytes of the non-zero dims must fit an int64 (else MLIR's size arithmetic overflows)."""
+    if math.prod(d for d in shape if d) * _ITEMSIZE[dtype] > _MAX_BYTES:
+        raise TracingError(f"{op}: an array of shape {shape} and dtype {dtype} is too big (more than 2**63 - 1 bytes)")
+
+
 class Builder:
     """Creates hash-consed nodes: structurally equal requests return the same Node (a DAG)."""
 
@@ -154,6 +164,7 @@ class Builder:
         node = self._nodes.get(key)
         if node is None:
             shape, dtype = _infer(op, inputs, attrs)
+            _check_size(op, shape, dtype)
             node = Node(op, inputs, attrs, shape, dtype)
             self._nodes[key] = node
         return node
