@@ -97,7 +97,7 @@ def _contractions(a: Tensor, b: Tensor, s: Vec[i64], u: Vec[i64]) -> object:
 def _powers(x: Tensor, dt: DType, s: Vec[i64]) -> object:
     """square(x) is x*x (exactly, one rounding). x**0 = 1 for every x (NaN too, as in C and NumPy)
     and x**1 = x: pow returns exactly these (within its error bound of under one ulp, x and 1 are
-    the only candidates). x**2 = x*x for integers (both wrap the same). The tracer already turns
+    the only candidates; only the sign of a NaN may differ, which IEEE 754 leaves unspecified). x**2 = x*x for integers (both wrap the same). The tracer already turns
     x**2, x**0.5 and x**-1 with a constant exponent into square, sqrt and 1/x (NumPy's semantics);
     the power terms these rules see come from integer exponents and the fast-math power rules."""
     yield rewrite(square(x)).to(x * x)
@@ -162,6 +162,44 @@ def _integer_collapses(x: Tensor, s: Vec[i64], big: Vec[i64], dt: DType) -> obje
     yield rewrite(x.broadcast_to(big).astype(dt)).to(x.astype(dt).broadcast_to(big))
     for it in INTS:
         yield from _collapses(x, s, big, it)
+
+
+@algebra.register
+def _identities(x: Tensor, dt: DType) -> object:
+    """Exact neutral elements: x*1, 1*x, x/1, x+(-0.0), x-0.0, --x. (x+0.0 is not exact: -0.0+0.0 = +0.0.)
+
+    x*1 -> x keeps NaN and signed zeros (it does not canonicalize signalling NaNs, which NumPy ignores too).
+    """
+    one = Tensor.const(1.0, dt)
+    yield rewrite(x * one).to(x)
+    yield rewrite(one * x).to(x)
+    yield rewrite(x / one).to(x)
+    yield rewrite(x + -Tensor.const(0.0, dt)).to(x)
+    yield rewrite(-Tensor.const(0.0, dt) + x).to(x)
+    yield rewrite(x - Tensor.const(0.0, dt)).to(x)
+    yield rewrite(-(-x)).to(x)
+
+
+@algebra.register
+def _exact_division(x: Tensor, dt: DType) -> object:
+    """x / c = x * (1/c) exactly when c is a power of two (1/c is exact; both round the same real)."""
+    for k in range(-16, 17):
+        for c in (2.0**k, -(2.0**k)):
+            yield rewrite(x / Tensor.const(c, dt)).to(x * Tensor.const(1.0 / c, dt))
+
+
+@algebra.register
+def _fold_float64(a: f64, b: f64) -> object:
+    """Constant folding in float64, where egglog's f64 arithmetic is the IEEE operation itself.
+
+    Only nonzero results fold: a zero result could be -0.0, which an f64 literal cannot hold.
+    """
+    dt = DType.float64
+    zero = f64(0.0)
+    yield rewrite(Tensor.const(a, dt) + Tensor.const(b, dt)).to(Tensor.const(a + b, dt), ne(a + b).to(zero))
+    yield rewrite(Tensor.const(a, dt) - Tensor.const(b, dt)).to(Tensor.const(a - b, dt), ne(a - b).to(zero))
+    yield rewrite(Tensor.const(a, dt) * Tensor.const(b, dt)).to(Tensor.const(a * b, dt), ne(a * b).to(zero))
+    yield rewrite(-Tensor.const(a, dt)).to(Tensor.const(-a, dt), ne(a).to(zero))
 
 
 @algebra_fastmath.register

@@ -106,11 +106,13 @@ def _args(case: Case) -> list[np.ndarray]:
     return [np.asarray(rng.uniform(0.1 if case.positive else -2, 2, s)) for s in case.shapes]
 
 
-def _same(got: Any, want: Any, rtol: float) -> None:
+def _same(got: Any, want: Any, rtol: float, nan_sign: bool = True) -> None:
+    """Equal to rtol (0: bit for bit, signed zeros and, if nan_sign, the signs of NaNs included)."""
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape and got.dtype == want.dtype
     if rtol == 0.0:
-        assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(want))
+        signed = np.ones(want.shape, bool) if nan_sign else ~np.isnan(want)
+        assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got)[signed], np.signbit(want)[signed])
     else:
         np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-9)
 
@@ -202,3 +204,64 @@ def test_tiling_candidates_are_priced_by_shape() -> None:
         assert f"et.tiles = [{fitted[0]}, {fitted[1]}, {fitted[2]}]" in comp.stage("linalg")
     assert "et.tiles" in comp.stage("linalg")
     np.testing.assert_allclose(k(a, a), a @ a, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("fn", "dtype", "fastmath", "present", "absent"),
+    [
+        (lambda x: x**4, "float64", True, "square(square(", "**"),
+        (lambda x: x**4, "float64", False, "**", "square"),
+        (lambda x: x**-6, "float32", True, "reciprocal(square(square(", "**"),
+        (lambda x: x**7, "int64", False, "square(square(", "**"),
+        (lambda x: x**6 / x**4, "float64", True, "square(", "**"),
+        (lambda x: x**7.5, "float64", True, "**", "square"),  # not an integer exponent
+        (lambda x: x - x, "int64", False, "broadcast_to", " - "),
+        (lambda x: x - x, "float64", False, " - ", "broadcast_to"),
+        (lambda x: x - x, "float64", True, "broadcast_to", " - "),
+        (lambda x: np.sum(np.broadcast_to(x, (256, 4096)), axis=0), "int32", False, "* Tensor.const(256.0", "sum"),
+        (lambda x: np.sum(np.broadcast_to(x, (256, 4096)), axis=0), "float32", False, "sum", "Tensor.const(256.0"),
+        (lambda x: np.sum(np.broadcast_to(x, (256, 4096)), axis=0), "float32", True, "* Tensor.const(256.0", "sum"),
+    ],
+)
+def test_power_and_collapse_rules_are_chosen(fn, dtype: str, fastmath: bool, present: str, absent: str) -> None:
+    """Cheaper by the cost model (pow is transcendental; a multiply reads x once, a sum reads the
+    whole broadcast): chosen when the rule may run, never otherwise."""
+    x = np.random.default_rng(5).uniform(0.5, 1.5, 4096).astype(dtype)
+    k = et.kernel(fn, fastmath=fastmath)
+    comp = k.inspect(x)
+    body = comp.extracted_term
+    assert present in body and absent not in body, body
+    assert comp.report.cost_after <= comp.report.cost_before
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(k(x), fn(x), rtol=1e-5 if dtype == "float32" else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(("p", "rhs"), [(0.0, lambda a: np.ones_like(a)), (1.0, lambda a: a)])
+def test_pow_of_zero_and_one_is_exact(dtype: str, p: float, rhs: Callable[[np.ndarray], np.ndarray]) -> None:
+    """x**0 -> 1 and x**1 -> x are exact: pow itself (a run-time exponent, so no rule and no
+    constant folding) returns exactly these on the whole IEEE domain, up to the sign of a NaN,
+    which IEEE 754 leaves unspecified for pow (glibc's pow(-nan, 1) is +nan)."""
+    k = et.kernel(lambda a, p: a**p, rules=None)
+
+    @settings(max_examples=30, deadline=None)
+    @given(hnp.arrays(dtype, (7,)))  # every float of the dtype: NaN, inf, signed zeros, subnormals
+    def check(a: np.ndarray) -> None:
+        _same(k(a, np.asarray(p, dtype)), rhs(a), 0.0, nan_sign=False)
+
+    check()
+
+
+def test_power_rules_stay_bounded() -> None:
+    """Expansion stops at MAX_EXPONENT and needs at most log2 of it steps: large and fractional
+    exponents stay pow, the e-graph stays small and the run saturates. (x**63 may stay pow: the
+    cost model charges a fused kernel one read of x per occurrence, six here.)"""
+    x = np.random.default_rng(6).uniform(0.5, 1.5, 64)
+    fn = lambda x: x**64 + x**63 + x**-64 + x**65 + x**1e9 + x**7.5 + x**40 / x**-24  # noqa: E731
+    comp = et.kernel(fn, fastmath=True).inspect(x)
+    assert comp.report.stop_reason == "saturated" and comp.report.enodes < 1500, comp.report
+    body = comp.extracted_term
+    assert "Tensor.const(65.0" in body and "Tensor.const(1000000000.0" in body and "Tensor.const(7.5" in body
+    assert "Tensor.const(64.0" not in body and "Tensor.const(-64.0" not in body and "Tensor.const(40.0" not in body, body
+    with np.errstate(over="ignore"):  # x**1e9 is inf for x > 1, in both
+        np.testing.assert_allclose(et.kernel(fn, fastmath=True)(x), fn(x), rtol=1e-12)
