@@ -1,9 +1,10 @@
 """Shape and dtype analysis: `shape_of` and `dtype_of` for terms that rewrites create, so later
 rules can test them.
 
-Every traced value's shape and dtype is seeded by the optimizer; these rules give them to new
-subterms (transposes, matmuls, reductions, elementwise results). The optimizer runs this ruleset
-to saturation after every step of the user's schedule; it never changes the program.
+Every traced value's shape and dtype is seeded by the optimizer; these rules give shapes to new
+subterms (transposes, matmuls, reductions, elementwise results) and dtypes to new constants,
+casts, views and materialized values. The optimizer runs this ruleset to saturation after every
+step of the user's schedule; it never changes the program.
 """
 
 from __future__ import annotations
