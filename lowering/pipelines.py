@@ -70,7 +70,6 @@ TO_LLVM = Stage(
         "expand-strided-metadata",
         "lower-affine",
         "finalize-memref-to-llvm",
-        "arith-expand",
         "convert-arith-to-llvm",
         "convert-index-to-llvm",
         "convert-ub-to-llvm",
