@@ -115,7 +115,8 @@ class _Dispatch:
         self.native = comp.native
         self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
         self.returns_tuple = comp.returns_tuple
-        self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None)
+        # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
+        self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None or not s.shape)
 
     def __call__(self, args: tuple) -> Any:
         if self.scalars:

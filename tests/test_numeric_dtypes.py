@@ -154,6 +154,8 @@ def test_scalar_only_kernels(x, y) -> None:
     """Kernels of scalars only: 0-d results come back as NumPy scalars of NumPy's dtype."""
     got = check(_only_scalars, x, y)
     assert all(isinstance(g, np.generic) for g in got)
+    again = check(_only_scalars, x, y)  # the second call takes the fast dispatch path
+    assert all(isinstance(g, np.generic) for g in again)
 
 
 @pytest.mark.parametrize(("x", "y"), [(2.5, 4), (3, 4), (True, 2), (3, True), (-7, 2.0)])
