@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
-from mlir.dialects import bufferization, func, linalg, tensor
+from mlir.dialects import bufferization, func, linalg, memref, tensor
 
 from egglog_tensor.graph import ELEMENTWISE, REDUCTIONS, Node, is_unit_reshape
 from egglog_tensor.spec import ArgSpec
@@ -133,6 +133,7 @@ class Emitter:
     def __init__(self) -> None:
         self.values: dict[int, ir.Value] = {}
         self.arg_tensors: dict[str, ir.Value] = {}
+        self.arg_memrefs: dict[str, ir.Value] = {}
 
     # --- materialized values ---------------------------------------------------------------
     def materialize(self, node: Node) -> ir.Value:
@@ -148,6 +149,8 @@ class Emitter:
             return self.arg_tensors[node.attrs[0]]
         if node.op == "materialize":  # a fresh row-major buffer: for a transposed view, a layout change
             (x,) = node.inputs
+            if x.op == "arg" and x.attrs[3] == "F" and x.ndim == 2:
+                return self._row_major_copy(x)
             return self._group(x) if is_view(x) else self.materialize(x)
         if node.op == "fuse_rows":  # the "rows" stage builds its loop over row blocks (lowering/rows.py)
             value = self.output(node.inputs[0])
@@ -220,6 +223,17 @@ class Emitter:
         tree = self._scalar(node, dims, plan)
         return self._generic(plan, tree, self._empty(node), ir.AffineMap.get_identity(rank),
                              ["parallel"] * rank, None, node.dtype)
+
+    def _row_major_copy(self, x: Node) -> ir.Value:
+        """A Fortran-ordered matrix argument copied into a row-major buffer: its memory read as the
+        C-ordered transpose (memref.transpose, no copy), then transposed by linalg.transpose.
+        (A same-shape copy of the argument's tensor would fold away as an identity.)"""
+        k, n = x.shape
+        view_type = ir.MemRefType.get([n, k], scalar.storage_type(x.dtype), ir.StridedLayoutAttr.get(0, [max(k, 1), 1]))
+        view = memref.transpose(view_type, self.arg_memrefs[x.attrs[0]],
+                                ir.AffineMapAttr.get(ir.AffineMap.get_permutation([1, 0])))
+        src = bufferization.to_tensor(ir.RankedTensorType.get([n, k], scalar.storage_type(x.dtype)), view, restrict=True)
+        return linalg.transpose(src, outs=[self._empty(x)], permutation=[1, 0])
 
     def _reduction(self, node: Node) -> ir.Value:
         (x,) = node.inputs
@@ -340,6 +354,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn
                 for name, spec, arg in zip(names, specs, entry.arguments, strict=False):
                     ttype = ir.RankedTensorType.get(list(spec.shape), scalar.storage_type(spec.dtype))
                     emitter.arg_tensors[name] = bufferization.to_tensor(ttype, arg, restrict=True)
+                    emitter.arg_memrefs[name] = arg
                 outs = list(entry.arguments)[len(specs):]
                 for node, out in zip(outputs, outs, strict=True):
                     value = emitter.output(node)

@@ -188,6 +188,24 @@ def test_layout_copies_a_transposed_matmul_operand_when_it_pays(rows: int, copie
     np.testing.assert_allclose(k(a2, b2), a2 @ b2.T, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize(("rows", "copied"), [(512, True), (4, False)])
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+def test_layout_copies_a_fortran_ordered_matmul_operand_when_it_pays(rows: int, copied: bool, target: str) -> None:
+    """A Fortran-ordered B (a `.T` passed in) is read strided by the matmul; copied row-major
+    (memref.transpose + linalg.transpose) when A has enough rows to pay for the copy. B is also
+    read elementwise, so its buffer is seen both ways in one kernel."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((rows, 384)).astype(np.float32)
+    b = np.asfortranarray(rng.standard_normal((384, 384)).astype(np.float32))
+    fn = lambda a, b: a @ b + b[0]  # noqa: E731
+    k = et.kernel(fn, target=target)
+    comp = k.inspect(a, b)
+    assert ("materialize(Tensor.arg(\"b\"" in comp.extracted_term) == copied, comp.extracted_term
+    assert ("linalg.transpose" in comp.stage("linalg")) == copied
+    np.testing.assert_allclose(k(a, b), fn(a, b), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(k(b[:rows], b), fn(b[:rows], b), rtol=1e-4, atol=1e-3)  # A strided too: another signature
+
+
 def test_tiling_candidates_are_priced_by_shape() -> None:
     """A tile that divides its loop beats one that leaves a remainder; the choice reaches the MLIR."""
     from egglog_tensor.cost import tile_slowdown
