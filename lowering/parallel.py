@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .tiling import _ANY, CONTRACTIONS, _ints, _loop_extents, named_sequence
+from .tiling import _ANY, CONTRACTIONS, _epilogue, _ints, _loop_extents, named_sequence
 
 
 # Fewer loop iterations than this in one op: not worth a parallel region.
@@ -106,6 +106,24 @@ def _single_combiner(op: ir.Operation) -> bool:
     return any(v == out for v in owner.operands)
 
 
+def _per_matmul_block(op: ir.Operation) -> bool:
+    """Whether the tile stage computes `op` block by block inside a tagged matmul's loop: the
+    matmul's epilogue (tiling._epilogue) or the zero fill of a matmul that has one."""
+    if op.name == "linalg.fill":
+        users = [u.owner for u in op.results[0].uses]
+        matmuls = [u.operation if isinstance(u, ir.OpView) else u for u in users]
+        return len(matmuls) == 1 and matmuls[0].name == "linalg.matmul" and "et.tiles" in matmuls[0].attributes \
+            and _epilogue(matmuls[0]) is not None
+    for operand in op.operands:
+        owner = operand.owner
+        owner = owner.operation if isinstance(owner, ir.OpView) else owner
+        if isinstance(owner, ir.Operation) and owner.name == "linalg.matmul" and "et.tiles" in owner.attributes:
+            epilogue = _epilogue(owner)
+            if epilogue is not None and epilogue == op:
+                return True
+    return False
+
+
 def _in_forall(op: ir.Operation) -> bool:
     parent = op.parent
     while parent is not None and parent.name != "builtin.module":
@@ -121,6 +139,8 @@ def choose(op: ir.Operation, threads: int) -> Split | None:
         return None  # (inside a row-block loop, lowering/rows.py: that loop is the parallel one)
     if op.name in CONTRACTIONS and "et.tiles" in op.attributes and op.name != "linalg.batch_matmul":
         return None  # tiled (and parallelized) by the tile stage
+    if _per_matmul_block(op):
+        return None  # the tile stage runs it on each output block of its matmul
     iterators = _iterators(op)
     extents = _extents(op)
     if iterators is None or extents is None or len(iterators) != len(extents) or not extents:

@@ -19,6 +19,11 @@ What the script does to a matmul (BLIS-like loop order, no packing):
           scf.for k by 1                   vector<mr x nr> accumulator hoisted into registers,
                                            vector.contract -> outer products -> vector.fma
 
+A matmul whose only user is an elementwise generic reading it element for element (bias,
+activation: `_epilogue`) is computed block by block inside that generic's loop instead: the forall
+tiles the epilogue, and the matmul and its zero fill are fused into it (fuse_into_containing_op),
+so each output block gets its epilogue while it is in cache and no full-size product is stored.
+
 Partial tiles (sizes not divisible by the tiles) are the peeled remainder loops, vectorized with
 masks. Matvec and dot split the reduction into vector-wide partial sums (tile_reduction_using_for)
 so the hot loop is an elementwise fma on rows; vecmat keeps its parallel dim in the vector.
@@ -180,21 +185,47 @@ class _Target:
     tiles: tuple[int, ...]
     vec: tuple[int, ...]
     loops: tuple[int, ...]
+    epilogue: int | None = None  # et.epilogue of a 2-D matmul and its elementwise consumer
 
 
 def _int_list(attr: ir.Attribute) -> tuple[int, ...]:
     return tuple(ir.IntegerAttr(a).value for a in ir.ArrayAttr(attr))
 
 
+def _epilogue(op: ir.Operation) -> ir.Operation | None:
+    """The elementwise linalg.generic that is the only user of a 2-D matmul's result and reads it
+    element for element (bias, activation): it can run on each output block while it is in cache."""
+    uses = list(op.results[0].uses)
+    if op.name != "linalg.matmul" or len(uses) != 1:
+        return None
+    user = uses[0].owner
+    user = user.operation if isinstance(user, ir.OpView) else user
+    if user.name != "linalg.generic" or len(user.results) != 1 or any(a in user.attributes for a in ("et.rows", "et.epilogue")):
+        return None
+    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(user.attributes["indexing_maps"])]
+    iterators = ir.ArrayAttr(user.attributes["iterator_types"])
+    number = uses[0].operand_number
+    if any("parallel" not in str(it) for it in iterators) or number >= len(maps) - 1:
+        return None
+    same = ir.ShapedType(user.results[0].type).shape == ir.ShapedType(op.results[0].type).shape
+    return user if same and maps[number] == ir.AffineMap.get_identity(2) else None
+
+
 def contractions(module: ir.Module) -> list[_Target]:
-    """The tagged contractions of a module, one entry per distinct (op, tiles, vec, loop extents)."""
+    """The tagged contractions of a module, one entry per distinct (op, tiles, vec, loop extents);
+    a matmul with an epilogue is its own entry, and it and its epilogue get `et.epilogue = <index>`."""
     found: dict[tuple, _Target] = {}
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name in CONTRACTIONS and "et.tiles" in op.attributes and "et.vec" in op.attributes:
             loops = _loop_extents(op)
             t = _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), loops)
-            found.setdefault((t.op, t.tiles, t.vec), t)
+            user = _epilogue(op)
+            if user is not None:
+                t = _Target(t.op, t.tiles, t.vec, t.loops, len(found))
+                for tagged in (op, user):
+                    tagged.attributes["et.epilogue"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), t.epilogue)
+            found.setdefault((t.op, t.tiles, t.vec, t.epilogue), t)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
@@ -226,9 +257,11 @@ def _loop_extents(op: ir.Operation) -> tuple[int, ...]:
     return tuple(extents[i] for i in range(len(extents)))
 
 
-def _match(t: _Target, var: str) -> str:
+def _match(t: _Target, var: str, op: str | None = None) -> str:
     attrs = f"et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}"
-    return f'{var} = transform.structured.match ops{{["{t.op}"]}} attributes{{{attrs}}} in %root : ({_ANY}) -> {_ANY}'
+    if t.epilogue is not None:
+        attrs = f"et.epilogue = {t.epilogue} : i64" + ("" if op else f", {attrs}")
+    return f'{var} = transform.structured.match ops{{["{op or t.op}"]}} attributes{{{attrs}}} in %root : ({_ANY}) -> {_ANY}'
 
 
 def _tile(out: str, loops: int, target: str, kind: str, sizes: list[int], interchange: list[int] | None = None) -> str:
@@ -252,7 +285,18 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
     *_, mr, nr, _ = t.vec
     b0 = [1] * nb
     lines = [_match(t, f"%op{i}")]
-    lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", b0 + [tm, tn, 0]))
+    if t.epilogue is None:
+        lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", b0 + [tm, tn, 0]))
+    else:  # the forall tiles the epilogue; the matmul (and its zero fill) computes each block inside it
+        lines += [
+            _match(t, f"%ep{i}", "linalg.generic"),
+            f"%init{i} = transform.get_producer_of_operand %op{i}[2] : ({_ANY}) -> {_ANY}",
+            _tile(f"%e{i}, %epar{i}", 1, f"%ep{i}", "tile_using_forall", [tm, tn]),
+            f"%a{i}, %par{i} = transform.structured.fuse_into_containing_op %op{i} into %epar{i}"
+            f" : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
+            f"%fi{i}, %par{i}b = transform.structured.fuse_into_containing_op %init{i} into %par{i}"
+            f" : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
+        ]
     lines.append(_tile(f"%b{i}, %kl{i}", 1, f"%a{i}", "tile_using_for", [0] * nb + [0, 0, tk]))
     lines.append(_tile(f"%c{i}, %ln{i}, %lm{i}, %lk{i}", 3, f"%b{i}", "tile_using_for",
                        [0] * nb + [mr, nr, 1], interchange=list(range(nb)) + [nb + 1, nb, nb + 2]))
@@ -265,6 +309,7 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
 
 _CLEANUP = [
     "transform.apply_patterns to %funcs {",
+    "  transform.apply_patterns.tensor.fold_tensor_empty",  # an epilogue's matmul block: a block-sized buffer
     "  transform.apply_patterns.scf.for_loop_canonicalization",
     "  transform.apply_patterns.linalg.tiling_canonicalization",
     "  transform.apply_patterns.canonicalization",

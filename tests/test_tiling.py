@@ -139,3 +139,36 @@ def test_host_caches_read_sysfs_with_fallbacks(tmp_path) -> None:
     assert (found.l1, found.l2) == (48 * 1024, 2 * 1024**2)
     missing = tiling.host_caches.__wrapped__(str(tmp_path / "nope"))
     assert (missing.l1, missing.l2) == (tiling.CacheInfo().l1, tiling.CacheInfo().l2)
+
+
+def _bias_relu(a, b, c):
+    return np.maximum(a @ b + c, 0.0)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mkn", [(264, 193, 140), (67, 45, 130), (300, 64, 260), (1, 5, 1), (0, 4, 3)], ids=lambda s: "x".join(map(str, s)))
+def test_matmul_epilogue_runs_per_output_block(mkn, target: str) -> None:
+    """Bias + activation run on each output block of the tiled matmul, inside its loop: the tile
+    stage tiles the epilogue and fuses the matmul and its zero fill into it (fuse_into_containing_op)."""
+    m, k, n = mkn
+    shapes = [(m, k), (k, n), (n,)]
+    _check(_bias_relu, shapes, np.float32, target)
+    if m * n > 256 * 128:  # more than one output block (smaller: the one-iteration loop folds away)
+        comp = et.kernel(_bias_relu, target=target).inspect(*_args(shapes, np.float32))
+        assert "fuse_into_containing_op" in comp.stage("tile-script")
+        tiled = comp.stage("tile")
+        loop = tiled.index("scf.forall (")
+        assert loop < tiled.index("linalg.fill") and loop < tiled.index("linalg.generic"), tiled
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, b, c: (np.maximum(a @ b + c, 0.0), a @ b),  # the matmul is also an output: no epilogue
+    lambda a, b, c: (a @ b).T + c,  # read transposed: not element for element
+    lambda a, b, c: np.sum(a @ b + c, axis=1),  # a reduction, not an elementwise epilogue
+], ids=["shared", "transposed", "reduced"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_matmul_without_a_fusable_epilogue(fn, target: str) -> None:
+    a, b, c = _args([(96, 80), (80, 96), (96,)], np.float32)
+    got, want = et.kernel(fn, target=target)(a, b, c), fn(a, b, c)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-3)
