@@ -130,10 +130,11 @@ def cpu_openmp(threads: int) -> Pipeline:
         raise ValueError(f"threads must be >= 1, got {threads}")
     split = Stage("parallel", ("transform-interpreter", "canonicalize"),
                   script=functools.partial(parallel.transform_script, threads=threads))
+    rows_loop = Stage(ROWS.name, ROWS.passes, script=functools.partial(rows.transform_script, threads=threads))
     return Pipeline(
         "cpu-openmp",
         (
-            ROWS,
+            rows_loop,
             split,
             TILE,
             BUFFERIZE,

@@ -79,14 +79,15 @@ def producers(root: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-def block_rows(root: ir.Operation, group: int) -> int:
+def block_rows(root: ir.Operation, group: int, threads: int = 1) -> int:
     """Rows per block: the block's rows of the `group` row-sized values fit in half the L2 cache,
-    at most 64 rows, preferably dividing the row count (no remainder block)."""
+    at most 64 rows and at least 4 blocks per thread when there are rows enough, preferably
+    dividing the row count (no remainder block)."""
     extents = _loop_extents(root)
     rows = extents[0]
     itemsize = max(1, _bits(ir.ShapedType(root.results[0].type).element_type) // 8)
     row_bytes = max(1, math.prod(extents[1:]) * itemsize * max(group, 1))
-    cap = max(1, min(64, host_caches().l2 // 2 // row_bytes))
+    cap = max(1, min(64, host_caches().l2 // 2 // row_bytes, rows // (4 * threads) if threads > 1 else rows))
     return _divisor_tile(rows, cap, 1)
 
 
@@ -103,8 +104,9 @@ def _payload(module: ir.Module) -> list[ir.Operation]:
     return found
 
 
-def transform_script(module: ir.Module) -> str | None:
-    """The transform module building the row-block loop of each tagged op, or None if there is none."""
+def transform_script(module: ir.Module, threads: int = 1) -> str | None:
+    """The transform module building the row-block loop of each tagged op, or None if there is none
+    (`threads`: the loop's iterations are spread over that many threads)."""
     ops = _payload(module)
     roots = [op for op in ops if TAG in op.attributes and op.name == "linalg.generic" and _loop_extents(op)]
     if not roots:
@@ -120,7 +122,7 @@ def transform_script(module: ir.Module) -> str | None:
         group = sorted({ops.index(p) for p in producers(root)} - fused, reverse=True)  # consumers first
         fused.update(group)
         rank = len(_loop_extents(root))
-        sizes = [block_rows(root, 1 + sum(ops[p].name == "linalg.generic" for p in group))] + [0] * (rank - 1)
+        sizes = [block_rows(root, 1 + sum(ops[p].name == "linalg.generic" for p in group), threads)] + [0] * (rank - 1)
         loop = f"%rows{r}_0"
         name = names[ops.index(root)]
         body.append(f"// {name}: blocks of {sizes[0]} rows, {len(group)} producer(s) fused")
