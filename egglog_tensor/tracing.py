@@ -19,7 +19,9 @@ import numpy as np
 
 from .errors import EgglogTensorError, TracingError, UnsupportedError
 from .graph import BINARY, DTYPES, FLOAT_DTYPES, UNARY, Builder, Node, is_unit_reshape
-from .spec import ArgSpec
+from .spec import PYTHON_SCALARS, ArgSpec
+
+_WEAK_OF = {dtype: kind for kind, dtype in PYTHON_SCALARS.items()}  # a result dtype -> the Python type it stays weak as
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(np.__file__)
@@ -293,7 +295,7 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
         raise _fail(UnsupportedError, f"np.{ufunc.__name__}({_describe(inputs)}): {e}") from None
     _check_dtype(ufunc.__name__, loop, inputs)
     nodes = tuple(lift(trace, v, dt.name) for v, dt in zip(inputs, loop[: len(inputs)], strict=True))
-    weak = {"bool": bool, "int64": int, "float64": float}.get(loop[-1].name) if all_weak else None
+    weak = _WEAK_OF.get(loop[-1].name) if all_weak else None
     if name == "positive":
         return _result(trace, nodes[0], weak)
     if name == "matmul":
@@ -357,7 +359,7 @@ def _as_tracer(trace: Trace, v: Any) -> Tracer:
     if isinstance(v, Tracer):
         return v
     key = _dtype_key(v)
-    dtype = np.dtype(key).name if not isinstance(key, type) else {bool: "bool", int: "int64", float: "float64"}[key]
+    dtype = np.dtype(key).name if not isinstance(key, type) else PYTHON_SCALARS[key]
     return _result(trace, lift(trace, v, dtype), key if isinstance(key, type) else None)
 
 
