@@ -1,0 +1,126 @@
+"""Differential fuzzing: random NumPy programs (tests/fuzz_programs.py) compiled three ways and
+compared with NumPy under the oracle of tests/fuzz_oracle.py.
+
+Configurations: the default rules; every exact ruleset at once (`algebra | fusion | layout |
+tiling` in one step instead of DEFAULT's sequence), both held to the exact oracle (bit equality
+where IEEE-754 fixes the bits, identical NaN/inf positions, the error bound elsewhere); and
+`fastmath=True` on finite data, compared on elements finite in both results.
+
+CI runs a fixed (derandomized) set of programs. A long run draws fresh random programs:
+`EGGLOG_TENSOR_FUZZ_EXAMPLES=5000 python -m pytest -q tests/test_fuzz.py` (per test function).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+from fuzz_oracle import Approx, Tie, check_result, evaluate
+from fuzz_programs import Program, Step, arguments, programs
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import egglog_tensor as et
+from egglog_tensor.rulesets import algebra, fusion, layout, tiling
+
+LONG_RUN = int(os.environ.get("EGGLOG_TENSOR_FUZZ_EXAMPLES", "0"))
+
+
+def fuzz_settings(ci_examples: int) -> settings:
+    """ci_examples fixed programs in CI; EGGLOG_TENSOR_FUZZ_EXAMPLES fresh random ones in a long run."""
+    if LONG_RUN:
+        return settings(max_examples=LONG_RUN, derandomize=False, deadline=None)
+    return settings(max_examples=ci_examples, derandomize=True, deadline=None, database=None)
+
+
+CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "all-exact": {"rules": algebra | fusion | layout | tiling},
+    "fastmath": {"fastmath": True},
+}
+
+
+def expected(program: Program, args: list[np.ndarray]) -> list[Approx]:
+    """NumPy's result with its bounds; data hitting the documented signed-zero max/min tie is skipped."""
+    try:
+        return evaluate(program, args)
+    except Tie:
+        assume(False)
+        raise
+
+
+def run(program: Program, args: list[np.ndarray], config: str) -> Any:
+    """Compile program with one configuration and call it; the arguments must come back untouched."""
+    before = [a.copy() for a in args]
+    got = et.kernel(program.function(), **CONFIGS[config])(*args)
+    for a, b in zip(args, before, strict=True):
+        assert np.array_equal(a, b, equal_nan=True), "the kernel wrote to an argument"
+    return got
+
+
+def differential(program: Program, args: list[np.ndarray], configs: tuple[str, ...], fast: bool) -> None:
+    want = expected(program, args)
+    for config in configs:
+        try:
+            check_result(run(program, args, config), want, fast=fast)
+        except Exception as e:
+            raise AssertionError(f"[{config}] {type(e).__name__}: {e}\nprogram:\n{program.source()}\nargs:\n"
+                                 + "\n".join(f"  x{i} = np.{a!r}" for i, a in enumerate(args))) from e
+
+
+@fuzz_settings(150)
+@given(program=programs(), data=st.data())
+def test_fuzz_exact(program: Program, data: st.DataObject) -> None:
+    """Default and all-exact rules against NumPy on data with NaN, inf, signed zeros, denormals, huge values."""
+    differential(program, data.draw(arguments(program)), ("default", "all-exact"), fast=False)
+
+
+@fuzz_settings(100)
+@given(program=programs(), data=st.data())
+def test_fuzz_fastmath(program: Program, data: st.DataObject) -> None:
+    """fastmath=True on finite data, compared where both results are finite."""
+    differential(program, data.draw(arguments(program, finite=True)), ("fastmath",), fast=True)
+
+
+# --- the oracle itself: it must reject what it is meant to catch ------------------------------
+
+_ORACLE_PROGRAM = Program(
+    inputs=(((4,), "float32"), ((4,), "float32")),
+    steps=(Step("add", (0, 1)), Step("exp", (2,)), Step("reciprocal", (0,))),
+    outputs=(2, 3, 4),
+)
+_ORACLE_ARGS = [np.array([1.5, -0.0, np.nan, 3e38], np.float32), np.array([0.25, -0.0, 1.0, 3e38], np.float32)]
+
+
+def _perturbed(k: int, i: int, value: float) -> tuple:
+    got = [np.asarray(w.value).copy() for w in evaluate(_ORACLE_PROGRAM, _ORACLE_ARGS)]
+    got[k][i] = value
+    return tuple(got)
+
+
+def test_oracle_accepts_numpy() -> None:
+    check_result(_perturbed(0, 0, 1.75), evaluate(_ORACLE_PROGRAM, _ORACLE_ARGS))
+
+
+@pytest.mark.parametrize(
+    ("k", "i", "value", "why"),
+    [
+        (0, 0, np.nextafter(np.float32(1.75), np.float32(2)), "one ULP off an exact sum"),
+        (0, 1, 0.0, "+0.0 for an exact -0.0"),
+        (0, 2, 1.0, "a finite value for NaN"),
+        (0, 3, 3.4e38, "a finite value for an exact overflow to inf"),
+        (1, 0, np.exp(np.float32(1.75)) * 1.001, "exp off by 0.1%"),
+        (2, 1, np.inf, "+inf for 1/-0.0"),
+    ],
+)
+def test_oracle_rejects(k: int, i: int, value: float, why: str) -> None:
+    with pytest.raises(AssertionError, match="differ from NumPy"):
+        check_result(_perturbed(k, i, value), evaluate(_ORACLE_PROGRAM, _ORACLE_ARGS))
+
+
+def test_oracle_skips_signed_zero_ties() -> None:
+    tie = Program(inputs=(((2,), "float64"),) * 2, steps=(Step("maximum", (0, 1)),), outputs=(2,))
+    with pytest.raises(Tie):
+        evaluate(tie, [np.array([0.0, 1.0]), np.array([-0.0, 2.0])])

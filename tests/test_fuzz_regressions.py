@@ -1,0 +1,22 @@
+"""Minimal programs from bugs the differential fuzzer (tests/test_fuzz.py) found, as plain tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from strategies import check
+
+
+def _abs_of_max_and_max(x):
+    m = np.max(x, axis=1)
+    return np.abs(m), m
+
+
+@pytest.mark.xfail(strict=True, reason="the 'rows' lowering stage (lowering/rows.py) swaps the destinations of "
+                   "the two outputs when the fused row consumer is 1x1: abs(m) lands in output 1 and m in output 0")
+def test_two_outputs_of_a_row_fused_1x1_consumer() -> None:
+    check(_abs_of_max_and_max, np.array([[[-4.75]]], np.float32))
+
+
+def test_two_outputs_of_a_row_fused_consumer() -> None:
+    check(_abs_of_max_and_max, np.array([[[-4.75, 2.0]], [[1.0, -3.0]]], np.float32))
