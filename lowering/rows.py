@@ -12,7 +12,7 @@ is the parallel loop of cpu-openmp (one block per iteration) and a sequential lo
 
 Which producers fuse is read off the payload: an operand of a fused op whose indexing map sends
 the op's row loop to the operand's first dim, defined by a linalg op whose output's first dim is
-one of its parallel loops (that loop is its row loop). Identical block slices are merged (cse)
+one of its parallel loops (that loop is its row loop), and whose every user is in the loop. Identical block slices are merged (cse)
 inside the loop before each fusion, so a producer read by several fused ops is computed once
 per block.
 """
@@ -46,6 +46,11 @@ def _owner(value: ir.Value) -> ir.Operation | None:
     return owner.operation if isinstance(owner, ir.OpView) else owner
 
 
+def _owner_of(use: ir.OpOperand) -> ir.Operation:
+    owner = use.owner
+    return owner.operation if isinstance(owner, ir.OpView) else owner
+
+
 def _row_loop(amap: ir.AffineMap) -> int | None:
     """The loop an indexing map sends to the first dim of its operand, if it is a bare loop index."""
     results = list(amap.results)
@@ -76,7 +81,15 @@ def producers(root: ir.Operation) -> list[ir.Operation]:
                     visit(producer, inner)
 
     visit(root, 0)
-    return found
+    # Only producers whose every user is in the loop: one with a user outside (another output, say)
+    # stays whole outside it (fusing it would add a loop result for the outside user, and MLIR
+    # swapped the destinations of such results once the one-iteration loop folded).
+    while True:
+        group = [root, *found]
+        outside = [p for p in found if any(_owner_of(u) not in group for u in p.results[0].uses)]
+        if not outside:
+            return found
+        found = [p for p in found if p not in outside]
 
 
 def block_rows(root: ir.Operation, group: int, threads: int = 1) -> int:
