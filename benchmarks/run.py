@@ -1,10 +1,20 @@
-"""Benchmark suite: NumPy vs egglog_tensor (cpu and cpu-openmp) on the project's reference workloads.
+"""Benchmark suite: NumPy, egglog_tensor (cpu, cpu-openmp), Numba and JAX on the reference workloads.
 
-    python benchmarks/run.py            # full sizes (see WORKLOADS), table + benchmarks/results/latest.json
-    python benchmarks/run.py --quick    # smaller sizes, for a fast look
+    pip install -e '.[bench]'            # Numba, JAX and matplotlib (each optional: missing ones are skipped)
+    python benchmarks/run.py             # full sizes (see workloads), table + results/latest.json + latest.png
+    python benchmarks/run.py --quick     # sizes divided by 4, for a fast look
 
-Median of repeats after a warm-up call; the machine's copy bandwidth and NumPy's float32 GEMM
-rate are measured in the same run and printed beside the table.
+Every system runs the same NumPy-style function: egglog_tensor compiles it with `et.kernel`, Numba
+with `numba.njit(parallel=True)` (a workload it cannot compile is reported as "unsupported"), JAX
+with `jax.jit` of the same code with `np` bound to `jax.numpy` (float32 device arrays made before
+timing, `block_until_ready` inside it). Median of repeats after a warm-up call, in one process.
+
+Columns: ms; "vs numpy" and "vs best peer" are speedups (the other's time / this one's, > 1: this is
+faster; the best peer is the fastest correct of NumPy, Numba and JAX); "roofline" is the share of
+the bound max(bytes / copy bandwidth, flops / NumPy sgemm rate) reached, where bytes is the
+compulsory traffic (every input read once, the output written once) and flops counts contractions
+only (2mnk; elementwise work is treated as free). Copy bandwidth and sgemm rate are measured by the
+same run (np.copyto split over one thread per core; a 2048^3 NumPy matmul). WRONG: output differs from NumPy's.
 """
 
 from __future__ import annotations
@@ -14,7 +24,12 @@ import json
 import os
 import platform
 import time
+import types
+import warnings
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -55,21 +70,44 @@ def sum_prod(a, b):
     return np.sum(a * b)
 
 
-def WORKLOADS(scale: int) -> list[tuple[Callable[..., Any], Callable[[np.random.Generator], tuple]]]:
-    """(function, argument maker) per workload; scale divides the reference sizes."""
+@dataclass(frozen=True)
+class Workload:
+    """A function, a maker of its float32 inputs, and its contraction flops (for the roofline)."""
+
+    fn: Callable[..., Any]
+    make: Callable[[np.random.Generator], tuple[np.ndarray, ...]]
+    flops: Callable[[tuple[np.ndarray, ...]], float] = lambda inputs: 0.0
+
+
+def _mm_flops(a: np.ndarray, b: np.ndarray) -> float:
+    return 2.0 * a.shape[0] * a.shape[1] * (b.shape[1] if b.ndim == 2 else 1)
+
+
+def workloads(scale: int) -> list[Workload]:
+    """The issue's reference workloads; scale divides the sizes. chain_mv's flops are as written
+    ((a@b)@x: 2n^3 + 2n^2; the reordering A@(B@x) is fastmath-only, not what DEFAULT runs)."""
     n, m = 4096 // scale, 1024 // scale
+    h = n // 2
+
+    def normal(*shape: int) -> Callable[[np.random.Generator], np.ndarray]:
+        return lambda r: r.standard_normal(shape, F32)
+
+    def inputs(*makers: Callable[[np.random.Generator], np.ndarray]) -> Callable[[np.random.Generator], tuple]:
+        return lambda r: tuple(make(r) for make in makers)
+
     return [
-        (ew_chain, lambda r: (r.standard_normal((n, n), F32), r.standard_normal(n, F32))),
-        (gelu, lambda r: (r.standard_normal((n, n), F32),)),
-        (softmax, lambda r: (r.standard_normal((n, m), F32),)),
-        (layernorm, lambda r: (r.standard_normal((n, m), F32), r.standard_normal(m, F32))),
-        (mm_bias_relu, lambda r: (r.standard_normal((m, m), F32), r.standard_normal((m, m), F32), r.standard_normal(m, F32))),
-        (chain_mv, lambda r: (r.standard_normal((n // 2, n // 2), F32), r.standard_normal((n // 2, n // 2), F32), r.standard_normal(n // 2, F32))),
-        (sum_prod, lambda r: (r.standard_normal((n, n), F32), r.standard_normal((n, n), F32))),
+        Workload(ew_chain, inputs(normal(n, n), normal(n))),
+        Workload(gelu, inputs(normal(n, n))),
+        Workload(softmax, inputs(normal(n, m))),
+        Workload(layernorm, inputs(normal(n, m), normal(m))),
+        Workload(mm_bias_relu, inputs(normal(m, m), normal(m, m), normal(m)), lambda i: _mm_flops(i[0], i[1])),
+        Workload(chain_mv, inputs(normal(h, h), normal(h, h), normal(h)), lambda i: _mm_flops(i[0], i[1]) + _mm_flops(i[0], i[2])),
+        Workload(sum_prod, inputs(normal(n, n), normal(n, n)), lambda i: 2.0 * i[0].size),
     ]
 
 
 def median_ms(fn: Callable[[], Any], min_time: float = 0.5, max_repeat: int = 15) -> float:
+    """Median wall time of fn() in ms, after one warm-up call: at least 3 repeats, more up to min_time s."""
     fn()
     times: list[float] = []
     start = time.perf_counter()
@@ -80,47 +118,212 @@ def median_ms(fn: Callable[[], Any], min_time: float = 0.5, max_repeat: int = 15
     return float(np.median(times)) * 1e3
 
 
-def machine_numbers() -> dict[str, float]:
-    """Copy bandwidth (GB/s, read+write) and NumPy float32 GEMM (GFLOP/s), measured now."""
-    src = np.ones(64 * 2**20 // 4, F32)
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo (platform's guess elsewhere)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def copy_GBps(threads: int, nbytes: int = 64 * 2**20) -> float:
+    """Copy bandwidth (GB/s, read + write): np.copyto of nbytes split over `threads` threads
+    (NumPy releases the GIL while copying), so every core's share of the memory system is used."""
+    src = np.ones(nbytes // 4, F32)
     dst = np.empty_like(src)
-    copy_ms = median_ms(lambda: np.copyto(dst, src))
+    pairs = list(zip(np.array_split(dst, threads), np.array_split(src, threads), strict=True))
+    with ThreadPoolExecutor(threads) as pool:
+        copy_ms = median_ms(lambda: list(pool.map(lambda p: np.copyto(*p), pairs)))
+    return 2 * nbytes / copy_ms / 1e6
+
+
+def machine_numbers() -> dict[str, Any]:
+    """Copy bandwidth, NumPy float32 GEMM rate (GFLOP/s, 2048^3), CPU and load, measured now."""
+    cores = len(os.sched_getaffinity(0))
     a = np.ones((2048, 2048), F32)
     gemm_ms = median_ms(lambda: a @ a)
-    return {"copy_GBps": 2 * src.nbytes / copy_ms / 1e6, "sgemm_GFLOPs": 2 * 2048**3 / gemm_ms / 1e6}
+    return {
+        "copy_GBps": copy_GBps(cores),
+        "sgemm_GFLOPs": 2 * 2048**3 / gemm_ms / 1e6,
+        "cpu": cpu_model(),
+        "cores": cores,
+        "load_at_start": list(os.getloadavg()),
+    }
+
+
+def describe(machine: dict[str, Any]) -> str:
+    """One line of the machine numbers, printed beside the table."""
+    load = ", ".join(f"{x:.2f}" for x in machine["load_at_start"])
+    return (f"machine: {machine['cpu']}, {machine['cores']} cores, copy {machine['copy_GBps']:.1f} GB/s, "
+            f"numpy sgemm {machine['sgemm_GFLOPs']:.0f} GFLOP/s, load average {load}")
+
+
+# --- systems: each turns (function, inputs) into a zero-argument call returning the result ------
+Runner = Callable[[], Any]
+
+
+class Unsupported(Exception):
+    """A system cannot compile a workload (reported as such, never replaced by something else)."""
+
+
+def numpy_system(fn: Callable[..., Any], inputs: tuple) -> Runner:
+    """NumPy itself: the plain function."""
+    return lambda: fn(*inputs)
+
+
+def et_system(target: str) -> Callable[[Callable[..., Any], tuple], Runner]:
+    """egglog_tensor with DEFAULT rules on one target."""
+
+    def prepare(fn: Callable[..., Any], inputs: tuple) -> Runner:
+        k = et.kernel(fn, target=target)
+        return lambda: k(*inputs)
+
+    return prepare
+
+
+def numba_system(fn: Callable[..., Any], inputs: tuple) -> Runner:
+    """numba.njit(parallel=True) of the same function, compiled here (the first call)."""
+    import numba
+
+    jitted = numba.njit(parallel=True)(fn)
+    try:
+        with warnings.catch_warnings():  # "parallel=True but no transformation was possible" (matmul only)
+            warnings.simplefilter("ignore", numba.NumbaPerformanceWarning)
+            jitted(*inputs)
+    except numba.core.errors.NumbaError as e:
+        lines = str(e).strip().splitlines()
+        raise Unsupported(next((s.strip(" >") for s in lines if s.lstrip().startswith(">>>")), lines[0])) from e
+    return lambda: jitted(*inputs)
+
+
+def jax_system(fn: Callable[..., Any], inputs: tuple) -> Runner:
+    """jax.jit of the same code with `np` bound to jax.numpy; device arrays made here, not timed."""
+    import jax
+    import jax.numpy as jnp
+
+    same_code = types.FunctionType(fn.__code__, {**fn.__globals__, "np": jnp}, fn.__name__)
+    jitted = jax.jit(same_code)
+    on_device = [jax.device_put(a) for a in inputs]
+    return lambda: jitted(*on_device).block_until_ready()
+
+
+def systems() -> dict[str, Callable[[Callable[..., Any], tuple], Runner]]:
+    """NumPy, egglog_tensor's CPU targets, and the peers that are installed (the `bench` extra)."""
+    found = {"numpy": numpy_system, "et:cpu": et_system("cpu"), "et:cpu-openmp": et_system("cpu-openmp")}
+    for name, prepare in (("numba", numba_system), ("jax", jax_system)):
+        if find_spec(name):
+            found[name] = prepare
+    return found
+
+
+PEERS = ("numpy", "numba", "jax")
+
+
+def matches(got: Any, want: np.ndarray) -> bool:
+    """Same shape and values as NumPy's result, to float32 tolerance scaled by the result's magnitude."""
+    got = np.asarray(got)
+    scale = float(np.max(np.abs(want))) if want.size else 1.0
+    return got.shape == want.shape and bool(np.allclose(got, want, rtol=2e-3, atol=1e-4 * max(scale, 1.0)))
+
+
+def measure(prepare: Callable[[Callable[..., Any], tuple], Runner], fn: Callable[..., Any], inputs: tuple, want: np.ndarray) -> dict[str, Any]:
+    """ms, correctness and result dtype of one system on one workload, or why it is unsupported."""
+    try:
+        run = prepare(fn, inputs)
+    except Unsupported as e:
+        return {"unsupported": str(e)}
+    got = np.asarray(run())
+    time.sleep(0.3)  # let the previous system's spinning worker threads (OpenMP, BLAS) go idle
+    return {"ms": median_ms(run), "correct": matches(got, want), "dtype": str(got.dtype)}
+
+
+def add_ratios(row: dict[str, Any]) -> None:
+    """Speedups vs NumPy and vs the best correct peer, and % of the roofline, for each timed system."""
+    timed = {name: r for name, r in row["systems"].items() if "ms" in r}
+    best_peer = min(r["ms"] for name, r in timed.items() if name in PEERS and r["correct"])
+    for r in timed.values():
+        r["vs_numpy"] = timed["numpy"]["ms"] / r["ms"]
+        r["vs_best_peer"] = best_peer / r["ms"]
+        r["roofline_pct"] = 100.0 * row["roofline_ms"] / r["ms"]
+
+
+def run_workload(w: Workload, rng: np.random.Generator, machine: dict[str, Any]) -> dict[str, Any]:
+    """Every system on one workload, with its bytes, flops and roofline time."""
+    inputs = w.make(rng)
+    want = np.asarray(w.fn(*inputs))
+    nbytes = sum(a.nbytes for a in inputs) + want.nbytes
+    flops = w.flops(inputs)
+    roofline_ms = max(nbytes / machine["copy_GBps"] / 1e6, flops / machine["sgemm_GFLOPs"] / 1e6)
+    row: dict[str, Any] = {"workload": w.fn.__name__, "shapes": [list(a.shape) for a in inputs],
+                           "bytes": nbytes, "flops": flops, "roofline_ms": roofline_ms}
+    row["systems"] = {name: measure(prepare, w.fn, inputs, want) for name, prepare in systems().items()}
+    add_ratios(row)
+    return row
+
+
+def print_row(row: dict[str, Any]) -> None:
+    """A workload's lines of the table, one per system."""
+    print(f"{row['workload']:13s} {'':14s} roofline {row['roofline_ms']:.3f} ms "
+          f"({row['bytes'] / 1e6:.0f} MB, {row['flops'] / 1e9:.2f} GFLOP)")
+    for name, r in row["systems"].items():
+        if "unsupported" in r:
+            print(f"{'':13s} {name:14s} {'unsupported':>10s}  {r['unsupported'][:90]}")
+            continue
+        notes = ("" if r["correct"] else " WRONG") + ("" if r["dtype"] == "float32" else f" (returns {r['dtype']})")
+        print(f"{'':13s} {name:14s} {r['ms']:10.3f} {r['vs_numpy']:8.2f}x {r['vs_best_peer']:8.2f}x "
+              f"{r['roofline_pct']:7.1f}%{notes}")
+
+
+def chart(rows: list[dict[str, Any]], machine: dict[str, Any], path: Path) -> None:
+    """Bar chart of speedup vs NumPy per workload and system (log scale), saved as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [n for n in rows[0]["systems"] if n != "numpy"]
+    width = 0.8 / len(names)
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    for i, name in enumerate(names):
+        speedups = [row["systems"][name].get("vs_numpy", np.nan) for row in rows]
+        ax.bar(np.arange(len(rows)) + (i - (len(names) - 1) / 2) * width, speedups, width, label=name)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(len(rows)), [row["workload"] for row in rows])
+    ax.set_ylabel("speedup vs NumPy (log; missing bar: unsupported)")
+    ax.set_title(f"{machine['cpu']}, {machine['cores']} cores", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="reference sizes divided by 4")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "latest.json"))
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     machine = machine_numbers()
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"copy {machine['copy_GBps']:.1f} GB/s, numpy sgemm {machine['sgemm_GFLOPs']:.0f} GFLOP/s")
-    targets = ["cpu", "cpu-openmp"]
-    header = f"{'workload':14s} {'numpy ms':>9s}" + "".join(f" {t + ' ms':>15s} {'vs numpy':>8s}" for t in targets)
-    print(header)
+    print(describe(machine))
+    print(f"{'workload':13s} {'system':14s} {'ms':>10s} {'vs numpy':>9s} {'vs peer':>9s} {'roofline':>8s}")
     rows = []
-    for fn, make in WORKLOADS(4 if args.quick else 1):
-        inputs = make(rng)
-        row: dict[str, Any] = {"workload": fn.__name__, "shapes": [list(a.shape) for a in inputs]}
-        row["numpy_ms"] = median_ms(lambda: fn(*inputs))
-        line = f"{fn.__name__:14s} {row['numpy_ms']:9.3f}"
-        for target in targets:
-            k = et.kernel(fn, target=target)
-            got, want = k(*inputs), fn(*inputs)
-            ok = bool(np.allclose(got, want, rtol=2e-3, atol=1e-3))
-            ms = median_ms(lambda: k(*inputs))
-            row[target] = {"ms": ms, "ratio_vs_numpy": row["numpy_ms"] / ms, "correct": ok}
-            line += f" {ms:15.3f} {row['numpy_ms'] / ms:7.2f}x" + ("" if ok else " WRONG")
-        print(line)
-        rows.append(row)
+    for w in workloads(4 if args.quick else 1):
+        rows.append(run_workload(w, rng, machine))
+        print_row(rows[-1])
+    machine["load_at_end"] = list(os.getloadavg())
+    print(f"load average at end: {', '.join(f'{x:.2f}' for x in machine['load_at_end'])}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"machine": machine, "results": rows}, indent=1))
+    versions = {name: __import__(name).__version__ for name in ("numpy", "numba", "jax") if find_spec(name)}
+    out.write_text(json.dumps({"machine": machine, "versions": versions, "quick": args.quick, "results": rows}, indent=1))
     print(f"saved {out}")
+    if find_spec("matplotlib"):
+        chart(rows, machine, out.with_suffix(".png"))
+        print(f"saved {out.with_suffix('.png')}")
 
 
 if __name__ == "__main__":
