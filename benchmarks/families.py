@@ -5,18 +5,30 @@
 fusion:   a small broadcast operand materialized once (DEFAULT) vs recomputed per element (rules=None)
 chain:    (A@B)@x reordered to A@(B@x) (fastmath=True) vs as written (DEFAULT)
 layout:   A @ B.T with B.T copied row-major (DEFAULT) vs read strided (rules=None)
+tile:     A @ B at 1000^3 (no power-of-two tile divides 1000) with DEFAULT, whose tiling ruleset
+          lets the cost model choose the cache tiles among its candidates and the emitter's default,
+          vs rules=algebra | fusion | layout: no tile choice in the term, so the emitter tags the
+          matmul with lowering.tiling.choose_tiles' default. The et.tiles of each are printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 
 import numpy as np
 from run import machine_numbers, median_ms
 
 import egglog_tensor as et
+from egglog_tensor.rulesets import algebra, fusion, layout
 
 F32 = np.float32
+
+
+def tiles(k: et.Kernel, inputs: tuple) -> str:
+    """The cache tiles (et.tiles) on the kernel's emitted contractions, "-" if it has none."""
+    found = re.findall(r"et\.tiles = \[([^\]]*)\]", k.inspect(*inputs).stage("linalg"))
+    return " ".join(f"[{t}]" for t in found) or "-"
 
 
 def main() -> None:
@@ -29,12 +41,14 @@ def main() -> None:
     x, b = r.standard_normal((4096, 1024), F32), r.standard_normal(1024, F32)
     A, B, v = r.standard_normal((2048, 2048), F32), r.standard_normal((2048, 2048), F32), r.standard_normal(2048, F32)
     M, N = r.standard_normal((1024, 1024), F32), r.standard_normal((1024, 1024), F32)
+    P, Q = r.standard_normal((1000, 1000), F32), r.standard_normal((1000, 1000), F32)
     families = [
         ("fusion", lambda x, b: x * np.tanh(b) + np.exp(b), (x, b), {"rules": None}, {}),
         ("chain", lambda a, b, v: (a @ b) @ v, (A, B, v), {}, {"fastmath": True}),
         ("layout", lambda a, b: a @ b.T, (M, N), {"rules": None}, {}),
+        ("tile", lambda a, b: a @ b, (P, Q), {"rules": algebra | fusion | layout}, {}),
     ]
-    print(f"{'family':8s} {'numpy ms':>9s} {'without ms':>11s} {'with ms':>9s} {'with/without':>12s} {'vs numpy':>9s}")
+    print(f"{'family':8s} {'numpy ms':>9s} {'without ms':>11s} {'with ms':>9s} {'with/without':>12s} {'vs numpy':>9s}  tiles without -> with")
     for name, fn, inputs, without, with_ in families:
         t_np = median_ms(lambda: fn(*inputs))
         k0 = et.kernel(fn, target=args.target, **without)
@@ -42,7 +56,8 @@ def main() -> None:
         for k in (k0, k1):
             np.testing.assert_allclose(k(*inputs), fn(*inputs), rtol=2e-3, atol=2e-3)
         t0, t1 = median_ms(lambda: k0(*inputs)), median_ms(lambda: k1(*inputs))
-        print(f"{name:8s} {t_np:9.2f} {t0:11.2f} {t1:9.2f} {t0 / t1:11.1f}x {t_np / t1:8.2f}x")
+        print(f"{name:8s} {t_np:9.2f} {t0:11.2f} {t1:9.2f} {t0 / t1:11.2f}x {t_np / t1:8.2f}x  "
+              f"{tiles(k0, inputs)} -> {tiles(k1, inputs)}")
 
 
 if __name__ == "__main__":
