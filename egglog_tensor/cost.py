@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,7 @@ class Machine:
     gemm_strided_b_slowdown: float = 4.0
     gemm_strided_a_slowdown: float = 1.4
     transcendental_flops: float = 100.0  # one exp/log/tanh/... (~1 ns per element per core with libmvec)
+    threads: int = field(default_factory=lambda: len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
     def kernel(self, flops: float, moved: float, peak: float | None = None) -> float:
         """Roofline time of one kernel in ns."""
@@ -234,28 +236,35 @@ class TensorCostModel:
                 loops = (a.meta.shape[0], b.meta.shape[1], a.meta.shape[1])
                 itemsize = np.dtype(out.dtype).itemsize
                 tiles = out.attrs[0] if op == "matmul_tiled" else choose_tiles("linalg.matmul", loops, itemsize).tiles
-                slowdown *= tile_slowdown(loops, tiles, itemsize)
+                slowdown *= tile_slowdown(loops, tiles, itemsize, m.threads)
             return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown))
         # general reshape: a copy of its materialized input
         (x,) = ins
         return self._buffer(out, self.closed(x) + m.kernel(0.0, 2 * _bytes(out)))
 
 
-def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], itemsize: int) -> float:
+def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], itemsize: int, threads: int = 1) -> float:
     """Relative time of a 2-D matmul (m, n, k) with cache tiles (TM, TN, TK) vs a perfect tiling:
-    the B micro-panel must fit half of L1 and the A block a third of L2 (the target's caches),
-    a tile that does not divide its loop leaves a slower remainder (measured ~2x at 1024^3), and
-    the C tile is reloaded once per TK step."""
+    the packed B micro-panel and the A micro-panel must fit L1 and the A block a third of L2 (the
+    target's caches); a tile that does not divide its loop leaves a slower remainder (measured ~2x
+    at 1024^3; a TK that does not divide k also leaves B unpacked); the C tile is reloaded once per
+    TK step, each packed B micro-panel element (a load and a store) serves TM FMAs and the A block TN / nr
+    micro-panels (measured at 2048^3: TN = 2 nr is ~1.6x slower than 4 nr); fewer output blocks
+    than `threads` leave threads idle."""
     caches = host_caches()
     m, n, k = loops
     tm, tn, tk = (max(1, min(t, e)) for t, e in zip(cache_tiles, loops, strict=True))
     nr = 2 * max(1, caches.simd // itemsize)
-    slow = 1.0 + 16.0 / tk
-    if tk * nr * itemsize > caches.l1 // 2:
+    mr = 8 if caches.simd >= 64 else 6
+    slow = (1.0 + 16.0 / tk) * (1.0 + 2.0 / tm) * (1.0 + nr / tn)
+    blocks = max(1, math.ceil(m / tm) * math.ceil(n / tn))
+    if blocks < threads:
+        slow *= threads / blocks
+    if (nr + mr) * tk * itemsize > caches.l1:
         slow *= 1.5
     if tm * tk * itemsize > caches.l2 // 3:
         slow *= 1.5
-    for extent, t in ((m, tm), (n, tn)):
+    for extent, t in ((m, tm), (n, tn), (k, tk)):
         if extent % t:
             slow *= 1.5
     return slow

@@ -11,11 +11,15 @@ nr a multiple of the SIMD width. `choose_tiles` picks defaults from the cache si
 and the element size; `transform_script` builds the transform-dialect script that the "tile" stage
 of the CPU pipelines runs with the `transform-interpreter` pass, on tensors, before bufferization.
 
-What the script does to a matmul (BLIS-like loop order, no packing):
+What the script does to a matmul (BLIS-like loop order):
 
     scf.forall (m, n) by (TM, TN)          parallel over output blocks (omp with cpu-openmp)
       scf.for k by TK                      the A block (TM x TK) stays in L2
-        scf.for n by nr; scf.for m by mr   register tiles, peeled so full tiles are static
+        scf.for n by nr                    B's TK x nr micro-panel copied to a contiguous buffer
+                                           (when TK divides k: a nofold pad, bufferized with
+                                           linalg.copy); read in place it spans TK rows a
+                                           power-of-two stride apart, which map to one L1 set
+          scf.for m by mr                  register tiles, peeled so full tiles are static
           scf.for k by 1                   vector<mr x nr> accumulator hoisted into registers,
                                            vector.contract -> outer products -> vector.fma
 
@@ -133,7 +137,8 @@ def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheIn
     broadcasts fit 32 zmm registers; 6 rows with 16 registers). Cache tiles: the B micro-panel
     (TK x nr) takes half of L1; the A block (TM x TK) at most a third of L2 and TM <= 256 (the
     loads of the C tile are amortized over TK, not TM); TN = 4 nr. A tile that divides its loop
-    is preferred (measured: a dynamic last cache tile costs ~2x at 1024^3), then the whole extent.
+    is preferred (measured: a dynamic last cache tile costs ~2x at 1024^3; a TK dividing k also lets
+    the tile stage pack B), then the whole extent.
     """
     c = caches or host_caches()
     lanes = max(1, c.simd // itemsize)
@@ -146,7 +151,7 @@ def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheIn
         tn = 4 * nr
         tm = _down(min(256, c.l2 // 3 // (tk * itemsize)), mr)
         mr, nr = _fit(mr, m), _fit(nr, n)
-        tm, tn, tk = _divisor_tile(m, tm, mr), _divisor_tile(n, tn, nr), _fit(tk, k)
+        tm, tn, tk = _divisor_tile(m, tm, mr), _divisor_tile(n, tn, nr), _divisor_tile(k, tk, 8)
         return Tiles(tuple([1] * len(batch)) + (tm, tn, tk), tuple([1] * len(batch)) + (mr, nr, 1))
     if name == "matvec":  # loops (m, k): rows in registers, k split into vector-wide partial sums
         m, k = loops
@@ -186,6 +191,7 @@ class _Target:
     vec: tuple[int, ...]
     loops: tuple[int, ...]
     epilogue: int | None = None  # et.epilogue of a 2-D matmul and its elementwise consumer
+    elem: str = "f32"  # element type (the zero B is padded with when packed)
 
 
 def _int_list(attr: ir.Attribute) -> tuple[int, ...]:
@@ -219,13 +225,14 @@ def contractions(module: ir.Module) -> list[_Target]:
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name in CONTRACTIONS and "et.tiles" in op.attributes and "et.vec" in op.attributes:
             loops = _loop_extents(op)
-            t = _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), loops)
+            elem = str(ir.ShapedType(op.results[0].type).element_type)
+            t = _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), loops, None, elem)
             user = _epilogue(op)
             if user is not None:
-                t = _Target(t.op, t.tiles, t.vec, t.loops, len(found))
+                t = _Target(t.op, t.tiles, t.vec, t.loops, len(found), elem)
                 for tagged in (op, user):
                     tagged.attributes["et.epilogue"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), t.epilogue)
-            found.setdefault((t.op, t.tiles, t.vec, t.epilogue), t)
+            found.setdefault((t.op, t.tiles, t.vec, t.epilogue, t.elem), t)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
@@ -298,8 +305,19 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
             f" : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
         ]
     lines.append(_tile(f"%b{i}, %kl{i}", 1, f"%a{i}", "tile_using_for", [0] * nb + [0, 0, tk]))
-    lines.append(_tile(f"%c{i}, %ln{i}, %lm{i}, %lk{i}", 3, f"%b{i}", "tile_using_for",
-                       [0] * nb + [mr, nr, 1], interchange=list(range(nb)) + [nb + 1, nb, nb + 2]))
+    if nb == 0 and k % tk == 0:  # pack each B micro-panel (TK x nr) into a contiguous buffer
+        zero = "0.0" if t.elem.startswith(("f", "bf")) else "0"
+        lines += [
+            _tile(f"%bn{i}, %ln{i}", 1, f"%b{i}", "tile_using_for", [0, nr, 0]),
+            f"%bp{i}, %pad{i}, %cp{i} = transform.structured.pad %bn{i} {{padding_values = "
+            f"[{zero} : {t.elem}, {zero} : {t.elem}, {zero} : {t.elem}], padding_dimensions = [2], "
+            f'nofold_flags = [0, 1, 0], copy_back_op = "none"}} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY})',
+            f'%buf{i}, %copy{i} = transform.structured.bufferize_to_allocation %pad{i} {{memcpy_op = "linalg.copy"}} : {_ANY}',
+            _tile(f"%c{i}, %lm{i}, %lk{i}", 2, f"%bp{i}", "tile_using_for", [mr, 0, 1]),
+        ]
+    else:
+        lines.append(_tile(f"%c{i}, %ln{i}, %lm{i}, %lk{i}", 3, f"%b{i}", "tile_using_for",
+                           [0] * nb + [mr, nr, 1], interchange=list(range(nb)) + [nb + 1, nb, nb + 2]))
     if m % mr or m % tm:
         lines += _peel(f"%lm{i}")
     if n % nr or n % tn:

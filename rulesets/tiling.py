@@ -1,7 +1,8 @@
 """Tiling as a choice in the term: a 2-D matmul may be computed with cache tiles (TM, TN, TK).
 
 Candidates come from the target's caches (lowering.tiling.host_caches): TK so the B micro-panel
-fills a quarter or half of L1, TM so the A block fits in L2, TN a few register tiles wide. The
+fills a quarter or half of L1 (or a power of two that fits, which often divides k: then the tile
+stage packs B), TM so the A block fits in L2, TN a few register tiles wide. The
 cost model (cost.tile_slowdown) prices each against the actual shapes (cache fit, remainder
 tiles) and the chosen `a.matmul_tiled(b, Vec(TM, TN, TK))` is what the "tile" stage applies: visible
 in the extracted term and as `et.tiles` on the emitted linalg.matmul.
@@ -18,11 +19,12 @@ from egglog_tensor.lowering.tiling import host_caches
 
 
 def candidates(itemsize: int = 4) -> list[tuple[int, int, int]]:
-    """Cache-tile candidates (TM, TN, TK) for this machine."""
+    """Cache-tile candidates (TM, TN, TK) for this machine: TK from L1 (half of it for the B
+    micro-panel, or a power of two that often divides k, so B can be packed), TM from L2."""
     c = host_caches()
     nr = 2 * max(1, c.simd // itemsize)
     tk_full = max(8, c.l1 // 2 // (nr * itemsize) // 8 * 8)
-    tks = sorted({tk_full // 2, tk_full})
+    tks = sorted({tk_full // 2, tk_full} | {t for t in (64, 128, 256) if (nr + 8) * t * itemsize <= c.l1})
     tms = sorted({t for t in (64, 128, 256) if t * tk_full * itemsize <= c.l2 // 3} or {64})
     tns = [2 * nr, 4 * nr, 8 * nr]
     return list(product(tms, tns, tks))
