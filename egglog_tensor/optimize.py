@@ -25,6 +25,9 @@ class Limits:
     seconds: float = 10.0
 
 
+SHOWN_RULES = 8  # rules printed per ruleset, most matches first
+
+
 @dataclass(frozen=True)
 class RulesetStats:
     """One ruleset's share of a run: time searching/applying, iterations it matched in, rule matches."""
@@ -38,7 +41,11 @@ class RulesetStats:
         total = sum(n for _, n in self.matches)
         spent = f", {self.seconds * 1e3:.1f} ms searching and applying" if self.seconds else ""
         head = f"  ruleset {self.name}: {total} match(es) in {self.iterations} iteration(s){spent}"
-        return "\n".join([head] + [f"    {n:5d} x {r}" for r, n in self.matches])
+        shown = [f"    {n:5d} x {r}" for r, n in self.matches[:SHOWN_RULES]]
+        rest = self.matches[SHOWN_RULES:]
+        if rest:  # (all of them stay in `matches`)
+            shown.append(f"    ... {len(rest)} more rule(s), {sum(n for _, n in rest)} match(es)")
+        return "\n".join([head, *shown])
 
 
 @dataclass(frozen=True)
