@@ -99,6 +99,12 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         self._view = view  # args and views alias caller memory: in-place updates are refused
         self._viewed = False
 
+    def __getattr__(self, name: str) -> Any:
+        """Only called for attributes Tracer lacks: an ndarray method or attribute it does not support."""
+        if not name.startswith("_") and hasattr(np.ndarray, name):
+            raise _fail(UnsupportedError, f"ndarray.{name} is not supported in a kernel (on a tracer {self.dtype}{list(self.shape)})")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     # --- array attributes -------------------------------------------------------------------
     shape = property(lambda self: self._node.shape)
     ndim = property(lambda self: self._node.ndim)

@@ -305,7 +305,9 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
             f" : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
         ]
     lines.append(_tile(f"%b{i}, %kl{i}", 1, f"%a{i}", "tile_using_for", [0] * nb + [0, 0, tk]))
-    if nb == 0 and k % tk == 0:  # pack each B micro-panel (TK x nr) into a contiguous buffer
+    # Pack each B micro-panel (TK x nr) into a contiguous buffer, when every panel is a full static
+    # one (a partial panel's pad bufferizes to a memref.copy runtime call, or not at all).
+    if nb == 0 and nr > 1 and k % tk == 0 and n % nr == 0 and tn % nr == 0:
         zero = "0.0" if t.elem.startswith(("f", "bf")) else "0"
         lines += [
             _tile(f"%bn{i}, %ln{i}", 1, f"%b{i}", "tile_using_for", [0, nr, 0]),

@@ -32,6 +32,7 @@ def _check(fn, shapes, dtype, target):
 MATMUL_SHAPES = [  # (m, k, n): tiny, prime, not divisible by any tile, size 0, one full tile + remainder
     (1, 1, 1), (3, 17, 1), (17, 3, 33), (1, 64, 1), (8, 32, 32), (67, 45, 130), (33, 200, 47),
     (0, 4, 3), (5, 0, 3), (4, 3, 0), (264, 193, 140),
+    (256, 320, 33), (300, 320, 1), (64, 256, 256),  # packed B panels: a partial last panel, nr = 1, all full
 ]
 
 
