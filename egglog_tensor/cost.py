@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +26,8 @@ from egglog import EGraph, get_callable_fn
 
 from .graph import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, VIEWS, Node, infer, is_unit_reshape
 from .ir import OP_OF, literal
-from .lowering.tiling import choose_tiles, host_caches
+from .lowering.pipelines import default_threads
+from .lowering.tiling import choose_tiles, host_caches, register_tile
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Machine:
     gemm_strided_b_slowdown: float = 4.0
     gemm_strided_a_slowdown: float = 1.4
     transcendental_flops: float = 100.0  # one exp/log/tanh/... (~1 ns per element per core with libmvec)
-    threads: int = field(default_factory=lambda: len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    threads: int = field(default_factory=default_threads)  # of the cpu-openmp target
 
     def kernel(self, flops: float, moved: float, peak: float | None = None) -> float:
         """Roofline time of one kernel in ns."""
@@ -254,8 +254,7 @@ def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], ite
     caches = host_caches()
     m, n, k = loops
     tm, tn, tk = (max(1, min(t, e)) for t, e in zip(cache_tiles, loops, strict=True))
-    nr = 2 * max(1, caches.simd // itemsize)
-    mr = 8 if caches.simd >= 64 else 6
+    mr, nr = register_tile(itemsize, caches)
     slow = (1.0 + 16.0 / tk) * (1.0 + 2.0 / tm) * (1.0 + nr / tn)
     blocks = max(1, math.ceil(m / tm) * math.ceil(n / tn))
     if blocks < threads:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .tiling import _ANY, CONTRACTIONS, _epilogue, _ints, _loop_extents, named_sequence
+from .tiling import _ANY, CONTRACTIONS, _epilogue, _ints, _loop_extents, as_operation, linalg_ops, named_sequence
 
 
 # Fewer loop iterations than this in one op: not worth a parallel region.
@@ -95,12 +95,8 @@ def _single_combiner(op: ir.Operation) -> bool:
         return False
     block = op.regions[0].blocks[0]
     ops = list(block.operations)
-    yielded = ops[-1].operands[0]
-    owner = yielded.owner
-    if not isinstance(owner, ir.OpView) and not isinstance(owner, ir.Operation):
-        return False
-    owner = owner.operation if isinstance(owner, ir.OpView) else owner
-    if owner.name not in _COMBINERS:
+    owner = as_operation(ops[-1].operands[0].owner)
+    if owner is None or owner.name not in _COMBINERS:
         return False
     out = block.arguments[len(block.arguments) - 1]
     return any(v == out for v in owner.operands)
@@ -110,14 +106,12 @@ def _per_matmul_block(op: ir.Operation) -> bool:
     """Whether the tile stage computes `op` block by block inside a tagged matmul's loop: the
     matmul's epilogue (tiling._epilogue) or the zero fill of a matmul that has one."""
     if op.name == "linalg.fill":
-        users = [u.owner for u in op.results[0].uses]
-        matmuls = [u.operation if isinstance(u, ir.OpView) else u for u in users]
+        matmuls = [as_operation(u.owner) for u in op.results[0].uses]
         return len(matmuls) == 1 and matmuls[0].name == "linalg.matmul" and "et.tiles" in matmuls[0].attributes \
             and _epilogue(matmuls[0]) is not None
     for operand in op.operands:
-        owner = operand.owner
-        owner = owner.operation if isinstance(owner, ir.OpView) else owner
-        if isinstance(owner, ir.Operation) and owner.name == "linalg.matmul" and "et.tiles" in owner.attributes:
+        owner = as_operation(operand.owner)
+        if owner is not None and owner.name == "linalg.matmul" and "et.tiles" in owner.attributes:
             epilogue = _epilogue(owner)
             if epilogue is not None and epilogue == op:
                 return True
@@ -168,22 +162,9 @@ def choose(op: ir.Operation, threads: int) -> Split | None:
     return Split(kind, num, extents, iterators)
 
 
-def _targets(module: ir.Module) -> list[ir.Operation]:
-    """Every linalg op of the module in walk (pre-)order, as `match interface{LinalgOp}` returns them."""
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name.startswith("linalg.") and op.name != "linalg.yield" and op.name != "linalg.index":
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
 def transform_script(module: ir.Module, threads: int) -> str | None:
     """The transform module splitting each sizable linalg op of `module` over `threads`, or None."""
-    ops = _targets(module)
+    ops = linalg_ops(module)
     splits = [choose(op, threads) for op in ops]
     if not any(splits):
         return None

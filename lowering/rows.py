@@ -12,9 +12,9 @@ is the parallel loop of cpu-openmp (one block per iteration) and a sequential lo
 
 Which producers fuse is read off the payload: an operand of a fused op whose indexing map sends
 the op's row loop to the operand's first dim, defined by a linalg op whose output's first dim is
-one of its parallel loops (that loop is its row loop), and whose every user is in the loop. Identical block slices are merged (cse)
-inside the loop before each fusion, so a producer read by several fused ops is computed once
-per block.
+one of its parallel loops (that loop is its row loop), and whose every user is in the loop.
+Identical block slices are merged (cse) inside the loop before each fusion, so a producer read by
+several fused ops is computed once per block.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ import math
 
 from mlir import ir
 
-from .tiling import _ANY, _bits, _divisor_tile, _ints, _loop_extents, host_caches, named_sequence
+from .tiling import (
+    _ANY, _bits, _divisor_tile, _ints, _loop_extents, as_operation, host_caches, indexing_maps, linalg_ops, named_sequence,
+)
 
 TAG = "et.rows"
 
@@ -31,24 +33,6 @@ TAG = "et.rows"
 def tag(op: ir.Operation | ir.OpView) -> None:
     """Mark the op computing a `fuse_rows` value (the consumer whose row loop is tiled)."""
     op.operation.attributes[TAG] = ir.UnitAttr.get()
-
-
-def _maps(op: ir.Operation) -> list[ir.AffineMap] | None:
-    if "indexing_maps" not in op.attributes:
-        return None
-    return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
-
-
-def _owner(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.operation if isinstance(owner, ir.OpView) else owner
-
-
-def _owner_of(use: ir.OpOperand) -> ir.Operation:
-    owner = use.owner
-    return owner.operation if isinstance(owner, ir.OpView) else owner
 
 
 def _row_loop(amap: ir.AffineMap) -> int | None:
@@ -64,17 +48,17 @@ def producers(root: ir.Operation) -> list[ir.Operation]:
     found: list[ir.Operation] = []
 
     def visit(op: ir.Operation, row: int) -> None:
-        maps = _maps(op)
+        maps = indexing_maps(op)
         if maps is None:
             return
         for operand, amap in zip(op.operands, maps, strict=True):
-            producer = _owner(operand)
+            producer = as_operation(operand.owner)
             if producer is None or _row_loop(amap) != row or producer in found:
                 continue
             if producer.name == "linalg.fill":
                 found.append(producer)
             elif producer.name == "linalg.generic" and len(producer.results) == 1:
-                inner = _row_loop(_maps(producer)[-1])
+                inner = _row_loop(indexing_maps(producer)[-1])
                 iterators = ir.ArrayAttr(producer.attributes["iterator_types"])
                 if inner is not None and "parallel" in str(iterators[inner]):
                     found.append(producer)
@@ -86,7 +70,7 @@ def producers(root: ir.Operation) -> list[ir.Operation]:
     # swapped the destinations of such results once the one-iteration loop folded).
     while True:
         group = [root, *found]
-        outside = [p for p in found if any(_owner_of(u) not in group for u in p.results[0].uses)]
+        outside = [p for p in found if any(as_operation(u.owner) not in group for u in p.results[0].uses)]
         if not outside:
             return found
         found = [p for p in found if p not in outside]
@@ -104,23 +88,10 @@ def block_rows(root: ir.Operation, group: int, threads: int = 1) -> int:
     return _divisor_tile(rows, cap, 1)
 
 
-def _payload(module: ir.Module) -> list[ir.Operation]:
-    """Every linalg op in walk order, as `match interface{LinalgOp}` returns them."""
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name.startswith("linalg.") and op.name not in ("linalg.yield", "linalg.index"):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
 def transform_script(module: ir.Module, threads: int = 1) -> str | None:
     """The transform module building the row-block loop of each tagged op, or None if there is none
     (`threads`: the loop's iterations are spread over that many threads)."""
-    ops = _payload(module)
+    ops = linalg_ops(module)
     roots = [op for op in ops if TAG in op.attributes and op.name == "linalg.generic" and _loop_extents(op)]
     if not roots:
         return None

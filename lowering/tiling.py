@@ -130,11 +130,17 @@ def _divisor_tile(extent: int, cap: int, step: int) -> int:
     return max(step, best)
 
 
+def register_tile(itemsize: int, caches: CacheInfo | None = None) -> tuple[int, int]:
+    """(mr, nr) of the matmul register tile: nr two SIMD vectors wide, mr rows (16 accumulators +
+    B + A broadcasts fit 32 zmm registers; 6 rows with 16 registers)."""
+    c = caches or host_caches()
+    return (8 if c.simd >= 64 else 6), 2 * max(1, c.simd // itemsize)
+
+
 def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheInfo | None = None) -> Tiles:
     """Default tile sizes for contraction `op` (e.g. "linalg.matmul") with loop extents `loops`.
 
-    Register tile (matmul): nr = 2 SIMD vectors wide, mr = 8 rows (16 accumulators + B + A
-    broadcasts fit 32 zmm registers; 6 rows with 16 registers). Cache tiles: the B micro-panel
+    Register tile (matmul): `register_tile`. Cache tiles: the B micro-panel
     (TK x nr) takes half of L1; the A block (TM x TK) at most a third of L2 and TM <= 256 (the
     loads of the C tile are amortized over TK, not TM); TN = 4 nr. A tile that divides its loop
     is preferred (measured: a dynamic last cache tile costs ~2x at 1024^3; a TK dividing k also lets
@@ -145,8 +151,7 @@ def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheIn
     name = op.removeprefix("linalg.")
     if name in ("matmul", "batch_matmul"):
         *batch, m, n, k = loops
-        mr = 8 if c.simd >= 64 else 6
-        nr = 2 * lanes
+        mr, nr = register_tile(itemsize, c)
         tk = _down(c.l1 // 2 // (nr * itemsize), 8)
         tn = 4 * nr
         tm = _down(min(256, c.l2 // 3 // (tk * itemsize)), mr)
@@ -194,6 +199,33 @@ class _Target:
     elem: str = "f32"  # element type (the zero B is padded with when packed)
 
 
+def as_operation(owner: object) -> ir.Operation | None:
+    """The Operation a value or use belongs to (None when it is a block argument's block)."""
+    if isinstance(owner, ir.OpView):
+        return owner.operation
+    return owner if isinstance(owner, ir.Operation) else None
+
+
+def indexing_maps(op: ir.Operation) -> list[ir.AffineMap] | None:
+    """A linalg op's indexing maps, one per operand (None for named ops that do not print them)."""
+    if "indexing_maps" not in op.attributes:
+        return None
+    return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+
+
+def linalg_ops(module: ir.Module) -> list[ir.Operation]:
+    """Every linalg op of the module in walk (pre-)order, as `match interface{LinalgOp}` returns them."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name.startswith("linalg.") and op.name not in ("linalg.yield", "linalg.index"):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
 def _int_list(attr: ir.Attribute) -> tuple[int, ...]:
     return tuple(ir.IntegerAttr(a).value for a in ir.ArrayAttr(attr))
 
@@ -204,11 +236,10 @@ def _epilogue(op: ir.Operation) -> ir.Operation | None:
     uses = list(op.results[0].uses)
     if op.name != "linalg.matmul" or len(uses) != 1:
         return None
-    user = uses[0].owner
-    user = user.operation if isinstance(user, ir.OpView) else user
+    user = as_operation(uses[0].owner)
     if user.name != "linalg.generic" or len(user.results) != 1 or any(a in user.attributes for a in ("et.rows", "et.epilogue")):
         return None
-    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(user.attributes["indexing_maps"])]
+    maps = indexing_maps(user)
     iterators = ir.ArrayAttr(user.attributes["iterator_types"])
     number = uses[0].operand_number
     if any("parallel" not in str(it) for it in iterators) or number >= len(maps) - 1:
@@ -242,10 +273,7 @@ def contractions(module: ir.Module) -> list[_Target]:
 def _loop_extents(op: ir.Operation) -> tuple[int, ...]:
     """Static extents of a contraction's loops, read off its operand shapes and indexing maps."""
     shapes = [ir.ShapedType(v.type).shape for v in op.operands]
-    if "indexing_maps" in op.attributes:
-        maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
-    else:
-        maps = None
+    maps = indexing_maps(op)
     name = op.name.removeprefix("linalg.")
     if maps is None:  # the named ops' default maps
         a, b, c = shapes

@@ -15,16 +15,16 @@ from itertools import product
 from egglog import Vec, eq, i64, rewrite, ruleset
 
 from egglog_tensor.ir import Tensor, shape_of
-from egglog_tensor.lowering.tiling import host_caches
+from egglog_tensor.lowering.tiling import host_caches, register_tile
 
 
 def candidates(itemsize: int = 4) -> list[tuple[int, int, int]]:
     """Cache-tile candidates (TM, TN, TK) for this machine: TK from L1 (half of it for the B
     micro-panel, or a power of two that often divides k, so B can be packed), TM from L2."""
     c = host_caches()
-    nr = 2 * max(1, c.simd // itemsize)
+    mr, nr = register_tile(itemsize, c)
     tk_full = max(8, c.l1 // 2 // (nr * itemsize) // 8 * 8)
-    tks = sorted({tk_full // 2, tk_full} | {t for t in (64, 128, 256) if (nr + 8) * t * itemsize <= c.l1})
+    tks = sorted({tk_full // 2, tk_full} | {t for t in (64, 128, 256) if (nr + mr) * t * itemsize <= c.l1})
     tms = sorted({t for t in (64, 128, 256) if t * tk_full * itemsize <= c.l2 // 3} or {64})
     tns = [2 * nr, 4 * nr, 8 * nr]
     return list(product(tms, tns, tks))

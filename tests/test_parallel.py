@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.lowering import mathapprox, parallel
+from egglog_tensor.lowering import mathapprox, parallel, tiling
 from egglog_tensor.lowering.pipelines import cpu_openmp, default_threads, pipeline_for
 
 rng = np.random.default_rng(11)
@@ -245,7 +245,7 @@ func.func @f(%a: tensor<3x40001xf32>, %r: tensor<3xf32>, %c: tensor<40001xf32>) 
   } -> tensor<40001xf32>
   return %0, %1 : tensor<3xf32>, tensor<40001xf32>
 }""")
-        rows, cols = parallel._targets(m)
+        rows, cols = tiling.linalg_ops(m)
         assert parallel.choose(rows, 2).num_threads == (2, 0)  # 3 rows: uneven but the only parallel loop
         assert parallel.choose(cols, 2).num_threads == (0, 2)
         assert parallel.choose(cols, 1) is None
