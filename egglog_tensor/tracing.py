@@ -294,7 +294,7 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     keys = tuple(_dtype_key(v) for v in inputs)
     all_weak = all(isinstance(k, type) for k in keys)
     if all_weak:  # no array takes part: NumPy makes default-dtype arrays of the Python numbers
-        keys = tuple(np.dtype(np.int64 if k is int else np.float64) for k in keys)
+        keys = tuple(np.dtype(PYTHON_SCALARS[k]) for k in keys)
     try:
         loop = ufunc.resolve_dtypes((*keys, None))
     except (TypeError, np.exceptions.DTypePromotionError) as e:
@@ -657,7 +657,7 @@ def _strong(v: Any) -> Any:
     converted to an array first, so it is not weak: np.dot(float32, 2.0) is float64."""
     if isinstance(v, Tracer):
         return Tracer(v._trace, v._node) if v._weak else v
-    return np.asarray(v) if type(v) in (bool, int, float) else v
+    return np.asarray(v) if type(v) in PYTHON_SCALARS else v
 
 
 def _dot(a: Any, b: Any, out: Any = None) -> Tracer:
