@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import threading
 from collections.abc import Callable
 from typing import Any, overload
@@ -18,6 +19,7 @@ from egglog import Ruleset, Schedule
 from .compiler import Compilation, Options, compile_kernel
 from .errors import KernelArgumentError
 from .optimize import Limits
+from .outputs import MIN_BYTES, POOL, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, spec_of
 
 _UNSET: Any = object()
@@ -41,6 +43,8 @@ class Kernel:
         params = self._signature.parameters.values()
         self._arity = -1 if any(p.kind == p.VAR_POSITIONAL for p in params) else len(self._signature.parameters)
         self._fast: dict[tuple, _Dispatch] = {}  # fast-path key -> everything a call needs
+        # `out=` names the result buffer(s), unless the function has a parameter of that name.
+        self._takes_out = "out" not in self._signature.parameters
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any]]:
         try:
@@ -76,18 +80,21 @@ class Kernel:
         return self._compilation(names, tuple(spec_of(v, n) for n, v in zip(names, values, strict=True)))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the kernel; `out=` (an array, or a tuple of one per result) receives the result instead
+        of a new array, like NumPy's ufuncs: exact shape and dtype, any strides, may overlap inputs."""
+        out = kwargs.pop("out", None) if kwargs and self._takes_out else None
         if not kwargs and len(args) == self._arity:
             key = tuple(map(_fast_key, args))
             hit = self._fast.get(key)
             if hit is not None:
-                return hit(args)
+                return hit(args, out)
         names, values = self._bind(args, kwargs)
         specs = tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
         comp = self._compilation(names, specs)
         if not kwargs and len(args) == self._arity and all(k[-1] for k in key if isinstance(k, tuple)):
-            self._fast[key] = _Dispatch(comp, specs)
+            self._fast[key] = _Dispatch(comp, specs, self.fn.__name__)
         arrays = [_as_array(v, s) for v, s in zip(values, specs, strict=True)]
-        return _Dispatch(comp, specs).run(arrays)
+        return _Dispatch(comp, specs, self.fn.__name__).run(arrays, out)
 
     @property
     def compilations(self) -> list[Compilation]:
@@ -109,29 +116,46 @@ def _fast_key(a: Any) -> Any:
 class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
-    __slots__ = ("native", "outputs", "returns_tuple", "scalars")
+    __slots__ = ("empty", "name", "native", "outputs", "returns_tuple", "scalars")
 
-    def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...]) -> None:
+    def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
+        self.name = name
         self.native = comp.native
         self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
+        large = any(math.prod(shape) * dtype.itemsize >= MIN_BYTES for shape, dtype in self.outputs)
+        self.empty = POOL.empty if large else np.empty  # small results skip the pool's bookkeeping
         self.returns_tuple = comp.returns_tuple
         # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
         self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None or not s.shape)
 
-    def __call__(self, args: tuple) -> Any:
+    def __call__(self, args: tuple, out: Any) -> Any:
+        """The fast path: args have the (shape, dtype, layout) key this dispatch was made for."""
         if self.scalars:
             args = list(args)
             for i, dtype in self.scalars:
                 args[i] = np.asarray(args[i], dtype)
-        return self.run(args)
+        return self.run(args, out, typed=True)
 
-    def run(self, arrays: Any) -> Any:
-        outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
-        self.native(*arrays, *outs)
+    def run(self, arrays: Any, out: Any = None, typed: bool = False) -> Any:
+        """Call the native code on arrays (typed: known to be ndarrays of the compiled dtypes)."""
+        if out is not None:
+            return self._run_into(arrays, check_out(out, self.outputs, self.name))
+        outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
+        (self.native.call_typed if typed else self.native)(*arrays, *outs)
         if self.returns_tuple:
             return tuple(o[()] if o.ndim == 0 else o for o in outs)
-        out = outs[0]
-        return out[()] if out.ndim == 0 else out
+        result = outs[0]
+        return result[()] if result.ndim == 0 else result
+
+    def _run_into(self, arrays: Any, targets: tuple[np.ndarray, ...]) -> Any:
+        """Write the results into the user's arrays: directly when the kernel can, else through a
+        temporary (a strided target, or one overlapping an input the kernel still reads)."""
+        outs = [t if direct(t, arrays) else POOL.empty(t.shape, t.dtype) for t in targets]
+        self.native(*arrays, *outs)
+        for target, result in zip(targets, outs, strict=True):
+            if result is not target:
+                np.copyto(target, result)
+        return targets if self.returns_tuple else targets[0]
 
 
 def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:

@@ -227,6 +227,11 @@ class NativeFunction:
         for array, dtype in zip(arrays, self._dtypes):
             if type(array) is not np.ndarray or array.dtype is not dtype:
                 return self.call_generic(*arrays)
+        return self.call_typed(*arrays)
+
+    def call_typed(self, *arrays: np.ndarray) -> None:
+        """Like calling it, for a caller that knows each array is an exact ndarray of its argument's
+        dtype (a kernel's dispatch cache): shapes, strides and flags are still checked natively."""
         if self._fast is None:
             return self.call_generic(*arrays)
         bad = self._fast(self.address, *map(id, arrays))
