@@ -17,6 +17,7 @@ from typing import Any
 from egglog import Ruleset, Schedule
 
 from . import cache
+from .cost import Machine, TensorCostModel
 from .graph import Node
 from .ir import to_term
 from .lowering.emit import emit
@@ -147,7 +148,7 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     if lookup.entry is not None:
         return _from_cache(fn, names, specs, options, lookup, timings)
     traced, extracted, nodes, report = _timed(
-        timings, "optimize", lambda: optimize(outputs, options.schedule(), options.limits)
+        timings, "optimize", lambda: optimize(outputs, options.schedule(), options.limits, TensorCostModel(Machine(threads=options.threads)))
     )
     comp = Compilation(
         name=getattr(fn, "__name__", "kernel"),

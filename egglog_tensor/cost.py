@@ -26,6 +26,7 @@ from egglog import EGraph, get_callable_fn
 
 from .graph import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, VIEWS, Node, infer, is_unit_reshape
 from .ir import OP_OF, literal
+from .lowering import rows as rows_stage
 from .lowering.pipelines import default_threads
 from .lowering.tiling import choose_tiles, host_caches, register_tile
 
@@ -145,8 +146,9 @@ class TensorCostModel:
         kernel = ((out.op, out.attrs, out.shape, out.dtype, x.done, flops), flops)
         return Rows(time, frozenset({kernel}), inputs) + x.rows
 
-    def _fuse_rows(self, x: Cost, out: Node) -> Cost:
-        """`fuse_rows(x)`: x's kernel and the Rows below it as one loop over row blocks."""
+    def _fuse_rows(self, x: Cost, out: Node, tiles: tuple[int, int] | None = None) -> Cost:
+        """`fuse_rows(x)`: x's kernel and the Rows below it as one loop over row blocks, with the
+        `tiles` of `fuse_rows_tiled` (rows per block, reduction lanes) or the lowering's defaults."""
         closed = self.closed(x)
         if x.rows is None or out.ndim < 2:
             return self._buffer(out, closed + _EPSILON)
@@ -154,7 +156,20 @@ class TensorCostModel:
         flops, inputs = rows.flops, rows.inputs
         if not x.buffer:
             flops, inputs = flops + x.flops, inputs | x.inputs
-        fused = self.machine.kernel(flops, math.fsum(b for _, b in inputs) + _bytes(out))
+        reductions = sum(kernel[0] in REDUCTIONS for kernel, _ in rows.kernels)
+        values = 1 + len(inputs) + sum(kernel[0] not in REDUCTIONS for kernel, _ in rows.kernels)
+        itemsize = np.dtype(out.dtype).itemsize
+        if tiles is None:  # the rows stage's block (rows.block_rows); LLVM's own width, priced as one vector
+            lanes = max(1, host_caches().simd // itemsize)
+            row_bytes = math.prod(out.shape[1:]) * itemsize * values
+            tiles = (rows_stage.block_rows(out.shape[0], row_bytes, self.machine.threads), lanes)
+        reduce, memory, balance, overhead = rows_slowdown(out.shape, tiles, itemsize, values, self.machine.threads)
+        m = self.machine
+        # The reductions run on the block in cache, so their latency-bound extra time is not hidden behind
+        # memory traffic; each combines about out.size elements.
+        chains = (reduce - 1.0) * reductions * out.size / m.gflops
+        fused = balance * (max(flops / m.gflops, memory * (math.fsum(b for _, b in inputs) + _bytes(out)) / m.bandwidth_gbs) + chains)
+        fused += m.kernel_overhead_ns + overhead
         own = closed - x.done  # x's own kernel, when x is still pending
         return self._buffer(out, max(closed - rows.time - own + fused, 0.0))
 
@@ -185,8 +200,8 @@ class TensorCostModel:
             return self._buffer(out, 0.0)
         if op == "const":
             return Cost(_EPSILON, out, buffer=False)
-        if op == "fuse_rows":
-            return self._fuse_rows(ins[0], out)
+        if op in ("fuse_rows", "fuse_rows_tiled"):
+            return self._fuse_rows(ins[0], out, out.attrs[0] if out.attrs else None)
         if op == "materialize":
             (x,) = ins
             if not _row_major(x.meta):  # a layout-changing copy
@@ -267,6 +282,31 @@ def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], ite
         if extent % t:
             slow *= 1.5
     return slow
+
+
+BLOCK_NS = 200.0  # per row block: a loop iteration starting every fused op's loops (and its block buffers)
+REDUCE_CHAINS = 4  # independent vector adds in flight a core needs to hide an add's latency
+
+
+def rows_slowdown(shape: tuple[int, ...], tiles: tuple[int, int], itemsize: int, values: int,
+                  threads: int = 1) -> tuple[float, float, float, float]:
+    """(time per reduced element, memory factor, balance, overhead ns) of a row-fused loop over
+    `shape` with tiles (R rows per block, L reduction lanes), against an ideal loop. Each row
+    reduction keeps L / VF vector accumulators: fewer than REDUCE_CHAINS wait on the add latency,
+    elements past the last multiple of L go one at a time, and the accumulators are combined at
+    the end of the row. The block's rows of the `values` row-sized values in the loop must fit half
+    of L2, or they are re-read from memory. Every block costs BLOCK_NS; with threads, the critical
+    path is the thread with the most blocks (the last one may be partial)."""
+    caches = host_caches()
+    rows, n = max(1, shape[0]), max(1, math.prod(shape[1:]))
+    block, lanes = max(1, min(tiles[0], rows)), max(1, tiles[1])
+    vf = max(1, caches.simd // itemsize)
+    chains = max(1, lanes // vf)
+    reduce = ((n - n % lanes) / (vf * min(chains, REDUCE_CHAINS)) + n % lanes + chains) / max(n / (vf * REDUCE_CHAINS), 1.0)
+    memory = 1.5 if block * n * itemsize * values > caches.l2 // 2 else 1.0
+    blocks = math.ceil(rows / block)
+    balance = math.ceil(blocks / threads) * block * threads / rows if threads > 1 else 1.0
+    return reduce, memory, balance, blocks * BLOCK_NS / threads
 
 
 def _meta(op: str, tensors: tuple[Node, ...], attrs: tuple) -> Node:

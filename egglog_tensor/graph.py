@@ -97,7 +97,7 @@ def _infer(op: str, ins: tuple[Node, ...], attrs: tuple) -> tuple[Shape, str]:
         return broadcast_shapes(c.shape, a.shape, b.shape), a.dtype
     if op == "astype":
         return ins[0].shape, attrs[0]
-    if op in ("materialize", "fuse_rows"):
+    if op in ("materialize", "fuse_rows", "fuse_rows_tiled"):
         return ins[0].shape, ins[0].dtype
     if op in REDUCTIONS:
         (x,) = ins

@@ -100,6 +100,12 @@ def fuse_rows(x: Tensor) -> Tensor:
     produce its rows (row reductions, materialized row-aligned values): their rows stay in cache."""
 
 
+@function
+def fuse_rows_tiled(x: Tensor, tiles: VecLike[i64, i64Like]) -> Tensor:
+    """fuse_rows(x) with its tiles chosen (rulesets.tiling): Vec(rows per block, reduction lanes),
+    lanes being how many elements each row reduction in the loop accumulates side by side."""
+
+
 @function(merge=lambda old, new: old)
 def shape_of(x: Tensor) -> Vec[i64]:
     """Static shape of a tensor e-class: seeded for every traced value, propagated by rulesets.shapes.
@@ -196,6 +202,7 @@ CONSTRUCTORS = {
     "greater": greater, "greater_equal": greater_equal, "logical_and": logical_and,
     "logical_or": logical_or, "logical_xor": logical_xor, "where": where, "concat": concat,
     "materialize": materialize, "matmul_tiled": Tensor.matmul_tiled, "fuse_rows": fuse_rows,
+    "fuse_rows_tiled": fuse_rows_tiled,
 }  # fmt: skip
 OP_OF = {fn: op for op, fn in CONSTRUCTORS.items()}
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import bufferization, func, linalg, memref, tensor
 
+from egglog_tensor.errors import CompileError
 from egglog_tensor.graph import ELEMENTWISE, REDUCTIONS, Node, is_unit_reshape
 from egglog_tensor.spec import ArgSpec
 
@@ -152,10 +153,13 @@ class Emitter:
             if x.op == "arg" and x.attrs[3] == "F" and x.ndim == 2:
                 return self._row_major_copy(x)
             return self._group(x) if is_view(x) else self.materialize(x)
-        if node.op == "fuse_rows":  # the "rows" stage builds its loop over row blocks (lowering/rows.py)
+        if node.op in ("fuse_rows", "fuse_rows_tiled"):  # the "rows" stage builds its loop over row blocks (lowering/rows.py)
             value = self.output(node.inputs[0])
+            tiles = node.attrs[0] if node.attrs else None
+            if tiles is not None and (len(tiles) != 2 or min(tiles) < 1):
+                raise CompileError(f"fuse_rows_tiled: tiles must be Vec(rows per block >= 1, lanes >= 1), got {tiles}")
             if node.ndim >= 2 and node.size and isinstance(value.owner, linalg.GenericOp):
-                rows.tag(value.owner)
+                rows.tag(value.owner, tiles)
             return value
         if node.size == 0:
             return self._empty(node)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .tiling import _ANY, CONTRACTIONS, _epilogue, _ints, _loop_extents, as_operation, linalg_ops, named_sequence
+from .tiling import _ANY, CONTRACTIONS, _epilogue, _ints, _loop_extents, as_operation, linalg_ops, named_sequence, op_handles
 
 
 # Fewer loop iterations than this in one op: not worth a parallel region.
@@ -168,11 +168,7 @@ def transform_script(module: ir.Module, threads: int) -> str | None:
     splits = [choose(op, threads) for op in ops]
     if not any(splits):
         return None
-    names = [f"%l{i}" for i in range(len(ops))]
-    body = [
-        f"%linalg = transform.structured.match interface{{LinalgOp}} in %root : ({_ANY}) -> {_ANY}",
-        f"{', '.join(names)} = transform.split_handle %linalg : ({_ANY}) -> ({', '.join([_ANY] * len(ops))})",
-    ]
+    names, body = op_handles(len(ops))
     for i, (op, split) in enumerate(zip(ops, splits, strict=True)):
         if split is None:
             continue

@@ -12,7 +12,7 @@ from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..toolchain import run_tool, save_failure_input
-from . import mathapprox, parallel, rows, tiling
+from . import lanes, mathapprox, parallel, rows, tiling
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,11 @@ TILE = Stage("tile", ("transform-interpreter", "canonicalize"), script=tiling.tr
 # Vector ops left by the tile stage: n-D transfers -> loops of 1-D ones, masks -> selects.
 VECTOR = Stage("vector", ("convert-vector-to-scf{full-unroll=true}", "func.func(lower-vector-mask)", "canonicalize", "cse"))
 
+# Row reductions with lanes chosen in the term (et.lanes, set by the rows stage): their reduction loop
+# carries the vector width and interleave count for LLVM's vectorizer (lowering/lanes.py).
+LANES = Stage("lanes", ("transform-interpreter", "canonicalize"), script=lanes.transform_script)
+LOOP_METADATA = Stage("loop-metadata", (), rewrite=lanes.loop_metadata)
+
 # Scalar exp/log/tanh/sin/cos become libm calls that LLVM vectorizes with glibc's libmvec (mathapprox.py).
 VECMATH = Stage("vecmath", (), rewrite=mathapprox.vectorize_math)
 
@@ -99,9 +104,11 @@ CPU = Pipeline(
         ROWS,
         TILE,
         BUFFERIZE,
+        LANES,
         Stage("loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-for", "canonicalize", "cse")),
         VECTOR,
         TO_LLVM,
+        LOOP_METADATA,
         VECMATH,
     ),
 )
@@ -138,10 +145,12 @@ def cpu_openmp(threads: int) -> Pipeline:
             split,
             TILE,
             BUFFERIZE,
+            LANES,
             Stage("parallel-loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-parallel", "canonicalize", "cse")),
             VECTOR,
             Stage("openmp", (f"convert-scf-to-openmp{{num-threads={threads}}}",)),
             Stage("llvm", ("convert-openmp-to-llvm", *TO_LLVM.passes)),
+            LOOP_METADATA,
             VECMATH,
         ),
         needs_openmp=True,

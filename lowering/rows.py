@@ -10,6 +10,10 @@ reductions and their fills, materialized row-aligned values. A naive softmax bec
 so x is read from memory once and the block's intermediates (a few KB) stay in cache. The forall
 is the parallel loop of cpu-openmp (one block per iteration) and a sequential loop on cpu.
 
+`fuse_rows_tiled(x, Vec(R, L))` in the term tags the op `et.rows = array<i64: R, L>`: blocks of R
+rows, and every row reduction in the loop annotated `et.lanes = L` (lowering/lanes.py) before it
+is fused; a bare `et.rows` (untiled `fuse_rows`) gets `block_rows` and LLVM's own vector width.
+
 Which producers fuse is read off the payload: an operand of a fused op whose indexing map sends
 the op's row loop to the operand's first dim, defined by a linalg op whose output's first dim is
 one of its parallel loops (that loop is its row loop), and whose every user is in the loop.
@@ -23,16 +27,29 @@ import math
 
 from mlir import ir
 
+from . import lanes
 from .tiling import (
     _ANY, _bits, _divisor_tile, _ints, _loop_extents, as_operation, host_caches, indexing_maps, linalg_ops, named_sequence,
+    op_handles,
 )
 
 TAG = "et.rows"
 
 
-def tag(op: ir.Operation | ir.OpView) -> None:
-    """Mark the op computing a `fuse_rows` value (the consumer whose row loop is tiled)."""
-    op.operation.attributes[TAG] = ir.UnitAttr.get()
+BLOCK_ROWS = (2, 4, 8, 16, 32, 64)  # rows per block offered to the cost model
+ACCUMULATORS = (1, 2, 4, 8)  # vectors each row reduction accumulates side by side
+
+
+def candidates(vector_lanes: int) -> list[tuple[int, int]]:
+    """(rows per block, reduction lanes) that rulesets.tiling offers; the cost model (cost.rows_slowdown)
+    prices each against the shapes and the L2 cache."""
+    return [(r, vector_lanes * a) for r in BLOCK_ROWS for a in ACCUMULATORS]
+
+
+def tag(op: ir.Operation | ir.OpView, tiles: tuple[int, int] | None = None) -> None:
+    """Mark the op computing a `fuse_rows` value (the consumer whose row loop is tiled), with the
+    tiles the term chose (`fuse_rows_tiled`: rows per block, reduction lanes) if it chose them."""
+    op.operation.attributes[TAG] = ir.UnitAttr.get() if tiles is None else ir.DenseI64ArrayAttr.get(list(tiles))
 
 
 def _row_loop(amap: ir.AffineMap) -> int | None:
@@ -76,15 +93,21 @@ def producers(root: ir.Operation) -> list[ir.Operation]:
         found = [p for p in found if p not in outside]
 
 
-def block_rows(root: ir.Operation, group: int, threads: int = 1) -> int:
-    """Rows per block: the block's rows of the `group` row-sized values fit in half the L2 cache,
-    at most 64 rows and at least 4 blocks per thread when there are rows enough, preferably
-    dividing the row count (no remainder block)."""
-    extents = _loop_extents(root)
-    rows = extents[0]
-    itemsize = max(1, _bits(ir.ShapedType(root.results[0].type).element_type) // 8)
-    row_bytes = max(1, math.prod(extents[1:]) * itemsize * max(group, 1))
-    cap = max(1, min(64, host_caches().l2 // 2 // row_bytes, rows // (4 * threads) if threads > 1 else rows))
+def _tiles(root: ir.Operation) -> tuple[int, ...]:
+    """The (rows per block, reduction lanes) a tagged op carries, or () for a bare tag."""
+    attr = root.attributes[TAG]
+    return tuple(ir.DenseI64ArrayAttr(attr)) if isinstance(attr, ir.DenseI64ArrayAttr) else ()
+
+
+def _reduces(op: ir.Operation) -> bool:
+    return op.name == "linalg.generic" and "reduction" in str(op.attributes["iterator_types"])
+
+
+def block_rows(rows: int, row_bytes: int, threads: int = 1) -> int:
+    """Rows per block when the term did not choose them: the block's rows (`row_bytes` for all the
+    row-sized values of one row) fit in half the L2 cache, at most 64 rows and at least 4 blocks per
+    thread when there are rows enough, preferably dividing the row count (no remainder block)."""
+    cap = max(1, min(64, host_caches().l2 // 2 // max(1, row_bytes), rows // (4 * threads) if threads > 1 else rows))
     return _divisor_tile(rows, cap, 1)
 
 
@@ -95,21 +118,29 @@ def transform_script(module: ir.Module, threads: int = 1) -> str | None:
     roots = [op for op in ops if TAG in op.attributes and op.name == "linalg.generic" and _loop_extents(op)]
     if not roots:
         return None
-    names = [f"%l{i}" for i in range(len(ops))]
-    body = [
-        f"%linalg = transform.structured.match interface{{LinalgOp}} in %root : ({_ANY}) -> {_ANY}",
-        f"{', '.join(names)} = transform.split_handle %linalg : ({_ANY}) -> ({', '.join([_ANY] * len(ops))})",
-        f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}',
-    ]
+    names, body = op_handles(len(ops))
+    body.append(f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}')
     fused: set[int] = set()
     for r, root in enumerate(roots):
         group = sorted({ops.index(p) for p in producers(root)} - fused, reverse=True)  # consumers first
         fused.update(group)
         rank = len(_loop_extents(root))
-        sizes = [block_rows(root, 1 + sum(ops[p].name == "linalg.generic" for p in group), threads)] + [0] * (rank - 1)
+        chosen = _tiles(root)
+        if chosen:
+            block = chosen[0]
+        else:
+            extents = _loop_extents(root)
+            itemsize = max(1, _bits(ir.ShapedType(root.results[0].type).element_type) // 8)
+            values = 1 + sum(ops[p].name == "linalg.generic" for p in group)
+            block = block_rows(extents[0], math.prod(extents[1:]) * itemsize * values, threads)
+        sizes = [block] + [0] * (rank - 1)
         loop = f"%rows{r}_0"
         name = names[ops.index(root)]
         body.append(f"// {name}: blocks of {sizes[0]} rows, {len(group)} producer(s) fused")
+        if chosen:  # before tiling: the fused clones of the reductions keep the attribute
+            body.append(f"%lanes{r} = transform.param.constant {chosen[1]} : i64 -> !transform.param<i64>")
+            body += [f'transform.annotate {names[i]} "{lanes.TAG}" = %lanes{r} : {_ANY}, !transform.param<i64>'
+                     for i in [ops.index(root), *group] if _reduces(ops[i])]
         body.append(f"%tiled{r}, {loop} = transform.structured.tile_using_forall {name}"
                     f" tile_sizes {_ints(tuple(sizes))} : ({_ANY}) -> ({_ANY}, {_ANY})")
         for k, p in enumerate(group, start=1):

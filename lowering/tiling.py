@@ -226,6 +226,16 @@ def linalg_ops(module: ir.Module) -> list[ir.Operation]:
     return found
 
 
+def op_handles(count: int) -> tuple[list[str], list[str]]:
+    """Handle names %l0.. for the `count` linalg ops of the payload (linalg_ops' order), and the
+    script lines defining them."""
+    names = [f"%l{i}" for i in range(count)]
+    return names, [
+        f"%linalg = transform.structured.match interface{{LinalgOp}} in %root : ({_ANY}) -> {_ANY}",
+        f"{', '.join(names)} = transform.split_handle %linalg : ({_ANY}) -> ({', '.join([_ANY] * count)})",
+    ]
+
+
 def _int_list(attr: ir.Attribute) -> tuple[int, ...]:
     return tuple(ir.IntegerAttr(a).value for a in ir.ArrayAttr(attr))
 

@@ -14,7 +14,7 @@ from itertools import combinations, permutations
 from egglog import Vec, eq, f64, i64, rule, ruleset, set_
 
 from egglog_tensor.graph import BINARY, UNARY
-from egglog_tensor.ir import CONSTRUCTORS, DType, Tensor, dtype_of, fuse_rows, materialize, shape_of
+from egglog_tensor.ir import CONSTRUCTORS, DType, Tensor, dtype_of, fuse_rows, fuse_rows_tiled, materialize, shape_of
 
 shapes = ruleset(name="shapes")
 
@@ -55,13 +55,13 @@ def _literal_shapes(x: Tensor, s: Vec[i64], start: Vec[i64], step: Vec[i64], v: 
 
 
 @shapes.register
-def _elementwise(a: Tensor, b: Tensor, s: Vec[i64], dt: DType) -> object:
+def _elementwise(a: Tensor, b: Tensor, s: Vec[i64], dt: DType, v: Vec[i64]) -> object:
     """Elementwise results: same shape as equal-shaped operands, or as the non-scalar side."""
     empty = vec()
     for op in UNARY:
         t = CONSTRUCTORS[op](a)
         yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(set_(shape_of(t)).to(s))
-    for t in (a.astype(dt), materialize(a), fuse_rows(a)):
+    for t in (a.astype(dt), materialize(a), fuse_rows(a), fuse_rows_tiled(a, v)):
         yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(set_(shape_of(t)).to(s))
     for op in BINARY:
         t = CONSTRUCTORS[op](a, b)
@@ -97,8 +97,8 @@ def _matmul(a: Tensor, b: Tensor, s: Vec[i64], t: Vec[i64], v: Vec[i64]) -> obje
 @shapes.register
 def _dtypes(a: Tensor, s: Vec[i64], v: f64, dt: DType) -> object:
     """dtype_of through what rewrites create around traced values: constants and casts carry their
-    dtype, views and materialize keep their operand's."""
+    dtype, views, materialize and row fusion keep their operand's."""
     for t in (Tensor.const(v, dt), a.astype(dt)):
         yield rule(eq(t).to(t)).then(set_(dtype_of(t)).to(dt))
-    for t in (materialize(a), a.transpose(s), a.reshape(s), a.broadcast_to(s)):
+    for t in (materialize(a), fuse_rows(a), fuse_rows_tiled(a, s), a.transpose(s), a.reshape(s), a.broadcast_to(s)):
         yield rule(eq(t).to(t), eq(dtype_of(a)).to(dt)).then(set_(dtype_of(t)).to(dt))

@@ -1,4 +1,6 @@
-"""Tiling as a choice in the term: a 2-D matmul may be computed with cache tiles (TM, TN, TK).
+"""Tiling as a choice in the term: cache tiles of matmuls, row blocks and vector lanes of row loops.
+
+A 2-D matmul may be computed with cache tiles (TM, TN, TK).
 
 Candidates come from the target's caches (lowering.tiling.host_caches): TK so the B micro-panel
 fills a quarter or half of L1 (or a power of two that fits, which often divides k: then the tile
@@ -6,6 +8,13 @@ stage packs B), TM so the A block fits in L2, TN a few register tiles wide. The
 cost model (cost.tile_slowdown) prices each against the actual shapes (cache fit, remainder
 tiles) and the chosen `a.matmul_tiled(b, Vec(TM, TN, TK))` is what the "tile" stage applies: visible
 in the extracted term and as `et.tiles` on the emitted linalg.matmul.
+
+A row-fused output `fuse_rows(x)` may be computed as `fuse_rows_tiled(x, Vec(R, L))`: R rows per
+block (the block's rows of every fused value must stay in L2: cost.rows_slowdown prices that, the
+threads' balance and the per-block overhead) and L elements accumulated side by side by each row
+reduction in the loop (L / VF vector accumulators, VF the SIMD lanes of float32 here). The rows
+stage tiles by R and tags the reductions `et.lanes = L`; lowering/lanes.py hands L to LLVM's
+vectorizer. Both are visible in the extracted term and as `et.rows = array<i64: R, L>` in the MLIR.
 """
 
 from __future__ import annotations
@@ -14,7 +23,8 @@ from itertools import product
 
 from egglog import Vec, eq, i64, rewrite, ruleset
 
-from egglog_tensor.ir import Tensor, shape_of
+from egglog_tensor.ir import Tensor, fuse_rows, fuse_rows_tiled, shape_of
+from egglog_tensor.lowering import rows
 from egglog_tensor.lowering.tiling import host_caches, register_tile
 
 
@@ -41,3 +51,10 @@ def _tiles(a: Tensor, b: Tensor, s: Vec[i64], u: Vec[i64]) -> object:
             a.matmul_tiled(b, Vec[i64](i64(tm), i64(tn), i64(tk))),
             eq(shape_of(a)).to(s), eq(s.length()).to(two), eq(shape_of(b)).to(u), eq(u.length()).to(two),
         )
+
+
+@tiling.register
+def _row_tiles(a: Tensor) -> object:
+    lanes = max(1, host_caches().simd // 4)
+    for r, l in rows.candidates(lanes):
+        yield rewrite(fuse_rows(a)).to(fuse_rows_tiled(a, Vec[i64](i64(r), i64(l))))

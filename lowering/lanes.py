@@ -1,0 +1,83 @@
+"""Vector width of reductions: the lanes chosen in the term, handed to LLVM's loop vectorizer.
+
+A row reduction in a row-fused loop carries `et.lanes = L` (set by the rows stage from
+`fuse_rows_tiled(x, Vec(rows, L))`): it sums L elements side by side, as L / VF vector
+accumulators of VF lanes each, and combines them at the end of the row. After bufferization the
+"lanes" stage turns each such op into loops (`transform.structured.convert_to_loops`) and marks
+its innermost loop, the reduction loop, with
+
+    llvm.loop_annotation = #llvm.loop_annotation<vectorize = <width = VF>, interleave = <count = L / VF>>
+
+which LLVM's loop vectorizer follows (`llvm.loop.vectorize.width`, `llvm.loop.interleave.count`):
+one accumulator chain waits for each add's latency, several hide it. Float sums carry
+`fastmath<reassoc>` on the combining step only (lowering/scalar.combine), which is what lets the
+vectorizer keep partial sums. convert-scf-to-cf forwards the annotation to the loop's back edge as
+the discardable attribute `llvm.loop_annotation`; `loop_metadata` (the "loop-metadata" stage)
+moves it to `llvm.br`'s own `loop_annotation`, the one mlir-translate emits as `!llvm.loop`.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from .tiling import _ANY, _bits, host_caches, linalg_ops, named_sequence, op_handles
+
+TAG = "et.lanes"
+
+
+def vector_lanes(elem: ir.Type) -> int:
+    """SIMD lanes of this machine for an element type (VF of the annotation)."""
+    return max(1, host_caches().simd * 8 // max(8, _bits(elem)))
+
+
+def _power_of_two(n: int) -> int:
+    return 1 << (max(1, n).bit_length() - 1)
+
+
+def annotation(lanes: int, vf: int) -> str:
+    """The loop annotation asking for `lanes` elements side by side, as vectors of `vf` lanes
+    (both rounded down to powers of two, the interleave count to at most 16: what LLVM takes)."""
+    width = _power_of_two(min(vf, lanes))
+    count = min(16, _power_of_two(lanes // width))
+    return (f"#llvm.loop_annotation<vectorize = #llvm.loop_vectorize<disable = false, width = {width} : i32>, "
+            f"interleave = #llvm.loop_interleave<count = {count} : i32>>")
+
+
+def _innermost_reduces(op: ir.Operation) -> bool:
+    iterators = ir.ArrayAttr(op.attributes["iterator_types"]) if "iterator_types" in op.attributes else []
+    return len(iterators) > 0 and "reduction" in str(iterators[len(iterators) - 1])
+
+
+def transform_script(module: ir.Module) -> str | None:
+    """The transform module lowering each `et.lanes` op to loops with its reduction loop annotated
+    (None when no op carries lanes)."""
+    ops = linalg_ops(module)
+    tagged = [(i, op) for i, op in enumerate(ops) if TAG in op.attributes and _innermost_reduces(op)]
+    if not tagged:
+        return None
+    names, body = op_handles(len(ops))
+    for i, op in tagged:
+        lanes = ir.IntegerAttr(op.attributes[TAG]).value
+        rank = len(ir.ArrayAttr(op.attributes["iterator_types"]))
+        loops = [f"%loop{i}_{k}" for k in range(rank)]
+        elem = ir.ShapedType(op.operands[len(op.operands) - 1].type).element_type  # the accumulator's
+        body += [
+            f"// {names[i]}: {lanes} lanes",
+            f"%loops{i} = transform.structured.convert_to_loops {names[i]} : ({_ANY}) -> {_ANY}",
+            f"{', '.join(loops)} = transform.split_handle %loops{i} : ({_ANY}) -> ({', '.join([_ANY] * rank)})",
+            f"%ann{i} = transform.param.constant {annotation(lanes, vector_lanes(elem))} -> !transform.any_param",
+            f'transform.annotate {loops[-1]} "llvm.loop_annotation" = %ann{i} : {_ANY}, !transform.any_param',
+        ]
+    return named_sequence(body)
+
+
+def loop_metadata(module: ir.Module) -> None:
+    """Move each back edge's forwarded `llvm.loop_annotation` to llvm.br's `loop_annotation` (in place)."""
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "llvm.br" and "llvm.loop_annotation" in op.attributes:
+            op.attributes["loop_annotation"] = op.attributes["llvm.loop_annotation"]
+            del op.attributes["llvm.loop_annotation"]
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
