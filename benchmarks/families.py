@@ -9,6 +9,9 @@ tile:     A @ B at 1000^3 (no power-of-two tile divides 1000) with DEFAULT, whos
           lets the cost model choose the cache tiles among its candidates and the emitter's default,
           vs rules=algebra | fusion | layout: no tile choice in the term, so the emitter tags the
           matmul with lowering.tiling.choose_tiles' default. The et.tiles of each are printed.
+rows:     naive softmax 4096x1024 with DEFAULT (the cost model picks rows per block and reduction
+          lanes: et.rows = [R, L]) vs rules=algebra | fusion | layout (row-fused, the lowering's
+          block and LLVM's own vector width: a bare et.rows).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import argparse
 import re
 
 import numpy as np
-from run import machine_numbers, median_ms
+from run import machine_numbers, median_ms, softmax
 
 import egglog_tensor as et
 from egglog_tensor.rulesets import algebra, fusion, layout
@@ -26,8 +29,10 @@ F32 = np.float32
 
 
 def tiles(k: et.Kernel, inputs: tuple) -> str:
-    """The cache tiles (et.tiles) on the kernel's emitted contractions, "-" if it has none."""
-    found = re.findall(r"et\.tiles = \[([^\]]*)\]", k.inspect(*inputs).stage("linalg"))
+    """The tiles on the kernel's emitted ops (et.tiles of contractions, et.rows of row loops), "-" if none."""
+    linalg = k.inspect(*inputs).stage("linalg")
+    found = re.findall(r"et\.tiles = \[([^\]]*)\]", linalg) + re.findall(r"et\.rows = array<i64: ([^>]*)>", linalg)
+    found += ["rows"] * len(re.findall(r"et\.rows[,}]", linalg))
     return " ".join(f"[{t}]" for t in found) or "-"
 
 
@@ -47,6 +52,7 @@ def main() -> None:
         ("chain", lambda a, b, v: (a @ b) @ v, (A, B, v), {}, {"fastmath": True}),
         ("layout", lambda a, b: a @ b.T, (M, N), {"rules": None}, {}),
         ("tile", lambda a, b: a @ b, (P, Q), {"rules": algebra | fusion | layout}, {}),
+        ("rows", softmax, (x,), {"rules": algebra | fusion | layout}, {}),
     ]
     print(f"{'family':8s} {'numpy ms':>9s} {'without ms':>11s} {'with ms':>9s} {'with/without':>12s} {'vs numpy':>9s}  tiles without -> with")
     for name, fn, inputs, without, with_ in families:

@@ -95,6 +95,14 @@ def materialize(x: Tensor) -> Tensor:
 
 
 @function
+def materialize_shared(x: Tensor) -> Tensor:
+    """materialize(x) read by several consumers, chosen for all of them at once (rulesets.fusion,
+    shared row values). A term of its own so that it is not merged with the consumers' other
+    forms: extraction could not see the saving of one buffer read twice otherwise. Compiles and
+    is priced exactly like materialize."""
+
+
+@function
 def fuse_rows(x: Tensor) -> Tensor:
     """x computed row block by row block in one loop, together with the kernels it needs that
     produce its rows (row reductions, materialized row-aligned values): their rows stay in cache."""
@@ -204,7 +212,7 @@ CONSTRUCTORS = {
     "materialize": materialize, "matmul_tiled": Tensor.matmul_tiled, "fuse_rows": fuse_rows,
     "fuse_rows_tiled": fuse_rows_tiled,
 }  # fmt: skip
-OP_OF = {fn: op for op, fn in CONSTRUCTORS.items()}
+OP_OF = {fn: op for op, fn in CONSTRUCTORS.items()} | {materialize_shared: "materialize"}
 
 DTYPE_TERMS = {
     "float32": DType.float32,

@@ -11,14 +11,24 @@ row reductions and materialized row-aligned values x needs are computed for the 
 naive softmax or layer norm then reads its input from memory once and writes its output once;
 `materialize(exp(x - max))` inside such a loop is a block in cache, so the shared exp is computed
 once. The cost model prices both forms (lowering/rows.py builds the loop).
+
+Shared row values: for a row-fused output `fuse_rows(t)`, a transcendental value `a` that t reads both
+element for element and through a reduction (the `exp(x - max)` of a naive softmax, read by its
+sum and by the division; the `x - mean` of a layer norm) is also offered computed once for all
+its readers: `fuse_rows(t')`, t' being t with every read of `a` from `materialize_shared(a)`, a
+block in cache inside the loop. t' is a term of its own, not merged with t's other forms:
+extraction picks one term per e-class, so materializing `a` for one reader at a time could never
+show the saving of computing it once for all of them. The cost model prices both loops.
 """
 
 from __future__ import annotations
 
-from egglog import Vec, eq, i64, rewrite, ruleset
+from egglog import Vec, eq, f64, function, i64, ne, relation, rewrite, rule, ruleset, String
 
-from egglog_tensor.graph import BINARY, UNARY
-from egglog_tensor.ir import CONSTRUCTORS, DType, Program, Tensor, fuse_rows, materialize, shape_of, where
+from egglog_tensor.graph import BINARY, TRANSCENDENTAL, UNARY
+from egglog_tensor.ir import (
+    CONSTRUCTORS, DType, Layout, Program, Tensor, fuse_rows, materialize, materialize_shared, shape_of, where,
+)
 
 fusion = ruleset(name="fusion")
 
@@ -53,3 +63,63 @@ def _row_fused_outputs(v: Vec[Tensor], a: Tensor, s: Vec[i64]) -> object:
             Program(v.set(k, fuse_rows(v[k]))), v.length() > k, eq(shape_of(v[k])).to(s), s.length() > i64(1)
         )
     yield rewrite(fuse_rows(fuse_rows(a))).to(fuse_rows(a))
+
+
+computed = relation("computed", Tensor)  # a value of transcendental work (worth computing once)
+depends = relation("depends", Tensor, Tensor)  # depends(x, a): x is a, or elementwise work on it
+reduces = relation("reduces", Tensor, Tensor)  # reduces(b, a): b reads a through a reduction
+
+
+@function(unextractable=True)
+def shared(b: Tensor, a: Tensor) -> Tensor:
+    """b with every read of `a` from materialize(a): a rewrite helper, never extracted."""
+
+
+@fusion.register
+def _shared_row_values(a: Tensor, b: Tensor, x: Tensor, y: Tensor, axes: Vec[i64], s: Vec[i64],
+                       dt: DType, name: String, layout: Layout, v: f64, outs: Vec[Tensor]) -> object:
+    """Offer `fuse_rows(b')` for an output b, b' computing once a value b reads directly and
+    through a reduction (one such value per variant: the variants do not multiply)."""
+    for i in range(MAX_OUTPUTS):
+        k = i64(i)
+        yield rewrite(Program(outs)).to(
+            Program(outs.set(k, fuse_rows(shared(outs[k], a)))),
+            outs.length() > k, eq(shape_of(outs[k])).to(s), s.length() > i64(1),
+            eq(b).to(outs[k]), computed(a), depends(b, a), reduces(b, a),
+        )
+    # worth computing once: transcendental work (a cheap op is recomputed for less than a buffer costs)
+    costly = [CONSTRUCTORS[op](x) for op in UNARY if op in TRANSCENDENTAL]
+    costly += [CONSTRUCTORS[op](x, y) for op in BINARY if op in TRANSCENDENTAL]
+    for t in costly:
+        yield rule(eq(a).to(t)).then(computed(a), depends(a, a))
+    for op in UNARY:
+        yield rule(eq(b).to(CONSTRUCTORS[op](x)), depends(x, a)).then(depends(b, a))
+    for op in BINARY:
+        f = CONSTRUCTORS[op]
+        yield rule(eq(b).to(f(x, y)), depends(x, a)).then(depends(b, a))
+        yield rule(eq(b).to(f(x, y)), depends(y, a)).then(depends(b, a))
+    for reduce in ("sum", "max", "min", "prod"):
+        yield rule(eq(b).to(getattr(x, reduce)(axes)), depends(x, a)).then(reduces(b, a))
+    # reductions of a reach the reader through elementwise work, reshapes and broadcasts
+    for t in [CONSTRUCTORS[op](x) for op in UNARY] + [x.reshape(s), x.broadcast_to(s), x.astype(dt)]:
+        yield rule(eq(b).to(t), reduces(x, a)).then(reduces(b, a))
+    for op in BINARY:
+        f = CONSTRUCTORS[op]
+        yield rule(eq(b).to(f(x, y)), reduces(x, a)).then(reduces(b, a))
+        yield rule(eq(b).to(f(x, y)), reduces(y, a)).then(reduces(b, a))
+    yield rewrite(materialize(materialize_shared(a))).to(materialize_shared(a))
+    # shared(b, a): push down to the reads of a; everything else is rebuilt as it was
+    yield rewrite(shared(a, a)).to(materialize_shared(a))
+    yield rewrite(shared(Tensor.arg(name, s, dt, layout), a)).to(Tensor.arg(name, s, dt, layout))
+    yield rewrite(shared(Tensor.const(v, dt), a)).to(Tensor.const(v, dt))
+    for op in UNARY:
+        g = CONSTRUCTORS[op]
+        yield rewrite(shared(g(x), a)).to(g(shared(x, a)), ne(g(x)).to(a))
+    for op in BINARY:
+        f = CONSTRUCTORS[op]
+        yield rewrite(shared(f(x, y), a)).to(f(shared(x, a), shared(y, a)), ne(f(x, y)).to(a))
+    for t, rebuild in [(x.astype(dt), lambda z: z.astype(dt)), (x.reshape(s), lambda z: z.reshape(s)),
+                       (x.broadcast_to(s), lambda z: z.broadcast_to(s)), (materialize(x), materialize),
+                       (materialize_shared(x), materialize_shared),
+                       *((getattr(x, r)(axes), lambda z, r=r: getattr(z, r)(axes)) for r in ("sum", "max", "min", "prod"))]:
+        yield rewrite(shared(t, a)).to(rebuild(shared(x, a)), ne(t).to(a))

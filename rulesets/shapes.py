@@ -14,7 +14,9 @@ from itertools import combinations, permutations
 from egglog import Vec, eq, f64, i64, rule, ruleset, set_
 
 from egglog_tensor.graph import BINARY, UNARY
-from egglog_tensor.ir import CONSTRUCTORS, DType, Tensor, dtype_of, fuse_rows, fuse_rows_tiled, materialize, shape_of
+from egglog_tensor.ir import (
+    CONSTRUCTORS, DType, Tensor, dtype_of, fuse_rows, fuse_rows_tiled, materialize, materialize_shared, shape_of,
+)
 
 shapes = ruleset(name="shapes")
 
@@ -61,7 +63,7 @@ def _elementwise(a: Tensor, b: Tensor, s: Vec[i64], dt: DType, v: Vec[i64]) -> o
     for op in UNARY:
         t = CONSTRUCTORS[op](a)
         yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(set_(shape_of(t)).to(s))
-    for t in (a.astype(dt), materialize(a), fuse_rows(a), fuse_rows_tiled(a, v)):
+    for t in (a.astype(dt), materialize(a), materialize_shared(a), fuse_rows(a), fuse_rows_tiled(a, v)):
         yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(set_(shape_of(t)).to(s))
     for op in BINARY:
         t = CONSTRUCTORS[op](a, b)
@@ -100,5 +102,5 @@ def _dtypes(a: Tensor, s: Vec[i64], v: f64, dt: DType) -> object:
     dtype, views, materialize and row fusion keep their operand's."""
     for t in (Tensor.const(v, dt), a.astype(dt)):
         yield rule(eq(t).to(t)).then(set_(dtype_of(t)).to(dt))
-    for t in (materialize(a), fuse_rows(a), fuse_rows_tiled(a, s), a.transpose(s), a.reshape(s), a.broadcast_to(s)):
+    for t in (materialize(a), materialize_shared(a), fuse_rows(a), fuse_rows_tiled(a, s), a.transpose(s), a.reshape(s), a.broadcast_to(s)):
         yield rule(eq(t).to(t), eq(dtype_of(a)).to(dt)).then(set_(dtype_of(t)).to(dt))

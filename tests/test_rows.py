@@ -42,12 +42,14 @@ rng = np.random.default_rng(0)
 
 
 def test_softmax_is_one_loop_over_row_blocks(tmp_path) -> None:
-    """The extracted term row-fuses the output; after the "rows" stage every linalg op (the max,
-    the sum of exp, the output pass) sits inside one scf.forall over blocks of rows."""
+    """The extracted term row-fuses the output and materializes the shared exp once for both its
+    readers; after the "rows" stage every linalg op (the max, the exp into a block buffer, its sum,
+    the output pass) sits inside one scf.forall over blocks of rows, and exp is computed once."""
     x = rng.standard_normal((256, 64), F32)
     comp = et.kernel(softmax, target="cpu").inspect(x)
-    assert "fuse_rows_tiled(" in comp.extracted_term
+    assert "fuse_rows_tiled(" in comp.extracted_term and "materialize_shared(exp(" in comp.extracted_term.replace("\n", "").replace(" ", "")
     assert "tile_using_forall" in comp.stage("rows-script")
+    assert comp.stage("rows").count("math.exp") == 1
     filecheck(comp.stage("rows"), """
 CHECK-NOT: linalg.
 CHECK: scf.forall
@@ -55,8 +57,10 @@ CHECK: tensor.extract_slice %{{.*}} : tensor<256x64xf32> to tensor<[[R:[0-9]+]]x
 CHECK: linalg.fill
 CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<[[R]]x64xf32>) outs(%{{.*}} : tensor<[[R]]xf32>)
 CHECK: arith.maximumf
-CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<[[R]]xf32>)
+CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<[[R]]x64xf32>)
 CHECK: math.exp
+CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<[[R]]xf32>)
+CHECK: arith.addf
 CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<[[R]]x64xf32>) attrs = {et.rows = array<i64: [[R]], {{[0-9]+}}>}
 CHECK: arith.divf
 CHECK: tensor.parallel_insert_slice
@@ -74,6 +78,7 @@ def test_layernorm_row_fused_on_both_targets(target: str) -> None:
     assert "fuse_rows_tiled(" in comp.extracted_term
     rows = comp.stage("rows")
     assert rows.count("scf.forall (") == 1 and rows.index("scf.forall (") < rows.index("linalg.")
+    assert "materialize_shared" not in comp.extracted_term  # x - mean: cheaper recomputed than stored
     np.testing.assert_allclose(k(x, g), layernorm(x, g), rtol=1e-5, atol=1e-5)
 
 
@@ -81,6 +86,7 @@ def test_not_chosen_without_row_reductions() -> None:
     """Column reductions broadcast along rows and plain elementwise chains have no rows to fuse."""
     x = rng.standard_normal((64, 32), F32)
     assert "fuse_rows" not in et.kernel(column_softmax).inspect(x).extracted_term
+    assert "materialize_shared" not in et.kernel(column_softmax).inspect(x).extracted_term
     assert "fuse_rows" not in et.kernel(lambda x: np.exp(x) * 2.0 + x).inspect(x).extracted_term
 
 
