@@ -140,34 +140,35 @@ class TensorCostModel:
         return Cost(done + _EPSILON, out, done + _EPSILON, rows=rows)
 
     def _closing(self, x: Cost, out: Node, flops: float, inputs: frozenset[Input], time: float) -> Rows | None:
-        """The Rows of a kernel producing `out` from `x` (leading extent kept) that took `time`."""
+        """The Rows of a kernel producing `out` from `x` (leading extent kept) that took `time`; its
+        key ends with the elements it combines per output element (a reduction's row length)."""
         if out.ndim == 0 or x.meta.ndim == 0 or out.shape[0] != x.meta.shape[0]:
             return None
-        kernel = ((out.op, out.attrs, out.shape, out.dtype, x.done, flops), flops)
+        kernel = ((out.op, out.attrs, out.shape, out.dtype, x.done, flops, x.meta.size // max(out.size, 1)), flops)
         return Rows(time, frozenset({kernel}), inputs) + x.rows
 
     def _fuse_rows(self, x: Cost, out: Node, tiles: tuple[int, int] | None = None) -> Cost:
         """`fuse_rows(x)`: x's kernel and the Rows below it as one loop over row blocks, with the
         `tiles` of `fuse_rows_tiled` (rows per block, reduction lanes) or the lowering's defaults."""
         closed = self.closed(x)
-        if x.rows is None or out.ndim < 2:
+        if x.rows is None or out.ndim < 1:
             return self._buffer(out, closed + _EPSILON)
         rows = x.rows
         flops, inputs = rows.flops, rows.inputs
         if not x.buffer:
             flops, inputs = flops + x.flops, inputs | x.inputs
-        reductions = sum(kernel[0] in REDUCTIONS for kernel, _ in rows.kernels)
+        reduced = [kernel[-1] for kernel, _ in rows.kernels if kernel[0] in REDUCTIONS]  # their row lengths
         values = 1 + len(inputs) + sum(kernel[0] not in REDUCTIONS for kernel, _ in rows.kernels)
         itemsize = np.dtype(out.dtype).itemsize
+        shape = (out.shape[0], max([math.prod(out.shape[1:]), *reduced]))  # rows, and the longest row read
         if tiles is None:  # the rows stage's block (rows.block_rows); LLVM's own width, priced as one vector
             lanes = max(1, host_caches().simd // itemsize)
-            row_bytes = math.prod(out.shape[1:]) * itemsize * values
-            tiles = (rows_stage.block_rows(out.shape[0], row_bytes, self.machine.threads), lanes)
-        reduce, memory, balance, overhead = rows_slowdown(out.shape, tiles, itemsize, values, self.machine.threads)
+            tiles = (rows_stage.block_rows(shape[0], shape[1] * itemsize * values, self.machine.threads), lanes)
+        reduce, memory, balance, overhead = rows_slowdown(shape, tiles, itemsize, values, self.machine.threads)
         m = self.machine
         # The reductions run on the block in cache, so their latency-bound extra time is not hidden behind
-        # memory traffic; each combines about out.size elements.
-        chains = (reduce - 1.0) * reductions * out.size / m.gflops
+        # memory traffic.
+        chains = (reduce - 1.0) * shape[0] * math.fsum(reduced) / m.gflops
         fused = balance * (max(flops / m.gflops, memory * (math.fsum(b for _, b in inputs) + _bytes(out)) / m.bandwidth_gbs) + chains)
         fused += m.kernel_overhead_ns + overhead
         own = closed - x.done  # x's own kernel, when x is still pending

@@ -158,7 +158,7 @@ class Emitter:
             tiles = node.attrs[0] if node.attrs else None
             if tiles is not None and (len(tiles) != 2 or min(tiles) < 1):
                 raise CompileError(f"fuse_rows_tiled: tiles must be Vec(rows per block >= 1, lanes >= 1), got {tiles}")
-            if node.ndim >= 2 and node.size and isinstance(value.owner, linalg.GenericOp):
+            if node.ndim >= 1 and node.size and isinstance(value.owner, linalg.GenericOp):
                 rows.tag(value.owner, tiles)
             return value
         if node.size == 0:

@@ -56,11 +56,11 @@ MAX_OUTPUTS = 4  # outputs past this many are never row-fused
 
 @fusion.register
 def _row_fused_outputs(v: Vec[Tensor], a: Tensor, s: Vec[i64]) -> object:
-    """Offer each output of rank >= 2 as `fuse_rows(output)`."""
+    """Offer each output of rank >= 1 as `fuse_rows(output)` (rows: its first axis)."""
     for i in range(MAX_OUTPUTS):
         k = i64(i)
         yield rewrite(Program(v)).to(
-            Program(v.set(k, fuse_rows(v[k]))), v.length() > k, eq(shape_of(v[k])).to(s), s.length() > i64(1)
+            Program(v.set(k, fuse_rows(v[k]))), v.length() > k, eq(shape_of(v[k])).to(s), s.length() > i64(0)
         )
     yield rewrite(fuse_rows(fuse_rows(a))).to(fuse_rows(a))
 
@@ -84,7 +84,7 @@ def _shared_row_values(a: Tensor, b: Tensor, x: Tensor, y: Tensor, axes: Vec[i64
         k = i64(i)
         yield rewrite(Program(outs)).to(
             Program(outs.set(k, fuse_rows(shared(outs[k], a)))),
-            outs.length() > k, eq(shape_of(outs[k])).to(s), s.length() > i64(1),
+            outs.length() > k, eq(shape_of(outs[k])).to(s), s.length() > i64(0),
             eq(b).to(outs[k]), computed(a), depends(b, a), reduces(b, a),
         )
     # worth computing once: transcendental work (a cheap op is recomputed for less than a buffer costs)
