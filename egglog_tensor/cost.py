@@ -11,7 +11,8 @@ Row fusion (`fuse_rows(x)`): each cost also carries the `Rows` below it — the 
 outputs are row-aligned with the value (row reductions, materialized values of the same leading
 extent, reached through same-rank elementwise ops). Computed block by block inside x's loop they
 become one kernel: their flops add up, but memory is read once per distinct input buffer and
-written once for x; their own intermediates stay in cache.
+written once for x; their own intermediates stay in cache. `rows_slowdown` prices the loop's
+tiles (`fuse_rows_tiled`: rows per block, reduction lanes), as `tile_slowdown` does a matmul's.
 """
 
 from __future__ import annotations
