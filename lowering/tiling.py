@@ -13,15 +13,23 @@ of the CPU pipelines runs with the `transform-interpreter` pass, on tensors, bef
 
 What the script does to a matmul (BLIS-like loop order):
 
-    scf.forall (m, n) by (TM, TN)          parallel over output blocks (omp with cpu-openmp)
-      scf.for k by TK                      the A block (TM x TK) stays in L2
-        scf.for n by nr                    B's TK x nr micro-panel copied to a contiguous buffer
-                                           (when TK divides k: a nofold pad, bufferized with
-                                           linalg.copy); read in place it spans TK rows a
-                                           power-of-two stride apart, which map to one L1 set
+    scf.forall (m, n) by (TM, TN)          parallel over output blocks (omp with cpu-openmp); the C
+                                           block accumulates in a contiguous buffer, copied in
+                                           before the k loop and out after it
+      scf.for k by TK                      the A block (TM x TK) copied to a contiguous buffer (L2)
+        scf.for n by nr                    B's TK x nr micro-panel copied to a contiguous buffer (L1)
           scf.for m by mr                  register tiles, peeled so full tiles are static
           scf.for k by 1                   vector<mr x nr> accumulator hoisted into registers,
                                            vector.contract -> outer products -> vector.fma
+
+Each copy ("packing") is a nofold `transform.structured.pad` of that operand of the tile,
+bufferized with linalg.copy (`bufferize_to_allocation`); `packing` decides which. Read in place,
+rows a power-of-two stride apart map to the same cache sets: B's TK panel rows to one L1 set
+(always packed), the rows of an A or C block to a few L2 sets (packed when they would take more
+than half the ways: at 2048^3, 256 rows 8 KiB apart fill all 16; measured +7% on two cores, +8%
+on one; not at 1024^3, where they take half). Only full, static blocks and panels are packed (a
+partial one's pad bufferizes to a memref.copy runtime call, or not at all), and A and C only
+with several k steps (with one, an A block is contiguous rows already and C is written once).
 
 A matmul whose only user is an elementwise generic reading it element for element (bias,
 activation: `_epilogue`) is computed block by block inside that generic's loop instead: the forall
@@ -36,6 +44,7 @@ so the hot loop is an elementwise fma on rows; vecmat keeps its parallel dim in 
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,12 +56,13 @@ CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg
 # --- the target ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CacheInfo:
-    """Per-core data cache sizes in bytes, and the SIMD register width in bytes."""
+    """Per-core data cache sizes in bytes, the SIMD register width in bytes, and L2's ways."""
 
     l1: int = 32 * 1024
     l2: int = 1024 * 1024
     line: int = 64
     simd: int = 32
+    l2_ways: int = 16
 
 
 def _read_size(text: str) -> int:
@@ -75,8 +85,9 @@ def _simd_bytes() -> int:
 
 @functools.cache
 def host_caches(root: str = "/sys/devices/system/cpu/cpu0/cache") -> CacheInfo:
-    """The host's L1 data and L2 sizes from sysfs (fallbacks: 32 KiB, 1 MiB), and its SIMD width."""
+    """The host's L1 data and L2 sizes and L2's ways from sysfs (fallbacks: CacheInfo's), and its SIMD width."""
     sizes: dict[int, int] = {}
+    ways: dict[int, int] = {}
     line = 64
     base = Path(root)
     if base.is_dir():
@@ -87,10 +98,11 @@ def host_caches(root: str = "/sys/devices/system/cpu/cpu0/cache") -> CacheInfo:
                 if kind in ("Data", "Unified") and level in (1, 2):
                     sizes.setdefault(level, _read_size((index / "size").read_text()))
                     line = int((index / "coherency_line_size").read_text())
+                    ways.setdefault(level, int((index / "ways_of_associativity").read_text()))
             except (OSError, ValueError):
                 continue
     fallback = CacheInfo()
-    return CacheInfo(sizes.get(1, fallback.l1), sizes.get(2, fallback.l2), line, _simd_bytes())
+    return CacheInfo(sizes.get(1, fallback.l1), sizes.get(2, fallback.l2), line, _simd_bytes(), ways.get(2, fallback.l2_ways))
 
 
 # --- tile sizes ---------------------------------------------------------------------------------
@@ -183,6 +195,41 @@ def footprint(op: str, tiles: Tiles, itemsize: int) -> tuple[int, int]:
     return l1, l2
 
 
+def _crowded(rows: int, stride: int, width: int, size: int, ways: int) -> bool:
+    """Whether `rows` rows of `width` bytes, `stride` bytes apart, would take more than half the
+    ways of the cache sets they map to in a cache of `size` bytes (a power-of-two stride maps
+    every row to the same sets)."""
+    way = max(1, size // max(1, ways))
+    return rows * max(math.gcd(stride, way), min(width, way)) / way > ways / 2
+
+
+def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...], itemsize: int,
+            epilogue: bool = False, caches: CacheInfo | None = None) -> frozenset[str]:
+    """Which operands of a matmul the tile stage copies into contiguous buffers: "B" (each TK x nr
+    micro-panel), "A" (the TM x TK block at each k step), "C" (the TM x TN block across the k loop).
+
+    Only full, static blocks and panels are packed (a partial one's pad bufferizes to a memref.copy
+    runtime call, or not at all), A and C only with several k steps and when, read in place, the
+    rows of the block would crowd their L2 sets (rows a power-of-two stride apart). B always: its
+    panel rows are n apart. (The mr rows of A a register tile reads share one L1 set from a 4 KiB
+    stride on, but packing A for that alone measured no faster at 1024^3.)
+    """
+    c = caches or host_caches()
+    if len(loops) != 3:
+        return frozenset()
+    (m, n, k), (tm, tn, tk), (_, nr, _) = loops, tiles, vec
+    found = set()
+    # (Not with one B panel per block and a partial last row block: bufferization rejects the m loop's yield.)
+    if nr > 1 and k % tk == 0 and n % nr == 0 and tn % nr == 0 and (tn > nr or m % tm == 0):
+        found.add("B")
+    if k > tk and k % tk == 0 and m % tm == 0:
+        if _crowded(tm, k * itemsize, tk * itemsize, c.l2, c.l2_ways):
+            found.add("A")
+        if not epilogue and n > tn and n % tn == 0 and _crowded(tm, n * itemsize, tn * itemsize, c.l2, c.l2_ways):
+            found.add("C")  # (an epilogue's block already is a block-sized buffer)
+    return frozenset(found)
+
+
 # --- the transform script -----------------------------------------------------------------------
 _ANY = "!transform.any_op"
 
@@ -197,6 +244,7 @@ class _Target:
     loops: tuple[int, ...]
     epilogue: int | None = None  # et.epilogue of a 2-D matmul and its elementwise consumer
     elem: str = "f32"  # element type (the zero B is padded with when packed)
+    itemsize: int = 4
 
 
 def as_operation(owner: object) -> ir.Operation | None:
@@ -266,11 +314,13 @@ def contractions(module: ir.Module) -> list[_Target]:
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name in CONTRACTIONS and "et.tiles" in op.attributes and "et.vec" in op.attributes:
             loops = _loop_extents(op)
-            elem = str(ir.ShapedType(op.results[0].type).element_type)
-            t = _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), loops, None, elem)
+            elem_type = ir.ShapedType(op.results[0].type).element_type
+            elem = str(elem_type)
+            t = _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), loops, None, elem,
+                        max(1, _bits(elem_type) // 8))
             user = _epilogue(op)
             if user is not None:
-                t = _Target(t.op, t.tiles, t.vec, t.loops, len(found), elem)
+                t = _Target(t.op, t.tiles, t.vec, t.loops, len(found), elem, t.itemsize)
                 for tagged in (op, user):
                     tagged.attributes["et.epilogue"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), t.epilogue)
             found.setdefault((t.op, t.tiles, t.vec, t.epilogue, t.elem), t)
@@ -322,8 +372,24 @@ def _peel(loop: str) -> list[str]:
     ]
 
 
+def _pack(t: _Target, name: str, target: str, operand: int, dims: list[int], copy_back: bool = False) -> list[str]:
+    """Operand `operand` (0: A, 1: B, 2: C) of the tile `target` copied into a contiguous buffer: a
+    nofold pad along the loops `dims`, bufferized with linalg.copy; the result is the tile `%<name>`.
+    The copy of the output operand is copied back after the tile's loops (`copy_back`)."""
+    zero = ("0.0" if t.elem.startswith(("f", "bf")) else "0") + f" : {t.elem}"
+    nofold = [int(n == operand) for n in range(3)]
+    back = "linalg.copy" if copy_back else "none"
+    return [
+        f"%{name}, %pad{name}, %cp{name} = transform.structured.pad {target} {{padding_values = "
+        f"[{zero}, {zero}, {zero}], padding_dimensions = {_ints(tuple(dims))}, "
+        f'nofold_flags = {_ints(tuple(nofold))}, copy_back_op = "{back}"}} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY})',
+        f'%buf{name}, %copy{name} = transform.structured.bufferize_to_allocation %pad{name} {{memcpy_op = "linalg.copy"}} : {_ANY}',
+    ]
+
+
 def _matmul_family(t: _Target, i: int) -> list[str]:
-    """forall over output blocks; k cache loop; peeled (n, m) register loops; k by 1, vectorized."""
+    """forall over output blocks (C block packed); k cache loop (A block packed); n by nr (B
+    micro-panel packed); peeled m register loop; k by 1, vectorized. What is packed: `packing`."""
     nb = len(t.loops) - 3
     *_, m, n, k = t.loops
     *_, tm, tn, tk = t.tiles
@@ -342,21 +408,22 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
             f"%fi{i}, %par{i}b = transform.structured.fuse_into_containing_op %init{i} into %par{i}"
             f" : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
         ]
-    lines.append(_tile(f"%b{i}, %kl{i}", 1, f"%a{i}", "tile_using_for", [0] * nb + [0, 0, tk]))
-    # Pack each B micro-panel (TK x nr) into a contiguous buffer, when every panel is a full static
-    # one (a partial panel's pad bufferizes to a memref.copy runtime call, or not at all).
-    if nb == 0 and nr > 1 and k % tk == 0 and n % nr == 0 and tn % nr == 0:
-        zero = "0.0" if t.elem.startswith(("f", "bf")) else "0"
-        lines += [
-            _tile(f"%bn{i}, %ln{i}", 1, f"%b{i}", "tile_using_for", [0, nr, 0]),
-            f"%bp{i}, %pad{i}, %cp{i} = transform.structured.pad %bn{i} {{padding_values = "
-            f"[{zero} : {t.elem}, {zero} : {t.elem}, {zero} : {t.elem}], padding_dimensions = [2], "
-            f'nofold_flags = [0, 1, 0], copy_back_op = "none"}} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY})',
-            f'%buf{i}, %copy{i} = transform.structured.bufferize_to_allocation %pad{i} {{memcpy_op = "linalg.copy"}} : {_ANY}',
-            _tile(f"%c{i}, %lm{i}, %lk{i}", 2, f"%bp{i}", "tile_using_for", [mr, 0, 1]),
-        ]
+    packed = packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None) if nb == 0 else frozenset()
+    tile = f"%a{i}"
+    if "C" in packed:  # accumulated in a contiguous buffer across the k loop, copied out once
+        lines += _pack(t, f"pc{i}", tile, 2, [0, 1], copy_back=True)
+        tile = f"%pc{i}"
+    lines.append(_tile(f"%b{i}, %kl{i}", 1, tile, "tile_using_for", [0] * nb + [0, 0, tk]))
+    tile = f"%b{i}"
+    if "A" in packed:
+        lines += _pack(t, f"pa{i}", tile, 0, [2])
+        tile = f"%pa{i}"
+    if "B" in packed:
+        lines.append(_tile(f"%bn{i}, %ln{i}", 1, tile, "tile_using_for", [0, nr, 0]))
+        lines += _pack(t, f"pb{i}", f"%bn{i}", 1, [2])
+        lines.append(_tile(f"%c{i}, %lm{i}, %lk{i}", 2, f"%pb{i}", "tile_using_for", [mr, 0, 1]))
     else:
-        lines.append(_tile(f"%c{i}, %ln{i}, %lm{i}, %lk{i}", 3, f"%b{i}", "tile_using_for",
+        lines.append(_tile(f"%c{i}, %ln{i}, %lm{i}, %lk{i}", 3, tile, "tile_using_for",
                            [0] * nb + [mr, nr, 1], interchange=list(range(nb)) + [nb + 1, nb, nb + 2]))
     if m % mr or m % tm:
         lines += _peel(f"%lm{i}")

@@ -33,6 +33,7 @@ MATMUL_SHAPES = [  # (m, k, n): tiny, prime, not divisible by any tile, size 0, 
     (1, 1, 1), (3, 17, 1), (17, 3, 33), (1, 64, 1), (8, 32, 32), (67, 45, 130), (33, 200, 47),
     (0, 4, 3), (5, 0, 3), (4, 3, 0), (264, 193, 140),
     (256, 320, 33), (300, 320, 1), (64, 256, 256),  # packed B panels: a partial last panel, nr = 1, all full
+    (300, 512, 32),  # a partial last row block with one B panel per block (failed to bufferize when packed)
 ]
 
 
@@ -131,15 +132,16 @@ def test_tile_chooser_small_and_divisible_extents() -> None:
 
 def test_host_caches_read_sysfs_with_fallbacks(tmp_path) -> None:
     (tmp_path / "index0").mkdir()
-    for name, text in {"type": "Data", "level": "1", "size": "48K", "coherency_line_size": "64"}.items():
+    for name, text in {"type": "Data", "level": "1", "size": "48K", "coherency_line_size": "64", "ways_of_associativity": "12"}.items():
         (tmp_path / "index0" / name).write_text(text + "\n")
     (tmp_path / "index2").mkdir()
-    for name, text in {"type": "Unified", "level": "2", "size": "2048K", "coherency_line_size": "64"}.items():
+    for name, text in {"type": "Unified", "level": "2", "size": "2048K", "coherency_line_size": "64", "ways_of_associativity": "16"}.items():
         (tmp_path / "index2" / name).write_text(text + "\n")
     found = tiling.host_caches.__wrapped__(str(tmp_path))
-    assert (found.l1, found.l2) == (48 * 1024, 2 * 1024**2)
+    assert (found.l1, found.l2, found.l2_ways) == (48 * 1024, 2 * 1024**2, 16)
     missing = tiling.host_caches.__wrapped__(str(tmp_path / "nope"))
-    assert (missing.l1, missing.l2) == (tiling.CacheInfo().l1, tiling.CacheInfo().l2)
+    fallback = tiling.CacheInfo()
+    assert (missing.l1, missing.l2, missing.l2_ways) == (fallback.l1, fallback.l2, fallback.l2_ways)
 
 
 def _bias_relu(a, b, c):
@@ -173,3 +175,104 @@ def test_matmul_without_a_fusable_epilogue(fn, target: str) -> None:
     got, want = et.kernel(fn, target=target)(a, b, c), fn(a, b, c)
     for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,), strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-3)
+
+
+# Packed blocks (lowering/tiling.py `packing`, `_matmul_family`): forced cache tiles (TM, TN, TK) and
+# a small cache (L1 4 KiB, L2 16 KiB with 4 ways: rows 1 KiB apart crowd their sets) so each case
+# takes its path on any host. (m, k, n), tiles, and the buffers the tile stage packs into.
+SMALL = tiling.CacheInfo(l1=4096, l2=16384, line=64, simd=64, l2_ways=4)
+PACKED = [
+    # A block, C block and B panels: all full, several k steps
+    ((48, 256, 256), (16, 64, 64), {"A": "16x64", "C": "16x64", "B": "64x32"}),
+    # rows of a block not a multiple of mr: a peeled remainder register tile in each packed block
+    ((60, 256, 256), (20, 64, 64), {"A": "20x64", "C": "20x64", "B": "64x32"}),
+    # n not a multiple of nr: B read in place (peeled, masked); C rows 1088 bytes apart do not crowd
+    ((32, 256, 272), (16, 68, 64), {"A": "16x64"}),
+    # a partial last row block (m % TM): only the B panels
+    ((50, 256, 256), (16, 64, 64), {"B": "64x32"}),
+    # ... and with one B panel per block, nothing (a packed panel failed to bufferize)
+    ((50, 256, 256), (16, 32, 64), {}),
+    # one k step: the A block is contiguous rows already and C is written once
+    ((48, 64, 256), (16, 64, 64), {"B": "64x32"}),
+    # rows 768 bytes apart: A and C read in place
+    ((48, 192, 192), (16, 64, 64), {"B": "64x32"}),
+]
+
+
+def _forced_tiles(monkeypatch, tiles) -> None:
+    """Matmuls get cache tiles `tiles` and the register tile of a 64-byte SIMD machine (8 x 32 for
+    4-byte elements); the tile stage sees the SMALL caches."""
+    tag = tiling.tag
+    monkeypatch.setattr(tiling, "tag", lambda op, caches=None, cache_tiles=None: tag(op, SMALL, tiles))
+    monkeypatch.setattr(tiling, "host_caches", lambda: SMALL)
+
+
+def _allocs(tiled: str) -> list[str]:
+    """The shapes of the buffers the tile stage allocates (bufferize_to_allocation), sorted."""
+    return sorted(part.split(">")[0].rsplit("x", 1)[0] for part in tiled.split("memref.alloc() : memref<")[1:])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize(("mkn", "tiles", "packed"), PACKED, ids=[f"{m}x{k}x{n}-{t[1]}" for (m, k, n), t, _ in PACKED])
+def test_packed_blocks_match_numpy(monkeypatch, target, dtype, mkn, tiles, packed) -> None:
+    m, k, n = mkn
+    _forced_tiles(monkeypatch, tiles)
+    _check(lambda a, b: a @ b, [(m, k), (k, n)], dtype, target)
+    if np.dtype(dtype).itemsize != 4:  # B panels TK x 16 (nr is two vectors), other strides: only the numbers are checked
+        return
+    assert tiling.packing((m, n, k), tiles, (8, 32, 1), 4) == set(packed)
+    tiled = et.kernel(lambda a, b: a @ b, target=target).inspect(*_args([(m, k), (k, n)], dtype)).stage("tile")
+    assert _allocs(tiled) == sorted(packed.values())
+    assert tiled.count("linalg.copy") == len(packed) + ("C" in packed)  # the C block is also copied back
+
+
+def test_packing_where_rows_crowd_the_caches() -> None:
+    """On the reference machine (48 KiB 12-way L1, 2 MiB 16-way L2), 256^3 tiles: the A and C
+    blocks are packed at 2048 (256 rows 8 KiB apart fill all 16 ways of their L2 sets), not at
+    1024 (half the ways); nothing at 1000 (no packed B either: 1000 is not a multiple of nr)."""
+    caches = tiling.CacheInfo(l1=48 * 1024, l2=2 * 1024**2, simd=64, l2_ways=16)
+    tiles, vec = (256, 256, 256), (8, 32, 1)
+    assert tiling.packing((1024,) * 3, tiles, vec, 4, caches=caches) == {"B"}
+    assert tiling.packing((2048,) * 3, tiles, vec, 4, caches=caches) == {"A", "B", "C"}
+    assert tiling.packing((2048,) * 3, tiles, vec, 4, epilogue=True, caches=caches) == {"A", "B"}
+    assert tiling.packing((1000,) * 3, (200, 200, 200), vec, 4, caches=caches) == set()
+    assert tiling.packing((2048, 2048, 256), tiles, vec, 4, caches=caches) == {"B"}  # one k step
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_packed_blocks_order(monkeypatch, tmp_path, target) -> None:
+    """The C block is copied in before the k loop and out after it, the A block at each k step
+    before the n loop, each B panel in the n loop before the m register loop."""
+    from test_golden import filecheck
+
+    _forced_tiles(monkeypatch, (16, 128, 64))
+    a, b = _args([(48, 256), (256, 256)], np.float32)
+    tiled = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b).stage("tile")
+    filecheck(tiled, """
+CHECK: scf.forall
+CHECK: memref.alloc() : memref<16x128xf32>
+CHECK: linalg.copy {{.*}} outs(%{{.*}} : memref<16x128xf32>)
+CHECK: scf.for {{.*}} -> (tensor<16x128xf32>)
+CHECK: memref.alloc() : memref<16x64xf32>
+CHECK: linalg.copy {{.*}} outs(%{{.*}} : memref<16x64xf32>)
+CHECK: scf.for {{.*}} -> (tensor<16x128xf32>)
+CHECK: memref.alloc() : memref<64x32xf32>
+CHECK: linalg.copy {{.*}} outs(%{{.*}} : memref<64x32xf32>)
+CHECK: scf.for {{.*}} -> (tensor<16x32xf32>)
+CHECK: scf.for {{.*}} -> (vector<8x32xf32>)
+CHECK: vector.fma
+CHECK: linalg.copy ins(%{{.*}} : tensor<16x128xf32>) outs(%{{.*}} : tensor<16x128xf32>)
+CHECK: scf.forall.in_parallel
+""", tmp_path)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_packed_a_block_under_an_epilogue(monkeypatch, target) -> None:
+    """mm + bias + relu: the A block and B panels are packed inside the fused output block, which
+    is a block-sized buffer already (no C copy)."""
+    _forced_tiles(monkeypatch, (16, 64, 64))
+    shapes = [(48, 256), (256, 256), (256,)]
+    _check(_bias_relu, shapes, np.float32, target)
+    tiled = et.kernel(_bias_relu, target=target).inspect(*_args(shapes, np.float32)).stage("tile")
+    assert _allocs(tiled) == ["16x64", "64x32"]
