@@ -262,8 +262,8 @@ class TensorCostModel:
 
 def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], itemsize: int, threads: int = 1) -> float:
     """Relative time of a 2-D matmul (m, n, k) with cache tiles (TM, TN, TK) vs a perfect tiling:
-    the packed B micro-panel and the A micro-panel must fit L1 and the A block a third of L2 (the
-    target's caches); a tile that does not divide its loop leaves a slower remainder (measured ~2x
+    the packed B micro-panel and the A micro-panel must fit L1, the A block a third of L2 and the A
+    and C blocks together three quarters of it (the target's caches); a tile that does not divide its loop leaves a slower remainder (measured ~2x
     at 1024^3; a TK that does not divide k also leaves B unpacked); the C tile is reloaded once per
     TK step, each packed B micro-panel element (a load and a store) serves TM FMAs and the A block TN / nr
     micro-panels (measured at 2048^3: TN = 2 nr is ~1.6x slower than 4 nr); fewer output blocks
@@ -279,6 +279,8 @@ def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], ite
     if (nr + mr) * tk * itemsize > caches.l1:
         slow *= 1.5
     if tm * tk * itemsize > caches.l2 // 3:
+        slow *= 1.5
+    if (tm * tk + tm * tn) * itemsize > caches.l2 * 3 // 4:  # the A block and the C block (packed when large)
         slow *= 1.5
     for extent, t in ((m, tm), (n, tn), (k, tk)):
         if extent % t:

@@ -35,8 +35,8 @@ def candidates(itemsize: int = 4) -> list[tuple[int, int, int]]:
     mr, nr = register_tile(itemsize, c)
     tk_full = max(8, c.l1 // 2 // (nr * itemsize) // 8 * 8)
     tks = sorted({tk_full // 2, tk_full} | {t for t in (64, 128, 256) if (nr + mr) * t * itemsize <= c.l1})
-    tms = sorted({t for t in (64, 128, 256) if t * tk_full * itemsize <= c.l2 // 3} or {64})
-    tns = [2 * nr, 4 * nr, 8 * nr]
+    tms = sorted({t for t in (64, 128, 256, 512) if t * tk_full * itemsize <= c.l2 // 3} or {64})
+    tns = [2 * nr, 4 * nr, 8 * nr, 16 * nr]
     return list(product(tms, tns, tks))
 
 
