@@ -29,7 +29,7 @@ from .graph import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, VIEWS, Node, infer, 
 from .ir import OP_OF, literal
 from .lowering import rows as rows_stage
 from .lowering.pipelines import default_threads
-from .lowering.tiling import choose_tiles, host_caches, register_tile
+from .lowering.tiling import choose_tiles, host_caches, register_tile, simd_lanes
 
 
 @dataclass(frozen=True)
@@ -163,8 +163,7 @@ class TensorCostModel:
         itemsize = np.dtype(out.dtype).itemsize
         shape = (out.shape[0], max([math.prod(out.shape[1:]), *reduced]))  # rows, and the longest row read
         if tiles is None:  # the rows stage's block (rows.block_rows); LLVM's own width, priced as one vector
-            lanes = max(1, host_caches().simd // itemsize)
-            tiles = (rows_stage.block_rows(shape[0], shape[1] * itemsize * values, self.machine.threads), lanes)
+            tiles = (rows_stage.block_rows(shape[0], shape[1] * itemsize * values, self.machine.threads), simd_lanes(itemsize))
         reduce, memory, balance, overhead = rows_slowdown(shape, tiles, itemsize, values, self.machine.threads)
         m = self.machine
         # The reductions run on the block in cache, so their latency-bound extra time is not hidden behind
@@ -304,7 +303,7 @@ def rows_slowdown(shape: tuple[int, ...], tiles: tuple[int, int], itemsize: int,
     caches = host_caches()
     rows, n = max(1, shape[0]), max(1, math.prod(shape[1:]))
     block, lanes = max(1, min(tiles[0], rows)), max(1, tiles[1])
-    vf = max(1, caches.simd // itemsize)
+    vf = simd_lanes(itemsize, caches)
     chains = max(1, lanes // vf)
     reduce = ((n - n % lanes) / (vf * min(chains, REDUCE_CHAINS)) + n % lanes + chains) / max(n / (vf * REDUCE_CHAINS), 1.0)
     memory = 1.5 if block * n * itemsize * values > caches.l2 // 2 else 1.0

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 import threading
 from collections.abc import Callable
 from typing import Any, overload
@@ -19,7 +18,7 @@ from egglog import Ruleset, Schedule
 from .compiler import Compilation, Options, compile_kernel
 from .errors import KernelArgumentError
 from .optimize import Limits
-from .outputs import MIN_BYTES, POOL, check_out, direct
+from .outputs import POOL, allocator, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, spec_of
 
 _UNSET: Any = object()
@@ -91,10 +90,11 @@ class Kernel:
         names, values = self._bind(args, kwargs)
         specs = tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
         comp = self._compilation(names, specs)
+        dispatch = _Dispatch(comp, specs, self.fn.__name__)
         if not kwargs and len(args) == self._arity and all(k[-1] for k in key if isinstance(k, tuple)):
-            self._fast[key] = _Dispatch(comp, specs, self.fn.__name__)
+            self._fast[key] = dispatch
         arrays = [_as_array(v, s) for v, s in zip(values, specs, strict=True)]
-        return _Dispatch(comp, specs, self.fn.__name__).run(arrays, out)
+        return dispatch.run(arrays, out)
 
     @property
     def compilations(self) -> list[Compilation]:
@@ -122,8 +122,7 @@ class _Dispatch:
         self.name = name
         self.native = comp.native
         self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
-        large = any(math.prod(shape) * dtype.itemsize >= MIN_BYTES for shape, dtype in self.outputs)
-        self.empty = POOL.empty if large else np.empty  # small results skip the pool's bookkeeping
+        self.empty = allocator(self.outputs)
         self.returns_tuple = comp.returns_tuple
         # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
         self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None or not s.shape)

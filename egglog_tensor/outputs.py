@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -100,6 +100,13 @@ class OutputPool:
 POOL = OutputPool(_limit_from_env())
 
 
+def allocator(outputs: Sequence[tuple[tuple[int, ...], np.dtype]]) -> Callable[[tuple[int, ...], np.dtype], np.ndarray]:
+    """How a kernel call allocates these results: POOL.empty if one may be pooled, else np.empty
+    (decided once per specialization: small results skip the pool's bookkeeping on each call)."""
+    large = any(math.prod(shape) * dtype.itemsize >= MIN_BYTES for shape, dtype in outputs)
+    return POOL.empty if large else np.empty
+
+
 def check_out(out: object, expected: Sequence[tuple[tuple[int, ...], np.dtype]], name: str) -> tuple[np.ndarray, ...]:
     """The user's `out=` arrays, one per result, each checked: ndarray, writable, exact shape and dtype."""
     arrays = out if isinstance(out, tuple) else (out,)
@@ -117,6 +124,6 @@ def check_out(out: object, expected: Sequence[tuple[tuple[int, ...], np.dtype]],
 
 
 def direct(out: np.ndarray, inputs: Sequence[np.ndarray]) -> bool:
-    """Whether the kernel may write `out` itself: C-contiguous, aligned, sharing no memory with an input."""
-    return (out.flags.c_contiguous and out.flags.aligned and out.dtype.isnative
-            and not any(np.may_share_memory(out, a) for a in inputs))
+    """Whether the kernel may write a checked `out` itself (check_out: its dtype is the native one):
+    C-contiguous, aligned, sharing no memory with an input."""
+    return out.flags.c_contiguous and out.flags.aligned and not any(np.may_share_memory(out, a) for a in inputs)

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .tiling import _ANY, _bits, host_caches, linalg_ops, named_sequence, op_handles
+from .tiling import _ANY, _bits, linalg_ops, named_sequence, op_handles, simd_lanes
 
 TAG = "et.lanes"
 
 
 def vector_lanes(elem: ir.Type) -> int:
     """SIMD lanes of this machine for an element type (VF of the annotation)."""
-    return max(1, host_caches().simd * 8 // max(8, _bits(elem)))
+    return simd_lanes(_bits(elem) // 8)
 
 
 def _power_of_two(n: int) -> int:
@@ -43,7 +43,8 @@ def annotation(lanes: int, vf: int) -> str:
             f"interleave = #llvm.loop_interleave<count = {count} : i32>>")
 
 
-def _innermost_reduces(op: ir.Operation) -> bool:
+def innermost_reduces(op: ir.Operation) -> bool:
+    """Whether a linalg op's innermost loop is a reduction (the loop the lanes annotate)."""
     iterators = ir.ArrayAttr(op.attributes["iterator_types"]) if "iterator_types" in op.attributes else []
     return len(iterators) > 0 and "reduction" in str(iterators[len(iterators) - 1])
 
@@ -52,7 +53,7 @@ def transform_script(module: ir.Module) -> str | None:
     """The transform module lowering each `et.lanes` op to loops with its reduction loop annotated
     (None when no op carries lanes)."""
     ops = linalg_ops(module)
-    tagged = [(i, op) for i, op in enumerate(ops) if TAG in op.attributes and _innermost_reduces(op)]
+    tagged = [(i, op) for i, op in enumerate(ops) if TAG in op.attributes and innermost_reduces(op)]
     if not tagged:
         return None
     names, body = op_handles(len(ops))

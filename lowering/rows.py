@@ -11,8 +11,8 @@ so x is read from memory once and the block's intermediates (a few KB) stay in c
 is the parallel loop of cpu-openmp (one block per iteration) and a sequential loop on cpu.
 
 `fuse_rows_tiled(x, Vec(R, L))` in the term tags the op `et.rows = array<i64: R, L>`: blocks of R
-rows, and every row reduction in the loop annotated `et.lanes = L` (lowering/lanes.py) before it
-is fused; a bare `et.rows` (untiled `fuse_rows`) gets `block_rows` and LLVM's own vector width.
+rows, and every reduction in the loop whose innermost loop reduces annotated `et.lanes = L`
+(lowering/lanes.py) before it is fused; a bare `et.rows` (untiled `fuse_rows`) gets `block_rows` and LLVM's own vector width.
 
 Which producers fuse is read off the payload: an operand of a fused op whose indexing map sends
 the op's row loop to the operand's first dim, defined by a linalg op whose output's first dim is
@@ -99,10 +99,6 @@ def _tiles(root: ir.Operation) -> tuple[int, ...]:
     return tuple(ir.DenseI64ArrayAttr(attr)) if isinstance(attr, ir.DenseI64ArrayAttr) else ()
 
 
-def _reduces(op: ir.Operation) -> bool:
-    return op.name == "linalg.generic" and "reduction" in str(op.attributes["iterator_types"])
-
-
 def block_rows(rows: int, row_bytes: int, threads: int = 1) -> int:
     """Rows per block when the term did not choose them: the block's rows (`row_bytes` for all the
     row-sized values of one row) fit in half the L2 cache, at most 64 rows and at least 4 blocks per
@@ -140,7 +136,7 @@ def transform_script(module: ir.Module, threads: int = 1) -> str | None:
         if chosen:  # before tiling: the fused clones of the reductions keep the attribute
             body.append(f"%lanes{r} = transform.param.constant {chosen[1]} : i64 -> !transform.param<i64>")
             body += [f'transform.annotate {names[i]} "{lanes.TAG}" = %lanes{r} : {_ANY}, !transform.param<i64>'
-                     for i in [ops.index(root), *group] if _reduces(ops[i])]
+                     for i in [ops.index(root), *group] if lanes.innermost_reduces(ops[i])]
         body.append(f"%tiled{r}, {loop} = transform.structured.tile_using_forall {name}"
                     f" tile_sizes {_ints(tuple(sizes))} : ({_ANY}) -> ({_ANY}, {_ANY})")
         for k, p in enumerate(group, start=1):

@@ -142,11 +142,16 @@ def _divisor_tile(extent: int, cap: int, step: int) -> int:
     return max(step, best)
 
 
+def simd_lanes(itemsize: int, caches: CacheInfo | None = None) -> int:
+    """Elements of `itemsize` bytes in one SIMD register of this machine (the vector width VF)."""
+    return max(1, (caches or host_caches()).simd // max(1, itemsize))
+
+
 def register_tile(itemsize: int, caches: CacheInfo | None = None) -> tuple[int, int]:
     """(mr, nr) of the matmul register tile: nr two SIMD vectors wide, mr rows (16 accumulators +
     B + A broadcasts fit 32 zmm registers; 6 rows with 16 registers)."""
     c = caches or host_caches()
-    return (8 if c.simd >= 64 else 6), 2 * max(1, c.simd // itemsize)
+    return (8 if c.simd >= 64 else 6), 2 * simd_lanes(itemsize, c)
 
 
 def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheInfo | None = None) -> Tiles:
@@ -159,7 +164,7 @@ def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheIn
     the tile stage pack B), then the whole extent.
     """
     c = caches or host_caches()
-    lanes = max(1, c.simd // itemsize)
+    lanes = simd_lanes(itemsize, c)
     name = op.removeprefix("linalg.")
     if name in ("matmul", "batch_matmul"):
         *batch, m, n, k = loops

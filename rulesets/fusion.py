@@ -12,10 +12,9 @@ naive softmax or layer norm then reads its input from memory once and writes its
 `materialize(exp(x - max))` inside such a loop is a block in cache, so the shared exp is computed
 once. The cost model prices both forms (lowering/rows.py builds the loop).
 
-Shared row values: for a row-fused output `fuse_rows(t)`, a transcendental value `a` that t reads both
-element for element and through a reduction (the `exp(x - max)` of a naive softmax, read by its
-sum and by the division; the `x - mean` of a layer norm) is also offered computed once for all
-its readers: `fuse_rows(t')`, t' being t with every read of `a` from `materialize_shared(a)`, a
+Shared row values: for a row-fused output `fuse_rows(t)`, a transcendental value `a` that t reads
+both element for element and through a reduction (the `exp(x - max)` of a naive softmax, read by
+its sum and by the division) is also offered computed once for all its readers: `fuse_rows(t')`, t' being t with every read of `a` from `materialize_shared(a)`, a
 block in cache inside the loop. t' is a term of its own, not merged with t's other forms:
 extraction picks one term per e-class, so materializing `a` for one reader at a time could never
 show the saving of computing it once for all of them. The cost model prices both loops.
@@ -54,14 +53,17 @@ def _materialize_operands(a: Tensor, b: Tensor, c: Tensor, dt: DType, axes: Vec[
 MAX_OUTPUTS = 4  # outputs past this many are never row-fused
 
 
+def _row_fusable(v: Vec[Tensor], k: i64, s: Vec[i64]) -> tuple[object, ...]:
+    """Conditions on output k of Program(v) for row fusion: it exists and has rank >= 1 (shape s)."""
+    return v.length() > k, eq(shape_of(v[k])).to(s), s.length() > i64(0)
+
+
 @fusion.register
 def _row_fused_outputs(v: Vec[Tensor], a: Tensor, s: Vec[i64]) -> object:
     """Offer each output of rank >= 1 as `fuse_rows(output)` (rows: its first axis)."""
     for i in range(MAX_OUTPUTS):
         k = i64(i)
-        yield rewrite(Program(v)).to(
-            Program(v.set(k, fuse_rows(v[k]))), v.length() > k, eq(shape_of(v[k])).to(s), s.length() > i64(0)
-        )
+        yield rewrite(Program(v)).to(Program(v.set(k, fuse_rows(v[k]))), *_row_fusable(v, k, s))
     yield rewrite(fuse_rows(fuse_rows(a))).to(fuse_rows(a))
 
 
@@ -72,7 +74,7 @@ reduces = relation("reduces", Tensor, Tensor)  # reduces(b, a): b reads a throug
 
 @function(unextractable=True)
 def shared(b: Tensor, a: Tensor) -> Tensor:
-    """b with every read of `a` from materialize(a): a rewrite helper, never extracted."""
+    """b with every read of `a` from materialize_shared(a): a rewrite helper, never extracted."""
 
 
 @fusion.register
@@ -84,8 +86,7 @@ def _shared_row_values(a: Tensor, b: Tensor, x: Tensor, y: Tensor, axes: Vec[i64
         k = i64(i)
         yield rewrite(Program(outs)).to(
             Program(outs.set(k, fuse_rows(shared(outs[k], a)))),
-            outs.length() > k, eq(shape_of(outs[k])).to(s), s.length() > i64(0),
-            eq(b).to(outs[k]), computed(a), depends(b, a), reduces(b, a),
+            *_row_fusable(outs, k, s), eq(b).to(outs[k]), computed(a), depends(b, a), reduces(b, a),
         )
     # worth computing once: transcendental work (a cheap op is recomputed for less than a buffer costs)
     costly = [CONSTRUCTORS[op](x) for op in UNARY if op in TRANSCENDENTAL]

@@ -25,7 +25,7 @@ from egglog import Vec, eq, i64, rewrite, ruleset
 
 from egglog_tensor.ir import Tensor, fuse_rows, fuse_rows_tiled, shape_of
 from egglog_tensor.lowering import rows
-from egglog_tensor.lowering.tiling import host_caches, register_tile
+from egglog_tensor.lowering.tiling import host_caches, register_tile, simd_lanes
 
 
 def candidates(itemsize: int = 4) -> list[tuple[int, int, int]]:
@@ -55,6 +55,5 @@ def _tiles(a: Tensor, b: Tensor, s: Vec[i64], u: Vec[i64]) -> object:
 
 @tiling.register
 def _row_tiles(a: Tensor) -> object:
-    lanes = max(1, host_caches().simd // 4)
-    for r, l in rows.candidates(lanes):
+    for r, l in rows.candidates(simd_lanes(4)):
         yield rewrite(fuse_rows(a)).to(fuse_rows_tiled(a, Vec[i64](i64(r), i64(l))))
