@@ -9,9 +9,11 @@ tile:     A @ B at 1000^3 (no power-of-two tile divides 1000) with DEFAULT, whos
           lets the cost model choose the cache tiles among its candidates and the emitter's default,
           vs rules=algebra | fusion | layout: no tile choice in the term, so the emitter tags the
           matmul with lowering.tiling.choose_tiles' default. The et.tiles of each are printed.
-rows:     naive softmax 4096x1024 with DEFAULT (the cost model picks rows per block and reduction
-          lanes: et.rows = [R, L]) vs rules=algebra | fusion | layout (row-fused, the lowering's
-          block and LLVM's own vector width: a bare et.rows).
+rows:     naive softmax 4096x1000 with DEFAULT (the cost model picks rows per block, et.rows = [R],
+          and the row max and sum pick their vector lanes, et.lanes = L: rows of 1000 leave LLVM's
+          own 4 x VF lanes a 40-element remainder) vs rules=algebra | fusion | layout (row-fused,
+          the lowering's block and LLVM's own vector width: a bare et.rows).
+lanes:    np.sum(a * b) over 64x1000 (in cache), DEFAULT (et.lanes chosen) vs algebra | fusion | layout.
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ F32 = np.float32
 
 
 def tiles(k: et.Kernel, inputs: tuple) -> str:
-    """The tiles on the kernel's emitted ops (et.tiles of contractions, et.rows of row loops), "-" if none."""
+    """The tiles on the kernel's emitted ops (et.tiles of contractions, et.rows of row loops, et.lanes
+    of reductions), "-" if none."""
     linalg = k.inspect(*inputs).stage("linalg")
     found = re.findall(r"et\.tiles = \[([^\]]*)\]", linalg) + re.findall(r"et\.rows = array<i64: ([^>]*)>", linalg)
     found += ["rows"] * len(re.findall(r"et\.rows[,}]", linalg))
+    found += [f"lanes {n}" for n in re.findall(r"et\.lanes = (\d+)", linalg)]
     return " ".join(f"[{t}]" for t in found) or "-"
 
 
@@ -47,12 +51,14 @@ def main() -> None:
     A, B, v = r.standard_normal((2048, 2048), F32), r.standard_normal((2048, 2048), F32), r.standard_normal(2048, F32)
     M, N = r.standard_normal((1024, 1024), F32), r.standard_normal((1024, 1024), F32)
     P, Q = r.standard_normal((1000, 1000), F32), r.standard_normal((1000, 1000), F32)
+    S, c, d = r.standard_normal((4096, 1000), F32), r.standard_normal((64, 1000), F32), r.standard_normal((64, 1000), F32)
     families = [
         ("fusion", lambda x, b: x * np.tanh(b) + np.exp(b), (x, b), {"rules": None}, {}),
         ("chain", lambda a, b, v: (a @ b) @ v, (A, B, v), {}, {"fastmath": True}),
         ("layout", lambda a, b: a @ b.T, (M, N), {"rules": None}, {}),
         ("tile", lambda a, b: a @ b, (P, Q), {"rules": algebra | fusion | layout}, {}),
-        ("rows", softmax, (x,), {"rules": algebra | fusion | layout}, {}),
+        ("rows", softmax, (S,), {"rules": algebra | fusion | layout}, {}),
+        ("lanes", lambda a, b: np.sum(a * b), (c, d), {"rules": algebra | fusion | layout}, {}),
     ]
     print(f"{'family':8s} {'numpy ms':>9s} {'without ms':>11s} {'with ms':>9s} {'with/without':>12s} {'vs numpy':>9s}  tiles without -> with")
     for name, fn, inputs, without, with_ in families:

@@ -12,7 +12,13 @@ outputs are row-aligned with the value (row reductions, materialized values of t
 extent, reached through same-rank elementwise ops). Computed block by block inside x's loop they
 become one kernel: their flops add up, but memory is read once per distinct input buffer and
 written once for x; their own intermediates stay in cache. `rows_slowdown` prices the loop's
-tiles (`fuse_rows_tiled`: rows per block, reduction lanes), as `tile_slowdown` does a matmul's.
+block (`fuse_rows_tiled`: rows per block), as `tile_slowdown` does a matmul's tiles.
+
+Reductions whose innermost loop reduces also pay the time they wait on add latency beyond an ideal
+loop, with their lanes (`x.sum_lanes(axes, L)`) or LLVM's own (`reduce_slowdown`, `default_lanes`),
+standalone and in a row-fused loop alike: a parent's price must fall whenever a child's does, or
+egglog's extractor finds no acyclic best term (it panics), so a reduction is priced the same way
+wherever it runs.
 """
 
 from __future__ import annotations
@@ -140,17 +146,18 @@ class TensorCostModel:
     def _buffer(self, out: Node, done: float, rows: Rows | None = None) -> Cost:
         return Cost(done + _EPSILON, out, done + _EPSILON, rows=rows)
 
-    def _closing(self, x: Cost, out: Node, flops: float, inputs: frozenset[Input], time: float) -> Rows | None:
+    def _closing(self, x: Cost, out: Node, flops: float, inputs: frozenset[Input], time: float, latency: float = 0.0) -> Rows | None:
         """The Rows of a kernel producing `out` from `x` (leading extent kept) that took `time`; its
-        key ends with the elements it combines per output element (a reduction's row length)."""
+        key ends with the elements it combines per output element (a reduction's row length) and
+        the part of `time` a reduction waits on add latency."""
         if out.ndim == 0 or x.meta.ndim == 0 or out.shape[0] != x.meta.shape[0]:
             return None
-        kernel = ((out.op, out.attrs, out.shape, out.dtype, x.done, flops, x.meta.size // max(out.size, 1)), flops)
+        kernel = ((out.op, out.attrs, out.shape, out.dtype, x.done, flops, x.meta.size // max(out.size, 1), latency), flops)
         return Rows(time, frozenset({kernel}), inputs) + x.rows
 
-    def _fuse_rows(self, x: Cost, out: Node, tiles: tuple[int, int] | None = None) -> Cost:
+    def _fuse_rows(self, x: Cost, out: Node, tiles: tuple[int, ...] | None = None) -> Cost:
         """`fuse_rows(x)`: x's kernel and the Rows below it as one loop over row blocks, with the
-        `tiles` of `fuse_rows_tiled` (rows per block, reduction lanes) or the lowering's defaults."""
+        `tiles` of `fuse_rows_tiled` (rows per block) or the lowering's default."""
         closed = self.closed(x)
         if x.rows is None or out.ndim < 1:
             return self._buffer(out, closed + _EPSILON)
@@ -158,21 +165,21 @@ class TensorCostModel:
         flops, inputs = rows.flops, rows.inputs
         if not x.buffer:
             flops, inputs = flops + x.flops, inputs | x.inputs
-        reduced = [kernel[-1] for kernel, _ in rows.kernels if kernel[0] in REDUCTIONS]  # their row lengths
-        values = 1 + len(inputs) + sum(kernel[0] not in REDUCTIONS for kernel, _ in rows.kernels)
+        reductions = [kernel for kernel, _ in rows.kernels if kernel[0] in REDUCTIONS]
+        values = 1 + len(inputs) + len(rows.kernels) - len(reductions)
         itemsize = np.dtype(out.dtype).itemsize
-        shape = (out.shape[0], max([math.prod(out.shape[1:]), *reduced]))  # rows, and the longest row read
-        if tiles is None:  # the rows stage's block (rows.block_rows); LLVM's own width, priced as one vector
-            tiles = (rows_stage.block_rows(shape[0], shape[1] * itemsize * values, self.machine.threads), simd_lanes(itemsize))
-        reduce, memory, balance, overhead = rows_slowdown(shape, tiles, itemsize, values, self.machine.threads)
+        shape = (out.shape[0], max([math.prod(out.shape[1:]), *(k[-2] for k in reductions)]))  # rows, longest row read
+        untiled = _EPSILON if tiles is None else 0.0  # chosen tiles are shown when they tie with the default
+        block = tiles[0] if tiles else rows_stage.block_rows(shape[0], shape[1] * itemsize * values, self.machine.threads)
+        memory, balance, overhead = rows_slowdown(shape, block, itemsize, values, self.machine.threads)
         m = self.machine
-        # The reductions run on the block in cache, so their latency-bound extra time is not hidden behind
-        # memory traffic.
-        chains = (reduce - 1.0) * shape[0] * math.fsum(reduced) / m.gflops
+        # The reductions run on the block in cache: the time they wait on add latency (with their lanes)
+        # is not hidden behind memory traffic.
+        chains = math.fsum(k[-1] for k in reductions)
         fused = balance * (max(flops / m.gflops, memory * (math.fsum(b for _, b in inputs) + _bytes(out)) / m.bandwidth_gbs) + chains)
         fused += m.kernel_overhead_ns + overhead
         own = closed - x.done  # x's own kernel, when x is still pending
-        return self._buffer(out, max(closed - rows.time - own + fused, 0.0))
+        return self._buffer(out, max(closed - rows.time - own + fused, 0.0) + untiled)
 
     # --- the model ---------------------------------------------------------------------------
     def __call__(self, egraph: EGraph, expr: Any, children: list[Cost]) -> Cost:
@@ -238,9 +245,15 @@ class TensorCostModel:
             flops = x.meta.size + (0.0 if x.buffer else x.flops)
             reads = _bytes(x.meta) if x.buffer else x.reads
             inputs = x.inputs if not x.buffer else frozenset() if x.rows else frozenset({(_identity(x), _bytes(x.meta))})
-            time = m.kernel(flops, reads + _bytes(out))
-            rows = self._closing(x, out, flops, inputs, time) if 0 not in out.attrs[0] else None
-            return self._buffer(out, x.done + time, rows)
+            latency = 0.0
+            if x.meta.ndim and x.meta.ndim - 1 in out.attrs[0]:  # the innermost loop reduces: priced by its lanes
+                itemsize = np.dtype(out.dtype).itemsize
+                lanes = out.attrs[1] if len(out.attrs) > 1 else default_lanes(itemsize)  # {op}_lanes, or LLVM's
+                latency = (reduce_slowdown(x.meta.shape[-1], lanes, itemsize) - 1.0) * x.meta.size / m.gflops
+            time = m.kernel(flops, reads + _bytes(out)) + latency
+            rows = self._closing(x, out, flops, inputs, time, latency) if 0 not in out.attrs[0] else None
+            chosen = _EPSILON if len(out.attrs) > 1 else 0.0  # {op}_lanes: taken only when it saves time
+            return self._buffer(out, x.done + time + chosen, rows)
         if op in ("matmul", "matmul_tiled"):
             a, b = ins
             flops = 2.0 * out.size * a.meta.shape[-1]
@@ -291,25 +304,36 @@ BLOCK_NS = 200.0  # per row block: a loop iteration starting every fused op's lo
 REDUCE_CHAINS = 4  # independent vector adds in flight a core needs to hide an add's latency
 
 
-def rows_slowdown(shape: tuple[int, ...], tiles: tuple[int, int], itemsize: int, values: int,
-                  threads: int = 1) -> tuple[float, float, float, float]:
-    """(time per reduced element, memory factor, balance, overhead ns) of a row-fused loop over
-    `shape` with tiles (R rows per block, L reduction lanes), against an ideal loop. Each row
-    reduction keeps L / VF vector accumulators: fewer than REDUCE_CHAINS wait on the add latency,
-    elements past the last multiple of L go one at a time, and the accumulators are combined at
-    the end of the row. The block's rows of the `values` row-sized values in the loop must fit half
-    of L2, or they are re-read from memory. Every block costs BLOCK_NS; with threads, the critical
-    path is the thread with the most blocks (the last one may be partial)."""
+def rows_slowdown(shape: tuple[int, ...], block: int, itemsize: int, values: int,
+                  threads: int = 1) -> tuple[float, float, float]:
+    """(memory factor, balance, overhead ns) of a row-fused loop over `shape` in blocks of `block`
+    rows, against an ideal loop (its reductions' lanes: reduce_slowdown). The block's rows of the
+    `values` row-sized values in the loop must fit half of L2, or they are re-read from memory.
+    Every block costs BLOCK_NS; with threads, the critical path is the thread with the most blocks
+    (the last one may be partial)."""
     caches = host_caches()
     rows, n = max(1, shape[0]), max(1, math.prod(shape[1:]))
-    block, lanes = max(1, min(tiles[0], rows)), max(1, tiles[1])
-    vf = simd_lanes(itemsize, caches)
-    chains = max(1, lanes // vf)
-    reduce = ((n - n % lanes) / (vf * min(chains, REDUCE_CHAINS)) + n % lanes + chains) / max(n / (vf * REDUCE_CHAINS), 1.0)
+    block = max(1, min(block, rows))
     memory = 1.5 if block * n * itemsize * values > caches.l2 // 2 else 1.0
     blocks = math.ceil(rows / block)
     balance = math.ceil(blocks / threads) * block * threads / rows if threads > 1 else 1.0
-    return reduce, memory, balance, blocks * BLOCK_NS / threads
+    return memory, balance, blocks * BLOCK_NS / threads
+
+
+def default_lanes(itemsize: int) -> int:
+    """Lanes LLVM's loop vectorizer gives a reduction left to itself: VF-wide vectors, interleaved
+    REDUCE_CHAINS times (seen in the assembly of np.sum(a * b) for float32 on AVX-512: 4 zmm sums)."""
+    return REDUCE_CHAINS * simd_lanes(itemsize)
+
+
+def reduce_slowdown(n: int, lanes: int, itemsize: int) -> float:
+    """Time per element of a reduction loop of `n` elements accumulating `lanes` side by side, against
+    an ideal one: lanes / VF vector accumulators, fewer than REDUCE_CHAINS wait on the add latency;
+    elements past the last multiple of `lanes` go one at a time; the accumulators are combined at the end."""
+    n, lanes = max(1, n), max(1, lanes)
+    vf = simd_lanes(itemsize)
+    chains = max(1, lanes // vf)
+    return ((n - n % lanes) / (vf * min(chains, REDUCE_CHAINS)) + n % lanes + chains) / max(n / (vf * REDUCE_CHAINS), 1.0)
 
 
 def _meta(op: str, tensors: tuple[Node, ...], attrs: tuple) -> Node:

@@ -73,6 +73,13 @@ class Tensor(Expr):
     def max(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
     def min(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
     def prod(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
+
+    # A reduction with its vector lanes chosen (rulesets.tiling): its innermost loop, when that loop
+    # reduces, accumulates `lanes` elements side by side (lowering/lanes.py), in a row-fused loop too.
+    def sum_lanes(self, axes: VecLike[i64, i64Like], lanes: i64Like) -> Tensor: ...
+    def max_lanes(self, axes: VecLike[i64, i64Like], lanes: i64Like) -> Tensor: ...
+    def min_lanes(self, axes: VecLike[i64, i64Like], lanes: i64Like) -> Tensor: ...
+    def prod_lanes(self, axes: VecLike[i64, i64Like], lanes: i64Like) -> Tensor: ...
     def transpose(self, perm: VecLike[i64, i64Like]) -> Tensor: ...
     def reshape(self, shape: VecLike[i64, i64Like]) -> Tensor: ...
     def broadcast_to(self, shape: VecLike[i64, i64Like]) -> Tensor: ...
@@ -110,8 +117,8 @@ def fuse_rows(x: Tensor) -> Tensor:
 
 @function
 def fuse_rows_tiled(x: Tensor, tiles: VecLike[i64, i64Like]) -> Tensor:
-    """fuse_rows(x) with its tiles chosen (rulesets.tiling): Vec(rows per block, reduction lanes),
-    lanes being how many elements each row reduction in the loop accumulates side by side."""
+    """fuse_rows(x) with its tiles chosen (rulesets.tiling): Vec(rows per block). (The reductions in
+    the loop choose their own lanes: `x.sum_lanes(axes, L)`.)"""
 
 
 @function(merge=lambda old, new: old)
@@ -212,7 +219,11 @@ CONSTRUCTORS = {
     "materialize": materialize, "matmul_tiled": Tensor.matmul_tiled, "fuse_rows": fuse_rows,
     "fuse_rows_tiled": fuse_rows_tiled,
 }  # fmt: skip
-OP_OF = {fn: op for op, fn in CONSTRUCTORS.items()} | {materialize_shared: "materialize"}
+# Reduction op -> its form with chosen lanes; extracted as that reduction with attrs (axes, lanes).
+WITH_LANES = {"sum": Tensor.sum_lanes, "max": Tensor.max_lanes, "min": Tensor.min_lanes, "prod": Tensor.prod_lanes}
+OP_OF = {fn: op for op, fn in CONSTRUCTORS.items()} | {materialize_shared: "materialize"} | {
+    fn: op for op, fn in WITH_LANES.items()
+}
 
 DTYPE_TERMS = {
     "float32": DType.float32,

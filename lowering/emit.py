@@ -21,7 +21,7 @@ from egglog_tensor.errors import CompileError
 from egglog_tensor.graph import ELEMENTWISE, REDUCTIONS, Node, is_unit_reshape
 from egglog_tensor.spec import ArgSpec
 
-from . import rows, scalar, tiling
+from . import lanes, rows, scalar, tiling
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 
@@ -156,8 +156,8 @@ class Emitter:
         if node.op in ("fuse_rows", "fuse_rows_tiled"):  # the "rows" stage builds its loop over row blocks (lowering/rows.py)
             value = self.output(node.inputs[0])
             tiles = node.attrs[0] if node.attrs else None
-            if tiles is not None and (len(tiles) != 2 or min(tiles) < 1):
-                raise CompileError(f"fuse_rows_tiled: tiles must be Vec(rows per block >= 1, lanes >= 1), got {tiles}")
+            if tiles is not None and (len(tiles) != 1 or tiles[0] < 1):
+                raise CompileError(f"fuse_rows_tiled: tiles must be Vec(rows per block >= 1), got {tiles}")
             if node.ndim >= 1 and node.size and isinstance(value.owner, linalg.GenericOp):
                 rows.tag(value.owner, tiles)
             return value
@@ -257,7 +257,12 @@ class Emitter:
             tree = plan.input(self.materialize(x), dims, x.dtype)
         out_map = ir.AffineMap.get(x.ndim, 0, [d for i, d in enumerate(dims) if i not in axes])
         iterators = ["reduction" if i in axes else "parallel" for i in range(x.ndim)]
-        return self._generic(plan, tree, init, out_map, iterators, node.op, node.dtype)
+        value = self._generic(plan, tree, init, out_map, iterators, node.op, node.dtype)
+        if len(node.attrs) > 1:  # {op}_lanes: the optimizer chose the lanes of its innermost reduction loop
+            if node.attrs[1] < 1:
+                raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {node.attrs[1]}")
+            value.owner.attributes[lanes.TAG] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), node.attrs[1])
+        return value
 
     # --- contractions and data movement -------------------------------------------------------
     def _operand(self, node: Node) -> tuple[ir.Value, bool]:

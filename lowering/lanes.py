@@ -1,8 +1,9 @@
 """Vector width of reductions: the lanes chosen in the term, handed to LLVM's loop vectorizer.
 
-A row reduction in a row-fused loop carries `et.lanes = L` (set by the rows stage from
-`fuse_rows_tiled(x, Vec(rows, L))`): it sums L elements side by side, as L / VF vector
-accumulators of VF lanes each, and combines them at the end of the row. After bufferization the
+A reduction chosen as `x.sum_lanes(axes, L)` (rulesets.tiling; max, min, prod alike) carries
+`et.lanes = L` from the emitter, standalone or in a row-fused loop: its innermost loop, when that
+loop reduces, sums L elements side by side, as L / VF vector accumulators of VF lanes each, and
+combines them at the end of the loop. After bufferization the
 "lanes" stage turns each such op into loops (`transform.structured.convert_to_loops`) and marks
 its innermost loop, the reduction loop, with
 
@@ -23,6 +24,7 @@ from mlir import ir
 from .tiling import _ANY, _bits, linalg_ops, named_sequence, op_handles, simd_lanes
 
 TAG = "et.lanes"
+ACCUMULATORS = (1, 2, 4, 8)  # vectors a reduction may accumulate side by side (rulesets.tiling's candidates)
 
 
 def vector_lanes(elem: ir.Type) -> int:

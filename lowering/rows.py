@@ -10,9 +10,10 @@ reductions and their fills, materialized row-aligned values. A naive softmax bec
 so x is read from memory once and the block's intermediates (a few KB) stay in cache. The forall
 is the parallel loop of cpu-openmp (one block per iteration) and a sequential loop on cpu.
 
-`fuse_rows_tiled(x, Vec(R, L))` in the term tags the op `et.rows = array<i64: R, L>`: blocks of R
-rows, and every reduction in the loop whose innermost loop reduces annotated `et.lanes = L`
-(lowering/lanes.py) before it is fused; a bare `et.rows` (untiled `fuse_rows`) gets `block_rows` and LLVM's own vector width.
+`fuse_rows_tiled(x, Vec(R))` in the term tags the op `et.rows = array<i64: R>`: blocks of R rows; a
+bare `et.rows` (untiled `fuse_rows`) gets `block_rows`. Reductions in the loop keep the lanes they
+chose themselves (`x.sum_lanes(axes, L)`: `et.lanes`, lowering/lanes.py); tiling and fusion clone
+them with the attribute.
 
 Which producers fuse is read off the payload: an operand of a fused op whose indexing map sends
 the op's row loop to the operand's first dim, defined by a linalg op whose output's first dim is
@@ -27,7 +28,6 @@ import math
 
 from mlir import ir
 
-from . import lanes
 from .tiling import (
     _ANY, _bits, _divisor_tile, _ints, _loop_extents, as_operation, host_caches, indexing_maps, linalg_ops, named_sequence,
     op_handles,
@@ -36,19 +36,12 @@ from .tiling import (
 TAG = "et.rows"
 
 
-BLOCK_ROWS = (2, 4, 8, 16, 32, 64)  # rows per block offered to the cost model
-ACCUMULATORS = (1, 2, 4, 8)  # vectors each row reduction accumulates side by side
+BLOCK_ROWS = (2, 4, 8, 16, 32, 64)  # rows per block rulesets.tiling offers; cost.rows_slowdown prices them
 
 
-def candidates(vector_lanes: int) -> list[tuple[int, int]]:
-    """(rows per block, reduction lanes) that rulesets.tiling offers; the cost model (cost.rows_slowdown)
-    prices each against the shapes and the L2 cache."""
-    return [(r, vector_lanes * a) for r in BLOCK_ROWS for a in ACCUMULATORS]
-
-
-def tag(op: ir.Operation | ir.OpView, tiles: tuple[int, int] | None = None) -> None:
+def tag(op: ir.Operation | ir.OpView, tiles: tuple[int, ...] | None = None) -> None:
     """Mark the op computing a `fuse_rows` value (the consumer whose row loop is tiled), with the
-    tiles the term chose (`fuse_rows_tiled`: rows per block, reduction lanes) if it chose them."""
+    tiles the term chose (`fuse_rows_tiled`: rows per block) if it chose them."""
     op.operation.attributes[TAG] = ir.UnitAttr.get() if tiles is None else ir.DenseI64ArrayAttr.get(list(tiles))
 
 
@@ -94,7 +87,7 @@ def producers(root: ir.Operation) -> list[ir.Operation]:
 
 
 def _tiles(root: ir.Operation) -> tuple[int, ...]:
-    """The (rows per block, reduction lanes) a tagged op carries, or () for a bare tag."""
+    """The (rows per block,) a tagged op carries, or () for a bare tag."""
     attr = root.attributes[TAG]
     return tuple(ir.DenseI64ArrayAttr(attr)) if isinstance(attr, ir.DenseI64ArrayAttr) else ()
 
@@ -133,10 +126,6 @@ def transform_script(module: ir.Module, threads: int = 1) -> str | None:
         loop = f"%rows{r}_0"
         name = names[ops.index(root)]
         body.append(f"// {name}: blocks of {sizes[0]} rows, {len(group)} producer(s) fused")
-        if chosen:  # before tiling: the fused clones of the reductions keep the attribute
-            body.append(f"%lanes{r} = transform.param.constant {chosen[1]} : i64 -> !transform.param<i64>")
-            body += [f'transform.annotate {names[i]} "{lanes.TAG}" = %lanes{r} : {_ANY}, !transform.param<i64>'
-                     for i in [ops.index(root), *group] if lanes.innermost_reduces(ops[i])]
         body.append(f"%tiled{r}, {loop} = transform.structured.tile_using_forall {name}"
                     f" tile_sizes {_ints(tuple(sizes))} : ({_ANY}) -> ({_ANY}, {_ANY})")
         for k, p in enumerate(group, start=1):

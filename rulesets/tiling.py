@@ -1,4 +1,4 @@
-"""Tiling as a choice in the term: cache tiles of matmuls, row blocks and vector lanes of row loops.
+"""Tiling as a choice in the term: cache tiles of matmuls, row blocks of row loops, vector lanes of reductions.
 
 A 2-D matmul may be computed with cache tiles (TM, TN, TK).
 
@@ -9,12 +9,17 @@ cost model (cost.tile_slowdown) prices each against the actual shapes (cache fit
 tiles) and the chosen `a.matmul_tiled(b, Vec(TM, TN, TK))` is what the "tile" stage applies: visible
 in the extracted term and as `et.tiles` on the emitted linalg.matmul.
 
-A row-fused output `fuse_rows(x)` may be computed as `fuse_rows_tiled(x, Vec(R, L))`: R rows per
-block (the block's rows of every fused value must stay in L2: cost.rows_slowdown prices that, the
-threads' balance and the per-block overhead) and L elements accumulated side by side by each row
-reduction in the loop (L / VF vector accumulators, VF the SIMD lanes of float32 here). The rows
-stage tiles by R and tags the reductions `et.lanes = L`; lowering/lanes.py hands L to LLVM's
-vectorizer. Both are visible in the extracted term and as `et.rows = array<i64: R, L>` in the MLIR.
+A row-fused output `fuse_rows(x)` may be computed as `fuse_rows_tiled(x, Vec(R))`: R rows per block
+(the block's rows of every fused value must stay in L2: cost.rows_slowdown prices that, the
+threads' balance and the per-block overhead); `et.rows = array<i64: R>` in the MLIR.
+
+A reduction `x.sum(axes)` (max, min, prod alike) may be computed as `x.sum_lanes(axes, L)`: its
+innermost loop, when that loop reduces, accumulates L elements side by side (L / VF vector
+accumulators, VF the SIMD lanes of float32 here), standalone or inside a row-fused loop.
+cost.reduce_slowdown prices each L against LLVM's own choice (cost.default_lanes): too few
+accumulators wait on the add latency, elements past the last multiple of L go one at a time, and
+the accumulators are combined at the end. The emitter tags the op `et.lanes = L`; lowering/lanes.py
+hands L to LLVM's vectorizer.
 """
 
 from __future__ import annotations
@@ -23,8 +28,8 @@ from itertools import product
 
 from egglog import Vec, eq, i64, rewrite, ruleset
 
-from egglog_tensor.ir import Tensor, fuse_rows, fuse_rows_tiled, shape_of
-from egglog_tensor.lowering import rows
+from egglog_tensor.ir import WITH_LANES, Tensor, fuse_rows, fuse_rows_tiled, shape_of
+from egglog_tensor.lowering import lanes, rows
 from egglog_tensor.lowering.tiling import host_caches, register_tile, simd_lanes
 
 
@@ -55,5 +60,12 @@ def _tiles(a: Tensor, b: Tensor, s: Vec[i64], u: Vec[i64]) -> object:
 
 @tiling.register
 def _row_tiles(a: Tensor) -> object:
-    for r, l in rows.candidates(simd_lanes(4)):
-        yield rewrite(fuse_rows(a)).to(fuse_rows_tiled(a, Vec[i64](i64(r), i64(l))))
+    for r in rows.BLOCK_ROWS:
+        yield rewrite(fuse_rows(a)).to(fuse_rows_tiled(a, Vec[i64](i64(r))))
+
+
+@tiling.register
+def _reduction_lanes(x: Tensor, axes: Vec[i64]) -> object:
+    for op, with_lanes in WITH_LANES.items():
+        for vectors in lanes.ACCUMULATORS:
+            yield rewrite(getattr(x, op)(axes)).to(with_lanes(x, axes, i64(vectors * simd_lanes(4))))
