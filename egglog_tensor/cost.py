@@ -15,7 +15,7 @@ written once for x; their own intermediates stay in cache. `rows_slowdown` price
 block (`fuse_rows_tiled`: rows per block), as `tile_slowdown` does a matmul's tiles.
 
 Reductions whose innermost loop reduces also pay the time they wait on add latency beyond an ideal
-loop, with their lanes (`x.sum_lanes(axes, L)`) or LLVM's own (`reduce_slowdown`, `default_lanes`),
+loop, with the lanes the term chose (`x.sum_lanes(axes, L)`) or LLVM's own (`reduce_slowdown`),
 standalone and in a row-fused loop alike: a parent's price must fall whenever a child's does, or
 egglog's extractor finds no acyclic best term (it panics), so a reduction is priced the same way
 wherever it runs.
@@ -248,7 +248,7 @@ class TensorCostModel:
             latency = 0.0
             if x.meta.ndim and x.meta.ndim - 1 in out.attrs[0]:  # the innermost loop reduces: priced by its lanes
                 itemsize = np.dtype(out.dtype).itemsize
-                lanes = out.attrs[1] if len(out.attrs) > 1 else default_lanes(itemsize)  # {op}_lanes, or LLVM's
+                lanes = out.attrs[1] if len(out.attrs) > 1 else None  # {op}_lanes, or LLVM's own
                 latency = (reduce_slowdown(x.meta.shape[-1], lanes, itemsize) - 1.0) * x.meta.size / m.gflops
             time = m.kernel(flops, reads + _bytes(out)) + latency
             rows = self._closing(x, out, flops, inputs, time, latency) if 0 not in out.attrs[0] else None
@@ -320,20 +320,17 @@ def rows_slowdown(shape: tuple[int, ...], block: int, itemsize: int, values: int
     return memory, balance, blocks * BLOCK_NS / threads
 
 
-def default_lanes(itemsize: int) -> int:
-    """Lanes LLVM's loop vectorizer gives a reduction left to itself: VF-wide vectors, interleaved
-    REDUCE_CHAINS times (seen in the assembly of np.sum(a * b) for float32 on AVX-512: 4 zmm sums)."""
-    return REDUCE_CHAINS * simd_lanes(itemsize)
-
-
-def reduce_slowdown(n: int, lanes: int, itemsize: int) -> float:
+def reduce_slowdown(n: int, lanes: int | None, itemsize: int) -> float:
     """Time per element of a reduction loop of `n` elements accumulating `lanes` side by side, against
     an ideal one: lanes / VF vector accumulators, fewer than REDUCE_CHAINS wait on the add latency;
-    elements past the last multiple of `lanes` go one at a time; the accumulators are combined at the end."""
-    n, lanes = max(1, n), max(1, lanes)
+    elements past the last multiple of `lanes` go one at a time; the accumulators are combined at the
+    end. None: LLVM's own choice, REDUCE_CHAINS vectors and a vectorized remainder, so only the last
+    n % VF go one at a time (read off the assembly of np.sum(a * b) for float32 on AVX-512: four
+    zmm sums, constant short loops unrolled whole; no width we pinned measured faster)."""
+    n = max(1, n)
     vf = simd_lanes(itemsize)
-    chains = max(1, lanes // vf)
-    return ((n - n % lanes) / (vf * min(chains, REDUCE_CHAINS)) + n % lanes + chains) / max(n / (vf * REDUCE_CHAINS), 1.0)
+    step, chains = (vf, REDUCE_CHAINS) if lanes is None else (max(1, lanes), max(1, lanes // vf))
+    return ((n - n % step) / (vf * min(chains, REDUCE_CHAINS)) + n % step + chains) / max(n / (vf * REDUCE_CHAINS), 1.0)
 
 
 def _meta(op: str, tensors: tuple[Node, ...], attrs: tuple) -> Node:

@@ -16,10 +16,11 @@ threads' balance and the per-block overhead); `et.rows = array<i64: R>` in the M
 A reduction `x.sum(axes)` (max, min, prod alike) may be computed as `x.sum_lanes(axes, L)`: its
 innermost loop, when that loop reduces, accumulates L elements side by side (L / VF vector
 accumulators, VF the SIMD lanes of float32 here), standalone or inside a row-fused loop.
-cost.reduce_slowdown prices each L against LLVM's own choice (cost.default_lanes): too few
-accumulators wait on the add latency, elements past the last multiple of L go one at a time, and
-the accumulators are combined at the end. The emitter tags the op `et.lanes = L`; lowering/lanes.py
-hands L to LLVM's vectorizer.
+cost.reduce_slowdown prices each L against LLVM's own choice (four vectors and a vectorized
+remainder): too few accumulators wait on the add latency, elements past the last multiple of L go
+one at a time, and the accumulators are combined at the end; so a short or odd row (100 = 3 x 32
++ 4) may take fewer vectors, and long rows keep LLVM's. The emitter tags the op `et.lanes = L`;
+lowering/lanes.py hands L to LLVM's vectorizer.
 """
 
 from __future__ import annotations
