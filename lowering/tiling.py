@@ -13,23 +13,34 @@ of the CPU pipelines runs with the `transform-interpreter` pass, on tensors, bef
 
 What the script does to a matmul (BLIS-like loop order):
 
+    scf.forall n by TN                     B packed once, panel-major (n/nr, k, nr) (when "P"): a
+                                           transpose copying nr-wide rows as vectors, one column
+                                           block of panels per iteration (the threads share it)
     scf.forall (m, n) by (TM, TN)          parallel over output blocks (omp with cpu-openmp); the C
                                            block accumulates in a contiguous buffer, copied in
                                            before the k loop and out after it
       scf.for k by TK                      the A block (TM x TK) copied to a contiguous buffer (L2)
-        scf.for n by nr                    B's TK x nr micro-panel copied to a contiguous buffer (L1)
+        scf.for n by nr                    B's TK x nr micro-panel: read in place from packed B, or
+                                           (when "B") copied to a contiguous buffer (L1)
           scf.for m by mr                  register tiles, peeled so full tiles are static
           scf.for k by 1                   vector<mr x nr> accumulator hoisted into registers,
                                            vector.contract -> outer products -> vector.fma
 
-Each copy ("packing") is a nofold `transform.structured.pad` of that operand of the tile,
-bufferized with linalg.copy (`bufferize_to_allocation`); `packing` decides which. Read in place,
-rows a power-of-two stride apart map to the same cache sets: B's TK panel rows to one L1 set
-(always packed), the rows of an A or C block to a few L2 sets (packed when they would take more
-than half the ways: at 2048^3, 256 rows 8 KiB apart fill all 16; measured +7% on two cores, +8%
-on one; not at 1024^3, where they take half). Only full, static blocks and panels are packed (a
-partial one's pad bufferizes to a memref.copy runtime call, or not at all), and A and C only
-with several k steps (with one, an A block is contiguous rows already and C is written once).
+Each copy of a block or micro-panel is a nofold `transform.structured.pad` of that operand of
+the tile, bufferized with linalg.copy (`bufferize_to_allocation`); `packing` decides which. Read
+in place, rows a power-of-two stride apart map to the same cache sets: B's TK panel rows to one
+L1 set (always packed), the rows of an A or C block to a few L2 sets (packed when they would take
+more than half the ways: at 2048^3, 256 rows 8 KiB apart fill all 16; measured +7% on two cores,
++8% on one; not at 1024^3, where they take half). Only full, static blocks and panels are packed
+(a partial one's pad bufferizes to a memref.copy runtime call, or not at all; in a partial column
+block, a packed A block or B micro-panel fails to bufferize), and A and C only with several k
+steps (with one, an A block is contiguous rows already and C is written once).
+
+B is packed once up front ("P", `_prepacked_matmul`) instead of micro-panel by micro-panel when
+several row blocks would copy the same panels and B does not fit L2: `transform.structured.pack`
+splits n into (n/nr, nr), so the matmul becomes a generic over (m, n/nr, k, nr) reading B packed
+and C as (m, n/nr, nr), C's own memory (reshapes, no copy). 2048^3 on two cores: +3-5% (B's
+panels were copied once per row block, 4 times; the copies were ~5% of the time).
 
 A matmul whose only user is an elementwise generic reading it element for element (bias,
 activation: `_epilogue`) is computed block by block inside that generic's loop instead: the forall
@@ -210,27 +221,36 @@ def _crowded(rows: int, stride: int, width: int, size: int, ways: int) -> bool:
 
 def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...], itemsize: int,
             epilogue: bool = False, caches: CacheInfo | None = None) -> frozenset[str]:
-    """Which operands of a matmul the tile stage copies into contiguous buffers: "B" (each TK x nr
-    micro-panel), "A" (the TM x TK block at each k step), "C" (the TM x TN block across the k loop).
+    """Which operands of a matmul the tile stage copies into contiguous buffers: "P" (all of B once,
+    before the block loop, panel-major: nr-wide column panels one after the other, each TK x nr
+    micro-panel contiguous), else "B" (each TK x nr micro-panel, in the n loop of every block);
+    "A" (the TM x TK block at each k step), "C" (the TM x TN block across the k loop).
 
-    Only full, static blocks and panels are packed (a partial one's pad bufferizes to a memref.copy
-    runtime call, or not at all), A and C only with several k steps and when, read in place, the
-    rows of the block would crowd their L2 sets (rows a power-of-two stride apart). B always: its
-    panel rows are n apart. (The mr rows of A a register tile reads share one L1 set from a 4 KiB
-    stride on, but packing A for that alone measured no faster at 1024^3.)
+    B is packed once ("P") when several row blocks would each copy the same micro-panels from
+    memory (B larger than L2), n is a multiple of TN (a partial column block failed to bufferize)
+    and there is no epilogue (whose loop the matmul is fused into, block by block). (With B in L2,
+    the extra pass and parallel region cost more than the copies: measured slower at 512^3, 256^3.)
+    Otherwise only full, static blocks and panels are packed (a partial one's pad bufferizes to a
+    memref.copy runtime call, or not at all), A and C only with several k steps and when, read in
+    place, the rows of the block would crowd their L2 sets (rows a power-of-two stride apart). B
+    always: its panel rows are n apart. (The mr rows of A a register tile reads share one L1 set
+    from a 4 KiB stride on, but packing A for that alone measured no faster at 1024^3.)
     """
     c = caches or host_caches()
     if len(loops) != 3:
         return frozenset()
     (m, n, k), (tm, tn, tk), (_, nr, _) = loops, tiles, vec
     found = set()
-    # (Not with one B panel per block and a partial last row block: bufferization rejects the m loop's yield.)
-    if nr > 1 and k % tk == 0 and n % nr == 0 and tn % nr == 0 and (tn > nr or m % tm == 0):
+    if nr > 1 and not epilogue and m > tm and n % tn == 0 and tn % nr == 0 and k * n * itemsize > c.l2:
+        found.add("P")
+    # (Not with one B panel per block and a partial last row block, nor with a partial last column
+    # block: bufferization rejects the m loop's yield, the n loop's.)
+    elif nr > 1 and k % tk == 0 and n % tn == 0 and tn % nr == 0 and (tn > nr or m % tm == 0):
         found.add("B")
-    if k > tk and k % tk == 0 and m % tm == 0:
+    if k > tk and k % tk == 0 and m % tm == 0 and n % tn == 0:  # (a partial column block: as for B)
         if _crowded(tm, k * itemsize, tk * itemsize, c.l2, c.l2_ways):
             found.add("A")
-        if not epilogue and n > tn and n % tn == 0 and _crowded(tm, n * itemsize, tn * itemsize, c.l2, c.l2_ways):
+        if not epilogue and n > tn and _crowded(tm, n * itemsize, tn * itemsize, c.l2, c.l2_ways):
             found.add("C")  # (an epilogue's block already is a block-sized buffer)
     return frozenset(found)
 
@@ -324,11 +344,21 @@ def contractions(module: ir.Module) -> list[_Target]:
             t = _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), loops, None, elem,
                         max(1, _bits(elem_type) // 8))
             user = _epilogue(op)
+            i64 = ir.IntegerType.get_signless(64)
             if user is not None:
                 t = _Target(t.op, t.tiles, t.vec, t.loops, len(found), elem, t.itemsize)
                 for tagged in (op, user):
-                    tagged.attributes["et.epilogue"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), t.epilogue)
-            found.setdefault((t.op, t.tiles, t.vec, t.epilogue, t.elem), t)
+                    tagged.attributes["et.epilogue"] = ir.IntegerAttr.get(i64, t.epilogue)
+            key = (t.op, t.tiles, t.vec, t.epilogue, t.elem)
+            if "P" in packing(loops, t.tiles, t.vec, t.itemsize, user is not None):  # B packed once: matched by et.packb
+                index = ir.IntegerAttr.get(i64, list(found).index(key) if key in found else len(found))
+                op.attributes["et.packb"] = index
+                init = as_operation(op.operands[-1].owner)
+                if init is not None and init.name == "linalg.fill":
+                    # its zero fill, when not split over threads already (lowering/parallel.py), is split
+                    # by row blocks: a plain fill of C would be folded into the reshaped C and copied
+                    init.attributes["et.packb"] = index
+            found.setdefault(key, t)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
@@ -400,6 +430,9 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
     *_, tm, tn, tk = t.tiles
     *_, mr, nr, _ = t.vec
     b0 = [1] * nb
+    packed = packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None) if nb == 0 else frozenset()
+    if "P" in packed:
+        return _prepacked_matmul(t, i, packed)
     lines = [_match(t, f"%op{i}")]
     if t.epilogue is None:
         lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", b0 + [tm, tn, 0]))
@@ -413,16 +446,7 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
             f"%fi{i}, %par{i}b = transform.structured.fuse_into_containing_op %init{i} into %par{i}"
             f" : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
         ]
-    packed = packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None) if nb == 0 else frozenset()
-    tile = f"%a{i}"
-    if "C" in packed:  # accumulated in a contiguous buffer across the k loop, copied out once
-        lines += _pack(t, f"pc{i}", tile, 2, [0, 1], copy_back=True)
-        tile = f"%pc{i}"
-    lines.append(_tile(f"%b{i}, %kl{i}", 1, tile, "tile_using_for", [0] * nb + [0, 0, tk]))
-    tile = f"%b{i}"
-    if "A" in packed:
-        lines += _pack(t, f"pa{i}", tile, 0, [2])
-        tile = f"%pa{i}"
+    tile = _k_loop(t, i, lines, packed, [0, 1], [0] * nb + [0, 0, tk])
     if "B" in packed:
         lines.append(_tile(f"%bn{i}, %ln{i}", 1, tile, "tile_using_for", [0, nr, 0]))
         lines += _pack(t, f"pb{i}", f"%bn{i}", 1, [2])
@@ -437,6 +461,85 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
     return lines
 
 
+def _k_loop(t: _Target, i: int, lines: list[str], packed: frozenset[str], c_dims: list[int], sizes: list[int]) -> str:
+    """Inside the forall's block `%a<i>`: the C block packed (accumulated in a contiguous buffer
+    across the k loop, copied out once; padded along `c_dims`), the k loop (tile `sizes`), the A
+    block packed at each k step. Appends the script lines; returns the handle of the k step's tile."""
+    tile = f"%a{i}"
+    if "C" in packed:
+        lines += _pack(t, f"pc{i}", tile, 2, c_dims, copy_back=True)
+        tile = f"%pc{i}"
+    lines.append(_tile(f"%b{i}, %kl{i}", 1, tile, "tile_using_for", sizes))
+    tile = f"%b{i}"
+    if "A" in packed:
+        lines += _pack(t, f"pa{i}", tile, 0, [2])
+        tile = f"%pa{i}"
+    return tile
+
+
+_GENERIC = '!transform.op<"linalg.generic">'
+_PACK = '!transform.op<"linalg.pack">'
+
+
+def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
+    """B packed once, panel-major, then the blocks. `transform.structured.pack` splits n into
+    (n / nr, nr): the matmul becomes a generic over (m, n1, k, n0) reading B as (n1, k, n0)
+    (pack_transpose) and C as (m, n1, n0), which is C's own row-major layout (its pack and unpack
+    lower to expand_shape / collapse_shape: no copy). The pack of B is split over column blocks
+    (forall, the threads) and lowered to a transpose copying nr-wide rows as vectors. The block
+    loops are those of `_matmul_family`, with each TK x nr micro-panel read in place from B's."""
+    m, n, k = t.loops
+    tm, tn, tk = t.tiles
+    mr, nr, _ = t.vec
+    op, b, c, g = f"%x{i}", f"%bp{i}", f"%cp{i}", f"%g{i}"
+    lowered = '(!transform.op<"tensor.pad">, !transform.op<"tensor.expand_shape">, !transform.op<"linalg.transpose">)'
+    body = [
+        f"{g}0 = transform.structured.pack {op} packed_sizes = [0, {nr}, 0] : ({_ANY}) -> ({_GENERIC})",
+        f"{b}0 = transform.get_producer_of_operand {g}0[1] : ({_GENERIC}) -> ({_PACK})",
+        f"{g}, {b}, %un{i} = transform.structured.pack_transpose {b}0 with_compute_op({g}0) outer_perm = [1, 0]"
+        f" : ({_PACK}, {_GENERIC}) -> ({_GENERIC}, {_PACK}, {_ANY})",
+        # C: (m, n) -> (m, n / nr, nr) and back are reshapes
+        f"{c} = transform.get_producer_of_operand {g}[2] : ({_GENERIC}) -> ({_PACK})",
+        f"%cpad{i}, %cexp{i}, %ctr{i} = transform.structured.lower_pack {c} : ({_PACK}) -> {lowered}",
+        f'%cu{i} = transform.get_consumers_of_result {g}[0] : ({_GENERIC}) -> (!transform.op<"linalg.unpack">)',
+        f'%ue{i}, %ut{i}, %uc{i}, %us{i} = transform.structured.lower_unpack %cu{i} : (!transform.op<"linalg.unpack">)'
+        ' -> (!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">, !transform.op<"tensor.collapse_shape">,'
+        ' !transform.op<"tensor.extract_slice">)',
+        # B: one column block of panels per forall iteration, nr-wide rows copied as vectors
+        f"%bt{i}, %bpar{i} = transform.structured.tile_using_forall {b} tile_sizes [{tn // nr}, 0] : ({_PACK}) -> ({_ANY}, {_ANY})",
+        f"%btc{i} = transform.cast %bt{i} : {_ANY} to {_PACK}",
+        f"%bpad{i}, %bexp{i}, %btr{i} = transform.structured.lower_pack %btc{i} : ({_PACK}) -> {lowered}",
+        f'%brow{i}, %brl{i}, %brk{i} = transform.structured.tile_using_for %btr{i} tile_sizes [1, 1, 0]'
+        f' : (!transform.op<"linalg.transpose">) -> ({_ANY}, {_ANY}, {_ANY})',
+        f"transform.structured.vectorize %brow{i} vector_sizes [1, 1, {nr}] : {_ANY}",
+        f"%gm{i} = transform.cast {g} : {_GENERIC} to {_ANY}",
+        _tile(f"%a{i}, %par{i}", 1, f"%gm{i}", "tile_using_forall", [tm, tn // nr, 0, 0]),
+    ]
+    tile = _k_loop(t, i, body, packed, [0, 1, 3], [0, 0, tk, 0])
+    body += [
+        _tile(f"%bn{i}, %ln{i}", 1, tile, "tile_using_for", [0, 1, 0, 0]),
+        _tile(f"%c{i}, %lm{i}, %lk{i}", 2, f"%bn{i}", "tile_using_for", [mr, 0, 1, 0]),
+        f"%micro{i} = transform.param.constant {i} : i64 -> !transform.any_param",  # (the vectorizer's match)
+        f'transform.annotate %c{i} "et.micro" = %micro{i} : {_ANY}, !transform.any_param',
+    ]
+    if m % mr or m % tm:
+        body += _peel(f"%lm{i}")
+    # (pack and its lowering take one op at a time: one iteration per matmul of this group)
+    return [
+        f'%op{i} = transform.structured.match ops{{["{t.op}"]}} attributes{{et.packb = {i} : i64}} in %root : ({_ANY}) -> {_ANY}',
+        f'%fill{i} = transform.structured.match ops{{["linalg.fill"]}} attributes{{et.packb = {i} : i64}} in %root'
+        f" : ({_ANY}) -> {_ANY}",
+        f"transform.foreach %fill{i} : {_ANY} {{",
+        f"^bb0(%f{i}: {_ANY}):",
+        "  " + _tile(f"%ft{i}, %fpar{i}", 1, f"%f{i}", "tile_using_forall", [tm, 0]),
+        "}",
+        f"transform.foreach %op{i} : {_ANY} {{",
+        f"^bb0({op}: {_ANY}):",
+        *("  " + line for line in body),
+        "}",
+    ]
+
+
 _CLEANUP = [
     "transform.apply_patterns to %funcs {",
     "  transform.apply_patterns.tensor.fold_tensor_empty",  # an epilogue's matmul block: a block-sized buffer
@@ -445,6 +548,19 @@ _CLEANUP = [
     "  transform.apply_patterns.canonicalization",
     f"}} : {_ANY}",
 ]
+
+
+def _vectorize_matmul(t: _Target, i: int) -> list[str]:
+    """The register tiles of a matmul: `_vectorize_tagged`, or (B packed once) the generic's over
+    (m, n1, k, n0), marked et.micro."""
+    if len(t.loops) != 3 or "P" not in packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None):
+        return _vectorize_tagged(t, i)
+    mr, nr, _ = t.vec
+    return [
+        f'%v{i} = transform.structured.match ops{{["linalg.generic"]}} attributes{{et.micro = {i} : i64}} in %funcs'
+        f" : ({_ANY}) -> {_ANY}",
+        f"transform.structured.vectorize %v{i} vector_sizes [{mr}, 1, 1, {nr}] : {_ANY}",
+    ]
 
 
 def _vectorize_tagged(t: _Target, i: int) -> list[str]:
@@ -503,7 +619,7 @@ def transform_script(module: ir.Module) -> str | None:
             body.append("// not tiled yet")
         elif name == "matmul":
             body += _matmul_family(t, i)
-            later += _vectorize_tagged(t, i)
+            later += _vectorize_matmul(t, i)
         elif name == "matvec":
             body += _matvec(t, i)
             later.append(f"transform.structured.vectorize %part{i} vector_sizes {_ints(t.vec)} : {_ANY}")
