@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from egglog import rewrite, ruleset
@@ -149,3 +151,26 @@ def test_cost_model_prices_matmul_by_shape() -> None:
     mv = b.make("matmul", (big, vec))
     assert node_time("matmul", (big, big), mm) > 50 * node_time("matmul", (big, vec), mv)
     assert isinstance(TensorCostModel().machine.gflops, float)
+
+
+def test_a_long_matrix_chain_saturates_small() -> None:
+    """Reassociating a chain of 12 small matmuls (fastmath) enumerates its O(n^3) associations, and
+    tiling offers each product only the candidates that stay distinct once clipped to its loops
+    (a 4..64-sized product gets one): the run saturates with a small e-graph and the result is
+    the chain's."""
+    dims = rng.integers(4, 64, 13)
+    ms = [rng.standard_normal((int(dims[i]), int(dims[i + 1]))).astype(np.float32) for i in range(12)]
+    names = [f"m{i}" for i in range(12)]
+    scope: dict = {}
+    exec(f"def chain({', '.join(names)}):\n    return {' @ '.join(names)}", scope)
+    k = et.kernel(scope["chain"], fastmath=True, target="cpu")
+    comp = k.inspect(*ms)
+    assert comp.report.stop_reason == "saturated" and comp.report.enodes < 5000, str(comp.report)
+    tiled = sum(n for rule, n in comp.report.matches if "matmul_tiled" in rule)
+    # 286 product nodes (a sub-chain and where it splits), each matched again when its class merges:
+    # a few matches each, where every candidate would be 80 each
+    assert 0 < tiled < 4 * math.comb(13, 3), tiled
+    expected = ms[0].astype(np.float64)
+    for m in ms[1:]:
+        expected = expected @ m
+    np.testing.assert_allclose(k(*ms), expected, rtol=1e-3, atol=1e-3 * np.abs(expected).max())
