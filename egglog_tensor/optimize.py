@@ -93,20 +93,27 @@ class _Tally:
         return RulesetStats(name, self.seconds, self.iterations, ordered)
 
 
+# A rule's text (pretty_decl formats it with black: milliseconds each) and its ruleset, once per rule.
+_RULES: dict[object, tuple[str, str]] = {}
+
+
+def _rule(report: RunReport, rule: object) -> tuple[str, str]:
+    """(ruleset name, readable text) of a rule in a RunReport."""
+    known = _RULES.get(rule)
+    if known is None:
+        owner = next((_short(ident.name) for ident, decl in report._decls._rulesets.items()
+                      if isinstance(decl, RulesetDecl) and rule in decl.rules), "?")
+        known = _RULES[rule] = (owner, pretty_decl(report._decls, rule))
+    return known
+
+
 def _tally(stats: dict[str, _Tally], report: RunReport) -> None:
     """Add one step's RunReport to the per-ruleset tallies (rules are attributed to their ruleset)."""
-    owner = {
-        rule: _short(ident.name)
-        for ident, decl in report._decls._rulesets.items()
-        if isinstance(decl, RulesetDecl)
-        for rule in decl.rules
-    }
     matched: set[str] = set()
     for rule, n in report.num_matches_per_rule.items():
-        name = owner.get(rule, "?")
-        tally = stats.setdefault(name, _Tally())
-        if n:  # only matched rules are reported: formatting every rule's text dominated small runs
-            text = pretty_decl(report._decls, rule)
+        if n:  # only matched rules are reported
+            name, text = _rule(report, rule)
+            tally = stats.setdefault(name, _Tally())
             tally.matches[text] = tally.matches.get(text, 0) + n
             matched.add(name)
     for name, spent in report.search_and_apply_time_per_ruleset.items():
