@@ -1,6 +1,6 @@
 """Contraction benchmark: float32 matmul (and matmul+bias+relu, matvec) vs NumPy, cpu and cpu-openmp.
 
-    python benchmarks/bench_matmul.py                 # 256 512 1024 2048, mm+bias+relu 1024, matvec 2048
+    python benchmarks/bench_matmul.py                 # 256 512 1024 2048, mm+bias+relu 1024, matvec 2048, chain_mv 2048
     python benchmarks/bench_matmul.py --sizes 256 1024 --repeats 5
 
 Median of repeats after a warm-up call (the warm-up also compiles). GFLOP/s = 2*m*n*k / time;
@@ -27,6 +27,10 @@ def matmul(a, b):
 
 def mm_bias_relu(a, b, c):
     return np.maximum(a @ b + c, 0.0)
+
+
+def chain_mv(a, b, x):
+    return (a @ b) @ x
 
 
 def median_s(fn: Callable[[], Any], repeats: int) -> float:
@@ -56,6 +60,8 @@ def main() -> None:
     n = 2048
     rows.append((f"matvec {n}", matmul, (rng.standard_normal((n, n), f32), rng.standard_normal(n, f32)), 2.0 * n * n))
     rows.append((f"vecmat {n}", matmul, (rng.standard_normal(n, f32), rng.standard_normal((n, n), f32)), 2.0 * n * n))
+    rows.append((f"chain_mv {n}", chain_mv, (rng.standard_normal((n, n), f32), rng.standard_normal((n, n), f32),
+                                             rng.standard_normal(n, f32)), 2.0 * n**3 + 2.0 * n * n))
 
     print(f"cores: {os.cpu_count()}, numpy {np.__version__}, median of {args.repeats} after warm-up")
     head = f"{'workload':<18}{'numpy ms':>10}{'GF/s':>8}"
