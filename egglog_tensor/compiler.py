@@ -175,8 +175,10 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     comp.texts["asm"] = module.asm
     comp.module = module
     comp.native = _native(module, specs, nodes)
-    if lookup.storing:
+    if lookup.storing and not report.fallback:
         comp.cache, comp.cache_note = _timed(timings, "cache-store", lambda: lookup.store(comp, module.object_code))
+    elif report.fallback:  # a later run must optimize (and warn) again, not load the unoptimized code silently
+        comp.cache, comp.cache_note = "disabled", "not stored: the optimizer's extraction failed"
     else:
         comp.cache, comp.cache_note = lookup.status, lookup.note
     if level := debug_level():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -61,6 +62,7 @@ class OptimizeReport:
     cost_before: float
     cost_after: float
     limits: Limits = field(default_factory=Limits)
+    fallback: str = ""  # why the traced program was kept instead of an extracted one ("": it was not)
 
     @property
     def hit_limit(self) -> bool:
@@ -78,6 +80,8 @@ class OptimizeReport:
             f"{self.enodes} e-nodes, {self.seconds * 1e3:.1f} ms",
             f"estimated cost {self.cost_before:,.1f} ns -> {self.cost_after:,.1f} ns",
         ]
+        if self.fallback:
+            lines.append(f"EXTRACTION FAILED, the traced program is compiled unoptimized: {self.fallback}")
         lines += [str(rs) for rs in self.rulesets] or ["  no rule matched"]
         return "\n".join(lines)
 
@@ -148,7 +152,10 @@ def optimize(
 
     Returns the traced term, the extracted term, the extracted Nodes and the report.
     """
-    return _EGGLOG_THREAD.submit(_optimize_and_collect, outputs, schedule, limits, cost_model).result()
+    result = _EGGLOG_THREAD.submit(_optimize_and_collect, outputs, schedule, limits, cost_model).result()
+    if result[3].fallback:
+        warnings.warn(f"egglog_tensor: {result[3].fallback}; the traced program is compiled unoptimized", stacklevel=3)
+    return result
 
 
 def _optimize_and_collect(*args: object) -> tuple[Program, Program, list[Node], OptimizeReport]:
@@ -192,7 +199,15 @@ def _optimize(
                 reason = "time limit"
                 break
     seconds = time.perf_counter() - start
-    extracted, after = egraph.extract(traced, include_cost=True, cost_model=cost_model)
+    fallback = ""
+    try:
+        extracted, after = egraph.extract(traced, include_cost=True, cost_model=cost_model)
+    except BaseException as e:  # a Rust panic reaches Python as pyo3's PanicException (a BaseException)
+        if type(e).__name__ != "PanicException":
+            raise
+        fallback = (f"egglog's extractor failed ({e}): a cost that does not fall when a child's cost falls "
+                    "leaves it no acyclic best term (see egglog_tensor/cost.py)")
+        extracted, after = traced, before
     nodes = from_term(extracted)
     report = OptimizeReport(
         schedule=str(schedule) if schedule is not None else "none",
@@ -204,5 +219,6 @@ def _optimize(
         cost_before=before.total,
         cost_after=after.total,
         limits=limits,
+        fallback=fallback,
     )
     return traced, extracted, nodes, report

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from egglog import rewrite, ruleset
+from egglog import EGraph, rewrite, ruleset
 
 import egglog_tensor as et
 from egglog_tensor.cost import TensorCostModel, node_time
@@ -174,3 +174,32 @@ def test_a_long_matrix_chain_saturates_small() -> None:
     for m in ms[1:]:
         expected = expected @ m
     np.testing.assert_allclose(k(*ms), expected, rtol=1e-3, atol=1e-3 * np.abs(expected).max())
+
+
+class PanicException(BaseException):
+    """Stands for pyo3's exception of this name: what a Rust panic inside egglog raises in Python."""
+
+
+def test_a_failed_extraction_compiles_the_traced_program_and_says_so(monkeypatch) -> None:
+    """If egglog's extractor panics (a cost model that does not fall with its children's costs can
+    make it), the kernel still works: the traced program is compiled, a warning and the report say
+    why, and nothing is stored in the on-disk cache (a later run optimizes again)."""
+    real, calls = EGraph.extract, []
+
+    def extract(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:  # the first extraction prices the traced program, the second is the result
+            raise PanicException("called `Option::unwrap()` on a `None` value")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(EGraph, "extract", extract)
+    x = rng.standard_normal((8, 8)).astype(np.float32)
+    k = et.kernel(lambda x: x.T.T * 1.0, target="cpu")
+    with pytest.warns(UserWarning, match="extractor failed .*Option::unwrap.*compiled unoptimized"):
+        comp = k.inspect(x)
+    assert "transpose" in comp.extracted_term and comp.report.cost_after == comp.report.cost_before
+    assert "EXTRACTION FAILED" in str(comp) and comp.cache == "disabled"
+    np.testing.assert_array_equal(k(x), x)
+    monkeypatch.setattr(EGraph, "extract", real)
+    again = et.kernel(lambda x: x.T.T * 1.0, target="cpu").inspect(x)
+    assert again.cache == "miss-stored" and "transpose" not in again.extracted_term
