@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import atexit
 import gc
+import queue
+import threading
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
 from dataclasses import dataclass, field
 
 from egglog import EGraph, Ruleset, RunReport, Schedule
@@ -137,9 +143,41 @@ def egraph_size(egraph: EGraph) -> int:
     return sum(size for _, size in egraph.all_function_sizes())
 
 
-# egglog's EGraph may only be used and dropped on the thread that made it, and it sits in a
-# reference cycle: every e-graph lives and is collected on this one thread.
-_EGGLOG_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egglog")
+class _EgglogThread:
+    """The one thread every egglog EGraph is made, used and dropped on (an EGraph may not leave its
+    thread, and it sits in a reference cycle, so it is collected there too). A daemon thread, so the
+    base e-graphs it keeps can still be released on it at exit (a ThreadPoolExecutor stops taking
+    work before atexit handlers run)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple, Future]] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name="egglog", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            fn, args, done = self._jobs.get()
+            try:
+                done.set_result(fn(*args))
+            except BaseException as e:  # handed to the caller
+                done.set_exception(e)
+
+    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(*args) on the egglog thread; its result, or its exception raised here."""
+        done: Future = Future()
+        self._jobs.put((fn, args, done))
+        return done.result()
+
+
+_EGGLOG_THREAD = _EgglogThread()
+
+
+def _release_bases() -> None:
+    _BASES.clear()
+    gc.collect()
+
+
+atexit.register(_EGGLOG_THREAD.run, _release_bases)
 
 
 def optimize(
@@ -152,7 +190,7 @@ def optimize(
 
     Returns the traced term, the extracted term, the extracted Nodes and the report.
     """
-    result = _EGGLOG_THREAD.submit(_optimize_and_collect, outputs, schedule, limits, cost_model).result()
+    result = _EGGLOG_THREAD.run(_optimize_and_collect, outputs, schedule, limits, cost_model)
     if result[3].fallback:
         warnings.warn(f"egglog_tensor: {result[3].fallback}; the traced program is compiled unoptimized", stacklevel=3)
     return result
@@ -162,7 +200,34 @@ def _optimize_and_collect(*args: object) -> tuple[Program, Program, list[Node], 
     try:
         return _optimize(*args)  # type: ignore[arg-type]
     finally:
-        gc.collect()  # free this run's e-graph here, on its own thread
+        gc.collect()  # free what this run dropped here, on the e-graphs' own thread
+
+
+# One e-graph per schedule with its rules (and the shape analysis) already declared: egglog-python
+# converts every rule of a schedule for each new EGraph, about half of a small kernel's optimizer
+# time. A run pushes it, works on the pushed copy and pops back to the empty base. It is rebuilt
+# when the schedule's rulesets change (a ruleset redefined under the same name in a notebook).
+_BASES: OrderedDict[str, tuple[dict, EGraph]] = OrderedDict()
+_MAX_BASES = 8
+
+
+def _base(schedule: Ruleset | Schedule | None) -> EGraph:
+    """The empty e-graph with `schedule`'s rules declared (kept for the last _MAX_BASES schedules)."""
+    from .rulesets.shapes import shapes
+
+    key = "" if schedule is None else str(schedule)
+    rulesets = {} if schedule is None else dict(schedule.__egg_decls__._rulesets)
+    found = _BASES.get(key)
+    if found is None or found[0] != rulesets:
+        egraph = EGraph()
+        if schedule is not None:
+            egraph.run(schedule)
+        egraph.run(shapes.saturate())
+        found = _BASES[key] = (rulesets, egraph)
+    _BASES.move_to_end(key)
+    while len(_BASES) > _MAX_BASES:
+        _BASES.popitem(last=False)
+    return found[1]
 
 
 def _optimize(
@@ -171,12 +236,26 @@ def _optimize(
     limits: Limits,
     cost_model: TensorCostModel | None,
 ) -> tuple[Program, Program, list[Node], OptimizeReport]:
+    cost_model = cost_model or TensorCostModel()
+    egraph = _base(schedule)
+    egraph.push()
+    try:
+        return _rewrite_and_extract(egraph, outputs, schedule, limits, cost_model)
+    finally:
+        egraph.pop()
+
+
+def _rewrite_and_extract(
+    egraph: EGraph,
+    outputs: list[Node],
+    schedule: Ruleset | Schedule | None,
+    limits: Limits,
+    cost_model: TensorCostModel,
+) -> tuple[Program, Program, list[Node], OptimizeReport]:
     from .rulesets.shapes import shapes
 
-    cost_model = cost_model or TensorCostModel()
     terms: dict[int, Tensor] = {}
     traced = to_term(outputs, terms)
-    egraph = EGraph()
     egraph.register(traced, *static_facts(topological(outputs), terms))
     _, before = egraph.extract(traced, include_cost=True, cost_model=cost_model)
     start = time.perf_counter()

@@ -226,3 +226,26 @@ def test_associativity_and_commutativity_under_back_off_stay_bounded() -> None:
     comp = k.inspect(*xs)
     assert comp.report.enodes < 5000 and any(rs.name == "ac" for rs in comp.report.rulesets), str(comp.report)
     np.testing.assert_allclose(k(*xs), sum(xs), rtol=1e-12)
+
+
+def _named_ruleset(with_rule: bool):
+    """A ruleset called "cell" (as a notebook cell defines it), with or without exp(log(x)) -> x."""
+    cell = ruleset(name="cell")
+    if with_rule:
+
+        @cell.register
+        def _(x: Tensor) -> object:
+            yield rewrite(et.ir.exp(et.ir.log(x))).to(x)
+
+    return cell
+
+
+def test_a_ruleset_redefined_under_its_name_takes_effect() -> None:
+    """The optimizer keeps an e-graph per schedule with its rules declared; a ruleset defined again
+    under the same name with other rules (a notebook cell run again) must run its new rules only."""
+    x = np.linspace(0.5, 2.0, 16)
+    terms = []
+    for with_rule in (True, False, True):
+        comp = et.kernel(lambda x: np.exp(np.log(x)), rules=_named_ruleset(with_rule), cache=False).inspect(x)
+        terms.append("exp(" in comp.extracted_term)
+    assert terms == [False, True, False]
