@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import ALL_DTYPES, FLOATS, INTS, NUMERIC, arrays, check, compare, kernel_of, layouts, make_array, reference, shapes
+from strategies import ALL_DTYPES, FLOATS, NUMERIC, arrays, check, compare, kernel_of, layouts, make_array, reference, shapes
 
 # --- astype -------------------------------------------------------------------------------------
 

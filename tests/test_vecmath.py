@@ -111,7 +111,7 @@ def test_loop_calls_vector_variant(op: str) -> None:
     """The main loop calls the widest libmvec variant for this CPU; only the remainder calls libm."""
     (lanes, vector_name), *_ = mathapprox.variants(op + "f", 32)
     comp = et.kernel(lambda a: getattr(np, op)(a)).inspect(np.zeros((64, 1000), np.float32))
-    assert f'"vector-function-abi-variant"' in comp.stage("vecmath")
+    assert '"vector-function-abi-variant"' in comp.stage("vecmath")
     assert f"llvm.intr.{op}" not in comp.stage("vecmath")
     optimized = comp.stage("llvm-ir-optimized")
     assert re.search(rf"call <{lanes} x float> @{vector_name}\(", optimized)
