@@ -27,7 +27,6 @@ import time
 import types
 import warnings
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import Any
 import numpy as np
 
 import egglog_tensor as et
+from egglog_tensor.cost import copy_bandwidth
 
 F32 = np.float32
 
@@ -129,24 +129,13 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def copy_GBps(threads: int, nbytes: int = 64 * 2**20) -> float:
-    """Copy bandwidth (GB/s, read + write): np.copyto of nbytes split over `threads` threads
-    (NumPy releases the GIL while copying), so every core's share of the memory system is used."""
-    src = np.ones(nbytes // 4, F32)
-    dst = np.empty_like(src)
-    pairs = list(zip(np.array_split(dst, threads), np.array_split(src, threads), strict=True))
-    with ThreadPoolExecutor(threads) as pool:
-        copy_ms = median_ms(lambda: list(pool.map(lambda p: np.copyto(*p), pairs)))
-    return 2 * nbytes / copy_ms / 1e6
-
-
 def machine_numbers() -> dict[str, Any]:
     """Copy bandwidth, NumPy float32 GEMM rate (GFLOP/s, 2048^3), CPU and load, measured now."""
     cores = len(os.sched_getaffinity(0))
     a = np.ones((2048, 2048), F32)
     gemm_ms = median_ms(lambda: a @ a)
     return {
-        "copy_GBps": copy_GBps(cores),
+        "copy_GBps": copy_bandwidth(cores),
         "sgemm_GFLOPs": 2 * 2048**3 / gemm_ms / 1e6,
         "cpu": cpu_model(),
         "cores": cores,

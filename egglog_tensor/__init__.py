@@ -11,6 +11,7 @@ check_versions()
 
 from . import ir  # noqa: E402
 from .compiler import Compilation  # noqa: E402
+from .cost import Machine  # noqa: E402
 from .errors import (  # noqa: E402
     CompileError,
     EgglogTensorError,
@@ -31,6 +32,7 @@ __all__ = [
     "Kernel",
     "KernelArgumentError",
     "Limits",
+    "Machine",
     "OptimizeReport",
     "ToolchainError",
     "TracingError",

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from egglog import Ruleset, Schedule
@@ -39,6 +39,7 @@ class Options:
     limits: Limits
     threads: int = 1  # cpu-openmp: compiled in (each op is split into this many chunks)
     cache: bool = True  # use the on-disk compilation cache (egglog_tensor/cache.py); not part of its key
+    machine: Machine | None = None  # the cost model's machine numbers (None: Machine's defaults)
 
     def schedule(self) -> Ruleset | Schedule | None:
         """The schedule to run: the chosen rules, plus the fast-math rules when opted in."""
@@ -148,7 +149,7 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     if lookup.entry is not None:
         return _from_cache(fn, names, specs, options, lookup, timings)
     traced, extracted, nodes, report = _timed(
-        timings, "optimize", lambda: optimize(outputs, options.schedule(), options.limits, TensorCostModel(Machine(threads=options.threads)))
+        timings, "optimize", lambda: optimize(outputs, options.schedule(), options.limits, TensorCostModel(replace(options.machine or Machine(), threads=options.threads)))
     )
     comp = Compilation(
         name=getattr(fn, "__name__", "kernel"),

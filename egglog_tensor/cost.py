@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -56,6 +58,38 @@ class Machine:
     def kernel(self, flops: float, moved: float, peak: float | None = None) -> float:
         """Roofline time of one kernel in ns."""
         return max(flops / (peak or self.gflops), moved / self.bandwidth_gbs) + self.kernel_overhead_ns
+
+    @classmethod
+    def measure(cls, threads: int | None = None, **overrides: Any) -> Machine:
+        """This machine's copy bandwidth (`copy_bandwidth`) and dense matmul rate (NumPy's float32
+        GEMM at 1024^3), measured now (about a second); other numbers default or from `overrides`."""
+        threads = threads or default_threads()
+        a = np.ones((1024, 1024), np.float32)
+        gemm_s = _best_seconds(lambda: a @ a)
+        measured = cls(gemm_gflops=2 * 1024**3 / gemm_s / 1e9, bandwidth_gbs=copy_bandwidth(threads), threads=threads)
+        return replace(measured, **overrides)
+
+
+def _best_seconds(fn: Any, repeats: int = 7) -> float:
+    """Fastest of `repeats` timed calls after a warm-up call."""
+    fn()
+    best = math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def copy_bandwidth(threads: int, nbytes: int = 64 * 2**20) -> float:
+    """Copy bandwidth in GB/s (bytes read + written): np.copyto of `nbytes` split over `threads`
+    threads (NumPy releases the GIL while copying), so every core's share of memory is used."""
+    src = np.ones(nbytes // 4, np.float32)
+    dst = np.empty_like(src)
+    pairs = list(zip(np.array_split(dst, threads), np.array_split(src, threads), strict=True))
+    with ThreadPoolExecutor(threads) as pool:
+        seconds = _best_seconds(lambda: list(pool.map(lambda p: np.copyto(*p), pairs)))
+    return 2 * nbytes / seconds / 1e9
 
 
 DEFAULT_MACHINE = Machine()

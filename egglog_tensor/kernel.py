@@ -16,6 +16,7 @@ import numpy as np
 from egglog import Ruleset, Schedule
 
 from .compiler import Compilation, Options, compile_kernel
+from .cost import Machine
 from .errors import KernelArgumentError
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
@@ -169,12 +170,12 @@ def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:
 
 
 @overload
-def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ...) -> Kernel: ...
+def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ...) -> Kernel: ...
 @overload
-def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
 
 
-def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None, cache=True, threads=None):
+def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None, cache=True, threads=None, machine=None):
     """Compile a NumPy function: `@kernel`, `@kernel(target=...)` or `kernel(fn, rules=...)`.
 
     rules: an egglog ruleset or schedule (default: egglog_tensor.rulesets.DEFAULT; None runs none).
@@ -184,6 +185,8 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
     threads: threads of "cpu-openmp" (default OMP_NUM_THREADS, else every usable core); compiled in.
     cache: reuse machine code from the on-disk compilation cache and store new code there
         (egglog_tensor/cache.py; EGGLOG_TENSOR_CACHE=0 turns it off for the process).
+    machine: the numbers the cost model prices kernels with (an et.Machine: defaults, your own, or
+        et.Machine.measure() on this machine); its thread count is the kernel's.
     """
     from .lowering.pipelines import PIPELINES, default_threads
     from .rulesets import DEFAULT
@@ -196,8 +199,10 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
 
     if target not in PIPELINES:
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(PIPELINES)}")
+    if machine is not None and not isinstance(machine, Machine):
+        raise ValueError(f"machine must be an egglog_tensor.Machine, got {type(machine).__name__}")
     options = Options(DEFAULT if rules is _UNSET else rules, bool(fastmath), target, limits or Limits(),
-                      threads=threads if target == "cpu-openmp" else 1, cache=bool(cache))
+                      threads=threads if target == "cpu-openmp" else 1, cache=bool(cache), machine=machine)
     if fn is None:
         return lambda f: Kernel(f, options)
     return Kernel(fn, options)

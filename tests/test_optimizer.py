@@ -249,3 +249,26 @@ def test_a_ruleset_redefined_under_its_name_takes_effect() -> None:
         comp = et.kernel(lambda x: np.exp(np.log(x)), rules=_named_ruleset(with_rule), cache=False).inspect(x)
         terms.append("exp(" in comp.extracted_term)
     assert terms == [False, True, False]
+
+
+def test_machine_numbers_steer_the_cost_model_and_key_the_cache() -> None:
+    """With the default machine a transposed matmul operand is copied row-major first (a strided B
+    is priced 4x slower); a machine where it is not slower keeps the strided read. Each machine is
+    its own on-disk cache entry."""
+    a = rng.standard_normal((256, 256)).astype(np.float32)
+    plain = et.kernel(lambda a, b: a @ b.T).inspect(a, a)
+    flat = et.Machine(gemm_strided_b_slowdown=1.0)
+    k = et.kernel(lambda a, b: a @ b.T, machine=flat)
+    other = k.inspect(a, a)
+    assert "materialize(" in plain.extracted_term and "materialize(" not in other.extracted_term
+    assert (plain.cache, other.cache) == ("miss-stored", "miss-stored")
+    assert et.kernel(lambda a, b: a @ b.T, machine=flat).inspect(a, a).cache == "hit"
+    np.testing.assert_allclose(k(a, a), a.astype(np.float64) @ a.T, rtol=1e-4, atol=1e-3)
+    with pytest.raises(ValueError, match="machine must be an egglog_tensor.Machine, got dict"):
+        et.kernel(lambda a: a, machine={"bandwidth_gbs": 10})
+
+
+def test_machine_measure() -> None:
+    m = et.Machine.measure(threads=1, kernel_overhead_ns=800.0)
+    assert m.threads == 1 and m.kernel_overhead_ns == 800.0
+    assert 0.5 < m.bandwidth_gbs < 10_000 and 1.0 < m.gemm_gflops < 100_000
