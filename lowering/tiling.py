@@ -37,10 +37,12 @@ block, a packed A block or B micro-panel fails to bufferize), and A and C only w
 steps (with one, an A block is contiguous rows already and C is written once).
 
 B is packed once up front ("P", `_prepacked_matmul`) instead of micro-panel by micro-panel when
-several row blocks would copy the same panels and B does not fit L2: `transform.structured.pack`
-splits n into (n/nr, nr), so the matmul becomes a generic over (m, n/nr, k, nr) reading B packed
-and C as (m, n/nr, nr), C's own memory (reshapes, no copy). 2048^3 on two cores: +3-5% (B's
-panels were copied once per row block, 4 times; the copies were ~5% of the time).
+several row blocks would copy the same panels, B does not fit L2 and the product is the kernel's
+output (a temporary one as large: glibc gave both buffers back and faulted them in at every call,
+see `packing`). `transform.structured.pack` splits n into (n/nr, nr), so the matmul becomes a
+generic over (m, n/nr, k, nr) reading B packed and C as (m, n/nr, nr), C's own memory (reshapes,
+no copy). 2048^3 on two cores: +3-5% (B's panels were copied once per row block, 4 times; the
+copies were ~5% of the time).
 
 A matmul whose only user is an elementwise generic reading it element for element (bias,
 activation: `_epilogue`) is computed block by block inside that generic's loop instead: the forall
@@ -54,6 +56,7 @@ so the hot loop is an elementwise fma on rows; vecmat keeps its parallel dim in 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -220,7 +223,7 @@ def _crowded(rows: int, stride: int, width: int, size: int, ways: int) -> bool:
 
 
 def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...], itemsize: int,
-            epilogue: bool = False, caches: CacheInfo | None = None) -> frozenset[str]:
+            epilogue: bool = False, caches: CacheInfo | None = None, once: bool = True) -> frozenset[str]:
     """Which operands of a matmul the tile stage copies into contiguous buffers: "P" (all of B once,
     before the block loop, panel-major: nr-wide column panels one after the other, each TK x nr
     micro-panel contiguous), else "B" (each TK x nr micro-panel, in the n loop of every block);
@@ -228,7 +231,10 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
 
     B is packed once ("P") when several row blocks would each copy the same micro-panels from
     memory (B larger than L2), n is a multiple of TN (a partial column block failed to bufferize)
-    and there is no epilogue (whose loop the matmul is fused into, block by block). (With B in L2,
+    and there is no epilogue (whose loop the matmul is fused into, block by block), and `once`:
+    the product is written to the kernel's output, not to a temporary (with a temporary product
+    as large as packed B, (a @ b) @ x at 2048, glibc returned both buffers to the system after
+    each call and faulted them in again: 8K page faults a call, 67 -> 74 ms). (With B in L2,
     the extra pass and parallel region cost more than the copies: measured slower at 512^3, 256^3.)
     Otherwise only full, static blocks and panels are packed (a partial one's pad bufferizes to a
     memref.copy runtime call, or not at all), A and C only with several k steps and when, read in
@@ -241,7 +247,7 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
         return frozenset()
     (m, n, k), (tm, tn, tk), (_, nr, _) = loops, tiles, vec
     found = set()
-    if nr > 1 and not epilogue and m > tm and n % tn == 0 and tn % nr == 0 and k * n * itemsize > c.l2:
+    if once and nr > 1 and not epilogue and m > tm and n % tn == 0 and tn % nr == 0 and k * n * itemsize > c.l2:
         found.add("P")
     # (Not with one B panel per block and a partial last row block, nor with a partial last column
     # block: bufferization rejects the m loop's yield, the n loop's.)
@@ -270,6 +276,7 @@ class _Target:
     epilogue: int | None = None  # et.epilogue of a 2-D matmul and its elementwise consumer
     elem: str = "f32"  # element type (the zero B is padded with when packed)
     itemsize: int = 4
+    output: bool = True  # the product is written to the kernel's output (not a temporary): `packing`'s `once`
 
 
 def as_operation(owner: object) -> ir.Operation | None:
@@ -349,8 +356,11 @@ def contractions(module: ir.Module) -> list[_Target]:
                 t = _Target(t.op, t.tiles, t.vec, t.loops, len(found), elem, t.itemsize)
                 for tagged in (op, user):
                     tagged.attributes["et.epilogue"] = ir.IntegerAttr.get(i64, t.epilogue)
-            key = (t.op, t.tiles, t.vec, t.epilogue, t.elem)
-            if "P" in packing(loops, t.tiles, t.vec, t.itemsize, user is not None):  # B packed once: matched by et.packb
+            uses = [as_operation(u.owner) for u in op.results[0].uses]
+            output = len(uses) == 1 and uses[0] is not None and uses[0].name == "bufferization.materialize_in_destination"
+            t = dataclasses.replace(t, output=output)
+            key = (t.op, t.tiles, t.vec, t.epilogue, t.elem, _packs_b_once(t))
+            if _packs_b_once(t):  # matched by et.packb
                 index = ir.IntegerAttr.get(i64, list(found).index(key) if key in found else len(found))
                 op.attributes["et.packb"] = index
                 init = as_operation(op.operands[-1].owner)
@@ -430,7 +440,7 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
     *_, tm, tn, tk = t.tiles
     *_, mr, nr, _ = t.vec
     b0 = [1] * nb
-    packed = packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None) if nb == 0 else frozenset()
+    packed = packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, once=t.output) if nb == 0 else frozenset()
     if "P" in packed:
         return _prepacked_matmul(t, i, packed)
     lines = [_match(t, f"%op{i}")]
@@ -550,10 +560,14 @@ _CLEANUP = [
 ]
 
 
+def _packs_b_once(t: _Target) -> bool:
+    return len(t.loops) == 3 and "P" in packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, once=t.output)
+
+
 def _vectorize_matmul(t: _Target, i: int) -> list[str]:
     """The register tiles of a matmul: `_vectorize_tagged`, or (B packed once) the generic's over
     (m, n1, k, n0), marked et.micro."""
-    if len(t.loops) != 3 or "P" not in packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None):
+    if not _packs_b_once(t):
         return _vectorize_tagged(t, i)
     mr, nr, _ = t.vec
     return [
@@ -610,7 +624,9 @@ def transform_script(module: ir.Module) -> str | None:
         return None
     body: list[str] = [f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}']
     later: list[str] = []  # vectorization, once every contraction is tiled and the tiles are cleaned up
-    for i, t in enumerate(targets):
+    # (matmuls whose B is packed once first: they then are generics, which other groups' matches
+    # of linalg.matmul by et.tiles / et.vec no longer take)
+    for i, t in sorted(enumerate(targets), key=lambda it: not _packs_b_once(it[1])):
         name = t.op.removeprefix("linalg.")
         body.append(f"// {t.op} loops {_ints(t.loops)}: et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}")
         if name == "batch_matmul":
