@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .tiling import _ANY, _bits, linalg_ops, named_sequence, op_handles, simd_lanes
+from .tiling import _ANY, element_bytes, linalg_ops, named_sequence, op_handles, simd_lanes
 
 TAG = "et.lanes"
 ACCUMULATORS = (1, 2, 4, 8)  # vectors a reduction may accumulate side by side (rulesets.tiling's candidates)
@@ -29,7 +29,7 @@ ACCUMULATORS = (1, 2, 4, 8)  # vectors a reduction may accumulate side by side (
 
 def vector_lanes(elem: ir.Type) -> int:
     """SIMD lanes of this machine for an element type (VF of the annotation)."""
-    return simd_lanes(_bits(elem) // 8)
+    return simd_lanes(element_bytes(elem))
 
 
 def _power_of_two(n: int) -> int:

@@ -29,7 +29,7 @@ import math
 from mlir import ir
 
 from .tiling import (
-    _ANY, _bits, _divisor_tile, _ints, _loop_extents, as_operation, host_caches, indexing_maps, linalg_ops, named_sequence,
+    _ANY, _divisor_tile, _ints, _loop_extents, as_operation, element_bytes, host_caches, indexing_maps, linalg_ops, named_sequence,
     op_handles,
 )
 
@@ -119,7 +119,7 @@ def transform_script(module: ir.Module, threads: int = 1) -> str | None:
             block = chosen[0]
         else:
             extents = _loop_extents(root)
-            itemsize = max(1, _bits(ir.ShapedType(root.results[0].type).element_type) // 8)
+            itemsize = element_bytes(ir.ShapedType(root.results[0].type).element_type)
             values = 1 + sum(ops[p].name == "linalg.generic" for p in group)
             block = block_rows(extents[0], math.prod(extents[1:]) * itemsize * values, threads)
         sizes = [block] + [0] * (rank - 1)

@@ -349,7 +349,7 @@ def contractions(module: ir.Module) -> list[_Target]:
             elem_type = ir.ShapedType(op.results[0].type).element_type
             elem = str(elem_type)
             t = _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), loops, None, elem,
-                        max(1, _bits(elem_type) // 8))
+                        element_bytes(elem_type))
             user = _epilogue(op)
             i64 = ir.IntegerType.get_signless(64)
             if user is not None:
@@ -690,22 +690,23 @@ def named_sequence(body: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _bits(elem: ir.Type) -> int:
+def element_bytes(elem: ir.Type) -> int:
+    """Bytes per element of an MLIR element type (at least 1: i1 is stored as a byte)."""
     for cls in (ir.IntegerType, ir.FloatType):
         try:
-            return cls(elem).width
+            return max(1, cls(elem).width // 8)
         except ValueError:
             pass
-    return 32
+    return 4
 
 
 def tag(op: ir.Operation | ir.OpView, caches: CacheInfo | None = None, cache_tiles: tuple[int, ...] | None = None) -> None:
     """Attach `et.tiles` / `et.vec` to an emitted contraction: choose_tiles' defaults, or the cache
     tiles (TM, TN, TK) the optimizer chose for a 2-D matmul (capped at the loop extents)."""
     op = op.operation
-    itemsize = max(1, _bits(ir.ShapedType(op.results[0].type).element_type) // 8)
+    size = element_bytes(ir.ShapedType(op.results[0].type).element_type)
     loops = _loop_extents(op)
-    tiles = choose_tiles(op.name, loops, itemsize, caches)
+    tiles = choose_tiles(op.name, loops, size, caches)
     if cache_tiles is not None:
         tiles = Tiles(tuple(_fit(t, e) for t, e in zip(cache_tiles, loops, strict=True)), tiles.vec)
     for key, value in tiles.attributes().items():
