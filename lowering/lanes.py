@@ -45,7 +45,7 @@ def annotation(lanes: int, vf: int) -> str:
             f"interleave = #llvm.loop_interleave<count = {count} : i32>>")
 
 
-def innermost_reduces(op: ir.Operation) -> bool:
+def _innermost_reduces(op: ir.Operation) -> bool:
     """Whether a linalg op's innermost loop is a reduction (the loop the lanes annotate)."""
     iterators = ir.ArrayAttr(op.attributes["iterator_types"]) if "iterator_types" in op.attributes else []
     return len(iterators) > 0 and "reduction" in str(iterators[len(iterators) - 1])
@@ -55,7 +55,7 @@ def transform_script(module: ir.Module) -> str | None:
     """The transform module lowering each `et.lanes` op to loops with its reduction loop annotated
     (None when no op carries lanes)."""
     ops = linalg_ops(module)
-    tagged = [(i, op) for i, op in enumerate(ops) if TAG in op.attributes and innermost_reduces(op)]
+    tagged = [(i, op) for i, op in enumerate(ops) if TAG in op.attributes and _innermost_reduces(op)]
     if not tagged:
         return None
     names, body = op_handles(len(ops))
