@@ -295,31 +295,35 @@ class TensorCostModel:
             slowdown = (1.0 if _row_major(a.meta) else m.gemm_strided_a_slowdown) * (
                 1.0 if _row_major(b.meta) else m.gemm_strided_b_slowdown
             )
-            if a.meta.ndim == 2 and b.meta.ndim == 2:
-                loops = (a.meta.shape[0], b.meta.shape[1], a.meta.shape[1])
+            if a.meta.ndim == b.meta.ndim and a.meta.ndim in (2, 3):  # matmul, batch_matmul
+                *batch, rows, inner = a.meta.shape
+                loops = (rows, b.meta.shape[-1], inner)
                 itemsize = np.dtype(out.dtype).itemsize
-                tiles = out.attrs[0] if op == "matmul_tiled" else choose_tiles("linalg.matmul", loops, itemsize).tiles
-                slowdown *= tile_slowdown(loops, tiles, itemsize, m.threads)
+                tiles = out.attrs[0] if op == "matmul_tiled" else ()
+                if len(tiles) != 3 or min(tiles) < 1:  # (malformed tiles of a user's rule: the emitter rejects them)
+                    tiles = choose_tiles("linalg.matmul", loops, itemsize).tiles
+                slowdown *= tile_slowdown(loops, tiles, itemsize, m.threads, math.prod(batch))
             return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown))
         # general reshape: a copy of its materialized input
         (x,) = ins
         return self._buffer(out, self.closed(x) + m.kernel(0.0, 2 * _bytes(out)))
 
 
-def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], itemsize: int, threads: int = 1) -> float:
+def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], itemsize: int, threads: int = 1,
+                  batch: int = 1) -> float:
     """Relative time of a 2-D matmul (m, n, k) with cache tiles (TM, TN, TK) vs a perfect tiling:
     the packed B micro-panel and the A micro-panel must fit L1, the A block a third of L2 and the A
     and C blocks together three quarters of it (the target's caches); a tile that does not divide its loop leaves a slower remainder (measured ~2x
     at 1024^3; a TK that does not divide k also leaves B unpacked); the C tile is reloaded once per
     TK step, each packed B micro-panel element (a load and a store) serves TM FMAs and the A block TN / nr
     micro-panels (measured at 2048^3: TN = 2 nr is ~1.6x slower than 4 nr); fewer output blocks
-    than `threads` leave threads idle."""
+    (over the `batch` products of a batch_matmul) than `threads` leave threads idle."""
     caches = host_caches()
     m, n, k = loops
     tm, tn, tk = (max(1, min(t, e)) for t, e in zip(cache_tiles, loops, strict=True))
     mr, nr = register_tile(itemsize, caches)
     slow = (1.0 + 16.0 / tk) * (1.0 + 2.0 / tm) * (1.0 + nr / tn)
-    blocks = max(1, math.ceil(m / tm) * math.ceil(n / tn))
+    blocks = max(1, batch * math.ceil(m / tm) * math.ceil(n / tn))
     if blocks < threads:
         slow *= threads / blocks
     if (nr + mr) * tk * itemsize > caches.l1:

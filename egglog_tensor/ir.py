@@ -66,7 +66,8 @@ class Tensor(Expr):
     def __matmul__(self, other: Tensor) -> Tensor: ...
 
     def matmul_tiled(self, other: Tensor, tiles: VecLike[i64, i64Like]) -> Tensor:
-        """self @ other (2-D) with cache tiles (TM, TN, TK): a choice offered by rulesets.tiling."""
+        """self @ other (2-D, or batched 3-D) with cache tiles (TM, TN, TK) of each product: a choice
+        offered by rulesets.tiling."""
 
     def astype(self, dtype: DType) -> Tensor: ...
     def sum(self, axes: VecLike[i64, i64Like]) -> Tensor: ...

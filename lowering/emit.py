@@ -272,6 +272,11 @@ class Emitter:
         return self.materialize(node), False
 
     def _matmul(self, node: Node, cache_tiles: tuple[int, ...] | None = None) -> ir.Value:
+        if cache_tiles is not None and (
+            len(cache_tiles) != 3 or any(not isinstance(t, int) or t < 1 for t in cache_tiles) or node.ndim not in (2, 3)
+        ):
+            raise CompileError(f"matmul_tiled: tiles must be Vec(TM, TN, TK), each >= 1, on a 2-D or batched "
+                               f"matmul; got {cache_tiles} for a {node.ndim}-D product")
         value = self._contraction(node)
         tiling.tag(value.owner, cache_tiles=cache_tiles)  # et.tiles / et.vec: the "tile" stage tiles and vectorizes it
         return value

@@ -24,8 +24,9 @@ Which loop is split (`choose`):
 
 The ops are addressed in payload order: one `match interface{LinalgOp}` handle split into one
 handle per op (`split_handle`), so the script depends only on the IR it is built from.
-Contractions tagged for the "tile" stage (lowering/tiling.py, which runs next) are skipped, except
-batch_matmul, which that stage leaves untiled: it is split over its batch loop here.
+Contractions tagged for the "tile" stage (lowering/tiling.py, which runs next) are skipped: that
+stage splits them over output blocks (and batches). An untagged batch_matmul (a unit m, n or k) is
+split over its batch loop here.
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def choose(op: ir.Operation, threads: int) -> Split | None:
     """The split of one linalg op over `threads` threads, or None to leave it sequential."""
     if threads <= 1 or len(op.results) != 1 or _in_forall(op):
         return None  # (inside a row-block loop, lowering/rows.py: that loop is the parallel one)
-    if op.name in CONTRACTIONS and "et.tiles" in op.attributes and op.name != "linalg.batch_matmul":
+    if op.name in CONTRACTIONS and "et.tiles" in op.attributes:
         return None  # tiled (and parallelized) by the tile stage
     if _per_matmul_block(op):
         return None  # the tile stage runs it on each output block of its matmul

@@ -44,6 +44,13 @@ generic over (m, n/nr, k, nr) reading B packed and C as (m, n/nr, nr), C's own m
 no copy). 2048^3 on two cores: +3-5% (B's panels were copied once per row block, 4 times; the
 copies were ~5% of the time).
 
+A batch_matmul is tiled the same way, its forall running over (batch, m, n) blocks: each block
+(1 x TM x TN x K) is generalized, its unit batch dim folded away (rank-reducing slices) and the
+result specialized back to a 2-D linalg.matmul, which then gets the loops above (`_batch_block`;
+its B micro-panels packed per block, never once up front). Vectorizing the unit batch dim instead
+leaves a 4-D vector.contract that the outer-product lowering turns into scalar code.
+(8, 256, 256, 256) float32 on two cores: 63.6 ms as scalar loops -> 0.97 ms (NumPy 1.34 ms).
+
 A matmul whose only user is an elementwise generic reading it element for element (bias,
 activation: `_epilogue`) is computed block by block inside that generic's loop instead: the forall
 tiles the epilogue, and the matmul and its zero fill are fused into it (fuse_into_containing_op),
@@ -434,18 +441,17 @@ def _pack(t: _Target, name: str, target: str, operand: int, dims: list[int], cop
 
 def _matmul_family(t: _Target, i: int) -> list[str]:
     """forall over output blocks (C block packed); k cache loop (A block packed); n by nr (B
-    micro-panel packed); peeled m register loop; k by 1, vectorized. What is packed: `packing`."""
-    nb = len(t.loops) - 3
-    *_, m, n, k = t.loops
-    *_, tm, tn, tk = t.tiles
-    *_, mr, nr, _ = t.vec
-    b0 = [1] * nb
-    packed = packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, once=t.output) if nb == 0 else frozenset()
+    micro-panel packed); peeled m register loop; k by 1, vectorized. What is packed: `packing`.
+    A batch_matmul's forall also runs over the batch; each block is then a 2-D matmul (`_batch_block`)."""
+    if len(t.loops) == 4:
+        return _batch_block(t, i)
+    packed = packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, once=t.output)
     if "P" in packed:
         return _prepacked_matmul(t, i, packed)
+    tm, tn, _ = t.tiles
     lines = [_match(t, f"%op{i}")]
     if t.epilogue is None:
-        lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", b0 + [tm, tn, 0]))
+        lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", [tm, tn, 0]))
     else:  # the forall tiles the epilogue; the matmul (and its zero fill) computes each block inside it
         lines += [
             _match(t, f"%ep{i}", "linalg.generic"),
@@ -456,14 +462,46 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
             f"%fi{i}, %par{i}b = transform.structured.fuse_into_containing_op %init{i} into %par{i}"
             f" : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
         ]
-    tile = _k_loop(t, i, lines, packed, [0, 1], [0] * nb + [0, 0, tk])
+    return lines + _block_loops(t, i, packed)
+
+
+def _batch_block(t: _Target, i: int) -> list[str]:
+    """A batch_matmul: the forall runs over (batch, m, n) blocks; each block (1 x TM x TN x K) is
+    made a 2-D linalg.matmul on rank-reduced slices (generalize, fold the unit batch dim, specialize:
+    vectorizing the unit dim instead leaves a contraction the outer-product lowering does not take)
+    and gets the loops of a 2-D block, marked et.micro for the vectorizer (the tags do not survive)."""
+    flat = dataclasses.replace(t, loops=t.loops[1:], tiles=t.tiles[1:], vec=t.vec[1:])
+    tm, tn, _ = flat.tiles
+    packed = packing(flat.loops, flat.tiles, flat.vec, t.itemsize, once=False)
+    lines = [
+        _match(t, f"%op{i}"),
+        _tile(f"%a{i}b, %par{i}", 1, f"%op{i}", "tile_using_forall", [1, tm, tn, 0]),
+        f"%gen{i} = transform.structured.generalize %a{i}b : ({_ANY}) -> {_ANY}",
+        f"transform.apply_patterns to %par{i} {{",
+        "  transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices",
+        f"}} : {_ANY}",
+        f'%flat{i} = transform.structured.match ops{{["linalg.generic"]}} in %par{i} : ({_ANY}) -> {_ANY}',
+        f"%a{i} = transform.structured.specialize %flat{i} : ({_ANY}) -> {_ANY}",
+        f"%micro{i} = transform.param.constant {i} : i64 -> !transform.any_param",
+        f'transform.annotate %a{i} "et.micro" = %micro{i} : {_ANY}, !transform.any_param',
+    ]
+    return lines + _block_loops(flat, i, packed)
+
+
+def _block_loops(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
+    """Inside the forall's block `%a<i>` of a 2-D matmul: the k loop (`_k_loop`), n by nr (B
+    micro-panel packed or read in place), m by mr (peeled), k by 1."""
+    m, n, _ = t.loops
+    tm, tn, tk = t.tiles
+    mr, nr, _ = t.vec
+    lines: list[str] = []
+    tile = _k_loop(t, i, lines, packed, [0, 1], [0, 0, tk])
     if "B" in packed:
         lines.append(_tile(f"%bn{i}, %ln{i}", 1, tile, "tile_using_for", [0, nr, 0]))
         lines += _pack(t, f"pb{i}", f"%bn{i}", 1, [2])
         lines.append(_tile(f"%c{i}, %lm{i}, %lk{i}", 2, f"%pb{i}", "tile_using_for", [mr, 0, 1]))
     else:
-        lines.append(_tile(f"%c{i}, %ln{i}, %lm{i}, %lk{i}", 3, tile, "tile_using_for",
-                           [0] * nb + [mr, nr, 1], interchange=list(range(nb)) + [nb + 1, nb, nb + 2]))
+        lines.append(_tile(f"%c{i}, %ln{i}, %lm{i}, %lk{i}", 3, tile, "tile_using_for", [mr, nr, 1], interchange=[1, 0, 2]))
     if m % mr or m % tm:
         lines += _peel(f"%lm{i}")
     if n % nr or n % tn:
@@ -565,11 +603,17 @@ def _packs_b_once(t: _Target) -> bool:
 
 
 def _vectorize_matmul(t: _Target, i: int) -> list[str]:
-    """The register tiles of a matmul: `_vectorize_tagged`, or (B packed once) the generic's over
-    (m, n1, k, n0), marked et.micro."""
+    """The register tiles of a matmul: `_vectorize_tagged`; those of a batch_matmul's blocks (2-D
+    matmuls marked et.micro); or (B packed once) the generic's over (m, n1, k, n0), marked et.micro."""
+    *_, mr, nr, _ = t.vec
+    if len(t.loops) == 4:
+        return [
+            f'%v{i} = transform.structured.match ops{{["linalg.matmul"]}} attributes{{et.micro = {i} : i64}} in %funcs'
+            f" : ({_ANY}) -> {_ANY}",
+            f"transform.structured.vectorize %v{i} vector_sizes [{mr}, {nr}, 1] : {_ANY}",
+        ]
     if not _packs_b_once(t):
         return _vectorize_tagged(t, i)
-    mr, nr, _ = t.vec
     return [
         f'%v{i} = transform.structured.match ops{{["linalg.generic"]}} attributes{{et.micro = {i} : i64}} in %funcs'
         f" : ({_ANY}) -> {_ANY}",
@@ -629,11 +673,7 @@ def transform_script(module: ir.Module) -> str | None:
     for i, t in sorted(enumerate(targets), key=lambda it: not _packs_b_once(it[1])):
         name = t.op.removeprefix("linalg.")
         body.append(f"// {t.op} loops {_ints(t.loops)}: et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}")
-        if name == "batch_matmul":
-            # Left to convert-linalg-to-loops: vectorizing the unit batch dim of a tile yields a
-            # vector.contract that the outer-product lowering does not take (see the module doc).
-            body.append("// not tiled yet")
-        elif name == "matmul":
+        if name in ("matmul", "batch_matmul"):
             body += _matmul_family(t, i)
             later += _vectorize_matmul(t, i)
         elif name == "matvec":
@@ -702,12 +742,18 @@ def element_bytes(elem: ir.Type) -> int:
 
 def tag(op: ir.Operation | ir.OpView, caches: CacheInfo | None = None, cache_tiles: tuple[int, ...] | None = None) -> None:
     """Attach `et.tiles` / `et.vec` to an emitted contraction: choose_tiles' defaults, or the cache
-    tiles (TM, TN, TK) the optimizer chose for a 2-D matmul (capped at the loop extents)."""
+    tiles (TM, TN, TK) the optimizer chose for a matmul or batch_matmul (capped at the loop extents).
+    A batch_matmul with a unit m, n or k stays untagged (the scalar loops of convert-linalg-to-loops,
+    split over threads by lowering/parallel.py): folding its unit batch dim would fold that one too,
+    and what is left is no matmul (`_batch_block`)."""
     op = op.operation
     size = element_bytes(ir.ShapedType(op.results[0].type).element_type)
     loops = _loop_extents(op)
+    if op.name == "linalg.batch_matmul" and min(loops[1:]) <= 1:
+        return
     tiles = choose_tiles(op.name, loops, size, caches)
-    if cache_tiles is not None:
-        tiles = Tiles(tuple(_fit(t, e) for t, e in zip(cache_tiles, loops, strict=True)), tiles.vec)
+    if cache_tiles is not None:  # (TM, TN, TK); a batch_matmul's batch loop goes one at a time
+        full = (1,) * (len(loops) - len(cache_tiles)) + tuple(cache_tiles)
+        tiles = Tiles(tuple(_fit(t, e) for t, e in zip(full, loops, strict=True)), tiles.vec)
     for key, value in tiles.attributes().items():
         op.attributes[key] = ir.Attribute.parse(value)

@@ -84,11 +84,11 @@ def _matmul(a: Tensor, b: Tensor, s: Vec[i64], t: Vec[i64], v: Vec[i64]) -> obje
         (3, 3): vec(s[0], s[1], t[2]),
     }
     for (ra, rb), out in cases.items():
-        if (ra, rb) == (2, 2):  # a tiled matmul has the same shape
+        if (ra, rb) in ((2, 2), (3, 3)):  # a tiled matmul has the same shape
             for tiled in (a.matmul_tiled(b, v),):
                 yield rule(
                     eq(tiled).to(tiled), eq(shape_of(a)).to(s), eq(shape_of(b)).to(t),
-                    eq(s.length()).to(i64(2)), eq(t.length()).to(i64(2)),
+                    eq(s.length()).to(i64(ra)), eq(t.length()).to(i64(rb)),
                 ).then(set_(shape_of(tiled)).to(out))
         yield rule(
             eq(m).to(m), eq(shape_of(a)).to(s), eq(shape_of(b)).to(t),

@@ -1,6 +1,6 @@
 """Tiling as a choice in the term: cache tiles of matmuls, row blocks of row loops, vector lanes of reductions.
 
-A 2-D matmul may be computed with cache tiles (TM, TN, TK).
+A 2-D matmul, or each product of a batched (3-D) one, may be computed with cache tiles (TM, TN, TK).
 
 Candidates come from the target's caches (lowering.tiling.host_caches): TK so the B micro-panel
 fills a quarter or half of L1 (or a power of two that fits, which often divides k: then the tile
@@ -54,17 +54,18 @@ def _tiles(a: Tensor, b: Tensor, s: Vec[i64], u: Vec[i64]) -> object:
     """Each candidate for the matmuls it is distinct for: a tile larger than its loop is clipped to
     the loop, so of the candidates past a loop's extent only the smallest is offered (a 50x40 @
     40x30 product gets one candidate, not every one: fewer e-nodes, a faster optimizer)."""
-    two = i64(2)
     cands = candidates()
     values = [sorted({c[d] for c in cands}) for d in range(3)]
-    extents = (s[0], u[1], s[1])  # m, n, k
-    for tiles in cands:
-        fits = [extent > i64(max(smaller)) for extent, t, v in zip(extents, tiles, values, strict=True)
-                if (smaller := [w for w in v if w < t])]
-        yield rewrite(a @ b).to(
-            a.matmul_tiled(b, Vec[i64](*(i64(t) for t in tiles))),
-            eq(shape_of(a)).to(s), eq(s.length()).to(two), eq(shape_of(b)).to(u), eq(u.length()).to(two), *fits,
-        )
+    for rank in (2, 3):  # a matmul, a batch_matmul (each product of the batch)
+        extents = (s[rank - 2], u[rank - 1], s[rank - 1])  # m, n, k
+        for tiles in cands:
+            fits = [extent > i64(max(smaller)) for extent, t, v in zip(extents, tiles, values, strict=True)
+                    if (smaller := [w for w in v if w < t])]
+            yield rewrite(a @ b).to(
+                a.matmul_tiled(b, Vec[i64](*(i64(t) for t in tiles))),
+                eq(shape_of(a)).to(s), eq(s.length()).to(i64(rank)), eq(shape_of(b)).to(u),
+                eq(u.length()).to(i64(rank)), *fits,
+            )
 
 
 @tiling.register

@@ -7,9 +7,13 @@ import re
 
 import numpy as np
 import pytest
+from egglog import Vec, i64, rewrite, ruleset
 
 import egglog_tensor as et
+from egglog_tensor.errors import CompileError
+from egglog_tensor.ir import Tensor
 from egglog_tensor.lowering import tiling
+from egglog_tensor.rulesets import algebra, fusion, layout
 
 rng = np.random.default_rng(7)
 TARGETS = ["cpu", "cpu-openmp"]
@@ -69,6 +73,68 @@ def test_matmul_matches_numpy(target, dtype, mkn) -> None:
 )
 def test_contractions_match_numpy(target, dtype, name, fn, shapes) -> None:
     _check(fn, shapes, dtype, target)
+
+
+BATCH_SHAPES = [  # (batch, m, k, n): tiny, unit m / n / k (left to loops), remainders, one batch, many
+    (3, 17, 9, 33), (2, 1, 5, 7), (2, 6, 5, 1), (2, 6, 1, 7), (1, 64, 64, 64), (5, 67, 45, 130),
+    (64, 8, 8, 8), (2, 300, 320, 33), (3, 0, 4, 5),
+]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("bmkn", BATCH_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_batch_matmul_matches_numpy(target, dtype, bmkn) -> None:
+    nb, m, k, n = bmkn
+    _check(lambda a, b: a @ b, [(nb, m, k), (nb, k, n)], dtype, target)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_batch_matmul_blocks_are_vectorized_2d_matmuls(target) -> None:
+    """Each (batch, m, n) block of a batch_matmul runs the 2-D matmul's loops: register tiles of
+    vector FMAs with the accumulator in registers, blocks parallel over the batch too; its cache
+    tiles are the optimizer's choice (matmul_tiled on 3-D operands), not the loops' scalar code."""
+    a, b = rng.standard_normal((4, 256, 96), np.float32), rng.standard_normal((4, 96, 192), np.float32)
+    comp = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b)
+    assert "matmul_tiled" in comp.stage("extracted")
+    assert re.search(r"linalg.batch_matmul \{et.tiles = \[1, \d+, \d+, \d+\]", comp.stage("linalg"))
+    tiled = comp.stage("tile")
+    assert "linalg.batch_matmul" not in tiled and "vector.fma" in tiled and "-> (vector<8x32xf32>)" in tiled
+    assert re.search(r"scf.forall \([^)]*\) in \(4[,)]", tiled)  # over the batch (and row / column blocks)
+    if target == "cpu-openmp":
+        assert "omp.wsloop" in comp.stage("openmp")
+
+
+def pinned_tiles(*tiles: int):
+    """A user's schedule computing every matmul with these cache tiles (the plain form subsumed)."""
+    mine = ruleset(name="tiles_" + "_".join(map(str, tiles)))
+
+    @mine.register
+    def _(a: Tensor, b: Tensor) -> object:
+        yield rewrite(a @ b, subsume=True).to(a.matmul_tiled(b, Vec[i64](*(i64(t) for t in tiles))))
+
+    return algebra + fusion + layout + mine
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_pinned_batch_tiles_are_applied(target) -> None:
+    a, b = rng.standard_normal((3, 70, 50), np.float32), rng.standard_normal((3, 50, 90), np.float32)
+    k = et.kernel(lambda a, b: a @ b, target=target, rules=pinned_tiles(16, 32, 24))
+    assert "linalg.batch_matmul {et.tiles = [1, 16, 32, 24]" in k.inspect(a, b).stage("linalg")
+    np.testing.assert_allclose(k(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("tiles", [(0, 32, 32), (8, 8)])
+def test_bad_pinned_tiles_are_a_compile_error(tiles) -> None:
+    a = rng.standard_normal((2, 8, 8), np.float32)
+    with pytest.raises(CompileError, match=r"matmul_tiled: tiles must be Vec\(TM, TN, TK\), each >= 1"):
+        et.kernel(lambda a, b: a @ b, rules=pinned_tiles(*tiles))(a, a)
+
+
+def test_batch_matmul_with_a_unit_loop_is_left_to_loops() -> None:
+    a, b = rng.standard_normal((3, 1, 40), np.float32), rng.standard_normal((3, 40, 50), np.float32)
+    comp = et.kernel(lambda a, b: a @ b).inspect(a, b)
+    assert "et.tiles" not in comp.stage("linalg") and "vector.fma" not in comp.stage("tile")
 
 
 def test_tile_stage_tiles_and_vectorizes_the_matmul() -> None:
