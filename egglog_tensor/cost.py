@@ -37,7 +37,7 @@ from .graph import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, VIEWS, Node, infer, 
 from .ir import OP_OF, literal
 from .lowering import rows as rows_stage
 from .lowering.pipelines import default_threads
-from .lowering.tiling import choose_tiles, host_caches, register_tile, simd_lanes
+from .lowering.tiling import choose_tiles, host_caches, padded_loops, padded_tiles, register_tile, simd_lanes
 
 
 @dataclass(frozen=True)
@@ -316,16 +316,23 @@ def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], ite
     and C blocks together three quarters of it (the target's caches); a tile that does not divide its loop leaves a slower remainder (measured ~2x
     at 1024^3; a TK that does not divide k also leaves B unpacked); the C tile is reloaded once per
     TK step, each packed B micro-panel element (a load and a store) serves TM FMAs and the A block TN / nr
-    micro-panels (measured at 2048^3: TN = 2 nr is ~1.6x slower than 4 nr); fewer output blocks
-    (over the `batch` products of a batch_matmul) than `threads` leave threads idle."""
+    micro-panels (measured at 2048^3: TN = 2 nr is ~1.6x slower than 4 nr); output blocks (over
+    the `batch` products of a batch_matmul) not a multiple of `threads` leave threads idle. A
+    misaligned 2-D matmul is priced as lowering/tiling.py computes it: on padded loops
+    (`padded_loops`, `padded_tiles`)."""
     caches = host_caches()
+    mr, nr = register_tile(itemsize, caches)
+    vec = (max(1, min(mr, loops[0])), max(1, min(nr, loops[1])), 1)
+    padded = padded_loops("linalg.matmul", loops, vec) if batch == 1 else None
+    slow = 1.0
+    if padded is not None:  # computed on operands padded to whole register tiles: more work, other tiles
+        slow = math.prod(padded) / math.prod(loops)
+        loops, cache_tiles = padded, padded_tiles(loops, padded, cache_tiles, vec)
     m, n, k = loops
     tm, tn, tk = (max(1, min(t, e)) for t, e in zip(cache_tiles, loops, strict=True))
-    mr, nr = register_tile(itemsize, caches)
-    slow = (1.0 + 16.0 / tk) * (1.0 + 2.0 / tm) * (1.0 + nr / tn)
+    slow *= (1.0 + 16.0 / tk) * (1.0 + 2.0 / tm) * (1.0 + nr / tn)
     blocks = max(1, batch * math.ceil(m / tm) * math.ceil(n / tn))
-    if blocks < threads:
-        slow *= threads / blocks
+    slow *= math.ceil(blocks / threads) * threads / blocks  # the thread with the most blocks
     if (nr + mr) * tk * itemsize > caches.l1:
         slow *= 1.5
     if tm * tk * itemsize > caches.l2 // 3:

@@ -57,7 +57,9 @@ tiles the epilogue, and the matmul and its zero fill are fused into it (fuse_int
 so each output block gets its epilogue while it is in cache and no full-size product is stored.
 
 Partial tiles (sizes not divisible by the tiles) are the peeled remainder loops, vectorized with
-masks. Matvec and dot split the reduction into vector-wide partial sums (tile_reduction_using_for)
+masks, except a partial register tile of rows: a matmul whose m is not a multiple of mr (and
+large enough) runs on copies of A and C padded with zero rows (`padded_loops`, "(padded)" in the
+script's comment), its tiles those of the padded loops (`padded_tiles`). Matvec and dot split the reduction into vector-wide partial sums (tile_reduction_using_for)
 so the hot loop is an elementwise fma on rows; vecmat keeps its parallel dim in the vector.
 """
 
@@ -284,6 +286,7 @@ class _Target:
     elem: str = "f32"  # element type (the zero B is padded with when packed)
     itemsize: int = 4
     output: bool = True  # the product is written to the kernel's output (not a temporary): `packing`'s `once`
+    pad: bool = False  # `loops` are the matmul's padded to whole register tiles (`padded_loops`)
 
 
 def as_operation(owner: object) -> ir.Operation | None:
@@ -366,7 +369,12 @@ def contractions(module: ir.Module) -> list[_Target]:
             uses = [as_operation(u.owner) for u in op.results[0].uses]
             output = len(uses) == 1 and uses[0] is not None and uses[0].name == "bufferization.materialize_in_destination"
             t = dataclasses.replace(t, output=output)
-            key = (t.op, t.tiles, t.vec, t.epilogue, t.elem, _packs_b_once(t))
+            padded = padded_loops(t.op, t.loops, t.vec) if t.epilogue is None else None
+            if padded is not None:
+                tiles = padded_tiles(t.loops, padded, t.tiles, t.vec)
+                op.attributes["et.tiles"] = ir.Attribute.parse(_ints(tiles))
+                t = dataclasses.replace(t, loops=padded, tiles=tiles, pad=True)
+            key = (t.op, t.tiles, t.vec, t.epilogue, t.elem, t.pad, _packs_b_once(t))
             if _packs_b_once(t):  # matched by et.packb
                 index = ir.IntegerAttr.get(i64, list(found).index(key) if key in found else len(found))
                 op.attributes["et.packb"] = index
@@ -380,6 +388,32 @@ def contractions(module: ir.Module) -> list[_Target]:
 
     module.operation.walk(visit)
     return list(found.values())
+
+
+PAD_MIN_WORK = 64**3  # multiply-adds from which a matmul with a partial register tile of rows is padded
+
+
+def padded_loops(op: str, loops: tuple[int, ...], vec: tuple[int, ...]) -> tuple[int, int, int] | None:
+    """The loops (m, n, k) of a 2-D matmul with m rounded up to whole register tiles of mr rows, when
+    m is not and the matmul is large enough (PAD_MIN_WORK); else None.
+
+    The last register tile of rows, masked in m, lowers to shuffles and scalar code: 300^3 and 500^3
+    on two cores ran at 0.47x and 0.39x NumPy. Computed on zero-padded copies of A and C (exact:
+    the padded rows of C are not copied back), every register tile is full: 0.68x and 0.70x (100^3:
+    0.23x -> 0.50x). The copies cost O(mk + mn) against O(mnk). Padding n to nr and k to 8 as well
+    measured no better (a masked n remainder is AVX-512's masked loads; at 400^3 and 600^3 with m
+    aligned, padding n was 5-25% slower), so the columns keep their masked remainder tile."""
+    if op != "linalg.matmul" or len(loops) != 3 or math.prod(loops) < PAD_MIN_WORK or loops[0] % vec[0] == 0:
+        return None
+    m, n, k = loops
+    return -(-m // vec[0]) * vec[0], n, k
+
+
+def padded_tiles(loops: tuple[int, ...], padded: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]) -> tuple[int, ...]:
+    """Cache tiles for the padded loops: TM (capped at m) rounded up to whole register tiles, then the
+    largest such tile dividing the padded m (`_divisor_tile`); TN and TK capped at their loops."""
+    tm, tn, tk = (min(t, e) for t, e in zip(tiles, loops, strict=True))
+    return _divisor_tile(padded[0], -(-tm // vec[0]) * vec[0], vec[0]), tn, tk
 
 
 def _loop_extents(op: ir.Operation) -> tuple[int, ...]:
@@ -450,6 +484,8 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
         return _prepacked_matmul(t, i, packed)
     tm, tn, _ = t.tiles
     lines = [_match(t, f"%op{i}")]
+    if t.pad:
+        lines = [_match(t, f"%op{i}w"), *_pad_whole(t, i, f"%op{i}w", f"%op{i}")]
     if t.epilogue is None:
         lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", [tm, tn, 0]))
     else:  # the forall tiles the epilogue; the matmul (and its zero fill) computes each block inside it
@@ -463,6 +499,19 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
             f" : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
         ]
     return lines + _block_loops(t, i, packed)
+
+
+def _pad_whole(t: _Target, i: int, target: str, out: str) -> list[str]:
+    """The matmul `target` computed on copies of A and C padded with zero rows to whole register tiles
+    (`padded_loops`), the result copied back out of C's; the padded matmul is `out`."""
+    zero = ("0.0" if t.elem.startswith(("f", "bf")) else "0") + f" : {t.elem}"
+    mr = t.vec[0]
+    return [
+        f"{out}, %wpad{i}, %wcp{i} = transform.structured.pad {target} pad_to_multiple_of [{mr}] "
+        f"{{padding_values = [{zero}, {zero}, {zero}], padding_dimensions = [0], nofold_flags = [0, 0, 0], "
+        f'copy_back_op = "linalg.copy"}} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY})',
+        f'%wbuf{i}, %wcopy{i} = transform.structured.bufferize_to_allocation %wpad{i} {{memcpy_op = "linalg.copy"}} : {_ANY}',
+    ]
 
 
 def _batch_block(t: _Target, i: int) -> list[str]:
@@ -541,8 +590,9 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
     mr, nr, _ = t.vec
     op, b, c, g = f"%x{i}", f"%bp{i}", f"%cp{i}", f"%g{i}"
     lowered = '(!transform.op<"tensor.pad">, !transform.op<"tensor.expand_shape">, !transform.op<"linalg.transpose">)'
-    body = [
-        f"{g}0 = transform.structured.pack {op} packed_sizes = [0, {nr}, 0] : ({_ANY}) -> ({_GENERIC})",
+    body = _pad_whole(t, i, op, f"%xw{i}") if t.pad else []
+    body += [
+        f"{g}0 = transform.structured.pack {f'%xw{i}' if t.pad else op} packed_sizes = [0, {nr}, 0] : ({_ANY}) -> ({_GENERIC})",
         f"{b}0 = transform.get_producer_of_operand {g}0[1] : ({_GENERIC}) -> ({_PACK})",
         f"{g}, {b}, %un{i} = transform.structured.pack_transpose {b}0 with_compute_op({g}0) outer_perm = [1, 0]"
         f" : ({_PACK}, {_GENERIC}) -> ({_GENERIC}, {_PACK}, {_ANY})",
@@ -672,7 +722,8 @@ def transform_script(module: ir.Module) -> str | None:
     # of linalg.matmul by et.tiles / et.vec no longer take)
     for i, t in sorted(enumerate(targets), key=lambda it: not _packs_b_once(it[1])):
         name = t.op.removeprefix("linalg.")
-        body.append(f"// {t.op} loops {_ints(t.loops)}: et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}")
+        padded = " (padded)" if t.pad else ""
+        body.append(f"// {t.op} loops {_ints(t.loops)}{padded}: et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}")
         if name in ("matmul", "batch_matmul"):
             body += _matmul_family(t, i)
             later += _vectorize_matmul(t, i)

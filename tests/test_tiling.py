@@ -41,6 +41,7 @@ MATMUL_SHAPES = [  # (m, k, n): tiny, prime, not divisible by any tile, size 0, 
     (0, 4, 3), (5, 0, 3), (4, 3, 0), (264, 193, 140),
     (256, 320, 33), (300, 320, 1), (64, 256, 256),  # packed B panels: a partial last panel, nr = 1, all full
     (300, 512, 32),  # a partial last row block with one B panel per block (failed to bufferize when packed)
+    (100, 100, 100), (129, 65, 257), (1000, 72, 200),  # padded to whole register tiles (tiling.padded_loops)
 ]
 
 
@@ -165,8 +166,45 @@ def test_openmp_parallelizes_the_outer_tile_loop() -> None:
     assert "scf.forall" not in cpu.stage("loops") and "scf.parallel" not in cpu.stage("loops")
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_misaligned_matmul_is_padded_to_whole_register_tiles(target) -> None:
+    """300 = 37 x 8 + 4 rows: computed on copies of A and C with 4 zero rows more (304 x 300 @ 300 x
+    300 into 304 x 300), so every register tile has its 8 rows; the result is C's first 300 rows."""
+    a, b = rng.standard_normal((300, 300), np.float32), rng.standard_normal((300, 300), np.float32)
+    comp = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b)
+    assert re.search(r"// linalg.matmul loops \[304, 300, 300\] \(padded\)", comp.stage("tile-script"))
+    assert "vector.fma" in comp.stage("tile") and "tensor<304x300xf32>" in comp.stage("tile")
+    assert comp.stage("bufferize").count("memref.alloc() : memref<304x300xf32>") == 2  # A's and C's copies
+    np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=target)(a, b), a @ b, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_padding_keeps_inf_and_nan_where_numpy_has_them(dtype) -> None:
+    """The padded rows / columns of A and B are zeros: an inf of A times a padded zero of B gives NaN
+    only in C's padded part, which is not copied back."""
+    a, b = _args([(100, 70), (70, 90)], dtype)
+    if dtype == np.float32:
+        a[3, 5], a[99, 69], b[69, 89], b[0, 0] = np.inf, -np.inf, np.nan, np.inf
+    got = et.kernel(lambda a, b: a @ b)(a, b)
+    with np.errstate(invalid="ignore"):
+        want = a @ b
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+def test_padding_is_priced_as_the_work_it_adds() -> None:
+    from egglog_tensor.cost import tile_slowdown
+    aligned = tile_slowdown((1008, 1024, 1024), (504, 512, 256), 4)
+    assert tile_slowdown((1004, 1024, 1024), (512, 512, 256), 4) == pytest.approx(aligned * 1008 / 1004)
+    assert tiling.padded_loops("linalg.matmul", (1004, 1000, 1000), (8, 32, 1)) == (1008, 1000, 1000)
+    assert tiling.padded_loops("linalg.matmul", (1000, 1001, 999), (8, 32, 1)) is None  # rows aligned
+    assert tiling.padded_loops("linalg.matmul", (17, 3, 33), (8, 32, 1)) is None  # too small to pay
+    assert tiling.padded_tiles((1004, 1000, 1000), (1008, 1000, 1000), (512, 512, 256), (8, 32, 1)) == (504, 512, 256)
+
+
 def test_remainder_tiles_are_masked_not_scalar() -> None:
-    a, b = rng.standard_normal((67, 45), np.float32), rng.standard_normal((45, 130), np.float32)
+    """Below tiling.PAD_MIN_WORK a misaligned matmul keeps its remainder tiles, vectorized with masks."""
+    a, b = rng.standard_normal((67, 20), np.float32), rng.standard_normal((20, 130), np.float32)
     tiled = et.kernel(lambda a, b: a @ b).inspect(a, b).stage("tile")
     assert ("vector.create_mask" in tiled or "vector.constant_mask" in tiled) and "linalg.matmul" not in tiled
 
@@ -281,8 +319,10 @@ PACKED = [
 
 def _forced_tiles(monkeypatch, tiles) -> None:
     """Matmuls get cache tiles `tiles` and the register tile of a 64-byte SIMD machine (8 x 32 for
-    4-byte elements); the tile stage sees the SMALL caches."""
+    4-byte elements); the tile stage sees the SMALL caches. Misaligned shapes keep their partial
+    blocks and remainder tiles (no padding: that path is tested on its own)."""
     tag = tiling.tag
+    monkeypatch.setattr(tiling, "PAD_MIN_WORK", 2**62)
     monkeypatch.setattr(tiling, "tag", lambda op, caches=None, cache_tiles=None: tag(op, SMALL, tiles))
     monkeypatch.setattr(tiling, "host_caches", lambda: SMALL)
 
