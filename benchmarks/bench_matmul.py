@@ -1,6 +1,7 @@
 """Contraction benchmark: float32 matmul (and matmul+bias+relu, matvec) vs NumPy, cpu and cpu-openmp.
 
-    python benchmarks/bench_matmul.py                 # 256 512 1024 2048, mm+bias+relu 1024, matvec 2048, chain_mv 2048
+    python benchmarks/bench_matmul.py                 # 100 256 300 512 1000 1024 2048, mm+bias+relu 1024,
+                                                      # matvec, vecmat, chain_mv 2048, batched 8 x 256^3 and 64 x 64^3
     python benchmarks/bench_matmul.py --sizes 256 1024 --repeats 5
 
 Median of repeats after a warm-up call (the warm-up also compiles). GFLOP/s = 2*m*n*k / time;
@@ -35,6 +36,7 @@ def chain_mv(a, b, x):
 
 def median_s(fn: Callable[[], Any], repeats: int) -> float:
     fn()  # warm-up (and compile)
+    time.sleep(0.3)  # the previous system's idle worker threads (OpenBLAS, OpenMP) spin ~0.1 s and take a core
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
@@ -45,7 +47,7 @@ def median_s(fn: Callable[[], Any], repeats: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", type=int, nargs="*", default=[256, 512, 1024, 2048])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[100, 256, 300, 512, 1000, 1024, 2048])
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--targets", nargs="*", default=["cpu", "cpu-openmp"])
     args = parser.parse_args()
@@ -62,6 +64,9 @@ def main() -> None:
     rows.append((f"vecmat {n}", matmul, (rng.standard_normal(n, f32), rng.standard_normal((n, n), f32)), 2.0 * n * n))
     rows.append((f"chain_mv {n}", chain_mv, (rng.standard_normal((n, n), f32), rng.standard_normal((n, n), f32),
                                              rng.standard_normal(n, f32)), 2.0 * n**3 + 2.0 * n * n))
+    for nb, n in ((8, 256), (64, 64)):
+        rows.append((f"batch {nb}x{n}", matmul, (rng.standard_normal((nb, n, n), f32), rng.standard_normal((nb, n, n), f32)),
+                     2.0 * nb * n**3))
 
     print(f"cores: {os.cpu_count()}, numpy {np.__version__}, median of {args.repeats} after warm-up")
     head = f"{'workload':<18}{'numpy ms':>10}{'GF/s':>8}"
@@ -69,11 +74,12 @@ def main() -> None:
         head += f"{t + ' ms':>18}{'GF/s':>8}{'ratio':>7}"
     print(head)
     for name, fn, arrays, flops in rows:
+        want = fn(*arrays)
         base = median_s(lambda: fn(*arrays), args.repeats)
         line = f"{name:<18}{base * 1e3:>10.3f}{flops / base / 1e9:>8.1f}"
         for target in args.targets:
             k = et.kernel(fn, target=target)
-            np.testing.assert_allclose(k(*arrays), fn(*arrays), rtol=2e-3, atol=2e-2)
+            np.testing.assert_allclose(k(*arrays), want, rtol=2e-3, atol=2e-2)
             t = median_s(lambda k=k: k(*arrays), args.repeats)
             line += f"{t * 1e3:>18.3f}{flops / t / 1e9:>8.1f}{base / t:>7.2f}"
         print(line, flush=True)
