@@ -56,6 +56,20 @@ class _Lease:
             pass
 
 
+ALIGN = 64  # a cache line: a large NumPy array starts 16 bytes past one, so every vector store splits
+
+
+def _aligned_bytes(nbytes: int) -> np.ndarray:
+    """`nbytes` uninitialized bytes starting on a cache line (a view into a slightly larger array).
+
+    Vector stores that straddle two cache lines cost bandwidth: a streaming a * 2 + 1 on two cores
+    here wrote 47 GB/s to a cache-line aligned output and 30-35 GB/s to one 16 bytes off (a C loop of
+    64-byte stores), and large NumPy arrays are 16 bytes off."""
+    raw = np.empty(nbytes + ALIGN, np.uint8)
+    start = -raw.ctypes.data % ALIGN
+    return raw[start:start + nbytes]
+
+
 class OutputPool:
     """Idle output buffers by byte size, at most `limit` bytes in all."""
 
@@ -81,7 +95,7 @@ class OutputPool:
             if buffer is not None:
                 self._bytes -= nbytes
         if buffer is None:
-            buffer = np.empty(nbytes, np.uint8)
+            buffer = _aligned_bytes(nbytes)
         return np.asarray(_Lease(buffer, self, shape, dtype))
 
     def _give_back(self, buffer: np.ndarray) -> None:
