@@ -57,10 +57,12 @@ tiles the epilogue, and the matmul and its zero fill are fused into it (fuse_int
 so each output block gets its epilogue while it is in cache and no full-size product is stored.
 
 Partial tiles (sizes not divisible by the tiles) are the peeled remainder loops, vectorized with
-masks, except a partial register tile of rows: a matmul whose m is not a multiple of mr (and
-large enough) runs on copies of A and C padded with zero rows (`padded_loops`, "(padded)" in the
-script's comment), its tiles those of the padded loops (`padded_tiles`). Matvec and dot split the reduction into vector-wide partial sums (tile_reduction_using_for)
-so the hot loop is an elementwise fma on rows; vecmat keeps its parallel dim in the vector.
+masks, except a partial register tile of rows: a 2-D matmul without an epilogue whose m is not a
+multiple of mr (and large enough) runs on copies of A and C padded with zero rows (`padded_loops`,
+"(padded)" in the script's comment), its tiles those of the padded loops (`padded_tiles`).
+
+Matvec and dot split the reduction into vector-wide partial sums (tile_reduction_using_for) so the
+hot loop is an elementwise fma on rows; vecmat keeps its parallel dim in the vector.
 """
 
 from __future__ import annotations
@@ -369,6 +371,7 @@ def contractions(module: ir.Module) -> list[_Target]:
             uses = [as_operation(u.owner) for u in op.results[0].uses]
             output = len(uses) == 1 and uses[0] is not None and uses[0].name == "bufferization.materialize_in_destination"
             t = dataclasses.replace(t, output=output)
+            # (an epilogue's loop computes the matmul block by block: its blocks are not padded)
             padded = padded_loops(t.op, t.loops, t.vec) if t.epilogue is None else None
             if padded is not None:
                 tiles = padded_tiles(t.loops, padded, t.tiles, t.vec)

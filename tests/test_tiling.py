@@ -178,6 +178,17 @@ def test_misaligned_matmul_is_padded_to_whole_register_tiles(target) -> None:
     np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=target)(a, b), a @ b, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_padded_matmul_with_b_packed_once(dtype) -> None:
+    """1004 rows (125 x 8 + 4), B of 4 MiB (larger than L2): the padded copies, then B packed once."""
+    a, b = _args([(1004, 1024), (1024, 1024)], dtype)
+    comp = et.kernel(lambda a, b: a @ b, target="cpu-openmp").inspect(a, b)
+    script = comp.stage("tile-script")
+    assert "loops [1008, 1024, 1024] (padded)" in script
+    assert ("transform.structured.pack" in script) == (1024 * 1024 * 4 > tiling.host_caches().l2)  # (tiling.packing)
+    _check(lambda a, b: a @ b, [(1004, 1024), (1024, 1024)], dtype, "cpu-openmp")
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int64])
 def test_padding_keeps_inf_and_nan_where_numpy_has_them(dtype) -> None:
     """The padded rows / columns of A and B are zeros: an inf of A times a padded zero of B gives NaN
