@@ -213,6 +213,26 @@ def test_padding_is_priced_as_the_work_it_adds() -> None:
     assert tiling.padded_tiles((1004, 1000, 1000), (1008, 1000, 1000), (512, 512, 256), (8, 32, 1)) == (504, 512, 256)
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("n", "width"), [(200, 8), (100, 4), (140, 12)])
+def test_last_column_tile_keeps_its_accumulator_in_registers(target, n, width) -> None:
+    """200 = 6 x 32 + 8 columns in one column block: the last register tile of columns is vectorized
+    8 wide (not masked to 32), so its accumulator is a loop-carried vector like the full tiles'."""
+    a, b = rng.standard_normal((96, 64), np.float32), rng.standard_normal((64, n), np.float32)
+    comp = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b)
+    assert f"-> (vector<8x{width}xf32>)" in comp.stage("tile") and "-> (vector<8x32xf32>)" in comp.stage("tile")
+    assert "et.rem" in comp.stage("tile-script")
+    np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=target)(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_last_column_tile_wider_than_a_vector_stays_masked() -> None:
+    """116 = 3 x 32 + 20: a 20-wide tile would be split and spilled by LLVM; it keeps its mask."""
+    a, b = rng.standard_normal((96, 64), np.float32), rng.standard_normal((64, 116), np.float32)
+    comp = et.kernel(lambda a, b: a @ b).inspect(a, b)
+    assert "et.rem" not in comp.stage("tile-script") and "vector<8x20xf32>" not in comp.stage("tile")
+    np.testing.assert_allclose(et.kernel(lambda a, b: a @ b)(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
 def test_remainder_tiles_are_masked_not_scalar() -> None:
     """Below tiling.PAD_MIN_WORK a misaligned matmul keeps its remainder tiles, vectorized with masks."""
     a, b = rng.standard_normal((67, 20), np.float32), rng.standard_normal((20, 130), np.float32)
