@@ -406,8 +406,8 @@ def padded_loops(op: str, loops: tuple[int, ...], vec: tuple[int, ...]) -> tuple
     on two cores ran at 0.47x and 0.39x NumPy. Computed on zero-padded copies of A and C (exact:
     the padded rows of C are not copied back), every register tile is full: 0.68x and 0.70x (100^3:
     0.23x -> 0.50x). The copies cost O(mk + mn) against O(mnk). Padding n to nr and k to 8 as well
-    measured no better (a masked n remainder is AVX-512's masked loads; at 400^3 and 600^3 with m
-    aligned, padding n was 5-25% slower), so the columns keep their masked remainder tile."""
+    measured no better (at 400^3 and 600^3 with m aligned, padding n was 5-25% slower); the last
+    tile of columns is vectorized at its own width instead (`_vectorize_remainder`)."""
     if op != "linalg.matmul" or len(loops) != 3 or math.prod(loops) < PAD_MIN_WORK or loops[0] % vec[0] == 0:
         return None
     m, n, k = loops
