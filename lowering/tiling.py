@@ -464,15 +464,19 @@ def _peel(loop: str) -> list[str]:
     ]
 
 
-def _pack(t: _Target, name: str, target: str, operand: int, dims: list[int], copy_back: bool = False) -> list[str]:
+def _pack(t: _Target, name: str, target: str, operand: int | None, dims: list[int], copy_back: bool = False,
+          multiple: list[int] | None = None) -> list[str]:
     """Operand `operand` (0: A, 1: B, 2: C) of the tile `target` copied into a contiguous buffer: a
     nofold pad along the loops `dims`, bufferized with linalg.copy; the result is the tile `%<name>`.
-    The copy of the output operand is copied back after the tile's loops (`copy_back`)."""
+    The copy of the output operand is copied back after the tile's loops (`copy_back`). With
+    `operand` None, every operand is padded along `dims` to a `multiple` (copied only where that
+    changes its shape)."""
     zero = ("0.0" if t.elem.startswith(("f", "bf")) else "0") + f" : {t.elem}"
     nofold = [int(n == operand) for n in range(3)]
     back = "linalg.copy" if copy_back else "none"
+    to = f" pad_to_multiple_of {_ints(tuple(multiple))}" if multiple else ""
     return [
-        f"%{name}, %pad{name}, %cp{name} = transform.structured.pad {target} {{padding_values = "
+        f"%{name}, %pad{name}, %cp{name} = transform.structured.pad {target}{to} {{padding_values = "
         f"[{zero}, {zero}, {zero}], padding_dimensions = {_ints(tuple(dims))}, "
         f'nofold_flags = {_ints(tuple(nofold))}, copy_back_op = "{back}"}} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY})',
         f'%buf{name}, %copy{name} = transform.structured.bufferize_to_allocation %pad{name} {{memcpy_op = "linalg.copy"}} : {_ANY}',
@@ -491,7 +495,7 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
     tm, tn, _ = t.tiles
     lines = [_match(t, f"%op{i}")]
     if t.pad:
-        lines = [_match(t, f"%op{i}w"), *_pad_whole(t, i, f"%op{i}w", f"%op{i}")]
+        lines = [_match(t, f"%op{i}w"), *_pad_whole(t, f"%op{i}w", f"op{i}")]
     if t.epilogue is None:
         lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", [tm, tn, 0]))
     else:  # the forall tiles the epilogue; the matmul (and its zero fill) computes each block inside it
@@ -507,17 +511,10 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
     return lines + _block_loops(t, i, packed)
 
 
-def _pad_whole(t: _Target, i: int, target: str, out: str) -> list[str]:
+def _pad_whole(t: _Target, target: str, name: str) -> list[str]:
     """The matmul `target` computed on copies of A and C padded with zero rows to whole register tiles
-    (`padded_loops`), the result copied back out of C's; the padded matmul is `out`."""
-    zero = ("0.0" if t.elem.startswith(("f", "bf")) else "0") + f" : {t.elem}"
-    mr = t.vec[0]
-    return [
-        f"{out}, %wpad{i}, %wcp{i} = transform.structured.pad {target} pad_to_multiple_of [{mr}] "
-        f"{{padding_values = [{zero}, {zero}, {zero}], padding_dimensions = [0], nofold_flags = [0, 0, 0], "
-        f'copy_back_op = "linalg.copy"}} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY})',
-        f'%wbuf{i}, %wcopy{i} = transform.structured.bufferize_to_allocation %wpad{i} {{memcpy_op = "linalg.copy"}} : {_ANY}',
-    ]
+    (`padded_loops`), the result copied back out of C's; the padded matmul is `%<name>`."""
+    return _pack(t, name, target, None, [0], copy_back=True, multiple=[t.vec[0]])
 
 
 def _batch_block(t: _Target, i: int) -> list[str]:
@@ -623,7 +620,7 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
     mr, nr, _ = t.vec
     op, b, c, g = f"%x{i}", f"%bp{i}", f"%cp{i}", f"%g{i}"
     lowered = '(!transform.op<"tensor.pad">, !transform.op<"tensor.expand_shape">, !transform.op<"linalg.transpose">)'
-    body = _pad_whole(t, i, op, f"%xw{i}") if t.pad else []
+    body = _pad_whole(t, op, f"xw{i}") if t.pad else []
     body += [
         f"{g}0 = transform.structured.pack {f'%xw{i}' if t.pad else op} packed_sizes = [0, {nr}, 0] : ({_ANY}) -> ({_GENERIC})",
         f"{b}0 = transform.get_producer_of_operand {g}0[1] : ({_GENERIC}) -> ({_PACK})",
