@@ -302,7 +302,7 @@ class TensorCostModel:
                 tiles = out.attrs[0] if op == "matmul_tiled" else ()
                 if len(tiles) != 3 or min(tiles) < 1:  # (malformed tiles of a user's rule: the emitter rejects them)
                     tiles = choose_tiles("linalg.matmul", loops, itemsize).tiles
-                slowdown *= tile_slowdown(loops, tiles, itemsize, m.threads, math.prod(batch))
+                slowdown *= tile_slowdown(loops, tiles, itemsize, m.threads, math.prod(batch) if batch else None)
             return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown))
         # general reshape: a copy of its materialized input
         (x,) = ins
@@ -310,20 +310,20 @@ class TensorCostModel:
 
 
 def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], itemsize: int, threads: int = 1,
-                  batch: int = 1) -> float:
+                  batch: int | None = None) -> float:
     """Relative time of a 2-D matmul (m, n, k) with cache tiles (TM, TN, TK) vs a perfect tiling:
     the packed B micro-panel and the A micro-panel must fit L1, the A block a third of L2 and the A
     and C blocks together three quarters of it (the target's caches); a tile that does not divide its loop leaves a slower remainder (measured ~2x
     at 1024^3; a TK that does not divide k also leaves B unpacked); the C tile is reloaded once per
     TK step, each packed B micro-panel element (a load and a store) serves TM FMAs and the A block TN / nr
     micro-panels (measured at 2048^3: TN = 2 nr is ~1.6x slower than 4 nr); output blocks (over
-    the `batch` products of a batch_matmul) not a multiple of `threads` leave threads idle. A
-    misaligned 2-D matmul is priced as lowering/tiling.py computes it: on padded loops
-    (`padded_loops`, `padded_tiles`)."""
+    the `batch` products of a batch_matmul; None: a 2-D matmul) not a multiple of `threads` leave
+    threads idle. A misaligned 2-D matmul is priced as lowering/tiling.py computes it: on padded
+    loops (`padded_loops`, `padded_tiles`, with the register tile `choose_tiles` gives it)."""
     caches = host_caches()
     mr, nr = register_tile(itemsize, caches)
-    vec = (max(1, min(mr, loops[0])), max(1, min(nr, loops[1])), 1)
-    padded = padded_loops("linalg.matmul", loops, vec) if batch == 1 else None
+    vec = choose_tiles("linalg.matmul", loops, itemsize, caches).vec
+    padded = padded_loops("linalg.matmul", loops, vec) if batch is None else None
     slow = 1.0
     if padded is not None:  # computed on operands padded to whole register tiles: more work, other tiles
         slow = math.prod(padded) / math.prod(loops)
@@ -331,7 +331,7 @@ def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], ite
     m, n, k = loops
     tm, tn, tk = (max(1, min(t, e)) for t, e in zip(cache_tiles, loops, strict=True))
     slow *= (1.0 + 16.0 / tk) * (1.0 + 2.0 / tm) * (1.0 + nr / tn)
-    blocks = max(1, batch * math.ceil(m / tm) * math.ceil(n / tn))
+    blocks = max(1, (batch or 1) * math.ceil(m / tm) * math.ceil(n / tn))
     slow *= math.ceil(blocks / threads) * threads / blocks  # the thread with the most blocks
     if (nr + mr) * tk * itemsize > caches.l1:
         slow *= 1.5
