@@ -17,7 +17,7 @@ Entry: one file `<key>.etk`, written atomically (temp file in the same dir, fsyn
     zlib(JSON header) | relocatable object file
 
 The header has the key, every stage text, the optimizer report, the extracted output Nodes (for
-the dispatcher and `comp.outputs`), returns_tuple, the symbols the code needs from loaded libraries
+the dispatcher and `comp.outputs`), returns_tuple, the workspace buffers the caller lends, the symbols the code needs from loaded libraries
 and the original compile timings. The object is loaded with an MCJIT engine after libmvec and (if
 needed) the OpenMP runtime are loaded. Anything wrong with an entry (truncated, bad checksum, bad
 JSON, other format version, missing symbol, object that does not load) is a miss: the kernel is
@@ -46,10 +46,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .graph import Builder, Node, topological
 from .optimize import Limits, OptimizeReport, RulesetStats
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the header lists the workspace buffers
 _MAGIC = b"EGGLOG-TENSOR-KERNEL\n"
 _HEADER = struct.Struct("<IQQ32s")  # format version, header length, object length, sha256(header + object)
 _SUFFIX = ".etk"
@@ -412,6 +414,7 @@ class CachedKernel:
     outputs: list[Node]
     returns_tuple: bool
     module: Any  # LoadedModule
+    workspace: tuple[tuple[tuple[int, ...], Any], ...] = ()  # (shape, numpy dtype) of each lent temporary
 
 
 @dataclass
@@ -448,6 +451,7 @@ class Lookup:
                 "extracted_term": comp.extracted_term,
                 "outputs": encode_nodes(comp.outputs),
                 "returns_tuple": comp.returns_tuple,
+                "workspace": [[list(shape), dtype.str] for shape, dtype in comp.workspace],
                 "externals": externals(comp.texts.get("llvm-ir-optimized", "")),
                 "needs_openmp": "__kmpc_" in comp.texts.get("llvm-ir", ""),
                 "timings": comp.timings,
@@ -519,6 +523,7 @@ def _load(path: Path, key: str) -> CachedKernel:
         report = decode_report(header["report"])
         outputs = decode_nodes(header["outputs"])
         returns_tuple = bool(header["returns_tuple"])
+        workspace = tuple((tuple(int(n) for n in shape), np.dtype(str(dtype))) for shape, dtype in header["workspace"])
         needed = [str(s) for s in header["externals"]]
         needs_openmp = bool(header["needs_openmp"])
     except BadEntry:
@@ -537,7 +542,7 @@ def _load(path: Path, key: str) -> CachedKernel:
         module.address(SYMBOL)
     except Exception as exc:
         raise BadEntry(f"object does not load: {exc}") from None
-    return CachedKernel(header, texts, report, outputs, returns_tuple, module)
+    return CachedKernel(header, texts, report, outputs, returns_tuple, module, workspace)
 
 
 def lookup(traced_term: Callable[[], str], names: Sequence[str], specs: Sequence[Any], options: Any) -> Lookup:

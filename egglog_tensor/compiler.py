@@ -14,12 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 from egglog import Ruleset, Schedule
 
 from . import cache
 from .cost import Machine, TensorCostModel
 from .graph import Node
 from .ir import to_term
+from .lowering import workspace
 from .lowering.emit import emit
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, pipeline_for, run_pipeline
@@ -73,6 +75,7 @@ class Compilation:
     module: LoadedModule | None = field(default=None, repr=False)
     cache: str = "disabled"  # on-disk cache: "hit", "miss-stored", "disabled" or "unwritable"
     cache_note: str = ""  # the entry's path, or why it was not used / not stored
+    workspace: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()  # lent temporaries (lowering/workspace.py)
 
     @property
     def stages(self) -> list[str]:
@@ -171,11 +174,12 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     for stage_name, text in stages:
         comp.texts[stage_name] = text
     comp.texts["llvm-ir"] = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(stages[-1][1]))
+    comp.workspace = workspace.buffers(comp.texts["bufferize"], len(specs) + len(nodes))
     module = _timed(timings, "llvm", lambda: load_llvm_ir(comp.texts["llvm-ir"], keep_object=lookup.storing))
     comp.texts["llvm-ir-optimized"] = module.optimized_ir
     comp.texts["asm"] = module.asm
     comp.module = module
-    comp.native = _native(module, specs, nodes)
+    comp.native = _native(module, specs, nodes, comp.workspace)
     if lookup.storing and not report.fallback:
         comp.cache, comp.cache_note = _timed(timings, "cache-store", lambda: lookup.store(comp, module.object_code))
     elif report.fallback:  # a later run must optimize (and warn) again, not load the unoptimized code silently
@@ -187,11 +191,14 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     return comp
 
 
-def _native(module: LoadedModule, specs: Sequence[ArgSpec], outputs: Sequence[Node]) -> NativeFunction:
-    """The callable kernel: inputs as compiled (C layout: contiguous), then the outputs, C-contiguous."""
+def _native(module: LoadedModule, specs: Sequence[ArgSpec], outputs: Sequence[Node],
+            work: Sequence[tuple[tuple[int, ...], np.dtype]]) -> NativeFunction:
+    """The callable kernel: inputs as compiled (C layout: contiguous), then the outputs and the
+    workspace buffers, C-contiguous."""
     # bool buffers are 0/1 bytes, declared i8 in MLIR: the same memory as NumPy's bool arrays.
     arg_types = [ArgType(s.dtype, s.shape, contiguous=s.layout == "C") for s in specs]
     arg_types += [ArgType(o.dtype, o.shape, contiguous=True, writable=True) for o in outputs]
+    arg_types += [ArgType(dtype, shape, contiguous=True, writable=True) for shape, dtype in work]
     return NativeFunction(module.address(cache.SYMBOL), arg_types, owner=module)
 
 
@@ -216,8 +223,9 @@ def _from_cache(
         module=entry.module,
         cache=cache.HIT,
         cache_note=lookup.note,
+        workspace=entry.workspace,
     )
-    comp.native = _timed(timings, "native", lambda: _native(entry.module, specs, entry.outputs))
+    comp.native = _timed(timings, "native", lambda: _native(entry.module, specs, entry.outputs, entry.workspace))
     if level := debug_level():
         _debug_print(comp, level)
     return comp

@@ -117,7 +117,7 @@ def _fast_key(a: Any) -> Any:
 class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
-    __slots__ = ("empty", "name", "native", "outputs", "returns_tuple", "scalars")
+    __slots__ = ("empty", "name", "native", "outputs", "returns_tuple", "scalars", "workspace")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
         self.name = name
@@ -125,6 +125,7 @@ class _Dispatch:
         self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
         self.empty = allocator(self.outputs)
         self.returns_tuple = comp.returns_tuple
+        self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
         # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
         self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None or not s.shape)
 
@@ -141,7 +142,8 @@ class _Dispatch:
         if out is not None:
             return self._run_into(arrays, check_out(out, self.outputs, self.name))
         outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
-        (self.native.call_typed if typed else self.native)(*arrays, *outs)
+        work = [POOL.empty(shape, dtype) for shape, dtype in self.workspace]
+        (self.native.call_typed if typed else self.native)(*arrays, *outs, *work)
         if self.returns_tuple:
             return tuple(o[()] if o.ndim == 0 else o for o in outs)
         result = outs[0]
@@ -151,7 +153,7 @@ class _Dispatch:
         """Write the results into the user's arrays: directly when the kernel can, else through a
         temporary (a strided target, or one overlapping an input the kernel still reads)."""
         outs = [t if direct(t, arrays) else POOL.empty(t.shape, t.dtype) for t in targets]
-        self.native(*arrays, *outs)
+        self.native(*arrays, *outs, *(POOL.empty(shape, dtype) for shape, dtype in self.workspace))
         for target, result in zip(targets, outs, strict=True):
             if result is not target:
                 np.copyto(target, result)

@@ -12,7 +12,7 @@ from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..toolchain import run_tool, save_failure_input
-from . import lanes, mathapprox, parallel, rows, tiling
+from . import lanes, mathapprox, parallel, rows, tiling, workspace
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,8 @@ class Pipeline:
 
 
 # Input: linalg on tensors, memref function arguments read with `bufferization.to_tensor ... restrict`
-# and written with `bufferization.materialize_in_destination ... restrict writable`.
+# and written with `bufferization.materialize_in_destination ... restrict writable`. Large top-level
+# temporaries then become trailing arguments the caller lends (lowering/workspace.py).
 BUFFERIZE = Stage(
     "bufferize",
     (
@@ -56,6 +57,7 @@ BUFFERIZE = Stage(
         "buffer-deallocation-pipeline",
         "canonicalize",
     ),
+    rewrite=workspace.hoist,
 )
 
 # Math ops with an LLVM intrinsic become intrinsics (LLVM may vectorize them); the rest (atan2, ...) call libm.

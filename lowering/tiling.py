@@ -37,9 +37,8 @@ block, a packed A block or B micro-panel fails to bufferize), and A and C only w
 steps (with one, an A block is contiguous rows already and C is written once).
 
 B is packed once up front ("P", `_prepacked_matmul`) instead of micro-panel by micro-panel when
-several row blocks would copy the same panels, B does not fit L2 and the product is the kernel's
-output (a temporary one as large: glibc gave both buffers back and faulted them in at every call,
-see `packing`). `transform.structured.pack` splits n into (n/nr, nr), so the matmul becomes a
+several row blocks would copy the same panels and B does not fit L2 (packed B, like a temporary
+product, is then a buffer the caller lends: lowering/workspace.py). `transform.structured.pack` splits n into (n/nr, nr), so the matmul becomes a
 generic over (m, n/nr, k, nr) reading B packed and C as (m, n/nr, nr), C's own memory (reshapes,
 no copy). 2048^3 on two cores: +3-5% (B's panels were copied once per row block, 4 times; the
 copies were ~5% of the time).
@@ -236,19 +235,20 @@ def _crowded(rows: int, stride: int, width: int, size: int, ways: int) -> bool:
 
 
 def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...], itemsize: int,
-            epilogue: bool = False, caches: CacheInfo | None = None, once: bool = True) -> frozenset[str]:
+            epilogue: bool = False, caches: CacheInfo | None = None, prepack: bool = True) -> frozenset[str]:
     """Which operands of a matmul the tile stage copies into contiguous buffers: "P" (all of B once,
     before the block loop, panel-major: nr-wide column panels one after the other, each TK x nr
     micro-panel contiguous), else "B" (each TK x nr micro-panel, in the n loop of every block);
     "A" (the TM x TK block at each k step), "C" (the TM x TN block across the k loop).
 
     B is packed once ("P") when several row blocks would each copy the same micro-panels from
-    memory (B larger than L2), n is a multiple of TN (a partial column block failed to bufferize)
-    and there is no epilogue (whose loop the matmul is fused into, block by block), and `once`:
-    the product is written to the kernel's output, not to a temporary (with a temporary product
-    as large as packed B, (a @ b) @ x at 2048, glibc returned both buffers to the system after
-    each call and faulted them in again: 8K page faults a call, 67 -> 74 ms). (With B in L2,
-    the extra pass and parallel region cost more than the copies: measured slower at 512^3, 256^3.)
+    memory (B larger than L2), n is a multiple of TN (a partial column block failed to bufferize),
+    there is no epilogue (whose loop the matmul is fused into, block by block) and `prepack` (a
+    batch_matmul's blocks copy their micro-panels). (With B in L2, the extra pass and parallel
+    region cost more than the copies: measured slower at 512^3, 256^3.) A product that is a
+    temporary gets B packed once too: both buffers are lent by the caller (lowering/workspace.py);
+    malloc'd, glibc gave them back to the system after every call of (a @ b) @ x at 2048 and
+    faulted them in again (8K page faults a call, 67 -> 74 ms).
     Otherwise only full, static blocks and panels are packed (a partial one's pad bufferizes to a
     memref.copy runtime call, or not at all), A and C only with several k steps and when, read in
     place, the rows of the block would crowd their L2 sets (rows a power-of-two stride apart). B
@@ -260,7 +260,7 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
         return frozenset()
     (m, n, k), (tm, tn, tk), (_, nr, _) = loops, tiles, vec
     found = set()
-    if once and nr > 1 and not epilogue and m > tm and n % tn == 0 and tn % nr == 0 and k * n * itemsize > c.l2:
+    if prepack and nr > 1 and not epilogue and m > tm and n % tn == 0 and tn % nr == 0 and k * n * itemsize > c.l2:
         found.add("P")
     # (Not with one B panel per block and a partial last row block, nor with a partial last column
     # block: bufferization rejects the m loop's yield, the n loop's.)
@@ -289,7 +289,6 @@ class _Target:
     epilogue: int | None = None  # et.epilogue of a 2-D matmul and its elementwise consumer
     elem: str = "f32"  # element type (the zero B is padded with when packed)
     itemsize: int = 4
-    output: bool = True  # the product is written to the kernel's output (not a temporary): `packing`'s `once`
     pad: bool = False  # `loops` are the matmul's padded to whole register tiles (`padded_loops`)
 
 
@@ -370,9 +369,6 @@ def contractions(module: ir.Module) -> list[_Target]:
                 t = _Target(t.op, t.tiles, t.vec, t.loops, len(found), elem, t.itemsize)
                 for tagged in (op, user):
                     tagged.attributes["et.epilogue"] = ir.IntegerAttr.get(i64, t.epilogue)
-            uses = [as_operation(u.owner) for u in op.results[0].uses]
-            output = len(uses) == 1 and uses[0] is not None and uses[0].name == "bufferization.materialize_in_destination"
-            t = dataclasses.replace(t, output=output)
             # (an epilogue's loop computes the matmul block by block: its blocks are not padded)
             padded = padded_loops(t.op, t.loops, t.vec) if t.epilogue is None else None
             if padded is not None:
@@ -489,7 +485,7 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
     A batch_matmul's forall also runs over the batch; each block is then a 2-D matmul (`_batch_block`)."""
     if len(t.loops) == 4:
         return _batch_block(t, i)
-    packed = packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, once=t.output)
+    packed = packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None)
     if "P" in packed:
         return _prepacked_matmul(t, i, packed)
     tm, tn, _ = t.tiles
@@ -524,7 +520,7 @@ def _batch_block(t: _Target, i: int) -> list[str]:
     and gets the loops of a 2-D block, marked et.micro for the vectorizer (the tags do not survive)."""
     flat = dataclasses.replace(t, loops=t.loops[1:], tiles=t.tiles[1:], vec=t.vec[1:])
     tm, tn, _ = flat.tiles
-    packed = packing(flat.loops, flat.tiles, flat.vec, t.itemsize, once=False)
+    packed = packing(flat.loops, flat.tiles, flat.vec, t.itemsize, prepack=False)
     lines = [
         _match(t, f"%op{i}"),
         _tile(f"%a{i}b, %par{i}", 1, f"%op{i}", "tile_using_forall", [1, tm, tn, 0]),
@@ -679,7 +675,7 @@ _CLEANUP = [
 
 
 def _packs_b_once(t: _Target) -> bool:
-    return len(t.loops) == 3 and "P" in packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, once=t.output)
+    return len(t.loops) == 3 and "P" in packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None)
 
 
 def _vectorize_matmul(t: _Target, i: int) -> list[str]:

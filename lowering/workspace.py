@@ -1,0 +1,85 @@
+"""Large temporaries as kernel arguments: the caller lends them from the output pool.
+
+A kernel's temporary buffer (the product of `(a @ b) @ x`, B packed once for a GEMM) is a
+`memref.alloc` that the kernel mallocs and frees on every call. glibc serves a large block with a
+fresh mmap, or returns the top of its heap to the system on free, so each call faulted its pages
+in again and zeroed them: two 16 MiB temporaries of a 2048^3 chain cost 8K page faults a call
+(67 -> 74 ms). The `bufferize` stage's `hoist` rewrite turns every such allocation at the top of
+the kernel (static shape, at least `MIN_BYTES`, freed at the end) into one more trailing function
+argument; `buffers` reads them back off the stage's IR, and each call passes buffers from
+`outputs.POOL` (pages already mapped, cache-line aligned, transparent huge pages where NumPy
+asks for them), given back when the call returns. Smaller or nested allocations stay malloc.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from mlir import ir
+
+from ..outputs import MIN_BYTES
+
+_DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64, "i8": np.bool_}
+
+
+def _buffer_type(value_type: ir.Type) -> tuple[tuple[int, ...], np.dtype] | None:
+    """(shape, dtype) of a static, identity-layout memref of a dtype the runtime passes; else None."""
+    try:
+        memref = ir.MemRefType(value_type)
+    except ValueError:
+        return None
+    element = str(memref.element_type)
+    identity = isinstance(memref.layout, ir.AffineMapAttr) and memref.layout == ir.AffineMapAttr.get(ir.AffineMap.get_identity(memref.rank))
+    if not memref.has_static_shape or not identity or memref.memory_space is not None or element not in _DTYPES:
+        return None
+    return tuple(memref.shape), np.dtype(_DTYPES[element])
+
+
+def _hoistable(op: ir.Operation) -> list[ir.Operation] | None:
+    """The deallocations of a large static `memref.alloc`, all at the function's top level (None: not hoistable)."""
+    if op.name != "memref.alloc" or len(op.operands) or (found := _buffer_type(op.results[0].type)) is None:
+        return None
+    shape, dtype = found
+    if math.prod(shape) * dtype.itemsize < MIN_BYTES:
+        return None
+    deallocs = [use.owner for use in op.results[0].uses if use.owner.name == "memref.dealloc"]
+    if not deallocs or any(d.parent.name != "func.func" for d in deallocs):
+        return None  # an escaping or conditionally freed buffer: leave it to malloc
+    return deallocs
+
+
+def hoist(module: ir.Module) -> None:
+    """Each kernel's large top-level temporaries become trailing arguments (see the module docstring)."""
+    for func in module.body.operations:
+        if func.operation.name != "func.func" or "llvm.emit_c_interface" not in func.operation.attributes:
+            continue
+        block = func.operation.regions[0].blocks[0]
+        for op in [o.operation for o in block.operations]:
+            deallocs = _hoistable(op)
+            if deallocs is None:
+                continue
+            argument = block.add_argument(op.results[0].type, op.location)
+            for dealloc in deallocs:
+                dealloc.erase()
+            op.results[0].replace_all_uses_with(argument)
+            op.erase()
+        attributes = func.operation.attributes
+        if "arg_attrs" in attributes:
+            attrs = list(ir.ArrayAttr(attributes["arg_attrs"]))
+            attrs += [ir.DictAttr.get({})] * (len(block.arguments) - len(attrs))
+            attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+        kind = ir.FunctionType(ir.TypeAttr(attributes["function_type"]).value)
+        attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([a.type for a in block.arguments], kind.results))
+
+
+def buffers(module_text: str, fixed: int) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
+    """The workspace arguments (shape, dtype) `hoist` appended after the kernel's `fixed` arguments
+    (its inputs and outputs), read off a module printed after the bufferize stage."""
+    with ir.Context():
+        module = ir.Module.parse(module_text)
+        for func in module.body.operations:
+            if func.operation.name == "func.func" and "llvm.emit_c_interface" in func.operation.attributes:
+                arguments = list(func.operation.regions[0].blocks[0].arguments)[fixed:]
+                return tuple(_buffer_type(a.type) for a in arguments)  # type: ignore[misc]
+    return ()
