@@ -28,7 +28,7 @@ import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from egglog import EGraph, get_callable_fn
@@ -99,6 +99,21 @@ _EPSILON = 1e-3  # every node costs something, so extraction never prefers a lon
 Input = tuple[Any, float]  # (identity of a buffer read from memory, its bytes)
 
 
+class RowKernel(NamedTuple):
+    """One closed kernel of a `Rows`: what identifies it (two uses of one kernel are one), the
+    elements it combines per output element (a reduction's row length) and the part of its time
+    that waits on add latency."""
+
+    op: str
+    attrs: Any
+    shape: tuple[int, ...]
+    dtype: Any
+    below: float  # the time closed below it (kernels alike but for their inputs stay apart)
+    flops: float
+    row: int
+    latency: float
+
+
 @dataclass(frozen=True)
 class Rows:
     """Closed kernels below a value whose outputs are row-aligned with it (rows = its axis 0): their
@@ -106,12 +121,12 @@ class Rows:
     flops, and the buffers they read from memory."""
 
     time: float
-    kernels: frozenset[tuple[Any, float]]
+    kernels: frozenset[RowKernel]
     inputs: frozenset[Input]
 
     @property
     def flops(self) -> float:
-        return math.fsum(f for _, f in self.kernels)
+        return math.fsum(k.flops for k in self.kernels)
 
     def __add__(self, other: Rows | None) -> Rows:
         if other is None:
@@ -186,7 +201,7 @@ class TensorCostModel:
         the part of `time` a reduction waits on add latency."""
         if out.ndim == 0 or x.meta.ndim == 0 or out.shape[0] != x.meta.shape[0]:
             return None
-        kernel = ((out.op, out.attrs, out.shape, out.dtype, x.done, flops, x.meta.size // max(out.size, 1), latency), flops)
+        kernel = RowKernel(out.op, out.attrs, out.shape, out.dtype, x.done, flops, x.meta.size // max(out.size, 1), latency)
         return Rows(time, frozenset({kernel}), inputs) + x.rows
 
     def _fuse_rows(self, x: Cost, out: Node, tiles: tuple[int, ...] | None = None) -> Cost:
@@ -199,17 +214,17 @@ class TensorCostModel:
         flops, inputs = rows.flops, rows.inputs
         if not x.buffer:
             flops, inputs = flops + x.flops, inputs | x.inputs
-        reductions = [kernel for kernel, _ in rows.kernels if kernel[0] in REDUCTIONS]
+        reductions = [kernel for kernel in rows.kernels if kernel.op in REDUCTIONS]
         values = 1 + len(inputs) + len(rows.kernels) - len(reductions)
         itemsize = np.dtype(out.dtype).itemsize
-        shape = (out.shape[0], max([math.prod(out.shape[1:]), *(k[-2] for k in reductions)]))  # rows, longest row read
+        shape = (out.shape[0], max([math.prod(out.shape[1:]), *(k.row for k in reductions)]))  # rows, longest row read
         untiled = _EPSILON if tiles is None else 0.0  # chosen tiles are shown when they tie with the default
         block = tiles[0] if tiles else rows_stage.block_rows(shape[0], shape[1] * itemsize * values, self.machine.threads)
         memory, balance, overhead = rows_slowdown(shape, block, itemsize, values, self.machine.threads)
         m = self.machine
         # The reductions run on the block in cache: the time they wait on add latency (with their lanes)
         # is not hidden behind memory traffic.
-        chains = math.fsum(k[-1] for k in reductions)
+        chains = math.fsum(k.latency for k in reductions)
         fused = balance * (max(flops / m.gflops, memory * (math.fsum(b for _, b in inputs) + _bytes(out)) / m.bandwidth_gbs) + chains)
         fused += m.kernel_overhead_ns + overhead
         own = closed - x.done  # x's own kernel, when x is still pending
