@@ -59,7 +59,7 @@ Partial tiles (sizes not divisible by the tiles) are the peeled remainder loops,
 masks, except a partial register tile of rows: a 2-D matmul without an epilogue whose m is not a
 multiple of mr (and large enough) runs on copies of A and C padded with zero rows (`padded_loops`,
 "(padded)" in the script's comment), its tiles those of the padded loops (`padded_tiles`); and
-the last register tile of columns when every column block is full: it is vectorized n % nr wide
+the last register tile of columns when every column block is full: it is vectorized TN % nr wide
 (`_vectorize_remainder`), so its accumulator stays in registers across the k loop.
 
 Matvec and dot split the reduction into vector-wide partial sums (tile_reduction_using_for) so the
@@ -550,9 +550,9 @@ def _block_loops(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
         lines.append(_tile(f"%c{i}, %lm{i}, %lk{i}", 2, f"%pb{i}", "tile_using_for", [mr, 0, 1]))
     else:
         lines.append(_tile(f"%c{i}, %ln{i}, %lm{i}, %lk{i}", 3, tile, "tile_using_for", [mr, nr, 1], interchange=[1, 0, 2]))
-    if m % mr or m % tm:
+    if tm % mr or m % tm:
         lines += _peel(f"%lm{i}")
-    if n % nr or n % tn:
+    if tn % nr or n % tn:
         lines += _peel(f"%ln{i}")
         if _static_columns(t):  # its register tiles: marked for `_vectorize_remainder`
             lines += [
@@ -564,23 +564,23 @@ def _block_loops(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
 
 
 def _static_columns(t: _Target) -> bool:
-    """Whether the last register tile of columns has the same static width (n % nr) in every column
-    block (the column blocks are all full: TN capped at n, so none has a dynamic size), of at most
+    """Whether the last register tile of columns has the same static width (TN % nr) in every column
+    block (the column blocks are all full: TN divides n, so none has a dynamic size), of at most
     one SIMD vector (LLVM splits a wider odd one into pieces it spills: 20 wide at 500^3, 2x slower)."""
     (_, n, _), (_, tn, _), (_, nr, _) = t.loops[-3:], t.tiles[-3:], t.vec[-3:]
-    return 0 < n % nr <= simd_lanes(t.itemsize) and n % tn == 0
+    return 0 < tn % nr <= simd_lanes(t.itemsize) and n % tn == 0
 
 
 def _vectorize_remainder(t: _Target, i: int) -> list[str]:
-    """The last register tiles of columns (`_static_columns`), vectorized n % nr wide, not masked to
+    """The last register tiles of columns (`_static_columns`), vectorized TN % nr wide, not masked to
     nr: a masked accumulator is not hoisted out of the k loop (its masked reads and writes stayed in
     it: 9 loads and 8 stores per 8 FMAs at 200^3), one of the tile's own width is. (Rows left over in
     a partial row block are still masked.)"""
-    (_, n, _), (mr, nr, _) = t.loops[-3:], t.vec[-3:]
+    (_, tn, _), (mr, nr, _) = t.tiles[-3:], t.vec[-3:]
     return [
         f'%vr{i} = transform.structured.match ops{{["linalg.matmul"]}} attributes{{et.rem = {i} : i64}} in %funcs'
         f" : ({_ANY}) -> {_ANY}",
-        f"transform.structured.vectorize %vr{i} vector_sizes [{mr}, {n % nr}, 1] : {_ANY}",
+        f"transform.structured.vectorize %vr{i} vector_sizes [{mr}, {tn % nr}, 1] : {_ANY}",
     ]
 
 
@@ -646,7 +646,7 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
         f"%micro{i} = transform.param.constant {i} : i64 -> !transform.any_param",  # (the vectorizer's match)
         f'transform.annotate %c{i} "et.micro" = %micro{i} : {_ANY}, !transform.any_param',
     ]
-    if m % mr or m % tm:
+    if tm % mr or m % tm:
         body += _peel(f"%lm{i}")
     # (pack and its lowering take one op at a time: one iteration per matmul of this group)
     return [

@@ -225,6 +225,23 @@ def test_last_column_tile_keeps_its_accumulator_in_registers(target, n, width) -
     np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=target)(a, b), a @ b, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("n", "tn", "width"), [(80, 40, 8), (1000, 500, None), (96, 48, 16)])
+def test_last_column_tile_width_is_that_of_each_column_block(monkeypatch, target, n, tn, width) -> None:
+    """With several full column blocks, the last register tile of columns of each is TN % nr wide, not
+    n % nr: 80 = 2 x 40 columns, 40 = 32 + 8 (n % nr = 16); 500 = 15 x 32 + 20 keeps its mask (n % nr
+    = 8 failed to vectorize a 20-wide tile); 48 = 32 + 16 (n % nr = 0: the column loop was not even
+    peeled, every tile masked)."""
+    _forced_tiles(monkeypatch, (16, tn, 64))
+    a, b = rng.standard_normal((48, 128), np.float32), rng.standard_normal((128, n), np.float32)
+    kernel = et.kernel(lambda a, b: a @ b, target=target)
+    np.testing.assert_allclose(kernel(a, b), a @ b, rtol=1e-4, atol=1e-4)
+    comp = kernel.inspect(a, b)
+    assert ("et.rem" in comp.stage("tile-script")) == (width is not None)
+    if width is not None:
+        assert f"-> (vector<8x{width}xf32>)" in comp.stage("tile")
+
+
 def test_last_column_tile_wider_than_a_vector_stays_masked() -> None:
     """116 = 3 x 32 + 20: a 20-wide tile would be split and spilled by LLVM; it keeps its mask."""
     a, b = rng.standard_normal((96, 64), np.float32), rng.standard_normal((64, 116), np.float32)
