@@ -18,7 +18,7 @@ import math
 import numpy as np
 from mlir import ir
 
-from ..outputs import MIN_BYTES
+from ..outputs import ALIGN, MIN_BYTES
 
 _DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64, "i8": np.bool_}
 
@@ -41,7 +41,8 @@ def _hoistable(op: ir.Operation) -> list[ir.Operation] | None:
     if op.name != "memref.alloc" or len(op.operands) or (found := _buffer_type(op.results[0].type)) is None:
         return None
     shape, dtype = found
-    if math.prod(shape) * dtype.itemsize < MIN_BYTES:
+    alignment = ir.IntegerAttr(op.attributes["alignment"]).value if "alignment" in op.attributes else 0
+    if math.prod(shape) * dtype.itemsize < MIN_BYTES or alignment > ALIGN:  # (the pool's buffers start on a cache line)
         return None
     deallocs = [use.owner for use in op.results[0].uses if use.owner.name == "memref.dealloc"]
     if not deallocs or any(d.parent.name != "func.func" for d in deallocs):
