@@ -91,6 +91,7 @@ class Compilation:
     def summary(self) -> str:
         sig = ", ".join(f"{n}: {s}" for n, s in zip(self.arg_names, self.specs, strict=True))
         outs = ", ".join(f"{o.dtype}[{','.join(map(str, o.shape))}]" for o in self.outputs)
+        work = ", ".join(f"{dtype}[{','.join(map(str, shape))}]" for shape, dtype in self.workspace)
         lines = [
             f"kernel {self.name}({sig}) -> {outs}",
             f"target {self.options.target}"
@@ -98,6 +99,7 @@ class Compilation:
             + f", fastmath={self.options.fastmath}",
             str(self.report),
             f"cache: {self.cache}" + (f" ({self.cache_note})" if self.cache_note else ""),
+            *([f"workspace (lent by each call): {work}"] if work else []),
             ("stages (loaded from cache): " if self.cache == cache.HIT else "stages: ") + ", ".join(self.stages),
             "compile time: " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in self.timings.items()),
             "extracted term:",

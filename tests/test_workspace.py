@@ -72,6 +72,7 @@ def test_a_large_temporary_product_is_lent_and_its_pages_stay_mapped(target) -> 
     comp = kernel.inspect(a, b, x)
     assert ((1024, 1024), np.dtype(np.float32)) in comp.workspace
     assert sum(np.prod(shape) for shape, _ in comp.workspace) * 4 >= 8 * 2**20  # the product and packed B
+    assert "workspace (lent by each call): " in comp.summary() and "float32[1024,1024]" in comp.summary()
     want = (a.astype(np.float64) @ b) @ x
     for _ in range(2):
         np.testing.assert_allclose(kernel(a, b, x), want, rtol=1e-4, atol=1e-3 * np.abs(want).max())
