@@ -19,21 +19,21 @@ import numpy as np
 from mlir import ir
 
 from ..outputs import ALIGN, MIN_BYTES
-
-_DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64, "i8": np.bool_}
-
+from ..runtime import SUPPORTED_DTYPES
+from .scalar import storage_type
 
 def _buffer_type(value_type: ir.Type) -> tuple[tuple[int, ...], np.dtype] | None:
-    """(shape, dtype) of a static, identity-layout memref of a dtype the runtime passes; else None."""
+    """(shape, dtype) of a static, identity-layout memref whose elements are stored as those of a
+    dtype the runtime passes (scalar.storage_type); else None."""
     try:
         memref = ir.MemRefType(value_type)
     except ValueError:
         return None
-    element = str(memref.element_type)
     identity = isinstance(memref.layout, ir.AffineMapAttr) and memref.layout == ir.AffineMapAttr.get(ir.AffineMap.get_identity(memref.rank))
-    if not memref.has_static_shape or not identity or memref.memory_space is not None or element not in _DTYPES:
+    if not memref.has_static_shape or not identity or memref.memory_space is not None:
         return None
-    return tuple(memref.shape), np.dtype(_DTYPES[element])
+    dtypes = [d for d in SUPPORTED_DTYPES if storage_type(d.name) == memref.element_type]
+    return (tuple(memref.shape), dtypes[0]) if dtypes else None
 
 
 def _hoistable(op: ir.Operation) -> list[ir.Operation] | None:
