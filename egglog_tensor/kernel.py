@@ -142,18 +142,25 @@ class _Dispatch:
         if out is not None:
             return self._run_into(arrays, check_out(out, self.outputs, self.name))
         outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
-        work = [POOL.empty(shape, dtype) for shape, dtype in self.workspace]
-        (self.native.call_typed if typed else self.native)(*arrays, *outs, *work)
+        call = self.native.call_typed if typed else self.native
+        if self.workspace:
+            call(*arrays, *outs, *self._lend())
+        else:  # (most kernels: no list to build on the tiny-call path)
+            call(*arrays, *outs)
         if self.returns_tuple:
             return tuple(o[()] if o.ndim == 0 else o for o in outs)
         result = outs[0]
         return result[()] if result.ndim == 0 else result
 
+    def _lend(self) -> list[np.ndarray]:
+        """The workspace buffers for one call, from the pool (given back when the call drops them)."""
+        return [POOL.empty(shape, dtype) for shape, dtype in self.workspace]
+
     def _run_into(self, arrays: Any, targets: tuple[np.ndarray, ...]) -> Any:
         """Write the results into the user's arrays: directly when the kernel can, else through a
         temporary (a strided target, or one overlapping an input the kernel still reads)."""
         outs = [t if direct(t, arrays) else POOL.empty(t.shape, t.dtype) for t in targets]
-        self.native(*arrays, *outs, *(POOL.empty(shape, dtype) for shape, dtype in self.workspace))
+        self.native(*arrays, *outs, *self._lend())
         for target, result in zip(targets, outs, strict=True):
             if result is not target:
                 np.copyto(target, result)
