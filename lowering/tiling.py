@@ -54,6 +54,13 @@ A matmul whose only user is an elementwise generic reading it element for elemen
 activation: `_epilogue`) is computed block by block inside that generic's loop instead: the forall
 tiles the epilogue, and the matmul and its zero fill are fused into it (fuse_into_containing_op),
 so each output block gets its epilogue while it is in cache and no full-size product is stored.
+A matmul whose only user is a matvec taking it as its matrix (`(a @ b) @ x`) is reduced the same
+way (`_matvec_epilogue`): the forall runs over row blocks of y and a loop over the column blocks
+inside it, the matmul and its fill are fused into that loop, and each TM x TN block of the product,
+computed into a block-sized buffer, is reduced into y while it is in L2; with B packed once, the
+matvec is packed like the product so that the two still fuse (`_prepacked_matvec_epilogue`). The
+product is never filled, stored whole nor read back (exact: only the matvec's summation order,
+unspecified as in NumPy, changes).
 
 Partial tiles (sizes not divisible by the tiles) are the peeled remainder loops, vectorized with
 masks, except a partial register tile of rows: a 2-D matmul without an epilogue whose m is not a
@@ -242,13 +249,14 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
     "A" (the TM x TK block at each k step), "C" (the TM x TN block across the k loop).
 
     B is packed once ("P") when several row blocks would each copy the same micro-panels from
-    memory (B larger than L2), n is a multiple of TN (a partial column block failed to bufferize),
-    there is no epilogue (whose loop the matmul is fused into, block by block) and `prepack` (a
-    batch_matmul's blocks copy their micro-panels). (With B in L2, the extra pass and parallel
-    region cost more than the copies: measured slower at 512^3, 256^3.) A product that is a
-    temporary gets B packed once too: both buffers are lent by the caller (lowering/workspace.py);
-    malloc'd, glibc gave them back to the system after every call of (a @ b) @ x at 2048 and
-    faulted them in again (8K page faults a call, 67 -> 74 ms).
+    memory (B larger than L2), n is a multiple of TN (a partial column block failed to bufferize)
+    and `prepack` (a batch_matmul's blocks and an elementwise epilogue's, whose loop the matmul is
+    fused into block by block, copy their micro-panels; a matvec epilogue's blocks read B packed).
+    (With B in L2, the extra pass and parallel region cost more than the copies: measured slower
+    at 512^3, 256^3.) A product that is a temporary gets B packed once too: both buffers are lent
+    by the caller (lowering/workspace.py); malloc'd, glibc gave them back to the system after
+    every call of (a @ b) @ c at 2048 and faulted them in again (8K page faults a call, 67 -> 74 ms).
+    `epilogue`: the product is computed block by block into a block-sized buffer (never "C").
     Otherwise only full, static blocks and panels are packed (a partial one's pad bufferizes to a
     memref.copy runtime call, or not at all), A and C only with several k steps and when, read in
     place, the rows of the block would crowd their L2 sets (rows a power-of-two stride apart). B
@@ -260,7 +268,7 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
         return frozenset()
     (m, n, k), (tm, tn, tk), (_, nr, _) = loops, tiles, vec
     found = set()
-    if prepack and nr > 1 and not epilogue and m > tm and n % tn == 0 and tn % nr == 0 and k * n * itemsize > c.l2:
+    if prepack and nr > 1 and m > tm and n % tn == 0 and tn % nr == 0 and k * n * itemsize > c.l2:
         found.add("P")
     # (Not with one B panel per block and a partial last row block, nor with a partial last column
     # block: bufferization rejects the m loop's yield, the n loop's.)
@@ -286,7 +294,8 @@ class _Target:
     tiles: tuple[int, ...]
     vec: tuple[int, ...]
     loops: tuple[int, ...]
-    epilogue: int | None = None  # et.epilogue of a 2-D matmul and its elementwise consumer
+    epilogue: int | None = None  # et.epilogue of a 2-D matmul and its consumer (`_epilogue`)
+    reduce: tuple[int, int] | None = None  # that consumer is a matvec: its register tile (mr, kv)
     elem: str = "f32"  # element type (the zero B is padded with when packed)
     itemsize: int = 4
     pad: bool = False  # `loops` are the matmul's padded to whole register tiles (`padded_loops`)
@@ -334,12 +343,16 @@ def _int_list(attr: ir.Attribute) -> tuple[int, ...]:
 
 
 def _epilogue(op: ir.Operation) -> ir.Operation | None:
-    """The elementwise linalg.generic that is the only user of a 2-D matmul's result and reads it
-    element for element (bias, activation): it can run on each output block while it is in cache."""
+    """The consumer a 2-D matmul's result is computed for block by block, when it is its only user:
+    an elementwise linalg.generic reading it element for element (bias, activation), which then runs
+    on each output block while it is in cache; or a linalg.matvec taking it as its matrix (`(a @ b)
+    @ x`), which then reduces each output block while it is in cache."""
     uses = list(op.results[0].uses)
     if op.name != "linalg.matmul" or len(uses) != 1:
         return None
     user = as_operation(uses[0].owner)
+    if user.name == "linalg.matvec" and uses[0].operand_number == 0 and "et.epilogue" not in user.attributes:
+        return user
     if user.name != "linalg.generic" or len(user.results) != 1 or any(a in user.attributes for a in ("et.rows", "et.epilogue")):
         return None
     maps = indexing_maps(user)
@@ -357,16 +370,19 @@ def contractions(module: ir.Module) -> list[_Target]:
     found: dict[tuple, _Target] = {}
 
     def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "linalg.matvec" and "et.epilogue" in op.attributes:
+            return ir.WalkResult.ADVANCE  # a matmul's epilogue: tiled with it
         if op.name in CONTRACTIONS and "et.tiles" in op.attributes and "et.vec" in op.attributes:
             loops = _loop_extents(op)
             elem_type = ir.ShapedType(op.results[0].type).element_type
             elem = str(elem_type)
-            t = _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), loops, None, elem,
-                        element_bytes(elem_type))
+            t = _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), loops, None, None,
+                        elem, element_bytes(elem_type))
             user = _epilogue(op)
             i64 = ir.IntegerType.get_signless(64)
             if user is not None:
-                t = _Target(t.op, t.tiles, t.vec, t.loops, len(found), elem, t.itemsize)
+                reduce = _int_list(user.attributes["et.vec"]) if user.name == "linalg.matvec" else None
+                t = _Target(t.op, t.tiles, t.vec, t.loops, len(found), reduce, elem, t.itemsize)
                 for tagged in (op, user):
                     tagged.attributes["et.epilogue"] = ir.IntegerAttr.get(i64, t.epilogue)
             # (an epilogue's loop computes the matmul block by block: its blocks are not padded)
@@ -376,7 +392,7 @@ def contractions(module: ir.Module) -> list[_Target]:
                 op.attributes["et.tiles"] = ir.Attribute.parse(_ints(tiles))
                 t = dataclasses.replace(t, loops=padded, tiles=tiles, pad=True)
             key = (t.op, t.tiles, t.vec, t.epilogue, t.elem, t.pad, _packs_b_once(t))
-            if _packs_b_once(t):  # matched by et.packb
+            if _packs_b_once(t) and t.epilogue is None:  # matched by et.packb
                 index = ir.IntegerAttr.get(i64, list(found).index(key) if key in found else len(found))
                 op.attributes["et.packb"] = index
                 init = as_operation(op.operands[-1].owner)
@@ -485,15 +501,17 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
     A batch_matmul's forall also runs over the batch; each block is then a 2-D matmul (`_batch_block`)."""
     if len(t.loops) == 4:
         return _batch_block(t, i)
-    packed = packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None)
+    packed = _packed(t)
     if "P" in packed:
-        return _prepacked_matmul(t, i, packed)
+        return _prepacked_matvec_epilogue(t, i, packed) if t.reduce else _prepacked_matmul(t, i, packed)
     tm, tn, _ = t.tiles
     lines = [_match(t, f"%op{i}")]
     if t.pad:
         lines = [_match(t, f"%op{i}w"), *_pad_whole(t, f"%op{i}w", f"op{i}")]
     if t.epilogue is None:
         lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", [tm, tn, 0]))
+    elif t.reduce is not None:
+        lines += _matvec_epilogue(t, i)
     else:  # the forall tiles the epilogue; the matmul (and its zero fill) computes each block inside it
         lines += [
             _match(t, f"%ep{i}", "linalg.generic"),
@@ -505,6 +523,37 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
             f" : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
         ]
     return lines + _block_loops(t, i, packed)
+
+
+def _matvec_epilogue(t: _Target, i: int) -> list[str]:
+    """`(a @ b) @ x`: the forall runs over row blocks of y and a loop over the column blocks inside
+    it; the matmul and its zero fill are fused into that loop, so each TM x TN block of the product
+    is computed into a block-sized buffer (L2) and reduced into y (TM rows by mr, TN split into kv-wide
+    partial sums) right away: the product is never stored whole, nor filled, nor read back."""
+    tm, tn, _ = t.tiles
+    mr, kv = t.reduce
+    return [_match(t, f"%ep{i}", "linalg.matvec"),
+            f"%init{i} = transform.get_producer_of_operand %op{i}[2] : ({_ANY}) -> {_ANY}",
+            *_reduce_blocks(i, f"%op{i}", f"%ep{i}", [[tm, 0], [0, tn], [mr, 0], [0, kv]])]
+
+
+def _reduce_blocks(i: int, matmul: str, matvec: str, sizes: list[list[int]]) -> list[str]:
+    """The matvec `matvec` tiled by row blocks (forall) and column blocks (for) with the matmul
+    `matmul` and its fill `%init<i>` fused into both loops (the block `%a<i>`); its block tiled by
+    rows and split into partial sums `%rpart<i>` (`sizes`: those four tile sizes)."""
+    fuse = "transform.structured.fuse_into_containing_op"
+    rows, cols, row, lanes = sizes
+    return [
+        _tile(f"%e{i}, %epar{i}", 1, matvec, "tile_using_forall", rows),
+        f"%rows{i}, %par{i} = {fuse} {matmul} into %epar{i} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
+        f"%fr{i}, %par{i}b = {fuse} %init{i} into %par{i} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
+        _tile(f"%eb{i}, %ecol{i}", 1, f"%e{i}", "tile_using_for", cols),
+        f"%a{i}, %ecol{i}b = {fuse} %rows{i} into %ecol{i} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
+        f"%fi{i}, %ecol{i}c = {fuse} %fr{i} into %ecol{i}b : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
+        _tile(f"%er{i}, %erl{i}", 1, f"%eb{i}", "tile_using_for", row),
+        f"%rfill{i}, %rpart{i}, %rcomb{i}, %rlk{i} = transform.structured.tile_reduction_using_for %er{i} "
+        f"by tile_sizes = {_ints(tuple(lanes))} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})",
+    ]
 
 
 def _pad_whole(t: _Target, target: str, name: str) -> list[str]:
@@ -604,41 +653,37 @@ _GENERIC = '!transform.op<"linalg.generic">'
 _PACK = '!transform.op<"linalg.pack">'
 
 
-def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
-    """B packed once, panel-major, then the blocks. `transform.structured.pack` splits n into
-    (n / nr, nr): the matmul becomes a generic over (m, n1, k, n0) reading B as (n1, k, n0)
-    (pack_transpose) and C as (m, n1, n0), which is C's own row-major layout (its pack and unpack
-    lower to expand_shape / collapse_shape: no copy). The pack of B is split over column blocks
-    (forall, the threads) and lowered to a transpose copying nr-wide rows as vectors. The block
-    loops are those of `_matmul_family`, with each TK x nr micro-panel read in place from B's."""
-    m, n, k = t.loops
-    tm, tn, tk = t.tiles
-    mr, nr, _ = t.vec
-    op, b, c, g = f"%x{i}", f"%bp{i}", f"%cp{i}", f"%g{i}"
-    lowered = '(!transform.op<"tensor.pad">, !transform.op<"tensor.expand_shape">, !transform.op<"linalg.transpose">)'
-    body = _pad_whole(t, op, f"xw{i}") if t.pad else []
-    body += [
-        f"{g}0 = transform.structured.pack {f'%xw{i}' if t.pad else op} packed_sizes = [0, {nr}, 0] : ({_ANY}) -> ({_GENERIC})",
+_LOWERED_PACK = '(!transform.op<"tensor.pad">, !transform.op<"tensor.expand_shape">, !transform.op<"linalg.transpose">)'
+
+
+def _pack_b(t: _Target, i: int, source: str) -> list[str]:
+    """`transform.structured.pack` of the matmul `source` splitting n into (n / nr, nr): it becomes
+    the generic `%g<i>` over (m, n1, k, n0) reading B as (n1, k, n0) (pack_transpose) and C as (m,
+    n1, n0). B's pack is split over column blocks (forall, the threads) and lowered to a transpose
+    copying nr-wide rows as vectors."""
+    tn, nr = t.tiles[1], t.vec[1]
+    b, g = f"%bp{i}", f"%g{i}"
+    return [
+        f"{g}0 = transform.structured.pack {source} packed_sizes = [0, {nr}, 0] : ({_ANY}) -> ({_GENERIC})",
         f"{b}0 = transform.get_producer_of_operand {g}0[1] : ({_GENERIC}) -> ({_PACK})",
         f"{g}, {b}, %un{i} = transform.structured.pack_transpose {b}0 with_compute_op({g}0) outer_perm = [1, 0]"
         f" : ({_PACK}, {_GENERIC}) -> ({_GENERIC}, {_PACK}, {_ANY})",
-        # C: (m, n) -> (m, n / nr, nr) and back are reshapes
-        f"{c} = transform.get_producer_of_operand {g}[2] : ({_GENERIC}) -> ({_PACK})",
-        f"%cpad{i}, %cexp{i}, %ctr{i} = transform.structured.lower_pack {c} : ({_PACK}) -> {lowered}",
-        f'%cu{i} = transform.get_consumers_of_result {g}[0] : ({_GENERIC}) -> (!transform.op<"linalg.unpack">)',
-        f'%ue{i}, %ut{i}, %uc{i}, %us{i} = transform.structured.lower_unpack %cu{i} : (!transform.op<"linalg.unpack">)'
-        ' -> (!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">, !transform.op<"tensor.collapse_shape">,'
-        ' !transform.op<"tensor.extract_slice">)',
-        # B: one column block of panels per forall iteration, nr-wide rows copied as vectors
         f"%bt{i}, %bpar{i} = transform.structured.tile_using_forall {b} tile_sizes [{tn // nr}, 0] : ({_PACK}) -> ({_ANY}, {_ANY})",
         f"%btc{i} = transform.cast %bt{i} : {_ANY} to {_PACK}",
-        f"%bpad{i}, %bexp{i}, %btr{i} = transform.structured.lower_pack %btc{i} : ({_PACK}) -> {lowered}",
+        f"%bpad{i}, %bexp{i}, %btr{i} = transform.structured.lower_pack %btc{i} : ({_PACK}) -> {_LOWERED_PACK}",
         f'%brow{i}, %brl{i}, %brk{i} = transform.structured.tile_using_for %btr{i} tile_sizes [1, 1, 0]'
         f' : (!transform.op<"linalg.transpose">) -> ({_ANY}, {_ANY}, {_ANY})',
         f"transform.structured.vectorize %brow{i} vector_sizes [1, 1, {nr}] : {_ANY}",
         f"%gm{i} = transform.cast {g} : {_GENERIC} to {_ANY}",
-        _tile(f"%a{i}, %par{i}", 1, f"%gm{i}", "tile_using_forall", [tm, tn // nr, 0, 0]),
     ]
+
+
+def _packed_block_loops(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
+    """Inside the block `%a<i>` of the generic over (m, n1, k, n0) (`_pack_b`): the k loop, n1 by 1
+    (each TK x nr micro-panel read in place from packed B), m by mr (peeled), k by 1, marked et.micro."""
+    m = t.loops[0]
+    tm, tk, mr = t.tiles[0], t.tiles[2], t.vec[0]
+    body: list[str] = []
     tile = _k_loop(t, i, body, packed, [0, 1, 3], [0, 0, tk, 0])
     body += [
         _tile(f"%bn{i}, %ln{i}", 1, tile, "tile_using_for", [0, 1, 0, 0]),
@@ -646,8 +691,29 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
         f"%micro{i} = transform.param.constant {i} : i64 -> !transform.any_param",  # (the vectorizer's match)
         f'transform.annotate %c{i} "et.micro" = %micro{i} : {_ANY}, !transform.any_param',
     ]
-    if tm % mr or m % tm:
-        body += _peel(f"%lm{i}")
+    return body + (_peel(f"%lm{i}") if tm % mr or m % tm else [])
+
+
+def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
+    """B packed once, panel-major (`_pack_b`), then the blocks. C is read as (m, n1, n0), its own
+    row-major layout (its pack and unpack lower to expand_shape / collapse_shape: no copy). The block
+    loops are those of `_matmul_family`, with each TK x nr micro-panel read in place from B's."""
+    tm, tn = t.tiles[0], t.tiles[1]
+    nr = t.vec[1]
+    op, c, g = f"%x{i}", f"%cp{i}", f"%g{i}"
+    body = _pad_whole(t, op, f"xw{i}") if t.pad else []
+    body += _pack_b(t, i, f"%xw{i}" if t.pad else op)
+    body += [
+        # C: (m, n) -> (m, n / nr, nr) and back are reshapes
+        f"{c} = transform.get_producer_of_operand {g}[2] : ({_GENERIC}) -> ({_PACK})",
+        f"%cpad{i}, %cexp{i}, %ctr{i} = transform.structured.lower_pack {c} : ({_PACK}) -> {_LOWERED_PACK}",
+        f'%cu{i} = transform.get_consumers_of_result {g}[0] : ({_GENERIC}) -> (!transform.op<"linalg.unpack">)',
+        f'%ue{i}, %ut{i}, %uc{i}, %us{i} = transform.structured.lower_unpack %cu{i} : (!transform.op<"linalg.unpack">)'
+        ' -> (!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">, !transform.op<"tensor.collapse_shape">,'
+        ' !transform.op<"tensor.extract_slice">)',
+        _tile(f"%a{i}, %par{i}", 1, f"%gm{i}", "tile_using_forall", [tm, tn // nr, 0, 0]),
+    ]
+    body += _packed_block_loops(t, i, packed)
     # (pack and its lowering take one op at a time: one iteration per matmul of this group)
     return [
         f'%op{i} = transform.structured.match ops{{["{t.op}"]}} attributes{{et.packb = {i} : i64}} in %root : ({_ANY}) -> {_ANY}',
@@ -664,6 +730,28 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
     ]
 
 
+def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
+    """`_matvec_epilogue` with B packed once (`_pack_b`): the matvec is packed the same way (a generic
+    over (m, k1, k0) reading the product as (m, n1, n0) and x as (n1, n0)), so the product's unpack
+    and the matvec's pack of it fold away and its blocks fuse into the matvec's loops as before; the
+    partial sums are nr wide, one per row of the register tile."""
+    tm, tn = t.tiles[0], t.tiles[1]
+    mr, nr = t.vec[0], t.vec[1]
+    return [
+        _match(t, f"%op{i}"), _match(t, f"%ep{i}", "linalg.matvec"), *_pack_b(t, i, f"%op{i}"),
+        f"%vp{i} = transform.structured.pack %ep{i} packed_sizes = [0, {nr}] : ({_ANY}) -> ({_GENERIC})",
+        f"%xp{i} = transform.get_producer_of_operand %vp{i}[1] : ({_GENERIC}) -> ({_PACK})",
+        f"%xpad{i}, %xexp{i}, %xtr{i} = transform.structured.lower_pack %xp{i} : ({_PACK}) -> {_LOWERED_PACK}",
+        "transform.apply_patterns to %funcs {",  # pack(unpack(C)) -> C, pack(fill) -> fill
+        "  transform.apply_patterns.canonicalization",
+        f"}} : {_ANY}",
+        f"%init{i} = transform.get_producer_of_operand %gm{i}[2] : ({_ANY}) -> {_ANY}",
+        f"%vm{i} = transform.cast %vp{i} : {_GENERIC} to {_ANY}",
+        *_reduce_blocks(i, f"%gm{i}", f"%vm{i}", [[tm, 0, 0], [0, tn // nr, 0], [mr, 0, 0], [0, 1, nr]]),
+        *_packed_block_loops(t, i, packed),
+    ]
+
+
 _CLEANUP = [
     "transform.apply_patterns to %funcs {",
     "  transform.apply_patterns.tensor.fold_tensor_empty",  # an epilogue's matmul block: a block-sized buffer
@@ -674,13 +762,20 @@ _CLEANUP = [
 ]
 
 
+def _packed(t: _Target) -> frozenset[str]:
+    """`packing` of a 2-D matmul target: an elementwise epilogue's loop computes the matmul block by
+    block, so its B is not packed up front (a matvec epilogue's is: `_prepacked_matvec_epilogue`)."""
+    return packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, prepack=t.epilogue is None or t.reduce is not None)
+
+
 def _packs_b_once(t: _Target) -> bool:
-    return len(t.loops) == 3 and "P" in packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None)
+    return len(t.loops) == 3 and "P" in _packed(t)
 
 
 def _vectorize_matmul(t: _Target, i: int) -> list[str]:
     """The register tiles of a matmul: `_vectorize_tagged`; those of a batch_matmul's blocks (2-D
-    matmuls marked et.micro); or (B packed once) the generic's over (m, n1, k, n0), marked et.micro."""
+    matmuls marked et.micro); or (B packed once) the generic's over (m, n1, k, n0), marked et.micro.
+    And those of a matvec epilogue: its partial sums (`_matvec_epilogue`)."""
     *_, mr, nr, _ = t.vec
     if len(t.loops) == 4:
         return [
@@ -688,13 +783,19 @@ def _vectorize_matmul(t: _Target, i: int) -> list[str]:
             f" : ({_ANY}) -> {_ANY}",
             f"transform.structured.vectorize %v{i} vector_sizes [{mr}, {nr}, 1] : {_ANY}",
         ]
-    if not _packs_b_once(t):
-        return (_vectorize_remainder(t, i) if _static_columns(t) else []) + _vectorize_tagged(t, i)
-    return [
-        f'%v{i} = transform.structured.match ops{{["linalg.generic"]}} attributes{{et.micro = {i} : i64}} in %funcs'
-        f" : ({_ANY}) -> {_ANY}",
-        f"transform.structured.vectorize %v{i} vector_sizes [{mr}, 1, 1, {nr}] : {_ANY}",
-    ]
+    if _packs_b_once(t):
+        lines = [
+            f'%v{i} = transform.structured.match ops{{["linalg.generic"]}} attributes{{et.micro = {i} : i64}} in %funcs'
+            f" : ({_ANY}) -> {_ANY}",
+            f"transform.structured.vectorize %v{i} vector_sizes [{mr}, 1, 1, {nr}] : {_ANY}",
+        ]
+        reduce = (mr, 1, nr)
+    else:
+        lines = (_vectorize_remainder(t, i) if _static_columns(t) else []) + _vectorize_tagged(t, i)
+        reduce = t.reduce
+    if t.reduce is not None:
+        lines += [f"transform.structured.vectorize %r{part}{i} vector_sizes {_ints(reduce)} : {_ANY}" for part in ("part", "comb", "fill")]
+    return lines
 
 
 def _vectorize_tagged(t: _Target, i: int) -> list[str]:

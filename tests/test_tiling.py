@@ -411,7 +411,8 @@ def test_packing_where_rows_crowd_the_caches() -> None:
     tiles, vec = (256, 256, 256), (8, 32, 1)
     assert tiling.packing((1024,) * 3, tiles, vec, 4, caches=caches) == {"P"}
     assert tiling.packing((2048,) * 3, tiles, vec, 4, caches=caches) == {"A", "P", "C"}
-    assert tiling.packing((2048,) * 3, tiles, vec, 4, epilogue=True, caches=caches) == {"A", "B"}
+    assert tiling.packing((2048,) * 3, tiles, vec, 4, epilogue=True, caches=caches, prepack=False) == {"A", "B"}  # bias, relu
+    assert tiling.packing((2048,) * 3, tiles, vec, 4, epilogue=True, caches=caches) == {"A", "P"}  # a matvec's block
     assert tiling.packing((2048,) * 3, tiles, vec, 4, caches=caches, prepack=False) == {"A", "B", "C"}  # a batch_matmul block
     assert tiling.packing((1000,) * 3, (200, 200, 200), vec, 4, caches=caches) == set()
     assert tiling.packing((2048, 2048, 256), tiles, vec, 4, caches=caches) == {"B"}  # B (2 MiB) fits L2
@@ -507,23 +508,22 @@ def test_b_packed_once_with_an_epilogue_and_a_second_matmul(monkeypatch, target,
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_b_packed_once_for_a_temporary_product_too(monkeypatch, target) -> None:
-    """A temporary product ((a @ b) @ x) packs B once like a product written to the output (both
+    """A temporary product ((a @ b) @ d) packs B once like a product written to the output (both
     buffers are lent by the caller when large: tests/test_workspace.py); in one kernel with two such
     matmuls with the same tiles, each packs its own B."""
     tag = tiling.tag
     monkeypatch.setattr(tiling, "tag", lambda op, caches=None, cache_tiles=None: tag(
         op, SMALL, (16, 64, 64) if op.operation.name == "linalg.matmul" else None))
     monkeypatch.setattr(tiling, "host_caches", lambda: SMALL)
-    a, b, c = _args([(48, 256), (256, 256), (256, 256)], np.float32)
-    x = _args([(256,)], np.float32)[0]
-    chain = lambda a, b, x: (a @ b) @ x  # noqa: E731
-    np.testing.assert_allclose(et.kernel(chain, target=target)(a, b, x), chain(a, b, x), rtol=1e-4, atol=1e-2)
-    assert "linalg.transpose" in et.kernel(chain, target=target).inspect(a, b, x).stage("tile-script")
-    both = lambda a, b, c, x: (a @ b, (a @ c) @ x)  # noqa: E731
-    got, want = et.kernel(both, target=target)(a, b, c, x), both(a, b, c, x)
+    a, b, c, d = _args([(48, 256), (256, 256), (256, 256), (256, 8)], np.float32)
+    chain = lambda a, b, d: (a @ b) @ d  # noqa: E731
+    np.testing.assert_allclose(et.kernel(chain, target=target)(a, b, d), chain(a, b, d), rtol=1e-4, atol=1e-2)
+    assert "linalg.transpose" in et.kernel(chain, target=target).inspect(a, b, d).stage("tile-script")
+    both = lambda a, b, c, d: (a @ b, (a @ c) @ d)  # noqa: E731
+    got, want = et.kernel(both, target=target)(a, b, c, d), both(a, b, c, d)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-2)
-    comp = et.kernel(both, target=target).inspect(a, b, c, x)
+    comp = et.kernel(both, target=target).inspect(a, b, c, d)
     assert comp.stage("tile-script").count("transform.structured.pack ") == 1  # one group, a foreach over both
     assert "64x32" not in _allocs(comp.stage("tile"))  # no per-panel copy of B left
 
@@ -537,3 +537,72 @@ def test_packed_a_block_under_an_epilogue(monkeypatch, target) -> None:
     _check(_bias_relu, shapes, np.float32, target)
     tiled = et.kernel(_bias_relu, target=target).inspect(*_args(shapes, np.float32)).stage("tile")
     assert _allocs(tiled) == ["16x64", "64x32"]
+
+
+def _chain_mv(a, b, x):
+    return (a @ b) @ x
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("mkn", "dtype"), [
+    ((264, 193, 140), np.float32), ((67, 45, 130), np.float64), ((300, 64, 260), np.int32), ((1, 5, 1), np.float32),
+    ((0, 4, 3), np.float32), ((5, 0, 3), np.float32), ((4, 3, 0), np.float32),
+], ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else np.dtype(v).name)
+def test_matvec_of_a_product_reduces_each_block(mkn, dtype, target: str) -> None:
+    """(a @ b) @ x: each output block of the product is reduced into y while it is in cache (the
+    matvec is tiled by row blocks and column blocks, the matmul and its zero fill fused into that
+    loop), for any shape, partial blocks included."""
+    m, k, n = mkn
+    a, b, x = _args([(m, k), (k, n), (n,)], dtype)
+    got, want = et.kernel(_chain_mv, target=target)(a, b, x), (a.astype(np.float64) @ b) @ x
+    assert got.shape == (m,) and got.dtype == dtype
+    if np.issubdtype(dtype, np.integer):
+        np.testing.assert_array_equal(got, want.astype(dtype))
+    else:
+        tol = 1e-4 if dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, float(np.abs(a).sum(1).max(initial=0)
+                                                                            * np.abs(b).sum(1).max(initial=0) * np.abs(x).max(initial=0))))
+
+
+BIG_L2 = tiling.CacheInfo(l1=4096, l2=2**20, line=64, simd=64, l2_ways=4)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("caches", "fused", "buffers", "loops"), [
+    # B (256 KiB) does not fit L2: packed once (8 panels of 256 x 32), the matvec packed like the product
+    (SMALL, "%gm0", ["16x2x32", "16x64", "8x256x32"], [("3", "", ""), ("", "8", "2"), ("", "256", "64")]),
+    # B fits L2: its micro-panels are copied in each block; A is read in place
+    (BIG_L2, "%op0", ["16x64", "64x32"], [("3", "", ""), ("", "256", "64"), ("", "256", "64")]),
+], ids=["B-packed-once", "B-panels"])
+def test_matvec_of_a_product_never_stores_the_product(monkeypatch, target, caches, fused, buffers, loops) -> None:
+    """Forced tiles (16, 64, 64) on (48 x 256) @ (256 x 256) @ x: three row blocks (the parallel
+    loop), four column blocks inside each, each a 16 x 64 buffer filled with zeros, computed over four
+    k steps and reduced into y; no buffer of the whole product and nothing lent by the caller."""
+    tag = tiling.tag
+    monkeypatch.setattr(tiling, "tag", lambda op, caches_=None, cache_tiles=None: tag(
+        op, caches, (16, 64, 64) if op.operation.name == "linalg.matmul" else None))
+    monkeypatch.setattr(tiling, "host_caches", lambda: caches)
+    a, b, x = _args([(48, 256), (256, 256), (256,)], np.float32)
+    kernel = et.kernel(_chain_mv, target=target)
+    np.testing.assert_allclose(kernel(a, b, x), (a.astype(np.float64) @ b) @ x, rtol=1e-4, atol=1e-3)
+    comp = kernel.inspect(a, b, x)
+    assert f"fuse_into_containing_op {fused} into %epar0" in comp.stage("tile-script")
+    bufferized = comp.stage("bufferize")
+    assert sorted(re.findall(r"memref\.alloc\(\) (?:\{[^}]*\} )?: memref<([\dx]+)x", bufferized)) == buffers
+    assert comp.workspace == ()
+    found = re.findall(r"scf\.forall \(%\w+\) in \((\d+)\)|scf\.for %\w+ = %c0 to %c(\d+) step %c(\d+)", bufferized)
+    start = found.index(("3", "", ""))  # (B's pack, split over its column panels, comes first)
+    assert found[start:start + 3] == loops, found  # row blocks, column blocks, k steps
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, b, x: ((a @ b) @ x, a @ b),  # the product is also an output
+    lambda a, b, x: x[:96] @ (a @ b),  # a vecmat reads it by columns
+    lambda a, b, x: (a @ b).T @ x[:96],  # read transposed
+], ids=["shared", "vecmat", "transposed"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_product_read_otherwise_is_stored(fn, target: str) -> None:
+    a, b, x = _args([(96, 80), (80, 112), (112,)], np.float32)
+    got, want = et.kernel(fn, target=target)(a, b, x), fn(a, b, x)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-3)

@@ -52,8 +52,10 @@ def test_hoist_turns_large_top_level_temporaries_into_arguments() -> None:
     assert workspace.buffers(MODULE, 1) == ()
 
 
-def _chain(a, b, x):
-    return (a @ b) @ x
+def _chain(a, b, c):
+    """A product that is a temporary of another matmul (`(a @ b) @ x` with a vector x is reduced
+    block by block instead, never stored: tests/test_tiling.py)."""
+    return (a @ b) @ c
 
 
 def _faults() -> int:
@@ -62,12 +64,12 @@ def _faults() -> int:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_large_temporary_product_is_lent_and_its_pages_stay_mapped(target) -> None:
-    """(a @ b) @ x at 1024: the 4 MiB product and B packed once (4 MiB) are arguments the call
+    """(a @ b) @ c at 1024 (c 1024 x 32): the 4 MiB product and B packed once (4 MiB) are arguments the call
     lends from the output pool, so repeated calls fault no pages in (malloc'd, glibc returned them
     to the system after each call: thousands of faults a call); the results match NumPy's."""
     rng = np.random.default_rng(0)
     a, b = (rng.standard_normal((1024, 1024), np.float32) for _ in range(2))
-    x = rng.standard_normal(1024, np.float32)
+    x = rng.standard_normal((1024, 32), np.float32)
     kernel = et.kernel(_chain, target=target)
     comp = kernel.inspect(a, b, x)
     assert ((1024, 1024), np.dtype(np.float32)) in comp.workspace
@@ -85,7 +87,7 @@ def test_a_large_temporary_product_is_lent_and_its_pages_stay_mapped(target) -> 
 def test_workspace_survives_the_disk_cache() -> None:
     rng = np.random.default_rng(1)
     a, b = (rng.standard_normal((1024, 1024), np.float32) for _ in range(2))
-    x = rng.standard_normal(1024, np.float32)
+    x = rng.standard_normal((1024, 32), np.float32)
     first = et.kernel(_chain)
     fresh = first.inspect(a, b, x)
     again = et.kernel(_chain)
@@ -102,7 +104,7 @@ def test_out_argument_and_concurrent_calls_get_their_own_workspace() -> None:
 
     rng = np.random.default_rng(2)
     args = [(rng.standard_normal((1024, 1024), np.float32), rng.standard_normal((1024, 1024), np.float32),
-             rng.standard_normal(1024, np.float32)) for _ in range(2)]
+             rng.standard_normal((1024, 32), np.float32)) for _ in range(2)]
     kernel = et.kernel(_chain)
     want = [kernel(*arg) for arg in args]
     got: list = [None, None]
@@ -118,6 +120,6 @@ def test_out_argument_and_concurrent_calls_get_their_own_workspace() -> None:
         t.join()
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
-    out = np.empty(1024, np.float32)
+    out = np.empty((1024, 32), np.float32)
     assert kernel(*args[0], out=out) is out
     np.testing.assert_array_equal(out, want[0])
