@@ -7,10 +7,15 @@
 Every system runs the same NumPy-style function: egglog_tensor compiles it with `et.kernel`, Numba
 with `numba.njit(parallel=True)` (a workload it cannot compile is reported as "unsupported"), JAX
 with `jax.jit` of the same code with `np` bound to `jax.numpy` (float32 device arrays made before
-timing, `block_until_ready` inside it). Median of repeats after a warm-up call, in one process.
+timing, `block_until_ready` inside it). In one process, after a warm-up call, the systems take
+turns: each round times one batch of calls (about 50 ms) of every system in order, after a pause
+that lets the previous system's worker threads (OpenMP, BLAS) go idle. A shared machine's speed
+drifts over seconds (here medians of one system measured in a block moved by 10% from run to run),
+and taking turns makes the drift hit every system alike.
 
-Columns: ms; "vs numpy" and "vs best peer" are speedups (the other's time / this one's, > 1: this is
-faster; the best peer is the fastest correct of NumPy, Numba and JAX); "roofline" is the share of
+Columns: ms, the median over rounds; "vs numpy" and "vs best peer" are speedups (the other's ms /
+this one's, > 1: this is faster; the best peer is the fastest correct of NumPy, Numba and JAX);
+"roofline" is the share of
 the bound max(bytes / copy bandwidth, flops / NumPy sgemm rate) reached, where bytes is the
 compulsory traffic (every input read once, the output written once) and flops counts contractions
 only (2mnk; elementwise work is treated as free). Copy bandwidth and sgemm rate are measured by the
@@ -218,20 +223,47 @@ def matches(got: Any, want: np.ndarray) -> bool:
     return got.shape == want.shape and bool(np.allclose(got, want, rtol=2e-3, atol=1e-4 * max(scale, 1.0)))
 
 
-def measure(prepare: Callable[[Callable[..., Any], tuple], Runner], fn: Callable[..., Any], inputs: tuple, want: np.ndarray) -> dict[str, Any]:
-    """ms, correctness and result dtype of one system on one workload, or why it is unsupported."""
+PAUSE_S = 0.3  # idle worker threads spin this long at most: OpenBLAS's ~0.1 s, OpenMP's KMP_BLOCKTIME 0.2 s
+BATCH_S = 0.05  # wall time of one batch of calls
+
+
+def prepare_checked(prepare: Callable[[Callable[..., Any], tuple], Runner], fn: Callable[..., Any], inputs: tuple,
+                    want: np.ndarray) -> tuple[Runner | None, dict[str, Any]]:
+    """One system made ready (compiled, warmed up) and its result checked, or why it is unsupported."""
     try:
         run = prepare(fn, inputs)
     except Unsupported as e:
-        return {"unsupported": str(e)}
+        return None, {"unsupported": str(e)}
     got = np.asarray(run())
-    time.sleep(0.3)  # let the previous system's spinning worker threads (OpenMP, BLAS) go idle
-    return {"ms": median_ms(run), "correct": matches(got, want), "dtype": str(got.dtype)}
+    return run, {"correct": matches(got, want), "dtype": str(got.dtype)}
 
 
-def add_ratios(row: dict[str, Any]) -> None:
-    """Speedups vs NumPy and vs the best correct peer, and % of the roofline, for each timed system."""
-    timed = {name: r for name, r in row["systems"].items() if "ms" in r}
+def take_turns(runs: dict[str, Runner], rounds: int) -> dict[str, list[float]]:
+    """Seconds per call of each system in each round: the systems take turns, one batch of calls
+    each per round (BATCH_S long), each batch after a pause (PAUSE_S)."""
+    calls = {}
+    for name, run in runs.items():
+        start = time.perf_counter()
+        run()
+        calls[name] = max(1, round(BATCH_S / max(time.perf_counter() - start, 1e-7)))
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            time.sleep(PAUSE_S)
+            start = time.perf_counter()
+            for _ in range(calls[name]):
+                run()
+            times[name].append((time.perf_counter() - start) / calls[name])
+    return times
+
+
+def add_times(row: dict[str, Any], times: dict[str, list[float]]) -> None:
+    """Median ms (and each round's), speedups vs NumPy and vs the best correct peer, and % of the
+    roofline, for each timed system."""
+    timed = {name: row["systems"][name] for name in times}
+    for name, r in timed.items():
+        r["ms"] = float(np.median(times[name])) * 1e3
+        r["rounds_ms"] = [t * 1e3 for t in times[name]]
     best_peer = min(r["ms"] for name, r in timed.items() if name in PEERS and r["correct"])
     for r in timed.values():
         r["vs_numpy"] = timed["numpy"]["ms"] / r["ms"]
@@ -239,7 +271,7 @@ def add_ratios(row: dict[str, Any]) -> None:
         r["roofline_pct"] = 100.0 * row["roofline_ms"] / r["ms"]
 
 
-def run_workload(w: Workload, rng: np.random.Generator, machine: dict[str, Any]) -> dict[str, Any]:
+def run_workload(w: Workload, rng: np.random.Generator, machine: dict[str, Any], rounds: int) -> dict[str, Any]:
     """Every system on one workload, with its bytes, flops and roofline time."""
     inputs = w.make(rng)
     want = np.asarray(w.fn(*inputs))
@@ -248,8 +280,13 @@ def run_workload(w: Workload, rng: np.random.Generator, machine: dict[str, Any])
     roofline_ms = max(nbytes / machine["copy_GBps"] / 1e6, flops / machine["sgemm_GFLOPs"] / 1e6)
     row: dict[str, Any] = {"workload": w.fn.__name__, "shapes": [list(a.shape) for a in inputs],
                            "bytes": nbytes, "flops": flops, "roofline_ms": roofline_ms}
-    row["systems"] = {name: measure(prepare, w.fn, inputs, want) for name, prepare in systems().items()}
-    add_ratios(row)
+    runs: dict[str, Runner] = {}
+    row["systems"] = {}
+    for name, prepare in systems().items():
+        run, row["systems"][name] = prepare_checked(prepare, w.fn, inputs, want)
+        if run is not None:
+            runs[name] = run
+    add_times(row, take_turns(runs, rounds))
     return row
 
 
@@ -293,6 +330,7 @@ def chart(rows: list[dict[str, Any]], machine: dict[str, Any], path: Path) -> No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="reference sizes divided by 4")
+    parser.add_argument("--rounds", type=int, default=9, help="turns each system takes per workload")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "latest.json"))
     args = parser.parse_args()
     rng = np.random.default_rng(0)
@@ -301,14 +339,15 @@ def main() -> None:
     print(f"{'workload':13s} {'system':14s} {'ms':>10s} {'vs numpy':>9s} {'vs peer':>9s} {'roofline':>8s}")
     rows = []
     for w in workloads(4 if args.quick else 1):
-        rows.append(run_workload(w, rng, machine))
+        rows.append(run_workload(w, rng, machine, args.rounds))
         print_row(rows[-1])
     machine["load_at_end"] = list(os.getloadavg())
     print(f"load average at end: {', '.join(f'{x:.2f}' for x in machine['load_at_end'])}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     versions = {name: __import__(name).__version__ for name in ("numpy", "numba", "jax") if find_spec(name)}
-    out.write_text(json.dumps({"machine": machine, "versions": versions, "quick": args.quick, "results": rows}, indent=1))
+    out.write_text(json.dumps({"machine": machine, "versions": versions, "quick": args.quick, "rounds": args.rounds,
+                               "results": rows}, indent=1))
     print(f"saved {out}")
     if find_spec("matplotlib"):
         chart(rows, machine, out.with_suffix(".png"))
