@@ -569,15 +569,17 @@ BIG_L2 = tiling.CacheInfo(l1=4096, l2=2**20, line=64, simd=64, l2_ways=4)
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize(("caches", "fused", "buffers", "loops"), [
-    # B (256 KiB) does not fit L2: packed once (8 panels of 256 x 32), the matvec packed like the product
-    (SMALL, "%gm0", ["16x2x32", "16x64", "8x256x32"], [("3", "", ""), ("", "8", "2"), ("", "256", "64")]),
+    # B (256 KiB) does not fit L2: packed once (8 panels of 256 x 32), and A too (6 panels of 8 rows);
+    # the product's blocks are 2 x 2 register tiles, the matvec packed like the product (y as 6 x 8)
+    (SMALL, "%gm0", ["2x2x8x32", "6x256x8", "6x8", "8x256x32"], [("3", "", ""), ("", "8", "2"), ("", "256", "64")]),
     # B fits L2: its micro-panels are copied in each block; A is read in place
     (BIG_L2, "%op0", ["16x64", "64x32"], [("3", "", ""), ("", "256", "64"), ("", "256", "64")]),
 ], ids=["B-packed-once", "B-panels"])
 def test_matvec_of_a_product_never_stores_the_product(monkeypatch, target, caches, fused, buffers, loops) -> None:
     """Forced tiles (16, 64, 64) on (48 x 256) @ (256 x 256) @ x: three row blocks (the parallel
     loop), four column blocks inside each, each a 16 x 64 buffer filled with zeros, computed over four
-    k steps and reduced into y; no buffer of the whole product and nothing lent by the caller."""
+    k steps and reduced into y; no buffer of the whole product and nothing lent by the caller. The
+    register tiles read A's panels (`_a_panels`) or its rows in place (a large L2)."""
     tag = tiling.tag
     monkeypatch.setattr(tiling, "tag", lambda op, caches_=None, cache_tiles=None: tag(
         op, caches, (16, 64, 64) if op.operation.name == "linalg.matmul" else None))
@@ -591,7 +593,7 @@ def test_matvec_of_a_product_never_stores_the_product(monkeypatch, target, cache
     assert sorted(re.findall(r"memref\.alloc\(\) (?:\{[^}]*\} )?: memref<([\dx]+)x", bufferized)) == buffers
     assert comp.workspace == ()
     found = re.findall(r"scf\.forall \(%\w+\) in \((\d+)\)|scf\.for %\w+ = %c0 to %c(\d+) step %c(\d+)", bufferized)
-    start = found.index(("3", "", ""))  # (B's pack, split over its column panels, comes first)
+    start = len(found) - 1 - found[::-1].index(("3", "", ""))  # (the packs of A and B, split over threads, come first)
     assert found[start:start + 3] == loops, found  # row blocks, column blocks, k steps
 
 
@@ -606,3 +608,27 @@ def test_product_read_otherwise_is_stored(fn, target: str) -> None:
     got, want = et.kernel(fn, target=target)(a, b, x), fn(a, b, x)
     for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,), strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize(("mkn", "panels"), [
+    ((40, 256, 256), True),  # a partial last row block of whole register tiles
+    ((50, 256, 256), False),  # rows not a multiple of mr: A is not packed, B is
+    ((48, 200, 256), True),  # a partial last k step
+], ids=["partial-row-block", "rows-not-whole-tiles", "partial-k-step"])
+def test_matvec_epilogue_with_packed_operands_matches_numpy(monkeypatch, target, dtype, mkn, panels) -> None:
+    m, k, n = mkn
+    tag = tiling.tag
+    monkeypatch.setattr(tiling, "tag", lambda op, caches_=None, cache_tiles=None: tag(
+        op, SMALL, (16, 64, 64) if op.operation.name == "linalg.matmul" else None))
+    monkeypatch.setattr(tiling, "host_caches", lambda: SMALL)
+    a, b, x = _args([(m, k), (k, n), (n,)], dtype)
+    kernel = et.kernel(_chain_mv, target=target)
+    got, want = kernel(a, b, x), (a.astype(np.float64) @ b) @ x
+    if np.issubdtype(dtype, np.integer):
+        np.testing.assert_array_equal(got, want.astype(dtype))
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+    script = kernel.inspect(a, b, x).stage("tile-script")
+    assert "transform.structured.pack %ep0" in script and ("%ap0 = " in script) == panels
