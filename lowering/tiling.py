@@ -968,8 +968,8 @@ def element_bytes(elem: ir.Type) -> int:
 
 def tag(op: ir.Operation | ir.OpView, caches: CacheInfo | None = None, cache_tiles: tuple[int, ...] | None = None) -> None:
     """Attach `et.tiles` / `et.vec` to an emitted contraction: choose_tiles' defaults, or the cache
-    tiles (TM, TN, TK) the optimizer chose for a matmul or batch_matmul (capped at the loop extents).
-    A batch_matmul with a unit m, n or k stays untagged (the scalar loops of convert-linalg-to-loops,
+    tiles (TM, TN, TK) the optimizer chose for a matmul or batch_matmul (capped at the loop extents;
+    the register tile capped at them). A batch_matmul with a unit m, n or k stays untagged (the scalar loops of convert-linalg-to-loops,
     split over threads by lowering/parallel.py): folding its unit batch dim would fold that one too,
     and what is left is no matmul (`_batch_block`)."""
     op = op.operation
@@ -979,7 +979,9 @@ def tag(op: ir.Operation | ir.OpView, caches: CacheInfo | None = None, cache_til
         return
     tiles = choose_tiles(op.name, loops, size, caches)
     if cache_tiles is not None:  # (TM, TN, TK); a batch_matmul's batch loop goes one at a time
-        full = (1,) * (len(loops) - len(cache_tiles)) + tuple(cache_tiles)
-        tiles = Tiles(tuple(_fit(t, e) for t, e in zip(full, loops, strict=True)), tiles.vec)
+        full = tuple(_fit(t, e) for t, e in zip((1,) * (len(loops) - len(cache_tiles)) + tuple(cache_tiles), loops, strict=True))
+        # (a register tile larger than the cache tile in m and n left a partial tile in both, whose
+        # copy bufferized to a memrefCopy runtime call: (5, 7, 3) on 64^3 failed to link)
+        tiles = Tiles(full, tuple(min(v, t) for v, t in zip(tiles.vec, full, strict=True)))
     for key, value in tiles.attributes().items():
         op.attributes[key] = ir.Attribute.parse(value)

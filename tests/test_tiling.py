@@ -125,6 +125,21 @@ def test_pinned_batch_tiles_are_applied(target) -> None:
     np.testing.assert_allclose(k(a, b), a @ b, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("tiles", [(5, 7, 3), (1, 1, 1), (5, 64, 3), (16, 7, 64)], ids=lambda t: "x".join(map(str, t)))
+@pytest.mark.parametrize("fn", [lambda a, b: a @ b, lambda a, b: np.maximum(a @ b, 0.0)], ids=["matmul", "epilogue"])
+def test_pinned_tiles_smaller_than_the_register_tile_shrink_it(fn, tiles, target) -> None:
+    """A register tile larger than the cache tile in m and n left a partial register tile in both,
+    whose copy bufferized to a memrefCopy runtime call: (5, 7, 3) on 64^3 failed to link. The
+    register tile is clipped to the cache tile."""
+    a, b = _args([(64, 64), (64, 64)], np.float32)
+    k = et.kernel(fn, target=target, rules=pinned_tiles(*tiles))
+    mr, nr = tiling.register_tile(4)
+    vec = (min(mr, tiles[0]), min(nr, tiles[1]), 1)
+    assert f"et.vec = [{vec[0]}, {vec[1]}, 1]" in k.inspect(a, b).stage("linalg")
+    np.testing.assert_allclose(k(a, b), fn(a, b), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("tiles", [(0, 32, 32), (8, 8)])
 def test_bad_pinned_tiles_are_a_compile_error(tiles) -> None:
     a = rng.standard_normal((2, 8, 8), np.float32)
