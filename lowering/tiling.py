@@ -581,8 +581,7 @@ def _batch_block(t: _Target, i: int) -> list[str]:
         f"}} : {_ANY}",
         f'%flat{i} = transform.structured.match ops{{["linalg.generic"]}} in %par{i} : ({_ANY}) -> {_ANY}',
         f"%a{i} = transform.structured.specialize %flat{i} : ({_ANY}) -> {_ANY}",
-        f"%micro{i} = transform.param.constant {i} : i64 -> !transform.any_param",
-        f'transform.annotate %a{i} "et.micro" = %micro{i} : {_ANY}, !transform.any_param',
+        *_mark_micro(i, f"%a{i}"),
     ]
     return lines + _block_loops(flat, i, packed)
 
@@ -656,6 +655,40 @@ _PACK = '!transform.op<"linalg.pack">'
 
 
 _LOWERED_PACK = '(!transform.op<"tensor.pad">, !transform.op<"tensor.expand_shape">, !transform.op<"linalg.transpose">)'
+_TRANSPOSE = '!transform.op<"linalg.transpose">'
+_UNPACK = '!transform.op<"linalg.unpack">'
+_LOWERED_UNPACK = (f'(!transform.op<"tensor.empty">, {_TRANSPOSE}, !transform.op<"tensor.collapse_shape">,'
+                   ' !transform.op<"tensor.extract_slice">)')
+
+
+def _split_pack(x: str, i: int, pack: str, threads: list[int], rows: list[int], vector: list[int]) -> list[str]:
+    """The pack `pack` split over the threads (forall, tile sizes `threads`) and lowered to a transpose
+    copying `rows`-sized tiles as vectors of `vector` (handles named %<x>...<i>)."""
+    return [
+        f"%{x}t{i}, %{x}par{i} = transform.structured.tile_using_forall {pack} tile_sizes {_ints(tuple(threads))}"
+        f" : ({_PACK}) -> ({_ANY}, {_ANY})",
+        f"%{x}tc{i} = transform.cast %{x}t{i} : {_ANY} to {_PACK}",
+        f"%{x}pad{i}, %{x}exp{i}, %{x}tr{i} = transform.structured.lower_pack %{x}tc{i} : ({_PACK}) -> {_LOWERED_PACK}",
+        f"%{x}row{i}, %{x}rl{i}, %{x}rk{i} = transform.structured.tile_using_for %{x}tr{i} tile_sizes {_ints(tuple(rows))}"
+        f" : ({_TRANSPOSE}) -> ({_ANY}, {_ANY}, {_ANY})",
+        f"transform.structured.vectorize %{x}row{i} vector_sizes {_ints(tuple(vector))} : {_ANY}",
+    ]
+
+
+def _reshaped_unpack(x: str, i: int, compute: str) -> list[str]:
+    """The unpack of `compute`'s result lowered (an unpack whose inner tiles are innermost: a reshape)."""
+    return [
+        f"%{x}u{i} = transform.get_consumers_of_result {compute}[0] : ({_GENERIC}) -> ({_UNPACK})",
+        f"%{x}e{i}, %{x}t{i}, %{x}c{i}, %{x}s{i} = transform.structured.lower_unpack %{x}u{i} : ({_UNPACK}) -> {_LOWERED_UNPACK}",
+    ]
+
+
+def _mark_micro(i: int, handle: str) -> list[str]:
+    """Mark the register tile `handle` et.micro = i (the vectorizer's match: the tags do not survive)."""
+    return [
+        f"%micro{i} = transform.param.constant {i} : i64 -> !transform.any_param",
+        f'transform.annotate {handle} "et.micro" = %micro{i} : {_ANY}, !transform.any_param',
+    ]
 
 
 def _pack_b(t: _Target, i: int, source: str, mr: int = 0) -> list[str]:
@@ -671,12 +704,7 @@ def _pack_b(t: _Target, i: int, source: str, mr: int = 0) -> list[str]:
         f"{b}0 = transform.get_producer_of_operand {g}0[1] : ({_GENERIC}) -> ({_PACK})",
         f"{g}, {b}, %un{i} = transform.structured.pack_transpose {b}0 with_compute_op({g}0) outer_perm = [1, 0]"
         f" : ({_PACK}, {_GENERIC}) -> ({_GENERIC}, {_PACK}, {_ANY})",
-        f"%bt{i}, %bpar{i} = transform.structured.tile_using_forall {b} tile_sizes [{tn // nr}, 0] : ({_PACK}) -> ({_ANY}, {_ANY})",
-        f"%btc{i} = transform.cast %bt{i} : {_ANY} to {_PACK}",
-        f"%bpad{i}, %bexp{i}, %btr{i} = transform.structured.lower_pack %btc{i} : ({_PACK}) -> {_LOWERED_PACK}",
-        f'%brow{i}, %brl{i}, %brk{i} = transform.structured.tile_using_for %btr{i} tile_sizes [1, 1, 0]'
-        f' : (!transform.op<"linalg.transpose">) -> ({_ANY}, {_ANY}, {_ANY})',
-        f"transform.structured.vectorize %brow{i} vector_sizes [1, 1, {nr}] : {_ANY}",
+        *_split_pack("b", i, b, [tn // nr, 0], [1, 1, 0], [1, 1, nr]),
         f"%gm{i} = transform.cast {g} : {_GENERIC} to {_ANY}",
     ]
 
@@ -691,8 +719,7 @@ def _packed_block_loops(t: _Target, i: int, packed: frozenset[str]) -> list[str]
     body += [
         _tile(f"%bn{i}, %ln{i}", 1, tile, "tile_using_for", [0, 1, 0, 0]),
         _tile(f"%c{i}, %lm{i}, %lk{i}", 2, f"%bn{i}", "tile_using_for", [mr, 0, 1, 0]),
-        f"%micro{i} = transform.param.constant {i} : i64 -> !transform.any_param",  # (the vectorizer's match)
-        f'transform.annotate %c{i} "et.micro" = %micro{i} : {_ANY}, !transform.any_param',
+        *_mark_micro(i, f"%c{i}"),
     ]
     return body + (_peel(f"%lm{i}") if tm % mr or m % tm else [])
 
@@ -710,10 +737,7 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
         # C: (m, n) -> (m, n / nr, nr) and back are reshapes
         f"{c} = transform.get_producer_of_operand {g}[2] : ({_GENERIC}) -> ({_PACK})",
         f"%cpad{i}, %cexp{i}, %ctr{i} = transform.structured.lower_pack {c} : ({_PACK}) -> {_LOWERED_PACK}",
-        f'%cu{i} = transform.get_consumers_of_result {g}[0] : ({_GENERIC}) -> (!transform.op<"linalg.unpack">)',
-        f'%ue{i}, %ut{i}, %uc{i}, %us{i} = transform.structured.lower_unpack %cu{i} : (!transform.op<"linalg.unpack">)'
-        ' -> (!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">, !transform.op<"tensor.collapse_shape">,'
-        ' !transform.op<"tensor.extract_slice">)',
+        *_reshaped_unpack("c", i, g),
         _tile(f"%a{i}, %par{i}", 1, f"%gm{i}", "tile_using_forall", [tm, tn // nr, 0, 0]),
     ]
     body += _packed_block_loops(t, i, packed)
@@ -751,16 +775,11 @@ def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> li
     tm, tn, tk = t.tiles
     mr, nr = t.vec[0], t.vec[1]
     panels = _a_panels(t)
-    tr = '!transform.op<"linalg.transpose">'
     lines = [_match(t, f"%op{i}"), _match(t, f"%ep{i}", "linalg.matvec"), *_pack_b(t, i, f"%op{i}", mr if panels else 0)]
     if panels:
         lines += [
             f"%ap{i} = transform.get_producer_of_operand %g{i}[0] : ({_GENERIC}) -> ({_PACK})",
-            f"%at{i}, %apar{i} = transform.structured.tile_using_forall %ap{i} tile_sizes [{tm // mr}, 0] : ({_PACK}) -> ({_ANY}, {_ANY})",
-            f"%atc{i} = transform.cast %at{i} : {_ANY} to {_PACK}",
-            f"%apad{i}, %aexp{i}, %atr{i} = transform.structured.lower_pack %atc{i} : ({_PACK}) -> {_LOWERED_PACK}",
-            f"%arow{i}, %arl{i}, %ark{i} = transform.structured.tile_using_for %atr{i} tile_sizes [1, 16, 0] : ({tr}) -> ({_ANY}, {_ANY}, {_ANY})",
-            f"transform.structured.vectorize %arow{i} vector_sizes [1, 16, {mr}] : {_ANY}",
+            *_split_pack("a", i, f"%ap{i}", [tm // mr, 0], [1, 16, 0], [1, 16, mr]),
         ]
     lines += [
         f"%vp{i} = transform.structured.pack %ep{i} packed_sizes = [{mr if panels else 0}, {nr}] : ({_ANY}) -> ({_GENERIC})",
@@ -768,12 +787,7 @@ def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> li
         f"%xpad{i}, %xexp{i}, %xtr{i} = transform.structured.lower_pack %xp{i} : ({_PACK}) -> {_LOWERED_PACK}",
     ]
     if panels:  # y is (m / mr, mr): a reshape
-        lines += [
-            f'%yu{i} = transform.get_consumers_of_result %vp{i}[0] : ({_GENERIC}) -> (!transform.op<"linalg.unpack">)',
-            f'%ye{i}, %yt{i}, %yc{i}, %ys{i} = transform.structured.lower_unpack %yu{i} : (!transform.op<"linalg.unpack">)'
-            ' -> (!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">, !transform.op<"tensor.collapse_shape">,'
-            ' !transform.op<"tensor.extract_slice">)',
-        ]
+        lines += _reshaped_unpack("y", i, f"%vp{i}")
     lines += [
         "transform.apply_patterns to %funcs {",  # pack(unpack(C)) -> C, pack(fill) -> fill
         "  transform.apply_patterns.canonicalization",
@@ -792,8 +806,7 @@ def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> li
         _tile(f"%bn{i}, %ln{i}", 1, f"%b{i}", "tile_using_for", [0, 1, 0, 0, 0]),
         _tile(f"%c{i}0, %lm{i}, %lk{i}", 2, f"%bn{i}", "tile_using_for", [1, 0, 1, 0, 0]),
         f"%c{i} = transform.structured.interchange %c{i}0 iterator_interchange = [3, 0, 1, 2, 4] : ({_ANY}) -> {_ANY}",
-        f"%micro{i} = transform.param.constant {i} : i64 -> !transform.any_param",  # (the vectorizer's match)
-        f'transform.annotate %c{i} "et.micro" = %micro{i} : {_ANY}, !transform.any_param',
+        *_mark_micro(i, f"%c{i}"),
     ]
 
 
@@ -969,9 +982,9 @@ def element_bytes(elem: ir.Type) -> int:
 def tag(op: ir.Operation | ir.OpView, caches: CacheInfo | None = None, cache_tiles: tuple[int, ...] | None = None) -> None:
     """Attach `et.tiles` / `et.vec` to an emitted contraction: choose_tiles' defaults, or the cache
     tiles (TM, TN, TK) the optimizer chose for a matmul or batch_matmul (capped at the loop extents;
-    the register tile capped at them). A batch_matmul with a unit m, n or k stays untagged (the scalar loops of convert-linalg-to-loops,
-    split over threads by lowering/parallel.py): folding its unit batch dim would fold that one too,
-    and what is left is no matmul (`_batch_block`)."""
+    the register tile capped at them). A batch_matmul with a unit m, n or k stays untagged (the
+    scalar loops of convert-linalg-to-loops, split over threads by lowering/parallel.py): folding its
+    unit batch dim would fold that one too, and what is left is no matmul (`_batch_block`)."""
     op = op.operation
     size = element_bytes(ir.ShapedType(op.results[0].type).element_type)
     loops = _loop_extents(op)

@@ -25,6 +25,12 @@ def _args(shapes, dtype):
     return [rng.standard_normal(s).astype(dtype) for s in shapes]
 
 
+def _assert_outputs_close(got, want, rtol: float, atol: float) -> None:
+    """A kernel's result (or tuple of results) against NumPy's."""
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,), strict=True):
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
 def _check(fn, shapes, dtype, target):
     args = _args(shapes, dtype)
     got, want = et.kernel(fn, target=target)(*args), fn(*args)
@@ -344,9 +350,7 @@ def test_matmul_epilogue_runs_per_output_block(mkn, target: str) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 def test_matmul_without_a_fusable_epilogue(fn, target: str) -> None:
     a, b, c = _args([(96, 80), (80, 96), (96,)], np.float32)
-    got, want = et.kernel(fn, target=target)(a, b, c), fn(a, b, c)
-    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,), strict=True):
-        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-3)
+    _assert_outputs_close(et.kernel(fn, target=target)(a, b, c), fn(a, b, c), rtol=1e-4, atol=1e-3)
 
 
 # Packed blocks (lowering/tiling.py `packing`, `_matmul_family`): forced cache tiles (TM, TN, TK) and
@@ -388,6 +392,15 @@ def _forced_tiles(monkeypatch, tiles) -> None:
     monkeypatch.setattr(tiling, "PAD_MIN_WORK", 2**62)
     monkeypatch.setattr(tiling, "tag", lambda op, caches=None, cache_tiles=None: tag(op, SMALL, tiles))
     monkeypatch.setattr(tiling, "host_caches", lambda: SMALL)
+
+
+def _forced_matmul_tiles(monkeypatch, caches: tiling.CacheInfo = SMALL) -> None:
+    """2-D matmuls get cache tiles (16, 64, 64) (other contractions their defaults); the tile stage
+    sees `caches`."""
+    tag = tiling.tag
+    monkeypatch.setattr(tiling, "tag", lambda op, caches_=None, cache_tiles=None: tag(
+        op, caches, (16, 64, 64) if op.operation.name == "linalg.matmul" else None))
+    monkeypatch.setattr(tiling, "host_caches", lambda: caches)
 
 
 def _allocs(tiled: str) -> list[str]:
@@ -526,18 +539,13 @@ def test_b_packed_once_for_a_temporary_product_too(monkeypatch, target) -> None:
     """A temporary product ((a @ b) @ d) packs B once like a product written to the output (both
     buffers are lent by the caller when large: tests/test_workspace.py); in one kernel with two such
     matmuls with the same tiles, each packs its own B."""
-    tag = tiling.tag
-    monkeypatch.setattr(tiling, "tag", lambda op, caches=None, cache_tiles=None: tag(
-        op, SMALL, (16, 64, 64) if op.operation.name == "linalg.matmul" else None))
-    monkeypatch.setattr(tiling, "host_caches", lambda: SMALL)
+    _forced_matmul_tiles(monkeypatch)
     a, b, c, d = _args([(48, 256), (256, 256), (256, 256), (256, 8)], np.float32)
     chain = lambda a, b, d: (a @ b) @ d  # noqa: E731
     np.testing.assert_allclose(et.kernel(chain, target=target)(a, b, d), chain(a, b, d), rtol=1e-4, atol=1e-2)
     assert "linalg.transpose" in et.kernel(chain, target=target).inspect(a, b, d).stage("tile-script")
     both = lambda a, b, c, d: (a @ b, (a @ c) @ d)  # noqa: E731
-    got, want = et.kernel(both, target=target)(a, b, c, d), both(a, b, c, d)
-    for g, w in zip(got, want, strict=True):
-        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-2)
+    _assert_outputs_close(et.kernel(both, target=target)(a, b, c, d), both(a, b, c, d), rtol=1e-4, atol=1e-2)
     comp = et.kernel(both, target=target).inspect(a, b, c, d)
     assert comp.stage("tile-script").count("transform.structured.pack ") == 1  # one group, a foreach over both
     assert "64x32" not in _allocs(comp.stage("tile"))  # no per-panel copy of B left
@@ -595,10 +603,7 @@ def test_matvec_of_a_product_never_stores_the_product(monkeypatch, target, cache
     loop), four column blocks inside each, each a 16 x 64 buffer filled with zeros, computed over four
     k steps and reduced into y; no buffer of the whole product and nothing lent by the caller. The
     register tiles read A's panels (`_a_panels`) or its rows in place (a large L2)."""
-    tag = tiling.tag
-    monkeypatch.setattr(tiling, "tag", lambda op, caches_=None, cache_tiles=None: tag(
-        op, caches, (16, 64, 64) if op.operation.name == "linalg.matmul" else None))
-    monkeypatch.setattr(tiling, "host_caches", lambda: caches)
+    _forced_matmul_tiles(monkeypatch, caches)
     a, b, x = _args([(48, 256), (256, 256), (256,)], np.float32)
     kernel = et.kernel(_chain_mv, target=target)
     np.testing.assert_allclose(kernel(a, b, x), (a.astype(np.float64) @ b) @ x, rtol=1e-4, atol=1e-3)
@@ -620,9 +625,7 @@ def test_matvec_of_a_product_never_stores_the_product(monkeypatch, target, cache
 @pytest.mark.parametrize("target", TARGETS)
 def test_product_read_otherwise_is_stored(fn, target: str) -> None:
     a, b, x = _args([(96, 80), (80, 112), (112,)], np.float32)
-    got, want = et.kernel(fn, target=target)(a, b, x), fn(a, b, x)
-    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,), strict=True):
-        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-3)
+    _assert_outputs_close(et.kernel(fn, target=target)(a, b, x), fn(a, b, x), rtol=1e-4, atol=1e-3)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -634,10 +637,7 @@ def test_product_read_otherwise_is_stored(fn, target: str) -> None:
 ], ids=["partial-row-block", "rows-not-whole-tiles", "partial-k-step"])
 def test_matvec_epilogue_with_packed_operands_matches_numpy(monkeypatch, target, dtype, mkn, panels) -> None:
     m, k, n = mkn
-    tag = tiling.tag
-    monkeypatch.setattr(tiling, "tag", lambda op, caches_=None, cache_tiles=None: tag(
-        op, SMALL, (16, 64, 64) if op.operation.name == "linalg.matmul" else None))
-    monkeypatch.setattr(tiling, "host_caches", lambda: SMALL)
+    _forced_matmul_tiles(monkeypatch)
     a, b, x = _args([(m, k), (k, n), (n,)], dtype)
     kernel = et.kernel(_chain_mv, target=target)
     got, want = kernel(a, b, x), (a.astype(np.float64) @ b) @ x
