@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .tiling import _ANY, CONTRACTIONS, _epilogue, _ints, _loop_extents, as_operation, linalg_ops, named_sequence, op_handles
+from .tiling import _ANY, CONTRACTIONS, _epilogue, _ints, fills_per_block, _loop_extents, as_operation, linalg_ops, named_sequence, op_handles
 
 
 # Fewer loop iterations than this in one op: not worth a parallel region.
@@ -109,7 +109,7 @@ def _per_matmul_block(op: ir.Operation) -> bool:
     if op.name == "linalg.fill":
         matmuls = [as_operation(u.owner) for u in op.results[0].uses]
         return len(matmuls) == 1 and matmuls[0].name == "linalg.matmul" and "et.tiles" in matmuls[0].attributes \
-            and _epilogue(matmuls[0]) is not None
+            and fills_per_block(matmuls[0])
     for operand in op.operands:
         owner = as_operation(operand.owner)
         if owner is not None and owner.name == "linalg.matmul" and "et.tiles" in owner.attributes:

@@ -36,6 +36,12 @@ more than half the ways: at 2048^3, 256 rows 8 KiB apart fill all 16; measured +
 block, a packed A block or B micro-panel fails to bufferize), and A and C only with several k
 steps (with one, an A block is contiguous rows already and C is written once).
 
+When m, k, TM and TK allow (`_a_panels`), a GEMM with B packed once packs A once too, and both in
+panels per k step (`_pack_panels`, `_panel_matmul`): a generic over (m1, n1, k1, m0, n0, k0) whose A
+is (k/TK, m/mr, TK, mr), B (k/TK, n/nr, TK, nr) and C blocks (TM/mr, TN/nr, mr, nr), accumulated in
+L2 and unpacked into C once per block. No copy at any k step, no fill or copy of C; 1024^3 and
+2048^3 measured 7-10% faster than the B-only scheme below (one and two cores).
+
 B is packed once up front ("P", `_prepacked_matmul`) instead of micro-panel by micro-panel when
 several row blocks would copy the same panels and B does not fit L2 (packed B, like a temporary
 product, is then a buffer the caller lends: lowering/workspace.py). `transform.structured.pack` splits n into (n/nr, nr), so the matmul becomes a
@@ -366,6 +372,21 @@ def _epilogue(op: ir.Operation) -> ir.Operation | None:
     return user if same and maps[number] == ir.AffineMap.get_identity(2) else None
 
 
+def _target(op: ir.Operation) -> _Target:
+    """The target of one tagged contraction, before epilogues and padding are looked at."""
+    elem_type = ir.ShapedType(op.results[0].type).element_type
+    return _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), _loop_extents(op),
+                   elem=str(elem_type), itemsize=element_bytes(elem_type))
+
+
+def fills_per_block(matmul: ir.Operation) -> bool:
+    """Whether the tile stage computes a tagged 2-D matmul's zero fill block by block with it (in its
+    epilogue's loop, `_epilogue`, or in C's unpack, `_panel_matmul`): the fill is then not split
+    over threads on its own (lowering/parallel.py)."""
+    t = _target(matmul)
+    return _epilogue(matmul) is not None or (padded_loops(t.op, t.loops, t.vec) is None and _a_panels(t))
+
+
 def contractions(module: ir.Module) -> list[_Target]:
     """The tagged contractions of a module, one entry per distinct (op, tiles, vec, loop extents);
     a matmul with an epilogue is its own entry, and it and its epilogue get `et.epilogue = <index>`."""
@@ -375,16 +396,12 @@ def contractions(module: ir.Module) -> list[_Target]:
         if op.name == "linalg.matvec" and "et.epilogue" in op.attributes:
             return ir.WalkResult.ADVANCE  # a matmul's epilogue: tiled with it
         if op.name in CONTRACTIONS and "et.tiles" in op.attributes and "et.vec" in op.attributes:
-            loops = _loop_extents(op)
-            elem_type = ir.ShapedType(op.results[0].type).element_type
-            elem = str(elem_type)
-            t = _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), loops, None, None,
-                        elem, element_bytes(elem_type))
+            t = _target(op)
             user = _epilogue(op)
             i64 = ir.IntegerType.get_signless(64)
             if user is not None:
                 reduce = _int_list(user.attributes["et.vec"]) if user.name == "linalg.matvec" else None
-                t = _Target(t.op, t.tiles, t.vec, t.loops, len(found), reduce, elem, t.itemsize)
+                t = dataclasses.replace(t, epilogue=len(found), reduce=reduce)
                 for tagged in (op, user):
                     tagged.attributes["et.epilogue"] = ir.IntegerAttr.get(i64, t.epilogue)
             # (an epilogue's loop computes the matmul block by block: its blocks are not padded)
@@ -398,7 +415,7 @@ def contractions(module: ir.Module) -> list[_Target]:
                 index = ir.IntegerAttr.get(i64, list(found).index(key) if key in found else len(found))
                 op.attributes["et.packb"] = index
                 init = as_operation(op.operands[-1].owner)
-                if init is not None and init.name == "linalg.fill":
+                if init is not None and init.name == "linalg.fill" and not _a_panels(t):
                     # its zero fill, when not split over threads already (lowering/parallel.py), is split
                     # by row blocks: a plain fill of C would be folded into the reshaped C and copied
                     init.attributes["et.packb"] = index
@@ -669,8 +686,8 @@ def _split_pack(x: str, i: int, pack: str, threads: list[int], rows: list[int], 
         f" : ({_PACK}) -> ({_ANY}, {_ANY})",
         f"%{x}tc{i} = transform.cast %{x}t{i} : {_ANY} to {_PACK}",
         f"%{x}pad{i}, %{x}exp{i}, %{x}tr{i} = transform.structured.lower_pack %{x}tc{i} : ({_PACK}) -> {_LOWERED_PACK}",
-        f"%{x}row{i}, %{x}rl{i}, %{x}rk{i} = transform.structured.tile_using_for %{x}tr{i} tile_sizes {_ints(tuple(rows))}"
-        f" : ({_TRANSPOSE}) -> ({_ANY}, {_ANY}, {_ANY})",
+        f"%{x}row{i}, %{x}rl{i}:{sum(map(bool, rows))} = transform.structured.tile_using_for %{x}tr{i} tile_sizes {_ints(tuple(rows))}"
+        f" : ({_TRANSPOSE}) -> ({', '.join([_ANY] * (1 + sum(map(bool, rows))))})",
         f"transform.structured.vectorize %{x}row{i} vector_sizes {_ints(tuple(vector))} : {_ANY}",
     ]
 
@@ -691,20 +708,44 @@ def _mark_micro(i: int, handle: str) -> list[str]:
     ]
 
 
-def _pack_b(t: _Target, i: int, source: str, mr: int = 0) -> list[str]:
+def _pack_b(t: _Target, i: int, source: str) -> list[str]:
     """`transform.structured.pack` of the matmul `source` splitting n into (n / nr, nr): it becomes
     the generic `%g<i>` over (m, n1, k, n0) reading B as (n1, k, n0) (pack_transpose) and C as (m,
     n1, n0). B's pack is split over column blocks (forall, the threads) and lowered to a transpose
-    copying nr-wide rows as vectors. With `mr`, m is split too: a generic over (m1, n1, k, m0, n0)
-    reading A as (m1, k, m0) and C as (m1, n1, m0, n0)."""
+    copying nr-wide rows as vectors."""
     tn, nr = t.tiles[1], t.vec[1]
     b, g = f"%bp{i}", f"%g{i}"
     return [
-        f"{g}0 = transform.structured.pack {source} packed_sizes = [{mr}, {nr}, 0] : ({_ANY}) -> ({_GENERIC})",
+        f"{g}0 = transform.structured.pack {source} packed_sizes = [0, {nr}, 0] : ({_ANY}) -> ({_GENERIC})",
         f"{b}0 = transform.get_producer_of_operand {g}0[1] : ({_GENERIC}) -> ({_PACK})",
         f"{g}, {b}, %un{i} = transform.structured.pack_transpose {b}0 with_compute_op({g}0) outer_perm = [1, 0]"
         f" : ({_PACK}, {_GENERIC}) -> ({_GENERIC}, {_PACK}, {_ANY})",
         *_split_pack("b", i, b, [tn // nr, 0], [1, 1, 0], [1, 1, nr]),
+        f"%gm{i} = transform.cast {g} : {_GENERIC} to {_ANY}",
+    ]
+
+
+def _pack_panels(t: _Target, i: int, source: str) -> list[str]:
+    """`transform.structured.pack` of the matmul `source` splitting m, n and k into (m / mr, mr), (n /
+    nr, nr) and (k / TK, TK): the generic `%g<i>` over (m1, n1, k1, m0, n0, k0) reading A as (k1, m1,
+    k0, m0) and B as (k1, n1, k0, n0) (pack_transpose), C as (m1, n1, m0, n0). Each register tile's A
+    (and B) values of a k step are one contiguous stream, and the A (B) block of a k step is
+    contiguous too (a block of mr-row panels K apart crowded its L2 sets: 2048^3 ran 13% slower).
+    Both packs are split over the threads (forall) and lowered to transposes copying vectors (A's 16
+    k steps of a register tile at a time)."""
+    tm, tn, tk = t.tiles
+    mr, nr = t.vec[0], t.vec[1]
+    a, b, g = f"%ap{i}", f"%bp{i}", f"%g{i}"
+    transpose = f"({_PACK}, {_GENERIC}) -> ({_GENERIC}, {_PACK}, {_ANY})"
+    return [
+        f"{g}0 = transform.structured.pack {source} packed_sizes = [{mr}, {nr}, {tk}] : ({_ANY}) -> ({_GENERIC})",
+        f"{a}0 = transform.get_producer_of_operand {g}0[0] : ({_GENERIC}) -> ({_PACK})",
+        f"{g}1, {a}, %ua{i} = transform.structured.pack_transpose {a}0 with_compute_op({g}0) outer_perm = [1, 0]"
+        f" inner_perm = [1, 0] : {transpose}",
+        f"{b}0 = transform.get_producer_of_operand {g}1[1] : ({_GENERIC}) -> ({_PACK})",
+        f"{g}, {b}, %un{i} = transform.structured.pack_transpose {b}0 with_compute_op({g}1) inner_perm = [1, 0] : {transpose}",
+        *_split_pack("a", i, a, [0, tm // mr], [1, 1, 16, 0], [1, 1, 16, mr]),
+        *_split_pack("b", i, b, [0, tn // nr], [1, 1, 1, 0], [1, 1, 1, nr]),
         f"%gm{i} = transform.cast {g} : {_GENERIC} to {_ANY}",
     ]
 
@@ -731,6 +772,8 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
     tm, tn = t.tiles[0], t.tiles[1]
     nr = t.vec[1]
     op, c, g = f"%x{i}", f"%cp{i}", f"%g{i}"
+    if _a_panels(t):
+        return _foreach_matmul(t, i, op, _panel_matmul(t, i, op))
     body = _pad_whole(t, op, f"xw{i}") if t.pad else []
     body += _pack_b(t, i, f"%xw{i}" if t.pad else op)
     body += [
@@ -741,15 +784,21 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
         _tile(f"%a{i}, %par{i}", 1, f"%gm{i}", "tile_using_forall", [tm, tn // nr, 0, 0]),
     ]
     body += _packed_block_loops(t, i, packed)
-    # (pack and its lowering take one op at a time: one iteration per matmul of this group)
-    return [
-        f'%op{i} = transform.structured.match ops{{["{t.op}"]}} attributes{{et.packb = {i} : i64}} in %root : ({_ANY}) -> {_ANY}',
+    fills = [
         f'%fill{i} = transform.structured.match ops{{["linalg.fill"]}} attributes{{et.packb = {i} : i64}} in %root'
         f" : ({_ANY}) -> {_ANY}",
         f"transform.foreach %fill{i} : {_ANY} {{",
         f"^bb0(%f{i}: {_ANY}):",
         "  " + _tile(f"%ft{i}, %fpar{i}", 1, f"%f{i}", "tile_using_forall", [tm, 0]),
         "}",
+    ]
+    return fills + _foreach_matmul(t, i, op, body)
+
+
+def _foreach_matmul(t: _Target, i: int, op: str, body: list[str]) -> list[str]:
+    """`body` run on each matmul `op` of the group (pack and its lowering take one op at a time)."""
+    return [
+        f'%op{i} = transform.structured.match ops{{["{t.op}"]}} attributes{{et.packb = {i} : i64}} in %root : ({_ANY}) -> {_ANY}',
         f"transform.foreach %op{i} : {_ANY} {{",
         f"^bb0({op}: {_ANY}):",
         *("  " + line for line in body),
@@ -757,41 +806,82 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
     ]
 
 
+def _panel_matmul(t: _Target, i: int, op: str) -> list[str]:
+    """A GEMM with A and B packed once, in panels (`_pack_panels`): its C is (m / mr, n / nr, mr, nr),
+    each register tile's accumulators contiguous. Its pack of C's zero fill folds into a fill of that
+    layout; the forall tiles C's unpack by TM x TN blocks, the generic and its fill fused into it, so
+    each block is accumulated in a block-sized buffer (L2) and unpacked into C once after its k loop,
+    register tile by register tile, as vectors: C is neither filled, nor copied in and out, and A is
+    copied once instead of a TM x TK block at every k step of every block."""
+    tm, tn = t.tiles[0], t.tiles[1]
+    mr, nr = t.vec[0], t.vec[1]
+    fuse = "transform.structured.fuse_into_containing_op"
+    return [
+        *_pack_panels(t, i, op),
+        f"%cu{i} = transform.get_consumers_of_result %g{i}[0] : ({_GENERIC}) -> ({_UNPACK})",
+        *_canonicalize(),  # pack(fill) -> fill
+        f"%init{i} = transform.get_producer_of_operand %gm{i}[2] : ({_ANY}) -> {_ANY}",
+        f"%cut{i}, %par{i}0 = transform.structured.tile_using_forall %cu{i} tile_sizes {_ints((tm, tn))}"
+        f" : ({_UNPACK}) -> ({_ANY}, {_ANY})",
+        f"%a{i}, %par{i} = {fuse} %gm{i} into %par{i}0 : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
+        f"%fi{i}, %par{i}b = {fuse} %init{i} into %par{i} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
+        *_panel_block_loops(t, i),
+        _tile(f"%cur{i}, %cul{i}, %cun{i}", 2, f"%cut{i}", "tile_using_for", [mr, nr]),
+        f"transform.structured.vectorize %cur{i} : {_ANY}",
+    ]
+
+
+def _k_unroll(t: _Target) -> int:
+    """k steps per iteration of a panel generic's innermost loop: the largest of 8, 4, 2 dividing TK
+    (measured at 1024^3 and 2048^3: 4 and 8 alike, 2 ~4% slower)."""
+    return next(u for u in (8, 4, 2) if t.tiles[2] % u == 0)
+
+
+def _panel_block_loops(t: _Target, i: int) -> list[str]:
+    """Inside the block `%a<i>` (TM / mr, TN / nr, K / TK, mr, nr, TK) of a panel generic: the k loop,
+    a column panel, a row panel and `_k_unroll` k steps, whose unit dims are folded away (rank-reducing
+    slices) so that the register tile is a plain (mr, nr, u) contraction (the vectorizer's patterns
+    cast away only leading unit dims that are parallel: the unit k1 left a contraction over two
+    reduction dims, lowered to scalar code); marked et.micro."""
+    return [
+        _tile(f"%b{i}, %kl{i}", 1, f"%a{i}", "tile_using_for", [0, 0, 1, 0, 0, 0]),
+        _tile(f"%bn{i}, %ln{i}", 1, f"%b{i}", "tile_using_for", [0, 1, 0, 0, 0, 0]),
+        _tile(f"%c{i}0, %lm{i}, %lk{i}", 2, f"%bn{i}", "tile_using_for", [1, 0, 0, 0, 0, _k_unroll(t)]),
+        f"transform.apply_patterns to %lk{i} {{",
+        "  transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices",
+        f"}} : {_ANY}",
+        f'%c{i} = transform.structured.match ops{{["linalg.generic"]}} in %lk{i} : ({_ANY}) -> {_ANY}',
+        *_mark_micro(i, f"%c{i}"),
+    ]
+
+
 def _a_panels(t: _Target) -> bool:
-    """Whether a matvec epilogue's matmul (B packed once) also packs A once, in mr-row panels: its
-    rows are whole register tiles (m and TM multiples of mr)."""
-    return t.reduce is not None and _packs_b_once(t) and t.loops[0] % t.vec[0] == 0 and t.tiles[0] % t.vec[0] == 0
+    """Whether a matmul with B packed once, with no epilogue or a matvec one, packs A once too, both in
+    panels (`_pack_panels`): m, k and TM are whole register tiles, k steps and a multiple of 2 (not
+    padded: a pack would pad them)."""
+    (m, _, k), (tm, _, tk), mr = t.loops, t.tiles, t.vec[0]
+    return (t.epilogue is None or t.reduce is not None) and _packs_b_once(t) and not t.pad \
+        and m % mr == 0 and tm % mr == 0 and k % tk == 0 and tk % 2 == 0
 
 
 def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
-    """`_matvec_epilogue` with B packed once (`_pack_b`), and A once too when `_a_panels`: m split
-    into (m / mr, mr), A is read as (m / mr, k, mr), each register tile's A panel contiguous (one
-    stream of mr values per k step, instead of mr rows TK apart copied block by block at every k
-    step), the product's blocks as (TM / mr, TN / nr, mr, nr). The matvec is packed the same way (a
-    generic over (m1, k1, m0, k0) reading the product as the matmul writes it, x as (n / nr, nr)), so
-    the product's unpack and the matvec's pack of it fold away and its blocks fuse into the matvec's
-    loops as before; the partial sums are nr wide, one per row of the register tile. A's pack is
-    split over row blocks (forall, the threads) and transposed 16 columns at a time, as vectors."""
-    tm, tn, tk = t.tiles
+    """`_matvec_epilogue` with B packed once (`_pack_b`), or A and B in panels (`_pack_panels`) when
+    `_a_panels`: the product's blocks are then (TM / mr, TN / nr, mr, nr), and the matvec is packed
+    the same way (a generic over (m1, k1, m0, k0) reading the product as the matmul writes it, x as
+    (n / nr, nr)), so the product's unpack and the matvec's pack of it fold away and its blocks fuse
+    into the matvec's loops as before; the partial sums are nr wide, one per row of the register tile."""
+    tm, tn = t.tiles[0], t.tiles[1]
     mr, nr = t.vec[0], t.vec[1]
     panels = _a_panels(t)
-    lines = [_match(t, f"%op{i}"), _match(t, f"%ep{i}", "linalg.matvec"), *_pack_b(t, i, f"%op{i}", mr if panels else 0)]
-    if panels:
-        lines += [
-            f"%ap{i} = transform.get_producer_of_operand %g{i}[0] : ({_GENERIC}) -> ({_PACK})",
-            *_split_pack("a", i, f"%ap{i}", [tm // mr, 0], [1, 16, 0], [1, 16, mr]),
-        ]
-    lines += [
-        f"%vp{i} = transform.structured.pack %ep{i} packed_sizes = [{mr if panels else 0}, {nr}] : ({_ANY}) -> ({_GENERIC})",
-        f"%xp{i} = transform.get_producer_of_operand %vp{i}[1] : ({_GENERIC}) -> ({_PACK})",
-        f"%xpad{i}, %xexp{i}, %xtr{i} = transform.structured.lower_pack %xp{i} : ({_PACK}) -> {_LOWERED_PACK}",
-    ]
+    lines = [_match(t, f"%op{i}"), _match(t, f"%ep{i}", "linalg.matvec"),
+             *(_pack_panels(t, i, f"%op{i}") if panels else _pack_b(t, i, f"%op{i}")),
+             f"%vp{i} = transform.structured.pack %ep{i} packed_sizes = [{mr if panels else 0}, {nr}] : ({_ANY}) -> ({_GENERIC})",
+             f"%xp{i} = transform.get_producer_of_operand %vp{i}[1] : ({_GENERIC}) -> ({_PACK})",
+             f"%xpad{i}, %xexp{i}, %xtr{i} = transform.structured.lower_pack %xp{i} : ({_PACK}) -> {_LOWERED_PACK}"]
     if panels:  # y is (m / mr, mr): a reshape
         lines += _reshaped_unpack("y", i, f"%vp{i}")
     lines += [
-        "transform.apply_patterns to %funcs {",  # pack(unpack(C)) -> C, pack(fill) -> fill
-        "  transform.apply_patterns.canonicalization",
-        f"}} : {_ANY}",
+        *_canonicalize(),  # pack(unpack(C)) -> C, pack(fill) -> fill
         f"%init{i} = transform.get_producer_of_operand %gm{i}[2] : ({_ANY}) -> {_ANY}",
         f"%vm{i} = transform.cast %vp{i} : {_GENERIC} to {_ANY}",
     ]
@@ -800,14 +890,12 @@ def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> li
                         *_packed_block_loops(t, i, packed)]
     return lines + [
         *_reduce_blocks(i, f"%gm{i}", f"%vm{i}", [[tm // mr, 0, 0, 0], [0, tn // nr, 0, 0], [1, 0, 0, 0], [0, 1, 0, nr]]),
-        # the block (TM / mr, TN / nr, K, mr, nr): k loop, a column panel, a row panel and k by 1, with
-        # the rows of the register tile first (unit dims leading a contraction are cast away: k too)
-        _tile(f"%b{i}, %kl{i}", 1, f"%a{i}", "tile_using_for", [0, 0, tk, 0, 0]),
-        _tile(f"%bn{i}, %ln{i}", 1, f"%b{i}", "tile_using_for", [0, 1, 0, 0, 0]),
-        _tile(f"%c{i}0, %lm{i}, %lk{i}", 2, f"%bn{i}", "tile_using_for", [1, 0, 1, 0, 0]),
-        f"%c{i} = transform.structured.interchange %c{i}0 iterator_interchange = [3, 0, 1, 2, 4] : ({_ANY}) -> {_ANY}",
-        *_mark_micro(i, f"%c{i}"),
+        *_panel_block_loops(t, i),
     ]
+
+
+def _canonicalize() -> list[str]:
+    return ["transform.apply_patterns to %funcs {", "  transform.apply_patterns.canonicalization", f"}} : {_ANY}"]
 
 
 _CLEANUP = [
@@ -841,13 +929,16 @@ def _vectorize_matmul(t: _Target, i: int) -> list[str]:
             f" : ({_ANY}) -> {_ANY}",
             f"transform.structured.vectorize %v{i} vector_sizes [{mr}, {nr}, 1] : {_ANY}",
         ]
-    if _packs_b_once(t):  # the generic over (m, n1, k, n0), or (A panels) over (m0, m1, n1, k, n0)
+    if _packs_b_once(t):  # the generic over (m, n1, k, n0), or (panels) its (mr, nr, u) register tiles
         panels = _a_panels(t)
         lines = [
             f'%v{i} = transform.structured.match ops{{["linalg.generic"]}} attributes{{et.micro = {i} : i64}} in %funcs'
             f" : ({_ANY}) -> {_ANY}",
-            f"transform.structured.vectorize %v{i} vector_sizes {_ints((mr, 1, 1, 1, nr) if panels else (mr, 1, 1, nr))} : {_ANY}",
+            f"transform.structured.vectorize %v{i} vector_sizes {_ints((mr, nr, _k_unroll(t)) if panels else (mr, 1, 1, nr))} : {_ANY}",
         ]
+        if panels:  # the accumulator's slice of a slice made one: its read and write then match, and are hoisted
+            lines += ["transform.apply_patterns to %funcs {", "  transform.apply_patterns.tensor.merge_consecutive_insert_extract_slice",
+                      f"}} : {_ANY}"]
         # (a matvec epilogue's partial sums: over (m1, k1, m0, k0), their buffer (m1, m0, k1, k0); or (m, k1, k0))
         sums = {"part": (1, 1, mr, nr), "comb": (1, mr, 1, nr), "fill": (1, mr, 1, nr)} if panels else \
             dict.fromkeys(("part", "comb", "fill"), (mr, 1, nr))
