@@ -40,7 +40,8 @@ When m, k, TM and TK allow (`_a_panels`), a GEMM with B packed once packs A once
 panels per k step (`_pack_panels`, `_panel_matmul`): a generic over (m1, n1, k1, m0, n0, k0) whose A
 is (k/TK, m/mr, TK, mr), B (k/TK, n/nr, TK, nr) and C blocks (TM/mr, TN/nr, mr, nr), accumulated in
 L2 and unpacked into C once per block. No copy at any k step, no fill or copy of C; 1024^3 and
-2048^3 measured 7-10% faster than the B-only scheme below (one and two cores).
+2048^3 measured 7-10% faster than the B-only scheme below (one and two cores). An elementwise
+epilogue's matmul is packed so too, its block unpacked into a block-sized buffer the epilogue reads.
 
 B is packed once up front ("P", `_prepacked_matmul`) instead of micro-panel by micro-panel when
 several row blocks would copy the same panels and B does not fit L2 (packed B, like a temporary
@@ -258,8 +259,9 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
 
     B is packed once ("P") when several row blocks would each copy the same micro-panels from
     memory (B larger than L2), n is a multiple of TN (a partial column block failed to bufferize)
-    and `prepack` (a batch_matmul's blocks and an elementwise epilogue's, whose loop the matmul is
-    fused into block by block, copy their micro-panels; a matvec epilogue's blocks read B packed).
+    and `prepack` (a batch_matmul's blocks copy their micro-panels, and so do an elementwise
+    epilogue's, whose loop the matmul is fused into block by block, unless A and B are packed in
+    panels, `_a_panels`; a matvec epilogue's blocks read B packed).
     (With B in L2, the extra pass and parallel region cost more than the copies: measured slower
     at 512^3, 256^3.) A product that is a temporary gets B packed once too: both buffers are lent
     by the caller (lowering/workspace.py); malloc'd, glibc gave them back to the system after
@@ -522,6 +524,8 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
         return _batch_block(t, i)
     packed = _packed(t)
     if "P" in packed:
+        if t.epilogue is not None and t.reduce is None:  # (A and B in panels: `_packed`)
+            return [_match(t, f"%op{i}"), _match(t, f"%ep{i}", "linalg.generic"), *_panel_matmul(t, i, f"%op{i}", f"%ep{i}")]
         return _prepacked_matvec_epilogue(t, i, packed) if t.reduce else _prepacked_matmul(t, i, packed)
     tm, tn, _ = t.tiles
     lines = [_match(t, f"%op{i}")]
@@ -806,27 +810,36 @@ def _foreach_matmul(t: _Target, i: int, op: str, body: list[str]) -> list[str]:
     ]
 
 
-def _panel_matmul(t: _Target, i: int, op: str) -> list[str]:
+def _panel_matmul(t: _Target, i: int, op: str, epilogue: str | None = None) -> list[str]:
     """A GEMM with A and B packed once, in panels (`_pack_panels`): its C is (m / mr, n / nr, mr, nr),
     each register tile's accumulators contiguous. Its pack of C's zero fill folds into a fill of that
     layout; the forall tiles C's unpack by TM x TN blocks, the generic and its fill fused into it, so
     each block is accumulated in a block-sized buffer (L2) and unpacked into C once after its k loop,
     register tile by register tile, as vectors: C is neither filled, nor copied in and out, and A is
-    copied once instead of a TM x TK block at every k step of every block."""
+    copied once instead of a TM x TK block at every k step of every block.
+    With an elementwise `epilogue`, the forall tiles the epilogue instead and the unpack is fused into
+    it too: each block is unpacked into a block-sized buffer (L2) that the epilogue's block reads,
+    vectorized as any elementwise loop (math through libmvec, mathapprox.py; vectorized by the
+    transform dialect, tanh and exp would be one libm call per element)."""
     tm, tn = t.tiles[0], t.tiles[1]
-    mr, nr = t.vec[0], t.vec[1]
     fuse = "transform.structured.fuse_into_containing_op"
-    return [
+    lines = [
         *_pack_panels(t, i, op),
         f"%cu{i} = transform.get_consumers_of_result %g{i}[0] : ({_GENERIC}) -> ({_UNPACK})",
         *_canonicalize(),  # pack(fill) -> fill
         f"%init{i} = transform.get_producer_of_operand %gm{i}[2] : ({_ANY}) -> {_ANY}",
-        f"%cut{i}, %par{i}0 = transform.structured.tile_using_forall %cu{i} tile_sizes {_ints((tm, tn))}"
-        f" : ({_UNPACK}) -> ({_ANY}, {_ANY})",
+    ]
+    if epilogue is None:
+        lines.append(f"%cut{i}, %par{i}0 = transform.structured.tile_using_forall %cu{i} tile_sizes {_ints((tm, tn))}"
+                     f" : ({_UNPACK}) -> ({_ANY}, {_ANY})")
+    else:
+        lines += [_tile(f"%e{i}, %epar{i}", 1, epilogue, "tile_using_forall", [tm, tn]),
+                  f"%cut{i}, %par{i}0 = {fuse} %cu{i} into %epar{i} : ({_UNPACK}, {_ANY}) -> ({_ANY}, {_ANY})"]
+    return lines + [
         f"%a{i}, %par{i} = {fuse} %gm{i} into %par{i}0 : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
         f"%fi{i}, %par{i}b = {fuse} %init{i} into %par{i} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
         *_panel_block_loops(t, i),
-        _tile(f"%cur{i}, %cul{i}, %cun{i}", 2, f"%cut{i}", "tile_using_for", [mr, nr]),
+        _tile(f"%cur{i}, %cul{i}, %cun{i}", 2, f"%cut{i}", "tile_using_for", list(t.vec[:2])),
         f"transform.structured.vectorize %cur{i} : {_ANY}",
     ]
 
@@ -856,12 +869,14 @@ def _panel_block_loops(t: _Target, i: int) -> list[str]:
 
 
 def _a_panels(t: _Target) -> bool:
-    """Whether a matmul with B packed once, with no epilogue or a matvec one, packs A once too, both in
-    panels (`_pack_panels`): m, k and TM are whole register tiles, k steps and a multiple of 2 (not
-    padded: a pack would pad them)."""
+    """Whether a 2-D matmul whose B would be packed once ("P") packs A once too, both in panels
+    (`_pack_panels`): m, k and TM are whole register tiles, k steps and a multiple of 2 (not padded:
+    a pack would pad them)."""
+    if len(t.loops) != 3 or t.pad:
+        return False
     (m, _, k), (tm, _, tk), mr = t.loops, t.tiles, t.vec[0]
-    return (t.epilogue is None or t.reduce is not None) and _packs_b_once(t) and not t.pad \
-        and m % mr == 0 and tm % mr == 0 and k % tk == 0 and tk % 2 == 0
+    return m % mr == 0 and tm % mr == 0 and k % tk == 0 and tk % 2 == 0 \
+        and "P" in packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None)
 
 
 def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
@@ -910,8 +925,10 @@ _CLEANUP = [
 
 def _packed(t: _Target) -> frozenset[str]:
     """`packing` of a 2-D matmul target: an elementwise epilogue's loop computes the matmul block by
-    block, so its B is not packed up front (a matvec epilogue's is: `_prepacked_matvec_epilogue`)."""
-    return packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, prepack=t.epilogue is None or t.reduce is not None)
+    block, so its B is not packed up front unless A and B are packed in panels (`_panel_matmul`;
+    a matvec epilogue's is: `_prepacked_matvec_epilogue`)."""
+    prepack = t.epilogue is None or t.reduce is not None or _a_panels(t)
+    return packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, prepack=prepack)
 
 
 def _packs_b_once(t: _Target) -> bool:

@@ -561,14 +561,24 @@ def test_b_packed_once_for_a_temporary_product_too(monkeypatch, target) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_packed_a_block_under_an_epilogue(monkeypatch, target) -> None:
-    """mm + bias + relu: the A block and B panels are packed inside the fused output block, which
-    is a block-sized buffer already (no C copy)."""
-    _forced_tiles(monkeypatch, (16, 64, 64))
-    shapes = [(48, 256), (256, 256), (256,)]
+@pytest.mark.parametrize(("mkn", "tiles", "allocs", "buffers"), [
+    # A and B packed once in panels; each (2 x 2 register tiles) block accumulates, then is unpacked
+    # into a block-sized buffer that the epilogue reads; no copy
+    ((48, 256, 256), (16, 64, 64), [], ["16x64", "2x2x8x32", "4x6x64x8", "4x8x64x32"]),
+    # a TM of 20 rows (not whole register tiles): the A block and B micro-panels are packed inside the
+    # fused output block, which is a block-sized buffer already (no C copy)
+    ((60, 256, 256), (20, 64, 64), ["20x64", "64x32"], ["20x64"]),
+], ids=["panels", "blocks"])
+def test_packed_operands_under_an_epilogue(monkeypatch, target, mkn, tiles, allocs, buffers) -> None:
+    """mm + bias + relu: the matmul computed block by block in the epilogue's loop, its operands packed."""
+    m, k, n = mkn
+    _forced_tiles(monkeypatch, tiles)
+    shapes = [(m, k), (k, n), (n,)]
     _check(_bias_relu, shapes, np.float32, target)
-    tiled = et.kernel(_bias_relu, target=target).inspect(*_args(shapes, np.float32)).stage("tile")
-    assert _allocs(tiled) == ["16x64", "64x32"]
+    comp = et.kernel(_bias_relu, target=target).inspect(*_args(shapes, np.float32))
+    assert _allocs(comp.stage("tile")) == allocs
+    assert _buffers(comp.stage("bufferize")) == buffers
+    assert comp.stage("bufferize").count("linalg.copy") == len(allocs)
 
 
 def _chain_mv(a, b, x):
