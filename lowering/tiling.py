@@ -412,6 +412,9 @@ def contractions(module: ir.Module) -> list[_Target]:
                 tiles = padded_tiles(t.loops, padded, t.tiles, t.vec)
                 op.attributes["et.tiles"] = ir.Attribute.parse(_ints(tiles))
                 t = dataclasses.replace(t, loops=padded, tiles=tiles, pad=True)
+            if _a_panels(t) and (step := panel_k(t.loops[2], t.tiles[2])) != t.tiles[2]:
+                t = dataclasses.replace(t, tiles=(*t.tiles[:2], step))
+                op.attributes["et.tiles"] = ir.Attribute.parse(_ints(t.tiles))
             key = (t.op, t.tiles, t.vec, t.epilogue, t.elem, t.pad, _packs_b_once(t))
             if _packs_b_once(t) and t.epilogue is None:  # matched by et.packb
                 index = ir.IntegerAttr.get(i64, list(found).index(key) if key in found else len(found))
@@ -870,13 +873,22 @@ def _panel_block_loops(t: _Target, i: int) -> list[str]:
 
 def _a_panels(t: _Target) -> bool:
     """Whether a 2-D matmul whose B would be packed once ("P") packs A once too, both in panels
-    (`_pack_panels`): m, k and TM are whole register tiles, k steps and a multiple of 2 (not padded:
-    a pack would pad them)."""
+    (`_pack_panels`): m is whole blocks of whole register tiles, TN several register tiles, k whole k
+    steps of an even `panel_k` (not padded: a pack would pad them)."""
     if len(t.loops) != 3 or t.pad:
         return False
-    (m, _, k), (tm, _, tk), mr = t.loops, t.tiles, t.vec[0]
-    return m % mr == 0 and tm % mr == 0 and k % tk == 0 and tk % 2 == 0 \
+    (m, _, k), (tm, tn, tk), (mr, nr, _) = t.loops, t.tiles, t.vec
+    # (with one register tile of columns per block, TN = nr, or a partial last row block, a copy of a
+    # block was left to memrefCopy, or C's unpack failed to vectorize)
+    return m % tm == 0 and tm % mr == 0 and tn > nr and panel_k(k, tk) is not None \
         and "P" in packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None)
+
+
+def panel_k(k: int, tk: int) -> int | None:
+    """The k step of a matmul packed in panels: TK when it divides k, else the largest even divisor of
+    k from TK / 2 up to TK (k is split into whole k steps: a partial one would be padded), else None."""
+    tk = min(tk, k)
+    return next((d for d in range(tk, max(2, tk // 2) - 1, -1) if k % d == 0 and d % 2 == 0), None)
 
 
 def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
@@ -926,8 +938,9 @@ _CLEANUP = [
 def _packed(t: _Target) -> frozenset[str]:
     """`packing` of a 2-D matmul target: an elementwise epilogue's loop computes the matmul block by
     block, so its B is not packed up front unless A and B are packed in panels (`_panel_matmul`;
-    a matvec epilogue's is: `_prepacked_matvec_epilogue`)."""
-    prepack = t.epilogue is None or t.reduce is not None or _a_panels(t)
+    a matvec epilogue's is, `_prepacked_matvec_epilogue`, unless its blocks are one register tile
+    wide, TN = nr: an int32 (a @ b) @ x so tiled aborted in MLIR's vector lowering)."""
+    prepack = t.epilogue is None or _a_panels(t) or (t.reduce is not None and t.tiles[1] > t.vec[1])
     return packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, prepack=prepack)
 
 

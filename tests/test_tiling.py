@@ -372,8 +372,8 @@ PACKED = [
     ((50, 256, 256), (16, 32, 64), {"P": None}, None),
     # a partial last column block (n % TN, n % nr == 0): A and B read in place (packed, they failed to bufferize)
     ((48, 256, 224), (16, 64, 64), {}, None),
-    # k not a multiple of TK: a partial last k step reads B's packed panels in place
-    ((48, 200, 256), (16, 64, 64), {"P": None}, None),
+    # k not a multiple of TK: panels in k steps of 50 (`panel_k`)
+    ((48, 200, 256), (16, 64, 64), {"P": None}, ("4x6x50x8", "4x8x50x32", "2x2x8x32")),
     # one k step; rows 768 bytes apart: in panels all the same
     ((48, 64, 256), (16, 64, 64), {"P": None}, ("1x6x64x8", "1x8x64x32", "2x2x8x32")),
     ((48, 192, 192), (16, 64, 64), {"P": None}, ("3x6x64x8", "3x6x64x32", "2x2x8x32")),
@@ -394,12 +394,12 @@ def _forced_tiles(monkeypatch, tiles) -> None:
     monkeypatch.setattr(tiling, "host_caches", lambda: SMALL)
 
 
-def _forced_matmul_tiles(monkeypatch, caches: tiling.CacheInfo = SMALL) -> None:
-    """2-D matmuls get cache tiles (16, 64, 64) (other contractions their defaults); the tile stage
-    sees `caches`."""
+def _forced_matmul_tiles(monkeypatch, caches: tiling.CacheInfo = SMALL, tiles: tuple[int, int, int] = (16, 64, 64)) -> None:
+    """2-D matmuls get cache tiles `tiles` (other contractions their defaults); the tile stage sees
+    `caches`."""
     tag = tiling.tag
     monkeypatch.setattr(tiling, "tag", lambda op, caches_=None, cache_tiles=None: tag(
-        op, caches, (16, 64, 64) if op.operation.name == "linalg.matmul" else None))
+        op, caches, tiles if op.operation.name == "linalg.matmul" else None))
     monkeypatch.setattr(tiling, "host_caches", lambda: caches)
 
 
@@ -585,6 +585,24 @@ def _chain_mv(a, b, x):
     return (a @ b) @ x
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize(("mkn", "tiles"), [
+    ((96, 128, 160), (16, 32, 96)),  # one register tile of columns per block (int32 chain: aborted in MLIR)
+    ((64, 96, 160), (16, 32, 96)),  # ... with whole k steps (failed to link: memrefCopy)
+    ((48, 128, 64), (32, 128, 32)),  # a partial last row block (failed to vectorize; chain: memrefCopy)
+    ((48, 200, 256), (16, 64, 64)),  # a partial last k step of TK: panels in k steps of 50
+], ids=["tn-nr-partial-k", "tn-nr", "partial-row-block", "panel-k"])
+def test_packed_b_tilings_at_the_edges_match_numpy(monkeypatch, dtype, mkn, tiles) -> None:
+    """Tilings at the edges of the panel path (`_a_panels`), with B packed once: GEMM, epilogue and
+    matvec epilogue compile and match NumPy (exactly, on small integers)."""
+    m, k, n = mkn
+    _forced_matmul_tiles(monkeypatch, tiles=tiles)
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.integers(-3, 4, shape).astype(dtype) for shape in ((m, k), (k, n), (n,)))
+    for fn in (lambda a, b, c: a @ b, _bias_relu, _chain_mv):
+        np.testing.assert_array_equal(et.kernel(fn, target="cpu")(a, b, c), fn(a, b, c).astype(dtype))
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize(("mkn", "dtype"), [
     ((264, 193, 140), np.float32), ((67, 45, 130), np.float64), ((300, 64, 260), np.int32), ((1, 5, 1), np.float32),
@@ -651,9 +669,9 @@ def test_product_read_otherwise_is_stored(fn, target: str) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 @pytest.mark.parametrize(("mkn", "panels"), [
-    ((40, 256, 256), True),  # a partial last row block of whole register tiles
+    ((40, 256, 256), False),  # a partial last row block of whole register tiles: B is packed
     ((50, 256, 256), False),  # rows not a multiple of mr: A is not packed, B is
-    ((48, 200, 256), False),  # a partial last k step: B is packed (panels would pad k)
+    ((48, 200, 256), True),  # a partial last k step of TK: panels in k steps of 50 (`panel_k`)
 ], ids=["partial-row-block", "rows-not-whole-tiles", "partial-k-step"])
 def test_matvec_epilogue_with_packed_operands_matches_numpy(monkeypatch, target, dtype, mkn, panels) -> None:
     m, k, n = mkn
@@ -666,4 +684,4 @@ def test_matvec_epilogue_with_packed_operands_matches_numpy(monkeypatch, target,
     else:
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
     script = kernel.inspect(a, b, x).stage("tile-script")
-    assert "transform.structured.pack %ep0" in script and bool(re.search(r"packed_sizes = \[8, \d+, 64\]", script)) == panels
+    assert "transform.structured.pack %ep0" in script and bool(re.search(r"packed_sizes = \[8, \d+, \d+\]", script)) == panels
