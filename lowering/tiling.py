@@ -36,12 +36,15 @@ more than half the ways: at 2048^3, 256 rows 8 KiB apart fill all 16; measured +
 block, a packed A block or B micro-panel fails to bufferize), and A and C only with several k
 steps (with one, an A block is contiguous rows already and C is written once).
 
-When m, k, TM and TK allow (`_a_panels`), a GEMM with B packed once packs A once too, and both in
-panels per k step (`_pack_panels`, `_panel_matmul`): a generic over (m1, n1, k1, m0, n0, k0) whose A
-is (k/TK, m/mr, TK, mr), B (k/TK, n/nr, TK, nr) and C blocks (TM/mr, TN/nr, mr, nr), accumulated in
-L2 and unpacked into C once per block. No copy at any k step, no fill or copy of C; 1024^3 and
-2048^3 measured 7-10% faster than the B-only scheme below (one and two cores). An elementwise
-epilogue's matmul is packed so too, its block unpacked into a block-sized buffer the epilogue reads.
+When packing B once pays (`_a_panels`), a GEMM packs A once too, and both in panels per k step
+(`_pack_panels`, `_panel_matmul`): a generic over (m1, n1, k1, m0, n0, k0) whose A is (k/TK, m/mr,
+TK, mr), B (k/TK, n/nr, TK, nr) and C blocks (TM/mr, TN/nr, mr, nr), accumulated in L2 and unpacked
+into C once per block. No copy at any k step, no fill or copy of C; 1024^3 and 2048^3 measured 7-10%
+faster than the B-only scheme below (one and two cores). An elementwise epilogue's matmul is packed
+so too, its block unpacked into a block-sized buffer the epilogue reads. Any m, n and k: the packs
+pad A's last panel of rows, B's last of columns and the last k step with zeros (masked vector reads;
+`panel_k` picks a k step dividing k when there is one), and the blocks at the edges are partial (C's
+unpack masked there). 1000^3 on two cores: 0.55x NumPy in partial blocks read in place -> ~0.9x.
 
 B is packed once up front ("P", `_prepacked_matmul`) instead of micro-panel by micro-panel when
 several row blocks would copy the same panels and B does not fit L2 (packed B, like a temporary
@@ -71,12 +74,13 @@ its A values as one contiguous stream instead of mr rows of an A block copied at
 (2048, two cores: 1.03-1.07x, one core 1.05x). The product is never filled, stored whole nor read
 back (exact: only the matvec's summation order, unspecified as in NumPy, changes).
 
-Partial tiles (sizes not divisible by the tiles) are the peeled remainder loops, vectorized with
-masks, except a partial register tile of rows: a 2-D matmul without an epilogue whose m is not a
-multiple of mr (and large enough) runs on copies of A and C padded with zero rows (`padded_loops`,
-"(padded)" in the script's comment), its tiles those of the padded loops (`padded_tiles`); and
-the last register tile of columns when every column block is full: it is vectorized TN % nr wide
-(`_vectorize_remainder`), so its accumulator stays in registers across the k loop.
+Outside the panel path, partial tiles (sizes not divisible by the tiles) are the peeled remainder
+loops, vectorized with masks, except a partial register tile of rows: a 2-D matmul without an
+epilogue whose m is not a multiple of mr (and large enough) runs on copies of A and C padded with
+zero rows (`padded_loops`, "(padded)" in the script's comment), its tiles those of the padded loops
+(`padded_tiles`); and the last register tile of columns when every column block is full: it is
+vectorized TN % nr wide (`_vectorize_remainder`), so its accumulator stays in registers across the
+k loop.
 
 Matvec and dot split the reduction into vector-wide partial sums (tile_reduction_using_for) so the
 hot loop is an elementwise fma on rows; vecmat keeps its parallel dim in the vector.
@@ -250,6 +254,12 @@ def _crowded(rows: int, stride: int, width: int, size: int, ways: int) -> bool:
     return rows * max(math.gcd(stride, way), min(width, way)) / way > ways / 2
 
 
+def _b_once(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...], itemsize: int, caches: CacheInfo) -> bool:
+    """Whether packing B once up front pays: several row blocks would each copy the same panels, and
+    B does not fit L2 (`packing`)."""
+    return vec[1] > 1 and loops[0] > tiles[0] and loops[2] * loops[1] * itemsize > caches.l2
+
+
 def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...], itemsize: int,
             epilogue: bool = False, caches: CacheInfo | None = None, prepack: bool = True) -> frozenset[str]:
     """Which operands of a matmul the tile stage copies into contiguous buffers: "P" (all of B once,
@@ -278,7 +288,7 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
         return frozenset()
     (m, n, k), (tm, tn, tk), (_, nr, _) = loops, tiles, vec
     found = set()
-    if prepack and nr > 1 and m > tm and n % tn == 0 and tn % nr == 0 and k * n * itemsize > c.l2:
+    if prepack and n % tn == 0 and tn % nr == 0 and _b_once(loops, tiles, vec, itemsize, c):
         found.add("P")
     # (Not with one B panel per block and a partial last row block, nor with a partial last column
     # block: bufferization rejects the m loop's yield, the n loop's.)
@@ -386,7 +396,7 @@ def fills_per_block(matmul: ir.Operation) -> bool:
     epilogue's loop, `_epilogue`, or in C's unpack, `_panel_matmul`): the fill is then not split
     over threads on its own (lowering/parallel.py)."""
     t = _target(matmul)
-    return _epilogue(matmul) is not None or (padded_loops(t.op, t.loops, t.vec) is None and _a_panels(t))
+    return _epilogue(matmul) is not None or _a_panels(t)
 
 
 def contractions(module: ir.Module) -> list[_Target]:
@@ -406,8 +416,9 @@ def contractions(module: ir.Module) -> list[_Target]:
                 t = dataclasses.replace(t, epilogue=len(found), reduce=reduce)
                 for tagged in (op, user):
                     tagged.attributes["et.epilogue"] = ir.IntegerAttr.get(i64, t.epilogue)
-            # (an epilogue's loop computes the matmul block by block: its blocks are not padded)
-            padded = padded_loops(t.op, t.loops, t.vec) if t.epilogue is None else None
+            # (an epilogue's loop computes the matmul block by block: its blocks are not padded; panels
+            # are padded by their packs)
+            padded = padded_loops(t.op, t.loops, t.vec) if t.epilogue is None and not _a_panels(t) else None
             if padded is not None:
                 tiles = padded_tiles(t.loops, padded, t.tiles, t.vec)
                 op.attributes["et.tiles"] = ir.Attribute.parse(_ints(tiles))
@@ -685,12 +696,22 @@ _LOWERED_UNPACK = (f'(!transform.op<"tensor.empty">, {_TRANSPOSE}, !transform.op
                    ' !transform.op<"tensor.extract_slice">)')
 
 
-def _split_pack(x: str, i: int, pack: str, threads: list[int], rows: list[int], vector: list[int]) -> list[str]:
+def _split_pack(x: str, i: int, pack: str, threads: list[int], rows: list[int], vector: list[int],
+                padded: tuple[int, int] | None = None) -> list[str]:
     """The pack `pack` split over the threads (forall, tile sizes `threads`) and lowered to a transpose
-    copying `rows`-sized tiles as vectors of `vector` (handles named %<x>...<i>)."""
-    return [
+    copying `rows`-sized tiles as vectors of `vector` (handles named %<x>...<i>). A pack that pads
+    (`padded`: its two inner tiles) is vectorized tile by tile instead, its reads masked (lowered, its
+    pad of a slice of dynamic size was a copy to a buffer through memrefCopy)."""
+    split = [
         f"%{x}t{i}, %{x}par{i} = transform.structured.tile_using_forall {pack} tile_sizes {_ints(tuple(threads))}"
         f" : ({_PACK}) -> ({_ANY}, {_ANY})",
+    ]
+    if padded is not None:
+        return split + [
+            f"%{x}row{i}, %{x}rl{i}:2 = transform.structured.tile_using_for %{x}t{i} tile_sizes [1, 1] : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY})",
+            f"transform.structured.vectorize %{x}row{i} vector_sizes {_ints((1, 1, *padded))} : {_ANY}",
+        ]
+    return split + [
         f"%{x}tc{i} = transform.cast %{x}t{i} : {_ANY} to {_PACK}",
         f"%{x}pad{i}, %{x}exp{i}, %{x}tr{i} = transform.structured.lower_pack %{x}tc{i} : ({_PACK}) -> {_LOWERED_PACK}",
         f"%{x}row{i}, %{x}rl{i}:{sum(map(bool, rows))} = transform.structured.tile_using_for %{x}tr{i} tile_sizes {_ints(tuple(rows))}"
@@ -740,7 +761,7 @@ def _pack_panels(t: _Target, i: int, source: str) -> list[str]:
     contiguous too (a block of mr-row panels K apart crowded its L2 sets: 2048^3 ran 13% slower).
     Both packs are split over the threads (forall) and lowered to transposes copying vectors (A's 16
     k steps of a register tile at a time)."""
-    tm, tn, tk = t.tiles
+    (m, n, k), (tm, tn, tk) = t.loops, t.tiles
     mr, nr = t.vec[0], t.vec[1]
     a, b, g = f"%ap{i}", f"%bp{i}", f"%g{i}"
     transpose = f"({_PACK}, {_GENERIC}) -> ({_GENERIC}, {_PACK}, {_ANY})"
@@ -751,8 +772,8 @@ def _pack_panels(t: _Target, i: int, source: str) -> list[str]:
         f" inner_perm = [1, 0] : {transpose}",
         f"{b}0 = transform.get_producer_of_operand {g}1[1] : ({_GENERIC}) -> ({_PACK})",
         f"{g}, {b}, %un{i} = transform.structured.pack_transpose {b}0 with_compute_op({g}1) inner_perm = [1, 0] : {transpose}",
-        *_split_pack("a", i, a, [0, tm // mr], [1, 1, 16, 0], [1, 1, 16, mr]),
-        *_split_pack("b", i, b, [0, tn // nr], [1, 1, 1, 0], [1, 1, 1, nr]),
+        *_split_pack("a", i, a, [0, tm // mr], [1, 1, 16, 0], [1, 1, 16, mr], (tk, mr) if m % mr or k % tk else None),
+        *_split_pack("b", i, b, [0, tn // nr], [1, 1, 1, 0], [1, 1, 1, nr], (tk, nr) if n % nr or k % tk else None),
         f"%gm{i} = transform.cast {g} : {_GENERIC} to {_ANY}",
     ]
 
@@ -824,8 +845,10 @@ def _panel_matmul(t: _Target, i: int, op: str, epilogue: str | None = None) -> l
     it too: each block is unpacked into a block-sized buffer (L2) that the epilogue's block reads,
     vectorized as any elementwise loop (math through libmvec, mathapprox.py; vectorized by the
     transform dialect, tanh and exp would be one libm call per element)."""
-    tm, tn = t.tiles[0], t.tiles[1]
+    (m, n, _), (tm, tn, _) = t.loops, t.tiles
     fuse = "transform.structured.fuse_into_containing_op"
+    # (the blocks at the edges are partial: their register tiles of C's unpack are masked)
+    unpack = f" vector_sizes {_ints((1, 1, *t.vec[:2]))}" if m % tm or n % tn else ""
     lines = [
         *_pack_panels(t, i, op),
         f"%cu{i} = transform.get_consumers_of_result %g{i}[0] : ({_GENERIC}) -> ({_UNPACK})",
@@ -843,7 +866,7 @@ def _panel_matmul(t: _Target, i: int, op: str, epilogue: str | None = None) -> l
         f"%fi{i}, %par{i}b = {fuse} %init{i} into %par{i} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
         *_panel_block_loops(t, i),
         _tile(f"%cur{i}, %cul{i}, %cun{i}", 2, f"%cut{i}", "tile_using_for", list(t.vec[:2])),
-        f"transform.structured.vectorize %cur{i} : {_ANY}",
+        f"transform.structured.vectorize %cur{i}{unpack} : {_ANY}",
     ]
 
 
@@ -872,23 +895,27 @@ def _panel_block_loops(t: _Target, i: int) -> list[str]:
 
 
 def _a_panels(t: _Target) -> bool:
-    """Whether a 2-D matmul whose B would be packed once ("P") packs A once too, both in panels
-    (`_pack_panels`): m is whole blocks of whole register tiles, TN several register tiles, k whole k
-    steps of an even `panel_k` (not padded: a pack would pad them)."""
+    """Whether a 2-D matmul packs A and B once, in panels (`_pack_panels`): packing B once pays
+    (`_b_once`), TM is whole register tiles and TN several (with one, TN = nr, a copy of a block was
+    left to memrefCopy). Any m, n and k: the packs pad the last register tiles of rows and columns
+    and the last k step (`panel_k`), and the blocks at the edges are partial. A matvec epilogue's
+    blocks are whole and its k steps too (its packed matvec reads the product as it is written)."""
     if len(t.loops) != 3 or t.pad:
         return False
-    (m, _, k), (tm, tn, tk), (mr, nr, _) = t.loops, t.tiles, t.vec
-    # (with one register tile of columns per block, TN = nr, or a partial last row block, a copy of a
-    # block was left to memrefCopy, or C's unpack failed to vectorize)
-    return m % tm == 0 and tm % mr == 0 and tn > nr and panel_k(k, tk) is not None \
-        and "P" in packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None)
+    (m, n, k), (tm, tn, tk), (mr, nr, _) = t.loops, t.tiles, t.vec
+    whole = m % tm == 0 and n % tn == 0 and k % panel_k(k, tk) == 0
+    return tm % mr == 0 and tn % nr == 0 and tn > nr and _b_once(t.loops, t.tiles, t.vec, t.itemsize, host_caches()) \
+        and (t.reduce is None or whole)
 
 
-def panel_k(k: int, tk: int) -> int | None:
+def panel_k(k: int, tk: int) -> int:
     """The k step of a matmul packed in panels: TK when it divides k, else the largest even divisor of
-    k from TK / 2 up to TK (k is split into whole k steps: a partial one would be padded), else None."""
+    k from TK / 2 up to TK (whole k steps), else the multiple of 8 that splits k into as many steps as
+    TK does with the least padding (A's and B's packs pad the last one with zeros: exact)."""
     tk = min(tk, k)
-    return next((d for d in range(tk, max(2, tk // 2) - 1, -1) if k % d == 0 and d % 2 == 0), None)
+    even = next((d for d in range(tk, max(2, tk // 2) - 1, -1) if k % d == 0 and d % 2 == 0), None)
+    steps = -(-k // tk)
+    return even or -(-k // (8 * steps)) * 8
 
 
 def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
@@ -940,7 +967,9 @@ def _packed(t: _Target) -> frozenset[str]:
     block, so its B is not packed up front unless A and B are packed in panels (`_panel_matmul`;
     a matvec epilogue's is, `_prepacked_matvec_epilogue`, unless its blocks are one register tile
     wide, TN = nr: an int32 (a @ b) @ x so tiled aborted in MLIR's vector lowering)."""
-    prepack = t.epilogue is None or _a_panels(t) or (t.reduce is not None and t.tiles[1] > t.vec[1])
+    if _a_panels(t):
+        return frozenset("P")
+    prepack = t.epilogue is None or (t.reduce is not None and t.tiles[1] > t.vec[1])
     return packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, prepack=prepack)
 
 

@@ -201,12 +201,15 @@ def test_misaligned_matmul_is_padded_to_whole_register_tiles(target) -> None:
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])
 def test_padded_matmul_with_b_packed_once(dtype) -> None:
-    """1004 rows (125 x 8 + 4), B of 4 MiB (larger than L2): the padded copies, then B packed once."""
+    """1004 rows (125 x 8 + 4), B of 4 MiB (larger than L2): no padded copies; A and B are packed in
+    panels, A's pack padding its last register tile of rows (masked reads of 4 rows into 8)."""
     a, b = _args([(1004, 1024), (1024, 1024)], dtype)
     comp = et.kernel(lambda a, b: a @ b, target="cpu-openmp").inspect(a, b)
     script = comp.stage("tile-script")
-    assert "loops [1008, 1024, 1024] (padded)" in script
-    assert ("transform.structured.pack" in script) == (1024 * 1024 * 4 > tiling.host_caches().l2)  # (tiling.packing)
+    assert "(padded)" not in script and "loops [1004, 1024, 1024]" in script
+    if 1024 * 1024 * 4 > tiling.host_caches().l2:  # (tiling._b_once)
+        assert re.search(r"transform.structured.pack %x0 packed_sizes = \[8, \d+, \d+\]", script)
+        assert re.search(r"memref<\d+x126x\d+x8x", comp.stage("bufferize"))  # A: 1004 rows in 126 panels of 8
     _check(lambda a, b: a @ b, [(1004, 1024), (1024, 1024)], dtype, "cpu-openmp")
 
 
@@ -366,12 +369,14 @@ PACKED = [
     ((60, 256, 256), (20, 64, 64), {"A": "20x64", "C": "20x2x32", "P": None}, None),
     # n not a multiple of nr: B read in place (peeled, masked); C rows 1088 bytes apart do not crowd
     ((32, 256, 272), (16, 68, 64), {"A": "16x64"}, None),
-    # a partial last row block (m % TM): B packed once, A and C read in place
-    ((50, 256, 256), (16, 64, 64), {"P": None}, None),
+    # a partial last row block (m % TM) of a partial register tile (m % mr): in panels, A's last panel
+    # padded (7 of 8 rows); the last block's buffer is (1 x 2 x 8 x 32), allocated with its size
+    ((50, 256, 256), (16, 64, 64), {"P": None}, ("4x7x64x8", "4x8x64x32")),
     # ... with one B panel per block (a packed micro-panel failed to bufferize here)
     ((50, 256, 256), (16, 32, 64), {"P": None}, None),
-    # a partial last column block (n % TN, n % nr == 0): A and B read in place (packed, they failed to bufferize)
-    ((48, 256, 224), (16, 64, 64), {}, None),
+    # a partial last column block (n % TN, n % nr == 0): in panels (blocks of B-only packing would
+    # read A and B in place: packed, they failed to bufferize)
+    ((48, 256, 224), (16, 64, 64), {}, ("4x6x64x8", "4x7x64x32")),
     # k not a multiple of TK: panels in k steps of 50 (`panel_k`)
     ((48, 200, 256), (16, 64, 64), {"P": None}, ("4x6x50x8", "4x8x50x32", "2x2x8x32")),
     # one k step; rows 768 bytes apart: in panels all the same
@@ -601,6 +606,38 @@ def test_packed_b_tilings_at_the_edges_match_numpy(monkeypatch, dtype, mkn, tile
     a, b, c = (rng.integers(-3, 4, shape).astype(dtype) for shape in ((m, k), (k, n), (n,)))
     for fn in (lambda a, b, c: a @ b, _bias_relu, _chain_mv):
         np.testing.assert_array_equal(et.kernel(fn, target="cpu")(a, b, c), fn(a, b, c).astype(dtype))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize(("mkn", "step"), [
+    ((50, 100, 70), 50),  # rows and columns not whole register tiles; k in whole steps of 50
+    ((61, 127, 250), 64),  # ... and k padded to two steps of 64
+    ((96, 255, 90), 64),  # whole row blocks, a partial column block; k padded to four steps of 64
+], ids=["rows-cols", "rows-cols-k", "cols-k"])
+def test_panels_at_any_size_match_numpy(monkeypatch, target, dtype, mkn, step) -> None:
+    """A and B are packed in panels whatever m, n and k: the packs pad A's last register tile of rows,
+    B's last of columns and both's last k step with zeros (`panel_k`; masked vector reads), and the
+    blocks at the edges are partial (C's unpack masked). GEMM and bias + relu match NumPy exactly (small
+    integers); a matvec epilogue keeps its blocks whole (no panels here) and matches too. An inf in A's
+    last column and a NaN in B's last row give NaN exactly where NumPy has it: the padding adds 0 * 0."""
+    m, k, n = mkn
+    _forced_matmul_tiles(monkeypatch)
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.integers(-3, 4, shape).astype(dtype) for shape in ((m, k), (k, n), (n,)))
+    for fn in (lambda a, b, c: a @ b, _bias_relu, _chain_mv):
+        np.testing.assert_array_equal(et.kernel(fn, target=target)(a, b, c), fn(a, b, c).astype(dtype))
+    nr = 64 // np.dtype(dtype).itemsize * 2
+    script = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b).stage("tile-script")
+    assert f"packed_sizes = [8, {nr}, {step}]" in script and "(padded)" not in script
+    assert f"vectorize %arow0 vector_sizes [1, 1, {step}, 8]" in script  # A's pack pads: masked
+    if dtype == np.float32:
+        a[3, -1], b[-1, 5], b[-1, 6] = np.inf, np.nan, 0.0
+        with np.errstate(invalid="ignore"):
+            want = a @ b
+        got = et.kernel(lambda a, b: a @ b, target=target)(a, b)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(got[np.isfinite(want)], want[np.isfinite(want)])
 
 
 @pytest.mark.parametrize("target", TARGETS)
