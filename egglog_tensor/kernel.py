@@ -154,7 +154,7 @@ class _Dispatch:
 
     def _lend(self) -> list[np.ndarray]:
         """The workspace buffers for one call, from the pool (given back when the call drops them)."""
-        return [POOL.empty(shape, dtype) for shape, dtype in self.workspace]
+        return [POOL.empty(shape, dtype, 0) for shape, dtype in self.workspace]
 
     def _run_into(self, arrays: Any, targets: tuple[np.ndarray, ...]) -> Any:
         """Write the results into the user's arrays: directly when the kernel can, else through a

@@ -84,10 +84,11 @@ class OutputPool:
         """Bytes held by buffers waiting for reuse."""
         return self._bytes
 
-    def empty(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-        """An uninitialized C-ordered array like np.empty, from a recycled buffer when the size is large."""
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype, min_bytes: int = MIN_BYTES) -> np.ndarray:
+        """An uninitialized C-ordered array like np.empty, from a recycled buffer when it has at least
+        `min_bytes` (a kernel's workspace is recycled from a smaller size: lowering/workspace.py)."""
         nbytes = math.prod(shape) * dtype.itemsize
-        if nbytes < MIN_BYTES or self.limit <= 0:
+        if nbytes < min_bytes or self.limit <= 0:
             return np.empty(shape, dtype)
         with self._lock:
             idle = self._idle.get(nbytes)
