@@ -36,7 +36,8 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .tiling import _ANY, CONTRACTIONS, _epilogue, _ints, fills_per_block, _loop_extents, as_operation, linalg_ops, named_sequence, op_handles
+from .tiling import (_ANY, CONTRACTIONS, _epilogue, _ints, _loop_extents, apply_patterns, as_operation, fills_per_block, linalg_ops,
+                     named_sequence, op_handles)
 
 
 # Fewer loop iterations than this in one op: not worth a parallel region.
@@ -182,9 +183,6 @@ def transform_script(module: ir.Module, threads: int) -> str | None:
                         f" by num_threads = {_ints(split.num_threads)} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})")
     body += [
         f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}',
-        "transform.apply_patterns to %funcs {",
-        "  transform.apply_patterns.linalg.tiling_canonicalization",
-        "  transform.apply_patterns.canonicalization",
-        f"}} : {_ANY}",
+        *apply_patterns("%funcs", "linalg.tiling_canonicalization", "canonicalization"),
     ]
     return named_sequence(body)

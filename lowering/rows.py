@@ -29,8 +29,8 @@ import math
 from mlir import ir
 
 from .tiling import (
-    _ANY, _divisor_tile, _ints, _loop_extents, as_operation, element_bytes, host_caches, indexing_maps, linalg_ops, named_sequence,
-    op_handles,
+    _ANY, _divisor_tile, _ints, _loop_extents, apply_patterns, as_operation, element_bytes, host_caches, indexing_maps, linalg_ops,
+    named_sequence, op_handles,
 )
 
 TAG = "et.rows"
@@ -135,10 +135,6 @@ def transform_script(module: ir.Module, threads: int = 1) -> str | None:
                         f" {names[p]} into {loop} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})")
             loop = nxt
     body += [
-        "transform.apply_patterns to %funcs {",
-        "  transform.apply_patterns.tensor.fold_tensor_empty",
-        "  transform.apply_patterns.linalg.tiling_canonicalization",
-        "  transform.apply_patterns.canonicalization",
-        f"}} : {_ANY}",
+        *apply_patterns("%funcs", "tensor.fold_tensor_empty", "linalg.tiling_canonicalization", "canonicalization"),
     ]
     return named_sequence(body)

@@ -358,6 +358,12 @@ def op_handles(count: int) -> tuple[list[str], list[str]]:
     ]
 
 
+def apply_patterns(handle: str, *patterns: str) -> list[str]:
+    """Script lines applying the pattern sets `patterns` (names after `transform.apply_patterns.`) to
+    the payload ops of `handle`, greedily, as one set."""
+    return [f"transform.apply_patterns to {handle} {{", *(f"  transform.apply_patterns.{p}" for p in patterns), f"}} : {_ANY}"]
+
+
 def _int_list(attr: ir.Attribute) -> tuple[int, ...]:
     return tuple(ir.IntegerAttr(a).value for a in ir.ArrayAttr(attr))
 
@@ -611,9 +617,7 @@ def _batch_block(t: _Target, i: int) -> list[str]:
         _match(t, f"%op{i}"),
         _tile(f"%a{i}b, %par{i}", 1, f"%op{i}", "tile_using_forall", [1, tm, tn, 0]),
         f"%gen{i} = transform.structured.generalize %a{i}b : ({_ANY}) -> {_ANY}",
-        f"transform.apply_patterns to %par{i} {{",
-        "  transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices",
-        f"}} : {_ANY}",
+        *apply_patterns(f"%par{i}", "linalg.fold_unit_extent_dims_via_slices"),
         f'%flat{i} = transform.structured.match ops{{["linalg.generic"]}} in %par{i} : ({_ANY}) -> {_ANY}',
         f"%a{i} = transform.structured.specialize %flat{i} : ({_ANY}) -> {_ANY}",
         *_mark_micro(i, f"%a{i}"),
@@ -852,7 +856,7 @@ def _panel_matmul(t: _Target, i: int, op: str, epilogue: str | None = None) -> l
     lines = [
         *_pack_panels(t, i, op),
         f"%cu{i} = transform.get_consumers_of_result %g{i}[0] : ({_GENERIC}) -> ({_UNPACK})",
-        *_canonicalize(),  # pack(fill) -> fill
+        *apply_patterns("%funcs", "canonicalization"),  # pack(fill) -> fill
         f"%init{i} = transform.get_producer_of_operand %gm{i}[2] : ({_ANY}) -> {_ANY}",
     ]
     if epilogue is None:
@@ -886,9 +890,7 @@ def _panel_block_loops(t: _Target, i: int) -> list[str]:
         _tile(f"%b{i}, %kl{i}", 1, f"%a{i}", "tile_using_for", [0, 0, 1, 0, 0, 0]),
         _tile(f"%bn{i}, %ln{i}", 1, f"%b{i}", "tile_using_for", [0, 1, 0, 0, 0, 0]),
         _tile(f"%c{i}0, %lm{i}, %lk{i}", 2, f"%bn{i}", "tile_using_for", [1, 0, 0, 0, 0, _k_unroll(t)]),
-        f"transform.apply_patterns to %lk{i} {{",
-        "  transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices",
-        f"}} : {_ANY}",
+        *apply_patterns(f"%lk{i}", "linalg.fold_unit_extent_dims_via_slices"),
         f'%c{i} = transform.structured.match ops{{["linalg.generic"]}} in %lk{i} : ({_ANY}) -> {_ANY}',
         *_mark_micro(i, f"%c{i}"),
     ]
@@ -935,7 +937,7 @@ def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> li
     if panels:  # y is (m / mr, mr): a reshape
         lines += _reshaped_unpack("y", i, f"%vp{i}")
     lines += [
-        *_canonicalize(),  # pack(unpack(C)) -> C, pack(fill) -> fill
+        *apply_patterns("%funcs", "canonicalization"),  # pack(unpack(C)) -> C, pack(fill) -> fill
         f"%init{i} = transform.get_producer_of_operand %gm{i}[2] : ({_ANY}) -> {_ANY}",
         f"%vm{i} = transform.cast %vp{i} : {_GENERIC} to {_ANY}",
     ]
@@ -948,18 +950,9 @@ def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> li
     ]
 
 
-def _canonicalize() -> list[str]:
-    return ["transform.apply_patterns to %funcs {", "  transform.apply_patterns.canonicalization", f"}} : {_ANY}"]
-
-
-_CLEANUP = [
-    "transform.apply_patterns to %funcs {",
-    "  transform.apply_patterns.tensor.fold_tensor_empty",  # an epilogue's matmul block: a block-sized buffer
-    "  transform.apply_patterns.scf.for_loop_canonicalization",
-    "  transform.apply_patterns.linalg.tiling_canonicalization",
-    "  transform.apply_patterns.canonicalization",
-    f"}} : {_ANY}",
-]
+# (fold_tensor_empty: an epilogue's matmul block becomes a block-sized buffer)
+_CLEANUP = apply_patterns("%funcs", "tensor.fold_tensor_empty", "scf.for_loop_canonicalization",
+                          "linalg.tiling_canonicalization", "canonicalization")
 
 
 def _packed(t: _Target) -> frozenset[str]:
@@ -996,8 +989,7 @@ def _vectorize_matmul(t: _Target, i: int) -> list[str]:
             f"transform.structured.vectorize %v{i} vector_sizes {_ints((mr, nr, _k_unroll(t)) if panels else (mr, 1, 1, nr))} : {_ANY}",
         ]
         if panels:  # the accumulator's slice of a slice made one: its read and write then match, and are hoisted
-            lines += ["transform.apply_patterns to %funcs {", "  transform.apply_patterns.tensor.merge_consecutive_insert_extract_slice",
-                      f"}} : {_ANY}"]
+            lines += apply_patterns("%funcs", "tensor.merge_consecutive_insert_extract_slice")
         # (a matvec epilogue's partial sums: over (m1, k1, m0, k0), their buffer (m1, m0, k1, k0); or (m, k1, k0))
         sums = {"part": (1, 1, mr, nr), "comb": (1, mr, 1, nr), "fill": (1, mr, 1, nr)} if panels else \
             dict.fromkeys(("part", "comb", "fill"), (mr, 1, nr))
@@ -1080,27 +1072,15 @@ def transform_script(module: ir.Module) -> str | None:
             later.append(f"transform.structured.vectorize %fill{i} vector_sizes {_ints(t.vec)} : {_ANY}")
     body += ["// peeled tiles get static shapes before vectorization", *_CLEANUP, *later]
     body += [
-        "transform.apply_patterns to %funcs {",
-        "  transform.apply_patterns.scf.for_loop_canonicalization",
-        "  transform.apply_patterns.linalg.tiling_canonicalization",
-        "  transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers",
-        "  transform.apply_patterns.vector.transfer_permutation_patterns",
-        "  transform.apply_patterns.vector.reduction_to_contract",
-        "  transform.apply_patterns.vector.cast_away_vector_leading_one_dim",
-        "  transform.apply_patterns.canonicalization",
-        f"}} : {_ANY}",
+        *apply_patterns("%funcs", "scf.for_loop_canonicalization", "linalg.tiling_canonicalization",
+                        "tensor.fold_tensor_subset_ops_into_vector_transfers", "vector.transfer_permutation_patterns",
+                        "vector.reduction_to_contract", "vector.cast_away_vector_leading_one_dim", "canonicalization"),
         # accumulators: a transfer_read/transfer_write pair of the loop-carried tensor -> registers
         f'%fors = transform.structured.match ops{{["scf.for"]}} in %root : ({_ANY}) -> {_ANY}',
         f"transform.loop.hoist_loop_invariant_subsets %fors : {_ANY}",
-        "transform.apply_patterns to %funcs {",
-        '  transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"',
-        "  transform.apply_patterns.vector.lower_masked_transfers",
-        "  transform.apply_patterns.vector.transfer_permutation_patterns",
-        '  transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerparallel"',
-        "  transform.apply_patterns.vector.lower_transpose",
-        "  transform.apply_patterns.vector.lower_outerproduct",
-        "  transform.apply_patterns.canonicalization",
-        f"}} : {_ANY}",
+        *apply_patterns("%funcs", 'vector.lower_contraction lowering_strategy = "outerproduct"', "vector.lower_masked_transfers",
+                        "vector.transfer_permutation_patterns", 'vector.lower_multi_reduction lowering_strategy = "innerparallel"',
+                        "vector.lower_transpose", "vector.lower_outerproduct", "canonicalization"),
     ]
     return named_sequence(body)
 
