@@ -26,7 +26,7 @@ from ..outputs import ALIGN
 from ..runtime import SUPPORTED_DTYPES
 from .scalar import storage_type
 
-MIN_BYTES = 256 << 10  # a temporary from this size is lent (a lease costs about a microsecond)
+MIN_BYTES = 1 << 20  # a temporary from this size is lent (a lease costs about a microsecond)
 
 
 def _buffer_type(value_type: ir.Type) -> tuple[tuple[int, ...], np.dtype] | None:
