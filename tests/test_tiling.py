@@ -665,20 +665,23 @@ BIG_L2 = tiling.CacheInfo(l1=4096, l2=2**20, line=64, simd=64, l2_ways=4)
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize(("caches", "fused", "buffers", "loops"), [
+@pytest.mark.parametrize(("caches", "panels", "fused", "buffers", "loops"), [
     # B (256 KiB) does not fit L2: packed once (4 k steps x 8 panels of 64 x 32), and A too (4 k steps
     # x 6 panels of 64 x 8); the product's blocks are 2 x 2 register tiles, the matvec packed like the
     # product (y as 6 x 8)
-    (SMALL, "%gm0", ["2x2x8x32", "4x6x64x8", "4x8x64x32", "6x8"], [("3", "", ""), ("", "8", "2"), ("", "4", "1")]),
-    # B fits L2: its micro-panels are copied in each block; A is read in place
-    (BIG_L2, "%op0", ["16x64", "64x32"], [("3", "", ""), ("", "256", "64"), ("", "256", "64")]),
+    (SMALL, True, "%gm0", ["2x2x8x32", "4x6x64x8", "4x8x64x32", "6x8"], [("3", "", ""), ("", "8", "2"), ("", "4", "1")]),
+    # no panels (a smaller matmul, PANEL_MIN_WORK) and B fits L2: its micro-panels are copied in each
+    # block; A is read in place
+    (BIG_L2, False, "%op0", ["16x64", "64x32"], [("3", "", ""), ("", "256", "64"), ("", "256", "64")]),
 ], ids=["B-packed-once", "B-panels"])
-def test_matvec_of_a_product_never_stores_the_product(monkeypatch, target, caches, fused, buffers, loops) -> None:
+def test_matvec_of_a_product_never_stores_the_product(monkeypatch, target, caches, panels, fused, buffers, loops) -> None:
     """Forced tiles (16, 64, 64) on (48 x 256) @ (256 x 256) @ x: three row blocks (the parallel
     loop), four column blocks inside each, each a 16 x 64 buffer filled with zeros, computed over four
     k steps and reduced into y; no buffer of the whole product and nothing lent by the caller. The
     register tiles read A's panels (`_a_panels`) or its rows in place (a large L2)."""
     _forced_matmul_tiles(monkeypatch, caches)
+    if not panels:
+        monkeypatch.setattr(tiling, "PANEL_MIN_WORK", 2**62)
     a, b, x = _args([(48, 256), (256, 256), (256,)], np.float32)
     kernel = et.kernel(_chain_mv, target=target)
     np.testing.assert_allclose(kernel(a, b, x), (a.astype(np.float64) @ b) @ x, rtol=1e-4, atol=1e-3)
