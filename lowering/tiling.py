@@ -899,8 +899,9 @@ def _a_panels(t: _Target) -> bool:
     (with one, TN = nr, a copy of a block was left to memrefCopy). Whether or not B fits L2: from
     256^3 to 700^3 (B in L2) panels measured 15-25% faster than blocks copying B's micro-panels.
     Any m, n and k: the packs pad the last register tiles of rows and columns and the last k step
-    (`panel_k`), and the blocks at the edges are partial. A matvec epilogue's blocks are whole and
-    its k steps too (its packed matvec reads the product as it is written)."""
+    (`panel_k`), and the blocks at the edges are partial. A matvec epilogue's blocks and k steps are
+    whole: its packed matvec would sum the product's padded columns too, where an inf of A times B's
+    padded zeros is NaN (NumPy's y has the inf)."""
     if len(t.loops) != 3 or t.pad:
         return False
     (m, n, k), (tm, tn, tk), (mr, nr, _) = t.loops, t.tiles, t.vec
