@@ -4,12 +4,18 @@ Location: `EGGLOG_TENSOR_CACHE_DIR`, else the user cache dir (`$XDG_CACHE_HOME` 
 `egglog_tensor/kernels`). `EGGLOG_TENSOR_CACHE=0` turns it off, so does `kernel(..., cache=False)`.
 
 Key: SHA-256 over everything that decides the code: the traced term (shapes, dtypes, layouts are in
-it), the argument specs, the full text of the schedule (every rule of every ruleset it runs, not
-just the ruleset names), fastmath, target and its pipeline, the optimizer limits, the host CPU
-(triple, name, feature string), the versions of egglog_tensor, egglog, llvmlite, LLVM, the MLIR
+it), the argument specs, the schedule, fastmath, target and its pipeline, the optimizer limits, the
+host CPU (triple, name, feature string, cache sizes), the versions of egglog_tensor, egglog, llvmlite, LLVM, the MLIR
 tools, Python, NumPy and glibc, libmvec's presence, and a hash of the package's own source files
 (editing the compiler invalidates every entry). The optimizer is skipped on a hit; tracing is not
 (the traced term is part of the key).
+
+The schedule is keyed by its full text (every rule of every ruleset it can run, not just the
+ruleset names), except the package's own `rulesets.DEFAULT` (with `FASTMATH` under fastmath) while
+its rulesets hold exactly the rules their modules registered: those rules are the package's source
+(in the source hash) and the host's caches (in the key), and writing their text first runs every
+rule generator, 0.5 s of a warm process's first call. A rule a user adds to one of them makes the
+full text the key again.
 
 Entry: one file `<key>.etk`, written atomically (temp file in the same dir, fsync, os.replace):
 
@@ -136,6 +142,59 @@ def schedule_text(schedule: Any) -> str | None:
     return _UUID.sub(number, _ID_NAME.sub(number, text))
 
 
+class _Registered:
+    """Whether one of the package's rulesets still holds exactly the rules its module registered:
+    its deferred rule generators are wrapped to count the rules they make when egglog runs them, so
+    a rule or generator added later (before or after they ran) shows as a count that differs."""
+
+    def __init__(self, ruleset: Any) -> None:
+        self.ruleset = ruleset
+        self.generators = len(ruleset.deferred_rule_gens)
+        self.rules = len(ruleset.__egg_ruleset__.rules)
+        self.ran = 0
+        ruleset.deferred_rule_gens[:] = [self._counted(gen) for gen in ruleset.deferred_rule_gens]
+
+    def _counted(self, gen: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            rules = gen()
+            self.rules += len(rules)
+            self.ran += 1
+            return rules
+        return run
+
+    def holds(self) -> bool:
+        pending = len(self.ruleset.deferred_rule_gens)
+        return pending == self.generators - self.ran and (pending == 0 or self.ran == 0) \
+            and len(self.ruleset.__egg_ruleset__.rules) == self.rules
+
+
+def _track_package_rulesets() -> tuple[Any, dict[str, _Registered]]:
+    """`rulesets.DEFAULT` as imported, and a `_Registered` for each of the package's rulesets (at
+    import, before any generator ran); none (full-text keys) if egglog's internals are not as expected."""
+    from . import rulesets
+
+    try:
+        return rulesets.DEFAULT, {name: _Registered(getattr(rulesets, name))
+                                  for name in ("algebra", "algebra_fastmath", "fusion", "layout", "tiling")}
+    except (AttributeError, TypeError):
+        return rulesets.DEFAULT, {}
+
+
+_PACKAGE_DEFAULT, _PACKAGE_RULESETS = _track_package_rulesets()
+
+
+def package_schedule_text(options: Any) -> str | None:
+    """The key text of `options`' schedule when it is the package's own, unmodified (`rulesets.DEFAULT`,
+    `FASTMATH` under fastmath, or both); None otherwise (the full text keys it: `schedule_text`)."""
+    names = ["algebra", "fusion", "layout", "tiling"] if options.rules is _PACKAGE_DEFAULT else []
+    if not names and options.rules is not None:
+        return None
+    names += ["algebra_fastmath"] if options.fastmath else []
+    if not names or not all(name in _PACKAGE_RULESETS and _PACKAGE_RULESETS[name].holds() for name in names):
+        return None
+    return "egglog_tensor.rulesets: " + " + ".join(names)
+
+
 def _callable_text(fn: Callable[..., Any] | None) -> str | None:
     """Identify a pipeline stage's Python hook: its qualified name and a hash of its code."""
     if fn is None:
@@ -193,6 +252,7 @@ def environment() -> dict[str, Any]:
     from . import __version__
     from .lowering.llvm import _host_target
     from .lowering.mathapprox import _libmvec
+    from .lowering.tiling import host_caches
     from .toolchain import mlir_llvm_version
 
     target, cpu, features = _host_target()
@@ -218,6 +278,7 @@ def environment() -> dict[str, Any]:
         "target": target.name,
         "cpu": cpu,
         "features": features,
+        "caches": repr(host_caches()),  # the tiling rules' candidates and the tile stage's choices
         "glibc": glibc,
         "libmvec": getattr(mvec, "_name", None),
     }
@@ -227,7 +288,7 @@ def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], opt
     """Everything the key hashes; None if the schedule cannot be keyed (see schedule_text)."""
     from .lowering import pipelines
 
-    schedule = schedule_text(options.schedule())
+    schedule = package_schedule_text(options) or schedule_text(options.schedule())
     if schedule is None:
         return None
     if hasattr(pipelines, "pipeline_for"):  # the pipeline as specialized for these options (e.g. threads)

@@ -38,8 +38,9 @@ steps (with one, an A block is contiguous rows already and C is written once).
 
 When several row blocks share B (`_a_panels`), a GEMM packs A and B once, in panels per k step
 (`_pack_panels`, `_panel_matmul`): a generic over (m1, n1, k1, m0, n0, k0) whose A is (k/TK, m/mr,
-TK, mr), B (k/TK, n/nr, TK, nr) and C blocks (TM/mr, TN/nr, mr, nr), accumulated in L2 and unpacked
-into C once per block. No copy at any k step, no fill or copy of C; 1024^3 and 2048^3 measured 7-10%
+TK, mr), B (k/TK, n/nr, TK, nr) and C blocks (TN/nr, TM/mr, mr, nr), accumulated in L2 and unpacked
+into C once per block (column panel outer: the register tile after this one is the next KiB, which
+the L2 prefetcher streams in; row panel outer, its loads of C took 3% of the samples at 2048^3). No copy at any k step, no fill or copy of C; 1024^3 and 2048^3 measured 7-10%
 faster than the B-only scheme below (one and two cores). An elementwise epilogue's matmul is packed
 so too, its block unpacked into a block-sized buffer the epilogue reads. Any m, n and k: the packs
 pad A's last panel of rows, B's last of columns and the last k step with zeros (masked vector reads;
@@ -754,7 +755,8 @@ def _pack_b(t: _Target, i: int, source: str) -> list[str]:
 def _pack_panels(t: _Target, i: int, source: str) -> list[str]:
     """`transform.structured.pack` of the matmul `source` splitting m, n and k into (m / mr, mr), (n /
     nr, nr) and (k / TK, TK): the generic `%g<i>` over (m1, n1, k1, m0, n0, k0) reading A as (k1, m1,
-    k0, m0) and B as (k1, n1, k0, n0) (pack_transpose), C as (m1, n1, m0, n0). Each register tile's A
+    k0, m0), B as (k1, n1, k0, n0) and C as (n1, m1, m0, n0) (pack_transpose: the row panels of a
+    column panel, which the block loops visit in turn, are contiguous in C's block). Each register tile's A
     (and B) values of a k step are one contiguous stream, and the A (B) block of a k step is
     contiguous too (a block of mr-row panels K apart crowded its L2 sets: 2048^3 ran 13% slower).
     Both packs are split over the threads (forall) and lowered to transposes copying vectors (A's 16
@@ -769,7 +771,10 @@ def _pack_panels(t: _Target, i: int, source: str) -> list[str]:
         f"{g}1, {a}, %ua{i} = transform.structured.pack_transpose {a}0 with_compute_op({g}0) outer_perm = [1, 0]"
         f" inner_perm = [1, 0] : {transpose}",
         f"{b}0 = transform.get_producer_of_operand {g}1[1] : ({_GENERIC}) -> ({_PACK})",
-        f"{g}, {b}, %un{i} = transform.structured.pack_transpose {b}0 with_compute_op({g}1) inner_perm = [1, 0] : {transpose}",
+        f"{g}2, {b}, %un{i} = transform.structured.pack_transpose {b}0 with_compute_op({g}1) inner_perm = [1, 0] : {transpose}",
+        f"%cu{i}0 = transform.get_consumers_of_result {g}2[0] : ({_GENERIC}) -> ({_UNPACK})",
+        f"{g}, %cpk{i}, %cu{i} = transform.structured.pack_transpose %cu{i}0 with_compute_op({g}2) outer_perm = [1, 0]"
+        f" : ({_UNPACK}, {_GENERIC}) -> ({_GENERIC}, {_ANY}, {_UNPACK})",
         *_split_pack("a", i, a, [0, tm // mr], [1, 1, 16, 0], [1, 1, 16, mr], (tk, mr) if m % mr or k % tk else None),
         *_split_pack("b", i, b, [0, tn // nr], [1, 1, 1, 0], [1, 1, 1, nr], (tk, nr) if n % nr or k % tk else None),
         f"%gm{i} = transform.cast {g} : {_GENERIC} to {_ANY}",
@@ -833,7 +838,7 @@ def _foreach_matmul(t: _Target, i: int, op: str, body: list[str]) -> list[str]:
 
 
 def _panel_matmul(t: _Target, i: int, op: str, epilogue: str | None = None) -> list[str]:
-    """A GEMM with A and B packed once, in panels (`_pack_panels`): its C is (m / mr, n / nr, mr, nr),
+    """A GEMM with A and B packed once, in panels (`_pack_panels`): its C is (n / nr, m / mr, mr, nr),
     each register tile's accumulators contiguous. Its pack of C's zero fill folds into a fill of that
     layout; the forall tiles C's unpack by TM x TN blocks, the generic and its fill fused into it, so
     each block is accumulated in a block-sized buffer (L2) and unpacked into C once after its k loop,
@@ -849,7 +854,6 @@ def _panel_matmul(t: _Target, i: int, op: str, epilogue: str | None = None) -> l
     unpack = f" vector_sizes {_ints((1, 1, *t.vec[:2]))}" if m % tm or n % tn else ""
     lines = [
         *_pack_panels(t, i, op),
-        f"%cu{i} = transform.get_consumers_of_result %g{i}[0] : ({_GENERIC}) -> ({_UNPACK})",
         *apply_patterns("%funcs", "canonicalization"),  # pack(fill) -> fill
         f"%init{i} = transform.get_producer_of_operand %gm{i}[2] : ({_ANY}) -> {_ANY}",
     ]
@@ -922,7 +926,7 @@ def panel_k(k: int, tk: int) -> int:
 
 def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
     """`_matvec_epilogue` with B packed once (`_pack_b`), or A and B in panels (`_pack_panels`) when
-    `_a_panels`: the product's blocks are then (TM / mr, TN / nr, mr, nr), and the matvec is packed
+    `_a_panels`: the product's blocks are then (TN / nr, TM / mr, mr, nr), and the matvec is packed
     the same way (a generic over (m1, k1, m0, k0) reading the product as the matmul writes it, x as
     (n / nr, nr)), so the product's unpack and the matvec's pack of it fold away and its blocks fuse
     into the matvec's loops as before; the partial sums are nr wide, one per row of the register tile."""
@@ -931,7 +935,11 @@ def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> li
     panels = _a_panels(t)
     lines = [_match(t, f"%op{i}"), _match(t, f"%ep{i}", "linalg.matvec"),
              *(_pack_panels(t, i, f"%op{i}") if panels else _pack_b(t, i, f"%op{i}")),
-             f"%vp{i} = transform.structured.pack %ep{i} packed_sizes = [{mr if panels else 0}, {nr}] : ({_ANY}) -> ({_GENERIC})",
+             f"%vp{i}{'0' if panels else ''} = transform.structured.pack %ep{i} packed_sizes = [{mr if panels else 0}, {nr}]"
+             f" : ({_ANY}) -> ({_GENERIC})",
+             *([f"%pp{i} = transform.get_producer_of_operand %vp{i}0[0] : ({_GENERIC}) -> ({_PACK})",  # as the product's C
+                f"%vp{i}, %ppt{i}, %ppu{i} = transform.structured.pack_transpose %pp{i} with_compute_op(%vp{i}0) outer_perm = [1, 0]"
+                f" : ({_PACK}, {_GENERIC}) -> ({_GENERIC}, {_PACK}, {_ANY})"] if panels else []),
              f"%xp{i} = transform.get_producer_of_operand %vp{i}[1] : ({_GENERIC}) -> ({_PACK})",
              f"%xpad{i}, %xexp{i}, %xtr{i} = transform.structured.lower_pack %xp{i} : ({_PACK}) -> {_LOWERED_PACK}"]
     if panels:  # y is (m / mr, mr): a reshape

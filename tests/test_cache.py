@@ -152,7 +152,8 @@ def test_shapes_dtypes_layouts_change_the_key(args) -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("features", "+sse2"), ("cpu", "some-other-cpu"), ("egglog_tensor", "9.9.9"), ("sources", "0" * 64), ("llvmlite", "0.0"), ("mlir", [1, 0, 0])],
+    [("features", "+sse2"), ("cpu", "some-other-cpu"), ("caches", "CacheInfo(l2=262144)"), ("egglog_tensor", "9.9.9"),
+     ("sources", "0" * 64), ("llvmlite", "0.0"), ("mlir", [1, 0, 0])],
 )
 def test_machine_and_version_changes_never_reuse_code(monkeypatch, field, value) -> None:
     _compile()
@@ -362,3 +363,56 @@ def test_two_processes_compiling_at_once_both_succeed(tmp_path) -> None:
     assert len(list(directory.glob("*.etk"))) == 2 and not list(directory.glob("*.tmp"))
     after = _result(_run(script, directory))
     assert {after[n]["cache"] for n in after} == {"hit"}
+
+
+_PACKAGE_RULES = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import egglog_tensor as et
+    from egglog import rewrite
+    from egglog_tensor import cache
+    from egglog_tensor.ir import DType, Tensor
+    from egglog_tensor.rulesets import algebra
+
+    x = np.linspace(-4, 4, 1001, dtype=np.float32)
+    result = {}
+    for name in sys.argv[1:]:
+        if name == "add-rule":  # a user's rule added to one of the package's rulesets
+            @algebra.register
+            def _(t: Tensor, dt: DType):
+                yield rewrite(t * Tensor.const(3.0, dt)).to(t + t + t)
+            continue
+        fn = (lambda x: x * 3.0 + 2.0) if name == "other" else (lambda x: x * 3.0 - 1.0)
+        k = et.kernel(fn, target="cpu", fastmath=name == "fastmath")
+        np.testing.assert_allclose(k(x), fn(x), rtol=1e-6, atol=1e-6)
+        result[name] = {"cache": k.inspect(x).cache, "generators_ran": sum(r.ran for r in cache._PACKAGE_RULESETS.values())}
+    print(json.dumps(result))
+    """
+)
+
+
+def test_package_rulesets_hit_without_running_their_rule_generators(tmp_path) -> None:
+    """The package's own DEFAULT (and FASTMATH) are keyed by name while unmodified: a warm process
+    finds its entry without building a rule, whether or not the rulesets were expanded by an earlier
+    compile in the same process; a rule a user adds to one of them changes the key."""
+    script = tmp_path / "run.py"
+    script.write_text(_PACKAGE_RULES)
+    directory = tmp_path / "cache"
+
+    def run(*names: str) -> dict:
+        env = {**os.environ, "EGGLOG_TENSOR_CACHE_DIR": str(directory)}
+        proc = subprocess.run([sys.executable, str(script), *names], env=env, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    cold = run("default", "fastmath")
+    assert cold["default"]["cache"] == cold["fastmath"]["cache"] == "miss-stored"
+    warm = run("fastmath", "default")
+    assert warm["fastmath"]["cache"] == warm["default"]["cache"] == "hit"
+    assert warm["fastmath"]["generators_ran"] == 0 and warm["default"]["generators_ran"] == 0  # (0.5 s of a first call)
+    # expanded (the fastmath kernel is compiled first, its rules built), DEFAULT is keyed as before
+    expanded = run("other", "default")
+    assert expanded["other"]["generators_ran"] > 0 and expanded["default"]["cache"] == "hit"
+    changed = run("add-rule", "default")
+    assert changed["default"]["cache"] == "miss-stored"

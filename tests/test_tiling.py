@@ -494,8 +494,9 @@ CHECK: scf.forall.in_parallel
 def test_panel_gemm_order(monkeypatch, tmp_path, target) -> None:
     """Several row blocks: A packed once into (k / TK, m / mr, TK, mr) by row blocks, 16 k steps of
     mr rows transposed as vectors, and B into (k / TK, n / nr, TK, nr) by column blocks, nr-wide rows
-    copied as vectors; then the output blocks: each a zero-filled (TM / mr, TN / nr, mr, nr) tensor,
-    the k loop, a column panel, a row panel (its accumulators read once), 8 k steps of FMAs reading
+    copied as vectors; then the output blocks: each a zero-filled (TN / nr, TM / mr, mr, nr) tensor
+    (a column panel's register tiles one after the other), the k loop, a column panel, a row panel
+    (its accumulators read once), 8 k steps of FMAs reading
     both panels in place; then the block unpacked into C register tile by register tile. No copy and
     no fill of C, no buffer of C's size."""
     from test_golden import filecheck
@@ -512,19 +513,19 @@ CHECK: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}}) -> (tensor<4x8x64x32xf32
 CHECK: vector.transfer_read {{.*}} vector<32xf32>
 CHECK-NEXT: vector.transfer_write {{.*}} tensor<4x4x64x32xf32>
 CHECK: scf.forall (%{{.*}}, %{{.*}}) in (3, 2) shared_outs(%{{.*}}) -> (tensor<48x256xf32>)
-CHECK: linalg.fill {{.*}} -> tensor<2x4x8x32xf32>
-CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {{.*}} -> (tensor<2x4x8x32xf32>)
-CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {{.*}} -> (tensor<2x4x8x32xf32>)
-CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {{.*}} -> (tensor<2x1x8x32xf32>)
-CHECK-NEXT: vector.transfer_read {{.*}} : tensor<2x1x8x32xf32>, vector<8x32xf32>
+CHECK: linalg.fill {{.*}} -> tensor<4x2x8x32xf32>
+CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {{.*}} -> (tensor<4x2x8x32xf32>)
+CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {{.*}} -> (tensor<4x2x8x32xf32>)
+CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {{.*}} -> (tensor<1x2x8x32xf32>)
+CHECK-NEXT: vector.transfer_read {{.*}} : tensor<1x2x8x32xf32>, vector<8x32xf32>
 CHECK-NEXT: scf.for %{{.*}} = %c0 to %c64 step %c8 {{.*}} -> (vector<8x32xf32>)
 CHECK: vector.transfer_read {{.*}} : tensor<4x6x64x8xf32>, vector<8x8xf32>
 CHECK: vector.transfer_read {{.*}} : tensor<4x8x64x32xf32>, vector<8x32xf32>
 CHECK-COUNT-64: vector.fma
-CHECK: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<2x1x8x32xf32>
+CHECK: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<1x2x8x32xf32>
 CHECK: scf.for %{{.*}} = %c0 to %c16 step %c8 {{.*}} -> (tensor<16x128xf32>)
 CHECK: scf.for %{{.*}} = %c0 to %c128 step %c32 {{.*}} -> (tensor<16x128xf32>)
-CHECK: vector.transfer_read {{.*}} : tensor<2x4x8x32xf32>, vector<8x32xf32>
+CHECK: vector.transfer_read {{.*}} : tensor<4x2x8x32xf32>, vector<8x32xf32>
 CHECK-NEXT: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<16x128xf32>
 CHECK: scf.forall.in_parallel
 CHECK-NOT: linalg.fill
