@@ -696,9 +696,10 @@ _LOWERED_UNPACK = (f'(!transform.op<"tensor.empty">, {_TRANSPOSE}, !transform.op
 
 
 def _split_pack(x: str, i: int, pack: str, threads: list[int], rows: list[int], vector: list[int],
-                padded: tuple[int, int] | None = None) -> list[str]:
+                padded: tuple[int, int] | None = None, order: list[int] | None = None) -> list[str]:
     """The pack `pack` split over the threads (forall, tile sizes `threads`) and lowered to a transpose
-    copying `rows`-sized tiles as vectors of `vector` (handles named %<x>...<i>). A pack that pads
+    copying `rows`-sized tiles as vectors of `vector`, its loops in `order` (an interchange of the
+    transpose's dims; handles named %<x>...<i>). A pack that pads
     (`padded`: its two inner tiles) is vectorized tile by tile instead, its reads masked (lowered, its
     pad of a slice of dynamic size was a copy to a buffer through memrefCopy)."""
     split = [
@@ -714,7 +715,8 @@ def _split_pack(x: str, i: int, pack: str, threads: list[int], rows: list[int], 
         f"%{x}tc{i} = transform.cast %{x}t{i} : {_ANY} to {_PACK}",
         f"%{x}pad{i}, %{x}exp{i}, %{x}tr{i} = transform.structured.lower_pack %{x}tc{i} : ({_PACK}) -> {_LOWERED_PACK}",
         f"%{x}row{i}, %{x}rl{i}:{sum(map(bool, rows))} = transform.structured.tile_using_for %{x}tr{i} tile_sizes {_ints(tuple(rows))}"
-        f" : ({_TRANSPOSE}) -> ({', '.join([_ANY] * (1 + sum(map(bool, rows))))})",
+        + (f" interchange = {_ints(tuple(order))}" if order else "")
+        + f" : ({_TRANSPOSE}) -> ({', '.join([_ANY] * (1 + sum(map(bool, rows))))})",
         f"transform.structured.vectorize %{x}row{i} vector_sizes {_ints(tuple(vector))} : {_ANY}",
     ]
 
@@ -760,7 +762,9 @@ def _pack_panels(t: _Target, i: int, source: str) -> list[str]:
     (and B) values of a k step are one contiguous stream, and the A (B) block of a k step is
     contiguous too (a block of mr-row panels K apart crowded its L2 sets: 2048^3 ran 13% slower).
     Both packs are split over the threads (forall) and lowered to transposes copying vectors (A's 16
-    k steps of a register tile at a time)."""
+    k steps of a register tile at a time), in the order that reads their rows front to back: A a panel
+    of mr rows across all k steps, B a row across all its column panels (k step outer, panel inner:
+    1024^3 and 2048^3 on two cores 1-4% faster than panel by panel, 9 rotated rounds)."""
     (m, n, k), (tm, tn, tk) = t.loops, t.tiles
     mr, nr = t.vec[0], t.vec[1]
     a, b, g = f"%ap{i}", f"%bp{i}", f"%g{i}"
@@ -775,8 +779,8 @@ def _pack_panels(t: _Target, i: int, source: str) -> list[str]:
         f"%cu{i}0 = transform.get_consumers_of_result {g}2[0] : ({_GENERIC}) -> ({_UNPACK})",
         f"{g}, %cpk{i}, %cu{i} = transform.structured.pack_transpose %cu{i}0 with_compute_op({g}2) outer_perm = [1, 0]"
         f" : ({_UNPACK}, {_GENERIC}) -> ({_GENERIC}, {_ANY}, {_UNPACK})",
-        *_split_pack("a", i, a, [0, tm // mr], [1, 1, 16, 0], [1, 1, 16, mr], (tk, mr) if m % mr or k % tk else None),
-        *_split_pack("b", i, b, [0, tn // nr], [1, 1, 1, 0], [1, 1, 1, nr], (tk, nr) if n % nr or k % tk else None),
+        *_split_pack("a", i, a, [0, tm // mr], [1, 1, 16, 0], [1, 1, 16, mr], (tk, mr) if m % mr or k % tk else None, [1, 0, 2, 3]),
+        *_split_pack("b", i, b, [0, tn // nr], [1, 1, 1, 0], [1, 1, 1, nr], (tk, nr) if n % nr or k % tk else None, [0, 2, 1, 3]),
         f"%gm{i} = transform.cast {g} : {_GENERIC} to {_ANY}",
     ]
 

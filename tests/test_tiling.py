@@ -493,8 +493,8 @@ CHECK: scf.forall.in_parallel
 @pytest.mark.parametrize("target", TARGETS)
 def test_panel_gemm_order(monkeypatch, tmp_path, target) -> None:
     """Several row blocks: A packed once into (k / TK, m / mr, TK, mr) by row blocks, 16 k steps of
-    mr rows transposed as vectors, and B into (k / TK, n / nr, TK, nr) by column blocks, nr-wide rows
-    copied as vectors; then the output blocks: each a zero-filled (TN / nr, TM / mr, mr, nr) tensor
+    mr rows transposed as vectors, a panel of rows across all k steps, and B into (k / TK, n / nr, TK,
+    nr) by column blocks, nr-wide rows copied as vectors, a row across all column panels; then the output blocks: each a zero-filled (TN / nr, TM / mr, mr, nr) tensor
     (a column panel's register tiles one after the other), the k loop, a column panel, a row panel
     (its accumulators read once), 8 k steps of FMAs reading
     both panels in place; then the block unpacked into C register tile by register tile. No copy and
@@ -507,10 +507,16 @@ def test_panel_gemm_order(monkeypatch, tmp_path, target) -> None:
     filecheck(comp.stage("tile"), """
 CHECK: scf.forall (%{{.*}}) in (3) shared_outs(%{{.*}}) -> (tensor<4x6x64x8xf32>)
 CHECK: tensor.expand_shape {{.*}} into tensor<2x8x4x64xf32>
-CHECK: vector.transfer_read {{.*}} vector<8x1x16xf32>
+CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {{.*}} -> (tensor<4x2x64x8xf32>)
+CHECK-NEXT: scf.for %{{.*}} = %c0 to %c4 step %c1 {{.*}} -> (tensor<4x2x64x8xf32>)
+CHECK-NEXT: scf.for %{{.*}} = %c0 to %c64 step %c16
+CHECK-NEXT: vector.transfer_read {{.*}} vector<8x1x16xf32>
 CHECK: vector.transfer_write {{.*}} : vector<16x8xf32>, tensor<4x2x64x8xf32>
 CHECK: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}}) -> (tensor<4x8x64x32xf32>)
-CHECK: vector.transfer_read {{.*}} vector<32xf32>
+CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {{.*}} -> (tensor<4x4x64x32xf32>)
+CHECK-NEXT: scf.for %{{.*}} = %c0 to %c64 step %c1 {{.*}} -> (tensor<4x4x64x32xf32>)
+CHECK-NEXT: scf.for %{{.*}} = %c0 to %c4 step %c1 {{.*}} -> (tensor<4x4x64x32xf32>)
+CHECK-NEXT: vector.transfer_read {{.*}} vector<32xf32>
 CHECK-NEXT: vector.transfer_write {{.*}} tensor<4x4x64x32xf32>
 CHECK: scf.forall (%{{.*}}, %{{.*}}) in (3, 2) shared_outs(%{{.*}}) -> (tensor<48x256xf32>)
 CHECK: linalg.fill {{.*}} -> tensor<4x2x8x32xf32>
