@@ -695,29 +695,37 @@ _LOWERED_UNPACK = (f'(!transform.op<"tensor.empty">, {_TRANSPOSE}, !transform.op
                    ' !transform.op<"tensor.extract_slice">)')
 
 
+def _split(x: str, i: int, pack: str, threads: list[int]) -> str:
+    """The pack `pack` split over the threads (forall, tile sizes `threads`): `%<x>t<i>`."""
+    return (f"%{x}t{i}, %{x}par{i} = transform.structured.tile_using_forall {pack} tile_sizes {_ints(tuple(threads))}"
+            f" : ({_PACK}) -> ({_ANY}, {_ANY})")
+
+
 def _split_pack(x: str, i: int, pack: str, threads: list[int], rows: list[int], vector: list[int],
-                padded: tuple[int, int] | None = None, order: list[int] | None = None) -> list[str]:
-    """The pack `pack` split over the threads (forall, tile sizes `threads`) and lowered to a transpose
-    copying `rows`-sized tiles as vectors of `vector`, its loops in `order` (an interchange of the
-    transpose's dims; handles named %<x>...<i>). A pack that pads
-    (`padded`: its two inner tiles) is vectorized tile by tile instead, its reads masked (lowered, its
-    pad of a slice of dynamic size was a copy to a buffer through memrefCopy)."""
-    split = [
-        f"%{x}t{i}, %{x}par{i} = transform.structured.tile_using_forall {pack} tile_sizes {_ints(tuple(threads))}"
-        f" : ({_PACK}) -> ({_ANY}, {_ANY})",
-    ]
-    if padded is not None:
-        return split + [
-            f"%{x}row{i}, %{x}rl{i}:2 = transform.structured.tile_using_for %{x}t{i} tile_sizes [1, 1] : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY})",
-            f"transform.structured.vectorize %{x}row{i} vector_sizes {_ints((1, 1, *padded))} : {_ANY}",
-        ]
-    return split + [
+                order: list[int] | None = None) -> list[str]:
+    """The pack `pack` split over the threads and lowered to a transpose copying `rows`-sized tiles as
+    vectors of `vector`, its loops in `order` (an interchange of the transpose's dims; handles named
+    %<x>...<i>)."""
+    tiled = sum(map(bool, rows))
+    interchange = f" interchange = {_ints(tuple(order))}" if order else ""
+    return [
+        _split(x, i, pack, threads),
         f"%{x}tc{i} = transform.cast %{x}t{i} : {_ANY} to {_PACK}",
         f"%{x}pad{i}, %{x}exp{i}, %{x}tr{i} = transform.structured.lower_pack %{x}tc{i} : ({_PACK}) -> {_LOWERED_PACK}",
-        f"%{x}row{i}, %{x}rl{i}:{sum(map(bool, rows))} = transform.structured.tile_using_for %{x}tr{i} tile_sizes {_ints(tuple(rows))}"
-        + (f" interchange = {_ints(tuple(order))}" if order else "")
-        + f" : ({_TRANSPOSE}) -> ({', '.join([_ANY] * (1 + sum(map(bool, rows))))})",
+        f"%{x}row{i}, %{x}rl{i}:{tiled} = transform.structured.tile_using_for %{x}tr{i} tile_sizes {_ints(tuple(rows))}{interchange}"
+        f" : ({_TRANSPOSE}) -> ({', '.join([_ANY] * (1 + tiled))})",
         f"transform.structured.vectorize %{x}row{i} vector_sizes {_ints(tuple(vector))} : {_ANY}",
+    ]
+
+
+def _split_padded_pack(x: str, i: int, pack: str, threads: list[int], inner: tuple[int, int]) -> list[str]:
+    """A pack that pads (its two inner tiles `inner`), split over the threads and vectorized tile by
+    tile, its reads masked (lowered, its pad of a slice of dynamic size was a copy to a buffer through
+    memrefCopy)."""
+    return [
+        _split(x, i, pack, threads),
+        f"%{x}row{i}, %{x}rl{i}:2 = transform.structured.tile_using_for %{x}t{i} tile_sizes [1, 1] : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY})",
+        f"transform.structured.vectorize %{x}row{i} vector_sizes {_ints((1, 1, *inner))} : {_ANY}",
     ]
 
 
@@ -779,8 +787,10 @@ def _pack_panels(t: _Target, i: int, source: str) -> list[str]:
         f"%cu{i}0 = transform.get_consumers_of_result {g}2[0] : ({_GENERIC}) -> ({_UNPACK})",
         f"{g}, %cpk{i}, %cu{i} = transform.structured.pack_transpose %cu{i}0 with_compute_op({g}2) outer_perm = [1, 0]"
         f" : ({_UNPACK}, {_GENERIC}) -> ({_GENERIC}, {_ANY}, {_UNPACK})",
-        *_split_pack("a", i, a, [0, tm // mr], [1, 1, 16, 0], [1, 1, 16, mr], (tk, mr) if m % mr or k % tk else None, [1, 0, 2, 3]),
-        *_split_pack("b", i, b, [0, tn // nr], [1, 1, 1, 0], [1, 1, 1, nr], (tk, nr) if n % nr or k % tk else None, [0, 2, 1, 3]),
+        *(_split_padded_pack("a", i, a, [0, tm // mr], (tk, mr)) if m % mr or k % tk else
+          _split_pack("a", i, a, [0, tm // mr], [1, 1, 16, 0], [1, 1, 16, mr], [1, 0, 2, 3])),
+        *(_split_padded_pack("b", i, b, [0, tn // nr], (tk, nr)) if n % nr or k % tk else
+          _split_pack("b", i, b, [0, tn // nr], [1, 1, 1, 0], [1, 1, 1, nr], [0, 2, 1, 3])),
         f"%gm{i} = transform.cast {g} : {_GENERIC} to {_ANY}",
     ]
 
