@@ -5,9 +5,9 @@ Location: `EGGLOG_TENSOR_CACHE_DIR`, else the user cache dir (`$XDG_CACHE_HOME` 
 
 Key: SHA-256 over everything that decides the code: the traced term (shapes, dtypes, layouts are in
 it), the argument specs, the schedule, fastmath, target and its pipeline, the optimizer limits, the
-host CPU (triple, name, feature string, cache sizes), the versions of egglog_tensor, egglog, llvmlite, LLVM, the MLIR
-tools, Python, NumPy and glibc, libmvec's presence, and a hash of the package's own source files
-(editing the compiler invalidates every entry). The optimizer is skipped on a hit; tracing is not
+host CPU (triple, name, feature string, cache sizes), the versions of egglog_tensor, egglog,
+llvmlite, LLVM, the MLIR tools, Python, NumPy and glibc, libmvec's presence, and a hash of the
+package's own source files (editing the compiler invalidates every entry). The optimizer is skipped on a hit; tracing is not
 (the traced term is part of the key).
 
 The schedule is keyed by its full text (every rule of every ruleset it can run, not just the
@@ -155,8 +155,8 @@ class _Registered:
         ruleset.deferred_rule_gens[:] = [self._counted(gen) for gen in ruleset.deferred_rule_gens]
 
     def _counted(self, gen: Callable[[], Any]) -> Callable[[], Any]:
-        def run() -> Any:
-            rules = gen()
+        def run() -> list[Any]:
+            rules = list(gen())  # (egglog iterates them twice)
             self.rules += len(rules)
             self.ran += 1
             return rules
