@@ -7,8 +7,8 @@ Key: SHA-256 over everything that decides the code: the traced term (shapes, dty
 it), the argument specs, the schedule, fastmath, target and its pipeline, the optimizer limits, the
 host CPU (triple, name, feature string, cache sizes), the versions of egglog_tensor, egglog,
 llvmlite, LLVM, the MLIR tools, Python, NumPy and glibc, libmvec's presence, and a hash of the
-package's own source files (editing the compiler invalidates every entry). The optimizer is skipped on a hit; tracing is not
-(the traced term is part of the key).
+package's own source files (editing the compiler invalidates every entry). The optimizer is skipped
+on a hit; tracing is not (the traced term is part of the key).
 
 The schedule is keyed by its full text (every rule of every ruleset it can run, not just the
 ruleset names), except the package's own `rulesets.DEFAULT` (with `FASTMATH` under fastmath) while
@@ -168,14 +168,15 @@ class _Registered:
             and len(self.ruleset.__egg_ruleset__.rules) == self.rules
 
 
-def _track_package_rulesets() -> tuple[Any, dict[str, _Registered]]:
-    """`rulesets.DEFAULT` as imported, and a `_Registered` for each of the package's rulesets (at
-    import, before any generator ran); none (full-text keys) if egglog's internals are not as expected."""
+def _track_package_rulesets() -> tuple[Any, dict[str, tuple[_Registered, ...]]]:
+    """`rulesets.DEFAULT` as imported, and a `_Registered` for each ruleset it runs ("DEFAULT") and for
+    `FASTMATH` (at import, before any generator ran); none (full-text keys) if egglog's internals are
+    not as expected."""
     from . import rulesets
 
     try:
-        return rulesets.DEFAULT, {name: _Registered(getattr(rulesets, name))
-                                  for name in ("algebra", "algebra_fastmath", "fusion", "layout", "tiling")}
+        return rulesets.DEFAULT, {"DEFAULT": tuple(map(_Registered, rulesets.DEFAULT_RULESETS)),
+                                  "FASTMATH": (_Registered(rulesets.FASTMATH),)}
     except (AttributeError, TypeError):
         return rulesets.DEFAULT, {}
 
@@ -186,13 +187,11 @@ _PACKAGE_DEFAULT, _PACKAGE_RULESETS = _track_package_rulesets()
 def package_schedule_text(options: Any) -> str | None:
     """The key text of `options`' schedule when it is the package's own, unmodified (`rulesets.DEFAULT`,
     `FASTMATH` under fastmath, or both); None otherwise (the full text keys it: `schedule_text`)."""
-    names = ["algebra", "fusion", "layout", "tiling"] if options.rules is _PACKAGE_DEFAULT else []
-    if not names and options.rules is not None:
+    if options.rules is not None and options.rules is not _PACKAGE_DEFAULT:
         return None
-    names += ["algebra_fastmath"] if options.fastmath else []
-    if not names or not all(name in _PACKAGE_RULESETS and _PACKAGE_RULESETS[name].holds() for name in names):
-        return None
-    return "egglog_tensor.rulesets: " + " + ".join(names)
+    names = ["DEFAULT"] * (options.rules is not None) + ["FASTMATH"] * bool(options.fastmath)
+    unmodified = all(name in _PACKAGE_RULESETS and all(r.holds() for r in _PACKAGE_RULESETS[name]) for name in names)
+    return "egglog_tensor.rulesets: " + " + ".join(names) if names and unmodified else None
 
 
 def _callable_text(fn: Callable[..., Any] | None) -> str | None:

@@ -5,13 +5,17 @@
 kernel is compiled with `fastmath=True`. `shapes` is the shape analysis the optimizer always runs.
 """
 
+from functools import reduce
+from operator import add
+
 from .algebra import algebra, algebra_fastmath
 from .fusion import fusion
 from .layout import layout
 from .shapes import shapes
 from .tiling import tiling
 
-DEFAULT = algebra + fusion + layout + tiling
+DEFAULT_RULESETS = (algebra, fusion, layout, tiling)  # what DEFAULT runs, one step each, in this order
+DEFAULT = reduce(add, DEFAULT_RULESETS)  # algebra + fusion + layout + tiling
 FASTMATH = algebra_fastmath
 
-__all__ = ["DEFAULT", "FASTMATH", "algebra", "algebra_fastmath", "fusion", "layout", "shapes", "tiling"]
+__all__ = ["DEFAULT", "DEFAULT_RULESETS", "FASTMATH", "algebra", "algebra_fastmath", "fusion", "layout", "shapes", "tiling"]
