@@ -40,8 +40,9 @@ When several row blocks share B (`_a_panels`), a GEMM packs A and B once, in pan
 (`_pack_panels`, `_panel_matmul`): a generic over (m1, n1, k1, m0, n0, k0) whose A is (k/TK, m/mr,
 TK, mr), B (k/TK, n/nr, TK, nr) and C blocks (TN/nr, TM/mr, mr, nr), accumulated in L2 and unpacked
 into C once per block (column panel outer: the register tile after this one is the next KiB, which
-the L2 prefetcher streams in; row panel outer, its loads of C took 3% of the samples at 2048^3). No copy at any k step, no fill or copy of C; 1024^3 and 2048^3 measured 7-10%
-faster than the B-only scheme below (one and two cores). An elementwise epilogue's matmul is packed
+the L2 prefetcher streams in; row panel outer, its loads of C took 3% of the samples at 2048^3).
+No copy at any k step, no fill or copy of C; 1024^3 and 2048^3 measured 7-10% faster than the
+B-only scheme below (one and two cores). An elementwise epilogue's matmul is packed
 so too, its block unpacked into a block-sized buffer the epilogue reads. Any m, n and k: the packs
 pad A's last panel of rows, B's last of columns and the last k step with zeros (masked vector reads;
 `panel_k` picks a k step dividing k when there is one), and the blocks at the edges are partial (C's
@@ -766,8 +767,8 @@ def _pack_panels(t: _Target, i: int, source: str) -> list[str]:
     """`transform.structured.pack` of the matmul `source` splitting m, n and k into (m / mr, mr), (n /
     nr, nr) and (k / TK, TK): the generic `%g<i>` over (m1, n1, k1, m0, n0, k0) reading A as (k1, m1,
     k0, m0), B as (k1, n1, k0, n0) and C as (n1, m1, m0, n0) (pack_transpose: the row panels of a
-    column panel, which the block loops visit in turn, are contiguous in C's block). Each register tile's A
-    (and B) values of a k step are one contiguous stream, and the A (B) block of a k step is
+    column panel, which the block loops visit in turn, are contiguous in C's block). Each register
+    tile's A (and B) values of a k step are one contiguous stream, and the A (B) block of a k step is
     contiguous too (a block of mr-row panels K apart crowded its L2 sets: 2048^3 ran 13% slower).
     Both packs are split over the threads (forall) and lowered to transposes copying vectors (A's 16
     k steps of a register tile at a time), in the order that reads their rows front to back: A a panel

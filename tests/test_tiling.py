@@ -494,10 +494,10 @@ CHECK: scf.forall.in_parallel
 def test_panel_gemm_order(monkeypatch, tmp_path, target) -> None:
     """Several row blocks: A packed once into (k / TK, m / mr, TK, mr) by row blocks, 16 k steps of
     mr rows transposed as vectors, a panel of rows across all k steps, and B into (k / TK, n / nr, TK,
-    nr) by column blocks, nr-wide rows copied as vectors, a row across all column panels; then the output blocks: each a zero-filled (TN / nr, TM / mr, mr, nr) tensor
-    (a column panel's register tiles one after the other), the k loop, a column panel, a row panel
-    (its accumulators read once), 8 k steps of FMAs reading
-    both panels in place; then the block unpacked into C register tile by register tile. No copy and
+    nr) by column blocks, nr-wide rows copied as vectors, a row across all column panels; then the
+    output blocks: each a zero-filled (TN / nr, TM / mr, mr, nr) tensor (a column panel's register
+    tiles one after the other), the k loop, a column panel, a row panel (its accumulators read once),
+    8 k steps of FMAs reading both panels in place; then the block unpacked into C register tile by register tile. No copy and
     no fill of C, no buffer of C's size."""
     from test_golden import filecheck
 
