@@ -21,7 +21,7 @@ from egglog_tensor.errors import CompileError
 from egglog_tensor.graph import ELEMENTWISE, REDUCTIONS, Node, is_unit_reshape
 from egglog_tensor.spec import ArgSpec
 
-from . import lanes, rows, scalar, tiling
+from . import lanes, nontemporal, rows, scalar, tiling
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 
@@ -362,6 +362,8 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(fn_name, (arg_types + out_types, []))
             fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            tags = [ir.DictAttr.get({})] * len(arg_types) + [ir.DictAttr.get({nontemporal.MARK: ir.UnitAttr.get()})] * len(out_types)
+            fn.attributes["arg_attrs"] = ir.ArrayAttr.get(tags)  # outputs marked: lowering/nontemporal.py streams large ones
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
                 emitter = Emitter()

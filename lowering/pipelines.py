@@ -12,7 +12,7 @@ from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..toolchain import run_tool, save_failure_input
-from . import lanes, mathapprox, parallel, rows, tiling, workspace
+from . import lanes, mathapprox, nontemporal, parallel, rows, tiling, workspace
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,10 @@ VECTOR = Stage("vector", ("convert-vector-to-scf{full-unroll=true}", "func.func(
 LANES = Stage("lanes", ("transform-interpreter", "canonicalize"), script=lanes.transform_script)
 LOOP_METADATA = Stage("loop-metadata", (), rewrite=lanes.loop_metadata)
 
+# Stores of large outputs marked nontemporal by the loops stage's guard carry an access group that
+# LLVM's vectorizer keeps; after O3, the vector ones proved aligned become non-temporal (nontemporal.py).
+STREAMS = Stage("streams", (), rewrite=nontemporal.access_groups)
+
 # Scalar exp/log/tanh/sin/cos become libm calls that LLVM vectorizes with glibc's libmvec (mathapprox.py).
 VECMATH = Stage("vecmath", (), rewrite=mathapprox.vectorize_math)
 
@@ -107,9 +111,10 @@ CPU = Pipeline(
         TILE,
         BUFFERIZE,
         LANES,
-        Stage("loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-for", "canonicalize", "cse")),
+        Stage("loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-for", "canonicalize", "cse"), rewrite=nontemporal.guard),
         VECTOR,
         TO_LLVM,
+        STREAMS,
         LOOP_METADATA,
         VECMATH,
     ),
@@ -148,10 +153,12 @@ def cpu_openmp(threads: int) -> Pipeline:
             TILE,
             BUFFERIZE,
             LANES,
-            Stage("parallel-loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-parallel", "canonicalize", "cse")),
+            Stage("parallel-loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-parallel", "canonicalize", "cse"),
+                  rewrite=nontemporal.guard),
             VECTOR,
             Stage("openmp", (f"convert-scf-to-openmp{{num-threads={threads}}}",)),
             Stage("llvm", ("convert-openmp-to-llvm", *TO_LLVM.passes)),
+            STREAMS,
             LOOP_METADATA,
             VECMATH,
         ),

@@ -104,13 +104,15 @@ CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg
 # --- the target ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CacheInfo:
-    """Per-core data cache sizes in bytes, the SIMD register width in bytes, and L2's ways."""
+    """Per-core data cache sizes in bytes, the SIMD register width in bytes, L2's ways, and the
+    last-level (L3) cache's size (shared by the cores)."""
 
     l1: int = 32 * 1024
     l2: int = 1024 * 1024
     line: int = 64
     simd: int = 32
     l2_ways: int = 16
+    l3: int = 32 * 1024 * 1024
 
 
 def _read_size(text: str) -> int:
@@ -133,7 +135,7 @@ def _simd_bytes() -> int:
 
 @functools.cache
 def host_caches(root: str = "/sys/devices/system/cpu/cpu0/cache") -> CacheInfo:
-    """The host's L1 data and L2 sizes and L2's ways from sysfs (fallbacks: CacheInfo's), and its SIMD width."""
+    """The host's L1 data, L2 and L3 sizes and L2's ways from sysfs (fallbacks: CacheInfo's), and its SIMD width."""
     sizes: dict[int, int] = {}
     ways: dict[int, int] = {}
     line = 64
@@ -143,14 +145,15 @@ def host_caches(root: str = "/sys/devices/system/cpu/cpu0/cache") -> CacheInfo:
             try:
                 kind = (index / "type").read_text().strip()
                 level = int((index / "level").read_text())
-                if kind in ("Data", "Unified") and level in (1, 2):
+                if kind in ("Data", "Unified") and level in (1, 2, 3):
                     sizes.setdefault(level, _read_size((index / "size").read_text()))
                     line = int((index / "coherency_line_size").read_text())
                     ways.setdefault(level, int((index / "ways_of_associativity").read_text()))
             except (OSError, ValueError):
                 continue
     fallback = CacheInfo()
-    return CacheInfo(sizes.get(1, fallback.l1), sizes.get(2, fallback.l2), line, _simd_bytes(), ways.get(2, fallback.l2_ways))
+    return CacheInfo(sizes.get(1, fallback.l1), sizes.get(2, fallback.l2), line, _simd_bytes(), ways.get(2, fallback.l2_ways),
+                     sizes.get(3, fallback.l3))
 
 
 # --- tile sizes ---------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def test_elementwise_chain_is_one_generic(tmp_path) -> None:
     filecheck(text, """
 CHECK: #[[ID:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1)>
 CHECK: #[[ROW:map[0-9]*]] = affine_map<(d0, d1) -> (d1)>
-CHECK: func.func @kernel(%arg0: memref<64x32xf32>, %arg1: memref<32xf32>, %arg2: memref<64x32xf32>)
+CHECK: func.func @kernel(%arg0: memref<64x32xf32>, %arg1: memref<32xf32>, %arg2: memref<64x32xf32> {et.output})
 CHECK-SAME: llvm.emit_c_interface
 CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
 CHECK: arith.addf

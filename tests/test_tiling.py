@@ -316,11 +316,14 @@ def test_host_caches_read_sysfs_with_fallbacks(tmp_path) -> None:
     (tmp_path / "index2").mkdir()
     for name, text in {"type": "Unified", "level": "2", "size": "2048K", "coherency_line_size": "64", "ways_of_associativity": "16"}.items():
         (tmp_path / "index2" / name).write_text(text + "\n")
+    (tmp_path / "index3").mkdir()
+    for name, text in {"type": "Unified", "level": "3", "size": "98304K", "coherency_line_size": "64", "ways_of_associativity": "12"}.items():
+        (tmp_path / "index3" / name).write_text(text + "\n")
     found = tiling.host_caches.__wrapped__(str(tmp_path))
-    assert (found.l1, found.l2, found.l2_ways) == (48 * 1024, 2 * 1024**2, 16)
+    assert (found.l1, found.l2, found.l2_ways, found.l3) == (48 * 1024, 2 * 1024**2, 16, 96 * 1024**2)
     missing = tiling.host_caches.__wrapped__(str(tmp_path / "nope"))
     fallback = tiling.CacheInfo()
-    assert (missing.l1, missing.l2, missing.l2_ways) == (fallback.l1, fallback.l2, fallback.l2_ways)
+    assert (missing.l1, missing.l2, missing.l2_ways, missing.l3) == (fallback.l1, fallback.l2, fallback.l2_ways, fallback.l3)
 
 
 def _bias_relu(a, b, c):

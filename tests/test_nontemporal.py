@@ -1,0 +1,104 @@
+"""Non-temporal stores for outputs larger than the last-level cache (lowering/nontemporal.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import egglog_tensor as et
+from egglog_tensor.lowering import nontemporal
+
+TARGETS = ["cpu", "cpu-openmp"]
+SMALL = 1 << 16  # a streaming threshold that lets test arrays of a few hundred KiB stream
+
+
+def _placed_like(array: np.ndarray, skew: int) -> np.ndarray:
+    """An empty C-contiguous array like `array` whose data starts `skew` elements past a 64-byte boundary."""
+    raw = np.empty(array.size + 64, array.dtype)
+    start = (-raw.ctypes.data % 64) // array.itemsize + skew
+    return raw[start:start + array.size].reshape(array.shape)
+
+
+def _affine(a, b):
+    return a * 3 + b
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_large_arithmetic_outputs_are_streamed(monkeypatch, target: str, dtype) -> None:
+    """The loop nest is versioned on the output's alignment; the aligned copy's vector stores are
+    non-temporal; results are NumPy's bit for bit in an aligned (pool) and a misaligned output."""
+    monkeypatch.setattr(nontemporal, "min_bytes", lambda: SMALL)
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal((256, 512)) * 100).astype(dtype)
+    b = (rng.standard_normal(512) * 100).astype(dtype)
+    kernel = et.kernel(_affine, target=target)
+    comp = kernel.inspect(a, b)
+    loops = comp.stage("parallel-loops" if target == "cpu-openmp" else "loops")
+    assert "scf.if" in loops and loops.count("{nontemporal = true}") == 1
+    assert "!nontemporal" in comp.stage("llvm-ir-optimized")
+    assert "vmovnt" in comp.stage("asm") and "sfence" in comp.stage("asm")
+    want = a * 3 + b
+    np.testing.assert_array_equal(kernel(a, b), want)
+    for skew in (0, 1):  # the streaming branch, the plain one
+        out = _placed_like(want, skew)
+        assert kernel(a, b, out=out) is out
+        np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_rows_not_whole_cache_lines_stay_plain_and_correct(monkeypatch, target: str) -> None:
+    """Rows of 1001 floats: LLVM cannot prove the vector stores aligned, so none is non-temporal."""
+    monkeypatch.setattr(nontemporal, "min_bytes", lambda: SMALL)
+    a = np.random.default_rng(2).standard_normal((129, 1001), dtype=np.float32)
+    b = np.float32(0.5) * a[0]
+    kernel = et.kernel(_affine, target=target)
+    comp = kernel.inspect(a, b)
+    assert "{nontemporal = true}" in comp.stage("parallel-loops" if target == "cpu-openmp" else "loops")
+    assert "vmovnt" not in comp.stage("asm")
+    np.testing.assert_array_equal(kernel(a, b), a * 3 + b)
+
+
+def test_math_calls_small_outputs_and_read_outputs_keep_plain_stores(monkeypatch) -> None:
+    """Not streamed: a loop calling vector math (measured slower), an output below the threshold,
+    and an output the nest also reads (a column sum accumulating in it)."""
+    a = np.random.default_rng(3).standard_normal((8, 32768), dtype=np.float32)
+    small = et.kernel(_affine, target="cpu").inspect(a[:, :64], a[0, :64])
+    assert "nontemporal" not in small.stage("loops") and "scf.if" not in small.stage("loops")
+    monkeypatch.setattr(nontemporal, "min_bytes", lambda: SMALL)
+    for fn, want in ((lambda x: np.exp(x) * 2, np.exp(a) * 2), (lambda x: x.sum(axis=0), a.sum(axis=0))):
+        kernel = et.kernel(fn, target="cpu")
+        comp = kernel.inspect(a)
+        assert "nontemporal" not in comp.stage("loops") and "vmovnt" not in comp.stage("asm")
+        np.testing.assert_allclose(kernel(a), want, rtol=1e-5)
+
+
+def test_outputs_larger_than_the_last_level_cache_stream() -> None:
+    """At the host's real threshold (its L3 size), with the default target."""
+    rows = nontemporal.min_bytes() // (4 * 4096) + 1
+    a = np.arange(rows * 4096, dtype=np.float32).reshape(rows, 4096)
+    kernel = et.kernel(lambda x: x * 0.5 - 1.0)
+    comp = kernel.inspect(a)
+    assert "vmovntps" in comp.stage("asm")
+    np.testing.assert_array_equal(kernel(a), a * np.float32(0.5) - np.float32(1.0))
+
+
+STORES = """define void @f(ptr %p, <16 x float> %v, <8 x double> %w, float %s) {
+  store <16 x float> %v, ptr %p, align 64, !llvm.access.group !0
+  store <16 x float> %v, ptr %p, align 4, !llvm.access.group !0
+  store <16 x float> %v, ptr %p, align 64
+  store <8 x double> %w, ptr %p, align 32, !llvm.access.group !0
+  store float %s, ptr %p, align 64, !llvm.access.group !0
+  ret void
+}
+
+!0 = distinct !{}
+"""
+
+
+def test_mark_makes_only_marked_vector_stores_aligned_to_their_width_nontemporal() -> None:
+    lines = nontemporal.mark(STORES).splitlines()
+    stores = [line for line in lines if "store" in line]
+    assert [("!nontemporal !1" in line) for line in stores] == [True, False, False, False, False]
+    assert lines[-1] == "!1 = !{i32 1}"
+    assert nontemporal.mark(STORES.replace("!llvm.access.group !0", "")) == STORES.replace("!llvm.access.group !0", "")
