@@ -3,6 +3,7 @@
     pip install -e '.[bench]'            # Numba, JAX and matplotlib (each optional: missing ones are skipped)
     python benchmarks/run.py             # full sizes (see workloads), table + results/latest.json + latest.png
     python benchmarks/run.py --quick     # sizes divided by 4, for a fast look
+    python benchmarks/run.py --only gelu,softmax   # some of the workloads
 
 Every system runs the same NumPy-style function: egglog_tensor compiles it with `et.kernel`, Numba
 with `numba.njit(parallel=True)` (a workload it cannot compile is reported as "unsupported"), JAX
@@ -331,14 +332,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="reference sizes divided by 4")
     parser.add_argument("--rounds", type=int, default=9, help="turns each system takes per workload")
+    parser.add_argument("--only", default="", help="comma-separated workload names to run (default: all)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "latest.json"))
     args = parser.parse_args()
+    chosen = workloads(4 if args.quick else 1)
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = set(wanted) - {w.fn.__name__ for w in chosen}
+        if unknown:
+            parser.error(f"unknown workload(s) {', '.join(sorted(unknown))}; workloads: {', '.join(w.fn.__name__ for w in chosen)}")
+        chosen = [w for w in chosen if w.fn.__name__ in wanted]
     rng = np.random.default_rng(0)
     machine = machine_numbers()
     print(describe(machine))
     print(f"{'workload':13s} {'system':14s} {'ms':>10s} {'vs numpy':>9s} {'vs peer':>9s} {'roofline':>8s}")
     rows = []
-    for w in workloads(4 if args.quick else 1):
+    for w in chosen:
         rows.append(run_workload(w, rng, machine, args.rounds))
         print_row(rows[-1])
     machine["load_at_end"] = list(os.getloadavg())
