@@ -68,14 +68,17 @@ def _optimize(module: llvm.ModuleRef) -> llvm.ModuleRef:
     """LLVM's O3 pipeline (loop and SLP vectorization on) for the host CPU, run by the `opt` tool,
     then the marked stores it proved aligned made non-temporal (lowering/nontemporal.py).
 
-    `-stackrealign`: a function spilling 64-byte vectors (live across a libmvec call) aligns its
-    frame, so each spill is one cache line, not two (gelu on one core 1.12x, paired A/B on AMD EPYC).
+    `-stackrealign` where the code may call libmvec (lowering/mathapprox.py): vectors live across
+    the call are spilled to a frame aligned for them, one cache line each, not two (gelu on one
+    core 1.12x, paired A/B on AMD EPYC); other code keeps the shorter prologue.
 
     Not in process: each run of llvmlite's PassBuilder O3 pipeline leaks 150-400 KB that LLVM never
     frees (measured; 1,000 kernels grew RSS by ~220 MB), a separate process frees everything.
     """
     _, cpu, features = _host_target()
-    text = run_tool("opt", ["-O3", "-stackrealign", f"-mcpu={cpu}", f"-mattr={features}", "-S"], str(module), stage="O3")
+    text = str(module)
+    realign = ["-stackrealign"] if "vector-function-abi-variant" in text else []
+    text = run_tool("opt", ["-O3", *realign, f"-mcpu={cpu}", f"-mattr={features}", "-S"], text, stage="O3")
     return _parse(nontemporal.mark(text))
 
 

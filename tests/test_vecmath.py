@@ -117,3 +117,13 @@ def test_loop_calls_vector_variant(op: str) -> None:
     assert re.search(rf"call <{lanes} x float> @{vector_name}\(", optimized)
     if lanes == 16:
         assert "zmm" in comp.stage("asm")
+
+
+def test_only_code_calling_vector_math_realigns_its_frame() -> None:
+    """Vectors live across a libmvec call are spilled to a frame aligned for them (opt -stackrealign);
+    kernels without such calls keep the shorter prologue."""
+    x = np.zeros((64, 1000), np.float32)
+    gelu = et.kernel(lambda x: 0.5 * x * (1 + np.tanh(0.7978846 * (x + 0.044715 * x * x * x))), target="cpu").inspect(x)
+    plain = et.kernel(lambda x: 0.5 * x * (1 + 0.7978846 * (x + 0.044715 * x * x * x)), target="cpu").inspect(x)
+    assert '"stackrealign"' in gelu.stage("llvm-ir-optimized") and '"stackrealign"' not in plain.stage("llvm-ir-optimized")
+    assert not mathapprox.variants("tanhf", 32) or re.search(r"andq\s+\$-\d+, %rsp", gelu.stage("asm"))
