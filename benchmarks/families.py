@@ -1,4 +1,4 @@
-"""The effect of each ruleset family, as ratios against NumPy in one run.
+"""The effect of each ruleset family (and of streaming stores), as ratios against NumPy in one run.
 
     python benchmarks/families.py [--target cpu] [--only rows lanes]
 
@@ -14,6 +14,9 @@ rows:     naive softmax 4096x1024 with DEFAULT (the cost model picks rows per bl
 lanes:    np.sum(a * b) over 512x100 (in cache) with DEFAULT (rows of 3 x 32 + 4: the cost model
           picks two vector accumulators, et.lanes = 32) vs rules=algebra | fusion | layout (LLVM's
           own: four, and a vectorized remainder).
+streams:  a * 0.3 + b over 4096x4096 (a 64 MiB result) written with non-temporal stores (the
+          default, when 64 MiB is at least the host's L3) vs streaming=False; "streamed" shows
+          which of the two kernels has them.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ def tiles(k: et.Kernel, inputs: tuple) -> str:
     found = re.findall(r"et\.tiles = \[([^\]]*)\]", linalg) + re.findall(r"et\.rows = array<i64: ([^>]*)>", linalg)
     found += ["rows"] * len(re.findall(r"et\.rows[,}]", linalg))
     found += [f"lanes {n}" for n in re.findall(r"et\.lanes = (\d+)", linalg)]
+    found += ["streamed"] * ("vmovnt" in k.inspect(*inputs).stage("asm"))
     return " ".join(f"[{t}]" for t in found) or "-"
 
 
@@ -53,6 +57,7 @@ def main() -> None:
     M, N = r.standard_normal((1024, 1024), F32), r.standard_normal((1024, 1024), F32)
     P, Q = r.standard_normal((1000, 1000), F32), r.standard_normal((1000, 1000), F32)
     c, d = r.standard_normal((512, 100), F32), r.standard_normal((512, 100), F32)
+    S, T = r.standard_normal((4096, 4096), F32), r.standard_normal((4096, 4096), F32)
     families = [
         ("fusion", lambda x, b: x * np.tanh(b) + np.exp(b), (x, b), {"rules": None}, {}),
         ("chain", lambda a, b, v: (a @ b) @ v, (A, B, v), {}, {"fastmath": True}),
@@ -60,6 +65,7 @@ def main() -> None:
         ("tile", lambda a, b: a @ b, (P, Q), {"rules": algebra | fusion | layout}, {}),
         ("rows", softmax, (x,), {"rules": algebra | fusion | layout}, {}),
         ("lanes", lambda a, b: np.sum(a * b), (c, d), {"rules": algebra | fusion | layout}, {}),
+        ("streams", lambda a, b: a * 0.3 + b, (S, T), {"streaming": False}, {}),
     ]
     print(f"{'family':8s} {'numpy ms':>9s} {'without ms':>11s} {'with ms':>9s} {'with/without':>12s} {'vs numpy':>9s}  tiles without -> with")
     for name, fn, inputs, without, with_ in families:

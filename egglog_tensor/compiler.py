@@ -42,6 +42,7 @@ class Options:
     threads: int = 1  # cpu-openmp: compiled in (each op is split into this many chunks)
     cache: bool = True  # use the on-disk compilation cache (egglog_tensor/cache.py); not part of its key
     machine: Machine | None = None  # the cost model's machine numbers (None: Machine's defaults)
+    streaming: bool = True  # non-temporal stores for outputs larger than L3 (lowering/nontemporal.py)
 
     def schedule(self) -> Ruleset | Schedule | None:
         """The schedule to run: the chosen rules, plus the fast-math rules when opted in."""
@@ -171,7 +172,7 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     comp.texts["traced"] = comp.traced_term
     comp.texts["optimizer"] = str(report)
     comp.texts["extracted"] = comp.extracted_term
-    comp.texts["linalg"] = _timed(timings, "emit", lambda: emit(nodes, names, specs))
+    comp.texts["linalg"] = _timed(timings, "emit", lambda: emit(nodes, names, specs, streaming=options.streaming))
     stages = _timed(timings, "mlir-opt", lambda: run_pipeline(comp.texts["linalg"], pipeline_for(options.target, options.threads)))
     for stage_name, text in stages:
         comp.texts[stage_name] = text

@@ -179,12 +179,13 @@ def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:
 
 
 @overload
-def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ...) -> Kernel: ...
+def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ...) -> Kernel: ...
 @overload
-def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
 
 
-def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None, cache=True, threads=None, machine=None):
+def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None, cache=True, threads=None, machine=None,
+           streaming=True):
     """Compile a NumPy function: `@kernel`, `@kernel(target=...)` or `kernel(fn, rules=...)`.
 
     rules: an egglog ruleset or schedule (default: egglog_tensor.rulesets.DEFAULT; None runs none).
@@ -196,6 +197,8 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
         (egglog_tensor/cache.py; EGGLOG_TENSOR_CACHE=0 turns it off for the process).
     machine: the numbers the cost model prices kernels with (an et.Machine: defaults, your own, or
         et.Machine.measure() on this machine); its thread count is the kernel's.
+    streaming: write outputs larger than the last-level cache with non-temporal stores where that
+        pays (arithmetic-only loops; lowering/nontemporal.py); False keeps plain stores.
     """
     from .lowering.pipelines import PIPELINES, default_threads
     from .rulesets import DEFAULT
@@ -211,7 +214,8 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
     if machine is not None and not isinstance(machine, Machine):
         raise ValueError(f"machine must be an egglog_tensor.Machine, got {type(machine).__name__}")
     options = Options(DEFAULT if rules is _UNSET else rules, bool(fastmath), target, limits or Limits(),
-                      threads=threads if target == "cpu-openmp" else 1, cache=bool(cache), machine=machine)
+                      threads=threads if target == "cpu-openmp" else 1, cache=bool(cache), machine=machine,
+                      streaming=bool(streaming))
     if fn is None:
         return lambda f: Kernel(f, options)
     return Kernel(fn, options)

@@ -353,8 +353,9 @@ def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -
     return value
 
 
-def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn_name: str = "kernel") -> str:
-    """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`."""
+def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn_name: str = "kernel", streaming: bool = True) -> str:
+    """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`; streaming=False
+    marks it so that lowering/nontemporal.py keeps plain stores."""
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.create()
         arg_types = [memref_type(s) for s in specs]
@@ -364,6 +365,8 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn
             fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
             tags = [ir.DictAttr.get({})] * len(arg_types) + [ir.DictAttr.get({nontemporal.MARK: ir.UnitAttr.get()})] * len(out_types)
             fn.attributes["arg_attrs"] = ir.ArrayAttr.get(tags)  # outputs marked: lowering/nontemporal.py streams large ones
+            if not streaming:
+                fn.attributes[nontemporal.PLAIN] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
                 emitter = Emitter()

@@ -33,6 +33,7 @@ from mlir.dialects import arith, builtin, llvm, memref, scf
 from .tiling import element_bytes, host_caches
 
 MARK = "et.output"  # argument attribute of a kernel's output buffers (set by lowering/emit.py)
+PLAIN = "et.plain_stores"  # function attribute: never stream (et.kernel(..., streaming=False)); removed by guard
 ALIGN = 64  # bytes: the widest vector store (AVX-512) and the output pool's alignment
 
 _VIEWS = ("memref.subview", "memref.cast", "memref.collapse_shape", "memref.expand_shape", "memref.reinterpret_cast")
@@ -175,7 +176,12 @@ def guard(module: ir.Module) -> None:
     """Version each top-level loop nest writing a large output on its alignment (step 1; in place)."""
     for func in module.body.operations:
         func = func.operation
-        if func.name != "func.func" or not (outputs := _outputs(func)):
+        if func.name != "func.func":
+            continue
+        if PLAIN in func.attributes:  # et.kernel(..., streaming=False)
+            del func.attributes[PLAIN]
+            continue
+        if not (outputs := _outputs(func)):
             continue
         read = _uses(func, outputs)[1]
         outputs = [out for out in outputs if out not in read]  # only ever written

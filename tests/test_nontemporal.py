@@ -73,14 +73,20 @@ def test_math_calls_small_outputs_and_read_outputs_keep_plain_stores(monkeypatch
         np.testing.assert_allclose(kernel(a), want, rtol=1e-5)
 
 
-def test_outputs_larger_than_the_last_level_cache_stream() -> None:
-    """At the host's real threshold (its L3 size), with the default target."""
+def test_outputs_larger_than_the_last_level_cache_stream_unless_turned_off() -> None:
+    """At the host's real threshold (its L3 size), with the default target; streaming=False keeps
+    plain stores (the emitted function says so, and the guard removes the mark)."""
     rows = nontemporal.min_bytes() // (4 * 4096) + 1
     a = np.arange(rows * 4096, dtype=np.float32).reshape(rows, 4096)
-    kernel = et.kernel(lambda x: x * 0.5 - 1.0)
-    comp = kernel.inspect(a)
-    assert "vmovntps" in comp.stage("asm")
-    np.testing.assert_array_equal(kernel(a), a * np.float32(0.5) - np.float32(1.0))
+    want = a * np.float32(0.5) - np.float32(1.0)
+    streamed, plain = et.kernel(lambda x: x * 0.5 - 1.0), et.kernel(lambda x: x * 0.5 - 1.0, streaming=False)
+    assert "vmovntps" in streamed.inspect(a).stage("asm")
+    comp = plain.inspect(a)
+    assert nontemporal.PLAIN in comp.stage("linalg") and nontemporal.PLAIN not in comp.stage("llvm")
+    loops = comp.stage("parallel-loops" if "parallel-loops" in comp.stages else "loops")
+    assert "scf.if" not in loops and "vmovnt" not in comp.stage("asm")
+    for kernel in (streamed, plain):
+        np.testing.assert_array_equal(kernel(a), want)
 
 
 STORES = """define void @f(ptr %p, <16 x float> %v, <8 x double> %w, float %s) {
