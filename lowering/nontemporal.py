@@ -8,7 +8,7 @@ vectorizer cannot promise for the scalar stores it widens, so this takes three s
 
 1. `guard` (after the loops stage): a top-level loop nest that writes an output of at least
    `min_bytes()` bytes (the output argument is tagged `et.output` by the emitter) which the kernel
-   never reads, and calls no function (`_calls`: there streaming measured slower), is
+   never reads, from loops that call no function (`_calls`: there streaming measured slower), is
    versioned on the output's base address: `scf.if` it is 64-byte aligned (as the output pool's
    buffers are), the copy in the `then` branch marks those stores `nontemporal`, shows LLVM the
    alignment (`_aligned`, inside any parallel body, so each OpenMP thread's outlined code sees it)
@@ -79,20 +79,20 @@ def _root(value: ir.Value) -> ir.Value:
 
 def _uses(region_op: ir.Operation, outputs: list[ir.Value]) -> tuple[list[ir.Value], list[ir.Value], bool]:
     """The outputs stored to inside `region_op`, those otherwise used there (read, copied, passed
-    on: streamed lines would be fetched back), and whether it calls a function (see _calls)."""
+    on: streamed lines would be fetched back), and whether a loop storing to one calls a function."""
     stored: list[ir.Value] = []
     read: list[ir.Value] = []
     calls = False
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         nonlocal calls
-        calls = calls or _calls(op)
         for index, operand in enumerate(op.operands):
             root = _root(operand)
             if root not in outputs:
                 continue
             if op.name == "memref.store" and index == 1:
                 stored.append(root)
+                calls = calls or _calls(op.parent)
             elif not (op.name in _VIEWS and index == 0):
                 read.append(root)
         return ir.WalkResult.ADVANCE
@@ -101,13 +101,23 @@ def _uses(region_op: ir.Operation, outputs: list[ir.Value]) -> tuple[list[ir.Val
     return stored, read, calls
 
 
-def _calls(op: ir.Operation) -> bool:
-    """Whether `op` becomes a function call (math other than _INLINE_MATH goes to libm/libmvec).
+def _calls(loop: ir.OpView | ir.Operation) -> bool:
+    """Whether the loop around a store calls a function (math other than _INLINE_MATH goes to
+    libm/libmvec): those loops keep plain stores.
 
     Measured (AMD EPYC, AVX-512, 4096^2 float32): streaming made arithmetic-only loops 1.3-1.5x
     faster, but loops calling vector math with values live across the call 5-35% slower (gelu,
-    tanh of a polynomial, exp(max(x + 1, 0)) * 0.5 + x), so those keep plain stores."""
-    return op.name in ("func.call", "llvm.call") or (op.name.startswith("math.") and op.name not in _INLINE_MATH)
+    tanh of a polynomial, exp(max(x + 1, 0)) * 0.5 + x). A loop that only stores what an earlier
+    loop computed with calls (softmax's division by the row sums) streams."""
+    found = False
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        found = found or op.name in ("func.call", "llvm.call") or (op.name.startswith("math.") and op.name not in _INLINE_MATH)
+        return ir.WalkResult.ADVANCE
+
+    loop.operation.walk(visit)
+    return found
 
 
 def _sfence_before(op: ir.Operation) -> None:
@@ -133,14 +143,14 @@ def _stream(nest: ir.Operation, outputs: list[ir.Value]) -> None:
         _sfence_before(list(body.operations)[-1])
     for op, index in users:
         with ir.InsertionPoint(op), op.location:
-            op.operands[index] = memref.assume_alignment(_aligned(op.operands[index]), ALIGN)  # see _aligned
+            op.operands[index] = _aligned(op.operands[index])
 
 
 def _aligned(buffer: ir.Value) -> ir.Value:
     """`buffer` with its aligned pointer passed through `llvm.intr.ptrmask` (low 6 bits cleared: a
-    no-op on a buffer checked aligned). Both hints are needed: the OpenMP lowering drops the
-    `llvm.assume` of `memref.assume_alignment` when it outlines a parallel body, and in a
-    sequential nest LLVM folds the ptrmask away against the guard's own check."""
+    no-op on a buffer checked aligned) for LLVM to derive the stores' alignment from. Not
+    `memref.assume_alignment`: the OpenMP lowering drops its `llvm.assume` when it outlines a
+    parallel body."""
     rank = ir.MemRefType(buffer.type).rank
     sizes = f", array<{rank} x i64>, array<{rank} x i64>" if rank else ""
     descriptor = builtin.unrealized_conversion_cast([ir.Type.parse(f"!llvm.struct<(ptr, ptr, i64{sizes})>")], [buffer])
@@ -153,12 +163,17 @@ def _aligned(buffer: ir.Value) -> ir.Value:
 def _version(nest: ir.Operation, outputs: list[ir.Value]) -> None:
     """Replace `nest` by `scf.if (outputs 64-byte aligned) {streaming copy} else {nest}`."""
     with ir.InsertionPoint(nest), nest.location:
-        index = ir.IndexType.get()
-        mask = arith.constant(index, ALIGN - 1)
-        zero = arith.constant(index, 0)
+        i64 = ir.IntegerType.get_signless(64)
+        mask = arith.constant(i64, ALIGN - 1)
+        zero = arith.constant(i64, 0)
         aligned = None
         for out in outputs:
-            low = arith.andi(memref.extract_aligned_pointer_as_index(out), mask)
+            address = arith.index_cast(i64, memref.extract_aligned_pointer_as_index(out))
+            # An empty asm hands the address on unseen: LLVM may not learn the pointer's alignment
+            # from this check, or it folds away the hints of _aligned and then cannot prove the
+            # vector stores aligned (seen in a sequential softmax).
+            opaque = llvm.inline_asm(i64, [address], "", "=r,0")
+            low = arith.andi(opaque, mask)
             this = arith.cmpi(arith.CmpIPredicate.eq, low, zero)
             aligned = this if aligned is None else arith.andi(aligned, this)
         branch = scf.IfOp(aligned, has_else=True)

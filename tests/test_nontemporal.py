@@ -108,3 +108,21 @@ def test_mark_makes_only_marked_vector_stores_aligned_to_their_width_nontemporal
     assert [("!nontemporal !1" in line) for line in stores] == [True, False, False, False, False]
     assert lines[-1] == "!1 = !{i32 1}"
     assert nontemporal.mark(STORES.replace("!llvm.access.group !0", "")) == STORES.replace("!llvm.access.group !0", "")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_loop_storing_what_calls_computed_elsewhere_streams(monkeypatch, target: str) -> None:
+    """Softmax's rows: exp runs in one loop (into a block buffer), the division by the row sums
+    stores the output in another, which streams."""
+    monkeypatch.setattr(nontemporal, "min_bytes", lambda: SMALL)
+    x = np.random.default_rng(4).standard_normal((256, 1024), dtype=np.float32)
+
+    def softmax(x):
+        e = np.exp(x - np.max(x, axis=1, keepdims=True))
+        return e / np.sum(e, axis=1, keepdims=True)
+
+    kernel = et.kernel(softmax, target=target)
+    comp = kernel.inspect(x)
+    assert "{nontemporal = true}" in comp.stage("parallel-loops" if target == "cpu-openmp" else "loops")
+    assert "vmovntps" in comp.stage("asm")
+    np.testing.assert_allclose(kernel(x), softmax(x), rtol=1e-5, atol=1e-7)
