@@ -4,7 +4,10 @@ compared with NumPy under the oracle of tests/fuzz_oracle.py.
 Configurations: the default rules; every exact ruleset at once (`algebra | fusion | layout |
 tiling` in one step instead of DEFAULT's sequence), both held to the exact oracle (bit equality
 where IEEE-754 fixes the bits, identical NaN/inf positions, the error bound elsewhere); and
-`fastmath=True` on finite data, compared on elements finite in both results.
+`fastmath=True` on finite data, compared on elements finite in both results. And the default
+rules with every output eligible for streaming stores (lowering/nontemporal.py's threshold at 0
+bytes), so the versioned loop nests of all program shapes run, in whichever branch each output's
+address takes.
 
 CI runs a fixed (derandomized) set of programs. A long run draws fresh random programs:
 `EGGLOG_TENSOR_FUZZ_EXAMPLES=5000 python -m pytest -q tests/test_fuzz.py` (per test function).
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from unittest import mock
 
 import numpy as np
 from fuzz_oracle import Approx, Tie, check_result, evaluate
@@ -23,6 +27,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import egglog_tensor as et
+from egglog_tensor.lowering import nontemporal
 from egglog_tensor.rulesets import algebra, fusion, layout, tiling
 
 LONG_RUN = int(os.environ.get("EGGLOG_TENSOR_FUZZ_EXAMPLES", "0"))
@@ -39,6 +44,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
     "all-exact": {"rules": algebra | fusion | layout | tiling},
     "fastmath": {"fastmath": True},
+    "streamed": {"cache": False},  # compiled with every output eligible for streaming (see run)
 }
 
 
@@ -54,7 +60,8 @@ def expected(program: Program, args: list[np.ndarray]) -> list[Approx]:
 def run(program: Program, args: list[np.ndarray], config: str) -> Any:
     """Compile program with one configuration and call it; the arguments must come back untouched."""
     before = [a.copy() for a in args]
-    got = et.kernel(program.function(), **CONFIGS[config])(*args)
+    with mock.patch.object(nontemporal, "min_bytes", lambda: 0) if config == "streamed" else mock.MagicMock():
+        got = et.kernel(program.function(), **CONFIGS[config])(*args)
     for a, b in zip(args, before, strict=True):
         assert np.array_equal(a, b, equal_nan=True), "the kernel wrote to an argument"
     return got
@@ -82,6 +89,13 @@ def test_fuzz_exact(program: Program, data: st.DataObject) -> None:
 def test_fuzz_fastmath(program: Program, data: st.DataObject) -> None:
     """fastmath=True on finite data, compared where both results are finite."""
     differential(program, data.draw(arguments(program, finite=True)), ("fastmath",), fast=True)
+
+
+@fuzz_settings(60)
+@given(program=programs(), data=st.data())
+def test_fuzz_streamed(program: Program, data: st.DataObject) -> None:
+    """Every output eligible for streaming stores, held to the exact oracle."""
+    differential(program, data.draw(arguments(program)), ("streamed",), fast=False)
 
 
 # --- the oracle itself: it must reject what it is meant to catch ------------------------------
