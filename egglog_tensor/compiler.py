@@ -101,6 +101,8 @@ class Compilation:
             str(self.report),
             f"cache: {self.cache}" + (f" ({self.cache_note})" if self.cache_note else ""),
             *([f"workspace (lent by each call): {work}"] if work else []),
+            *([f"streaming stores: {streams} non-temporal vector stores (outputs larger than L3, when 64-byte aligned)"]
+              if (streams := self.texts.get("llvm-ir-optimized", "").count(", !nontemporal ")) else []),
             ("stages (loaded from cache): " if self.cache == cache.HIT else "stages: ") + ", ".join(self.stages),
             "compile time: " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in self.timings.items()),
             "extracted term:",
