@@ -30,11 +30,11 @@ import re
 from mlir import ir
 from mlir.dialects import arith, builtin, llvm, memref, scf
 
+from ..outputs import ALIGN  # the output pool's alignment, a cache line: also the widest (AVX-512) vector store
 from .tiling import element_bytes, host_caches
 
 MARK = "et.output"  # argument attribute of a kernel's output buffers (set by lowering/emit.py)
 PLAIN = "et.plain_stores"  # function attribute: never stream (et.kernel(..., streaming=False)); removed by guard
-ALIGN = 64  # bytes: the widest vector store (AVX-512) and the output pool's alignment
 
 _VIEWS = ("memref.subview", "memref.cast", "memref.collapse_shape", "memref.expand_shape", "memref.reinterpret_cast")
 _INLINE_MATH = ("math.sqrt", "math.absf", "math.absi", "math.fma", "math.copysign", "math.floor", "math.ceil",
