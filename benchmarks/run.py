@@ -3,7 +3,7 @@
     pip install -e '.[bench]'            # Numba, JAX and matplotlib (each optional: missing ones are skipped)
     python benchmarks/run.py             # full sizes (see workloads), table + results/latest.json + latest.png
     python benchmarks/run.py --quick     # sizes divided by 4, for a fast look
-    python benchmarks/run.py --only gelu,softmax   # some of the workloads
+    python benchmarks/run.py --only gelu,softmax   # some of the workloads ("calls": the call-overhead table)
 
 Every system runs the same NumPy-style function: egglog_tensor compiles it with `et.kernel`, Numba
 with `numba.njit(parallel=True)` (a workload it cannot compile is reported as "unsupported"), JAX
@@ -122,6 +122,51 @@ def median_ms(fn: Callable[[], Any], min_time: float = 0.5, max_repeat: int = 15
         fn()
         times.append(time.perf_counter() - t)
     return float(np.median(times)) * 1e3
+
+
+def small(a, b):
+    return a * b + a
+
+
+CALL_SIZES = (4, 200)  # the issue's tiny kernel, and the size of many real programs' arrays
+
+
+def call_overhead(rounds: int) -> list[dict[str, Any]]:
+    """Microseconds per call of `a * b + a` on small float32 arrays, for every system, with
+    egglog_tensor's `out=` path beside its plain one: at 4x4 the time is all dispatch."""
+    rows = []
+    for n in CALL_SIZES:
+        rng = np.random.default_rng(n)
+        a, b = rng.standard_normal((n, n), F32), rng.standard_normal((n, n), F32)
+        want = small(a, b)
+        runs: dict[str, Runner] = {}
+        row: dict[str, Any] = {"shape": [n, n], "systems": {}}
+        for name, prepare in systems().items():
+            run, row["systems"][name] = prepare_checked(prepare, small, (a, b), want)
+            if run is not None:
+                runs[name] = run
+        for target in ("cpu", "cpu-openmp"):
+            k, out = et.kernel(small, target=target), np.empty_like(want)
+            k(a, b, out=out)
+            row["systems"][f"et:{target} out="] = {"correct": matches(out, want), "dtype": "float32"}
+            runs[f"et:{target} out="] = lambda k=k, out=out: k(a, b, out=out)
+        for name, times in take_turns(runs, rounds).items():
+            row["systems"][name]["us"] = float(np.median(times)) * 1e6
+        rows.append(row)
+    return rows
+
+
+def print_calls(rows: list[dict[str, Any]]) -> None:
+    """The call-overhead table: one line per system, one column per size."""
+    print(f"\ncall overhead, a * b + a, float32, us per call (median of rounds): "
+          + ", ".join(f"{n}x{n}" for n in CALL_SIZES))
+    for name in rows[0]["systems"]:
+        cells = []
+        for row in rows:
+            r = row["systems"][name]
+            cells.append(f"{'unsupported' if 'unsupported' in r else format(r['us'], '.2f'):>12s}"
+                         + ("" if r.get("correct", True) else " WRONG"))
+        print(f"  {name:20s}" + "".join(cells))
 
 
 def cpu_model() -> str:
@@ -332,15 +377,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="reference sizes divided by 4")
     parser.add_argument("--rounds", type=int, default=9, help="turns each system takes per workload")
-    parser.add_argument("--only", default="", help="comma-separated workload names to run (default: all)")
+    parser.add_argument("--only", default="", help="comma-separated workload names to run, \"calls\" for the call-overhead table (default: all)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "latest.json"))
     args = parser.parse_args()
     chosen = workloads(4 if args.quick else 1)
+    wanted = args.only.split(",") if args.only else []
     if args.only:
-        wanted = args.only.split(",")
-        unknown = set(wanted) - {w.fn.__name__ for w in chosen}
+        unknown = set(wanted) - {w.fn.__name__ for w in chosen} - {"calls"}
         if unknown:
-            parser.error(f"unknown workload(s) {', '.join(sorted(unknown))}; workloads: {', '.join(w.fn.__name__ for w in chosen)}")
+            parser.error(f"unknown workload(s) {', '.join(sorted(unknown))}; workloads: {', '.join(w.fn.__name__ for w in chosen)}, calls")
         chosen = [w for w in chosen if w.fn.__name__ in wanted]
     rng = np.random.default_rng(0)
     machine = machine_numbers()
@@ -350,15 +395,18 @@ def main() -> None:
     for w in chosen:
         rows.append(run_workload(w, rng, machine, args.rounds))
         print_row(rows[-1])
+    calls = call_overhead(args.rounds) if not args.only or "calls" in wanted else []
+    if calls:
+        print_calls(calls)
     machine["load_at_end"] = list(os.getloadavg())
     print(f"load average at end: {', '.join(f'{x:.2f}' for x in machine['load_at_end'])}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     versions = {name: __import__(name).__version__ for name in ("numpy", "numba", "jax") if find_spec(name)}
     out.write_text(json.dumps({"machine": machine, "versions": versions, "quick": args.quick, "rounds": args.rounds,
-                               "results": rows}, indent=1))
+                               "results": rows, "call_overhead": calls}, indent=1))
     print(f"saved {out}")
-    if find_spec("matplotlib"):
+    if rows and find_spec("matplotlib"):
         chart(rows, machine, out.with_suffix(".png"))
         print(f"saved {out.with_suffix('.png')}")
 

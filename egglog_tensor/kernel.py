@@ -117,12 +117,13 @@ def _fast_key(a: Any) -> Any:
 class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
-    __slots__ = ("empty", "name", "native", "outputs", "returns_tuple", "scalars", "workspace")
+    __slots__ = ("empty", "name", "native", "out_dtypes", "outputs", "returns_tuple", "scalars", "workspace")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
         self.name = name
         self.native = comp.native
         self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
+        self.out_dtypes = tuple(dtype for _, dtype in self.outputs)
         self.empty = allocator(self.outputs)
         self.returns_tuple = comp.returns_tuple
         self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
@@ -140,7 +141,7 @@ class _Dispatch:
     def run(self, arrays: Any, out: Any = None, typed: bool = False) -> Any:
         """Call the native code on arrays (typed: known to be ndarrays of the compiled dtypes)."""
         if out is not None:
-            return self._run_into(arrays, check_out(out, self.outputs, self.name))
+            return self._into(arrays, out) if typed and self.native.reads_natively else self._into_checked(arrays, out)
         outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
         call = self.native.call_typed if typed else self.native
         if self.workspace:
@@ -156,9 +157,20 @@ class _Dispatch:
         """The workspace buffers for one call, from the pool (given back when the call drops them)."""
         return [POOL.empty(shape, dtype, 0) for shape, dtype in self.workspace]
 
-    def _run_into(self, arrays: Any, targets: tuple[np.ndarray, ...]) -> Any:
-        """Write the results into the user's arrays: directly when the kernel can, else through a
-        temporary (a strided target, or one overlapping an input the kernel still reads)."""
+    def _into(self, arrays: Any, out: Any) -> Any:
+        """`out=` on the fast path: the native reader writes straight into the user's arrays when it
+        accepts them (exact shape, C-contiguous, writable, sharing no byte with an input); any
+        refusal means nothing ran, and the call takes the checked path."""
+        targets = out if type(out) is tuple else (out,)
+        if (tuple([t.dtype if type(t) is np.ndarray else None for t in targets]) == self.out_dtypes
+                and not self.native.try_typed(*arrays, *targets, *self._lend())):
+            return targets if self.returns_tuple else targets[0]
+        return self._into_checked(arrays, out)
+
+    def _into_checked(self, arrays: Any, out: Any) -> Any:
+        """Write the results into the user's arrays (checked: a clear error for a wrong one): directly
+        when the kernel can, else through a temporary (a strided target, or one overlapping an input)."""
+        targets = check_out(out, self.outputs, self.name)
         outs = [t if direct(t, arrays) else POOL.empty(t.shape, t.dtype) for t in targets]
         self.native(*arrays, *outs, *self._lend())
         for target, result in zip(targets, outs, strict=True):

@@ -21,6 +21,7 @@ SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(
 # PyArray_Descr *descr; int flags. Checked against NumPy's own accessors before first use.
 _DATA, _ND, _DIMS, _STRIDES, _FLAGS = 16, 24, 32, 40, 64
 _C_CONTIGUOUS, _ALIGNED, _WRITEABLE = 0x0001, 0x0100, 0x0400
+OVERLAP = -1  # the argument reader's answer when an output shares bytes with an input
 
 
 @functools.cache
@@ -113,10 +114,13 @@ def _numpy_layout_matches() -> bool:
 def _reader_ir(arg_types: Sequence[ArgType]) -> str:
     """LLVM IR of `i32 read(ptr fn, ptr arr0, ...)`: check each ndarray, build its descriptor, call fn.
 
-    Returns 0 after calling fn, or i+1 without calling it if argument i does not fit arg_types[i].
+    Returns 0 after calling fn; without calling it, i+1 if argument i does not fit arg_types[i], or
+    OVERLAP if the bytes an output (writable argument) spans meet those of an input: the kernel could
+    read what it already wrote. Spans are [lowest, highest element + itemsize), empty for no elements.
     """
     params = ", ".join(["ptr %fn"] + [f"ptr %a{i}" for i in range(len(arg_types))])
     lines = [f"define i32 @read_and_call({params}) {{", "entry:"]
+    spans: list[tuple[str, str, str]] = []  # per argument: lowest byte, end, whether it has no elements
     for i, spec in enumerate(arg_types):
         rank, size = len(spec.shape), spec.dtype.itemsize
         required = _ALIGNED | (_C_CONTIGUOUS if spec.contiguous else 0) | (_WRITEABLE if spec.writable else 0)
@@ -145,7 +149,8 @@ def _reader_ir(arg_types: Sequence[ArgType]) -> str:
             f"  %strp{i} = getelementptr i8, ptr {a}, i64 {_STRIDES}",
             f"  %strs{i} = load ptr, ptr %strp{i}",
         ]
-        ok = "true"
+        ok, low, high, empty = "true", f"%base{i}", f"%top{i}_0", "false"
+        lines += [f"  %base{i} = ptrtoint ptr %data{i} to i64", f"  %top{i}_0 = add i64 %base{i}, {size}"]
         for k, expected in enumerate(spec.shape):
             n = f"{i}_{k}"
             lines += [
@@ -166,10 +171,39 @@ def _reader_ir(arg_types: Sequence[ArgType]) -> str:
                 f"  %ok{n}a = and i1 {ok}, %strok{n}",
             ]
             ok = f"%ok{n}a"
+            lines += [  # this axis widens the span by (size - 1) * stride bytes, downwards if negative
+                f"  %last{n} = sub i64 %sz{n}, 1",
+                f"  %reach{n} = mul i64 %last{n}, %st{n}",
+                f"  %up{n} = icmp sgt i64 %reach{n}, 0",
+                f"  %upby{n} = select i1 %up{n}, i64 %reach{n}, i64 0",
+                f"  %downby{n} = select i1 %up{n}, i64 0, i64 %reach{n}",
+                f"  %top{i}_{k + 1} = add i64 {high}, %upby{n}",
+                f"  %low{n} = add i64 {low}, %downby{n}",
+                f"  %none{n} = icmp eq i64 %sz{n}, 0",
+                f"  %empty{n} = or i1 {empty}, %none{n}",
+            ]
+            low, high, empty = f"%low{n}", f"%top{i}_{k + 1}", f"%empty{n}"
             if expected is not None:
                 lines += [f"  %szok{n} = icmp eq i64 %sz{n}, {expected}", f"  %ok{n}b = and i1 {ok}, %szok{n}"]
                 ok = f"%ok{n}b"
         lines += [f"  br i1 {ok}, label %next{i}, label %bad{i}", f"bad{i}:", f"  ret i32 {i + 1}", f"next{i}:"]
+        spans.append((low, high, empty))
+    inputs = [i for i, t in enumerate(arg_types) if not t.writable]
+    meets = "false"
+    for w in (i for i, t in enumerate(arg_types) if t.writable):
+        for r in inputs:  # [low_w, high_w) and [low_r, high_r) intersect, neither empty
+            (lw, hw, ew), (lr, hr, er) = spans[w], spans[r]
+            lines += [
+                f"  %lt{w}_{r} = icmp ult i64 {lw}, {hr}",
+                f"  %gt{w}_{r} = icmp ult i64 {lr}, {hw}",
+                f"  %both{w}_{r} = and i1 %lt{w}_{r}, %gt{w}_{r}",
+                f"  %anyempty{w}_{r} = or i1 {ew}, {er}",
+                f"  %noempty{w}_{r} = xor i1 %anyempty{w}_{r}, true",
+                f"  %meet{w}_{r} = and i1 %both{w}_{r}, %noempty{w}_{r}",
+                f"  %meets{w}_{r} = or i1 {meets}, %meet{w}_{r}",
+            ]
+            meets = f"%meets{w}_{r}"
+    lines += [f"  br i1 {meets}, label %overlap, label %call", "overlap:", f"  ret i32 {OVERLAP}", "call:"]
     args = ", ".join(f"ptr %d{i}" for i in range(len(arg_types)))
     lines += [f"  call void %fn({args})", "  ret i32 0", "}"]
     return "\n".join(lines) + "\n"
@@ -198,7 +232,8 @@ def _prototype(n_pointers: int, result: type | None) -> type:
 
 
 class NativeFunction:
-    """A `_mlir_ciface_<name>` function called on arrays (inputs then outputs) checked against arg_types.
+    """A `_mlir_ciface_<name>` function called on arrays (inputs then outputs) checked against arg_types;
+    an output (writable argument) may not share memory with an input.
 
     owner is kept referenced so the code at address (e.g. a LoadedModule's JIT engine) outlives this object.
     """
@@ -235,9 +270,30 @@ class NativeFunction:
         if self._fast is None:
             return self.call_generic(*arrays)
         bad = self._fast(self.address, *map(id, arrays))
+        if bad == OVERLAP:
+            self._check_no_overlap(arrays)
+            raise KernelArgumentError("an output shares memory with an input (native argument check)")
         if bad:
             self.arg_types[bad - 1].check(arrays[bad - 1], bad - 1)
             raise KernelArgumentError(f"argument {bad - 1} rejected by the native argument check")
+
+    @property
+    def reads_natively(self) -> bool:
+        """Whether try_typed is available (NumPy's array layout is the one the native reader knows)."""
+        return self._fast is not None
+
+    def try_typed(self, *arrays: np.ndarray) -> int:
+        """call_typed that reports instead of raising (needs reads_natively): 0 after running, else
+        nothing ran and the answer is i+1 for an argument i that does not fit, or OVERLAP."""
+        return self._fast(self.address, *map(id, arrays))
+
+    def _check_no_overlap(self, arrays: Sequence[np.ndarray]) -> None:
+        """KernelArgumentError naming an output that shares memory with an input."""
+        for w, (out, t) in enumerate(zip(arrays, self.arg_types)):
+            for r, (array, s) in enumerate(zip(arrays, self.arg_types)):
+                if t.writable and not s.writable and np.may_share_memory(out, array):
+                    raise KernelArgumentError(f"argument {w} (an output) shares memory with argument {r} (an input): "
+                                              "the kernel could read what it already wrote; pass a separate array")
 
     def call_generic(self, *arrays: np.ndarray) -> None:
         """Run the function via ctypes descriptors built by describe(): slower, same checks and result."""
@@ -245,5 +301,6 @@ class NativeFunction:
             raise KernelArgumentError(f"expected {len(self.arg_types)} arrays, got {len(arrays)}")
         for index, (array, spec) in enumerate(zip(arrays, self.arg_types)):
             spec.check(array, index)
+        self._check_no_overlap(arrays)
         descriptors = [describe(a) for a in arrays]
         self._generic(*(ctypes.addressof(d) for d in descriptors))

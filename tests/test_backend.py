@@ -131,6 +131,42 @@ def test_elementwise_any_layout(pipeline: str, dtype: str, shape: tuple[int, ...
             np.testing.assert_array_equal(out, reference(a, b), err_msg=f"{name} layout, {call}")
 
 
+@pytest.mark.parametrize(
+    ("a_view", "out_view", "meets"),
+    [
+        (slice(0, 6), slice(4, 10), True),  # out starts inside a
+        (slice(0, 6), slice(6, 12), False),  # adjacent: a's last element is buf[5]
+        (slice(11, 5, -1), slice(0, 6), False),  # a reversed over buf[6..11]
+        (slice(11, 5, -1), slice(1, 7), True),
+        (slice(0, 12, 2), slice(11, 17), False),  # a strided over buf[0..10]: its span ends after buf[10]
+        (slice(0, 12, 2), slice(10, 16), True),
+        (slice(12, 18), slice(3, 9), False),
+        (slice(12, 18), slice(7, 13), True),  # out ends inside a
+    ],
+)
+def test_an_output_sharing_memory_with_an_input_is_refused(a_view: slice, out_view: slice, meets: bool) -> None:
+    """The native reader compares byte spans (any strides): an output meeting an input could be read
+    after it is written, so nothing runs; both call paths say which arguments."""
+    text = elementwise_kernel((6,), "f64", BINARY["float64"][0], n_inputs=2)
+    function = native(text, "cpu", [ArgType("float64", (6,))] * 2 + [ArgType("float64", (6,), writable=True)])
+    b = np.arange(6.0)
+    for call in (function, function.call_generic):
+        buf = np.arange(20.0)
+        a, out = buf[a_view], buf[out_view]
+        expected = a * b - b
+        if meets:
+            with pytest.raises(KernelArgumentError, match=r"argument 2 \(an output\) shares memory with argument 0 \(an input\)"):
+                call(a, b, out)
+            np.testing.assert_array_equal(buf, np.arange(20.0))  # nothing ran
+        else:
+            call(a, b, out)
+            np.testing.assert_array_equal(out, expected)
+    empty = np.empty((0, 3))  # no elements: never meets anything, whatever its address
+    shape0 = native(elementwise_kernel((0, 3), "f64", BINARY["float64"][0], n_inputs=2), "cpu",
+                    [ArgType("float64", (0, 3))] * 2 + [ArgType("float64", (0, 3), writable=True)])
+    shape0(empty, empty, empty)
+
+
 def test_identity_layout_requires_contiguous() -> None:
     text = elementwise_kernel((4, 4), "f32", BINARY["float32"][0], n_inputs=2, strided=False)
     types = [ArgType("float32", (4, 4), contiguous=True)] * 2 + [ArgType("float32", (4, 4), True, True)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 
 import numpy as np
 import pytest
@@ -118,6 +119,28 @@ def test_out_overlapping_an_input_gives_numpys_result() -> None:
     assert result[0] is a and result[1] is second
     np.testing.assert_allclose(a, expected_mm[0], rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(second, expected_mm[1], rtol=1e-5, atol=1e-5)
+
+
+def test_out_fast_path_skips_python_checks_and_falls_back_when_refused(data, monkeypatch) -> None:
+    """After the first call, a fitting out= goes straight to the native reader (no Python check);
+    one it refuses (overlapping an input, strided, wrong shape) takes the checked path."""
+    kernel_module = sys.modules["egglog_tensor.kernel"]  # (the package's `kernel` is the decorator)
+    a, b = data
+    k = et.kernel(ew, target="cpu")
+    out = np.full_like(a, np.nan)
+    k(a, b, out=out)  # compiles: the slow path
+    checked = []
+    real_check = kernel_module.check_out
+    monkeypatch.setattr(kernel_module, "check_out", lambda *args: checked.append(args) or real_check(*args))
+    out[:] = np.nan
+    assert k(a, b, out=out) is out and not checked
+    np.testing.assert_allclose(out, ew(a, b), rtol=2e-6, atol=2e-6)
+    expected = ew(a, a)
+    assert k(a.copy(), a, out=a) is a and len(checked) == 1  # out is the second input: refused, then via a temporary
+    np.testing.assert_allclose(a, expected, rtol=2e-6, atol=2e-6)
+    with pytest.raises(KernelArgumentError, match="expected shape"):
+        k(a, b, out=np.empty((N, N - 1), np.float32))
+    assert len(checked) == 2
 
 
 def test_scalar_result_into_a_0d_array() -> None:
