@@ -174,7 +174,7 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     comp.texts["traced"] = comp.traced_term
     comp.texts["optimizer"] = str(report)
     comp.texts["extracted"] = comp.extracted_term
-    comp.texts["linalg"] = _timed(timings, "emit", lambda: emit(nodes, names, specs, streaming=options.streaming))
+    comp.texts["linalg"] = _timed(timings, "emit", lambda: emit(nodes, names, specs, streaming=options.streaming, fastmath=options.fastmath))
     stages = _timed(timings, "mlir-opt", lambda: run_pipeline(comp.texts["linalg"], pipeline_for(options.target, options.threads)))
     for stage_name, text in stages:
         comp.texts[stage_name] = text

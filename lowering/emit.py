@@ -21,7 +21,7 @@ from egglog_tensor.errors import CompileError
 from egglog_tensor.graph import ELEMENTWISE, REDUCTIONS, Node, is_unit_reshape
 from egglog_tensor.spec import ArgSpec
 
-from . import lanes, nontemporal, rows, scalar, tiling
+from . import lanes, nontemporal, polymath, rows, scalar, tiling
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 
@@ -353,9 +353,11 @@ def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -
     return value
 
 
-def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn_name: str = "kernel", streaming: bool = True) -> str:
+def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn_name: str = "kernel", streaming: bool = True,
+         fastmath: bool = False) -> str:
     """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`; streaming=False
-    marks it so that lowering/nontemporal.py keeps plain stores."""
+    marks it so that lowering/nontemporal.py keeps plain stores, fastmath=True so that
+    lowering/polymath.py also approximates tanh."""
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.create()
         arg_types = [memref_type(s) for s in specs]
@@ -367,6 +369,8 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn
             fn.attributes["arg_attrs"] = ir.ArrayAttr.get(tags)  # outputs marked: lowering/nontemporal.py streams large ones
             if not streaming:
                 fn.attributes[nontemporal.PLAIN] = ir.UnitAttr.get()
+            if fastmath:
+                fn.attributes[polymath.FAST] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
                 emitter = Emitter()

@@ -8,7 +8,8 @@ vectorizer cannot promise for the scalar stores it widens, so this takes three s
 
 1. `guard` (after the loops stage): a top-level loop nest that writes an output of at least
    `min_bytes()` bytes (the output argument is tagged `et.output` by the emitter) which the kernel
-   never reads, from loops that call no function (`_calls`: there streaming measured slower), is
+   never reads, from loops doing at most MAX_WORK ops per store (`_work`: compute-bound loops
+   measured slower streamed), is
    versioned on the output's base address: `scf.if` it is 64-byte aligned (as the output pool's
    buffers are), the copy in the `then` branch marks those stores `nontemporal`, shows LLVM the
    alignment (`_aligned`, inside any parallel body, so each OpenMP thread's outlined code sees it)
@@ -39,6 +40,14 @@ PLAIN = "et.plain_stores"  # function attribute: never stream (et.kernel(..., st
 _VIEWS = ("memref.subview", "memref.cast", "memref.collapse_shape", "memref.expand_shape", "memref.reinterpret_cast")
 _INLINE_MATH = ("math.sqrt", "math.absf", "math.absi", "math.fma", "math.copysign", "math.floor", "math.ceil",
                 "math.trunc", "math.roundeven")  # math ops LLVM lowers to instructions, not calls
+_FREE = ("arith.constant", "arith.bitcast", "arith.index_cast", "arith.index_castui")  # no instruction of their own
+_SLOW = ("arith.divf", "arith.remf", "math.sqrt")
+SLOW_OP = 8
+# Streaming pays in memory-bound loops only. Measured (AMD EPYC, 4096^2 float32, one and two cores):
+# Horner polynomials of 2, 6 and 12 ops per element 1.3-1.45x faster streamed, 20 ops 0.95-1.12x,
+# 32 ops 0.72-0.80x; exp(max(x + b, 0)) * 0.5 + x with the inline exp (27) 1.0-1.16x; gelu with the
+# fastmath tanh (34 with its division) 0.75-0.8x; loops calling libmvec 5-35% slower.
+MAX_WORK = 30
 _SFENCE = 'llvm.call_intrinsic "llvm.x86.sse.sfence"() : () -> ()'
 
 
@@ -79,45 +88,48 @@ def _root(value: ir.Value) -> ir.Value:
 
 def _uses(region_op: ir.Operation, outputs: list[ir.Value]) -> tuple[list[ir.Value], list[ir.Value], bool]:
     """The outputs stored to inside `region_op`, those otherwise used there (read, copied, passed
-    on: streamed lines would be fetched back), and whether a loop storing to one calls a function."""
+    on: streamed lines would be fetched back), and whether a loop storing to one does more than
+    MAX_WORK per store (compute-bound: streaming slows it)."""
     stored: list[ir.Value] = []
     read: list[ir.Value] = []
-    calls = False
+    heavy = False
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        nonlocal calls
+        nonlocal heavy
         for index, operand in enumerate(op.operands):
             root = _root(operand)
             if root not in outputs:
                 continue
             if op.name == "memref.store" and index == 1:
                 stored.append(root)
-                calls = calls or _calls(op.parent)
+                heavy = heavy or _work(op.parent) > MAX_WORK
             elif not (op.name in _VIEWS and index == 0):
                 read.append(root)
         return ir.WalkResult.ADVANCE
 
     region_op.walk(visit)
-    return stored, read, calls
+    return stored, read, heavy
 
 
-def _calls(loop: ir.OpView | ir.Operation) -> bool:
-    """Whether the loop around a store calls a function (math other than _INLINE_MATH goes to
-    libm/libmvec): a nest with such a loop keeps plain stores.
-
-    Measured (AMD EPYC, AVX-512, 4096^2 float32): streaming made arithmetic-only loops 1.3-1.5x
-    faster, but loops calling vector math with values live across the call 5-35% slower (gelu,
-    tanh of a polynomial, exp(max(x + 1, 0)) * 0.5 + x). A loop that only stores what an earlier
-    loop computed with calls (softmax's division by the row sums) streams."""
-    found = False
+def _work(loop: ir.OpView | ir.Operation) -> float:
+    """Arithmetic ops per store in the loop around a store (divisions and square roots count
+    SLOW_OP each: one takes several cycles per vector); infinite if the loop calls a function
+    (math other than _INLINE_MATH and lowering/polymath.py's goes to libm/libmvec)."""
+    ops, stores = 0.0, 0
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        nonlocal found
-        found = found or op.name in ("func.call", "llvm.call") or (op.name.startswith("math.") and op.name not in _INLINE_MATH)
+        nonlocal ops, stores
+        name = op.name
+        if name in ("func.call", "llvm.call") or (name.startswith("math.") and name not in _INLINE_MATH):
+            ops = math.inf
+        elif name == "memref.store":
+            stores += 1
+        elif name.startswith(("arith.", "math.")) and name not in _FREE and not all(str(r.type) == "index" for r in op.results):
+            ops += SLOW_OP if name in _SLOW else 1
         return ir.WalkResult.ADVANCE
 
     loop.operation.walk(visit)
-    return found
+    return ops / max(stores, 1)
 
 
 def _sfence_before(op: ir.Operation) -> None:
@@ -204,8 +216,8 @@ def guard(module: ir.Module) -> None:
             op = op.operation
             if op.name not in ("scf.for", "scf.parallel") or op.results:
                 continue
-            stored, _, calls = _uses(op, outputs)
-            if stored and not calls:
+            stored, _, heavy = _uses(op, outputs)
+            if stored and not heavy:
                 _version(op, [out for out in outputs if out in stored])
 
 

@@ -12,7 +12,7 @@ from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..toolchain import run_tool, save_failure_input
-from . import lanes, mathapprox, nontemporal, parallel, rows, tiling, workspace
+from . import lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,9 @@ LOOP_METADATA = Stage("loop-metadata", (), rewrite=lanes.loop_metadata)
 # LLVM's vectorizer keeps; after O3, the vector ones proved aligned become non-temporal (nontemporal.py).
 STREAMS = Stage("streams", (), rewrite=nontemporal.access_groups)
 
+# Float32 exp (and tanh under fastmath), scalar or vector, become inline arith/math ops before the loops are made (polymath.py).
+MATH = Stage("math", (), rewrite=polymath.inline_math)
+
 # Scalar exp/log/tanh/sin/cos become libm calls that LLVM vectorizes with glibc's libmvec (mathapprox.py).
 VECMATH = Stage("vecmath", (), rewrite=mathapprox.vectorize_math)
 
@@ -111,6 +114,7 @@ CPU = Pipeline(
         TILE,
         BUFFERIZE,
         LANES,
+        MATH,
         Stage("loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-for", "canonicalize", "cse"), rewrite=nontemporal.guard),
         VECTOR,
         TO_LLVM,
@@ -153,6 +157,7 @@ def cpu_openmp(threads: int) -> Pipeline:
             TILE,
             BUFFERIZE,
             LANES,
+            MATH,
             Stage("parallel-loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-parallel", "canonicalize", "cse"),
                   rewrite=nontemporal.guard),
             VECTOR,

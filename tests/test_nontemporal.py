@@ -60,14 +60,25 @@ def test_rows_not_whole_cache_lines_stay_plain_and_correct(monkeypatch, target: 
     np.testing.assert_array_equal(kernel(a, b), a * 3 + b)
 
 
-def test_math_calls_small_outputs_and_read_outputs_keep_plain_stores(monkeypatch) -> None:
-    """Not streamed: a loop calling vector math (measured slower), an output below the threshold,
-    and an output the nest also reads (a column sum accumulating in it)."""
+def _horner(x, degree):
+    acc = x * 0.5 + 0.25
+    for i in range(degree - 1):
+        acc = acc * x + (0.1 * i + 0.3)
+    return acc
+
+
+def test_compute_bound_loops_small_outputs_and_read_outputs_keep_plain_stores(monkeypatch) -> None:
+    """Not streamed: a loop calling vector math (libmvec's sin) or doing more than MAX_WORK ops per
+    store (a Horner polynomial of degree 16: 32 ops; measured slower streamed), an output below the
+    threshold, and an output the nest also reads (a column sum accumulating in it)."""
     a = np.random.default_rng(3).standard_normal((8, 32768), dtype=np.float32)
     small = et.kernel(_affine, target="cpu").inspect(a[:, :64], a[0, :64])
     assert "nontemporal" not in small.stage("loops") and "scf.if" not in small.stage("loops")
     monkeypatch.setattr(nontemporal, "min_bytes", lambda: SMALL)
-    for fn, want in ((lambda x: np.exp(x) * 2, np.exp(a) * 2), (lambda x: x.sum(axis=0), a.sum(axis=0))):
+    light = et.kernel(lambda x: _horner(x, 10), target="cpu").inspect(a)  # 20 ops per store
+    assert "{nontemporal = true}" in light.stage("loops")
+    for fn, want in ((lambda x: np.sin(x) * 2, np.sin(a) * 2), (lambda x: _horner(x, 16), _horner(a, 16)),
+                     (lambda x: x.sum(axis=0), a.sum(axis=0))):
         kernel = et.kernel(fn, target="cpu")
         comp = kernel.inspect(a)
         assert "nontemporal" not in comp.stage("loops") and "vmovnt" not in comp.stage("asm")

@@ -1,4 +1,5 @@
-"""Vectorized math (lowering/mathapprox.py): accuracy in ULP, special values, and that loops vectorize.
+"""Vectorized math (lowering/mathapprox.py, lowering/polymath.py): accuracy in ULP, special values,
+and that loops vectorize.
 
 Each test compiles a real kernel (`et.kernel(lambda x: np.exp(x))`). The reference is the same
 function in extended precision (np.longdouble, x87 80-bit) rounded to the result dtype; the ULP
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.lowering import mathapprox
+from egglog_tensor.lowering import mathapprox, polymath
 
 OPS = ("exp", "log", "tanh", "sin", "cos")
 DTYPES = (np.float32, np.float64)
@@ -58,9 +59,9 @@ def test_inputs(dtype: type, n: int = 1 << 18) -> np.ndarray:
 test_inputs.__test__ = False  # a helper, not a test
 
 
-def run(op: str, x: np.ndarray, target: str = "cpu") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def run(op: str, x: np.ndarray, target: str = "cpu", fastmath: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(kernel result, NumPy's result, extended-precision reference rounded to x's dtype)."""
-    k = et.kernel(lambda a: getattr(np, op)(a), target=target)
+    k = et.kernel(lambda a: getattr(np, op)(a), target=target, fastmath=fastmath)
     with np.errstate(all="ignore"):
         return k(x), getattr(np, op)(x), getattr(np, op)(x.astype(np.longdouble)).astype(x.dtype)
 
@@ -70,16 +71,28 @@ def inputs(request: pytest.FixtureRequest) -> np.ndarray:
     return test_inputs(request.param)
 
 
-@pytest.mark.parametrize("op", OPS)
-def test_max_ulp_within_stated_bound(op: str, inputs: np.ndarray) -> None:
-    got, _, ref = run(op, inputs)
+def _check_ulp(got: np.ndarray, ref: np.ndarray, x: np.ndarray, bound: int, what: str) -> None:
     finite = np.isfinite(ref) & np.isfinite(got)
     err = ulp_distance(got[finite], ref[finite])
     worst = int(np.argmax(err))
-    bound = mathapprox.MAX_ULP[op, inputs.dtype.name]
-    assert err[worst] <= bound, f"{op} {inputs.dtype}: {err[worst]} ULP at x={inputs[finite][worst]!r} (bound {bound})"
+    assert err[worst] <= bound, f"{what}: {err[worst]} ULP at x={x[finite][worst]!r} (bound {bound})"
     # a result is finite exactly where the reference is (no spurious overflow or NaN)
     np.testing.assert_array_equal(np.isfinite(got), np.isfinite(ref))
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_max_ulp_within_stated_bound(op: str, inputs: np.ndarray) -> None:
+    got, _, ref = run(op, inputs)
+    _check_ulp(got, ref, inputs, mathapprox.MAX_ULP[op, inputs.dtype.name], f"{op} {inputs.dtype}")
+
+
+def _check_special(op: str, x: np.ndarray, got: np.ndarray, npy: np.ndarray) -> None:
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(npy), err_msg=f"NaN positions of {op}")
+    exact = ~np.isfinite(npy) | (npy == 0)  # inf, -inf, NaN, +-0.0
+    if op == "tanh":
+        exact |= np.abs(x) >= 20  # saturates to exactly +-1
+    np.testing.assert_array_equal(got[exact], npy[exact], err_msg=f"{op} on {x[exact]}")
+    np.testing.assert_array_equal(np.signbit(got[exact]), np.signbit(npy[exact]), err_msg=f"signs of {op}")
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
@@ -87,12 +100,21 @@ def test_max_ulp_within_stated_bound(op: str, inputs: np.ndarray) -> None:
 def test_special_values_match_numpy_exactly(op: str, dtype: type) -> None:
     x = special_values(dtype)
     got, npy, _ = run(op, x)
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(npy), err_msg=f"NaN positions of {op}")
-    exact = ~np.isfinite(npy) | (npy == 0)  # inf, -inf, NaN, +-0.0
-    if op == "tanh":
-        exact |= np.abs(x) >= 20  # saturates to exactly +-1
-    np.testing.assert_array_equal(got[exact], npy[exact], err_msg=f"{op} on {x[exact]}")
-    np.testing.assert_array_equal(np.signbit(got[exact]), np.signbit(npy[exact]), err_msg=f"signs of {op}")
+    _check_special(op, x, got, npy)
+
+
+def test_fastmath_tanh_is_inline_within_its_bound() -> None:
+    """Under fastmath, float32 tanh is polymath's rational function: no call, its own ULP bound,
+    NumPy's special values; without fastmath the same kernel calls libmvec."""
+    x = test_inputs(np.float32)
+    got, npy, ref = run("tanh", x, fastmath=True)
+    _check_ulp(got, ref, x, polymath.FAST_MAX_ULP["tanh"], "fastmath tanh")
+    special = special_values(np.float32)
+    _check_special("tanh", special, *run("tanh", special, fastmath=True)[:2])
+    fast = et.kernel(lambda a: np.tanh(a), fastmath=True).inspect(x[:4096])
+    plain = et.kernel(lambda a: np.tanh(a)).inspect(x[:4096])
+    assert "math.tanh" not in fast.stage("math") and "tanhf" not in fast.stage("llvm-ir-optimized")
+    assert "math.tanh" in plain.stage("math")
 
 
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
@@ -106,17 +128,32 @@ def test_fused_kernels_match_numpy(target: str) -> None:
     np.testing.assert_allclose(gelu(a), 0.5 * a * (1 + np.tanh(0.7978846 * (a + 0.044715 * a * a * a))), rtol=1e-5, atol=1e-5)  # 1 + tanh cancels
 
 
-@pytest.mark.parametrize("op", OPS)
-def test_loop_calls_vector_variant(op: str) -> None:
+LIBMVEC = [("log", np.float32), ("tanh", np.float32), ("sin", np.float32), ("cos", np.float32), ("exp", np.float64)]
+
+
+@pytest.mark.parametrize(("op", "dtype"), LIBMVEC, ids=lambda v: getattr(v, "__name__", v))
+def test_loop_calls_vector_variant(op: str, dtype: type) -> None:
     """The main loop calls the widest libmvec variant for this CPU; only the remainder calls libm."""
-    (lanes, vector_name), *_ = mathapprox.variants(op + "f", 32)
-    comp = et.kernel(lambda a: getattr(np, op)(a)).inspect(np.zeros((64, 1000), np.float32))
+    bits = np.dtype(dtype).itemsize * 8
+    (lanes, vector_name), *_ = mathapprox.variants(op + ("f" if bits == 32 else ""), bits)
+    comp = et.kernel(lambda a: getattr(np, op)(a)).inspect(np.zeros((64, 1000), dtype))
     assert '"vector-function-abi-variant"' in comp.stage("vecmath")
     assert f"llvm.intr.{op}" not in comp.stage("vecmath")
     optimized = comp.stage("llvm-ir-optimized")
-    assert re.search(rf"call <{lanes} x float> @{vector_name}\(", optimized)
-    if lanes == 16:
+    assert re.search(rf"call <{lanes} x {'float' if bits == 32 else 'double'}> @{vector_name}\(", optimized)
+    if lanes * bits == 512:
         assert "zmm" in comp.stage("asm")
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+def test_float32_exp_is_inline_vector_code(target: str) -> None:
+    """float32 exp is polymath's: the math stage has no math.exp left, the optimized loop calls
+    nothing and computes on vectors as wide as the host's (fused FMAs)."""
+    comp = et.kernel(lambda a: np.exp(a) * 2, target=target).inspect(np.zeros((64, 1000), np.float32))
+    assert "math.exp" in comp.stage("linalg") and "math.exp" not in comp.stage("math")
+    assert "expf" not in comp.stage("llvm-ir-optimized") and "vector-function-abi-variant" not in comp.stage("vecmath")
+    lanes = max(n for n, _ in mathapprox.variants("expf", 32)) if mathapprox.variants("expf", 32) else 8
+    assert re.search(rf"@llvm\.fma\.v{lanes}f32", comp.stage("llvm-ir-optimized"))
 
 
 def test_only_code_calling_vector_math_realigns_its_frame() -> None:
