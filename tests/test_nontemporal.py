@@ -86,9 +86,11 @@ def test_compute_bound_loops_small_outputs_and_read_outputs_keep_plain_stores(mo
 
 
 def test_outputs_larger_than_the_last_level_cache_stream_unless_turned_off() -> None:
-    """At the host's real threshold (its L3 size), with the default target; streaming=False keeps
-    plain stores (the emitted function says so, and the guard removes the mark)."""
-    rows = nontemporal.min_bytes() // (4 * 4096) + 1
+    """At the host's real thresholds (an output of a quarter of its L3, in a kernel moving at least
+    the whole L3), with the default target; a kernel moving less keeps plain stores, and so does
+    streaming=False (the emitted function says so, and the guard removes the mark)."""
+    rows = 2 * nontemporal.min_bytes() // (4 * 4096)
+    assert "vmovnt" not in et.kernel(lambda x: x * 0.5 - 1.0).inspect(np.zeros((rows - 1, 4096), np.float32)).stage("asm")
     a = np.arange(rows * 4096, dtype=np.float32).reshape(rows, 4096)
     want = a * np.float32(0.5) - np.float32(1.0)
     streamed, plain = et.kernel(lambda x: x * 0.5 - 1.0), et.kernel(lambda x: x * 0.5 - 1.0, streaming=False)
