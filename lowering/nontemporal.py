@@ -43,11 +43,12 @@ _INLINE_MATH = ("math.sqrt", "math.absf", "math.absi", "math.fma", "math.copysig
 _FREE = ("arith.constant", "arith.bitcast", "arith.index_cast", "arith.index_castui")  # no instruction of their own
 _SLOW = ("arith.divf", "arith.remf", "math.sqrt")
 SLOW_OP = 8
-# Streaming pays in memory-bound loops only. Measured (AMD EPYC, 4096^2 float32, one and two cores):
-# Horner polynomials of 2, 6 and 12 ops per element 1.3-1.45x faster streamed, 20 ops 0.95-1.12x,
-# 32 ops 0.72-0.80x; exp(max(x + b, 0)) * 0.5 + x with the inline exp (27) 1.0-1.16x; gelu with the
-# fastmath tanh (34 with its division) 0.75-0.8x; loops calling libmvec 5-35% slower.
-MAX_WORK = 30
+# Streaming pays in memory-bound loops only. Measured (AMD EPYC, float32, one and two cores, paired
+# A/B): Horner polynomials of 2, 6 and 12 ops per element over 4096^2 1.3-1.45x faster streamed, 20
+# ops 0.85-1.12x, 32 ops 0.72-0.80x; exp(x) with the inline exp (about 24) 0.82-0.85x,
+# exp(x - max(x)) over 4096x1024 rows 0.61x, exp(max(A + b, 0)) * 0.5 + A 0.89-1.03x; loops calling
+# libmvec 5-35% slower. Layer norm (11) and softmax's division loop (8) stream.
+MAX_WORK = 16
 _SFENCE = 'llvm.call_intrinsic "llvm.x86.sse.sfence"() : () -> ()'
 
 
