@@ -17,17 +17,24 @@ lanes:    np.sum(a * b) over 512x100 (in cache) with DEFAULT (rows of 3 x 32 + 4
 streams:  a * 0.3 + b over 4096x4096 (a 64 MiB result) written with non-temporal stores (the
           default, when 64 MiB is at least the host's L3) vs streaming=False; "streamed" shows
           which of the two kernels has them.
+exp:      np.exp over 256x1024 float32 (1 MiB: in cache, so the math is what is timed) with the
+          inline float32 exp (lowering/polymath.py, the default) vs glibc's libmvec (the same kernel
+          compiled with polymath's table emptied: not a user option, the design choice measured).
+tanh:     gelu over 4096x4096 with libmvec's tanh (DEFAULT) vs fastmath=True (polymath's rational tanh).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
+from collections.abc import Iterator
 
 import numpy as np
-from run import machine_numbers, median_ms, softmax
+from run import gelu, machine_numbers, median_ms, softmax
 
 import egglog_tensor as et
+from egglog_tensor.lowering import polymath
 from egglog_tensor.rulesets import algebra, fusion, layout
 
 F32 = np.float32
@@ -42,6 +49,29 @@ def tiles(k: et.Kernel, inputs: tuple) -> str:
     found += [f"lanes {n}" for n in re.findall(r"et\.lanes = (\d+)", linalg)]
     found += ["streamed"] * ("vmovnt" in k.inspect(*inputs).stage("asm"))
     return " ".join(f"[{t}]" for t in found) or "-"
+
+
+@contextlib.contextmanager
+def libmvec_exp() -> Iterator[None]:
+    """Kernels compiled inside call libmvec's expf instead of polymath's inline exp."""
+    saved = dict(polymath.EXACT)
+    polymath.EXACT.clear()
+    try:
+        yield
+    finally:
+        polymath.EXACT.update(saved)
+
+
+def compile_with(fn, target: str, options: dict, inputs: tuple) -> et.Kernel:
+    """et.kernel(fn, target, **options) compiled for inputs; the pseudo-option libmvec=True compiles
+    it (uncached) with libmvec's exp."""
+    options = dict(options)
+    if options.pop("libmvec", False):  # never cached: the cache key does not know polymath's tables
+        with libmvec_exp():
+            k = et.kernel(fn, target=target, cache=False, **options)
+            k.inspect(*inputs)
+        return k
+    return et.kernel(fn, target=target, **options)
 
 
 def main() -> None:
@@ -66,14 +96,15 @@ def main() -> None:
         ("rows", softmax, (x,), {"rules": algebra | fusion | layout}, {}),
         ("lanes", lambda a, b: np.sum(a * b), (c, d), {"rules": algebra | fusion | layout}, {}),
         ("streams", lambda a, b: a * 0.3 + b, (S, T), {"streaming": False}, {}),
+        ("exp", lambda a: np.exp(a), (S[:256, :1024].copy(),), {"libmvec": True}, {}),
+        ("tanh", gelu, (S,), {}, {"fastmath": True}),
     ]
     print(f"{'family':8s} {'numpy ms':>9s} {'without ms':>11s} {'with ms':>9s} {'with/without':>12s} {'vs numpy':>9s}  tiles without -> with")
     for name, fn, inputs, without, with_ in families:
         if args.only and name not in args.only:
             continue
         t_np = median_ms(lambda: fn(*inputs), max_repeat=1000)
-        k0 = et.kernel(fn, target=args.target, **without)
-        k1 = et.kernel(fn, target=args.target, **with_)
+        k0, k1 = compile_with(fn, args.target, without, inputs), compile_with(fn, args.target, with_, inputs)
         for k in (k0, k1):
             np.testing.assert_allclose(k(*inputs), fn(*inputs), rtol=2e-3, atol=2e-3)
         t0, t1 = median_ms(lambda: k0(*inputs), max_repeat=1000), median_ms(lambda: k1(*inputs), max_repeat=1000)

@@ -4,7 +4,8 @@ polynomial or rational function, as arith/math ops in the loop body.
 glibc's vector `expf` (libmvec, lowering/mathapprox.py) costs 0.37 ns per element on one core of
 an AMD EPYC (Zen 4, 2.6 GHz), and each call spills the loop's live vectors. Written as ordinary ops,
 the same function is about twenty vector instructions that LLVM schedules with the rest of the
-loop: 0.25 ns per element, 1.48x faster (L2-resident, paired A/B), and more accurate. The `math`
+loop: 0.25 ns per element, 1.48x faster (in cache: `benchmarks/families.py --only exp`), and more
+accurate. The `math`
 stage rewrites every f32 (scalar or vector) `math.exp` this way; float64 and the other functions
 keep libmvec.
 
@@ -19,7 +20,8 @@ both factors are normal for every k in [-150, 128], so a subnormal result is rou
 tanh(x), only in kernels compiled with fastmath=True (the function carries FAST): x P(x^2) / Q(x^2)
 on [-9, 9] (minimax relative error 0.4 ULP for these float32 coefficients), +-1 beyond. The float32
 evaluation of the two polynomials adds up to ~4 ULP near |x| = 4..9, more than libmvec's 1 ULP, so
-without fastmath tanh keeps libmvec. 1.73x faster than libmvec alone, gelu 1.3x (two cores, 4096^2).
+without fastmath tanh keeps libmvec. gelu over 4096^2 1.25x faster on one core, 1.21x on two
+(`benchmarks/families.py --only tanh`).
 
 Accuracy (max ULP distance from an np.longdouble reference rounded to float32, over the inputs of
 tests/test_vecmath.py; libmvec's in parentheses): exp 1 (3), fast tanh 4 (1); MAX_ULP in
