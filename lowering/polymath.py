@@ -5,9 +5,8 @@ glibc's vector `expf` (libmvec, lowering/mathapprox.py) costs 0.37 ns per elemen
 an AMD EPYC (Zen 4, 2.6 GHz), and each call spills the loop's live vectors. Written as ordinary ops,
 the same function is about twenty vector instructions that LLVM schedules with the rest of the
 loop: 0.25 ns per element, 1.48x faster (in cache: `benchmarks/families.py --only exp`), and more
-accurate. The `math`
-stage rewrites every f32 (scalar or vector) `math.exp` this way; float64 and the other functions
-keep libmvec.
+accurate. The `math` stage rewrites every f32 (scalar or vector) `math.exp` this way; float64 and
+the other functions keep libmvec.
 
 exp(x): clamp x to [-104, 89] (past total underflow and overflow; NaN passes: the compares are
 unordered), k = round(x / ln 2) with the 1.5 * 2^23 shifter (k lands in the low mantissa bits: no
