@@ -1,6 +1,10 @@
-"""The effect of each ruleset family (and of streaming stores), as ratios against NumPy in one run.
+"""The effect of each ruleset family (and of streaming stores and the inline math), as ratios
+against NumPy in one run.
 
-    python benchmarks/families.py [--target cpu] [--only rows lanes]
+    python benchmarks/families.py [--target cpu] [--only rows lanes] [--rounds 9]
+
+NumPy, the kernel without and the kernel with take turns, one batch of calls (about 50 ms) each per
+round after a pause, as in run.py; ms are medians over the rounds.
 
 fusion:   a small broadcast operand materialized once (DEFAULT) vs recomputed per element (rules=None)
 chain:    (A@B)@x reordered to A@(B@x) (fastmath=True) vs as written (DEFAULT)
@@ -19,7 +23,8 @@ streams:  a * 0.3 + b over 4096x4096 (a 64 MiB result) written with non-temporal
           which of the two kernels has them.
 exp:      np.exp over 256x1024 float32 (1 MiB: in cache, so the math is what is timed) with the
           inline float32 exp (lowering/polymath.py, the default) vs glibc's libmvec (the same kernel
-          compiled with polymath's table emptied: not a user option, the design choice measured).
+          compiled with polymath's table emptied: not a user option, the design choice measured);
+          exp64: the same over 256x512 float64.
 tanh:     gelu over 4096x4096 with libmvec's tanh (DEFAULT) vs fastmath=True (polymath's rational tanh).
 """
 
@@ -31,7 +36,7 @@ import re
 from collections.abc import Iterator
 
 import numpy as np
-from run import gelu, machine_numbers, median_ms, softmax
+from run import gelu, machine_numbers, softmax, take_turns
 
 import egglog_tensor as et
 from egglog_tensor.lowering import polymath
@@ -53,7 +58,7 @@ def tiles(k: et.Kernel, inputs: tuple) -> str:
 
 @contextlib.contextmanager
 def libmvec_exp() -> Iterator[None]:
-    """Kernels compiled inside call libmvec's expf instead of polymath's inline exp."""
+    """Kernels compiled inside call libmvec's exp/expf instead of polymath's inline exp."""
     saved = dict(polymath.EXACT)
     polymath.EXACT.clear()
     try:
@@ -78,6 +83,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--target", default="cpu")
     parser.add_argument("--only", nargs="+", metavar="FAMILY", help="run only these families")
+    parser.add_argument("--rounds", type=int, default=9, help="turns numpy, without and with take (run.py's take_turns)")
     args = parser.parse_args()
     r = np.random.default_rng(0)
     m = machine_numbers()
@@ -97,17 +103,19 @@ def main() -> None:
         ("lanes", lambda a, b: np.sum(a * b), (c, d), {"rules": algebra | fusion | layout}, {}),
         ("streams", lambda a, b: a * 0.3 + b, (S, T), {"streaming": False}, {}),
         ("exp", lambda a: np.exp(a), (S[:256, :1024].copy(),), {"libmvec": True}, {}),
+        ("exp64", lambda a: np.exp(a), (S[:256, :512].astype(np.float64),), {"libmvec": True}, {}),
         ("tanh", gelu, (S,), {}, {"fastmath": True}),
     ]
     print(f"{'family':8s} {'numpy ms':>9s} {'without ms':>11s} {'with ms':>9s} {'with/without':>12s} {'vs numpy':>9s}  tiles without -> with")
     for name, fn, inputs, without, with_ in families:
         if args.only and name not in args.only:
             continue
-        t_np = median_ms(lambda: fn(*inputs), max_repeat=1000)
+        runs = {"numpy": lambda: fn(*inputs)}
         k0, k1 = compile_with(fn, args.target, without, inputs), compile_with(fn, args.target, with_, inputs)
         for k in (k0, k1):
             np.testing.assert_allclose(k(*inputs), fn(*inputs), rtol=2e-3, atol=2e-3)
-        t0, t1 = median_ms(lambda: k0(*inputs), max_repeat=1000), median_ms(lambda: k1(*inputs), max_repeat=1000)
+        runs |= {"without": lambda: k0(*inputs), "with": lambda: k1(*inputs)}
+        t_np, t0, t1 = (float(np.median(t)) * 1e3 for t in take_turns(runs, args.rounds).values())
         print(f"{name:8s} {t_np:9.3f} {t0:11.3f} {t1:9.3f} {t0 / t1:11.2f}x {t_np / t1:8.2f}x  "
               f"{tiles(k0, inputs)} -> {tiles(k1, inputs)}")
 

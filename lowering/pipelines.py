@@ -101,7 +101,7 @@ LOOP_METADATA = Stage("loop-metadata", (), rewrite=lanes.loop_metadata)
 # LLVM's vectorizer keeps; after O3, the vector ones proved aligned become non-temporal (nontemporal.py).
 STREAMS = Stage("streams", (), rewrite=nontemporal.access_groups)
 
-# Float32 exp (and tanh under fastmath), scalar or vector, become inline arith/math ops before the loops are made (polymath.py).
+# exp (float32, float64; and float32 tanh under fastmath), scalar or vector, becomes inline arith/math ops before the loops are made (polymath.py).
 MATH = Stage("math", (), rewrite=polymath.inline_math)
 
 # Scalar exp/log/tanh/sin/cos become libm calls that LLVM vectorizes with glibc's libmvec (mathapprox.py).

@@ -1,20 +1,22 @@
-"""Float32 `exp` (always) and `tanh` (under fastmath) computed inline: range reduction and a
-polynomial or rational function, as arith/math ops in the loop body.
+"""`exp` (float32 and float64, always) and float32 `tanh` (under fastmath) computed inline: range
+reduction and a polynomial or rational function, as arith/math ops in the loop body.
 
 glibc's vector `expf` (libmvec, lowering/mathapprox.py) costs 0.37 ns per element on one core of
 an AMD EPYC (Zen 4, 2.6 GHz), and each call spills the loop's live vectors. Written as ordinary ops,
 the same function is about twenty vector instructions that LLVM schedules with the rest of the
 loop: 0.25 ns per element, 1.48x faster (in cache: `benchmarks/families.py --only exp`), and more
-accurate. The `math` stage rewrites every f32 (scalar or vector) `math.exp` this way; float64 and
-the other functions keep libmvec.
+accurate. float64: as fast as libmvec's `exp` (0.94-1.21x across runs of `--only exp64`), 1 ULP
+instead of 3. The `math` stage rewrites every float32 and float64 (scalar or vector) `math.exp`
+this way; the other functions keep libmvec.
 
-exp(x): clamp x to [-104, 89] (past total underflow and overflow; NaN passes: the compares are
-unordered), k = round(x / ln 2) with the 1.5 * 2^23 shifter (k lands in the low mantissa bits: no
-float-to-int conversion, which NaN would make poison), r = x - k ln 2 in two FMA steps (fdlibm's
-ln 2 = hi + lo split: the first step is exact), exp(r) by a degree-6 polynomial with FMAs (minimax
-relative error 0.06 ULP, fitted with Lawson's algorithm), then times 2^floor(k/2) * 2^ceil(k/2):
-both factors are normal for every k in [-150, 128], so a subnormal result is rounded once and
-2^128 overflows to inf as it must. NaN in, NaN out; exp(0) = 1 exactly.
+exp(x): clamp x to [-104, 89] ([-746, 710] for float64: past total underflow and overflow; NaN
+passes: the compares are unordered), k = round(x / ln 2) with the 1.5 * 2^23 (2^52) shifter (k
+lands in the low mantissa bits: no float-to-int conversion, which NaN would make poison),
+r = x - k ln 2 in two FMA steps (fdlibm's ln 2 = hi + lo split: the first step is exact), exp(r)
+by a polynomial with FMAs (float32: degree 6, minimax relative error 0.06 ULP, fitted with Lawson's
+algorithm; float64: Taylor to degree 13, below 0.05 ULP), then times 2^floor(k/2) * 2^ceil(k/2):
+both factors are normal for every k of the clamped range, so a subnormal result is rounded once
+and 2^128 (2^1024) overflows to inf as it must. NaN in, NaN out; exp(0) = 1 exactly.
 
 tanh(x), only in kernels compiled with fastmath=True (the function carries FAST): x P(x^2) / Q(x^2)
 on [-9, 9] (minimax relative error 0.4 ULP for these float32 coefficients), +-1 beyond. The float32
@@ -23,7 +25,7 @@ without fastmath tanh keeps libmvec. gelu over 4096^2 1.25x faster on one core, 
 (`benchmarks/families.py --only tanh`).
 
 Accuracy (max ULP distance from an np.longdouble reference rounded to float32, over the inputs of
-tests/test_vecmath.py; libmvec's in parentheses): exp 1 (3), fast tanh 4 (1); MAX_ULP in
+tests/test_vecmath.py; libmvec's in parentheses): exp 1 (3) for both dtypes, fast tanh 4 (1); MAX_ULP in
 mathapprox.py and FAST_MAX_ULP here are the bounds tested. Each op is IEEE arithmetic with its one
 rounding, and the vector loop and its scalar remainder run the same code (equal inputs give equal
 results wherever they sit).
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import math as pymath
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith
@@ -40,11 +43,35 @@ from mlir.dialects import math as mathd
 
 FAST = "et.fastmath"  # function attribute (lowering/emit.py, fastmath=True): approximate tanh too; removed here
 
-_SHIFTER = 1.5 * 2**23  # x + _SHIFTER rounds x to an integer held in the low mantissa bits (|x| < 2^22)
-_LN2_HI = 0.693145751953125  # fdlibm's split: x - k * _LN2_HI is exact for the k of |x| <= 104
-_LN2_LO = 1.42860682030941723212e-6  # ln 2 - _LN2_HI
-# exp(r) ~ 1 + r + c2 r^2 + ... + c6 r^6 on [-ln(2)/2, ln(2)/2], highest coefficient first.
-_EXP_POLY = (0.001381461275741458, 0.008368710055947304, 0.04166838899254799, 0.1666652113199234, 0.4999999403953552, 1.0, 1.0)
+
+@dataclass(frozen=True)
+class _Format:
+    """What exp needs to know of a float format: its bits, and the constants of its reduction."""
+
+    bits: int
+    mantissa: int  # explicit mantissa bits; the exponent field starts above them
+    bias: int
+    low: float  # exp's input clamp: below, the result rounds to 0; above, it overflows to inf
+    high: float
+    ln2_hi: float  # fdlibm's split of ln 2: x - k * ln2_hi is exact for the k of clamped x
+    ln2_lo: float
+    poly: tuple[float, ...]  # exp(r) on [-ln(2)/2, ln(2)/2], highest coefficient first
+
+    @property
+    def shifter(self) -> float:
+        """x + shifter rounds x to an integer held in the low mantissa bits (|x| < 2^(mantissa-1))."""
+        return 1.5 * 2.0**self.mantissa
+
+
+_FORMATS = {
+    # 1 + r + c2 r^2 + ... + c6 r^6: minimax relative error (Lawson's algorithm), 0.06 ULP as float32.
+    "f32": _Format(32, 23, 127, -104.0, 89.0, 0.693145751953125, 1.42860682030941723212e-6,
+                   (0.001381461275741458, 0.008368710055947304, 0.04166838899254799, 0.1666652113199234,
+                    0.4999999403953552, 1.0, 1.0)),
+    # Taylor to r^13: truncation error below 0.05 ULP.
+    "f64": _Format(64, 52, 1023, -746.0, 710.0, 6.93147180369123816490e-01, 1.90821492927058770002e-10,
+                   tuple(1.0 / pymath.factorial(n) for n in range(13, 1, -1)) + (1.0, 1.0)),
+}
 # tanh(x) ~ x P(x^2) / Q(x^2) on [-9, 9], highest coefficient first; from |x| = 9 on, float32 tanh is +-1.
 _TANH_P = (-8.488394313615685e-14, 5.27782435810753e-11, -2.0224966590376425e-08, 1.1154244930366985e-05,
            0.003103950060904026, 0.13084004819393158, 1.0)
@@ -55,20 +82,23 @@ FAST_MAX_ULP = {"tanh": 6}  # tested bound of the fastmath tanh (measured 4; ~5 
 
 
 class _Builder:
-    """Emits f32 ops (scalar or vector, like `like`) at the current insertion point; constants splat."""
+    """Emits ops on floats like `like` (f32 or f64, scalar or vector) at the current insertion
+    point; constants splat, integers are as wide as the floats."""
 
     def __init__(self, like: ir.Type) -> None:
         self.type = like
         self.vector = _vector(like)
-        i32 = ir.IntegerType.get_signless(32)
-        self.int_type = ir.VectorType.get(self.vector.shape, i32) if self.vector else i32
+        self.element = self.vector.element_type if self.vector else like
+        self.format = _FORMATS[str(self.element)]
+        self.int_element = ir.IntegerType.get_signless(self.format.bits)
+        self.int_type = ir.VectorType.get(self.vector.shape, self.int_element) if self.vector else self.int_element
 
     def const(self, value: float) -> ir.Value:
-        attr = ir.FloatAttr.get(ir.F32Type.get(), value)
+        attr = ir.FloatAttr.get(self.element, value)
         return arith.constant(self.type, ir.DenseElementsAttr.get_splat(self.type, attr) if self.vector else attr)
 
     def int_const(self, value: int) -> ir.Value:
-        attr = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), value)
+        attr = ir.IntegerAttr.get(self.int_element, value)
         return arith.constant(self.int_type, ir.DenseElementsAttr.get_splat(self.int_type, attr) if self.vector else attr)
 
     def horner(self, coefficients: tuple[float, ...], x: ir.Value) -> ir.Value:
@@ -85,22 +115,26 @@ class _Builder:
         return arith.select(arith.cmpf(arith.CmpFPredicate.UGT, below, lo), below, lo)
 
     def pow2(self, k: ir.Value) -> ir.Value:
-        """2^k for an i32 k in [-126, 127], built from its exponent bits."""
-        return arith.bitcast(self.type, arith.addi(arith.shli(k, self.int_const(23)), self.int_const(127 << 23)))
+        """2^k for an integer k within the normal exponents, built from its exponent bits."""
+        f = self.format
+        biased = arith.addi(arith.shli(k, self.int_const(f.mantissa)), self.int_const(f.bias << f.mantissa))
+        return arith.bitcast(self.type, biased)
 
     def exp(self, x: ir.Value) -> ir.Value:
-        xc = self.clamp(x, -104.0, 89.0)
-        shifter = self.const(_SHIFTER)
-        t = mathd.fma(xc, self.const(1.0 / pymath.log(2.0)), shifter)
+        f = self.format
+        xc = self.clamp(x, f.low, f.high)
+        shifter = self.const(f.shifter)
+        t = mathd.fma(xc, self.const(1.0 / pymath.log(2.0)), shifter)  # k = round(x / ln 2) in t's low bits
         k = arith.subf(t, shifter)
-        r = mathd.fma(k, self.const(-_LN2_HI), xc)
-        r = mathd.fma(k, self.const(-_LN2_LO), r)
-        p = self.horner(_EXP_POLY, r)
+        r = mathd.fma(k, self.const(-f.ln2_hi), xc)
+        r = mathd.fma(k, self.const(-f.ln2_lo), r)
+        p = self.horner(f.poly, r)
         ki = arith.subi(arith.bitcast(self.int_type, t), arith.bitcast(self.int_type, shifter))
         k1 = arith.shrsi(ki, self.int_const(1))
         return arith.mulf(arith.mulf(p, self.pow2(k1)), self.pow2(arith.subi(ki, k1)))
 
     def tanh(self, x: ir.Value) -> ir.Value:
+        """float32 only (see the table below)."""
         xc = self.clamp(x, -_TANH_ONE, _TANH_ONE)
         z = arith.mulf(xc, xc)
         y = arith.divf(arith.mulf(xc, self.horner(_TANH_P, z)), self.horner(_TANH_Q, z))
@@ -108,8 +142,10 @@ class _Builder:
         return arith.select(arith.cmpf(arith.CmpFPredicate.ULT, mathd.absf(x), self.const(_TANH_ONE)), y, saturated)
 
 
-EXACT: dict[str, Callable[[_Builder, ir.Value], ir.Value]] = {"math.exp": _Builder.exp}  # as accurate as libmvec or more
-APPROXIMATE: dict[str, Callable[[_Builder, ir.Value], ir.Value]] = {"math.tanh": _Builder.tanh}  # fastmath only
+# (op, element type) -> builder. EXACT: as accurate as libmvec or more; APPROXIMATE: fastmath only.
+EXACT: dict[tuple[str, str], Callable[[_Builder, ir.Value], ir.Value]] = {
+    ("math.exp", "f32"): _Builder.exp, ("math.exp", "f64"): _Builder.exp}
+APPROXIMATE: dict[tuple[str, str], Callable[[_Builder, ir.Value], ir.Value]] = {("math.tanh", "f32"): _Builder.tanh}
 
 
 def _vector(value_type: ir.Type) -> ir.VectorType | None:
@@ -119,13 +155,14 @@ def _vector(value_type: ir.Type) -> ir.VectorType | None:
         return None
 
 
-def _f32(value_type: ir.Type) -> bool:
+def _element(value_type: ir.Type) -> str:
     vector = _vector(value_type)
-    return str(vector.element_type if vector else value_type) == "f32"
+    return str(vector.element_type if vector else value_type)
 
 
 def inline_math(module: ir.Module) -> None:
-    """Replace each f32 math.exp (and math.tanh in FAST functions) by its inline computation (in place)."""
+    """Replace each float32/float64 math.exp (and float32 math.tanh in FAST functions) by its inline
+    computation (in place)."""
     found: list[tuple[ir.Operation, Callable[[_Builder, ir.Value], ir.Value]]] = []
     for func in module.body.operations:
         func = func.operation
@@ -135,8 +172,10 @@ def inline_math(module: ir.Module) -> None:
         table = {**EXACT, **APPROXIMATE} if fast else EXACT
 
         def visit(op: ir.Operation, table=table) -> ir.WalkResult:
-            if op.name in table and _f32(op.results[0].type):
-                found.append((op, table[op.name]))
+            if op.name.startswith("math.") and len(op.results) == 1:
+                build = table.get((op.name, _element(op.results[0].type)))
+                if build is not None:
+                    found.append((op, build))
             return ir.WalkResult.ADVANCE
 
         func.walk(visit)

@@ -128,7 +128,8 @@ def test_fused_kernels_match_numpy(target: str) -> None:
     np.testing.assert_allclose(gelu(a), 0.5 * a * (1 + np.tanh(0.7978846 * (a + 0.044715 * a * a * a))), rtol=1e-5, atol=1e-5)  # 1 + tanh cancels
 
 
-LIBMVEC = [("log", np.float32), ("tanh", np.float32), ("sin", np.float32), ("cos", np.float32), ("exp", np.float64)]
+LIBMVEC = [("log", np.float32), ("tanh", np.float32), ("sin", np.float32), ("cos", np.float32), ("log", np.float64),
+           ("tanh", np.float64)]
 
 
 @pytest.mark.parametrize(("op", "dtype"), LIBMVEC, ids=lambda v: getattr(v, "__name__", v))
@@ -145,15 +146,18 @@ def test_loop_calls_vector_variant(op: str, dtype: type) -> None:
         assert "zmm" in comp.stage("asm")
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
-def test_float32_exp_is_inline_vector_code(target: str) -> None:
-    """float32 exp is polymath's: the math stage has no math.exp left, the optimized loop calls
-    nothing and computes on vectors as wide as the host's (fused FMAs)."""
-    comp = et.kernel(lambda a: np.exp(a) * 2, target=target).inspect(np.zeros((64, 1000), np.float32))
+def test_exp_is_inline_vector_code(target: str, dtype: type) -> None:
+    """exp is polymath's: the math stage has no math.exp left, the optimized loop calls no exp and
+    computes on vectors as wide as the host's (fused multiply-adds)."""
+    comp = et.kernel(lambda a: np.exp(a) * 2, target=target).inspect(np.zeros((64, 1000), dtype))
     assert "math.exp" in comp.stage("linalg") and "math.exp" not in comp.stage("math")
-    assert "expf" not in comp.stage("llvm-ir-optimized") and "vector-function-abi-variant" not in comp.stage("vecmath")
-    lanes = max(n for n, _ in mathapprox.variants("expf", 32)) if mathapprox.variants("expf", 32) else 8
-    assert re.search(rf"@llvm\.fma\.v{lanes}f32", comp.stage("llvm-ir-optimized"))
+    optimized = comp.stage("llvm-ir-optimized")
+    assert not re.search(r"@_?(exp|expf)\b|_ZGV\w*exp", optimized) and "vector-function-abi-variant" not in comp.stage("vecmath")
+    bits = np.dtype(dtype).itemsize * 8
+    lanes = max((n for n, _ in mathapprox.variants("exp" + ("f" if bits == 32 else ""), bits)), default=256 // bits)
+    assert re.search(rf"@llvm\.fma\.v{lanes}f{bits}", optimized)
 
 
 def test_only_code_calling_vector_math_realigns_its_frame() -> None:
