@@ -8,12 +8,12 @@ vectorizer cannot promise for the scalar stores it widens, so this takes three s
 
 1. `guard` (after the loops stage): a top-level loop nest that writes an output of at least
    `min_bytes()` bytes (the output argument is tagged `et.output` by the emitter), in a kernel
-   whose arguments total at least the last-level cache's size, which the kernel never reads, from loops doing at most MAX_WORK ops per store (`_work`: compute-bound loops
-   measured slower streamed), is
-   versioned on the output's base address: `scf.if` it is 64-byte aligned (as the output pool's
-   buffers are), the copy in the `then` branch marks those stores `nontemporal`, shows LLVM the
-   alignment (`_aligned`, inside any parallel body, so each OpenMP thread's outlined code sees it)
-   and ends each thread's work with `sfence` (streaming stores are weakly ordered);
+   whose arguments total at least the last-level cache's size, which the kernel never reads, from
+   loops doing at most MAX_WORK ops per store (`_work`: compute-bound loops measured slower
+   streamed), is versioned on the output's base address: `scf.if` it is 64-byte aligned (as the
+   output pool's buffers are), the copy in the `then` branch marks those stores `nontemporal`,
+   shows LLVM the alignment (`_aligned`, inside any parallel body, so each OpenMP thread's outlined
+   code sees it) and ends each thread's work with `sfence` (streaming stores are weakly ordered);
    a misaligned output (a user's `out=`) runs the original nest.
 2. `access_groups` (after conversion to LLVM): those stores carry an `llvm.access.group` instead
    (a marker LLVM's vectorizer keeps on the vector stores it makes; `!nontemporal` on a scalar
