@@ -1,7 +1,7 @@
 // PIPELINE: cpu STAGE: llvm
 // Only the LLVM dialect is left: the kernel, its C-interface wrapper, and math as LLVM intrinsics.
 // CHECK-LABEL: llvm.func @kernel(
-// CHECK:         llvm.intr.exp
+// CHECK:         llvm.intr.log
 // CHECK:         llvm.intr.atan2
 // CHECK:         llvm.return
 // CHECK-LABEL: llvm.func @_mlir_ciface_kernel(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
@@ -14,7 +14,7 @@ func.func @kernel(%a: memref<16xf64>, %out: memref<16xf64>) attributes {llvm.emi
   %e = tensor.empty() : tensor<16xf64>
   %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%ta : tensor<16xf64>) outs(%e : tensor<16xf64>) {
   ^bb0(%x: f64, %o: f64):
-    %y = math.exp %x : f64
+    %y = math.log %x : f64
     %z = math.atan2 %y, %x : f64
     linalg.yield %z : f64
   } -> tensor<16xf64>

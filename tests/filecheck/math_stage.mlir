@@ -1,0 +1,44 @@
+// PIPELINE: cpu STAGE: math
+// exp (f32 here) becomes inline arithmetic: clamp, shifter FMA, Cody-Waite FMAs, the polynomial's
+// FMA chain, two exponent-bit scalings; tanh stays math.tanh (libmvec) without et.fastmath.
+// CHECK-LABEL: func.func @kernel(
+// CHECK-NOT:     math.exp
+// CHECK:         arith.cmpf ult
+// CHECK:         arith.cmpf ugt
+// CHECK:         math.fma
+// CHECK-COUNT-8: math.fma
+// CHECK:         arith.shrsi
+// CHECK:         arith.shli
+// CHECK:         arith.mulf
+// CHECK:         arith.mulf
+// CHECK:         math.tanh
+// CHECK-NOT:     math.exp
+// CHECK-LABEL: func.func @fast(
+// CHECK-NOT:     et.fastmath
+// CHECK-NOT:     math.tanh
+// CHECK:         arith.divf
+// CHECK:         math.copysign
+#map = affine_map<(d0) -> (d0)>
+func.func @kernel(%a: memref<16xf32>, %out: memref<16xf32>) attributes {llvm.emit_c_interface} {
+  %ta = bufferization.to_tensor %a restrict : memref<16xf32> to tensor<16xf32>
+  %e = tensor.empty() : tensor<16xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%ta : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    %z = math.tanh %y : f32
+    linalg.yield %z : f32
+  } -> tensor<16xf32>
+  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<16xf32>, memref<16xf32>) -> ()
+  return
+}
+func.func @fast(%a: memref<16xf32>, %out: memref<16xf32>) attributes {et.fastmath} {
+  %ta = bufferization.to_tensor %a restrict : memref<16xf32> to tensor<16xf32>
+  %e = tensor.empty() : tensor<16xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%ta : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %z = math.tanh %x : f32
+    linalg.yield %z : f32
+  } -> tensor<16xf32>
+  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<16xf32>, memref<16xf32>) -> ()
+  return
+}
