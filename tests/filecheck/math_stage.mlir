@@ -18,6 +18,15 @@
 // CHECK-NOT:     math.tanh
 // CHECK:         arith.divf
 // CHECK:         math.copysign
+// Vector exp (as the tile stage's vectorized code would hold): splat constants, vector ops, f64 too.
+// CHECK-LABEL: func.func @vectors(
+// CHECK-NOT:     math.exp
+// CHECK-DAG:     arith.constant dense<{{.*}}> : vector<8xf32>
+// CHECK-DAG:     arith.constant dense<{{.*}}> : vector<4xi64>
+// CHECK-DAG:     math.fma {{.*}} : vector<8xf32>
+// CHECK-DAG:     math.fma {{.*}} : vector<4xf64>
+// CHECK-DAG:     arith.shli {{.*}} : vector<4xi64>
+// CHECK:         return
 #map = affine_map<(d0) -> (d0)>
 func.func @kernel(%a: memref<16xf32>, %out: memref<16xf32>) attributes {llvm.emit_c_interface} {
   %ta = bufferization.to_tensor %a restrict : memref<16xf32> to tensor<16xf32>
@@ -41,4 +50,9 @@ func.func @fast(%a: memref<16xf32>, %out: memref<16xf32>) attributes {et.fastmat
   } -> tensor<16xf32>
   bufferization.materialize_in_destination %r in restrict writable %out : (tensor<16xf32>, memref<16xf32>) -> ()
   return
+}
+func.func @vectors(%v: vector<8xf32>, %w: vector<4xf64>) -> (vector<8xf32>, vector<4xf64>) {
+  %e = math.exp %v : vector<8xf32>
+  %f = math.exp %w : vector<4xf64>
+  return %e, %f : vector<8xf32>, vector<4xf64>
 }
