@@ -25,7 +25,7 @@ from .lowering import workspace
 from .lowering.emit import emit
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, pipeline_for, run_pipeline
-from .optimize import Limits, OptimizeReport, optimize
+from .optimize import Limits, OptimizeReport, egglog_text, optimize
 from .runtime import ArgType, NativeFunction
 from .spec import ArgSpec
 from .tracing import trace_function
@@ -153,7 +153,7 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     timings: dict[str, float] = {}
     outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs))
     # The on-disk cache is keyed on the traced term (+ schedule text, options, versions, CPU): a hit skips the rest.
-    lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: str(to_term(outputs, {})), names, specs, options))
+    lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: egglog_text(to_term(outputs, {})), names, specs, options))
     if lookup.entry is not None:
         return _from_cache(fn, names, specs, options, lookup, timings)
     traced, extracted, nodes, report = _timed(
@@ -166,9 +166,9 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         options=options,
         returns_tuple=returns_tuple,
         outputs=nodes,
-        traced_term=str(traced),
+        traced_term=egglog_text(traced),
         report=report,
-        extracted_term=str(extracted),
+        extracted_term=egglog_text(extracted),
         timings=timings,
     )
     comp.texts["traced"] = comp.traced_term

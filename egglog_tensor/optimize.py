@@ -172,6 +172,13 @@ class _EgglogThread:
 _EGGLOG_THREAD = _EgglogThread()
 
 
+def egglog_text(value: object) -> str:
+    """str() of an egglog expression, made on the egglog thread: egglog's pretty printer runs
+    ast.parse, which CPython 3.11 cannot run on two threads at once (SystemError: AST constructor
+    recursion depth mismatch, seen with kernels compiled concurrently)."""
+    return _EGGLOG_THREAD.run(str, value)
+
+
 def _release_bases() -> None:
     _BASES.clear()
     gc.collect()
