@@ -24,9 +24,9 @@ evaluation of the two polynomials adds up to ~4 ULP near |x| = 4..9, more than l
 without fastmath tanh keeps libmvec. gelu over 4096^2 1.25x faster on one core, 1.21x on two
 (`benchmarks/families.py --only tanh`).
 
-Accuracy (max ULP distance from an np.longdouble reference rounded to float32, over the inputs of
-tests/test_vecmath.py; libmvec's in parentheses): exp 1 (3) for both dtypes, fast tanh 4 (1); MAX_ULP in
-mathapprox.py and FAST_MAX_ULP here are the bounds tested. Each op is IEEE arithmetic with its one
+Accuracy (max ULP distance from an np.longdouble reference rounded to the result's dtype, over the
+inputs of tests/test_vecmath.py; libmvec's in parentheses): exp 1 (3) for both dtypes, fast tanh 4
+(1); MAX_ULP in mathapprox.py and FAST_MAX_ULP here are the bounds tested. Each op is IEEE arithmetic with its one
 rounding, and the vector loop and its scalar remainder run the same code (equal inputs give equal
 results wherever they sit).
 """
@@ -88,7 +88,7 @@ class _Builder:
     def __init__(self, like: ir.Type) -> None:
         self.type = like
         self.vector = _vector(like)
-        self.element = self.vector.element_type if self.vector else like
+        self.element = _element(like)
         self.format = _FORMATS[str(self.element)]
         self.int_element = ir.IntegerType.get_signless(self.format.bits)
         self.int_type = ir.VectorType.get(self.vector.shape, self.int_element) if self.vector else self.int_element
@@ -155,9 +155,10 @@ def _vector(value_type: ir.Type) -> ir.VectorType | None:
         return None
 
 
-def _element(value_type: ir.Type) -> str:
+def _element(value_type: ir.Type) -> ir.Type:
+    """The element type of a vector type, or the type itself."""
     vector = _vector(value_type)
-    return str(vector.element_type if vector else value_type)
+    return vector.element_type if vector else value_type
 
 
 def inline_math(module: ir.Module) -> None:
@@ -173,7 +174,7 @@ def inline_math(module: ir.Module) -> None:
 
         def visit(op: ir.Operation, table=table) -> ir.WalkResult:
             if op.name.startswith("math.") and len(op.results) == 1:
-                build = table.get((op.name, _element(op.results[0].type)))
+                build = table.get((op.name, str(_element(op.results[0].type))))
                 if build is not None:
                     found.append((op, build))
             return ir.WalkResult.ADVANCE
