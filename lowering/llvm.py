@@ -29,6 +29,11 @@ def _host_target() -> tuple[llvm.Target, str, str]:
         return llvm.Target.from_default_triple(), llvm.get_host_cpu_name(), features
 
 
+def host_has(feature: str) -> bool:
+    """Whether the host CPU has an LLVM feature ("avx512f", "avx2", ...)."""
+    return f"+{feature}" in _host_target()[2].split(",")
+
+
 def _host_target_machine() -> llvm.TargetMachine:
     """A fresh O3 TargetMachine for this CPU (AVX-512 where present); MCJIT takes ownership of it."""
     target, cpu, features = _host_target()

@@ -51,7 +51,7 @@ import os
 
 from mlir import ir
 
-from .llvm import _host_target
+from .llvm import host_has
 
 # NumPy ufunc / math op -> libm name per element type.
 FUNCTIONS = {"exp": "exp", "log": "log", "tanh": "tanh", "sin": "sin", "cos": "cos"}
@@ -83,12 +83,11 @@ def variants(scalar: str, bits: int) -> tuple[tuple[int, str], ...]:
     lib = _libmvec()
     if lib is None:
         return ()
-    features = set(_host_target()[2].split(","))
     found = []
     for letter, feature, width in _ISAS:
         lanes = width // bits
         name = f"_ZGV{letter}N{lanes}v_{scalar}"
-        if f"+{feature}" in features and hasattr(lib, name):
+        if host_has(feature) and hasattr(lib, name):
             found.append((lanes, name))
     return tuple(found)
 

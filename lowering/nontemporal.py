@@ -45,9 +45,10 @@ _SLOW = ("arith.divf", "arith.remf", "math.sqrt")
 SLOW_OP = 8
 # Streaming pays in memory-bound loops only. Measured (AMD EPYC, float32, one and two cores, paired
 # A/B): Horner polynomials of 2, 6 and 12 ops per element over 4096^2 1.3-1.45x faster streamed, 20
-# ops 0.85-1.12x, 32 ops 0.72-0.80x; exp(x) with the inline exp (about 24) 0.82-0.85x,
-# exp(x - max(x)) over 4096x1024 rows 0.61x, exp(max(A + b, 0)) * 0.5 + A 0.89-1.03x; loops calling
-# libmvec 5-35% slower. Layer norm (11) and softmax's division loop (8) stream.
+# ops 0.85-1.12x, 32 ops 0.72-0.80x; exp(x - max(x)) over 4096x1024 rows 0.61x; loops calling
+# libmvec 5-35% slower. The inline exp with AVX-512's one-instruction scaling: exp(x) (16 ops)
+# 1.3x faster streamed on two cores, 0.95x on one: it streams; exp(x) * 0.5 + x (18) 1.0x and 0.82x,
+# exp(max(A + b, 0)) * 0.5 + A 0.9x and 0.83x: plain. Layer norm (11) and softmax's division (8) stream.
 MAX_WORK = 16
 _SFENCE = 'llvm.call_intrinsic "llvm.x86.sse.sfence"() : () -> ()'
 
@@ -122,8 +123,8 @@ def _uses(region_op: ir.Operation, outputs: list[ir.Value]) -> tuple[list[ir.Val
 
 
 def _work(loop: ir.OpView | ir.Operation) -> float:
-    """Arithmetic ops per store in the loop around a store (divisions and square roots count
-    SLOW_OP each: one takes several cycles per vector); infinite if the loop calls a function
+    """Arithmetic ops (arith, math, LLVM intrinsics) per store in the loop around a store (divisions
+    and square roots count SLOW_OP each: one takes several cycles per vector); infinite if the loop calls a function
     (math other than _INLINE_MATH and lowering/polymath.py's goes to libm/libmvec)."""
     ops, stores = 0.0, 0
 
@@ -134,7 +135,7 @@ def _work(loop: ir.OpView | ir.Operation) -> float:
             ops = math.inf
         elif name == "memref.store":
             stores += 1
-        elif name.startswith(("arith.", "math.")) and name not in _FREE and not all(str(r.type) == "index" for r in op.results):
+        elif name.startswith(("arith.", "math.", "llvm.intr.")) and name not in _FREE and not all(str(r.type) == "index" for r in op.results):
             ops += SLOW_OP if name in _SLOW else 1
         return ir.WalkResult.ADVANCE
 

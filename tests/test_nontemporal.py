@@ -69,7 +69,7 @@ def _horner(x, degree):
 
 def test_compute_bound_loops_small_outputs_and_read_outputs_keep_plain_stores(monkeypatch) -> None:
     """Not streamed: a loop calling vector math (libmvec's sin) or doing more than MAX_WORK ops per
-    store (a Horner polynomial of degree 10: 20 ops; the inline exp; measured slower streamed), an
+    store (a Horner polynomial of degree 10: 20 ops; exp(x) * 2, 17 with the inline exp; measured slower streamed), an
     output below the threshold, and an output the nest also reads (a column sum accumulating in it)."""
     a = np.random.default_rng(3).standard_normal((8, 32768), dtype=np.float32)
     small = et.kernel(_affine, target="cpu").inspect(a[:, :64], a[0, :64])

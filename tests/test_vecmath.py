@@ -15,6 +15,7 @@ import pytest
 
 import egglog_tensor as et
 from egglog_tensor.lowering import mathapprox, polymath
+from egglog_tensor.lowering.llvm import host_has
 
 OPS = ("exp", "log", "tanh", "sin", "cos")
 DTYPES = (np.float32, np.float64)
@@ -150,7 +151,8 @@ def test_loop_calls_vector_variant(op: str, dtype: type) -> None:
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
 def test_exp_is_inline_vector_code(target: str, dtype: type) -> None:
     """exp is polymath's: the math stage has no math.exp left, the optimized loop calls no exp and
-    computes on vectors as wide as the host's (fused multiply-adds)."""
+    computes on vectors as wide as the host's (fused multiply-adds); with AVX-512 the scaling by
+    2^k is one vscalefps/pd per vector."""
     comp = et.kernel(lambda a: np.exp(a) * 2, target=target).inspect(np.zeros((64, 1000), dtype))
     assert "math.exp" in comp.stage("linalg") and "math.exp" not in comp.stage("math")
     optimized = comp.stage("llvm-ir-optimized")
@@ -158,6 +160,8 @@ def test_exp_is_inline_vector_code(target: str, dtype: type) -> None:
     bits = np.dtype(dtype).itemsize * 8
     lanes = max((n for n, _ in mathapprox.variants("exp" + ("f" if bits == 32 else ""), bits)), default=256 // bits)
     assert re.search(rf"@llvm\.fma\.v{lanes}f{bits}", optimized)
+    suffix = "ps" if bits == 32 else "pd"
+    assert bool(re.search(rf"\tvscalef{suffix}\t.*%zmm", comp.stage("asm"))) == host_has("avx512f")
 
 
 def test_only_code_calling_vector_math_realigns_its_frame() -> None:
