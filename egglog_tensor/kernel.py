@@ -42,7 +42,7 @@ class Kernel:
         self._lock = threading.Lock()
         params = self._signature.parameters.values()
         self._arity = -1 if any(p.kind == p.VAR_POSITIONAL for p in params) else len(self._signature.parameters)
-        self._fast: dict[tuple, _Dispatch] = {}  # fast-path key -> everything a call needs
+        self._fast: dict[tuple, Callable[[tuple, Any], Any]] = {}  # fast-path key -> the specialization's call
         # `out=` names the result buffer(s), unless the function has a parameter of that name.
         self._takes_out = "out" not in self._signature.parameters
 
@@ -87,13 +87,15 @@ class Kernel:
             key = tuple(map(_fast_key, args))
             hit = self._fast.get(key)
             if hit is not None:
-                return hit(args, out)
+                result = hit(args, out)
+                if result is not REFUSED:
+                    return result
         names, values = self._bind(args, kwargs)
         specs = tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
         comp = self._compilation(names, specs)
         dispatch = _Dispatch(comp, specs, self.fn.__name__)
         if not kwargs and len(args) == self._arity and all(k[-1] for k in key if isinstance(k, tuple)):
-            self._fast[key] = dispatch
+            self._fast[key] = dispatch.call
         arrays = [_as_array(v, s) for v, s in zip(values, specs, strict=True)]
         return dispatch.run(arrays, out)
 
@@ -114,10 +116,13 @@ def _fast_key(a: Any) -> Any:
     return type(a)
 
 
+REFUSED = object()  # a fast-path call the native reader refused (nothing ran): take the checked path
+
+
 class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
-    __slots__ = ("empty", "name", "native", "out_dtypes", "outputs", "returns_tuple", "scalars", "workspace")
+    __slots__ = ("call", "empty", "name", "native", "out_dtypes", "outputs", "returns_tuple", "scalars", "workspace")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
         self.name = name
@@ -129,25 +134,66 @@ class _Dispatch:
         self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
         # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
         self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None or not s.shape)
+        # The fast path, for arguments with the (shape, dtype, layout) key this dispatch was made for.
+        self.call: Callable[[tuple, Any], Any] = self._typed_call
+        if not self.native.reads_natively:
+            self.call = self._checked_call
+        elif len(self.outputs) == 1 and self.outputs[0][0] and not (self.returns_tuple or self.scalars or self.workspace):
+            self.call = self._one_array_call()
 
-    def __call__(self, args: tuple, out: Any) -> Any:
-        """The fast path: args have the (shape, dtype, layout) key this dispatch was made for."""
+    def _one_array_call(self) -> Callable[[tuple, Any], Any]:
+        """_typed_call for a kernel of array arguments returning one array, without workspace: the
+        tiny-call path (allocate unless `out=` is an array, let the native reader check and run)."""
+        ((shape, dtype),) = self.outputs
+        empty, run, general = self.empty, self.native.try_typed, self._typed_call
+
+        def call(args: tuple, out: Any) -> Any:
+            if out is None:
+                result = empty(shape, dtype)
+                return REFUSED if run(*args, result) else result
+            if type(out) is np.ndarray and out.dtype == dtype:
+                return REFUSED if run(*args, out) else out
+            return general(args, out)
+
+        return call
+
+    def _typed_call(self, args: tuple, out: Any) -> Any:
+        """The native reader checks every array (shape, layout, writability, no output meeting an
+        input) and runs the kernel on them, writing into `out` when given; REFUSED if it refuses one."""
         if self.scalars:
             args = list(args)
             for i, dtype in self.scalars:
                 args[i] = np.asarray(args[i], dtype)
-        return self.run(args, out, typed=True)
+        if out is None:
+            outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
+        else:
+            outs = list(out) if type(out) is tuple else [out]
+            if tuple([t.dtype if type(t) is np.ndarray else None for t in outs]) != self.out_dtypes:
+                return REFUSED
+        if self.native.try_typed(*args, *outs, *self._lend()):
+            return REFUSED
+        return self._results(outs, out)
 
-    def run(self, arrays: Any, out: Any = None, typed: bool = False) -> Any:
-        """Call the native code on arrays (typed: known to be ndarrays of the compiled dtypes)."""
+    def _checked_call(self, args: tuple, out: Any) -> Any:
+        """The fast path where NumPy's array layout is not the native reader's: checked in Python."""
+        if self.scalars:
+            args = list(args)
+            for i, dtype in self.scalars:
+                args[i] = np.asarray(args[i], dtype)
+        return self.run(args, out)
+
+    def run(self, arrays: Any, out: Any = None) -> Any:
+        """Call the native code on arrays, checked: a clear error for any that does not fit."""
         if out is not None:
-            return self._into(arrays, out) if typed and self.native.reads_natively else self._into_checked(arrays, out)
+            return self._into_checked(arrays, out)
         outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
-        call = self.native.call_typed if typed else self.native
-        if self.workspace:
-            call(*arrays, *outs, *self._lend())
-        else:  # (most kernels: no list to build on the tiny-call path)
-            call(*arrays, *outs)
+        self.native(*arrays, *outs, *self._lend())
+        return self._results(outs, None)
+
+    def _results(self, outs: list[np.ndarray], out: Any) -> Any:
+        """What the call returns: the user's `out` (as given), or the new array(s), 0-d ones as scalars."""
+        if out is not None:
+            return out if self.returns_tuple else outs[0]
         if self.returns_tuple:
             return tuple(o[()] if o.ndim == 0 else o for o in outs)
         result = outs[0]
@@ -156,16 +202,6 @@ class _Dispatch:
     def _lend(self) -> list[np.ndarray]:
         """The workspace buffers for one call, from the pool (given back when the call drops them)."""
         return [POOL.empty(shape, dtype, 0) for shape, dtype in self.workspace]
-
-    def _into(self, arrays: Any, out: Any) -> Any:
-        """`out=` on the fast path: the native reader writes straight into the user's arrays when it
-        accepts them (exact shape, C-contiguous, writable, sharing no byte with an input); any
-        refusal means nothing ran, and the call takes the checked path."""
-        targets = out if type(out) is tuple else (out,)
-        if (tuple([t.dtype if type(t) is np.ndarray else None for t in targets]) == self.out_dtypes
-                and not self.native.try_typed(*arrays, *targets, *self._lend())):
-            return targets if self.returns_tuple else targets[0]
-        return self._into_checked(arrays, out)
 
     def _into_checked(self, arrays: Any, out: Any) -> Any:
         """Write the results into the user's arrays (checked: a clear error for a wrong one): directly

@@ -143,6 +143,26 @@ def test_out_fast_path_skips_python_checks_and_falls_back_when_refused(data, mon
     assert len(checked) == 2
 
 
+@pytest.mark.parametrize("with_scalar", [False, True], ids=["one-array path", "general path"])
+def test_arrays_the_native_reader_refuses_take_the_first_calls_path(with_scalar: bool) -> None:
+    """The fast path (keyed on shape, dtype and layout) hands the arrays to the native reader; one it
+    refuses, a misaligned C-contiguous array here, is copied and run as on the first call, every
+    time (no error on the second call), with or without out=."""
+    k = et.kernel((lambda a, b: a * b + 2.0) if with_scalar else (lambda a, b: a * b + a), target="cpu")
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    expected = a * a + (2.0 if with_scalar else a)
+    np.testing.assert_array_equal(k(a, a), expected)  # makes the fast path
+    raw = np.zeros(a.nbytes + 1, np.uint8)
+    misaligned = raw[1:].view(np.float32).reshape(4, 4)
+    misaligned[:] = a
+    assert not misaligned.flags.aligned and misaligned.flags.c_contiguous
+    for _ in range(2):
+        np.testing.assert_array_equal(k(misaligned, a), expected)
+        out = np.zeros_like(a)
+        assert k(a, misaligned, out=out) is out
+        np.testing.assert_array_equal(out, expected)
+
+
 def test_scalar_result_into_a_0d_array() -> None:
     k = et.kernel(lambda a, b: np.sum(a * b), target="cpu")
     a = np.arange(10, dtype=np.float64)
