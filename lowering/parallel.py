@@ -36,12 +36,9 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .tiling import (_ANY, CONTRACTIONS, _epilogue, _ints, _loop_extents, apply_patterns, as_operation, fills_per_block, linalg_ops,
+from .tiling import (_ANY, CONTRACTIONS, MIN_WORK, _epilogue, _ints, _loop_extents, apply_patterns, as_operation, fills_per_block, linalg_ops,
                      named_sequence, op_handles)
 
-
-# Fewer loop iterations than this in one op: not worth a parallel region.
-MIN_WORK = 1 << 15
 
 # Iterator types of the named ops the emitter produces (generics carry theirs).
 _NAMED_ITERATORS = {

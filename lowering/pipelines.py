@@ -149,12 +149,13 @@ def cpu_openmp(threads: int) -> Pipeline:
     split = Stage("parallel", ("transform-interpreter", "canonicalize"),
                   script=functools.partial(parallel.transform_script, threads=threads))
     rows_loop = Stage(ROWS.name, ROWS.passes, script=functools.partial(rows.transform_script, threads=threads))
+    tile = Stage(TILE.name, TILE.passes, script=functools.partial(tiling.transform_script, threads=threads))
     return Pipeline(
         "cpu-openmp",
         (
             rows_loop,
             split,
-            TILE,
+            tile,
             BUFFERIZE,
             LANES,
             MATH,

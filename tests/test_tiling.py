@@ -82,6 +82,32 @@ def test_contractions_match_numpy(target, dtype, name, fn, shapes) -> None:
     _check(fn, shapes, dtype, target)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize(("k", "n", "split"), [(512, 300, True), (301, 300, False), (2048, 64, True)],
+                         ids=["split", "odd-k", "narrow"])
+def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
+    """x @ A on two threads: the rows of A are split among them (one partial y each, summed after:
+    each thread streams whole rows), unless k has no split into whole steps of kr rows, when the
+    threads take column blocks; one thread reads whole rows too (no forall over column blocks)."""
+    x, a = _args([(k,), (k, n)], dtype)
+    for threads in (1, 2):
+        kernel = et.kernel(lambda x, a: x @ a, target="cpu-openmp", threads=threads)
+        got, comp = kernel(x, a), kernel.inspect(x, a)
+        if np.issubdtype(dtype, np.integer):
+            np.testing.assert_array_equal(got, x @ a)
+        else:
+            tol = 1e-4 if dtype == np.float32 else 1e-10
+            np.testing.assert_allclose(got, x @ a, rtol=tol, atol=tol * k)
+        tiled = comp.stage("tile")
+        assert re.search(r"(vector\.fma|arith\.addi) .*: vector<\d+x", tiled) and "linalg.vecmat" not in tiled
+        partials = re.search(rf"tensor.empty\(\) : tensor<2x{n}x", tiled)  # the threads' partial ys
+        assert bool(partials) == (split and threads == 2), tiled
+        foralls = re.findall(r"scf.forall \(%\w+\) in \((\d+)\)", tiled)
+        assert foralls == (["2"] if threads == 2 else []) or (not split and threads == 2 and len(foralls) == 1)
+        if threads == 2:
+            assert "omp.wsloop" in comp.stage("openmp")
+
+
 BATCH_SHAPES = [  # (batch, m, k, n): tiny, unit m / n / k (left to loops), remainders, one batch, many
     (3, 17, 9, 33), (2, 1, 5, 7), (2, 6, 5, 1), (2, 6, 1, 7), (1, 64, 64, 64), (5, 67, 45, 130),
     (64, 8, 8, 8), (2, 300, 320, 33), (3, 0, 4, 5),
