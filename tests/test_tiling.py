@@ -70,6 +70,7 @@ def test_matmul_matches_numpy(target, dtype, mkn) -> None:
         ("batch", lambda a, b: a @ b, [(3, 17, 9), (3, 9, 33)]),
         ("matvec", lambda a, b: a @ b, [(37, 70), (70,)]),
         ("matvec-tall", lambda a, b: a @ b, [(300, 3), (3,)]),
+        ("matvec-odd", lambda a, b: a @ b, [(203, 301), (301,)]),  # partial row blocks and k steps: peeled
         ("vecmat", lambda a, b: a @ b, [(70,), (70, 37)]),
         ("vecmat-wide", lambda a, b: a @ b, [(5,), (5, 1000)]),
         ("dot", lambda a, b: a @ b, [(77,), (77,)]),
@@ -106,6 +107,20 @@ def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
         assert foralls == (["2"] if threads == 2 else []) or (not split and threads == 2 and len(foralls) == 1)
         if threads == 2:
             assert "omp.wsloop" in comp.stage("openmp")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_matvec_full_register_tiles_are_unmasked(target) -> None:
+    """A matvec whose k is not a multiple of the partial sums' width, nor m of the row block: the
+    full register tiles are peeled from the partial ones, so the hot loop reads A unmasked (a
+    masked tile everywhere made the whole loop slower, and its combination scalar code)."""
+    a, x = _args([(203, 301), (301,)], np.float32)
+    kernel = et.kernel(lambda a, x: a @ x, target=target)
+    np.testing.assert_allclose(kernel(a, x), a @ x, rtol=1e-4, atol=1e-3)
+    tiled = kernel.inspect(a, x).stage("tile")
+    unmasked = r"vector.transfer_read %\w+\[[^\]]*\], %\w+ \{in_bounds = \[true, true\]\} : tensor<203x301xf32>, vector<4x64xf32>"
+    masked = r"vector.transfer_read %\w+\[[^\]]*\], %\w+, %\w+ \{in_bounds = \[true, true\]\} : tensor<203x301xf32>"
+    assert re.search(unmasked, tiled) and re.search(masked, tiled)
 
 
 BATCH_SHAPES = [  # (batch, m, k, n): tiny, unit m / n / k (left to loops), remainders, one batch, many
