@@ -160,10 +160,7 @@ class _Dispatch:
     def _typed_call(self, args: tuple, out: Any) -> Any:
         """The native reader checks every array (shape, layout, writability, no output meeting an
         input) and runs the kernel on them, writing into `out` when given; REFUSED if it refuses one."""
-        if self.scalars:
-            args = list(args)
-            for i, dtype in self.scalars:
-                args[i] = np.asarray(args[i], dtype)
+        args = self._with_scalars_as_arrays(args)
         if out is None:
             outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
         else:
@@ -176,11 +173,16 @@ class _Dispatch:
 
     def _checked_call(self, args: tuple, out: Any) -> Any:
         """The fast path where NumPy's array layout is not the native reader's: checked in Python."""
-        if self.scalars:
-            args = list(args)
-            for i, dtype in self.scalars:
-                args[i] = np.asarray(args[i], dtype)
-        return self.run(args, out)
+        return self.run(self._with_scalars_as_arrays(args), out)
+
+    def _with_scalars_as_arrays(self, args: tuple) -> Any:
+        """args with each scalar argument a 0-d array of its compiled dtype."""
+        if not self.scalars:
+            return args
+        args = list(args)
+        for i, dtype in self.scalars:
+            args[i] = np.asarray(args[i], dtype)
+        return args
 
     def run(self, arrays: Any, out: Any = None) -> Any:
         """Call the native code on arrays, checked: a clear error for any that does not fit."""

@@ -744,12 +744,16 @@ def _reshaped_unpack(x: str, i: int, compute: str) -> list[str]:
     ]
 
 
-def _mark_micro(i: int, handle: str) -> list[str]:
-    """Mark the register tile `handle` et.micro = i (the vectorizer's match: the tags do not survive)."""
-    return [
-        f"%micro{i} = transform.param.constant {i} : i64 -> !transform.any_param",
-        f'transform.annotate {handle} "et.micro" = %micro{i} : {_ANY}, !transform.any_param',
-    ]
+def _mark_micro(i: int, *handles: str) -> list[str]:
+    """Mark the register tiles `handles` et.micro = i (the vectorizer's match: the tags do not survive)."""
+    return [f"%micro{i} = transform.param.constant {i} : i64 -> !transform.any_param"] + [
+        f'transform.annotate {handle} "et.micro" = %micro{i} : {_ANY}, !transform.any_param' for handle in handles]
+
+
+def _vectorize_marked(t: _Target, i: int) -> list[str]:
+    """Vectorize the ops marked et.micro = i (`_mark_micro`), remainder tiles with masks."""
+    return [f"%v{i} = transform.structured.match attributes{{et.micro = {i} : i64}} in %funcs : ({_ANY}) -> {_ANY}",
+            f"transform.structured.vectorize %v{i} vector_sizes {_ints(t.vec)} : {_ANY}"]
 
 
 def _pack_b(t: _Target, i: int, source: str) -> list[str]:
@@ -1050,11 +1054,11 @@ def _matvec(t: _Target, i: int) -> list[str]:
         f"%fill{i}, %part{i}, %comb{i}, %lk{i} = transform.structured.tile_reduction_using_for %b{i} "
         f"by tile_sizes = [0, {kv}] : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})"
     )
-    # the partial sums, their init and combination marked et.micro; full register tiles peeled from the partial ones (masked)
+    # the partial sums, their init and combination marked (the peels clone them); full register
+    # tiles peeled from the partial ones, which are masked
     m, k = t.loops
-    marks = [f'transform.annotate {op}{i} "et.micro" = %micro{i} : {_ANY}, !transform.any_param' for op in ("%fill", "%comb")]
-    return lines + _mark_micro(i, f"%part{i}") + marks + (_peel(f"%lk{i}") if k % kv else []) + \
-        (_peel(f"%lm{i}") if tm % mr or m % tm else [])
+    lines += _mark_micro(i, f"%part{i}", f"%fill{i}", f"%comb{i}")
+    return lines + (_peel(f"%lk{i}") if k % kv else []) + (_peel(f"%lm{i}") if tm % mr or m % tm else [])
 
 
 def _vecmat(t: _Target, i: int, threads: int) -> list[str]:
@@ -1125,13 +1129,10 @@ def transform_script(module: ir.Module, threads: int = 1) -> str | None:
             later += _vectorize_matmul(t, i)
         elif name == "matvec":
             body += _matvec(t, i)
-            later.append(f"%v{i} = transform.structured.match attributes{{et.micro = {i} : i64}} in %funcs : ({_ANY}) -> {_ANY}")
-            later.append(f"transform.structured.vectorize %v{i} vector_sizes {_ints(t.vec)} : {_ANY}")
+            later += _vectorize_marked(t, i)
         elif name == "vecmat":
             body += _vecmat(t, i, threads)
-            later += [f'%v{i} = transform.structured.match ops{{["linalg.vecmat", "linalg.generic"]}} attributes{{et.micro = {i} : i64}}'
-                      f" in %funcs : ({_ANY}) -> {_ANY}",
-                      f"transform.structured.vectorize %v{i} vector_sizes {_ints(t.vec)} : {_ANY}"]
+            later += _vectorize_marked(t, i)
         else:
             body += _dot(t, i)
             later.append(f"transform.structured.vectorize %part{i} vector_sizes {_ints(t.vec)} : {_ANY}")
