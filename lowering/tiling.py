@@ -1146,8 +1146,10 @@ def transform_script(module: ir.Module, threads: int = 1) -> str | None:
         # accumulators: a transfer_read/transfer_write pair of the loop-carried tensor -> registers
         f'%fors = transform.structured.match ops{{["scf.for"]}} in %root : ({_ANY}) -> {_ANY}',
         f"transform.loop.hoist_loop_invariant_subsets %fors : {_ANY}",
+        # multi-reductions (matvec's partial sums combined, row by row): one vector.reduction per row
+        # ("innerparallel" extracted every lane: matvec 2048^2 0.145 -> 0.120 ms on two cores)
         *apply_patterns("%funcs", 'vector.lower_contraction lowering_strategy = "outerproduct"', "vector.lower_masked_transfers",
-                        "vector.transfer_permutation_patterns", 'vector.lower_multi_reduction lowering_strategy = "innerparallel"',
+                        "vector.transfer_permutation_patterns", 'vector.lower_multi_reduction lowering_strategy = "innerreduction"',
                         "vector.lower_transpose", "vector.lower_outerproduct", "canonicalization"),
     ]
     return named_sequence(body)
