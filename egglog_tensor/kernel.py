@@ -94,8 +94,8 @@ class Kernel:
         specs = tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
         comp = self._compilation(names, specs)
         dispatch = _Dispatch(comp, specs, self.fn.__name__)
-        if not kwargs and len(args) == self._arity and all(k[-1] for k in key if isinstance(k, tuple)):
-            self._fast[key] = dispatch.call
+        if not kwargs and len(args) == self._arity and hit is None and all(k[-1] for k in key if isinstance(k, tuple)):
+            self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
         arrays = [_as_array(v, s) for v, s in zip(values, specs, strict=True)]
         return dispatch.run(arrays, out)
 

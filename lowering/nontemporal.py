@@ -123,9 +123,10 @@ def _uses(region_op: ir.Operation, outputs: list[ir.Value]) -> tuple[list[ir.Val
 
 
 def _work(loop: ir.OpView | ir.Operation) -> float:
-    """Arithmetic ops (arith, math, LLVM intrinsics) per store in the loop around a store (divisions
-    and square roots count SLOW_OP each: one takes several cycles per vector); infinite if the loop calls a function
-    (math other than _INLINE_MATH and lowering/polymath.py's goes to libm/libmvec)."""
+    """Arithmetic ops (arith, math, LLVM intrinsics) per store in the loop around a store
+    (divisions and square roots count SLOW_OP each: one takes several cycles per vector); infinite
+    if the loop calls a function (math other than _INLINE_MATH and lowering/polymath.py's goes to
+    libm/libmvec)."""
     ops, stores = 0.0, 0
 
     def visit(op: ir.Operation) -> ir.WalkResult:

@@ -5,8 +5,9 @@ glibc's vector `expf` (libmvec, lowering/mathapprox.py) costs 0.37 ns per elemen
 an AMD EPYC (Zen 4, 2.6 GHz), and each call spills the loop's live vectors. Written as ordinary ops,
 the same function is sixteen vector instructions that LLVM schedules with the rest of the
 loop: 1.58x faster (in cache: `benchmarks/families.py --only exp`; 2.0x NumPy's), and more
-accurate. float64: 1.12x libmvec's `exp` (`--only exp64`), 1 ULP instead of 3. The `math` stage rewrites every float32 and float64 (scalar or vector) `math.exp`
-this way; the other functions keep libmvec.
+accurate. float64: 1.12x libmvec's `exp` (`--only exp64`), 1 ULP instead of 3. The `math` stage
+rewrites every float32 and float64 (scalar or vector) `math.exp` this way; the other functions
+keep libmvec.
 
 exp(x): clamp x to [-104, 89] ([-746, 710] for float64: past total underflow and overflow; NaN
 passes: the compares are unordered), k = round(x / ln 2) with the 1.5 * 2^23 (2^52) shifter (k
@@ -27,9 +28,9 @@ without fastmath tanh keeps libmvec. gelu over 4096^2 1.25x faster on one core, 
 
 Accuracy (max ULP distance from an np.longdouble reference rounded to the result's dtype, over the
 inputs of tests/test_vecmath.py; libmvec's in parentheses): exp 1 (3) for both dtypes, fast tanh 4
-(1); MAX_ULP in mathapprox.py and FAST_MAX_ULP here are the bounds tested. Each op is IEEE arithmetic with its one
-rounding, and the vector loop and its scalar remainder run the same code (equal inputs give equal
-results wherever they sit).
+(1); MAX_ULP in mathapprox.py and FAST_MAX_ULP here are the bounds tested. Each op is IEEE
+arithmetic with its one rounding, and the vector loop and its scalar remainder run the same code
+(equal inputs give equal results wherever they sit).
 """
 
 from __future__ import annotations

@@ -1074,7 +1074,8 @@ def _vecmat(t: _Target, i: int, threads: int) -> list[str]:
     2047 x 2000 (odd k) on one 2.6 -> 0.31 ms, two 1.7 -> 0.30."""
     (tn, _), (nv, kr) = t.tiles, t.vec
     n, k = t.loops
-    split = _k_split(k, kr, threads) if n * k >= MIN_WORK else 1
+    parallel = n * k >= MIN_WORK
+    split = _k_split(k, kr, threads) if parallel else 1
     lines = [_match(t, f"%op{i}")]
     if split > 1:
         lines += [
@@ -1085,7 +1086,7 @@ def _vecmat(t: _Target, i: int, threads: int) -> list[str]:
             f'%a{i} = transform.structured.match ops{{["linalg.generic"]}} in %par{i} : ({_ANY}) -> {_ANY}',
         ]
     else:
-        blocks = min(threads, max(1, n // nv)) if n * k >= MIN_WORK else 1
+        blocks = min(threads, max(1, n // nv)) if parallel else 1
         lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", [_divisor_tile(n, -(-n // blocks), nv), 0]))
     lines.append(_tile(f"%nb{i}, %ln{i}", 1, f"%a{i}", "tile_using_for", [tn, 0]))
     lines.append(_tile(f"%b{i}, %lk{i}, %lr{i}", 2, f"%nb{i}", "tile_using_for", [nv, kr], interchange=[1, 0]))
@@ -1107,7 +1108,7 @@ def _dot(t: _Target, i: int) -> list[str]:
         f"%fill{i}, %part{i}, %comb{i}, %lk{i} = transform.structured.tile_reduction_using_for %op{i} "
         f"by tile_sizes = [{kv}] : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})"
     )
-    return lines
+    return lines + _mark_micro(i, f"%part{i}", f"%fill{i}", f"%comb{i}")
 
 
 def transform_script(module: ir.Module, threads: int = 1) -> str | None:
@@ -1135,9 +1136,7 @@ def transform_script(module: ir.Module, threads: int = 1) -> str | None:
             later += _vectorize_marked(t, i)
         else:
             body += _dot(t, i)
-            later.append(f"transform.structured.vectorize %part{i} vector_sizes {_ints(t.vec)} : {_ANY}")
-            later.append(f"transform.structured.vectorize %comb{i} vector_sizes {_ints(t.vec)} : {_ANY}")
-            later.append(f"transform.structured.vectorize %fill{i} vector_sizes {_ints(t.vec)} : {_ANY}")
+            later += _vectorize_marked(t, i)
     body += ["// peeled tiles get static shapes before vectorization", *_CLEANUP, *later]
     body += [
         *apply_patterns("%funcs", "scf.for_loop_canonicalization", "linalg.tiling_canonicalization",
