@@ -9,7 +9,7 @@ vectorizer cannot promise for the scalar stores it widens, so this takes three s
 1. `guard` (after the loops stage): a top-level loop nest that writes an output of at least
    `min_bytes()` bytes (the output argument is tagged `et.output` by the emitter), in a kernel
    whose arguments total at least the last-level cache's size, which the kernel never reads, from
-   loops doing at most MAX_WORK ops per store (`_work`: compute-bound loops measured slower
+   loops doing at most MAX_WORK ops per store (`work`: compute-bound loops measured slower
    streamed), is versioned on the output's base address: `scf.if` it is 64-byte aligned (as the
    output pool's buffers are), the copy in the `then` branch marks those stores `nontemporal`,
    shows LLVM the alignment (`_aligned`, inside any parallel body, so each OpenMP thread's outlined
@@ -113,7 +113,7 @@ def _uses(region_op: ir.Operation, outputs: list[ir.Value]) -> tuple[list[ir.Val
                 continue
             if op.name == "memref.store" and index == 1:
                 stored.append(root)
-                heavy = heavy or _work(op.parent) > MAX_WORK
+                heavy = heavy or work(op.parent) > MAX_WORK
             elif not (op.name in _VIEWS and index == 0):
                 read.append(root)
         return ir.WalkResult.ADVANCE
@@ -122,7 +122,7 @@ def _uses(region_op: ir.Operation, outputs: list[ir.Value]) -> tuple[list[ir.Val
     return stored, read, heavy
 
 
-def _work(loop: ir.OpView | ir.Operation) -> float:
+def work(loop: ir.OpView | ir.Operation) -> float:
     """Arithmetic ops (arith, math, LLVM intrinsics) per store in the loop around a store
     (divisions and square roots count SLOW_OP each: one takes several cycles per vector); infinite
     if the loop calls a function (math other than _INLINE_MATH and lowering/polymath.py's goes to

@@ -12,7 +12,7 @@ from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..toolchain import run_tool, save_failure_input
-from . import lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
+from . import interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,11 @@ LOOP_METADATA = Stage("loop-metadata", (), rewrite=lanes.loop_metadata)
 # LLVM's vectorizer keeps; after O3, the vector ones proved aligned become non-temporal (nontemporal.py).
 STREAMS = Stage("streams", (), rewrite=nontemporal.access_groups)
 
-# exp (float32, float64; and float32 tanh under fastmath), scalar or vector, becomes inline arith/math ops before the loops are made (polymath.py).
+# exp (float32, float64) and float32 tanh, scalar or vector, become inline arith/math ops before the loops are made (polymath.py).
 MATH = Stage("math", (), rewrite=polymath.inline_math)
+
+# Long elementwise loops (inline math) ask LLVM to interleave 4 or 8 vectors (interleave.py).
+INTERLEAVE = Stage("interleave", (), rewrite=interleave.annotate)
 
 # Scalar exp/log/tanh/sin/cos become libm calls that LLVM vectorizes with glibc's libmvec (mathapprox.py).
 VECMATH = Stage("vecmath", (), rewrite=mathapprox.vectorize_math)
@@ -116,6 +119,7 @@ CPU = Pipeline(
         LANES,
         MATH,
         Stage("loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-for", "canonicalize", "cse"), rewrite=nontemporal.guard),
+        INTERLEAVE,
         VECTOR,
         TO_LLVM,
         STREAMS,
@@ -161,6 +165,7 @@ def cpu_openmp(threads: int) -> Pipeline:
             MATH,
             Stage("parallel-loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-parallel", "canonicalize", "cse"),
                   rewrite=nontemporal.guard),
+            INTERLEAVE,
             VECTOR,
             Stage("openmp", (f"convert-scf-to-openmp{{num-threads={threads}}}",)),
             Stage("llvm", ("convert-openmp-to-llvm", *TO_LLVM.passes)),

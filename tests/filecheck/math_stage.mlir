@@ -1,7 +1,8 @@
 // PIPELINE: cpu STAGE: math
 // exp (f32 here) becomes inline arithmetic: clamp, shifter FMA, Cody-Waite FMAs, the polynomial's
 // FMA chain, then the scaling by 2^k: LLVM's ldexp (vscalefss) with AVX-512, else two exponent-bit
-// scalings; tanh stays math.tanh (libmvec) without et.fastmath.
+// scalings. float32 tanh is inline too: x + x^3 P(x^2) for small |x|, else 1 - 2 / (exp(2|x|) + 1)
+// (|x| limited to 10, the same exp), picked by |x| < 0.7, with x's sign; et.fastmath's is rational.
 // CHECK-LABEL: func.func @kernel(
 // CHECK-NOT:     math.exp
 // CHECK:         arith.cmpf ult
@@ -13,7 +14,18 @@
 // NO-AVX512:     arith.shli
 // NO-AVX512:     arith.mulf
 // NO-AVX512:     arith.mulf
-// CHECK:         math.tanh
+// CHECK:         math.absf
+// CHECK-COUNT-6: math.fma
+// CHECK:         arith.cmpf ult
+// CHECK:         arith.addf
+// CHECK-COUNT-9: math.fma
+// AVX512:        llvm.intr.ldexp({{.*}}) : (f32, i32) -> f32
+// NO-AVX512:     arith.mulf
+// NO-AVX512:     arith.mulf
+// CHECK:         arith.divf
+// CHECK:         arith.cmpf olt
+// CHECK:         math.copysign
+// CHECK-NOT:     math.tanh
 // CHECK-NOT:     math.exp
 // CHECK-LABEL: func.func @fast(
 // CHECK-NOT:     et.fastmath

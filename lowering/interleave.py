@@ -1,0 +1,70 @@
+"""Interleave counts for long elementwise loops, handed to LLVM's loop vectorizer.
+
+An elementwise loop with inline math (lowering/polymath.py's exp and tanh) is one long chain of
+dependent ops per vector: gelu's is about 45, some 120 cycles from load to store. LLVM interleaves
+such a loop twice (its cost model shrinks the count as the body grows), and two chains do not fill
+the core's out-of-order window, so the loop waits on latency, not on its FMA units. More vectors
+side by side hide it. After the loops stage, each innermost `scf.for` without loop-carried values
+(reductions are lowering/lanes.py's) whose work per store (`nontemporal.work`: arithmetic ops,
+divisions counting several) reaches SHORT_CHAIN gets
+
+    llvm.loop_annotation = #llvm.loop_annotation<interleave = <count = N>>
+
+(N = 8 up to LONG_CHAIN ops, 4 beyond: eight chains of a longer loop run out of the 32 vector
+registers), which convert-scf-to-cf forwards to the back edge and lanes.loop_metadata moves into
+`!llvm.loop`. Loops calling a function (libmvec's math) keep LLVM's choice: the call spills them.
+
+Measured (AMD EPYC Zen 4, float32 64x1024 in L2, one core, cycles per 16 elements, LLVM's
+interleave 2 / 4 / 8): exp 14.1 / 13.9 / 12.1; exp(max(x + 0.1, 0)) * 0.5 + x 19.1 / 17.4 / 15.3;
+tanh 29.6 / 24.9 / 25.6; gelu 40.7 / 31.3 / 33.0; a 12-op Horner polynomial 8.4 / 8.5 / 8.6 (short
+chains gain nothing, so they keep LLVM's count).
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from .nontemporal import work
+
+SHORT_CHAIN = 14  # ops per store from which a loop interleaves 8 vectors
+LONG_CHAIN = 24  # ... and from which 4
+ATTRIBUTE = "llvm.loop_annotation"
+
+
+def count(work: float) -> int | None:
+    """The interleave count for a loop doing `work` ops per store (None: LLVM's own)."""
+    if work < SHORT_CHAIN or work == float("inf"):
+        return None
+    return 8 if work < LONG_CHAIN else 4
+
+
+def _innermost(loop: ir.Operation) -> bool:
+    """Whether no loop is nested in `loop`."""
+    found = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in ("scf.for", "scf.parallel", "scf.forall"):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    for op in loop.regions[0].blocks[0].operations:
+        op.operation.walk(visit)
+    return not found
+
+
+def annotate(module: ir.Module) -> None:
+    """Annotate each long elementwise innermost loop with its interleave count (in place)."""
+    loops: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "scf.for" and len(op.results) == 0 and ATTRIBUTE not in op.attributes and _innermost(op):
+            loops.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for loop in loops:
+        n = count(work(loop))
+        if n is not None:
+            loop.attributes[ATTRIBUTE] = ir.Attribute.parse(
+                f"#llvm.loop_annotation<interleave = #llvm.loop_interleave<count = {n} : i32>>")
