@@ -43,13 +43,14 @@ _INLINE_MATH = ("math.sqrt", "math.absf", "math.absi", "math.fma", "math.copysig
 _FREE = ("arith.constant", "arith.bitcast", "arith.index_cast", "arith.index_castui")  # no instruction of their own
 _SLOW = ("arith.divf", "arith.remf", "math.sqrt")
 SLOW_OP = 8
-# Streaming pays in memory-bound loops only. Measured (AMD EPYC, float32, one and two cores, paired
-# A/B): Horner polynomials of 2, 6 and 12 ops per element over 4096^2 1.3-1.45x faster streamed, 20
-# ops 0.85-1.12x, 32 ops 0.72-0.80x; exp(x - max(x)) over 4096x1024 rows 0.61x; loops calling
-# libmvec 5-35% slower. The inline exp with AVX-512's one-instruction scaling: exp(x) (16 ops)
-# 1.3x faster streamed on two cores, 0.95x on one: it streams; exp(x) * 0.5 + x (18) 1.0x and 0.82x,
-# exp(max(A + b, 0)) * 0.5 + A 0.9x and 0.83x: plain. Layer norm (11) and softmax's division (8) stream.
-MAX_WORK = 16
+# Streaming pays where the loop keeps up with memory. Measured before long loops were interleaved
+# (AMD EPYC, float32, paired A/B): Horner polynomials of 2-12 ops per element over 4096^2 1.3-1.45x
+# faster streamed, 20 ops 0.85-1.12x, 32 ops 0.72-0.80x; loops calling libmvec 5-35% slower. Since
+# lowering/interleave.py keeps 4-8 vectors in flight (streamed vs plain, 4096^2, two cores / one):
+# 20 ops 1.4-1.55x / 1.35x, exp(x) * 0.5 + x 1.4-1.8x / 1.7x, exp(max(A + b, 0)) * 0.5 + A
+# 1.5-1.6x / 1.2-1.4x, 32 ops 1.0x / 1.0x, 64 ops 1.0x / 1.0x, gelu (about 52 with its division)
+# 1.0-1.08x / 1.0x. So every loop up to the 64 ops measured streams; one calling a function does not.
+MAX_WORK = 64
 _SFENCE = 'llvm.call_intrinsic "llvm.x86.sse.sfence"() : () -> ()'
 
 
