@@ -151,14 +151,16 @@ def _sfence_before(op: ir.Operation) -> None:
 
 def _stream(nest: ir.Operation, outputs: list[ir.Value]) -> None:
     """In the copy `nest`: the outputs' stores nontemporal, their alignment shown to LLVM (where
-    the nest uses them), an sfence at the end of each parallel body (each thread's stores)."""
+    the nest uses them or a view of them made outside it, as lowering/flatten.py's collapse), an
+    sfence at the end of each parallel body (each thread's stores)."""
     users: list[tuple[ir.Operation, int]] = []
     bodies: list[ir.Block] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "memref.store" and _root(op.operands[1]) in outputs:
             op.attributes["nontemporal"] = ir.BoolAttr.get(True)
-        users.extend((op, i) for i, operand in enumerate(op.operands) if operand in outputs)
+        users.extend((op, i) for i, operand in enumerate(op.operands)
+                     if operand in outputs or (_root(operand) in outputs and not _inside(operand, nest)))
         if op.name == "scf.parallel":
             bodies.append(op.regions[0].blocks[0])
         return ir.WalkResult.ADVANCE
@@ -169,6 +171,17 @@ def _stream(nest: ir.Operation, outputs: list[ir.Value]) -> None:
     for op, index in users:
         with ir.InsertionPoint(op), op.location:
             op.operands[index] = _aligned(op.operands[index])
+
+
+def _inside(value: ir.Value, nest: ir.Operation) -> bool:
+    """Whether `value` is defined in `nest` (by an op or as a block argument of its regions)."""
+    owner = value.owner
+    op = owner.owner if isinstance(owner, ir.Block) else owner.operation
+    while op is not None:
+        if op == nest:
+            return True
+        op = op.parent
+    return False
 
 
 def _aligned(buffer: ir.Value) -> ir.Value:

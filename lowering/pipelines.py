@@ -12,7 +12,7 @@ from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..toolchain import run_tool, save_failure_input
-from . import interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
+from . import flatten, interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,9 @@ VECTOR = Stage("vector", ("convert-vector-to-scf{full-unroll=true}", "func.func(
 # Row reductions with lanes chosen in the term (et.lanes, set by the rows stage): their reduction loop
 # carries the vector width and interleave count for LLVM's vectorizer (lowering/lanes.py).
 LANES = Stage("lanes", ("transform-interpreter", "canonicalize"), script=lanes.transform_script)
+
+# Elementwise ops over contiguous buffers become one flat loop: no remainder per row (flatten.py).
+FLATTEN = Stage("flatten", ("transform-interpreter", "canonicalize"), script=flatten.transform_script)
 LOOP_METADATA = Stage("loop-metadata", (), rewrite=lanes.loop_metadata)
 
 # Stores of large outputs marked nontemporal by the loops stage's guard carry an access group that
@@ -116,6 +119,7 @@ CPU = Pipeline(
         ROWS,
         TILE,
         BUFFERIZE,
+        FLATTEN,
         LANES,
         MATH,
         Stage("loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-for", "canonicalize", "cse"), rewrite=nontemporal.guard),
@@ -161,6 +165,7 @@ def cpu_openmp(threads: int) -> Pipeline:
             split,
             tile,
             BUFFERIZE,
+            FLATTEN,
             LANES,
             MATH,
             Stage("parallel-loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-parallel", "canonicalize", "cse"),

@@ -21,12 +21,15 @@ def counts(comp: et.Kernel) -> list[int]:
     return [int(n) for n in re.findall(r'"llvm\.loop\.interleave\.count", i32 (\d+)', comp.stage("llvm-ir"))]
 
 
-def test_count_grows_with_the_chain_then_shrinks_for_registers() -> None:
-    assert interleave.count(interleave.SHORT_CHAIN - 1) is None
-    assert interleave.count(interleave.SHORT_CHAIN) == 8
-    assert interleave.count(interleave.LONG_CHAIN - 1) == 8
-    assert interleave.count(interleave.LONG_CHAIN) == interleave.count(200) == 4
-    assert interleave.count(float("inf")) is None  # a loop calling a function
+def test_count_grows_with_the_chain_then_shrinks_for_registers_and_short_loops() -> None:
+    count = interleave.count
+    assert count(interleave.SHORT_CHAIN - 1, None, 16) is None
+    assert count(interleave.SHORT_CHAIN, None, 16) == count(interleave.SHORT_CHAIN, 512, 16) == 8
+    assert count(interleave.LONG_CHAIN - 1, 1000, 16) == 8
+    assert count(interleave.LONG_CHAIN, 1000, 16) == count(200, None, 16) == 4
+    assert count(float("inf"), None, 16) is None  # a loop calling a function
+    assert count(20, 511, 16) == 4 and count(20, 255, 16) is None and count(20, 255, 8) == 4  # 4 steps of n vectors
+    assert count(40, 200, 16) is None and count(40, 256, 16) == 4
 
 
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
@@ -48,6 +51,16 @@ def test_long_elementwise_loops_interleave_by_their_length(target: str) -> None:
         a = np.random.default_rng(1).standard_normal(shape).astype(np.float32) * 3
         np.testing.assert_allclose(long_chain(a), gelu(a), rtol=2e-6, atol=2e-7)
         np.testing.assert_allclose(medium(a), np.exp(a) * 2, rtol=2e-6)
+
+
+def test_short_rows_keep_llvms_count() -> None:
+    """A broadcast keeps gelu(x + b) a loop over rows (lowering/flatten.py leaves it): rows of 200
+    float32 are fewer than MIN_STEPS steps of 4 zmm vectors (256 elements), so with AVX-512 LLVM
+    picks; rows of 256 (or 8-lane AVX2 vectors: 128) are long enough."""
+    kernel = et.kernel(lambda x, b: gelu(x + b))
+    expected = [] if host_has("avx512f") else [4]
+    assert counts(kernel.inspect(np.zeros((200, 200), np.float32), np.zeros(200, np.float32))) == expected
+    assert counts(kernel.inspect(np.zeros((200, 256), np.float32), np.zeros(256, np.float32))) == [4]
 
 
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])

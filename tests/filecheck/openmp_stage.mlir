@@ -1,16 +1,18 @@
 // PIPELINE: cpu-openmp STAGE: openmp
 // The "parallel" stage splits the generic into one chunk of rows per thread: only that loop is an
-// omp.wsloop (no collapse); the chunk's loops stay sequential scf.for, so LLVM vectorizes the inner one.
+// omp.wsloop (no collapse); the chunk, a block of whole rows, is contiguous, so the "flatten" stage
+// made it one sequential scf.for over its elements, which LLVM vectorizes.
 // CHECK-LABEL: func.func @kernel(
 // CHECK:       omp.parallel num_threads(
 // CHECK-NEXT:    omp.wsloop {
 // CHECK-NEXT:      omp.loop_nest (%{{[^,]*}}) : index = {{.*}} {
 // CHECK-NOT:         collapse
 // CHECK:             memref.subview
+// CHECK:             memref.collapse_shape {{.*}} into memref<{{[0-9]+}}xf32, strided<[1], offset: ?>>
 // CHECK:             scf.for
-// CHECK-NEXT:          scf.for
-// CHECK:                 arith.mulf
-// CHECK:                 arith.addf
+// CHECK-NOT:           scf.for
+// CHECK:               arith.mulf
+// CHECK:               arith.addf
 // CHECK:           omp.yield
 // CHECK:       omp.terminator
 // CHECK-NOT:   linalg.
