@@ -249,12 +249,12 @@ def environment() -> dict[str, Any]:
     import numpy
 
     from . import __version__
-    from .lowering.llvm import _host_target
+    from .lowering.host import host_target
     from .lowering.mathapprox import _libmvec
     from .lowering.tiling import host_caches
     from .toolchain import mlir_llvm_version
 
-    target, cpu, features = _host_target()
+    target, cpu, features = host_target()
     mvec = _libmvec()
     try:
         glibc = os.confstr("CS_GNU_LIBC_VERSION") or "unknown"

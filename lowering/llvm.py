@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import ctypes
-import functools
-import threading
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
@@ -12,31 +10,12 @@ import llvmlite.binding as llvm
 from ..errors import CompileError
 from ..toolchain import load_openmp_runtime, run_tool, save_failure_input
 from . import nontemporal
-
-_init_lock = threading.Lock()
-
-
-@functools.cache
-def _host_target() -> tuple[llvm.Target, str, str]:
-    """Initialize the native target once; return it with the host CPU name and features."""
-    with _init_lock:
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        features = llvm.get_host_cpu_features().flatten()
-        if "+avx512f" in features.split(","):
-            # LLVM tunes most AVX-512 CPUs to prefer 256-bit vectors; we want the full zmm width.
-            features += ",-prefer-256-bit"
-        return llvm.Target.from_default_triple(), llvm.get_host_cpu_name(), features
-
-
-def host_has(feature: str) -> bool:
-    """Whether the host CPU has an LLVM feature ("avx512f", "avx2", ...)."""
-    return f"+{feature}" in _host_target()[2].split(",")
+from .host import host_target
 
 
 def _host_target_machine() -> llvm.TargetMachine:
     """A fresh O3 TargetMachine for this CPU (AVX-512 where present); MCJIT takes ownership of it."""
-    target, cpu, features = _host_target()
+    target, cpu, features = host_target()
     return target.create_target_machine(cpu=cpu, features=features, opt=3, jit=True)
 
 
@@ -80,7 +59,7 @@ def _optimize(module: llvm.ModuleRef) -> llvm.ModuleRef:
     Not in process: each run of llvmlite's PassBuilder O3 pipeline leaks 150-400 KB that LLVM never
     frees (measured; 1,000 kernels grew RSS by ~220 MB), a separate process frees everything.
     """
-    _, cpu, features = _host_target()
+    _, cpu, features = host_target()
     text = str(module)
     realign = ["-stackrealign"] if "vector-function-abi-variant" in text else []
     text = run_tool("opt", ["-O3", *realign, f"-mcpu={cpu}", f"-mattr={features}", "-S"], text, stage="O3")

@@ -51,7 +51,7 @@ import os
 
 from mlir import ir
 
-from .llvm import host_has
+from .host import host_has
 
 # NumPy ufunc / math op -> libm name per element type.
 FUNCTIONS = {"exp": "exp", "log": "log", "tanh": "tanh", "sin": "sin", "cos": "cos"}

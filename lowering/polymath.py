@@ -51,7 +51,7 @@ from mlir.dialects import arith
 from mlir.dialects import llvm as llvmd
 from mlir.dialects import math as mathd
 
-from .llvm import host_has
+from .host import host_has
 
 FAST = "et.fastmath"  # function attribute (lowering/emit.py, fastmath=True): approximate tanh too; removed here
 

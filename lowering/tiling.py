@@ -99,6 +99,8 @@ from pathlib import Path
 
 from mlir import ir
 
+from .host import simd_bytes
+
 # Fewer loop iterations than this in one op: not worth a parallel region (it costs a few microseconds).
 MIN_WORK = 1 << 15
 
@@ -125,18 +127,6 @@ def _read_size(text: str) -> int:
     return int(text.rstrip("KMG")) * scale
 
 
-def _simd_bytes() -> int:
-    try:
-        flags = Path("/proc/cpuinfo").read_text().split("flags", 2)[1].split("\n", 1)[0].split()
-    except (OSError, IndexError):
-        return 16
-    if "avx512f" in flags:
-        return 64
-    if "avx2" in flags or "avx" in flags:
-        return 32
-    return 16
-
-
 @functools.cache
 def host_caches(root: str = "/sys/devices/system/cpu/cpu0/cache") -> CacheInfo:
     """The host's L1 data, L2 and L3 sizes and L2's ways from sysfs (fallbacks: CacheInfo's), and its SIMD width."""
@@ -156,7 +146,7 @@ def host_caches(root: str = "/sys/devices/system/cpu/cpu0/cache") -> CacheInfo:
             except (OSError, ValueError):
                 continue
     fallback = CacheInfo()
-    return CacheInfo(sizes.get(1, fallback.l1), sizes.get(2, fallback.l2), line, _simd_bytes(), ways.get(2, fallback.l2_ways),
+    return CacheInfo(sizes.get(1, fallback.l1), sizes.get(2, fallback.l2), line, simd_bytes(), ways.get(2, fallback.l2_ways),
                      sizes.get(3, fallback.l3))
 
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from egglog_tensor.errors import CompileError, KernelArgumentError
-from egglog_tensor.lowering.llvm import LoadedModule, host_has, load_llvm_ir
+from egglog_tensor.lowering.host import host_has
+from egglog_tensor.lowering.llvm import LoadedModule, load_llvm_ir
 from egglog_tensor.lowering.pipelines import PIPELINES, lower_to_llvm_ir, run_pipeline
 from egglog_tensor.runtime import ArgType, NativeFunction, describe, element_strides
 from egglog_tensor.toolchain import tool_path

@@ -9,7 +9,7 @@ import pytest
 
 import egglog_tensor as et
 from egglog_tensor.lowering import interleave
-from egglog_tensor.lowering.llvm import host_has
+from egglog_tensor.lowering.host import host_has
 
 
 def gelu(x):

@@ -15,7 +15,7 @@ import pytest
 
 import egglog_tensor as et
 from egglog_tensor.lowering import mathapprox, polymath
-from egglog_tensor.lowering.llvm import host_has
+from egglog_tensor.lowering.host import host_has
 
 OPS = ("exp", "log", "tanh", "sin", "cos")
 DTYPES = (np.float32, np.float64)
