@@ -47,9 +47,9 @@ def flattens(op: ir.Operation) -> bool:
     if op.name != "linalg.generic" or "iterator_types" not in op.attributes:
         return False
     iterators = ir.ArrayAttr(op.attributes["iterator_types"])
+    identity = ir.AffineMap.get_identity(len(iterators))
     maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
-    return (len(iterators) >= 2 and all("parallel" in str(it) for it in iterators)
-            and all(m.is_permutation and m == ir.AffineMap.get_identity(len(iterators)) for m in maps)
+    return (len(iterators) >= 2 and all("parallel" in str(it) for it in iterators) and all(m == identity for m in maps)
             and all(_contiguous(operand.type) for operand in op.operands))
 
 
