@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -103,6 +104,10 @@ class Compilation:
             *([f"workspace (lent by each call): {work}"] if work else []),
             *([f"streaming stores: {streams} non-temporal vector stores (outputs larger than L3, when 64-byte aligned)"]
               if (streams := self.texts.get("llvm-ir-optimized", "").count(", !nontemporal ")) else []),
+            *([f"flattened: {flat} elementwise op(s) over contiguous buffers, each one loop"]
+              if (flat := self.texts.get("flatten-script", "").count("flatten_elementwise")) else []),
+            *([f"interleave counts asked of LLVM's vectorizer: {', '.join(counts)}"]
+              if (counts := re.findall(r'"llvm\.loop\.interleave\.count", i32 (\d+)', self.texts.get("llvm-ir", ""))) else []),
             ("stages (loaded from cache): " if self.cache == cache.HIT else "stages: ") + ", ".join(self.stages),
             "compile time: " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in self.timings.items()),
             "extracted term:",

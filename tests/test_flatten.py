@@ -29,6 +29,7 @@ def test_contiguous_elementwise_kernels_run_one_flat_loop(shape: tuple[int, ...]
     if x.size:
         assert f"into memref<{x.size}xf32>" in comp.stage("flatten")
         assert nested_loops(comp.stage("loops")) == 1
+        assert "flattened: 1 elementwise op(s)" in comp.summary()
     np.testing.assert_allclose(kernel(x), gelu(x), rtol=2e-6, atol=2e-7)
 
 

@@ -42,6 +42,7 @@ def test_long_elementwise_loops_interleave_by_their_length(target: str) -> None:
     medium = et.kernel(lambda a: np.exp(a) * 2, target=target)
     short = et.kernel(lambda a: a * 3 + a, target=target)
     assert counts(long_chain.inspect(x)) == [4]
+    assert "interleave counts asked of LLVM's vectorizer: 4" in long_chain.inspect(x).summary()
     assert counts(medium.inspect(x)) == [8]
     assert counts(short.inspect(x)) == []
     lanes = 16 if host_has("avx512f") else 8
