@@ -92,12 +92,12 @@ TILE = Stage("tile", ("transform-interpreter", "canonicalize"), script=tiling.tr
 # Vector ops left by the tile stage: n-D transfers -> loops of 1-D ones, masks -> selects.
 VECTOR = Stage("vector", ("convert-vector-to-scf{full-unroll=true}", "func.func(lower-vector-mask)", "canonicalize", "cse"))
 
+# Elementwise ops over contiguous buffers become one flat loop: no remainder per row (flatten.py).
+FLATTEN = Stage("flatten", ("transform-interpreter", "canonicalize"), script=flatten.transform_script)
+
 # Row reductions with lanes chosen in the term (et.lanes, set by the rows stage): their reduction loop
 # carries the vector width and interleave count for LLVM's vectorizer (lowering/lanes.py).
 LANES = Stage("lanes", ("transform-interpreter", "canonicalize"), script=lanes.transform_script)
-
-# Elementwise ops over contiguous buffers become one flat loop: no remainder per row (flatten.py).
-FLATTEN = Stage("flatten", ("transform-interpreter", "canonicalize"), script=flatten.transform_script)
 LOOP_METADATA = Stage("loop-metadata", (), rewrite=lanes.loop_metadata)
 
 # Stores of large outputs marked nontemporal by the loops stage's guard carry an access group that

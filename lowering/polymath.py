@@ -24,14 +24,16 @@ float32 tanh(x): below |x| = 0.7, x + x^3 P(x^2) (minimax relative error 0.04 UL
 dominates, so its rounding is the result's); from there on 1 - 2 / (exp(2|x|) + 1) with the exp
 above (|x| limited to 10, where float32 tanh is 1: no overflow; 2/(e+1) <= 0.4, so the subtraction
 loses nothing); x's sign copied onto either (-0.0 stays -0.0, NaN passes). Max error 1 ULP over
-every float32 (1.06 ULP from the float64 reference), as libmvec's, at 0.66x its time: tanh over
-64x1024 in L2 25 cycles per 16 elements against libmvec's 38, gelu 32 against 52 (with the
-interleaving of lowering/interleave.py; libmvec's call also spills the loop's vectors).
+every float32 (1.06 ULP from the float64 reference), as libmvec's. In L2 on one core tanh takes
+25.6 cycles per 16 elements against libmvec's 28.5 and gelu 32 against 32 (with the interleaving
+of lowering/interleave.py: 41 without); over 4096x4096, where libmvec's calls also keep the second
+core from helping as much, gelu is 1.26x faster on two cores, 1.06x on one
+(`benchmarks/families.py --only tanh`).
 
 tanh(x) in kernels compiled with fastmath=True (the function carries FAST): x P(x^2) / Q(x^2)
 on [-9, 9] (minimax relative error 0.4 ULP for these float32 coefficients), +-1 beyond. The float32
 evaluation of the two polynomials adds up to ~4 ULP near |x| = 4..9, so it is fastmath only: 17
-cycles per 16 elements in L2, gelu 26 (`benchmarks/families.py --only tanh`).
+cycles per 16 elements in L2, gelu 26 (`benchmarks/families.py --only fasttanh`: 1.19-1.47x).
 
 Accuracy (max ULP distance from an np.longdouble reference rounded to the result's dtype, over the
 inputs of tests/test_vecmath.py; libmvec's in parentheses): exp 1 (3) for both dtypes, float32 tanh
@@ -166,7 +168,7 @@ class _Builder:
         return self.scale(p, arith.subi(arith.bitcast(self.int_type, t), arith.bitcast(self.int_type, shifter)))
 
     def tanh(self, x: ir.Value) -> ir.Value:
-        """float32: x + x^3 P(x^2) below |x| = 0.55; from there on 1 - 2 / (exp(2|x|) + 1), with x's sign."""
+        """float32: x + x^3 P(x^2) below |x| = 0.7; from there on 1 - 2 / (exp(2|x|) + 1), with x's sign."""
         ax = mathd.absf(x)
         z = arith.mulf(ax, ax)
         small = mathd.fma(arith.mulf(ax, z), self.horner(_TANH_SMALL, z), ax)
