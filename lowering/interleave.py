@@ -29,7 +29,7 @@ from __future__ import annotations
 from mlir import ir
 
 from .nontemporal import work
-from .tiling import element_bytes, simd_lanes
+from .lanes import vector_lanes
 
 SHORT_CHAIN = 14  # ops per store from which a loop interleaves 8 vectors
 LONG_CHAIN = 24  # ... and from which 4
@@ -64,17 +64,16 @@ def _trip(loop: ir.Operation) -> int | None:
 
 
 def _lanes(loop: ir.Operation) -> int:
-    """Vector lanes of the widest element the loop stores."""
-    widest = 1
+    """Vector lanes of the widest element the loop stores (a byte's if it stores none)."""
+    stored: list[ir.Type] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        nonlocal widest
         if op.name == "memref.store":
-            widest = max(widest, element_bytes(op.operands[0].type))
+            stored.append(op.operands[0].type)
         return ir.WalkResult.ADVANCE
 
     loop.walk(visit)
-    return simd_lanes(widest)
+    return min((vector_lanes(t) for t in stored), default=vector_lanes(ir.IntegerType.get_signless(8)))
 
 
 def _innermost(loop: ir.Operation) -> bool:

@@ -130,10 +130,14 @@ class _Builder:
             acc = mathd.fma(acc, x, self.const(c))
         return acc
 
+    def at_most(self, x: ir.Value, high: float) -> ir.Value:
+        """min(x, high); NaN stays NaN (the unordered compare picks x: one vminps)."""
+        hi = self.const(high)
+        return arith.select(arith.cmpf(arith.CmpFPredicate.ULT, x, hi), x, hi)
+
     def clamp(self, x: ir.Value, low: float, high: float) -> ir.Value:
         """x limited to [low, high]; NaN stays NaN (unordered compares pick x: one vminps, one vmaxps)."""
-        lo, hi = self.const(low), self.const(high)
-        below = arith.select(arith.cmpf(arith.CmpFPredicate.ULT, x, hi), x, hi)
+        below, lo = self.at_most(x, high), self.const(low)
         return arith.select(arith.cmpf(arith.CmpFPredicate.UGT, below, lo), below, lo)
 
     def pow2(self, k: ir.Value) -> ir.Value:
@@ -172,7 +176,7 @@ class _Builder:
         ax = mathd.absf(x)
         z = arith.mulf(ax, ax)
         small = mathd.fma(arith.mulf(ax, z), self.horner(_TANH_SMALL, z), ax)
-        limited = arith.select(arith.cmpf(arith.CmpFPredicate.ULT, ax, self.const(_TANH_EXP_UP_TO)), ax, self.const(_TANH_EXP_UP_TO))
+        limited = self.at_most(ax, _TANH_EXP_UP_TO)
         e = self.exp_clamped(arith.addf(limited, limited))
         one = self.const(1.0)
         big = arith.subf(one, arith.divf(self.const(2.0), arith.addf(e, one)))
