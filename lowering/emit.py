@@ -11,6 +11,7 @@ inlines its elementwise producer (`sum(a*b)` reads a and b once). Arguments come
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -21,7 +22,7 @@ from egglog_tensor.errors import CompileError
 from egglog_tensor.graph import ELEMENTWISE, REDUCTIONS, Node, is_unit_reshape
 from egglog_tensor.spec import ArgSpec
 
-from . import lanes, nontemporal, polymath, rows, scalar, tiling
+from . import blocking, lanes, nontemporal, polymath, rows, scalar, tiling
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 
@@ -135,6 +136,7 @@ class Emitter:
         self.values: dict[int, ir.Value] = {}
         self.arg_tensors: dict[str, ir.Value] = {}
         self.arg_memrefs: dict[str, ir.Value] = {}
+        self.strided: list[ir.Value] = []  # tensors of arguments not in C order
 
     # --- materialized values ---------------------------------------------------------------
     def materialize(self, node: Node) -> ir.Value:
@@ -179,8 +181,7 @@ class Emitter:
         return tensor.empty(list(node.shape), scalar.storage_type(node.dtype))
 
     def _filled(self, node: Node, value: float) -> ir.Value:
-        init = self._empty(node)
-        return linalg.fill(scalar.constant(value, node.dtype, stored=True), outs=[init])
+        return _fill(node.shape, node.dtype, value)
 
     def output(self, node: Node) -> ir.Value:
         """The value written to an output buffer. An argument returned as is gets an explicit copy:
@@ -247,21 +248,100 @@ class Emitter:
         init = self._filled(node, scalar.reduction_identity(node.op, node.dtype, empty))
         if empty:  # nothing to read (slicing a size-0 operand does not verify)
             return init
+        lanes_attr = node.attrs[1] if len(node.attrs) > 1 else None  # {op}_lanes: the optimizer chose them
+        if lanes_attr is not None and lanes_attr < 1:
+            raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {lanes_attr}")
         plan = _Plan(x.shape)
         tree = self._scalar(x, dims, plan)
         if not all(plan.spans(a) for a in axes):
             # Linalg infers each loop's bounds from an operand indexed by that bare loop index;
             # a reduced dim read only at an offset or broadcast (a[1:], a[::-1]) has none, so
             # reduce a materialized x instead.
-            plan = _Plan(x.shape)
-            tree = plan.input(self.materialize(x), dims, x.dtype)
+            plan, tree = self._plain_input(self.materialize(x), x.dtype)
+        if node.op == "sum" and node.dtype.startswith("float"):
+            vf = tiling.simd_lanes(tiling.element_bytes(scalar.element_type(node.dtype)))
+            lanes_first = max(vf, lanes_attr or 0) if self._unit_stride(plan) else 1
+            steps = blocking.plan(x.shape, tuple(axes), lanes_first, vf)
+            if steps != [blocking.Step(tuple(sorted(axes)))]:
+                blocked = self._blocked_sum(node, x, plan, tree, steps, lanes_attr)
+                if blocked is not None:
+                    return blocked
         out_map = ir.AffineMap.get(x.ndim, 0, [d for i, d in enumerate(dims) if i not in axes])
         iterators = ["reduction" if i in axes else "parallel" for i in range(x.ndim)]
         value = self._generic(plan, tree, init, out_map, iterators, node.op, node.dtype)
-        if len(node.attrs) > 1:  # {op}_lanes: the optimizer chose the lanes of its innermost reduction loop
-            if node.attrs[1] < 1:
-                raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {node.attrs[1]}")
-            value.owner.attributes[lanes.TAG] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), node.attrs[1])
+        _tag_lanes(value, lanes_attr)
+        return value
+
+    def _plain_input(self, value: ir.Value, dtype: str) -> tuple[_Plan, tuple]:
+        """A plan reading one tensor at the identity index, and its body."""
+        shape = tuple(ir.RankedTensorType(value.type).shape)
+        plan = _Plan(shape)
+        return plan, plan.input(value, [ir.AffineDimExpr.get(i) for i in range(len(shape))], dtype)
+
+    def _unit_stride(self, plan: _Plan) -> bool:
+        """Whether every operand reads the innermost loop at unit stride (or not at all), so that
+        LLVM vectorizes it: only the last index uses it, bare, into a tensor in C order."""
+        inner = len(plan.domain) - 1
+        for value, amap, _ in plan.inputs:
+            results = list(amap.results)
+            if any(_uses(e, inner) for e in results[:-1]):
+                return False
+            if results and _uses(results[-1], inner) and (
+                    not _is_dim(results[-1], inner) or any(value == s for s in self.strided)):
+                return False
+        return True
+
+    def _blocked_sum(self, node: Node, x: Node, plan: _Plan, tree: tuple, steps: list[blocking.Step],
+                     lanes_attr: int | None) -> ir.Value | None:
+        """A float sum as the generics of `steps` (lowering/blocking.py), each summing the partials
+        of the one before; None when an operand reads a blocked loop other than by its bare index."""
+        shape, reduced = x.shape, tuple(sorted(node.attrs[0]))
+        value = None
+        for k, step in enumerate(steps):
+            if k:
+                plan, tree = self._plain_input(value, node.dtype)
+            value = self._sum_step(plan, tree, shape, step, node.dtype, None if k else lanes_attr)
+            if value is None:
+                return None
+            shape, reduced = step.result(shape, reduced)
+        return value
+
+    def _sum_step(self, plan: _Plan, tree: tuple, shape: tuple[int, ...], step: blocking.Step, dtype: str,
+                  lanes_attr: int | None) -> ir.Value | None:
+        """One step of a blocked sum: the whole axes summed and the blocked axis summed block by
+        block (the last block also takes the tail past the last full block)."""
+        start = scalar.reduction_identity("sum", dtype, False)
+        if step.block is None:
+            return self._sum_generic(plan, tree, shape, step.axes, _fill(_kept(shape, step.axes), dtype, start), dtype, lanes_attr)
+        axis, size = step.block
+        count, tail = divmod(shape[axis], size)
+        split = _split_inputs(plan, axis, size, count)
+        if split is None:
+            return None
+        domain = shape[:axis] + (count, size) + shape[axis + 1:]
+        summed = tuple(a if a < axis else a + 1 for a in step.axes) + (axis + 1,)
+        value = self._sum_generic(_Plan(domain, split), tree, domain, summed, _fill(_kept(domain, summed), dtype, start), dtype,
+                                  lanes_attr)
+        if not tail:
+            return value
+        # The tail past the last full block is added into the last block's partials, in place.
+        kept = _kept(shape, step.axes)
+        at = sum(1 for a in range(axis) if a not in step.axes)  # the blocked axis among the partials' dims
+        offsets = [count - 1 if d == at else 0 for d in range(len(kept))]
+        sizes = [1 if d == at else n for d, n in enumerate(kept)]
+        last_type = ir.RankedTensorType.get([n for d, n in enumerate(kept) if d != at], scalar.storage_type(dtype))
+        last = tensor.extract_slice(last_type, value, [], [], [], offsets, sizes, [1] * len(kept))
+        tail_plan = _Plan(shape[:axis] + (tail,) + shape[axis + 1:], _tail_inputs(plan, axis, count * size, tail))
+        last = self._sum_generic(tail_plan, tree, tail_plan.domain, tuple(sorted(step.axes + (axis,))), last, dtype, lanes_attr)
+        return tensor.insert_slice(last, value, [], [], [], offsets, sizes, [1] * len(kept))
+
+    def _sum_generic(self, plan: _Plan, tree: tuple, domain: tuple[int, ...], axes: tuple[int, ...], init: ir.Value,
+                     dtype: str, lanes_attr: int | None) -> ir.Value:
+        dims = [ir.AffineDimExpr.get(i) for i in range(len(domain))]
+        out_map = ir.AffineMap.get(len(domain), 0, [d for i, d in enumerate(dims) if i not in axes])
+        iterators = ["reduction" if i in axes else "parallel" for i in range(len(domain))]
+        value = self._generic(plan, tree, init, out_map, iterators, "sum", dtype)
+        _tag_lanes(value, lanes_attr)
         return value
 
     # --- contractions and data movement -------------------------------------------------------
@@ -329,6 +409,84 @@ class Emitter:
         return value
 
 
+def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:
+    init = tensor.empty(list(shape), scalar.storage_type(dtype))
+    return linalg.fill(scalar.constant(value, dtype, stored=True), outs=[init])
+
+
+def _tag_lanes(value: ir.Value, lanes_attr: int | None) -> None:
+    """Hand the lanes the optimizer chose to the "lanes" stage (lowering/lanes.py)."""
+    if lanes_attr is not None:
+        value.owner.attributes[lanes.TAG] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), lanes_attr)
+
+
+def _kept(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def _is_dim(expr: ir.AffineExpr, dim: int) -> bool:
+    return isinstance(expr, ir.AffineDimExpr) and expr.position == dim
+
+
+def _uses(expr: ir.AffineExpr, dim: int) -> bool:
+    return re.search(rf"\bd{dim}\b", str(expr)) is not None
+
+
+def _split_inputs(plan: _Plan, axis: int, size: int, count: int) -> list[tuple[ir.Value, ir.AffineMap, str]] | None:
+    """The plan's operands over the domain with loop `axis` split into (count, size): each operand
+    dim read by the bare loop index is cut to count*size and expanded into (block, index in block)
+    (tensor.expand_shape: a view); None if an operand reads the loop otherwise (a[1:], diagonals)."""
+    rank = len(plan.domain) + 1
+    new = [ir.AffineDimExpr.get(i) for i in range(rank)]
+    moved = ir.AffineMap.get(rank, 0, [new[i] if i < axis else new[i + 1] for i in range(rank - 1)])
+    out = []
+    for value, amap, dtype in plan.inputs:
+        results = list(amap.results)
+        if any(_uses(e, axis) and not _is_dim(e, axis) for e in results):
+            return None
+        bare = [j for j, e in enumerate(results) if _is_dim(e, axis)]
+        exprs, shape, groups = [], [], []
+        src = ir.RankedTensorType(value.type)
+        sizes = list(src.shape)
+        for j, e in enumerate(results):
+            if j in bare:
+                groups.append([len(shape), len(shape) + 1])
+                shape += [count, size]
+                exprs += [new[axis], new[axis + 1]]
+                sizes[j] = count * size
+            else:
+                groups.append([len(shape)])
+                shape.append(src.shape[j])
+                exprs.append(e.compose(moved))
+        if bare:
+            value = _slice(value, sizes, [0] * len(sizes))
+            i64 = ir.IntegerType.get_signless(64)
+            assoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, g) for g in group]) for group in groups])
+            value = tensor.expand_shape(ir.RankedTensorType.get(shape, src.element_type), value, assoc, [], shape)
+        out.append((value, ir.AffineMap.get(rank, 0, exprs), dtype))
+    return out
+
+
+def _tail_inputs(plan: _Plan, axis: int, start: int, tail: int) -> list[tuple[ir.Value, ir.AffineMap, str]]:
+    """The plan's operands over the domain with loop `axis` cut to [start, start + tail)."""
+    out = []
+    for value, amap, dtype in plan.inputs:
+        results = list(amap.results)
+        shape = list(ir.RankedTensorType(value.type).shape)
+        offsets = [start if _is_dim(e, axis) else 0 for e in results]
+        sizes = [tail if _is_dim(e, axis) else n for e, n in zip(results, shape, strict=True)]
+        out.append((_slice(value, sizes, offsets), amap, dtype))
+    return out
+
+
+def _slice(value: ir.Value, sizes: list[int], offsets: list[int]) -> ir.Value:
+    shape = list(ir.RankedTensorType(value.type).shape)
+    if sizes == shape:
+        return value
+    rtype = ir.RankedTensorType.get(sizes, ir.RankedTensorType(value.type).element_type)
+    return tensor.extract_slice(rtype, value, [], [], [], offsets, sizes, [1] * len(shape))
+
+
 def _reassociation(rank: int) -> ir.ArrayAttr:
     i64 = ir.IntegerType.get_signless(64)
     group = [ir.IntegerAttr.get(i64, i) for i in range(rank)]
@@ -377,6 +535,8 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn
                 for name, spec, arg in zip(names, specs, entry.arguments, strict=False):
                     ttype = ir.RankedTensorType.get(list(spec.shape), scalar.storage_type(spec.dtype))
                     emitter.arg_tensors[name] = bufferization.to_tensor(ttype, arg, restrict=True)
+                    if spec.layout != "C" and len(spec.shape) > 0:
+                        emitter.strided.append(emitter.arg_tensors[name])
                     emitter.arg_memrefs[name] = arg
                 outs = list(entry.arguments)[len(specs):]
                 for node, out in zip(outputs, outs, strict=True):

@@ -165,9 +165,13 @@ def test_openmp_stage_keeps_inner_loops_sequential() -> None:
 
 
 def test_full_reduction_is_split_over_threads() -> None:
+    """A float sum is blocked (lowering/blocking.py): its row sums are split over rows; a full
+    integer sum, one generic, is split into one partial result per thread."""
     a, b = rng.standard_normal((1024, 512), np.float32), rng.standard_normal((1024, 512), np.float32)
     comp = kern(lambda a, b: np.sum(a * b), 2).inspect(a, b)
-    assert "tile_reduction_using_forall" in comp.stage("parallel-script")
+    assert "num_threads [2, 0]" in comp.stage("parallel-script")
+    i = rng.integers(-9, 9, (1024, 512), np.int32)
+    assert "tile_reduction_using_forall" in kern(lambda i: np.sum(i), 2).inspect(i).stage("parallel-script")
     bodies = _omp_bodies(comp.stage("openmp"))
     assert len(bodies) == 1 and "scf.for" in bodies[0]
     assert "fastmath<reassoc>" in comp.stage("openmp")  # partial sums may be kept in vectors
