@@ -8,8 +8,10 @@
   the same bits: NaN, inf and the sign of zero included.
 - `err`: a first-order running bound on the distance of NumPy's value from the program evaluated
   exactly on NumPy's own inputs: half an ULP per rounding, 8 ULP per math function (libmvec and
-  NumPy are each within 4 ULP), n*eps*sum|x| per sum, product or contraction over n terms,
-  propagated through each op's derivative. `inf` marks a fragile element: a division by, a log
+  NumPy are each within 4 ULP), SUM_BOUND*log2(n)*eps*sum|x| per sum over n terms (the
+  blocked summation's bound, lowering/blocking.py; the reference sum itself is taken in long double,
+  so NumPy's own linear sums along strided axes do not loosen it), n*eps*|result| per product and
+  k*eps*sum|a*b| per contraction over k terms, propagated through each op's derivative. `inf` marks a fragile element: a division by, a log
   of, or a comparison between values within their error of the critical point, an overflow that
   depends on rounding or summation order, a discontinuity (floor, remainder, sign, arctan2's
   cut). For a non-finite value, err 0 means its NaN/inf is certain.
@@ -33,6 +35,7 @@ import numpy as np
 from fuzz_programs import BINARY, COMPARE_FNS, OPS, SCALAR, UNARY, Program, Step
 
 TOLERANCE = 4.0
+SUM_BOUND = 2.0  # float sums: |error| <= SUM_BOUND * eps * log2(n) * sum|x| (README, "Known differences")
 MATH_ULPS = 8.0  # libmvec's 4 ULP plus NumPy's own SIMD math's 4 ULP
 ROUNDED = 0.5
 f64 = np.float64
@@ -203,8 +206,10 @@ def _reduce(step: Step, ins: list[Approx]) -> Approx:
             fragile |= red(np.any, (np.abs(v) <= e) & (e > 0)) & red(np.any, np.isinf(v))
             exact = red(np.all, x.exact) & (n <= 1)
         else:  # sum, mean
+            if out.dtype.kind == "f":  # the reference: NumPy's own float sum may chain n roundings
+                out = np.asarray(red(np.mean if name == "mean" else np.sum, np.asarray(x.value, np.longdouble)), out.dtype)
             total = red(np.sum, np.abs(finite_v))
-            err = red(np.sum, e) + n * eps * total + n * sub
+            err = red(np.sum, e) + SUM_BOUND * max(1.0, np.log2(max(n, 1))) * eps * total + n * sub
             fragile |= total > big
             if name == "mean":
                 err = np.where(n > 0, err / max(n, 1) + eps * np.abs(out) + sub, 0.0)
