@@ -244,10 +244,8 @@ class Emitter:
         (x,) = node.inputs
         axes = node.attrs[0]
         dims = [ir.AffineDimExpr.get(i) for i in range(x.ndim)]
-        empty = any(x.shape[a] == 0 for a in axes)
-        init = self._filled(node, scalar.reduction_identity(node.op, node.dtype, empty))
-        if empty:  # nothing to read (slicing a size-0 operand does not verify)
-            return init
+        if any(x.shape[a] == 0 for a in axes):  # nothing to read (slicing a size-0 operand does not verify)
+            return self._filled(node, scalar.reduction_identity(node.op, node.dtype, True))
         lanes_attr = node.attrs[1] if len(node.attrs) > 1 else None  # {op}_lanes: the optimizer chose them
         if lanes_attr is not None and lanes_attr < 1:
             raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {lanes_attr}")
@@ -260,12 +258,12 @@ class Emitter:
             plan, tree = self._plain_input(self.materialize(x), x.dtype)
         if node.op == "sum" and node.dtype.startswith("float"):
             vf = tiling.simd_lanes(tiling.element_bytes(scalar.element_type(node.dtype)))
-            lanes_first = max(vf, lanes_attr or 0) if self._unit_stride(plan) else 1
-            steps = blocking.plan(x.shape, tuple(axes), lanes_first, vf)
-            if steps != [blocking.Step(tuple(sorted(axes)))]:
-                blocked = self._blocked_sum(node, x, plan, tree, steps, lanes_attr)
+            steps = blocking.plan(x.shape, tuple(axes), self._unit_stride(plan), vf, lanes_attr)
+            if steps != [blocking.Step(tuple(sorted(axes)), None, lanes_attr)]:
+                blocked = self._blocked_sum(node, x, plan, tree, steps)
                 if blocked is not None:
                     return blocked
+        init = self._filled(node, scalar.reduction_identity(node.op, node.dtype, False))
         out_map = ir.AffineMap.get(x.ndim, 0, [d for i, d in enumerate(dims) if i not in axes])
         iterators = ["reduction" if i in axes else "parallel" for i in range(x.ndim)]
         value = self._generic(plan, tree, init, out_map, iterators, node.op, node.dtype)
@@ -291,8 +289,7 @@ class Emitter:
                 return False
         return True
 
-    def _blocked_sum(self, node: Node, x: Node, plan: _Plan, tree: tuple, steps: list[blocking.Step],
-                     lanes_attr: int | None) -> ir.Value | None:
+    def _blocked_sum(self, node: Node, x: Node, plan: _Plan, tree: tuple, steps: list[blocking.Step]) -> ir.Value | None:
         """A float sum as the generics of `steps` (lowering/blocking.py), each summing the partials
         of the one before; None when an operand reads a blocked loop other than by its bare index."""
         shape, reduced = x.shape, tuple(sorted(node.attrs[0]))
@@ -300,17 +297,16 @@ class Emitter:
         for k, step in enumerate(steps):
             if k:
                 plan, tree = self._plain_input(value, node.dtype)
-            value = self._sum_step(plan, tree, shape, step, node.dtype, None if k else lanes_attr)
+            value = self._sum_step(plan, tree, shape, step, node.dtype)
             if value is None:
                 return None
             shape, reduced = step.result(shape, reduced)
         return value
 
-    def _sum_step(self, plan: _Plan, tree: tuple, shape: tuple[int, ...], step: blocking.Step, dtype: str,
-                  lanes_attr: int | None) -> ir.Value | None:
+    def _sum_step(self, plan: _Plan, tree: tuple, shape: tuple[int, ...], step: blocking.Step, dtype: str) -> ir.Value | None:
         """One step of a blocked sum: the whole axes summed and the blocked axis summed block by
         block (the last block also takes the tail past the last full block)."""
-        start = scalar.reduction_identity("sum", dtype, False)
+        start, lanes_attr = scalar.reduction_identity("sum", dtype, False), step.lanes
         if step.block is None:
             return self._sum_generic(plan, tree, shape, step.axes, _fill(_kept(shape, step.axes), dtype, start), dtype, lanes_attr)
         axis, size = step.block

@@ -74,13 +74,23 @@ CHECK-NOT: linalg.generic
 
 
 def test_reduction_fuses_its_producer(tmp_path) -> None:
+    """np.sum(a*b) reads a and b once; as a blocked sum (lowering/blocking.py): blocks of rows of
+    both operands (views: expand_shape), the rows past the last block added into its partial, then
+    the partials summed."""
     a, b = rng.standard_normal((32, 64), F32), rng.standard_normal((32, 64), F32)
     text = stage(lambda a, b: np.sum(a * b), a, b)
     filecheck(text, """
+CHECK-NOT: linalg.generic
+CHECK: tensor.expand_shape {{.*}} : tensor<[[R:[0-9]+]]x64xf32> into tensor<[[B:[0-9]+]]x{{[0-9]+}}x64xf32>
 CHECK: linalg.fill
-CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<32x64xf32>) outs(%{{.*}} : tensor<f32>)
+CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<[[B]]x{{[0-9]+}}x64xf32>, tensor<[[B]]x{{[0-9]+}}x64xf32>) outs(%{{.*}} : tensor<[[B]]xf32>)
 CHECK: %[[P:.*]] = arith.mulf
 CHECK: arith.addf %{{.*}}, %[[P]]
+CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins({{.*}}) outs(%{{.*}} : tensor<f32>)
+CHECK: arith.mulf
+CHECK: tensor.insert_slice
+CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%{{.*}} : tensor<[[B]]xf32>) outs(%{{.*}} : tensor<f32>)
+CHECK-NOT: arith.mulf
 CHECK-NOT: linalg.generic
 """, tmp_path)
 

@@ -110,24 +110,27 @@ def test_fused_producer_random_data() -> None:
     _check(two, exact, a.size, np.float32)
 
 
-@pytest.mark.parametrize("shape,axes,lanes", [((1 << 16, 4096), (0, 1), 16), ((1 << 16, 4096), (0,), 16),
-                                              ((1 << 30,), (0,), 1), ((4099, 7, 129), (0, 1, 2), 8), ((5, 3), (0, 1), 16)])
-def test_plan_bounds_every_chain(shape: tuple[int, ...], axes: tuple[int, ...], lanes: int) -> None:
-    """Each step adds at most 2·CHAIN values into an accumulator lane (a block plus its tail) and
-    the step count is logarithmic."""
-    steps = blocking.plan(shape, axes, lanes, 16)
+@pytest.mark.parametrize("shape,axes,unit_stride", [((1 << 16, 4096), (0, 1), True), ((1 << 16, 4096), (0,), True),
+                                                    ((1 << 30,), (0,), False), ((4099, 7, 129), (0, 1, 2), True),
+                                                    ((3, 1 << 20), (1,), True), ((5, 3), (0, 1), True)])
+def test_plan_bounds_every_chain(shape: tuple[int, ...], axes: tuple[int, ...], unit_stride: bool) -> None:
+    """Each step adds at most about 2·CHAIN values into an accumulator lane (a block plus its
+    tail), long vector loops pin their lanes, and the step count is logarithmic."""
+    vf = 16
+    steps = blocking.plan(shape, axes, unit_stride, vf)
     n = math.prod(shape[a] for a in axes)
     assert len(steps) <= math.ceil(math.log(n, blocking.CHAIN)) + 2
     reduced = tuple(sorted(axes))
     for k, step in enumerate(steps):
-        width = lanes if k == 0 else 16
         inner = len(shape) - 1
+        vector = (unit_stride or k > 0) and inner in reduced and shape[inner] >= 2 * vf
+        lanes = (step.lanes or vf) if vector else 1
+        assert step.lanes is None or shape[inner] > blocking.CHAIN * vf
         chain = 1
         for a in step.axes:
-            vector = a == inner and width > 1 and shape[a] >= 2 * width
-            chain *= math.ceil(shape[a] / width) + width.bit_length() - 1 if vector else shape[a]
+            chain *= math.ceil(shape[a] / lanes) + lanes.bit_length() - 1 if a == inner and vector else shape[a]
         if step.block:
-            chain *= 2 * step.block[1] // (width if step.block[0] == inner and width > 1 else 1)
+            chain *= 2 * step.block[1] // (lanes if step.block[0] == inner else 1)
         assert chain <= 2 * blocking.CHAIN + 8, (k, step, chain)
         shape, reduced = step.result(shape, reduced)
     assert not reduced
