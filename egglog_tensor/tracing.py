@@ -155,13 +155,11 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     # --- NumPy protocols ----------------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method == "reduce" and ufunc.__name__ in _REDUCE_UFUNCS:
+            return _ufunc_reduce(ufunc, *inputs, **kwargs)
         out = kwargs.pop("out", None)
         if kwargs:
             raise _fail(UnsupportedError, f"np.{ufunc.__name__}: keyword arguments {sorted(kwargs)} are not supported")
-        if method == "reduce" and ufunc.__name__ in _REDUCE_UFUNCS:
-            if out is not None:
-                raise _fail(UnsupportedError, f"np.{ufunc.__name__}.reduce(out=...) is not supported")
-            return _reduce(_REDUCE_UFUNCS[ufunc.__name__], inputs[0], 0, False)
         if method != "__call__":
             raise _fail(UnsupportedError, f"np.{ufunc.__name__}.{method}({_describe(inputs)}) is not supported")
         result = apply_ufunc(self._trace, ufunc, inputs)
@@ -577,6 +575,16 @@ def _reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, **uns
     if keepdims:
         out = _reshape(out, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
     return out
+
+
+def _ufunc_reduce(ufunc: np.ufunc, x: Any, axis: Any = 0, dtype: Any = None, keepdims: bool = False, **unsupported: Any) -> Tracer:
+    """`np.add.reduce(x, axis, dtype, keepdims=...)` and kin (NumPy passes all but `x` as keywords)."""
+    if unsupported.get("where", False) is True:  # where=True is the default: every element
+        del unsupported["where"]
+    if unsupported:
+        given = ", ".join(f"{k}=..." for k in sorted(unsupported))
+        raise _fail(UnsupportedError, f"np.{ufunc.__name__}.reduce({given}) is not supported; axis, dtype and keepdims are")
+    return _reduce(_REDUCE_UFUNCS[ufunc.__name__], x, axis, keepdims, dtype)
 
 
 def _sum(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Tracer:

@@ -95,6 +95,13 @@ def test_trace_time_errors(fn, pattern: str) -> None:
         et.kernel(fn)(A)
 
 
+@pytest.mark.parametrize("ufunc", [np.add, np.maximum])
+def test_ufunc_reduce_names_the_unsupported_keyword(ufunc: np.ufunc) -> None:
+    """initial= and where= are refused by name; axis, dtype and keepdims work (issue 22)."""
+    with pytest.raises(et.UnsupportedError, match=re.escape(f"np.{ufunc.__name__}.reduce(initial=..., where=...) is not supported")):
+        et.kernel(lambda x: ufunc.reduce(x, axis=0, initial=1.0, where=x > 0))(A)
+
+
 def test_in_place_update_of_argument_is_refused() -> None:
     def f(x):
         x += 1.0
