@@ -17,7 +17,7 @@ from egglog import Ruleset, Schedule
 
 from .compiler import Compilation, Options, compile_kernel
 from .cost import Machine
-from .errors import KernelArgumentError
+from .errors import KernelArgumentError, OutOfBoundsError
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, spec_of
@@ -96,6 +96,7 @@ class Kernel:
         dispatch = _Dispatch(comp, specs, self.fn.__name__)
         if not kwargs and len(args) == self._arity and hit is None and all(k[-1] for k in key if isinstance(k, tuple)):
             self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
+        dispatch.check_ints(values)
         arrays = [_as_array(v, s) for v, s in zip(values, specs, strict=True)]
         return dispatch.run(arrays, out)
 
@@ -122,7 +123,8 @@ REFUSED = object()  # a fast-path call the native reader refused (nothing ran): 
 class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
-    __slots__ = ("call", "empty", "name", "native", "out_dtypes", "outputs", "returns_tuple", "scalars", "workspace")
+    __slots__ = ("arg_names", "call", "empty", "name", "narrowed", "native", "out_dtypes", "outputs", "returns_tuple", "scalars",
+                 "workspace")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
         self.name = name
@@ -134,6 +136,8 @@ class _Dispatch:
         self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
         # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
         self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None or not s.shape)
+        self.narrowed = tuple((i, np.iinfo(dtype)) for i, dtype in comp.narrowed_ints)
+        self.arg_names = comp.arg_names
         # The fast path, for arguments with the (shape, dtype, layout) key this dispatch was made for.
         self.call: Callable[[tuple, Any], Any] = self._typed_call
         if not self.native.reads_natively:
@@ -179,10 +183,18 @@ class _Dispatch:
         """args with each scalar argument a 0-d array of its compiled dtype."""
         if not self.scalars:
             return args
+        self.check_ints(args)
         args = list(args)
         for i, dtype in self.scalars:
             args[i] = np.asarray(args[i], dtype)
         return args
+
+    def check_ints(self, args: Any) -> None:
+        """OverflowError, as NumPy raises, for a Python int argument outside the integer dtype the kernel converts it to."""
+        for i, info in self.narrowed:
+            if not info.min <= args[i] <= info.max:
+                raise OutOfBoundsError(f"{self.name}(): argument {self.arg_names[i]!r}: Python integer {args[i]} out of bounds "
+                                       f"for {info.dtype} (NumPy raises OverflowError too)")
 
     def run(self, arrays: Any, out: Any = None) -> Any:
         """Call the native code on arrays, checked: a clear error for any that does not fit."""

@@ -11,14 +11,15 @@ import inspect
 import math
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .errors import EgglogTensorError, TracingError, UnsupportedError
-from .graph import BINARY, DTYPES, FLOAT_DTYPES, UNARY, Builder, Node, is_unit_reshape
+from .errors import EgglogTensorError, OutOfBoundsError, TracingError, UnsupportedError
+from .graph import BINARY, DTYPES, FLOAT_DTYPES, PREDICATES, UNARY, Builder, Node, is_unit_reshape, topological
 from .spec import PYTHON_SCALARS, ArgSpec
 
 _WEAK_OF = {dtype: kind for kind, dtype in PYTHON_SCALARS.items()}  # a result dtype -> the Python type it stays weak as
@@ -70,13 +71,19 @@ class Trace:
             raise _fail(TracingError, message) from None
 
     def const(self, value: object, dtype: str) -> Node:
-        """A 0-d constant of `dtype`, holding the value NumPy would compute with."""
+        """A 0-d constant of `dtype`, holding the value NumPy would compute with (NEP 50): a Python
+        int outside an integer dtype raises OverflowError, a number beyond a float dtype's range is
+        +-inf (with NumPy's RuntimeWarning), both as in NumPy."""
+        if dtype.startswith("int") and type(value) is int and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+            raise _fail(OutOfBoundsError, f"Python integer {value} out of bounds for {dtype}")
         try:
-            with np.errstate(over="raise", invalid="raise"):
-                typed = np.asarray(value).astype(dtype, casting="unsafe" if isinstance(value, float) else "same_kind")
-            if dtype.startswith("int") and int(typed) != value:
-                raise OverflowError
-        except (OverflowError, FloatingPointError, TypeError):
+            if dtype.startswith("float") and type(value) in (int, float):
+                typed = _to_float(value, dtype)
+            else:
+                typed = np.asarray(value).astype(dtype, casting="same_kind")
+        except OverflowError:  # float(10**400)
+            raise _fail(OutOfBoundsError, f"Python integer {value} too large to convert to {dtype}") from None
+        except TypeError:
             raise _fail(TracingError, f"Python scalar {value!r} does not fit in {dtype}") from None
         if dtype.startswith("int") and abs(int(typed)) > 2**53:
             raise _fail(UnsupportedError, f"integer constant {value!r} is too large (|value| > 2**53)")
@@ -85,6 +92,16 @@ class Trace:
             # egglog's f64 equates -0.0 with 0.0, so negative zero is spelled -(0.0) in the term.
             return self.make("negative", (self.make("const", (), (0.0, dtype)),))
         return self.make("const", (), (value, dtype))
+
+
+def _to_float(value: float, dtype: str) -> np.ndarray:
+    """A Python number as NumPy casts it to a float dtype: out of range it is +-inf, with NumPy's warning."""
+    with np.errstate(over="ignore"):
+        typed = np.asarray(float(value)).astype(dtype)
+    if np.isinf(typed) and math.isfinite(float(value)):
+        warnings.warn(f"overflow encountered in cast: {value!r} is {typed} in {dtype}, as in NumPy\n  at {user_location()}",
+                      RuntimeWarning, stacklevel=2)
+    return typed
 
 
 class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
@@ -226,8 +243,6 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
 
 def _ancestors(node: Node) -> list[Node]:
-    from .graph import topological
-
     return topological([node])
 
 
@@ -298,6 +313,11 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     except (TypeError, np.exceptions.DTypePromotionError) as e:
         raise _fail(UnsupportedError, f"np.{ufunc.__name__}({_describe(inputs)}): {e}") from None
     _check_dtype(ufunc.__name__, loop, inputs)
+    if name in PREDICATES and loop[0].kind == "i":
+        if any(type(v) is int and not -(2**63) <= v < 2**63 for v in inputs):  # beyond int64: the same answer for every element
+            value = np.bool_(ufunc(*(v if type(v) is int else np.int64(0) for v in inputs)))
+            return _broadcast_to(_as_tracer(trace, value), np.broadcast_shapes(*(np.shape(v) if not isinstance(v, Tracer) else v.shape for v in inputs)))
+        loop = _exact_int_comparison(loop, inputs)
     nodes = tuple(lift(trace, v, dt.name) for v, dt in zip(inputs, loop[: len(inputs)], strict=True))
     weak = _WEAK_OF.get(loop[-1].name) if all_weak else None
     if name == "positive":
@@ -311,6 +331,14 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
         if node is not None:
             return _result(trace, node, weak)
     return _result(trace, trace.make(name, nodes), weak)
+
+
+def _exact_int_comparison(loop: Sequence[np.dtype], inputs: Sequence[Any]) -> Sequence[np.dtype]:
+    """NumPy compares an integer array with a Python int exactly (NEP 50: `int32_array < 2**40` is
+    True): compare in int64 when the int does not fit the loop's dtype or is a runtime argument."""
+    info = np.iinfo(loop[0])
+    wide = any((type(v) is int and not info.min <= v <= info.max) or (isinstance(v, Tracer) and v._weak is int) for v in inputs)
+    return (np.dtype("int64"),) * len(inputs) + (loop[-1],) if wide else loop
 
 
 def _scalar_power(trace: Trace, x: Node, exponent: float) -> Node | None:
@@ -724,6 +752,15 @@ _FUNCTIONS["amin"] = _FUNCTIONS["min"]
 
 
 # --- entry point ------------------------------------------------------------------------------
+
+
+def narrowed_int_args(outputs: Sequence[Node], specs: Sequence[ArgSpec], names: Sequence[str]) -> tuple[tuple[int, str], ...]:
+    """(argument index, dtype) of each Python-int argument the program converts to a narrower integer
+    dtype (`int32_array + n`): NumPy raises OverflowError for a value outside it, so a call checks."""
+    index = {n: i for i, (n, s) in enumerate(zip(names, specs, strict=True)) if s.weak is int}
+    found = {(index[n.inputs[0].attrs[0]], n.dtype) for n in topological(list(outputs))
+             if n.op == "astype" and n.dtype.startswith("int") and n.inputs[0].op == "arg" and n.inputs[0].attrs[0] in index}
+    return tuple(sorted(found))
 
 
 def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]) -> tuple[list[Node], bool]:
