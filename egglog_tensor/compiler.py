@@ -29,7 +29,7 @@ from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, pipeline_for, run_p
 from .optimize import Limits, OptimizeReport, egglog_text, optimize
 from .runtime import ArgType, NativeFunction
 from .spec import ArgSpec
-from .tracing import narrowed_int_args, trace_function
+from .tracing import function_name, narrowed_int_args, trace_function
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,7 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         timings, "optimize", lambda: optimize(outputs, options.schedule(), options.limits, TensorCostModel(replace(options.machine or Machine(), threads=options.threads)))
     )
     comp = Compilation(
-        name=getattr(fn, "__name__", "kernel"),
+        name=function_name(fn),
         arg_names=tuple(names),
         specs=tuple(specs),
         options=options,
@@ -223,7 +223,7 @@ def _from_cache(
     entry = lookup.entry
     assert entry is not None
     comp = Compilation(
-        name=getattr(fn, "__name__", "kernel"),
+        name=function_name(fn),
         arg_names=tuple(names),
         specs=tuple(specs),
         options=options,

@@ -21,6 +21,7 @@ from .errors import KernelArgumentError, OutOfBoundsError
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, spec_of
+from .tracing import function_name
 
 _UNSET: Any = object()
 
@@ -33,11 +34,14 @@ class Kernel:
             raise TypeError(f"kernel expects a function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
         self.fn = fn
+        self.name = function_name(fn)
         self.options = options
         self._signature = inspect.signature(fn)
+        if isinstance(fn, functools.partial):  # its bound keyword arguments are constants of the program, not parameters
+            self._signature = self._signature.replace(parameters=[p for p in self._signature.parameters.values() if p.name not in fn.keywords])
         for p in self._signature.parameters.values():
             if p.kind in (p.VAR_KEYWORD, p.KEYWORD_ONLY):
-                raise TypeError(f"kernel {fn.__name__}: keyword-only and **kwargs parameters are not supported ({p})")
+                raise TypeError(f"kernel {self.name}: keyword-only and **kwargs parameters are not supported ({p})")
         self._cache: dict[tuple, Compilation] = {}
         self._lock = threading.Lock()
         params = self._signature.parameters.values()
@@ -50,7 +54,7 @@ class Kernel:
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
-            raise KernelArgumentError(f"{self.fn.__name__}(): {e}") from None
+            raise KernelArgumentError(f"{self.name}(): {e}") from None
         bound.apply_defaults()
         names: list[str] = []
         values: list[Any] = []
@@ -93,7 +97,7 @@ class Kernel:
         names, values = self._bind(args, kwargs)
         specs = tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
         comp = self._compilation(names, specs)
-        dispatch = _Dispatch(comp, specs, self.fn.__name__)
+        dispatch = _Dispatch(comp, specs, self.name)
         if not kwargs and len(args) == self._arity and hit is None and all(k[-1] for k in key if isinstance(k, tuple)):
             self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
         dispatch.check_ints(values)
@@ -106,7 +110,7 @@ class Kernel:
         return list(self._cache.values())
 
     def __repr__(self) -> str:
-        return f"<egglog_tensor kernel {self.fn.__name__}, {len(self._cache)} specialization(s), {self.options}>"
+        return f"<egglog_tensor kernel {self.name}, {len(self._cache)} specialization(s), {self.options}>"
 
 
 def _fast_key(a: Any) -> Any:

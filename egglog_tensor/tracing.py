@@ -7,6 +7,7 @@ resolution (`ufunc.resolve_dtypes`, NEP 50 weak Python scalars), shapes its broa
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import os
@@ -763,6 +764,13 @@ def narrowed_int_args(outputs: Sequence[Node], specs: Sequence[ArgSpec], names: 
     return tuple(sorted(found))
 
 
+def function_name(fn: Callable[..., Any]) -> str:
+    """A kernel function's name for messages: `__name__`, `partial(name)` for a functools.partial, else its type's name."""
+    if isinstance(fn, functools.partial):
+        return f"partial({function_name(fn.func)})"
+    return getattr(fn, "__name__", None) or type(fn).__name__
+
+
 def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]) -> tuple[list[Node], bool]:
     """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple."""
     trace = Trace(Builder(), tuple(names))
@@ -773,7 +781,7 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     try:
         result = fn(*tracers)
     except RecursionError:
-        raise _fail(TracingError, f"recursion limit hit while tracing {getattr(fn, '__name__', fn)}") from None
+        raise _fail(TracingError, f"recursion limit hit while tracing {function_name(fn)}") from None
     is_tuple = isinstance(result, (tuple, list))
     results = list(result) if is_tuple else [result]
     outputs = []
@@ -783,7 +791,7 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         if not isinstance(r, Tracer):
             where = f"output {i}" if is_tuple else "the result"
             raise TracingError(
-                f"{getattr(fn, '__name__', 'kernel')} must return arrays (or a tuple of arrays); "
+                f"{function_name(fn)} must return arrays (or a tuple of arrays); "
                 f"{where} is {type(r).__name__}"
             )
         outputs.append(r._node)
