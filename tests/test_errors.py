@@ -179,6 +179,19 @@ def test_failing_pass_raises_compile_error_with_saved_ir(monkeypatch) -> None:
     saved = re.search(r"input IR saved to: (\S+)", msg)
     assert saved and os.path.exists(saved[1])
     assert "linalg.generic" in open(saved[1]).read()
+    # under the configured cache dir (issue 22: it went to ~/.cache whatever EGGLOG_TENSOR_CACHE_DIR said)
+    assert os.path.commonpath([saved[1], os.environ["EGGLOG_TENSOR_CACHE_DIR"]]) == os.environ["EGGLOG_TENSOR_CACHE_DIR"]
+    assert os.path.basename(os.path.dirname(os.path.dirname(saved[1]))) == "failures"
+
+
+def test_failure_input_is_saved_even_when_the_cache_dir_cannot_be_written(tmp_path, monkeypatch) -> None:
+    from egglog_tensor.toolchain import save_failure_input
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("EGGLOG_TENSOR_CACHE_DIR", str(blocker / "cache"))  # below a file: mkdir fails
+    saved = save_failure_input("module {}", "some stage")
+    assert saved.read_text() == "module {}" and "some_stage" in str(saved)
 
 
 def test_unknown_target() -> None:
