@@ -45,6 +45,16 @@ def test_int_comparisons_with_out_of_range_ints_are_exact() -> None:
     check(_compare_huge, I32)
 
 
+def _clip_huge(x):
+    return np.clip(x, -(2**40), 5), np.clip(x, -3, 2**40), np.clip(x, -(2**40), 2**40)
+
+
+def test_clip_bounds_beyond_the_dtype_do_not_bind() -> None:
+    check(_clip_huge, I32)
+    with pytest.raises(et.OutOfBoundsError):  # a bound that binds every element: NumPy raises too
+        et.kernel(lambda x: np.clip(x, 2**40, None))(I32)
+
+
 def _add(x, n):
     return x + n
 
