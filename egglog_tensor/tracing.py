@@ -75,7 +75,8 @@ class Trace:
         """A 0-d constant of `dtype`, holding the value NumPy would compute with (NEP 50): a Python
         int outside an integer dtype raises OverflowError, a number beyond a float dtype's range is
         +-inf (with NumPy's RuntimeWarning), both as in NumPy."""
-        if dtype.startswith("int") and type(value) is int and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+        bounds = np.iinfo(dtype) if dtype.startswith("int") else None
+        if bounds is not None and type(value) is int and not bounds.min <= value <= bounds.max:
             raise _fail(OutOfBoundsError, f"Python integer {value} out of bounds for {dtype}")
         try:
             if dtype.startswith("float") and type(value) in (int, float):
@@ -315,9 +316,10 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
         raise _fail(UnsupportedError, f"np.{ufunc.__name__}({_describe(inputs)}): {e}") from None
     _check_dtype(ufunc.__name__, loop, inputs)
     if name in PREDICATES and loop[0].kind == "i":
-        if any(type(v) is int and not -(2**63) <= v < 2**63 for v in inputs):  # beyond int64: the same answer for every element
+        if any(type(v) is int and not -(2**63) <= v < 2**63 for v in inputs):  # beyond int64: one answer for every element
             value = np.bool_(ufunc(*(v if type(v) is int else np.int64(0) for v in inputs)))
-            return _broadcast_to(_as_tracer(trace, value), np.broadcast_shapes(*(np.shape(v) if not isinstance(v, Tracer) else v.shape for v in inputs)))
+            shape = np.broadcast_shapes(*(v.shape if isinstance(v, Tracer) else np.shape(v) for v in inputs))
+            return _broadcast_to(_as_tracer(trace, value), shape)
         loop = _exact_int_comparison(loop, inputs)
     nodes = tuple(lift(trace, v, dt.name) for v, dt in zip(inputs, loop[: len(inputs)], strict=True))
     weak = _WEAK_OF.get(loop[-1].name) if all_weak else None
