@@ -56,6 +56,7 @@ import numpy as np
 
 from .graph import Builder, Node, topological
 from .optimize import Limits, OptimizeReport, RulesetStats
+from .toolchain import user_cache_dir
 
 FORMAT_VERSION = 2  # 2: the header lists the workspace buffers
 _MAGIC = b"EGGLOG-TENSOR-KERNEL\n"
@@ -74,14 +75,6 @@ class BadEntry(Exception):
 # where
 
 
-def _user_cache_dir() -> Path:
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches"
-    if os.name == "nt":
-        return Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-
-
 def cache_dir() -> Path | None:
     """The cache directory for this process's environment, or None when EGGLOG_TENSOR_CACHE=0."""
     if os.environ.get("EGGLOG_TENSOR_CACHE", "1").strip().lower() in ("0", "false", "no", "off"):
@@ -89,7 +82,7 @@ def cache_dir() -> Path | None:
     explicit = os.environ.get("EGGLOG_TENSOR_CACHE_DIR")
     if explicit:
         return Path(explicit).expanduser()
-    return _user_cache_dir() / "egglog_tensor" / "kernels"
+    return user_cache_dir() / "egglog_tensor" / "kernels"
 
 
 def clear(directory: Path | None = None) -> int:

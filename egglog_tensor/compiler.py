@@ -29,7 +29,7 @@ from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, pipeline_for, run_p
 from .optimize import Limits, OptimizeReport, egglog_text, optimize
 from .runtime import ArgType, NativeFunction
 from .spec import ArgSpec
-from .tracing import trace_function
+from .tracing import function_name, narrowed_int_args, trace_function
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,7 @@ class Compilation:
     cache: str = "disabled"  # on-disk cache: "hit", "miss-stored", "disabled" or "unwritable"
     cache_note: str = ""  # the entry's path, or why it was not used / not stored
     workspace: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()  # lent temporaries (lowering/workspace.py)
+    narrowed_ints: tuple[tuple[int, str], ...] = ()  # (index, int dtype) of Python-int arguments cast narrower: a call checks their range
 
     @property
     def stages(self) -> list[str]:
@@ -159,13 +160,14 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs))
     # The on-disk cache is keyed on the traced term (+ schedule text, options, versions, CPU): a hit skips the rest.
     lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: egglog_text(to_term(outputs, {})), names, specs, options))
+    narrowed = narrowed_int_args(outputs, specs, names)
     if lookup.entry is not None:
-        return _from_cache(fn, names, specs, options, lookup, timings)
+        return _from_cache(fn, names, specs, options, lookup, timings, narrowed)
     traced, extracted, nodes, report = _timed(
         timings, "optimize", lambda: optimize(outputs, options.schedule(), options.limits, TensorCostModel(replace(options.machine or Machine(), threads=options.threads)))
     )
     comp = Compilation(
-        name=getattr(fn, "__name__", "kernel"),
+        name=function_name(fn),
         arg_names=tuple(names),
         specs=tuple(specs),
         options=options,
@@ -175,6 +177,7 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         report=report,
         extracted_term=egglog_text(extracted),
         timings=timings,
+        narrowed_ints=narrowed,
     )
     comp.texts["traced"] = comp.traced_term
     comp.texts["optimizer"] = str(report)
@@ -213,13 +216,14 @@ def _native(module: LoadedModule, specs: Sequence[ArgSpec], outputs: Sequence[No
 
 
 def _from_cache(
-    fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec], options: Options, lookup: cache.Lookup, timings: dict[str, float]
+    fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec], options: Options, lookup: cache.Lookup, timings: dict[str, float],
+    narrowed: tuple[tuple[int, str], ...],
 ) -> Compilation:
     """The Compilation of a cache hit: the stored stage texts and report, the loaded object."""
     entry = lookup.entry
     assert entry is not None
     comp = Compilation(
-        name=getattr(fn, "__name__", "kernel"),
+        name=function_name(fn),
         arg_names=tuple(names),
         specs=tuple(specs),
         options=options,
@@ -234,6 +238,7 @@ def _from_cache(
         cache=cache.HIT,
         cache_note=lookup.note,
         workspace=entry.workspace,
+        narrowed_ints=narrowed,
     )
     comp.native = _timed(timings, "native", lambda: _native(entry.module, specs, entry.outputs, entry.workspace))
     if level := debug_level():

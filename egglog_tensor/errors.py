@@ -15,6 +15,10 @@ class TracingError(EgglogTensorError):
     """The function cannot be traced: shape mismatch, Python control flow on a traced value, ..."""
 
 
+class OutOfBoundsError(EgglogTensorError, OverflowError):
+    """A Python integer outside the integer dtype NumPy converts it to (`int32_array + 2**40`): NumPy raises OverflowError too."""
+
+
 class KernelArgumentError(EgglogTensorError, TypeError):
     """A call passed arguments the kernel cannot take (count, type, dtype, rank)."""
 

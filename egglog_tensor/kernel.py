@@ -17,10 +17,11 @@ from egglog import Ruleset, Schedule
 
 from .compiler import Compilation, Options, compile_kernel
 from .cost import Machine
-from .errors import KernelArgumentError
+from .errors import KernelArgumentError, OutOfBoundsError
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, spec_of
+from .tracing import function_name
 
 _UNSET: Any = object()
 
@@ -33,11 +34,14 @@ class Kernel:
             raise TypeError(f"kernel expects a function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
         self.fn = fn
+        self.name = function_name(fn)
         self.options = options
         self._signature = inspect.signature(fn)
+        if isinstance(fn, functools.partial):  # its bound keyword arguments are constants of the program, not parameters
+            self._signature = self._signature.replace(parameters=[p for p in self._signature.parameters.values() if p.name not in fn.keywords])
         for p in self._signature.parameters.values():
             if p.kind in (p.VAR_KEYWORD, p.KEYWORD_ONLY):
-                raise TypeError(f"kernel {fn.__name__}: keyword-only and **kwargs parameters are not supported ({p})")
+                raise TypeError(f"kernel {self.name}: keyword-only and **kwargs parameters are not supported ({p})")
         self._cache: dict[tuple, Compilation] = {}
         self._lock = threading.Lock()
         params = self._signature.parameters.values()
@@ -50,7 +54,7 @@ class Kernel:
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
-            raise KernelArgumentError(f"{self.fn.__name__}(): {e}") from None
+            raise KernelArgumentError(f"{self.name}(): {e}") from None
         bound.apply_defaults()
         names: list[str] = []
         values: list[Any] = []
@@ -93,9 +97,10 @@ class Kernel:
         names, values = self._bind(args, kwargs)
         specs = tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
         comp = self._compilation(names, specs)
-        dispatch = _Dispatch(comp, specs, self.fn.__name__)
+        dispatch = _Dispatch(comp, specs, self.name)
         if not kwargs and len(args) == self._arity and hit is None and all(k[-1] for k in key if isinstance(k, tuple)):
             self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
+        dispatch.check_ints(values)
         arrays = [_as_array(v, s) for v, s in zip(values, specs, strict=True)]
         return dispatch.run(arrays, out)
 
@@ -105,7 +110,7 @@ class Kernel:
         return list(self._cache.values())
 
     def __repr__(self) -> str:
-        return f"<egglog_tensor kernel {self.fn.__name__}, {len(self._cache)} specialization(s), {self.options}>"
+        return f"<egglog_tensor kernel {self.name}, {len(self._cache)} specialization(s), {self.options}>"
 
 
 def _fast_key(a: Any) -> Any:
@@ -122,7 +127,8 @@ REFUSED = object()  # a fast-path call the native reader refused (nothing ran): 
 class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
-    __slots__ = ("call", "empty", "name", "native", "out_dtypes", "outputs", "returns_tuple", "scalars", "workspace")
+    __slots__ = ("arg_names", "call", "empty", "name", "narrowed", "native", "out_dtypes", "outputs", "returns_tuple", "scalars",
+                 "workspace")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
         self.name = name
@@ -134,6 +140,8 @@ class _Dispatch:
         self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
         # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
         self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None or not s.shape)
+        self.narrowed = tuple((i, np.iinfo(dtype)) for i, dtype in comp.narrowed_ints)
+        self.arg_names = comp.arg_names
         # The fast path, for arguments with the (shape, dtype, layout) key this dispatch was made for.
         self.call: Callable[[tuple, Any], Any] = self._typed_call
         if not self.native.reads_natively:
@@ -179,10 +187,18 @@ class _Dispatch:
         """args with each scalar argument a 0-d array of its compiled dtype."""
         if not self.scalars:
             return args
+        self.check_ints(args)
         args = list(args)
         for i, dtype in self.scalars:
             args[i] = np.asarray(args[i], dtype)
         return args
+
+    def check_ints(self, args: Any) -> None:
+        """OverflowError, as NumPy raises, for a Python int argument outside the integer dtype the kernel converts it to."""
+        for i, info in self.narrowed:
+            if not info.min <= args[i] <= info.max:
+                raise OutOfBoundsError(f"{self.name}(): argument {self.arg_names[i]!r}: Python integer {args[i]} out of bounds "
+                                       f"for {info.dtype} (NumPy raises OverflowError too)")
 
     def run(self, arrays: Any, out: Any = None) -> Any:
         """Call the native code on arrays, checked: a clear error for any that does not fit."""

@@ -119,17 +119,33 @@ def require_same_llvm_major(mlir_version: tuple[int, ...], llvmlite_version: tup
         )
 
 
+def user_cache_dir() -> Path:
+    """The platform's per-user cache directory (`$XDG_CACHE_HOME` or ~/.cache on Linux)."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    if os.name == "nt":
+        return Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
 def debug_dir() -> Path:
-    """Per-user directory where failing inputs are saved for inspection."""
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "egglog_tensor" / "failures"
-    base.mkdir(parents=True, exist_ok=True)
-    return base
+    """Where failing inputs are saved for inspection: `failures` in EGGLOG_TENSOR_CACHE_DIR when set
+    (beside the kernel cache's entries), else egglog_tensor/failures in the user cache dir (beside `kernels`)."""
+    explicit = os.environ.get("EGGLOG_TENSOR_CACHE_DIR")
+    return Path(explicit).expanduser() / "failures" if explicit else user_cache_dir() / "egglog_tensor" / "failures"
 
 
 def save_failure_input(text: str, stage: str, suffix: str = ".mlir") -> Path:
-    """Write the input of a failed stage to a fresh file and return its path (for error messages)."""
+    """Write the input of a failed stage to a fresh file and return its path (for error messages);
+    in the temp dir when debug_dir() cannot be written, so saving never hides the error reported."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", stage)[:60] or "stage"
-    path = Path(tempfile.mkdtemp(prefix=f"{slug}-", dir=debug_dir())) / f"input{suffix}"
+    base = debug_dir()
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        folder = tempfile.mkdtemp(prefix=f"{slug}-", dir=base)
+    except OSError:
+        folder = tempfile.mkdtemp(prefix=f"egglog_tensor-{slug}-")
+    path = Path(folder) / f"input{suffix}"
     path.write_text(text)
     return path
 

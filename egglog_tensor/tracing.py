@@ -7,18 +7,20 @@ resolution (`ufunc.resolve_dtypes`, NEP 50 weak Python scalars), shapes its broa
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .errors import EgglogTensorError, TracingError, UnsupportedError
-from .graph import BINARY, DTYPES, FLOAT_DTYPES, UNARY, Builder, Node, is_unit_reshape
+from .errors import EgglogTensorError, OutOfBoundsError, TracingError, UnsupportedError
+from .graph import BINARY, DTYPES, FLOAT_DTYPES, PREDICATES, UNARY, Builder, Node, is_unit_reshape, topological
 from .spec import PYTHON_SCALARS, ArgSpec
 
 _WEAK_OF = {dtype: kind for kind, dtype in PYTHON_SCALARS.items()}  # a result dtype -> the Python type it stays weak as
@@ -70,13 +72,20 @@ class Trace:
             raise _fail(TracingError, message) from None
 
     def const(self, value: object, dtype: str) -> Node:
-        """A 0-d constant of `dtype`, holding the value NumPy would compute with."""
+        """A 0-d constant of `dtype`, holding the value NumPy would compute with (NEP 50): a Python
+        int outside an integer dtype raises OverflowError, a number beyond a float dtype's range is
+        +-inf (with NumPy's RuntimeWarning), both as in NumPy."""
+        bounds = np.iinfo(dtype) if dtype.startswith("int") else None
+        if bounds is not None and type(value) is int and not bounds.min <= value <= bounds.max:
+            raise _fail(OutOfBoundsError, f"Python integer {value} out of bounds for {dtype}")
         try:
-            with np.errstate(over="raise", invalid="raise"):
-                typed = np.asarray(value).astype(dtype, casting="unsafe" if isinstance(value, float) else "same_kind")
-            if dtype.startswith("int") and int(typed) != value:
-                raise OverflowError
-        except (OverflowError, FloatingPointError, TypeError):
+            if dtype.startswith("float") and type(value) in (int, float):
+                typed = _to_float(value, dtype)
+            else:
+                typed = np.asarray(value).astype(dtype, casting="same_kind")
+        except OverflowError:  # float(10**400)
+            raise _fail(OutOfBoundsError, f"Python integer {value} too large to convert to {dtype}") from None
+        except TypeError:
             raise _fail(TracingError, f"Python scalar {value!r} does not fit in {dtype}") from None
         if dtype.startswith("int") and abs(int(typed)) > 2**53:
             raise _fail(UnsupportedError, f"integer constant {value!r} is too large (|value| > 2**53)")
@@ -85,6 +94,16 @@ class Trace:
             # egglog's f64 equates -0.0 with 0.0, so negative zero is spelled -(0.0) in the term.
             return self.make("negative", (self.make("const", (), (0.0, dtype)),))
         return self.make("const", (), (value, dtype))
+
+
+def _to_float(value: float, dtype: str) -> np.ndarray:
+    """A Python number as NumPy casts it to a float dtype: out of range it is +-inf, with NumPy's warning."""
+    with np.errstate(over="ignore"):
+        typed = np.asarray(float(value)).astype(dtype)
+    if np.isinf(typed) and math.isfinite(float(value)):
+        warnings.warn(f"overflow encountered in cast: {value!r} is {typed} in {dtype}, as in NumPy\n  at {user_location()}",
+                      RuntimeWarning, stacklevel=2)
+    return typed
 
 
 class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
@@ -155,13 +174,11 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     # --- NumPy protocols ----------------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method == "reduce" and ufunc.__name__ in _REDUCE_UFUNCS:
+            return _ufunc_reduce(ufunc, *inputs, **kwargs)
         out = kwargs.pop("out", None)
         if kwargs:
             raise _fail(UnsupportedError, f"np.{ufunc.__name__}: keyword arguments {sorted(kwargs)} are not supported")
-        if method == "reduce" and ufunc.__name__ in _REDUCE_UFUNCS:
-            if out is not None:
-                raise _fail(UnsupportedError, f"np.{ufunc.__name__}.reduce(out=...) is not supported")
-            return _reduce(_REDUCE_UFUNCS[ufunc.__name__], inputs[0], 0, False)
         if method != "__call__":
             raise _fail(UnsupportedError, f"np.{ufunc.__name__}.{method}({_describe(inputs)}) is not supported")
         result = apply_ufunc(self._trace, ufunc, inputs)
@@ -228,8 +245,6 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
 
 def _ancestors(node: Node) -> list[Node]:
-    from .graph import topological
-
     return topological([node])
 
 
@@ -300,6 +315,12 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     except (TypeError, np.exceptions.DTypePromotionError) as e:
         raise _fail(UnsupportedError, f"np.{ufunc.__name__}({_describe(inputs)}): {e}") from None
     _check_dtype(ufunc.__name__, loop, inputs)
+    if name in PREDICATES and loop[0].kind == "i":
+        if any(type(v) is int and not -(2**63) <= v < 2**63 for v in inputs):  # beyond int64: one answer for every element
+            value = np.bool_(ufunc(*(v if type(v) is int else np.int64(0) for v in inputs)))
+            shape = np.broadcast_shapes(*(v.shape if isinstance(v, Tracer) else np.shape(v) for v in inputs))
+            return _broadcast_to(_as_tracer(trace, value), shape)
+        loop = _exact_int_comparison(loop, inputs)
     nodes = tuple(lift(trace, v, dt.name) for v, dt in zip(inputs, loop[: len(inputs)], strict=True))
     weak = _WEAK_OF.get(loop[-1].name) if all_weak else None
     if name == "positive":
@@ -313,6 +334,14 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
         if node is not None:
             return _result(trace, node, weak)
     return _result(trace, trace.make(name, nodes), weak)
+
+
+def _exact_int_comparison(loop: Sequence[np.dtype], inputs: Sequence[Any]) -> Sequence[np.dtype]:
+    """NumPy compares an integer array with a Python int exactly (NEP 50: `int32_array < 2**40` is
+    True): compare in int64 when the int does not fit the loop's dtype or is a runtime argument."""
+    info = np.iinfo(loop[0])
+    wide = any((type(v) is int and not info.min <= v <= info.max) or (isinstance(v, Tracer) and v._weak is int) for v in inputs)
+    return (np.dtype("int64"),) * len(inputs) + (loop[-1],) if wide else loop
 
 
 def _scalar_power(trace: Trace, x: Node, exponent: float) -> Node | None:
@@ -579,6 +608,16 @@ def _reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, **uns
     return out
 
 
+def _ufunc_reduce(ufunc: np.ufunc, x: Any, axis: Any = 0, dtype: Any = None, keepdims: bool = False, **unsupported: Any) -> Tracer:
+    """`np.add.reduce(x, axis, dtype, keepdims=...)` and kin (NumPy passes all but `x` as keywords)."""
+    if unsupported.get("where", False) is True:  # where=True is the default: every element
+        del unsupported["where"]
+    if unsupported:
+        given = ", ".join(f"{k}=..." for k in sorted(unsupported))
+        raise _fail(UnsupportedError, f"np.{ufunc.__name__}.reduce({given}) is not supported; axis, dtype and keepdims are")
+    return _reduce(_REDUCE_UFUNCS[ufunc.__name__], x, axis, keepdims, dtype)
+
+
 def _sum(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Tracer:
     if out is not None:
         kw["out"] = out
@@ -620,6 +659,10 @@ def _clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: A
     a_min = kw.pop("min", a_min)
     result = a
     trace = _trace_of([a])
+    if isinstance(a, Tracer) and a._weak is None and a.dtype.kind == "i":  # as NumPy: an int bound beyond the dtype cannot bind
+        info = np.iinfo(a.dtype)
+        a_min = None if type(a_min) is int and a_min < info.min else a_min
+        a_max = None if type(a_max) is int and a_max > info.max else a_max
     if a_min is not None:
         result = apply_ufunc(trace, np.maximum, (result, a_min))
     if a_max is not None:
@@ -718,6 +761,22 @@ _FUNCTIONS["amin"] = _FUNCTIONS["min"]
 # --- entry point ------------------------------------------------------------------------------
 
 
+def narrowed_int_args(outputs: Sequence[Node], specs: Sequence[ArgSpec], names: Sequence[str]) -> tuple[tuple[int, str], ...]:
+    """(argument index, dtype) of each Python-int argument the program converts to a narrower integer
+    dtype (`int32_array + n`): NumPy raises OverflowError for a value outside it, so a call checks."""
+    index = {n: i for i, (n, s) in enumerate(zip(names, specs, strict=True)) if s.weak is int}
+    found = {(index[n.inputs[0].attrs[0]], n.dtype) for n in topological(list(outputs))
+             if n.op == "astype" and n.dtype.startswith("int") and n.inputs[0].op == "arg" and n.inputs[0].attrs[0] in index}
+    return tuple(sorted(found))
+
+
+def function_name(fn: Callable[..., Any]) -> str:
+    """A kernel function's name for messages: `__name__`, `partial(name)` for a functools.partial, else its type's name."""
+    if isinstance(fn, functools.partial):
+        return f"partial({function_name(fn.func)})"
+    return getattr(fn, "__name__", None) or type(fn).__name__
+
+
 def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]) -> tuple[list[Node], bool]:
     """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple."""
     trace = Trace(Builder(), tuple(names))
@@ -728,7 +787,7 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     try:
         result = fn(*tracers)
     except RecursionError:
-        raise _fail(TracingError, f"recursion limit hit while tracing {getattr(fn, '__name__', fn)}") from None
+        raise _fail(TracingError, f"recursion limit hit while tracing {function_name(fn)}") from None
     is_tuple = isinstance(result, (tuple, list))
     results = list(result) if is_tuple else [result]
     outputs = []
@@ -738,7 +797,7 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         if not isinstance(r, Tracer):
             where = f"output {i}" if is_tuple else "the result"
             raise TracingError(
-                f"{getattr(fn, '__name__', 'kernel')} must return arrays (or a tuple of arrays); "
+                f"{function_name(fn)} must return arrays (or a tuple of arrays); "
                 f"{where} is {type(r).__name__}"
             )
         outputs.append(r._node)

@@ -12,7 +12,7 @@ from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..toolchain import run_tool, save_failure_input
-from . import flatten, interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
+from . import copies, flatten, interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,16 @@ class Pipeline:
     needs_openmp: bool = False
 
 
+def _after_bufferize(module: ir.Module) -> None:
+    """Strided copies as loops (lowering/copies.py), then large temporaries as lent arguments (lowering/workspace.py)."""
+    copies.explicit(module)
+    workspace.hoist(module)
+
+
 # Input: linalg on tensors, memref function arguments read with `bufferization.to_tensor ... restrict`
-# and written with `bufferization.materialize_in_destination ... restrict writable`. Large top-level
-# temporaries then become trailing arguments the caller lends (lowering/workspace.py).
+# and written with `bufferization.materialize_in_destination ... restrict writable`. Copies of strided
+# buffers then become linalg.copy loops (no runtime-library call), and large top-level temporaries
+# trailing arguments the caller lends.
 BUFFERIZE = Stage(
     "bufferize",
     (
@@ -57,7 +64,7 @@ BUFFERIZE = Stage(
         "buffer-deallocation-pipeline",
         "canonicalize",
     ),
-    rewrite=workspace.hoist,
+    rewrite=_after_bufferize,
 )
 
 # Math ops with an LLVM intrinsic become intrinsics (LLVM may vectorize them); the rest (atan2, ...) call libm.

@@ -95,6 +95,13 @@ def test_trace_time_errors(fn, pattern: str) -> None:
         et.kernel(fn)(A)
 
 
+@pytest.mark.parametrize("ufunc", [np.add, np.maximum])
+def test_ufunc_reduce_names_the_unsupported_keyword(ufunc: np.ufunc) -> None:
+    """initial= and where= are refused by name; axis, dtype and keepdims work (issue 22)."""
+    with pytest.raises(et.UnsupportedError, match=re.escape(f"np.{ufunc.__name__}.reduce(initial=..., where=...) is not supported")):
+        et.kernel(lambda x: ufunc.reduce(x, axis=0, initial=1.0, where=x > 0))(A)
+
+
 def test_in_place_update_of_argument_is_refused() -> None:
     def f(x):
         x += 1.0
@@ -172,6 +179,19 @@ def test_failing_pass_raises_compile_error_with_saved_ir(monkeypatch) -> None:
     saved = re.search(r"input IR saved to: (\S+)", msg)
     assert saved and os.path.exists(saved[1])
     assert "linalg.generic" in open(saved[1]).read()
+    # under the configured cache dir (issue 22: it went to ~/.cache whatever EGGLOG_TENSOR_CACHE_DIR said)
+    assert os.path.commonpath([saved[1], os.environ["EGGLOG_TENSOR_CACHE_DIR"]]) == os.environ["EGGLOG_TENSOR_CACHE_DIR"]
+    assert os.path.basename(os.path.dirname(os.path.dirname(saved[1]))) == "failures"
+
+
+def test_failure_input_is_saved_even_when_the_cache_dir_cannot_be_written(tmp_path, monkeypatch) -> None:
+    from egglog_tensor.toolchain import save_failure_input
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("EGGLOG_TENSOR_CACHE_DIR", str(blocker / "cache"))  # below a file: mkdir fails
+    saved = save_failure_input("module {}", "some stage")
+    assert saved.read_text() == "module {}" and "some_stage" in str(saved)
 
 
 def test_unknown_target() -> None:

@@ -91,6 +91,18 @@ def test_ufunc_reduce(dtype: str) -> None:
     check(_ufunc_reduces, a, rtol=1e-5)
 
 
+def _ufunc_reduce_arguments(a):
+    return (np.add.reduce(a, axis=1), np.add.reduce(a, 1), np.maximum.reduce(a, axis=-1, keepdims=True),
+            np.minimum.reduce(a, axis=None), np.multiply.reduce(a, axis=(0, 2)), np.add.reduce(a, 2, None, None, True),
+            np.add.reduce(a, axis=(-1, 0), dtype=np.float64), np.maximum.reduce(a, axis=()))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_ufunc_reduce_arguments(dtype: str) -> None:
+    """axis (positional, keyword, negative, tuple, None, ()), keepdims and dtype, as np.sum takes them (issue 22)."""
+    check(_ufunc_reduce_arguments, make_array(6, dtype, (3, 4, 5), lo=-2, hi=2), rtol=1e-5)
+
+
 def _amax_amin(a):
     return np.amax(a, axis=0), np.amin(a, axis=-1, keepdims=True), np.max(a), np.min(a)
 
