@@ -614,7 +614,7 @@ def test_b_packed_once_for_a_temporary_product_too(monkeypatch, target) -> None:
     both = lambda a, b, c, d: (a @ b, (a @ c) @ d)  # noqa: E731
     _assert_outputs_close(et.kernel(both, target=target)(a, b, c, d), both(a, b, c, d), rtol=1e-4, atol=1e-2)
     comp = et.kernel(both, target=target).inspect(a, b, c, d)
-    assert comp.stage("tile-script").count("transform.structured.pack ") == 1  # one group, a foreach over both
+    assert comp.stage("tile-script").count("transform.structured.pack ") == 2  # each matched alone, by its et.id
     assert "64x32" not in _allocs(comp.stage("tile"))  # no per-panel copy of B left
 
 
