@@ -223,6 +223,12 @@ def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheIn
     if name == "matvec":  # loops (m, k): rows in registers, k split into vector-wide partial sums
         m, k = loops
         mr, kv = _fit(4, m), _fit(4 * lanes, k)
+        if mr == 1 and kv < k < 2 * kv:
+            # (one row and one full step of k: the row and k loops fold away, and MLIR's vector patterns
+            # (cast_away_vector_leading_one_dim with fold_tensor_subset_ops_into_vector_transfers) left
+            # the masked last step's vector.mask around an op it cannot mask: an assertion aborted the
+            # process (issue 22); two or more full steps keep the k loop)
+            kv = _down(k // 2, lanes)
         tm = _divisor_tile(m, _down(max(1, m // 16), mr), mr)  # enough row blocks to share among threads
         return Tiles((tm, 0), (mr, kv))
     if name == "vecmat":  # loops (n, k): a block of y stays in L1 while whole rows of A stream through
