@@ -10,6 +10,7 @@ import llvmlite.binding as llvm
 from ..errors import CompileError
 from ..toolchain import load_openmp_runtime, run_tool, save_failure_input
 from . import nontemporal
+from .mathapprox import _libmvec
 from .host import host_target
 
 
@@ -86,13 +87,15 @@ def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
 
 
 def load_llvm_ir(llvm_ir: str, keep_object: bool = False) -> LoadedModule:
-    """Parse, verify, optimize and JIT-load LLVM IR; loads the OpenMP runtime first if the IR needs it.
+    """Parse, verify, optimize and JIT-load LLVM IR; loads the OpenMP runtime and libmvec first if the IR needs them.
 
     keep_object: load via a relocatable object file and keep its bytes (`LoadedModule.object_code`).
     """
     machine = _host_target_machine()
     if "__kmpc_" in llvm_ir:
         load_openmp_runtime()
+    if "_ZGV" in llvm_ir:  # vector variants of libm calls (mathapprox.py; the stage ran in another process)
+        _libmvec()
     module = _parse(llvm_ir)
     _check_externals(module, llvm_ir)
     module.triple = machine.triple

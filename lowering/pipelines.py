@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from mlir import ir, passmanager
 
 from ..errors import CompileError
+from ..forked import ChildDied, run_forked
 from ..toolchain import run_tool, save_failure_input
 from . import copies, flatten, interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
 
@@ -224,26 +225,53 @@ def _unlowered_ops(ir_text: str) -> list[str]:
     return sorted({f"{d}.{o}" for d, o in _OP_NAME.findall(ir_text) if d not in ("llvm", "builtin", "omp")})
 
 
-def run_pipeline(module_text: str, pipeline: Pipeline, *, context: ir.Context | None = None) -> list[tuple[str, str]]:
-    """Run each stage of pipeline on module_text and return [(stage name, IR after that stage)]."""
-    context = context if context is not None else ir.Context()
+def run_pipeline(module_text: str, pipeline: Pipeline) -> list[tuple[str, str]]:
+    """Run each stage of pipeline on module_text and return [(stage name, IR after that stage)].
+
+    The stages run in a forked child (egglog_tensor.forked): an MLIR assertion aborts that child
+    only, and becomes a CompileError naming the stage it was in, with the stage's input IR saved."""
     results: list[tuple[str, str]] = []
-    with context:
+    started = ["parse"]  # the stage the child was in last
+
+    def sink(item: tuple[str, str | None]) -> None:
+        name, text = item
+        if text is None:
+            started[0] = name
+        else:
+            results.append((name, text))
+
+    try:
+        run_forked(lambda send: _run_stages(module_text, pipeline, send), sink)
+    except ChildDied as died:
+        stage = next((s for s in pipeline.stages if s.name == started[0]), Stage(started[0], ()))
+        inputs = [text for name, text in results if not name.endswith("-script")] or [module_text]
+        script = results[-1][1] if results and results[-1][0] == f"{stage.name}-script" else ""
+        raise _fail(pipeline, stage, inputs[-1], f"the stage ended the process running it ({died.how}):\n{died.stderr}"
+                    + (f"\n  transform script:\n{script}" if script else "")) from None
+    return results
+
+
+def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str, str | None]], None]) -> None:
+    """Run the stages in this process: send (stage name, None) as each starts and (stage name, IR after
+    it) as it ends, a transform script as ("<stage>-script", script)."""
+    with ir.Context():
+        send(("parse", None))
         try:
             module = ir.Module.parse(module_text)
         except ir.MLIRError as exc:
             raise _fail(pipeline, Stage("parse", ()), module_text, str(exc)) from None
         current = module_text
         for stage in pipeline.stages:
+            send((stage.name, None))
             if _I1_MEMREF.search(current) and any(p.startswith("finalize-memref-to-llvm") for p in stage.passes):
                 raise _fail(pipeline, stage, current, "memrefs of i1 cannot be lowered to LLVM; use i8 (0/1) in memory")
             script = None
             if stage.script is not None:
                 script = stage.script(module)
                 if script is None:  # nothing to transform: the stage keeps its place, IR unchanged
-                    results.append((stage.name, current))
+                    send((stage.name, current))
                     continue
-                results.append((f"{stage.name}-script", script))
+                send((f"{stage.name}-script", script))
                 try:
                     module = ir.Module.parse(_nest(str(module), script))  # printed: always one `module {}`
                 except ir.MLIRError as exc:
@@ -258,12 +286,11 @@ def run_pipeline(module_text: str, pipeline: Pipeline, *, context: ir.Context | 
             if script is not None:
                 _strip_transform_modules(module)
             current = str(module)
-            results.append((stage.name, current))
+            send((stage.name, current))
         left = _unlowered_ops(current)
         if left:  # conversions are partial: a missing pass leaves ops that mlir-translate cannot take
             last = pipeline.stages[-1]
             raise _fail(pipeline, last, current, f"ops left after the last stage, not in the LLVM dialect: {', '.join(left)}")
-    return results
 
 
 def _nest(module_text: str, script: str) -> str:

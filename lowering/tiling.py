@@ -223,6 +223,12 @@ def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheIn
     if name == "matvec":  # loops (m, k): rows in registers, k split into vector-wide partial sums
         m, k = loops
         mr, kv = _fit(4, m), _fit(4 * lanes, k)
+        if mr == 1 and kv < k < 2 * kv:
+            # (one row and one full step of k: the row and k loops fold away, and MLIR's vector patterns
+            # (cast_away_vector_leading_one_dim with fold_tensor_subset_ops_into_vector_transfers) left
+            # the masked last step's vector.mask around an op it cannot mask: an assertion aborted the
+            # process (issue 22); two or more full steps keep the k loop)
+            kv = _down(k // 2, lanes)
         tm = _divisor_tile(m, _down(max(1, m // 16), mr), mr)  # enough row blocks to share among threads
         return Tiles((tm, 0), (mr, kv))
     if name == "vecmat":  # loops (n, k): a block of y stays in L1 while whole rows of A stream through
@@ -300,7 +306,7 @@ _ANY = "!transform.any_op"
 
 @dataclass(frozen=True)
 class _Target:
-    """One group of identically tagged contractions in the payload."""
+    """One tagged contraction of the payload, which carries `et.id = ident` (the script's match)."""
 
     op: str
     tiles: tuple[int, ...]
@@ -311,6 +317,7 @@ class _Target:
     elem: str = "f32"  # element type (the zero B is padded with when packed)
     itemsize: int = 4
     pad: bool = False  # `loops` are the matmul's padded to whole register tiles (`padded_loops`)
+    ident: int = 0  # its index among the module's contractions (payload order): et.id
 
 
 def as_operation(owner: object) -> ir.Operation | None:
@@ -398,22 +405,24 @@ def fills_per_block(matmul: ir.Operation) -> bool:
 
 
 def contractions(module: ir.Module) -> list[_Target]:
-    """The tagged contractions of a module, one entry per distinct (op, tiles, vec, loop extents);
-    a matmul with an epilogue is its own entry, and it and its epilogue get `et.epilogue = <index>`."""
-    found: dict[tuple, _Target] = {}
+    """The tagged contractions of a module in payload order, each tagged `et.id = <its index>` so that
+    the script addresses every one alone (tags such as et.tiles coincide between ops); a matmul's
+    epilogue gets `et.epilogue = <the matmul's index>`."""
+    found: list[_Target] = []
+    i64 = ir.IntegerType.get_signless(64)
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "linalg.matvec" and "et.epilogue" in op.attributes:
             return ir.WalkResult.ADVANCE  # a matmul's epilogue: tiled with it
         if op.name in CONTRACTIONS and "et.tiles" in op.attributes and "et.vec" in op.attributes:
-            t = _target(op)
+            ident = ir.IntegerAttr.get(i64, len(found))
+            t = dataclasses.replace(_target(op), ident=len(found))
+            op.attributes["et.id"] = ident
             user = _epilogue(op)
-            i64 = ir.IntegerType.get_signless(64)
             if user is not None:
                 reduce = _int_list(user.attributes["et.vec"]) if user.name == "linalg.matvec" else None
-                t = dataclasses.replace(t, epilogue=len(found), reduce=reduce)
-                for tagged in (op, user):
-                    tagged.attributes["et.epilogue"] = ir.IntegerAttr.get(i64, t.epilogue)
+                t = dataclasses.replace(t, epilogue=t.ident, reduce=reduce)
+                user.attributes["et.epilogue"] = ident
             # (an epilogue's loop computes the matmul block by block: its blocks are not padded; panels
             # are padded by their packs)
             padded = padded_loops(t.op, t.loops, t.vec) if t.epilogue is None and not _a_panels(t) else None
@@ -424,20 +433,16 @@ def contractions(module: ir.Module) -> list[_Target]:
             if _a_panels(t) and (step := panel_k(t.loops[2], t.tiles[2])) != t.tiles[2]:
                 t = dataclasses.replace(t, tiles=(*t.tiles[:2], step))
                 op.attributes["et.tiles"] = ir.Attribute.parse(_ints(t.tiles))
-            key = (t.op, t.tiles, t.vec, t.epilogue, t.elem, t.pad, _packs_b_once(t))
-            if _packs_b_once(t) and t.epilogue is None:  # matched by et.packb
-                index = ir.IntegerAttr.get(i64, list(found).index(key) if key in found else len(found))
-                op.attributes["et.packb"] = index
-                init = as_operation(op.operands[-1].owner)
-                if init is not None and init.name == "linalg.fill" and not _a_panels(t):
-                    # its zero fill, when not split over threads already (lowering/parallel.py), is split
-                    # by row blocks: a plain fill of C would be folded into the reshaped C and copied
-                    init.attributes["et.packb"] = index
-            found.setdefault(key, t)
+            init = as_operation(op.operands[-1].owner)
+            if _packs_b_once(t) and t.epilogue is None and not _a_panels(t) and init is not None and init.name == "linalg.fill":
+                # its zero fill, when not split over threads already (lowering/parallel.py), is split
+                # by row blocks (matched by et.packb): a plain fill of C would be folded into the reshaped C and copied
+                init.attributes["et.packb"] = ident
+            found.append(t)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
-    return list(found.values())
+    return found
 
 
 PAD_MIN_WORK = 64**3  # multiply-adds from which a matmul with a partial register tile of rows is padded
@@ -489,10 +494,9 @@ def _loop_extents(op: ir.Operation) -> tuple[int, ...]:
 
 
 def _match(t: _Target, var: str, op: str | None = None) -> str:
-    attrs = f"et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}"
-    if t.epilogue is not None:
-        attrs = f"et.epilogue = {t.epilogue} : i64" + ("" if op else f", {attrs}")
-    return f'{var} = transform.structured.match ops{{["{op or t.op}"]}} attributes{{{attrs}}} in %root : ({_ANY}) -> {_ANY}'
+    """`var` = the contraction `t` (et.id), or with `op` its epilogue of that op name (et.epilogue)."""
+    attr = "et.epilogue" if op else "et.id"
+    return f'{var} = transform.structured.match ops{{["{op or t.op}"]}} attributes{{{attr} = {t.ident} : i64}} in %root : ({_ANY}) -> {_ANY}'
 
 
 def _tile(out: str, loops: int, target: str, kind: str, sizes: list[int], interchange: list[int] | None = None) -> str:
@@ -819,7 +823,7 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
     nr = t.vec[1]
     op, c, g = f"%x{i}", f"%cp{i}", f"%g{i}"
     if _a_panels(t):
-        return _foreach_matmul(t, i, op, _panel_matmul(t, i, op))
+        return [_match(t, op), *_panel_matmul(t, i, op)]
     body = _pad_whole(t, op, f"xw{i}") if t.pad else []
     body += _pack_b(t, i, f"%xw{i}" if t.pad else op)
     body += [
@@ -838,18 +842,7 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
         "  " + _tile(f"%ft{i}, %fpar{i}", 1, f"%f{i}", "tile_using_forall", [tm, 0]),
         "}",
     ]
-    return fills + _foreach_matmul(t, i, op, body)
-
-
-def _foreach_matmul(t: _Target, i: int, op: str, body: list[str]) -> list[str]:
-    """`body` run on each matmul `op` of the group (pack and its lowering take one op at a time)."""
-    return [
-        f'%op{i} = transform.structured.match ops{{["{t.op}"]}} attributes{{et.packb = {i} : i64}} in %root : ({_ANY}) -> {_ANY}',
-        f"transform.foreach %op{i} : {_ANY} {{",
-        f"^bb0({op}: {_ANY}):",
-        *("  " + line for line in body),
-        "}",
-    ]
+    return [*fills, _match(t, op), *body]
 
 
 def _panel_matmul(t: _Target, i: int, op: str, epilogue: str | None = None) -> list[str]:
@@ -1109,9 +1102,7 @@ def transform_script(module: ir.Module, threads: int = 1) -> str | None:
         return None
     body: list[str] = [f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}']
     later: list[str] = []  # vectorization, once every contraction is tiled and the tiles are cleaned up
-    # (matmuls whose B is packed once first: they then are generics, which other groups' matches
-    # of linalg.matmul by et.tiles / et.vec no longer take)
-    for i, t in sorted(enumerate(targets), key=lambda it: not _packs_b_once(it[1])):
+    for i, t in enumerate(targets):
         name = t.op.removeprefix("linalg.")
         padded = " (padded)" if t.pad else ""
         body.append(f"// {t.op} loops {_ints(t.loops)}{padded}: et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}")

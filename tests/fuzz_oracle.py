@@ -255,6 +255,13 @@ def _astype(step: Step, ins: list[Approx]) -> Approx:
     return _finish(out, ins, ins[0].err, True, ROUNDED if narrowing else 0)
 
 
+def _gram(x: Approx) -> Approx:
+    """x @ x.T over the last two axes (x @ x for a vector), as fuzz_programs.gram."""
+    nd = x.value.ndim
+    swap = Step("transpose", (0,), (tuple(range(nd - 2)) + (nd - 1, nd - 2),))
+    return _matmul(x, _view(swap, [x]) if nd >= 2 else x)
+
+
 def _step(step: Step, ins: list[Approx]) -> Approx:
     if step.op in UNARY or step.op in BINARY or step.op in SCALAR:
         return _elementwise(step, ins)
@@ -265,10 +272,9 @@ def _step(step: Step, ins: list[Approx]) -> Approx:
     if step.op == "matmul":
         return _matmul(*ins)
     if step.op in ("gram", "gram1"):
-        x = ins[0]
-        nd = x.value.ndim
-        swap = Step("transpose", (0,), (tuple(range(nd - 2)) + (nd - 1, nd - 2),))
-        return _matmul(x, _view(swap, ins) if nd >= 2 else x)
+        return _gram(ins[0])
+    if step.op == "products":
+        return _elementwise(Step(step.params[0], (0, 1)), [_gram(ins[0]), _gram(ins[1])])
     if step.op == "astype":
         return _astype(step, ins)
     return _view(step, ins)

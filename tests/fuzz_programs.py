@@ -94,6 +94,14 @@ def gram(x: Any) -> Any:
     return x @ (np.swapaxes(x, -1, -2) if x.ndim >= 2 else x)
 
 
+PAIRINGS = ("add", "subtract", "multiply", "maximum")  # how `products` combines its two products
+
+
+def _products_text(n: list[str], p: tuple) -> str:
+    one = (lambda x: f"({x} @ {x})") if p[1] else (lambda x: f"({x} @ np.swapaxes({x}, -1, -2))")
+    return _BINARY_FNS[p[0]][1].format(one(n[0]), one(n[1]))
+
+
 OPS: dict[str, OpSpec] = {
     **UNARY,
     **BINARY,
@@ -103,6 +111,8 @@ OPS: dict[str, OpSpec] = {
     "matmul": _call(np.matmul, "{} @ {}"),
     "gram": OpSpec(lambda v, p: gram(v[0]), lambda n, p: f"{n[0]} @ np.swapaxes({n[0]}, -1, -2)"),
     "gram1": OpSpec(lambda v, p: gram(v[0]), lambda n, p: f"{n[0]} @ {n[0]}"),
+    # two contractions of equal shapes (equal tiles) in one value (params: the pairing, whether 1-D)
+    "products": OpSpec(lambda v, p: _BINARY_FNS[p[0]][0](gram(v[0]), gram(v[1])), _products_text),
     "transpose": OpSpec(lambda v, p: np.transpose(v[0], p[0]), lambda n, p: f"np.transpose({n[0]}, {p[0]!r})"),
     "reshape": OpSpec(lambda v, p: v[0].reshape(p[0]), lambda n, p: f"{n[0]}.reshape({p[0]!r})"),
     "getitem": OpSpec(lambda v, p: v[0][p[0]], lambda n, p: f"{n[0]}[{key_text(p[0])}]"),
@@ -203,7 +213,8 @@ def _draw_step(draw: st.DrawFn, values: list[np.ndarray]) -> Step:
     i = draw(st.integers(0, n - 1))
     x = values[i]
     kind = draw(st.sampled_from(["unary", "binary", "binary", "scalar", "where", "reduce", "reduce",
-                                 "matmul", "transpose", "reshape", "getitem", "broadcast_to", "astype", "concatenate"]))
+                                 "matmul", "products", "products", "products", "transpose", "reshape", "getitem", "broadcast_to",
+                                 "astype", "concatenate"]))
     partners = [j for j in range(n) if _broadcasts(values[j], x)]
     if kind == "unary":
         return Step(draw(st.sampled_from(sorted(UNARY))), (i,))
@@ -227,6 +238,10 @@ def _draw_step(draw: st.DrawFn, values: list[np.ndarray]) -> Step:
         if mates and draw(st.booleans()):
             return Step("matmul", (i, _pick(draw, mates)))
         return Step("gram" if x.ndim >= 2 else "gram1", (i,))
+    if kind == "products":  # of two distinct values of one shape when there are such (one value: one product)
+        twins = [(a, b) for a in range(n) for b in range(a + 1, n) if values[a].shape == values[b].shape and values[a].ndim]
+        a, b = draw(st.sampled_from(twins)) if twins else (i, i)
+        return Step("products", (a, b), (draw(st.sampled_from(PAIRINGS)), values[a].ndim == 1))
     if kind == "transpose":
         return Step("transpose", (i,), (tuple(draw(st.permutations(range(x.ndim)))),))
     if kind == "reshape":
@@ -271,10 +286,15 @@ def _typed(step: Step, values: list[np.ndarray]) -> np.ndarray | None:
 @st.composite
 def programs(draw: st.DrawFn, max_steps: int = 7) -> Program:
     """A random program: 1-3 float32/float64 arguments of mutually broadcastable shapes (size-0 and
-    size-1 dims included), up to max_steps steps, and 1-3 returned values (the last, the largest, maybe one more)."""
+    size-1 dims included; in half the programs two or three matrices or stacks of one shape), up to
+    max_steps steps, and 1-3 returned values (the last, the largest, maybe one more)."""
     n_inputs = draw(st.integers(1, 3))
-    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=n_inputs, min_dims=0, max_dims=3, min_side=0, max_side=5))
-    inputs = tuple((tuple(s), draw(st.sampled_from(FLOATS))) for s in shapes.input_shapes)
+    if draw(st.booleans()):  # two or three of one shape: `products` of them are contractions with equal tiles
+        n_inputs = max(2, n_inputs)
+        shapes = (draw(hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=5)),) * n_inputs
+    else:
+        shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=n_inputs, min_dims=0, max_dims=3, min_side=0, max_side=5)).input_shapes
+    inputs = tuple((tuple(s), draw(st.sampled_from(FLOATS))) for s in shapes)
     values = [np.ones(shape, dtype) for shape, dtype in inputs]
     steps: list[Step] = []
     for _ in range(draw(st.integers(1, max_steps))):

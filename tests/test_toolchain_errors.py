@@ -68,6 +68,36 @@ def test_i1_memref_refused_instead_of_aborting() -> None:
     saved_path(str(info.value))
 
 
+# A one-row float32 matvec as the tile stage got it before issue 22's fix: one full step of its
+# 64-wide partial sums and a partial one, which MLIR's vector patterns turn into a vector.mask
+# around an op it cannot mask; an assertion (this LLVM build has them on) aborts the process.
+ABORTING_MATVEC = """
+func.func @kernel(%a: memref<1x100xf32>, %x: memref<100xf32>, %out: memref<1xf32>) attributes {llvm.emit_c_interface} {
+  %0 = bufferization.to_tensor %a restrict : memref<1x100xf32> to tensor<1x100xf32>
+  %1 = bufferization.to_tensor %x restrict : memref<100xf32> to tensor<100xf32>
+  %2 = tensor.empty() : tensor<1xf32>
+  %zero = arith.constant 0.000000e+00 : f32
+  %3 = linalg.fill ins(%zero : f32) outs(%2 : tensor<1xf32>) -> tensor<1xf32>
+  %4 = linalg.matvec {et.tiles = [1, 0], et.vec = [1, 64]} ins(%0, %1 : tensor<1x100xf32>, tensor<100xf32>) outs(%3 : tensor<1xf32>) -> tensor<1xf32>
+  bufferization.materialize_in_destination %4 in restrict writable %out : (tensor<1xf32>, memref<1xf32>) -> ()
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+def test_stage_abort_becomes_compile_error(target: str) -> None:
+    """An assertion in a stage aborts only the forked process running the pipeline: a CompileError
+    names the stage, says how it ended with the assertion's message, and saves the stage's input."""
+    with pytest.raises(CompileError, match=f"pipeline '{target}' failed at stage 'tile'") as info:
+        run_pipeline(ABORTING_MATVEC, PIPELINES[target])
+    message = str(info.value)
+    assert "killed by SIGABRT" in message and "Assertion" in message and "MaskableOpInterface" in message
+    assert "transform.structured.vectorize" in message  # the script
+    assert "linalg.matvec {et.tiles = [1, 0], et.vec = [1, 64]}" in saved_path(message).read_text()
+    assert run_pipeline(VALID, PIPELINES[target])  # and the next compile runs as usual
+
+
 def test_mlir_translate_failure() -> None:
     with pytest.raises(CompileError, match="mlir-translate failed at stage 'mlir-to-llvmir'") as info:
         lower_to_llvm_ir(run_pipeline(VALID, PIPELINES["cpu"])[0][1])  # still func/memref, not LLVM dialect
