@@ -542,9 +542,10 @@ def test_panel_gemm_order(monkeypatch, tmp_path, target) -> None:
     mr rows transposed as vectors, a panel of rows across all k steps, and B into (k / TK, n / nr, TK,
     nr) by column blocks, nr-wide rows copied as vectors, a row across all column panels; then the
     output blocks: each a zero-filled (TN / nr, TM / mr, mr, nr) tensor (a column panel's register
-    tiles one after the other), the k loop, a column panel, a row panel (its accumulators read once),
-    8 k steps of FMAs reading both panels in place; then the block unpacked into C register tile by register tile. No copy and
-    no fill of C, no buffer of C's size."""
+    tiles one after the other), the k loop, a column panel, a row panel (its accumulators start from
+    zero at each k step, C read and added once after it: lowering/accumulate.py), 8 k steps of FMAs
+    reading both panels in place; then the block unpacked into C register tile by register tile. No
+    copy and no fill of C, no buffer of C's size."""
     from test_golden import filecheck
 
     _forced_tiles(monkeypatch, (16, 128, 64))
@@ -569,12 +570,14 @@ CHECK: linalg.fill {{.*}} -> tensor<4x2x8x32xf32>
 CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {{.*}} -> (tensor<4x2x8x32xf32>)
 CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {{.*}} -> (tensor<4x2x8x32xf32>)
 CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {{.*}} -> (tensor<1x2x8x32xf32>)
-CHECK-NEXT: vector.transfer_read {{.*}} : tensor<1x2x8x32xf32>, vector<8x32xf32>
-CHECK-NEXT: scf.for %{{.*}} = %c0 to %c64 step %c8 {{.*}} -> (vector<8x32xf32>)
+CHECK-NEXT: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+CHECK-NEXT: %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c8 iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
 CHECK: vector.transfer_read {{.*}} : tensor<4x6x64x8xf32>, vector<8x8xf32>
 CHECK: vector.transfer_read {{.*}} : tensor<4x8x64x32xf32>, vector<8x32xf32>
 CHECK-COUNT-64: vector.fma
-CHECK: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<1x2x8x32xf32>
+CHECK: %[[C:.*]] = vector.transfer_read {{.*}} : tensor<1x2x8x32xf32>, vector<8x32xf32>
+CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[C]], %[[SUM]] : vector<8x32xf32>
+CHECK-NEXT: vector.transfer_write %[[NEW]], {{.*}} : vector<8x32xf32>, tensor<1x2x8x32xf32>
 CHECK: scf.for %{{.*}} = %c0 to %c16 step %c8 {{.*}} -> (tensor<16x128xf32>)
 CHECK: scf.for %{{.*}} = %c0 to %c128 step %c32 {{.*}} -> (tensor<16x128xf32>)
 CHECK: vector.transfer_read {{.*}} : tensor<4x2x8x32xf32>, vector<8x32xf32>
