@@ -224,31 +224,31 @@ def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheIn
         m, k = loops
         mr, kv = _fit(4, m), _fit(4 * lanes, k)
         tm = _divisor_tile(m, _down(max(1, m // 16), mr), mr)  # enough row blocks to share among threads
-        return Tiles((tm, lane_block(k, kv)), (mr, kv))
+        return Tiles((tm, k_block(k, kv, kv)), (mr, kv))
     if name == "vecmat":  # loops (n, k): a block of y stays in L1 while whole rows of A stream through
         n, k = loops
-        nv = _fit(4 * lanes, n)
-        return Tiles((_divisor_tile(n, _down(c.l1 // 2 // itemsize, nv), nv), 0), (nv, _fit(4, k)))
+        nv, kr = _fit(4 * lanes, n), _fit(4, k)
+        return Tiles((_divisor_tile(n, _down(c.l1 // 2 // itemsize, nv), nv), k_block(k, 1, kr)), (nv, kr))
     if name == "dot":
         (k,) = loops
         kv = _fit(4 * lanes, k)
-        return Tiles((lane_block(k, kv),), (kv,))
+        return Tiles((k_block(k, kv, kv),), (kv,))
     raise ValueError(f"no tile policy for {op}")
 
 
-LANE_STEPS = 256  # products a partial-sum lane of a matvec or dot adds before its k loop is cut into blocks
+K_STEPS = 256  # products one accumulator of a matvec, vecmat or dot adds before its k loop is cut into blocks
 
 
-def lane_block(k: int, kv: int) -> int:
-    """The k block of a matvec or dot whose k loop sums into `kv` lanes (0: one block): each lane
-    restarts from zero per block and the block's sum is added to the result, so the lanes' chains
-    are about sqrt(k / kv) long, and so is the result's (a multiple of kv, dividing k when one does
-    near that size). Unblocked, float32 A @ y with k = 2^20 of 0.1 was off by 6.6e-5 (16384 products
-    a lane); NumPy by 1.3e-6."""
-    steps = k // kv
-    if steps <= LANE_STEPS:
+def k_block(k: int, lanes: int, step: int) -> int:
+    """The k block (0: one block) of a matvec, vecmat or dot whose k loop sums into `lanes` chains
+    per output: each block's chains start from zero and its sum is added to the result's, so no
+    chain is much longer than max(K_STEPS, sqrt(k / lanes)). A multiple of `step`, dividing k when one
+    does near that size. Unblocked, float32 A @ y with k = 2^20 of 0.1 was off by 6.6e-5 (16384
+    products a lane, NumPy 1.3e-6), y @ A by 1.4e-2 (NumPy 7.4e-4)."""
+    steps = k // lanes
+    if steps <= K_STEPS:
         return 0
-    return _divisor_tile(k, kv * 2 ** math.ceil(math.log2(steps) / 2), kv)
+    return _divisor_tile(k, lanes * max(K_STEPS, 2 ** math.ceil(math.log2(steps) / 2)), step)
 
 
 def footprint(op: str, tiles: Tiles, itemsize: int) -> tuple[int, int]:
@@ -1067,7 +1067,7 @@ def _matvec(t: _Target, i: int) -> list[str]:
 def _lane_sums(i: int, target: str, block: list[int], lanes: list[int]) -> list[str]:
     """The reduction of `target` split into vector-wide partial sums (`lanes`: the tile sizes; `%part<i>`
     in the loop `%lk<i>`), restarted from zero in each k block (`block`: tile sizes of a loop around
-    them, all 0 for one block; `lane_block`)."""
+    them, all 0 for one block; `k_block`)."""
     lines = []
     if any(block):
         lines.append(_tile(f"%kb{i}, %lb{i}", 1, target, "tile_using_for", block))
@@ -1081,24 +1081,29 @@ def _vecmat(t: _Target, i: int, threads: int) -> list[str]:
     """y = x A: each thread reads whole rows of A, a contiguous stream (row chunks, a page or less
     each, defeat the prefetchers). With several threads the rows are split among them
     (`split_reduction`: k = (S, k / S), one partial y per thread in an S x n buffer, summed
-    afterwards) when k divides into S whole steps of kr rows, else column blocks are. Inside, y in
+    afterwards) when k divides into S whole steps of kr rows, else column blocks are. A long k is
+    split so into blocks of TK rows (`k_block`), each summed from zero into its own partial y (a
+    thread's share of them in turn). Inside, y in
     blocks of TN (half of L1), A's rows kr at a time, y read and written nv wide (marked et.micro);
     full register tiles are peeled from the partial ones (a masked k step is scalar code).
 
     Measured (float32, AMD EPYC, each system alone in its process; before -> after, NumPy): 2048^2
     on two cores 0.22 -> 0.14 ms (0.165), on one 0.44 -> 0.32; 8192^2 on two 7.9 -> 6.6 ms (5.8);
     2047 x 2000 (odd k) on one 2.6 -> 0.31 ms, two 1.7 -> 0.30."""
-    (tn, _), (nv, kr) = t.tiles, t.vec
+    (tn, tk), (nv, kr) = t.tiles, t.vec
     n, k = t.loops
     parallel = n * k >= MIN_WORK
-    split = _k_split(k, kr, threads) if parallel else 1
+    blocks = k // tk if tk and k % tk == 0 else 1
+    split = _k_split(k, kr, threads) if parallel and blocks == 1 else blocks
     lines = [_match(t, f"%op{i}")]
     if split > 1:
+        chunk = -(-split // threads) if parallel else split  # a thread's parts
         lines += [
             f"%init{i}, %other{i}, %split{i}, %comb{i} = transform.structured.split_reduction %op{i} "
             f"{{split_factor = {split}, insert_split_dimension = 0}} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})",
-            _tile(f"%s{i}, %par{i}", 1, f"%split{i}", "tile_using_forall", [1, 0, 0]),
-            *apply_patterns(f"%par{i}", "linalg.fold_unit_extent_dims_via_slices"),  # each thread's part: a 2-D vecmat
+            _tile(f"%s{i}, %par{i}", 1, f"%split{i}", "tile_using_forall", [chunk, 0, 0]),
+            *([_tile(f"%s{i}b, %lb{i}", 1, f"%s{i}", "tile_using_for", [1, 0, 0])] if chunk > 1 else []),
+            *apply_patterns(f"%par{i}", "linalg.fold_unit_extent_dims_via_slices"),  # each part: a 2-D vecmat
             f'%a{i} = transform.structured.match ops{{["linalg.generic"]}} in %par{i} : ({_ANY}) -> {_ANY}',
         ]
     else:
@@ -1118,7 +1123,7 @@ def _k_split(k: int, kr: int, threads: int) -> int:
 
 
 def _dot(t: _Target, i: int) -> list[str]:
-    """kv-wide partial sums, restarted in each k block (`lane_block`)."""
+    """kv-wide partial sums, restarted in each k block (`k_block`)."""
     lines = [_match(t, f"%op{i}"), *_lane_sums(i, f"%op{i}", list(t.tiles), list(t.vec))]
     return lines + _mark_micro(i, f"%part{i}", f"%fill{i}", f"%comb{i}")
 
