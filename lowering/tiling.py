@@ -681,6 +681,27 @@ def _vectorize_remainder(t: _Target, i: int) -> list[str]:
     ]
 
 
+K_CHUNK_STEPS = 128  # k steps of a matmul's k loop that accumulate into one zero-filled block (lowering/accumulate.py)
+
+
+def _k_steps(t: _Target, i: int, lines: list[str], tile: str, steps: list[int]) -> str:
+    """The k loop `%kl<i>` of the matmul block `tile` (tile sizes `steps`: one k step); with more than
+    K_CHUNK_STEPS steps, in a loop over chunks of that many, each chunk's k loop marked et.kchunk
+    (summed into a zero-filled block, then added to the block: lowering/accumulate.py), so no sum
+    of k steps is longer than K_CHUNK_STEPS. Appends the script lines; returns the k step's tile."""
+    if t.loops[-1] > t.tiles[-1] * K_CHUNK_STEPS:
+        lines.append(_tile(f"%kc{i}, %kcl{i}", 1, tile, "tile_using_for", [s * K_CHUNK_STEPS for s in steps]))
+        tile = f"%kc{i}"
+    lines.append(_tile(f"%b{i}, %kl{i}", 1, tile, "tile_using_for", steps))
+    if tile == f"%kc{i}":
+        lines += [f"%kcp{i} = transform.param.constant {i} : i64 -> !transform.any_param",
+                  f'transform.annotate %kl{i} "{KCHUNK}" = %kcp{i} : {_ANY}, !transform.any_param']
+    return f"%b{i}"
+
+
+KCHUNK = "et.kchunk"
+
+
 def _k_loop(t: _Target, i: int, lines: list[str], packed: frozenset[str], c_dims: list[int], sizes: list[int]) -> str:
     """Inside the forall's block `%a<i>`: the C block packed (accumulated in a contiguous buffer
     across the k loop, copied out once; padded along `c_dims`), the k loop (tile `sizes`), the A
@@ -689,8 +710,7 @@ def _k_loop(t: _Target, i: int, lines: list[str], packed: frozenset[str], c_dims
     if "C" in packed:
         lines += _pack(t, f"pc{i}", tile, 2, c_dims, copy_back=True)
         tile = f"%pc{i}"
-    lines.append(_tile(f"%b{i}, %kl{i}", 1, tile, "tile_using_for", sizes))
-    tile = f"%b{i}"
+    tile = _k_steps(t, i, lines, tile, sizes)
     if "A" in packed:
         lines += _pack(t, f"pa{i}", tile, 0, [2])
         tile = f"%pa{i}"
@@ -915,9 +935,10 @@ def _panel_block_loops(t: _Target, i: int) -> list[str]:
     slices) so that the register tile is a plain (mr, nr, u) contraction (the vectorizer's patterns
     cast away only leading unit dims that are parallel: the unit k1 left a contraction over two
     reduction dims, lowered to scalar code); marked et.micro."""
-    return [
-        _tile(f"%b{i}, %kl{i}", 1, f"%a{i}", "tile_using_for", [0, 0, 1, 0, 0, 0]),
-        _tile(f"%bn{i}, %ln{i}", 1, f"%b{i}", "tile_using_for", [0, 1, 0, 0, 0, 0]),
+    lines: list[str] = []
+    step = _k_steps(t, i, lines, f"%a{i}", [0, 0, 1, 0, 0, 0])
+    return lines + [
+        _tile(f"%bn{i}, %ln{i}", 1, step, "tile_using_for", [0, 1, 0, 0, 0, 0]),
         _tile(f"%c{i}0, %lm{i}, %lk{i}", 2, f"%bn{i}", "tile_using_for", [1, 0, 0, 0, 0, _k_unroll(t)]),
         *apply_patterns(f"%lk{i}", "linalg.fold_unit_extent_dims_via_slices"),
         f'%c{i} = transform.structured.match ops{{["linalg.generic"]}} in %lk{i} : ({_ANY}) -> {_ANY}',
