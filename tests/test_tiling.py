@@ -89,8 +89,11 @@ def test_contractions_match_numpy(target, dtype, name, fn, shapes) -> None:
 def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
     """x @ A on two threads: the rows of A are split among them (one partial y each, summed after:
     each thread streams whole rows), unless k has no split into whole steps of kr rows, when the
-    threads take column blocks; one thread reads whole rows too (no forall over column blocks)."""
+    threads take column blocks; one thread reads whole rows too (no forall over column blocks). A k
+    of more than 256 rows is summed in blocks of rows (`k_block`), one partial y each, on any
+    number of threads."""
     x, a = _args([(k,), (k, n)], dtype)
+    tk = tiling.choose_tiles("linalg.vecmat", (n, k), np.dtype(dtype).itemsize).tiles[1]
     for threads in (1, 2):
         kernel = et.kernel(lambda x, a: x @ a, target="cpu-openmp", threads=threads)
         got, comp = kernel(x, a), kernel.inspect(x, a)
@@ -101,8 +104,9 @@ def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
             np.testing.assert_allclose(got, x @ a, rtol=tol, atol=tol * k)
         tiled = comp.stage("tile")
         assert re.search(r"(vector\.fma|arith\.addi) .*: vector<\d+x", tiled) and "linalg.vecmat" not in tiled
-        partials = re.search(rf"tensor.empty\(\) : tensor<2x{n}x", tiled)  # the threads' partial ys
-        assert bool(partials) == (split and threads == 2), tiled
+        parts = k // tk if tk and k % tk == 0 else 2 if split and threads == 2 else 0
+        partials = re.search(rf"tensor.empty\(\) : tensor<{parts}x{n}x", tiled)  # the blocks' or threads' partial ys
+        assert bool(partials) == bool(parts), tiled
         foralls = re.findall(r"scf.forall \(%\w+\) in \((\d+)\)", tiled)
         assert foralls == (["2"] if threads == 2 else []) or (not split and threads == 2 and len(foralls) == 1)
         if threads == 2:
