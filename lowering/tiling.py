@@ -24,7 +24,11 @@ What the script does to a matmul (BLIS-like loop order):
                                            (when "B") copied to a contiguous buffer (L1)
           scf.for m by mr                  register tiles, peeled so full tiles are static
           scf.for k by 1                   vector<mr x nr> accumulator hoisted into registers,
-                                           vector.contract -> outer products -> vector.fma
+                                           vector.contract -> outer products -> vector.fma; it
+                                           starts from zero at each k step and is added to C after
+                                           it (lowering/accumulate.py); more than K_CHUNK_STEPS k
+                                           steps run in chunks, each summed into a zero-filled
+                                           block then added to C's (`_k_steps`)
 
 Each copy of a block or micro-panel is a nofold `transform.structured.pad` of that operand of
 the tile, bufferized with linalg.copy (`bufferize_to_allocation`); `packing` decides which. Read
@@ -86,7 +90,9 @@ k loop.
 
 Matvec and dot split the reduction into vector-wide partial sums (tile_reduction_using_for) so the
 hot loop is an elementwise fma on rows; vecmat keeps its parallel dim in the vector, and its
-threads split the rows of A (`_vecmat`: each reads whole rows).
+threads split the rows of A (`_vecmat`: each reads whole rows). A long k of these three is summed
+in blocks (`k_block`, the k entry of et.tiles), each from zero, so no chain is much longer than
+max(K_STEPS, sqrt(k)).
 """
 
 from __future__ import annotations
