@@ -33,6 +33,8 @@ def _broadcast(shape: tuple[int, ...], dtype: type) -> np.ndarray:
 # name: (shape of a, shape of b, maker of a, maker of b); k is a's last dim
 CASES: dict[str, tuple[tuple[int, ...], tuple[int, ...], Callable, Callable]] = {
     "matmul": ((16, 1 << 16), (1 << 16, 16), _full, _full),
+    "matmul_chunks": ((16, 1 << 18), (1 << 18, 16), _full, _full),  # more than 128 k steps: chunks
+    "matmul_one_tile": ((8, 1 << 16), (1 << 16, 32), _full, _full),  # the accumulator carried by every k loop
     "batch_matmul": ((2, 16, 1 << 16), (2, 1 << 16, 16), _full, _full),
     "matvec": ((16, 1 << 18), (1 << 18,), _full, _full),
     "matvec_broadcast": ((16, 1 << 18), (1 << 18,), _broadcast, _full),
