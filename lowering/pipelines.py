@@ -13,7 +13,7 @@ from mlir import ir, passmanager
 from ..errors import CompileError
 from ..forked import ChildDied, run_forked
 from ..toolchain import run_tool, save_failure_input
-from . import copies, flatten, interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
+from . import accumulate, copies, flatten, interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,8 @@ ROWS = Stage("rows", ("transform-interpreter", "canonicalize"), script=rows.tran
 # Contractions tagged with et.tiles / et.vec (lowering/tiling.py): tiled, vectorized on tensors.
 # No cse here: merging the contractions' identical tensor.empty/fill inits makes eliminate-empty-tensors
 # write several outputs through one output buffer (wrong results); cse runs after bufferization.
-TILE = Stage("tile", ("transform-interpreter", "canonicalize"), script=tiling.transform_script)
+# Then each register tile's k loop accumulates from zero, its sum added to C after it (accumulate.py).
+TILE = Stage("tile", ("transform-interpreter", "canonicalize"), script=tiling.transform_script, rewrite=accumulate.restart)
 
 # Vector ops left by the tile stage: n-D transfers -> loops of 1-D ones, masks -> selects.
 VECTOR = Stage("vector", ("convert-vector-to-scf{full-unroll=true}", "func.func(lower-vector-mask)", "canonicalize", "cse"))
@@ -165,7 +166,7 @@ def cpu_openmp(threads: int) -> Pipeline:
     split = Stage("parallel", ("transform-interpreter", "canonicalize"),
                   script=functools.partial(parallel.transform_script, threads=threads))
     rows_loop = Stage(ROWS.name, ROWS.passes, script=functools.partial(rows.transform_script, threads=threads))
-    tile = Stage(TILE.name, TILE.passes, script=functools.partial(tiling.transform_script, threads=threads))
+    tile = Stage(TILE.name, TILE.passes, script=functools.partial(tiling.transform_script, threads=threads), rewrite=TILE.rewrite)
     return Pipeline(
         "cpu-openmp",
         (

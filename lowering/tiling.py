@@ -24,7 +24,11 @@ What the script does to a matmul (BLIS-like loop order):
                                            (when "B") copied to a contiguous buffer (L1)
           scf.for m by mr                  register tiles, peeled so full tiles are static
           scf.for k by 1                   vector<mr x nr> accumulator hoisted into registers,
-                                           vector.contract -> outer products -> vector.fma
+                                           vector.contract -> outer products -> vector.fma; it
+                                           starts from zero at each k step and is added to C after
+                                           it (lowering/accumulate.py); more than K_CHUNK_STEPS k
+                                           steps run in chunks, each summed into a zero-filled
+                                           block then added to C's (`_k_steps`)
 
 Each copy of a block or micro-panel is a nofold `transform.structured.pad` of that operand of
 the tile, bufferized with linalg.copy (`bufferize_to_allocation`); `packing` decides which. Read
@@ -86,7 +90,9 @@ k loop.
 
 Matvec and dot split the reduction into vector-wide partial sums (tile_reduction_using_for) so the
 hot loop is an elementwise fma on rows; vecmat keeps its parallel dim in the vector, and its
-threads split the rows of A (`_vecmat`: each reads whole rows).
+threads split the rows of A (`_vecmat`: each reads whole rows). A long k of these three is summed
+in blocks (`k_block`, the k entry of et.tiles), each from zero, so no chain is much longer than
+max(K_STEPS, sqrt(k)).
 """
 
 from __future__ import annotations
@@ -230,15 +236,31 @@ def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheIn
             # process (issue 22); two or more full steps keep the k loop)
             kv = _down(k // 2, lanes)
         tm = _divisor_tile(m, _down(max(1, m // 16), mr), mr)  # enough row blocks to share among threads
-        return Tiles((tm, 0), (mr, kv))
+        return Tiles((tm, k_block(k, kv, kv)), (mr, kv))
     if name == "vecmat":  # loops (n, k): a block of y stays in L1 while whole rows of A stream through
         n, k = loops
-        nv = _fit(4 * lanes, n)
-        return Tiles((_divisor_tile(n, _down(c.l1 // 2 // itemsize, nv), nv), 0), (nv, _fit(4, k)))
+        nv, kr = _fit(4 * lanes, n), _fit(4, k)
+        return Tiles((_divisor_tile(n, _down(c.l1 // 2 // itemsize, nv), nv), k_block(k, 1, kr)), (nv, kr))
     if name == "dot":
         (k,) = loops
-        return Tiles((0,), (_fit(4 * lanes, k),))
+        kv = _fit(4 * lanes, k)
+        return Tiles((k_block(k, kv, kv),), (kv,))
     raise ValueError(f"no tile policy for {op}")
+
+
+K_STEPS = 256  # products one accumulator of a matvec, vecmat or dot adds before its k loop is cut into blocks
+
+
+def k_block(k: int, lanes: int, step: int) -> int:
+    """The k block (0: one block) of a matvec, vecmat or dot whose k loop sums into `lanes` chains
+    per output: each block's chains start from zero and its sum is added to the result's, so no
+    chain is much longer than max(K_STEPS, sqrt(k / lanes)). A multiple of `step`, dividing k when one
+    does near that size. Unblocked, float32 A @ y with k = 2^20 of 0.1 was off by 6.6e-5 (16384
+    products a lane, NumPy 1.3e-6), y @ A by 1.4e-2 (NumPy 7.4e-4)."""
+    steps = k // lanes
+    if steps <= K_STEPS:
+        return 0
+    return _divisor_tile(k, lanes * max(K_STEPS, 2 ** math.ceil(math.log2(steps) / 2)), step)
 
 
 def footprint(op: str, tiles: Tiles, itemsize: int) -> tuple[int, int]:
@@ -669,6 +691,27 @@ def _vectorize_remainder(t: _Target, i: int) -> list[str]:
     ]
 
 
+K_CHUNK_STEPS = 128  # k steps of a matmul's k loop that accumulate into one zero-filled block (lowering/accumulate.py)
+
+
+def _k_steps(t: _Target, i: int, lines: list[str], tile: str, steps: list[int]) -> str:
+    """The k loop `%kl<i>` of the matmul block `tile` (tile sizes `steps`: one k step); with more than
+    K_CHUNK_STEPS steps, in a loop over chunks of that many, each chunk's k loop marked et.kchunk
+    (summed into a zero-filled block, then added to the block: lowering/accumulate.py), so no sum
+    of k steps is longer than K_CHUNK_STEPS. Appends the script lines; returns the k step's tile."""
+    if t.loops[-1] > t.tiles[-1] * K_CHUNK_STEPS:
+        lines.append(_tile(f"%kc{i}, %kcl{i}", 1, tile, "tile_using_for", [s * K_CHUNK_STEPS for s in steps]))
+        tile = f"%kc{i}"
+    lines.append(_tile(f"%b{i}, %kl{i}", 1, tile, "tile_using_for", steps))
+    if tile == f"%kc{i}":
+        lines += [f"%kcp{i} = transform.param.constant {i} : i64 -> !transform.any_param",
+                  f'transform.annotate %kl{i} "{KCHUNK}" = %kcp{i} : {_ANY}, !transform.any_param']
+    return f"%b{i}"
+
+
+KCHUNK = "et.kchunk"
+
+
 def _k_loop(t: _Target, i: int, lines: list[str], packed: frozenset[str], c_dims: list[int], sizes: list[int]) -> str:
     """Inside the forall's block `%a<i>`: the C block packed (accumulated in a contiguous buffer
     across the k loop, copied out once; padded along `c_dims`), the k loop (tile `sizes`), the A
@@ -677,8 +720,7 @@ def _k_loop(t: _Target, i: int, lines: list[str], packed: frozenset[str], c_dims
     if "C" in packed:
         lines += _pack(t, f"pc{i}", tile, 2, c_dims, copy_back=True)
         tile = f"%pc{i}"
-    lines.append(_tile(f"%b{i}, %kl{i}", 1, tile, "tile_using_for", sizes))
-    tile = f"%b{i}"
+    tile = _k_steps(t, i, lines, tile, sizes)
     if "A" in packed:
         lines += _pack(t, f"pa{i}", tile, 0, [2])
         tile = f"%pa{i}"
@@ -892,9 +934,10 @@ def _panel_block_loops(t: _Target, i: int) -> list[str]:
     slices) so that the register tile is a plain (mr, nr, u) contraction (the vectorizer's patterns
     cast away only leading unit dims that are parallel: the unit k1 left a contraction over two
     reduction dims, lowered to scalar code); marked et.micro."""
-    return [
-        _tile(f"%b{i}, %kl{i}", 1, f"%a{i}", "tile_using_for", [0, 0, 1, 0, 0, 0]),
-        _tile(f"%bn{i}, %ln{i}", 1, f"%b{i}", "tile_using_for", [0, 1, 0, 0, 0, 0]),
+    lines: list[str] = []
+    step = _k_steps(t, i, lines, f"%a{i}", [0, 0, 1, 0, 0, 0])
+    return lines + [
+        _tile(f"%bn{i}, %ln{i}", 1, step, "tile_using_for", [0, 1, 0, 0, 0, 0]),
         _tile(f"%c{i}0, %lm{i}, %lk{i}", 2, f"%bn{i}", "tile_using_for", [1, 0, 0, 0, 0, _k_unroll(t)]),
         *apply_patterns(f"%lk{i}", "linalg.fold_unit_extent_dims_via_slices"),
         f'%c{i} = transform.structured.match ops{{["linalg.generic"]}} in %lk{i} : ({_ANY}) -> {_ANY}',
@@ -1029,43 +1072,58 @@ def _matvec(t: _Target, i: int) -> list[str]:
     """Rows by mr; the reduction split into kv-wide partial sums held in vector registers (a
     partial last step of k and partial row blocks peeled: 2000 x 2047 float32 0.7 -> 0.35 ms on one
     core, 0.3 -> 0.15 ms on two)."""
-    (tm, _), (mr, kv) = t.tiles, t.vec
+    (tm, tk), (mr, kv) = t.tiles, t.vec
     lines = [_match(t, f"%op{i}")]
     lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", [tm, 0]))
     lines.append(_tile(f"%b{i}, %lm{i}", 1, f"%a{i}", "tile_using_for", [mr, 0]))
-    lines.append(
-        f"%fill{i}, %part{i}, %comb{i}, %lk{i} = transform.structured.tile_reduction_using_for %b{i} "
-        f"by tile_sizes = [0, {kv}] : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})"
-    )
+    lines += _lane_sums(i, f"%b{i}", [0, tk], [0, kv])
     # the partial sums, their init and combination marked (the peels clone them); full register
     # tiles peeled from the partial ones, which are masked
     m, k = t.loops
     lines += _mark_micro(i, f"%part{i}", f"%fill{i}", f"%comb{i}")
-    return lines + (_peel(f"%lk{i}") if k % kv else []) + (_peel(f"%lm{i}") if tm % mr or m % tm else [])
+    return lines + (_peel(f"%lk{i}") if k % kv or (tk and k % tk) else []) + (_peel(f"%lm{i}") if tm % mr or m % tm else [])
+
+
+def _lane_sums(i: int, target: str, block: list[int], lanes: list[int]) -> list[str]:
+    """The reduction of `target` split into vector-wide partial sums (`lanes`: the tile sizes; `%part<i>`
+    in the loop `%lk<i>`), restarted from zero in each k block (`block`: tile sizes of a loop around
+    them, all 0 for one block; `k_block`)."""
+    lines = []
+    if any(block):
+        lines.append(_tile(f"%kb{i}, %lb{i}", 1, target, "tile_using_for", block))
+        target = f"%kb{i}"
+    return lines + [
+        f"%fill{i}, %part{i}, %comb{i}, %lk{i} = transform.structured.tile_reduction_using_for {target} "
+        f"by tile_sizes = {_ints(tuple(lanes))} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})"]
 
 
 def _vecmat(t: _Target, i: int, threads: int) -> list[str]:
     """y = x A: each thread reads whole rows of A, a contiguous stream (row chunks, a page or less
     each, defeat the prefetchers). With several threads the rows are split among them
     (`split_reduction`: k = (S, k / S), one partial y per thread in an S x n buffer, summed
-    afterwards) when k divides into S whole steps of kr rows, else column blocks are. Inside, y in
+    afterwards) when k divides into S whole steps of kr rows, else column blocks are. A long k is
+    split so into blocks of TK rows (`k_block`), each summed from zero into its own partial y (a
+    thread's share of them in turn). Inside, y in
     blocks of TN (half of L1), A's rows kr at a time, y read and written nv wide (marked et.micro);
     full register tiles are peeled from the partial ones (a masked k step is scalar code).
 
     Measured (float32, AMD EPYC, each system alone in its process; before -> after, NumPy): 2048^2
     on two cores 0.22 -> 0.14 ms (0.165), on one 0.44 -> 0.32; 8192^2 on two 7.9 -> 6.6 ms (5.8);
     2047 x 2000 (odd k) on one 2.6 -> 0.31 ms, two 1.7 -> 0.30."""
-    (tn, _), (nv, kr) = t.tiles, t.vec
+    (tn, tk), (nv, kr) = t.tiles, t.vec
     n, k = t.loops
     parallel = n * k >= MIN_WORK
-    split = _k_split(k, kr, threads) if parallel else 1
+    blocks = k // tk if tk and k % tk == 0 else 1
+    split = _k_split(k, kr, threads) if parallel and blocks == 1 else blocks
     lines = [_match(t, f"%op{i}")]
     if split > 1:
+        chunk = -(-split // threads) if parallel else split  # a thread's parts
         lines += [
             f"%init{i}, %other{i}, %split{i}, %comb{i} = transform.structured.split_reduction %op{i} "
             f"{{split_factor = {split}, insert_split_dimension = 0}} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})",
-            _tile(f"%s{i}, %par{i}", 1, f"%split{i}", "tile_using_forall", [1, 0, 0]),
-            *apply_patterns(f"%par{i}", "linalg.fold_unit_extent_dims_via_slices"),  # each thread's part: a 2-D vecmat
+            _tile(f"%s{i}, %par{i}", 1, f"%split{i}", "tile_using_forall", [chunk, 0, 0]),
+            *([_tile(f"%s{i}b, %lb{i}", 1, f"%s{i}", "tile_using_for", [1, 0, 0])] if chunk > 1 else []),
+            *apply_patterns(f"%par{i}", "linalg.fold_unit_extent_dims_via_slices"),  # each part: a 2-D vecmat
             f'%a{i} = transform.structured.match ops{{["linalg.generic"]}} in %par{i} : ({_ANY}) -> {_ANY}',
         ]
     else:
@@ -1085,12 +1143,8 @@ def _k_split(k: int, kr: int, threads: int) -> int:
 
 
 def _dot(t: _Target, i: int) -> list[str]:
-    (kv,) = t.vec
-    lines = [_match(t, f"%op{i}")]
-    lines.append(
-        f"%fill{i}, %part{i}, %comb{i}, %lk{i} = transform.structured.tile_reduction_using_for %op{i} "
-        f"by tile_sizes = [{kv}] : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})"
-    )
+    """kv-wide partial sums, restarted in each k block (`k_block`)."""
+    lines = [_match(t, f"%op{i}"), *_lane_sums(i, f"%op{i}", list(t.tiles), list(t.vec))]
     return lines + _mark_micro(i, f"%part{i}", f"%fill{i}", f"%comb{i}")
 
 

@@ -91,8 +91,11 @@ def test_contractions_match_numpy(target, dtype, name, fn, shapes) -> None:
 def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
     """x @ A on two threads: the rows of A are split among them (one partial y each, summed after:
     each thread streams whole rows), unless k has no split into whole steps of kr rows, when the
-    threads take column blocks; one thread reads whole rows too (no forall over column blocks)."""
+    threads take column blocks; one thread reads whole rows too (no forall over column blocks). A k
+    of more than 256 rows is summed in blocks of rows (`k_block`), one partial y each, on any
+    number of threads."""
     x, a = _args([(k,), (k, n)], dtype)
+    tk = tiling.choose_tiles("linalg.vecmat", (n, k), np.dtype(dtype).itemsize).tiles[1]
     for threads in (1, 2):
         kernel = et.kernel(lambda x, a: x @ a, target="cpu-openmp", threads=threads)
         got, comp = kernel(x, a), kernel.inspect(x, a)
@@ -103,8 +106,9 @@ def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
             np.testing.assert_allclose(got, x @ a, rtol=tol, atol=tol * k)
         tiled = comp.stage("tile")
         assert re.search(r"(vector\.fma|arith\.addi) .*: vector<\d+x", tiled) and "linalg.vecmat" not in tiled
-        partials = re.search(rf"tensor.empty\(\) : tensor<2x{n}x", tiled)  # the threads' partial ys
-        assert bool(partials) == (split and threads == 2), tiled
+        parts = k // tk if tk and k % tk == 0 else 2 if split and threads == 2 else 0
+        partials = re.search(rf"tensor.empty\(\) : tensor<{parts}x{n}x", tiled)  # the blocks' or threads' partial ys
+        assert bool(partials) == bool(parts), tiled
         foralls = re.findall(r"scf.forall \(%\w+\) in \((\d+)\)", tiled)
         assert foralls == (["2"] if threads == 2 else []) or (not split and threads == 2 and len(foralls) == 1)
         if threads == 2:
@@ -569,9 +573,10 @@ def test_panel_gemm_order(monkeypatch, tmp_path, target) -> None:
     mr rows transposed as vectors, a panel of rows across all k steps, and B into (k / TK, n / nr, TK,
     nr) by column blocks, nr-wide rows copied as vectors, a row across all column panels; then the
     output blocks: each a zero-filled (TN / nr, TM / mr, mr, nr) tensor (a column panel's register
-    tiles one after the other), the k loop, a column panel, a row panel (its accumulators read once),
-    8 k steps of FMAs reading both panels in place; then the block unpacked into C register tile by register tile. No copy and
-    no fill of C, no buffer of C's size."""
+    tiles one after the other), the k loop, a column panel, a row panel (its accumulators start from
+    zero at each k step, C read and added once after it: lowering/accumulate.py), 8 k steps of FMAs
+    reading both panels in place; then the block unpacked into C register tile by register tile. No
+    copy and no fill of C, no buffer of C's size."""
     from test_golden import filecheck
 
     _forced_tiles(monkeypatch, (16, 128, 64))
@@ -596,12 +601,14 @@ CHECK: linalg.fill {{.*}} -> tensor<4x2x8x32xf32>
 CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {{.*}} -> (tensor<4x2x8x32xf32>)
 CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {{.*}} -> (tensor<4x2x8x32xf32>)
 CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {{.*}} -> (tensor<1x2x8x32xf32>)
-CHECK-NEXT: vector.transfer_read {{.*}} : tensor<1x2x8x32xf32>, vector<8x32xf32>
-CHECK-NEXT: scf.for %{{.*}} = %c0 to %c64 step %c8 {{.*}} -> (vector<8x32xf32>)
+CHECK-NEXT: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+CHECK-NEXT: %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c8 iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
 CHECK: vector.transfer_read {{.*}} : tensor<4x6x64x8xf32>, vector<8x8xf32>
 CHECK: vector.transfer_read {{.*}} : tensor<4x8x64x32xf32>, vector<8x32xf32>
 CHECK-COUNT-64: vector.fma
-CHECK: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<1x2x8x32xf32>
+CHECK: %[[C:.*]] = vector.transfer_read {{.*}} : tensor<1x2x8x32xf32>, vector<8x32xf32>
+CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[C]], %[[SUM]] : vector<8x32xf32>
+CHECK-NEXT: vector.transfer_write %[[NEW]], {{.*}} : vector<8x32xf32>, tensor<1x2x8x32xf32>
 CHECK: scf.for %{{.*}} = %c0 to %c16 step %c8 {{.*}} -> (tensor<16x128xf32>)
 CHECK: scf.for %{{.*}} = %c0 to %c128 step %c32 {{.*}} -> (tensor<16x128xf32>)
 CHECK: vector.transfer_read {{.*}} : tensor<4x2x8x32xf32>, vector<8x32xf32>
