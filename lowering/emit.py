@@ -122,11 +122,7 @@ class _Plan:
         for j, expr in enumerate(amap.results):
             if isinstance(expr, ir.AffineDimExpr):
                 sizes[j] = self.domain[expr.position]
-        if sizes == shape:
-            return value
-        rtype = ir.RankedTensorType.get(sizes, ir.RankedTensorType(value.type).element_type)
-        rank = len(shape)
-        return tensor.extract_slice(rtype, value, [], [], [], [0] * rank, sizes, [1] * rank)
+        return _slice(value, sizes, [0] * len(shape))
 
 
 class Emitter:
@@ -264,11 +260,7 @@ class Emitter:
                 if blocked is not None:
                     return blocked
         init = self._filled(node, scalar.reduction_identity(node.op, node.dtype, False))
-        out_map = ir.AffineMap.get(x.ndim, 0, [d for i, d in enumerate(dims) if i not in axes])
-        iterators = ["reduction" if i in axes else "parallel" for i in range(x.ndim)]
-        value = self._generic(plan, tree, init, out_map, iterators, node.op, node.dtype)
-        _tag_lanes(value, lanes_attr)
-        return value
+        return self._reduce(plan, tree, tuple(axes), init, node.op, node.dtype, lanes_attr)
 
     def _plain_input(self, value: ir.Value, dtype: str) -> tuple[_Plan, tuple]:
         """A plan reading one tensor at the identity index, and its body."""
@@ -308,7 +300,7 @@ class Emitter:
         block (the last block also takes the tail past the last full block)."""
         start, lanes_attr = scalar.reduction_identity("sum", dtype, False), step.lanes
         if step.block is None:
-            return self._sum_generic(plan, tree, shape, step.axes, _fill(_kept(shape, step.axes), dtype, start), dtype, lanes_attr)
+            return self._reduce(plan, tree, step.axes, _fill(_kept(shape, step.axes), dtype, start), "sum", dtype, lanes_attr)
         axis, size = step.block
         count, tail = divmod(shape[axis], size)
         split = _split_inputs(plan, axis, size, count)
@@ -316,8 +308,7 @@ class Emitter:
             return None
         domain = shape[:axis] + (count, size) + shape[axis + 1:]
         summed = tuple(a if a < axis else a + 1 for a in step.axes) + (axis + 1,)
-        value = self._sum_generic(_Plan(domain, split), tree, domain, summed, _fill(_kept(domain, summed), dtype, start), dtype,
-                                  lanes_attr)
+        value = self._reduce(_Plan(domain, split), tree, summed, _fill(_kept(domain, summed), dtype, start), "sum", dtype, lanes_attr)
         if not tail:
             return value
         # The tail past the last full block is added into the last block's partials, in place.
@@ -328,15 +319,17 @@ class Emitter:
         last_type = ir.RankedTensorType.get([n for d, n in enumerate(kept) if d != at], scalar.storage_type(dtype))
         last = tensor.extract_slice(last_type, value, [], [], [], offsets, sizes, [1] * len(kept))
         tail_plan = _Plan(shape[:axis] + (tail,) + shape[axis + 1:], _tail_inputs(plan, axis, count * size, tail))
-        last = self._sum_generic(tail_plan, tree, tail_plan.domain, tuple(sorted(step.axes + (axis,))), last, dtype, lanes_attr)
+        last = self._reduce(tail_plan, tree, tuple(sorted(step.axes + (axis,))), last, "sum", dtype, lanes_attr)
         return tensor.insert_slice(last, value, [], [], [], offsets, sizes, [1] * len(kept))
 
-    def _sum_generic(self, plan: _Plan, tree: tuple, domain: tuple[int, ...], axes: tuple[int, ...], init: ir.Value,
-                     dtype: str, lanes_attr: int | None) -> ir.Value:
-        dims = [ir.AffineDimExpr.get(i) for i in range(len(domain))]
-        out_map = ir.AffineMap.get(len(domain), 0, [d for i, d in enumerate(dims) if i not in axes])
-        iterators = ["reduction" if i in axes else "parallel" for i in range(len(domain))]
-        value = self._generic(plan, tree, init, out_map, iterators, "sum", dtype)
+    def _reduce(self, plan: _Plan, tree: tuple, axes: tuple[int, ...], init: ir.Value, op: str, dtype: str,
+                lanes_attr: int | None) -> ir.Value:
+        """The generic reducing `axes` of plan's domain into init with `op` (tagged with its lanes, if any)."""
+        rank = len(plan.domain)
+        dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
+        out_map = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i not in axes])
+        iterators = ["reduction" if i in axes else "parallel" for i in range(rank)]
+        value = self._generic(plan, tree, init, out_map, iterators, op, dtype)
         _tag_lanes(value, lanes_attr)
         return value
 
