@@ -14,6 +14,8 @@ import pytest
 
 import egglog_tensor as et
 
+pytestmark = pytest.mark.slow  # minutes long: .ci/run runs it after the default run
+
 C = 6  # the bound's constant; measured at most 4.9 (float64 y @ A, k = 2^18), NumPy up to 8.2 (float32 C @ B, k = 2^20)
 
 

@@ -30,6 +30,8 @@ import egglog_tensor as et
 from egglog_tensor.lowering import nontemporal
 from egglog_tensor.rulesets import algebra, fusion, layout, tiling
 
+pytestmark = pytest.mark.slow  # minutes long: .ci/run runs it after the default run
+
 LONG_RUN = int(os.environ.get("EGGLOG_TENSOR_FUZZ_EXAMPLES", "0"))
 
 

@@ -8,6 +8,8 @@ import pytest
 
 import egglog_tensor as et
 
+pytestmark = pytest.mark.slow  # minutes long: .ci/run runs it after the default run
+
 TARGETS = ["cpu", "cpu-openmp"]
 DTYPES = [np.float32, np.float64]
 SHAPES = {"A": (50, 35), "B": (50, 35), "C": (50, 50), "S": (35, 35), "x": (35,)}

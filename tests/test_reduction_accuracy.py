@@ -45,6 +45,7 @@ def _views(rows: int, cols: int, dtype: type) -> dict[str, np.ndarray]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
 @pytest.mark.parametrize("layout", ["C", "F", "strided", "negative", "broadcast"])
 def test_sums_of_2_24_float32_in_every_layout(target: str, layout: str) -> None:
@@ -62,6 +63,7 @@ def test_sums_of_2_24_float32_in_every_layout(target: str, layout: str) -> None:
         _check(et.kernel(fn, target=target)(x), exact, count, np.float32)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
 def test_sum_of_2_30_broadcast_float32(target: str) -> None:
     """2^30 elements of a stride-0 view (no memory): a single chain stopped at 2^24 here."""
@@ -70,6 +72,7 @@ def test_sum_of_2_30_broadcast_float32(target: str) -> None:
     _check(et.kernel(lambda a: a.sum(), target=target)(b), n * V, n, np.float32)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
 def test_sum_of_2_28_float32(target: str) -> None:
     """The issue's first row: 2^28 float32 values of 0.1 (1 GiB), full sum and mean."""

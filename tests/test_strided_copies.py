@@ -11,6 +11,8 @@ from strategies import compare
 
 import egglog_tensor as et
 
+pytestmark = pytest.mark.slow  # minutes long: .ci/run runs it after the default run
+
 _RNG = np.random.default_rng(22)
 _BASE = _RNG.standard_normal((12, 16))
 LAYOUTS = {
