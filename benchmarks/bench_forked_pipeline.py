@@ -1,11 +1,12 @@
-"""What running the MLIR stages in a forked child (egglog_tensor/forked.py) costs per kernel.
+"""What running the MLIR stages and LLVM's code generation in forked children (egglog_tensor/forked.py) costs per kernel.
 
     EGGLOG_TENSOR_CACHE=0 python benchmarks/bench_forked_pipeline.py            # 10 kernels, 5 rounds
     EGGLOG_TENSOR_CACHE=0 python benchmarks/bench_forked_pipeline.py --rounds 3
 
 Each kernel's linalg MLIR is lowered alternately in this process (`_run_stages`, what the pipeline
-did before) and forked (`run_pipeline`), for both targets; reported: the mean of each and the
-median of the paired differences, per kernel.
+did before) and forked (`run_pipeline`), for both targets; then its optimized LLVM IR is compiled
+to object code and assembly alternately in this process and forked (`llvm._codegen`). Reported:
+the mean of each and the median of the paired differences, per kernel.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 import numpy as np
 
 import egglog_tensor as et
+from egglog_tensor.lowering import llvm
 from egglog_tensor.lowering.pipelines import _run_stages, pipeline_for, run_pipeline
 
 _r = np.random.default_rng(0)
@@ -42,21 +45,33 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     rounds = parser.parse_args().rounds
     for target in ("cpu", "cpu-openmp"):
-        texts = [et.kernel(fn, target=target).inspect(*args).stage("linalg") for fn, args in KERNELS]
+        comps = [et.kernel(fn, target=target).inspect(*args) for fn, args in KERNELS]
         pipeline = pipeline_for(target)
-        inside, forked = [], []
-        for _ in range(rounds):
-            for text in texts:
-                start = time.perf_counter()
-                _run_stages(text, pipeline, lambda item: None)
-                inside.append(time.perf_counter() - start)
-                start = time.perf_counter()
-                run_pipeline(text, pipeline)
-                forked.append(time.perf_counter() - start)
-        extra = statistics.median(f - i for f, i in zip(forked, inside, strict=True))
-        print(f"{target}: in-process {statistics.mean(inside) * 1e3:.0f} ms, forked {statistics.mean(forked) * 1e3:.0f} ms"
-              f" per kernel; paired difference median {extra * 1e3:.0f} ms")
+        _paired(f"{target} MLIR stages", rounds, [c.stage("linalg") for c in comps],
+                lambda text: _run_stages(text, pipeline, lambda item: None), lambda text: run_pipeline(text, pipeline))
+        _paired(f"{target} codegen", rounds, [c.stage("llvm-ir-optimized") for c in comps], _codegen_here, llvm._codegen)
 
+
+def _codegen_here(optimized_ir: str) -> None:
+    """What `llvm._codegen` does, in this process."""
+    machine = llvm._host_target_machine()
+    module = llvm.llvm.parse_assembly(optimized_ir)
+    machine.emit_object(module)
+    machine.emit_assembly(module)
+
+
+def _paired(label: str, rounds: int, texts: list[str], inside: Callable[[str], object], forked: Callable[[str], object]) -> None:
+    """Time inside(text) and forked(text) alternately for every text, rounds times; print means and the median difference."""
+    times: dict[str, list[float]] = {"inside": [], "forked": []}
+    for _ in range(rounds):
+        for text in texts:
+            for name, run in (("inside", inside), ("forked", forked)):
+                start = time.perf_counter()
+                run(text)
+                times[name].append(time.perf_counter() - start)
+    extra = statistics.median(f - i for f, i in zip(times["forked"], times["inside"], strict=True))
+    print(f"{label}: in-process {statistics.mean(times['inside']) * 1e3:.0f} ms, forked {statistics.mean(times['forked']) * 1e3:.0f} ms"
+          f" per kernel; paired difference median {extra * 1e3:.0f} ms")
 
 if __name__ == "__main__":
     main()

@@ -489,10 +489,10 @@ class Lookup:
     def storing(self) -> bool:
         return self.path is not None and self.entry is None
 
-    def store(self, comp: Any, object_code: bytes | None) -> tuple[str, str]:
+    def store(self, comp: Any, object_code: bytes) -> tuple[str, str]:
         """Write the compilation's entry; returns the cache status and a note for the summary."""
         path = self.path
-        if path is None or object_code is None:
+        if path is None:
             return DISABLED, self.note
         try:
             header = {

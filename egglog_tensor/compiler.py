@@ -188,7 +188,7 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         comp.texts[stage_name] = text
     comp.texts["llvm-ir"] = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(stages[-1][1]))
     comp.workspace = workspace.buffers(comp.texts["bufferize"], len(specs) + len(nodes))
-    module = _timed(timings, "llvm", lambda: load_llvm_ir(comp.texts["llvm-ir"], keep_object=lookup.storing))
+    module = _timed(timings, "llvm", lambda: load_llvm_ir(comp.texts["llvm-ir"]))
     comp.texts["llvm-ir-optimized"] = module.optimized_ir
     comp.texts["asm"] = module.asm
     comp.module = module

@@ -140,7 +140,9 @@ class _Dispatch:
         self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
         # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
         self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None or not s.shape)
-        self.narrowed = tuple((i, np.iinfo(dtype)) for i, dtype in comp.narrowed_ints)
+        # every Python int argument is checked against the integer dtype it becomes (int64 unless narrowed)
+        narrowed = dict(comp.narrowed_ints)
+        self.narrowed = tuple((i, np.iinfo(narrowed.get(i, "int64"))) for i, s in enumerate(specs) if s.weak is int)
         self.arg_names = comp.arg_names
         # The fast path, for arguments with the (shape, dtype, layout) key this dispatch was made for.
         self.call: Callable[[tuple, Any], Any] = self._typed_call
@@ -194,11 +196,13 @@ class _Dispatch:
         return args
 
     def check_ints(self, args: Any) -> None:
-        """OverflowError, as NumPy raises, for a Python int argument outside the integer dtype the kernel converts it to."""
+        """OutOfBoundsError (an OverflowError, as NumPy raises) for a Python int argument outside the integer
+        dtype the kernel converts it to: the program's narrower dtype, else int64, the type of every int argument."""
         for i, info in self.narrowed:
             if not info.min <= args[i] <= info.max:
-                raise OutOfBoundsError(f"{self.name}(): argument {self.arg_names[i]!r}: Python integer {args[i]} out of bounds "
-                                       f"for {info.dtype} (NumPy raises OverflowError too)")
+                why = ("(NumPy raises OverflowError too)" if info.dtype != np.int64 else
+                       "(a Python int argument is passed as int64; pass a float for a value beyond it)")
+                raise OutOfBoundsError(f"{self.name}(): argument {self.arg_names[i]!r}: Python integer {args[i]} out of bounds for {info.dtype} {why}")
 
     def run(self, arrays: Any, out: Any = None) -> Any:
         """Call the native code on arrays, checked: a clear error for any that does not fit."""

@@ -1,13 +1,16 @@
-"""Load LLVM IR with llvmlite: verify, optimize at O3 for the host CPU (`opt`), JIT with MCJIT, keep IR and assembly."""
+"""Load LLVM IR with llvmlite: verify, optimize at O3 for the host CPU (`opt`), generate the object code
+in a forked child, load it with MCJIT, keep IR and assembly."""
 
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
 from ..errors import CompileError
+from ..forked import ChildDied, run_forked
 from ..toolchain import load_openmp_runtime, run_tool, save_failure_input
 from . import nontemporal
 from .mathapprox import _libmvec
@@ -27,8 +30,8 @@ class LoadedModule:
     llvm_ir: str
     optimized_ir: str
     asm: str
+    object_code: bytes = field(repr=False)  # the relocatable object the engine loaded (the cache stores it)
     _engine: llvm.ExecutionEngine = field(repr=False)
-    object_code: bytes | None = field(default=None, repr=False)  # the relocatable object, when kept
 
     def address(self, symbol: str) -> int:
         """Address of a function in the loaded code; CompileError if the module does not define it."""
@@ -86,11 +89,10 @@ def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
         )
 
 
-def load_llvm_ir(llvm_ir: str, keep_object: bool = False) -> LoadedModule:
-    """Parse, verify, optimize and JIT-load LLVM IR; loads the OpenMP runtime and libmvec first if the IR needs them.
-
-    keep_object: load via a relocatable object file and keep its bytes (`LoadedModule.object_code`).
-    """
+def load_llvm_ir(llvm_ir: str) -> LoadedModule:
+    """Parse, verify, optimize, generate code for and JIT-load LLVM IR (its object code kept in
+    `LoadedModule.object_code` for the compilation cache); loads the OpenMP runtime and libmvec
+    first if the IR needs them."""
     machine = _host_target_machine()
     if "__kmpc_" in llvm_ir:
         load_openmp_runtime()
@@ -100,17 +102,31 @@ def load_llvm_ir(llvm_ir: str, keep_object: bool = False) -> LoadedModule:
     _check_externals(module, llvm_ir)
     module.triple = machine.triple
     module.data_layout = str(machine.target_data)
-    module = _optimize(module)
-    optimized_ir = str(module)
-    if keep_object:  # emit the object once and load that very object (the compilation cache stores it)
-        object_code = machine.emit_object(module)
-        asm = machine.emit_assembly(module)
-        return load_object(object_code, llvm_ir, optimized_ir, asm, machine)
-    asm = machine.emit_assembly(module)
-    engine = llvm.create_mcjit_compiler(module, machine)
-    engine.finalize_object()
-    engine.run_static_constructors()
-    return LoadedModule(llvm_ir=llvm_ir, optimized_ir=optimized_ir, asm=asm, _engine=engine)
+    optimized_ir = str(_optimize(module))
+    object_code, asm = _codegen(optimized_ir)
+    return load_object(object_code, llvm_ir, optimized_ir, asm, machine)
+
+
+def _codegen(optimized_ir: str) -> tuple[bytes, str]:
+    """The object code and assembly of optimized IR, generated in a forked child: LLVM's code
+    generator ends the process on what it cannot select ("LLVM ERROR: Cannot select"), which must
+    not be this one (a notebook's kernel); that becomes a CompileError with the IR saved."""
+
+    def generate(send: Callable[[tuple[bytes, str]], None]) -> None:
+        machine = _host_target_machine()
+        module = llvm.parse_assembly(optimized_ir)
+        send((machine.emit_object(module), machine.emit_assembly(module)))
+
+    generated: list[tuple[bytes, str]] = []
+    try:
+        run_forked(generate, generated.append)
+    except ChildDied as died:
+        saved = save_failure_input(optimized_ir, "llvmlite-codegen", suffix=".ll")
+        raise CompileError(
+            f"llvmlite failed at stage 'codegen': the code generator ended the process running it ({died.how})\n"
+            f"  input saved to: {saved}\n  error: {died.stderr.strip()}"
+        ) from None
+    return generated[0]
 
 
 def load_object(

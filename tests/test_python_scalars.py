@@ -76,6 +76,18 @@ def test_int_argument_outside_the_dtype_raises_at_call() -> None:
         assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
 
 
+def test_int_argument_beyond_int64_is_a_clear_error() -> None:
+    """A Python int argument is passed as int64: one beyond it is an OutOfBoundsError naming the
+    argument, on the first call and on the fast path after it, never a raw OverflowError from NumPy."""
+    f = et.kernel(_add)
+    x = np.ones(3)
+    assert f(x, -(2**63)).tolist() == (x - 2.0**63).tolist()
+    for n in (2**63, -(2**63) - 1, 2**70):
+        with pytest.raises(et.OutOfBoundsError, match=f"argument 'n': Python integer {n} out of bounds for int64"):
+            f(x, n)
+    assert f(x, 2**62).tolist() == (x + 2**62).tolist()
+
+
 @pytest.mark.parametrize(
     "fn",
     [
