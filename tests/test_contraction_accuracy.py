@@ -38,9 +38,12 @@ CASES: dict[str, tuple[tuple[int, ...], tuple[int, ...], Callable, Callable]] = 
     "matmul_chunks": ((16, 1 << 18), (1 << 18, 16), _full, _full),  # more than 128 k steps: chunks
     "matmul_one_tile": ((8, 1 << 16), (1 << 16, 32), _full, _full),  # the accumulator carried by every k loop
     "batch_matmul": ((2, 16, 1 << 16), (2, 1 << 16, 16), _full, _full),
+    # 9 rows: a masked register tile of rows, its sums in C (k in chunks of ~sqrt(k) products)
+    "batch_matmul_masked_rows": ((2, 9, 1 << 16), (2, 1 << 16, 20), _full, _full),
     "matvec": ((16, 1 << 18), (1 << 18,), _full, _full),
     "matvec_broadcast": ((16, 1 << 18), (1 << 18,), _broadcast, _full),
     "vecmat": ((1 << 18,), (1 << 18, 16), _full, _full),
+    "vecmat_prime_k": ((65521,), (65521, 16), _full, _full),  # k blocks that do not divide k
     "dot": ((1 << 22,), (1 << 22,), _full, _full),
 }
 
@@ -83,3 +86,33 @@ def test_long_k_same_for_any_thread_count(case: str) -> None:
     want = et.kernel(matmul, target="cpu")(a, b)
     for threads in (1, 2, 3):
         np.testing.assert_array_equal(et.kernel(matmul, target="cpu-openmp", threads=threads)(a, b), want)
+
+
+def relu_matmul(a, b):
+    return np.maximum(a @ b, 0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+def test_long_k_masked_epilogue_within_bound(target: str, dtype: type) -> None:
+    """A matmul with an epilogue is not padded: its 9th row is a masked register tile."""
+    a, b = _full((9, 1 << 16), dtype), _full((1 << 16, 20), dtype)
+    bound = C * np.finfo(dtype).eps * 16
+    error = _relative_error(et.kernel(relu_matmul, target=target)(a, b), a, b)
+    assert error <= bound, f"{np.dtype(dtype).name} {target}: relative error {error:.3g} > {bound:.3g}"
+
+
+def chain(a, b, x):
+    return (a @ b) @ x
+
+
+@pytest.mark.parametrize("rows", [9, 16])
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+def test_matvec_epilogue_chain_within_bound(target: str, rows: int) -> None:
+    """(a @ b) @ x with k = 4096 in both products: the matvec reduces each block of the product as it is
+    made; the errors of the two sums add (reference: float64, exact enough for float32 data)."""
+    a, b, x = _full((rows, 4096), np.float32), _full((4096, 4096), np.float32), _full((4096,), np.float32)
+    want = chain(a.astype(np.float64), b.astype(np.float64), x.astype(np.float64))
+    error = float(np.max(np.abs(et.kernel(chain, target=target)(a, b, x) - want) / want))
+    bound = C * np.finfo(np.float32).eps * 2 * 12
+    assert error <= bound, f"{target} {rows} rows: relative error {error:.3g} > {bound:.3g}"
