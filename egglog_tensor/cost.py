@@ -33,7 +33,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from egglog import EGraph, get_callable_fn
 
-from .graph import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, VIEWS, Node, infer, is_unit_reshape
+from .graph import Node
+from .ops import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, infer, is_view
 from .ir import OP_OF, literal
 from .lowering import rows as rows_stage
 from .lowering.pipelines import default_threads
@@ -258,7 +259,7 @@ class TensorCostModel:
         if op == "const":
             return Cost(_EPSILON, out, buffer=False)
         if op in ("fuse_rows", "fuse_rows_tiled"):
-            return self._fuse_rows(ins[0], out, out.attrs[0] if out.attrs else None)
+            return self._fuse_rows(ins[0], out, out.attr("tiles") if op == "fuse_rows_tiled" else None)
         if op == "materialize":
             (x,) = ins
             if not _row_major(x.meta):  # a layout-changing copy
@@ -267,7 +268,7 @@ class TensorCostModel:
                 return Cost(x.total + _EPSILON, out, x.done + _EPSILON, rows=x.rows)
             time = self.closed(x) - x.done
             return self._buffer(out, x.done + time, self._closing(x, out, x.flops, x.inputs, time))
-        view = op in VIEWS or (op == "reshape" and is_unit_reshape(ins[0].meta.shape, out.shape))
+        view = is_view(op, ins[0].meta.shape, out.shape)
         if op in ELEMENTWISE or view:
             weight = m.transcendental_flops if op in TRANSCENDENTAL else (1.0 if op in ELEMENTWISE else 0.0)
             done, flops, reads = 0.0, weight * out.size, 0.0
@@ -295,13 +296,13 @@ class TensorCostModel:
             reads = _bytes(x.meta) if x.buffer else x.reads
             inputs = x.inputs if not x.buffer else frozenset() if x.rows else frozenset({(_identity(x), _bytes(x.meta))})
             latency = 0.0
-            if x.meta.ndim and x.meta.ndim - 1 in out.attrs[0]:  # the innermost loop reduces: priced by its lanes
+            if x.meta.ndim and x.meta.ndim - 1 in out.attr("axes"):  # the innermost loop reduces: priced by its lanes
                 itemsize = np.dtype(out.dtype).itemsize
-                lanes = out.attrs[1] if len(out.attrs) > 1 else None  # {op}_lanes, or LLVM's own
+                lanes = out.attr("lanes")  # {op}_lanes, or LLVM's own
                 latency = (reduce_slowdown(x.meta.shape[-1], lanes, itemsize) - 1.0) * x.meta.size / m.gflops
             time = m.kernel(flops, reads + _bytes(out)) + latency
-            rows = self._closing(x, out, flops, inputs, time, latency) if 0 not in out.attrs[0] else None
-            chosen = _EPSILON if len(out.attrs) > 1 else 0.0  # {op}_lanes: taken only when it saves time
+            rows = self._closing(x, out, flops, inputs, time, latency) if 0 not in out.attr("axes") else None
+            chosen = _EPSILON if out.attr("lanes") is not None else 0.0  # {op}_lanes: taken only when it saves time
             return self._buffer(out, x.done + time + chosen, rows)
         if op in ("matmul", "matmul_tiled"):
             a, b = ins
@@ -314,7 +315,7 @@ class TensorCostModel:
                 *batch, rows, inner = a.meta.shape
                 loops = (rows, b.meta.shape[-1], inner)
                 itemsize = np.dtype(out.dtype).itemsize
-                tiles = out.attrs[0] if op == "matmul_tiled" else ()
+                tiles = out.attr("tiles") if op == "matmul_tiled" else ()
                 if len(tiles) != 3 or min(tiles) < 1:  # (malformed tiles of a user's rule: the emitter rejects them)
                     tiles = choose_tiles("linalg.matmul", loops, itemsize).tiles
                 slowdown *= tile_slowdown(loops, tiles, itemsize, m.threads, math.prod(batch) if batch else None)
@@ -402,7 +403,7 @@ def _meta(op: str, tensors: tuple[Node, ...], attrs: tuple) -> Node:
 def _identity(c: Cost) -> Any:
     """Which buffer a materialized child is: an argument by name, anything else by what it is."""
     if c.meta.op == "arg":
-        return ("arg", c.meta.attrs[0])
+        return ("arg", c.meta.attr("name"))
     return ("buffer", c.meta.shape, c.meta.dtype, c.done)
 
 
@@ -415,7 +416,7 @@ def _row_aligned(op: str, child: Node, out: Node) -> bool:
     if child.ndim != out.ndim:  # broadcasting aligns trailing axes: a lower-rank child is not row-aligned
         return False
     if op == "transpose":
-        return out.attrs[0][0] == 0
+        return out.attr("perm")[0] == 0
     if op == "slice":
         start, step, _ = out.attrs
         return start[0] == 0 and step[0] == 1
@@ -426,7 +427,7 @@ def _row_major(meta: Node) -> bool:
     """Whether a value is read row-major: not a 2-D+ transposed view, not a non-C argument."""
     if meta.op == "transpose" and meta.ndim >= 2:
         return False
-    return not (meta.op == "arg" and meta.attrs[3] != "C" and meta.ndim >= 2)
+    return not (meta.op == "arg" and meta.attr("layout") != "C" and meta.ndim >= 2)
 
 
 def node_time(op: str, inputs: tuple[Node, ...], out: Node, machine: Machine = DEFAULT_MACHINE) -> float:

@@ -25,6 +25,7 @@ from egglog import (
 )
 
 from .graph import Builder, Node
+from .ops import OPS
 
 
 class DType(Expr):
@@ -188,38 +189,13 @@ def where(cond: Tensor, a: Tensor, b: Tensor) -> Tensor: ...
 def concat(parts: VecLike[Tensor, Tensor], axis: i64Like) -> Tensor: ...
 
 
-# Node op name -> egglog constructor. Attribute order in Node.attrs matches the constructor's.
-CONSTRUCTORS = {
-    "arg": Tensor.arg,
-    "const": Tensor.const,
-    "add": Tensor.__add__,
-    "subtract": Tensor.__sub__,
-    "multiply": Tensor.__mul__,
-    "divide": Tensor.__truediv__,
-    "floor_divide": Tensor.__floordiv__,
-    "remainder": Tensor.__mod__,
-    "power": Tensor.__pow__,
-    "negative": Tensor.__neg__,
-    "matmul": Tensor.__matmul__,
-    "astype": Tensor.astype,
-    "sum": Tensor.sum,
-    "max": Tensor.max,
-    "min": Tensor.min,
-    "prod": Tensor.prod,
-    "transpose": Tensor.transpose,
-    "reshape": Tensor.reshape,
-    "broadcast_to": Tensor.broadcast_to,
-    "slice": Tensor.slice,
-    "diagonal": Tensor.diagonal,
-    "exp": exp, "log": log, "sqrt": sqrt, "tanh": tanh, "sin": sin, "cos": cos,
-    "absolute": absolute, "square": square, "reciprocal": reciprocal, "sign": sign,
-    "logical_not": logical_not, "maximum": maximum, "minimum": minimum, "arctan2": arctan2,
-    "equal": equal, "not_equal": not_equal, "less": less, "less_equal": less_equal,
-    "greater": greater, "greater_equal": greater_equal, "logical_and": logical_and,
-    "logical_or": logical_or, "logical_xor": logical_xor, "where": where, "concat": concat,
-    "materialize": materialize, "matmul_tiled": Tensor.matmul_tiled, "fuse_rows": fuse_rows,
-    "fuse_rows_tiled": fuse_rows_tiled,
-}  # fmt: skip
+def _constructor(term: str) -> object:
+    """The egglog constructor a registry record names: "Tensor.<method>" or a function of this module."""
+    return getattr(Tensor, term.removeprefix("Tensor.")) if term.startswith("Tensor.") else globals()[term]
+
+
+# Node op name -> egglog constructor (egglog_tensor.ops); literal arguments in Node.attrs order.
+CONSTRUCTORS = {record.name: _constructor(record.term) for record in OPS.values()}
 # Reduction op -> its form with chosen lanes; extracted as that reduction with attrs (axes, lanes).
 WITH_LANES = {"sum": Tensor.sum_lanes, "max": Tensor.max_lanes, "min": Tensor.min_lanes, "prod": Tensor.prod_lanes}
 OP_OF = {fn: op for op, fn in CONSTRUCTORS.items()} | {materialize_shared: "materialize"} | {
@@ -263,7 +239,7 @@ def to_term(outputs: list[Node], memo: dict[int, Tensor] | None = None) -> Progr
             return done
         ctor = CONSTRUCTORS[node.op]
         if node.op == "concat":
-            res = ctor(Vec[Tensor](*(term(i) for i in node.inputs)), node.attrs[0])
+            res = ctor(Vec[Tensor](*(term(i) for i in node.inputs)), node.attr("axis"))
         elif node.op == "arg":
             name, shape, dtype, layout = node.attrs
             res = ctor(name, _attr_term(shape), DTYPE_TERMS[dtype], LAYOUT_TERMS[layout])

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from .errors import EgglogTensorError, OutOfBoundsError, TracingError, UnsupportedError
-from .graph import BINARY, DTYPES, FLOAT_DTYPES, PREDICATES, UNARY, Builder, Node, is_unit_reshape, topological
+from .graph import DTYPES, FLOAT_DTYPES, Builder, Node, topological
+from .ops import BINARY, PREDICATES, UNARY, is_unit_reshape
 from .spec import PYTHON_SCALARS, ArgSpec
 
 _WEAK_OF = {dtype: kind for kind, dtype in PYTHON_SCALARS.items()}  # a result dtype -> the Python type it stays weak as
@@ -146,7 +147,7 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     # --- what cannot be traced ----------------------------------------------------------------
     def _concrete(self, what: str) -> TracingError:
-        names = sorted({n.attrs[0] for n in _ancestors(self._node) if n.op == "arg"})
+        names = sorted({n.attr("name") for n in _ancestors(self._node) if n.op == "arg"})
         deps = f"it depends on argument(s) {', '.join(names)}" if names else "it is a traced value"
         return _fail(
             TracingError,
@@ -765,8 +766,8 @@ def narrowed_int_args(outputs: Sequence[Node], specs: Sequence[ArgSpec], names: 
     """(argument index, dtype) of each Python-int argument the program converts to a narrower integer
     dtype (`int32_array + n`): NumPy raises OverflowError for a value outside it, so a call checks."""
     index = {n: i for i, (n, s) in enumerate(zip(names, specs, strict=True)) if s.weak is int}
-    found = {(index[n.inputs[0].attrs[0]], n.dtype) for n in topological(list(outputs))
-             if n.op == "astype" and n.dtype.startswith("int") and n.inputs[0].op == "arg" and n.inputs[0].attrs[0] in index}
+    found = {(index[n.inputs[0].attr("name")], n.dtype) for n in topological(list(outputs))
+             if n.op == "astype" and n.dtype.startswith("int") and n.inputs[0].op == "arg" and n.inputs[0].attr("name") in index}
     return tuple(sorted(found))
 
 

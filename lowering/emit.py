@@ -19,7 +19,9 @@ from mlir import ir
 from mlir.dialects import bufferization, func, linalg, memref, tensor
 
 from egglog_tensor.errors import CompileError
-from egglog_tensor.graph import ELEMENTWISE, REDUCTIONS, Node, is_unit_reshape
+from egglog_tensor import ops
+from egglog_tensor.graph import Node
+from egglog_tensor.ops import ELEMENTWISE, REDUCTIONS
 from egglog_tensor.spec import ArgSpec
 
 from . import blocking, lanes, nontemporal, polymath, rows, scalar, tiling
@@ -53,7 +55,7 @@ def view_index(node: Node, idx: list[ir.AffineExpr]) -> list[ir.AffineExpr]:
     src = node.inputs[0]
     if node.op == "transpose":
         out: list[ir.AffineExpr] = [None] * src.ndim  # type: ignore[list-item]
-        for i, p in enumerate(node.attrs[0]):
+        for i, p in enumerate(node.attr("perm")):
             out[p] = idx[i]
         return out
     if node.op == "broadcast_to":
@@ -89,9 +91,7 @@ def broadcast_index(src: Sequence[int], dst: Sequence[int], idx: list[ir.AffineE
 
 
 def is_view(node: Node) -> bool:
-    return node.op in ("transpose", "broadcast_to", "slice", "diagonal") or (
-        node.op == "reshape" and is_unit_reshape(node.inputs[0].shape, node.shape)
-    )
+    return ops.is_view(node.op, node.inputs[0].shape if node.inputs else node.shape, node.shape)
 
 
 @dataclass
@@ -145,15 +145,15 @@ class Emitter:
 
     def _materialize(self, node: Node) -> ir.Value:
         if node.op == "arg":
-            return self.arg_tensors[node.attrs[0]]
+            return self.arg_tensors[node.attr("name")]
         if node.op == "materialize":  # a fresh row-major buffer: for a transposed view, a layout change
             (x,) = node.inputs
-            if x.op == "arg" and x.attrs[3] == "F" and x.ndim == 2:
+            if x.op == "arg" and x.attr("layout") == "F" and x.ndim == 2:
                 return self._row_major_copy(x)
             return self._group(x) if is_view(x) else self.materialize(x)
         if node.op in ("fuse_rows", "fuse_rows_tiled"):  # the "rows" stage builds its loop over row blocks (lowering/rows.py)
             value = self.output(node.inputs[0])
-            tiles = node.attrs[0] if node.attrs else None
+            tiles = node.attr("tiles") if node.op == "fuse_rows_tiled" else None
             if tiles is not None and (len(tiles) != 1 or tiles[0] < 1):
                 raise CompileError(f"fuse_rows_tiled: tiles must be Vec(rows per block >= 1), got {tiles}")
             if node.ndim >= 1 and node.size and isinstance(value.owner, linalg.GenericOp):
@@ -164,7 +164,7 @@ class Emitter:
         if node.op in ("matmul", "matmul_tiled"):  # matmul_tiled: the optimizer chose its cache tiles
             if node.inputs[0].shape[-1] == 0:  # empty contraction: zeros (tiling a size-0 loop asserts in MLIR)
                 return self._filled(node, 0)
-            return self._matmul(node, node.attrs[0] if node.attrs else None)
+            return self._matmul(node, node.attr("tiles") if node.op == "matmul_tiled" else None)
         if node.op in REDUCTIONS:
             return self._reduction(node)
         if node.op == "concat":
@@ -188,7 +188,7 @@ class Emitter:
     def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan) -> tuple:
         """The body expression computing `node` at `idx` (fused unless the term materializes it)."""
         if node.op == "const":
-            return ("c", node.attrs[0], node.dtype)
+            return ("c", node.attr("value"), node.dtype)
         if is_view(node):
             return self._scalar(node.inputs[0], view_index(node, idx), plan)
         if node.op not in ELEMENTWISE:
@@ -231,18 +231,18 @@ class Emitter:
         (A same-shape copy of the argument's tensor would fold away as an identity.)"""
         k, n = x.shape
         view_type = ir.MemRefType.get([n, k], scalar.storage_type(x.dtype), ir.StridedLayoutAttr.get(0, [max(k, 1), 1]))
-        view = memref.transpose(view_type, self.arg_memrefs[x.attrs[0]],
+        view = memref.transpose(view_type, self.arg_memrefs[x.attr("name")],
                                 ir.AffineMapAttr.get(ir.AffineMap.get_permutation([1, 0])))
         src = bufferization.to_tensor(ir.RankedTensorType.get([n, k], scalar.storage_type(x.dtype)), view, restrict=True)
         return linalg.transpose(src, outs=[self._empty(x)], permutation=[1, 0])
 
     def _reduction(self, node: Node) -> ir.Value:
         (x,) = node.inputs
-        axes = node.attrs[0]
+        axes = node.attr("axes")
         dims = [ir.AffineDimExpr.get(i) for i in range(x.ndim)]
         if any(x.shape[a] == 0 for a in axes):  # nothing to read (slicing a size-0 operand does not verify)
             return self._filled(node, scalar.reduction_identity(node.op, node.dtype, True))
-        lanes_attr = node.attrs[1] if len(node.attrs) > 1 else None  # {op}_lanes: the optimizer chose them
+        lanes_attr = node.attr("lanes")  # {op}_lanes: the optimizer chose them
         if lanes_attr is not None and lanes_attr < 1:
             raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {lanes_attr}")
         plan = _Plan(x.shape)
@@ -284,7 +284,7 @@ class Emitter:
     def _blocked_sum(self, node: Node, x: Node, plan: _Plan, tree: tuple, steps: list[blocking.Step]) -> ir.Value | None:
         """A float sum as the generics of `steps` (lowering/blocking.py), each summing the partials
         of the one before; None when an operand reads a blocked loop other than by its bare index."""
-        shape, reduced = x.shape, tuple(sorted(node.attrs[0]))
+        shape, reduced = x.shape, tuple(sorted(node.attr("axes")))
         value = None
         for k, step in enumerate(steps):
             if k:
@@ -374,7 +374,7 @@ class Emitter:
         """Each part is computed (fused, views as maps) by a generic into a fresh tensor that is
         inserted into the result: empty-tensor elimination makes the generic write its slice of
         the result in place (inserting an argument as is would copy it through a runtime call)."""
-        axis = node.attrs[0]
+        axis = node.attr("axis")
         # Filled, not empty: empty-tensor elimination of a tensor.empty with several slice users
         # rewires only one of them, and the other parts are then copied through a runtime call.
         result = self._filled(node, 0)
@@ -389,7 +389,7 @@ class Emitter:
     def _reshape(self, node: Node) -> ir.Value:
         src = node.inputs[0]
         # A non-C argument cannot be collapsed in place: copy it to C order with a generic first.
-        value = self._group(src) if src.op == "arg" and src.attrs[3] != "C" else self.materialize(src)
+        value = self._group(src) if src.op == "arg" and src.attr("layout") != "C" else self.materialize(src)
         flat = ir.RankedTensorType.get([src.size], scalar.storage_type(node.dtype))
         if src.ndim != 1:
             value = tensor.collapse_shape(flat, value, _reassociation(src.ndim))

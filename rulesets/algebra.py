@@ -19,7 +19,7 @@ from itertools import combinations, permutations
 
 from egglog import Vec, eq, f64, i64, ne, rewrite, ruleset
 
-from egglog_tensor.graph import BINARY, UNARY
+from egglog_tensor.ops import BINARY, UNARY
 from egglog_tensor.ir import CONSTRUCTORS, DType, Tensor, dtype_of, exp, log, reciprocal, shape_of, sqrt, square
 from egglog_tensor.rulesets.shapes import MAX_RANK, vec
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from egglog import Vec, eq, f64, function, i64, ne, relation, rewrite, rule, ruleset, String
 
-from egglog_tensor.graph import BINARY, TRANSCENDENTAL, UNARY
+from egglog_tensor.ops import BINARY, TRANSCENDENTAL, UNARY
 from egglog_tensor.ir import (
     CONSTRUCTORS, DType, Layout, Program, Tensor, fuse_rows, materialize, materialize_shared, shape_of, where,
 )

@@ -13,9 +13,9 @@ from itertools import combinations, permutations
 
 from egglog import Vec, eq, f64, i64, rule, ruleset, set_
 
-from egglog_tensor.graph import BINARY, UNARY
+from egglog_tensor.ops import BINARY, UNARY
 from egglog_tensor.ir import (
-    CONSTRUCTORS, DType, Tensor, dtype_of, fuse_rows, fuse_rows_tiled, materialize, materialize_shared, shape_of,
+    CONSTRUCTORS, DType, Tensor, dtype_of, fuse_rows, fuse_rows_tiled, materialize, materialize_shared, shape_of, where,
 )
 
 shapes = ruleset(name="shapes")
@@ -57,7 +57,7 @@ def _literal_shapes(x: Tensor, s: Vec[i64], start: Vec[i64], step: Vec[i64], v: 
 
 
 @shapes.register
-def _elementwise(a: Tensor, b: Tensor, s: Vec[i64], dt: DType, v: Vec[i64]) -> object:
+def _elementwise(a: Tensor, b: Tensor, c: Tensor, s: Vec[i64], dt: DType, v: Vec[i64]) -> object:
     """Elementwise results: same shape as equal-shaped operands, or as the non-scalar side."""
     empty = vec()
     for op in UNARY:
@@ -70,6 +70,9 @@ def _elementwise(a: Tensor, b: Tensor, s: Vec[i64], dt: DType, v: Vec[i64]) -> o
         yield rule(eq(t).to(t), eq(shape_of(a)).to(s), eq(shape_of(b)).to(s)).then(set_(shape_of(t)).to(s))
         yield rule(eq(t).to(t), eq(shape_of(a)).to(s), eq(shape_of(b)).to(empty)).then(set_(shape_of(t)).to(s))
         yield rule(eq(t).to(t), eq(shape_of(a)).to(empty), eq(shape_of(b)).to(s)).then(set_(shape_of(t)).to(s))
+    t = where(c, a, b)  # (a condition of the values' shape or a scalar one)
+    for cond in (s, empty):
+        yield rule(eq(t).to(t), eq(shape_of(c)).to(cond), eq(shape_of(a)).to(s), eq(shape_of(b)).to(s)).then(set_(shape_of(t)).to(s))
 
 
 @shapes.register

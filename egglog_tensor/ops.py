@@ -1,0 +1,253 @@
+"""The op registry: one record per op of the tensor language, the single place that says what an op is.
+
+A record holds the op's name (as in `Node.op`), its kind (elementwise, view, reduction, ...), the
+names of its static attributes in the order `Node.attrs` and the egglog constructor hold them,
+how many tensor inputs it takes, the egglog constructor's name in `egglog_tensor.ir`, and its shape
+and dtype inference. The op sets the tracer, rules, cost model and emitter use are derived from it.
+Adding an elementwise function is one record here, its constructor in `ir.py`, its scalar
+semantics in `lowering/scalar.py` and tests (`tests/test_ops.py` checks the three agree).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import TracingError, UnsupportedError
+
+if TYPE_CHECKING:
+    from .graph import Node
+
+Shape = tuple[int, ...]
+
+
+class Kind(enum.Flag):
+    """What an op is, for the passes that treat ops by class."""
+
+    LEAF = enum.auto()  # an argument or a constant
+    ELEMENTWISE = enum.auto()  # one output element from the same element of each (broadcast) input: fuses into one loop body
+    UNARY = enum.auto()
+    BINARY = enum.auto()
+    PREDICATE = enum.auto()  # a comparison: bool result
+    LOGICAL = enum.auto()  # inputs read as truth values: bool result
+    TRANSCENDENTAL = enum.auto()  # priced higher by the cost model
+    VIEW = enum.auto()  # an index map over its input, no computation (reshape is one when it only moves unit dims)
+    SHAPE = enum.auto()  # rearranges elements: reshape, concat
+    REDUCTION = enum.auto()
+    CONTRACTION = enum.auto()
+    SCHEDULE = enum.auto()  # a choice of how to compute its input (materialize, fuse_rows), same value
+
+
+Infer = Callable[[Sequence["Node"], tuple[Any, ...]], tuple[Shape, str]]
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """One op: `inputs` tensor inputs (None: a list of them), attributes named `attrs` (in Node.attrs
+    order; `chosen` ones follow them when the rules chose them, e.g. a reduction's vector lanes), the
+    egglog constructor `term` (a `Tensor` method as "Tensor.<name>", else a function of ir.py)."""
+
+    name: str
+    kind: Kind
+    inputs: int | None
+    attrs: tuple[str, ...]
+    term: str
+    infer: Infer
+    chosen: tuple[str, ...] = ()
+
+    def attr(self, attrs: tuple[Any, ...], name: str) -> Any:
+        """The attribute `name` of a node of this op with attributes `attrs` (None: a chosen one not chosen)."""
+        names = self.attrs + self.chosen
+        if name not in names:
+            raise KeyError(f"op {self.name} has no attribute {name!r} (it has {', '.join(names) or 'none'})")
+        index = names.index(name)
+        return attrs[index] if index < len(attrs) else None
+
+
+def broadcast_shapes(*shapes: Shape) -> Shape:
+    """NumPy broadcasting of static shapes; raises TracingError on mismatch."""
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(rank):
+        dims = {s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0}
+        dims.discard(1)
+        if len(dims) > 1:
+            raise TracingError(f"shapes {' and '.join(map(str, shapes))} cannot be broadcast together")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+def is_unit_reshape(src: Shape, dst: Shape) -> bool:
+    """True when a reshape only inserts or removes size-1 dims (so it is a free view)."""
+    return [d for d in src if d != 1] == [d for d in dst if d != 1]
+
+
+# --- inference, by form -------------------------------------------------------------------------
+def _arg(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    return tuple(attrs[1]), attrs[2]
+
+
+def _const(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    return (), attrs[1]
+
+
+def _same(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    return ins[0].shape, ins[0].dtype
+
+
+def _to_bool(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    return ins[0].shape, "bool"
+
+
+def _binary(result: str | None) -> Infer:
+    """Operands of one dtype, broadcast; the result of dtype `result` (None: the operands')."""
+
+    def infer(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+        a, b = ins
+        if a.dtype != b.dtype:
+            raise TracingError(f"operand dtypes differ ({a.dtype}, {b.dtype}); cast first")
+        return broadcast_shapes(a.shape, b.shape), result or a.dtype
+
+    return infer
+
+
+def _where(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    c, a, b = ins
+    return broadcast_shapes(c.shape, a.shape, b.shape), a.dtype
+
+
+def _astype(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    return ins[0].shape, attrs[0]
+
+
+def _reduce(op: str) -> Infer:
+    def infer(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+        (x,) = ins
+        axes = attrs[0]
+        if op in ("max", "min") and any(x.shape[a] == 0 for a in axes):
+            raise TracingError(f"zero-size array to reduction operation {op} which has no identity")
+        return tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype
+
+    return infer
+
+
+def _matmul(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    a, b = ins
+    if a.dtype != b.dtype:
+        raise TracingError(f"matmul: operand dtypes differ ({a.dtype}, {b.dtype})")
+    sa, sb = a.shape, b.shape
+    if sa[-1] != (sb[0] if len(sb) == 1 else sb[-2]):
+        raise TracingError(f"matmul: inner dimensions differ: {sa} @ {sb}")
+    if len(sa) == 3 or len(sb) == 3:
+        if len(sa) != len(sb) or sa[0] != sb[0]:
+            raise TracingError(f"matmul: batch shapes differ: {sa} @ {sb}")
+        return (sa[0], sa[1], sb[2]), a.dtype
+    return (sa[:-1] + sb[1:] if len(sb) == 2 else sa[:-1]), a.dtype
+
+
+def _transpose(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    return tuple(ins[0].shape[p] for p in attrs[0]), ins[0].dtype
+
+
+def _to_shape(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    return tuple(attrs[0]), ins[0].dtype
+
+
+def _slice(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    return tuple(attrs[2]), ins[0].dtype
+
+
+def _diagonal(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    (x,) = ins
+    offset, a1, a2 = attrs
+    n = max(0, min(x.shape[a1] - max(-offset, 0), x.shape[a2] - max(offset, 0)))
+    return tuple(d for i, d in enumerate(x.shape) if i not in (a1, a2)) + (n,), x.dtype
+
+
+def _concat(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    axis, first = attrs[0], ins[0]
+    total = sum(t.shape[axis] for t in ins)
+    return first.shape[:axis] + (total,) + first.shape[axis + 1 :], first.dtype
+
+
+# --- the registry -------------------------------------------------------------------------------
+E, U, B, T = Kind.ELEMENTWISE, Kind.UNARY, Kind.BINARY, Kind.TRANSCENDENTAL
+_RECORDS = [
+    OpDef("arg", Kind.LEAF, 0, ("name", "shape", "dtype", "layout"), "Tensor.arg", _arg),
+    OpDef("const", Kind.LEAF, 0, ("value", "dtype"), "Tensor.const", _const),
+    # unary elementwise (Tensor.__neg__ is `-x`)
+    OpDef("negative", E | U, 1, (), "Tensor.__neg__", _same),
+    *(OpDef(name, E | U, 1, (), name, _same) for name in ("absolute", "square", "reciprocal", "sign")),
+    *(OpDef(name, E | U | T, 1, (), name, _same) for name in ("exp", "log", "sqrt", "tanh", "sin", "cos")),
+    OpDef("logical_not", E | U | Kind.LOGICAL, 1, (), "logical_not", _to_bool),
+    # binary elementwise: arithmetic operators are Tensor's, the rest functions of ir.py
+    *(OpDef(name, E | B, 2, (), f"Tensor.{dunder}", _binary(None)) for name, dunder in (
+        ("add", "__add__"), ("subtract", "__sub__"), ("multiply", "__mul__"), ("divide", "__truediv__"),
+        ("floor_divide", "__floordiv__"), ("remainder", "__mod__"))),
+    OpDef("power", E | B | T, 2, (), "Tensor.__pow__", _binary(None)),
+    OpDef("maximum", E | B, 2, (), "maximum", _binary(None)),
+    OpDef("minimum", E | B, 2, (), "minimum", _binary(None)),
+    OpDef("arctan2", E | B | T, 2, (), "arctan2", _binary(None)),
+    *(OpDef(name, E | B | Kind.PREDICATE, 2, (), name, _binary("bool"))
+      for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")),
+    *(OpDef(name, E | B | Kind.LOGICAL, 2, (), name, _binary("bool")) for name in ("logical_and", "logical_or", "logical_xor")),
+    OpDef("where", E, 3, (), "where", _where),
+    OpDef("astype", E, 1, ("dtype",), "Tensor.astype", _astype),
+    # reductions: `lanes` once rulesets.tiling chose them (the `<op>_lanes` constructors of ir.py)
+    *(OpDef(name, Kind.REDUCTION, 1, ("axes",), f"Tensor.{name}", _reduce(name), chosen=("lanes",))
+      for name in ("sum", "max", "min", "prod")),
+    OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
+    OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
+    OpDef("transpose", Kind.VIEW, 1, ("perm",), "Tensor.transpose", _transpose),
+    OpDef("broadcast_to", Kind.VIEW, 1, ("shape",), "Tensor.broadcast_to", _to_shape),
+    OpDef("slice", Kind.VIEW, 1, ("start", "step", "size"), "Tensor.slice", _slice),
+    OpDef("diagonal", Kind.VIEW, 1, ("offset", "axis1", "axis2"), "Tensor.diagonal", _diagonal),
+    OpDef("reshape", Kind.SHAPE, 1, ("shape",), "Tensor.reshape", _to_shape),
+    OpDef("concat", Kind.SHAPE, None, ("axis",), "concat", _concat),
+    OpDef("materialize", Kind.SCHEDULE, 1, (), "materialize", _same),
+    OpDef("fuse_rows", Kind.SCHEDULE, 1, (), "fuse_rows", _same),
+    OpDef("fuse_rows_tiled", Kind.SCHEDULE, 1, ("tiles",), "fuse_rows_tiled", _same),
+]  # fmt: skip
+OPS: dict[str, OpDef] = {r.name: r for r in _RECORDS}
+
+
+def names(kind: Kind, without: Kind = Kind(0)) -> tuple[str, ...]:
+    """Names of the ops of `kind` (every flag of it) and none of `without`, in registry order."""
+    return tuple(r.name for r in _RECORDS if kind in r.kind and not r.kind & without)
+
+
+UNARY = names(Kind.UNARY)
+BINARY = names(Kind.BINARY)
+PREDICATES = names(Kind.PREDICATE)
+ELEMENTWISE = frozenset(names(Kind.ELEMENTWISE))
+TRANSCENDENTAL = frozenset(names(Kind.TRANSCENDENTAL))
+REDUCTIONS = names(Kind.REDUCTION)
+VIEWS = frozenset(names(Kind.VIEW))
+
+
+def op(name: str) -> OpDef:
+    """The record of op `name`; UnsupportedError for an op the language does not have."""
+    record = OPS.get(name)
+    if record is None:
+        raise UnsupportedError(f"unknown op {name!r}")
+    return record
+
+
+def infer(name: str, inputs: Sequence[Node], attrs: tuple[Any, ...]) -> tuple[Shape, str]:
+    """Shape and dtype of op `name` applied to `inputs` with attributes `attrs` (TracingError naming
+    the op for inputs it cannot take)."""
+    record = op(name)
+    if record.inputs is not None and len(inputs) != record.inputs:
+        raise TracingError(f"{name}: takes {record.inputs} tensor inputs, got {len(inputs)}")
+    try:
+        return record.infer(inputs, attrs)
+    except TracingError as exc:
+        message = str(exc)
+        raise TracingError(message if message.startswith(f"{name}:") else f"{name}: {message}") from None
+
+
+def is_view(name: str, source: Shape, shape: Shape) -> bool:
+    """Whether op `name` from an input of shape `source` to `shape` is a view (an index map, no copy)."""
+    return name in VIEWS or (name == "reshape" and is_unit_reshape(source, shape))
