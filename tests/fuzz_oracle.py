@@ -36,7 +36,7 @@ import numpy as np
 from fuzz_programs import BINARY, COMPARE_FNS, OPS, SCALAR, UNARY, Program, Step
 
 TOLERANCE = 4.0
-SUM_BOUND = 2.0  # float sums: |error| <= SUM_BOUND * eps * log2(n) * sum|x| (README, "Known differences")
+SUM_BOUND = 2.0  # float sums: |error| <= SUM_BOUND * eps * log2(n) * sum|x| (docs/accuracy.md, "Known differences")
 MATH_ULPS = 8.0  # libmvec's 4 ULP plus NumPy's own SIMD math's 4 ULP
 ROUNDED = 0.5
 f64 = np.float64

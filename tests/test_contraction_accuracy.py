@@ -1,5 +1,5 @@
 """Accuracy of contractions with long k loops (issue 21): matmul, batched matmul, matvec, vecmat and
-dot of same-sign data stay within C * eps * log2(k) of the exact result (C = 6, README "Known
+dot of same-sign data stay within C * eps * log2(k) of the exact result (C = 6, docs/accuracy.md "Known
 differences"), on one thread and with OpenMP, and the OpenMP result does not depend on the thread
 count. Built from `np.full` and broadcast views (a 2^18 x 16 float64 matrix is 32 MiB); before
 blocked accumulation these sizes were off by 10-1000 times the bound (one chain of k products)."""

@@ -56,7 +56,7 @@ def test_clip_bounds_beyond_the_dtype_do_not_bind() -> None:
 
 
 def test_where_with_an_int_beyond_the_dtype_raises_where_numpy_wraps() -> None:
-    """README, Known differences: NumPy's `where` wraps 2**40 to int32 silently; here it is the error `+` gives."""
+    """docs/accuracy.md, Known differences: NumPy's `where` wraps 2**40 to int32 silently; here it is the error `+` gives."""
     assert np.where(I32 > 0, I32, 2**40).dtype == np.int32  # NumPy's own behaviour
     with pytest.raises(et.OutOfBoundsError, match="Python integer 1099511627776 out of bounds for int32"):
         et.kernel(lambda x: np.where(x > 0, x, 2**40))(I32)

@@ -18,7 +18,7 @@ from fuzz_programs import Program, Step
 import egglog_tensor as et
 from egglog_tensor.lowering import blocking
 
-C = 1.0  # the README's bound: relative error <= C * eps * log2(n) for same-sign sums (measured max 0.31)
+C = 1.0  # docs/accuracy.md's bound: relative error <= C * eps * log2(n) for same-sign sums (measured max 0.31)
 V = float(np.float32(0.1))  # the value every element holds (exact in float32 and float64)
 V64 = 0.1  # float64 sums of V are exact (24-bit values): float64 tests use all 53 bits
 
