@@ -17,7 +17,7 @@ as a few generics (steps), each of which adds at most CHAIN values into any accu
 
 The partials form a smaller array (1/CHAIN of the input or less) summed by the next step the same
 way, so the error is bounded by about CHAIN/13·ε per step (measured on constant data, the worst
-case for a chain) over log_CHAIN(n) steps: ≤ ε·log2(n) overall (the README's bound), at any size,
+case for a chain) over log_CHAIN(n) steps: ≤ ε·log2(n) overall (docs/accuracy.md's bound), at any size,
 layout and thread count (cpu-openmp's per-thread partials only cut chains further and are combined
 in a fixed order). Max and min round nothing and products round once per factor whatever the
 order, so only sums are blocked.
