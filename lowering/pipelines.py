@@ -264,34 +264,48 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
         current = module_text
         for stage in pipeline.stages:
             send((stage.name, None))
-            if _I1_MEMREF.search(current) and any(p.startswith("finalize-memref-to-llvm") for p in stage.passes):
-                raise _fail(pipeline, stage, current, "memrefs of i1 cannot be lowered to LLVM; use i8 (0/1) in memory")
-            script = None
-            if stage.script is not None:
-                script = stage.script(module)
-                if script is None:  # nothing to transform: the stage keeps its place, IR unchanged
-                    send((stage.name, current))
-                    continue
-                send((f"{stage.name}-script", script))
-                try:
-                    module = ir.Module.parse(_nest(str(module), script))  # printed: always one `module {}`
-                except ir.MLIRError as exc:
-                    raise _fail(pipeline, stage, current, f"transform script does not parse: {exc}") from None
-            try:
-                manager = passmanager.PassManager.parse(stage.pipeline_text)
-                manager.run(module.operation)
-                if stage.rewrite is not None:
-                    stage.rewrite(module)
-            except (ir.MLIRError, ValueError) as exc:  # ValueError: the pass pipeline text does not parse
-                raise _fail(pipeline, stage, current, str(exc) + (f"\n  transform script:\n{script}" if script else "")) from None
-            if script is not None:
-                _strip_transform_modules(module)
-            current = str(module)
+            after = run_stage(module, stage, pipeline, current,
+                              on_script=lambda script, name=stage.name: send((f"{name}-script", script)))
+            if after is not None:
+                module, current = after, str(after)
             send((stage.name, current))
         left = _unlowered_ops(current)
         if left:  # conversions are partial: a missing pass leaves ops that mlir-translate cannot take
             last = pipeline.stages[-1]
             raise _fail(pipeline, last, current, f"ops left after the last stage, not in the LLVM dialect: {', '.join(left)}")
+
+
+def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str | None = None,
+              on_script: Callable[[str], None] | None = None) -> ir.Module | None:
+    """Apply one stage to `module` (in the active MLIR context): build and nest its transform script,
+    parse and run its passes, apply its rewrite, strip the transform modules. Return the module after
+    it (a new one when the stage has a script), or None when its script builder has nothing to do (the
+    IR is unchanged). `on_script` receives the script before it runs; `current` is the module's text
+    (printed here if not given), saved with the CompileError naming the stage when it fails."""
+    current = str(module) if current is None else current
+    if _I1_MEMREF.search(current) and any(p.startswith("finalize-memref-to-llvm") for p in stage.passes):
+        raise _fail(pipeline, stage, current, "memrefs of i1 cannot be lowered to LLVM; use i8 (0/1) in memory")
+    script = None
+    if stage.script is not None:
+        script = stage.script(module)
+        if script is None:  # nothing to transform: the stage keeps its place, IR unchanged
+            return None
+        if on_script is not None:
+            on_script(script)
+        try:
+            module = ir.Module.parse(_nest(str(module), script))  # printed: always one `module {}`
+        except ir.MLIRError as exc:
+            raise _fail(pipeline, stage, current, f"transform script does not parse: {exc}") from None
+    try:
+        manager = passmanager.PassManager.parse(stage.pipeline_text)
+        manager.run(module.operation)
+        if stage.rewrite is not None:
+            stage.rewrite(module)
+    except (ir.MLIRError, ValueError) as exc:  # ValueError: the pass pipeline text does not parse
+        raise _fail(pipeline, stage, current, str(exc) + (f"\n  transform script:\n{script}" if script else "")) from None
+    if script is not None:
+        _strip_transform_modules(module)
+    return module
 
 
 def _nest(module_text: str, script: str) -> str:

@@ -1,4 +1,4 @@
-// PIPELINE: cpu STAGE: math
+// RUN: %python -m egglog_tensor.opt --stage math %s | %FileCheck %s --allow-unused-prefixes --check-prefixes=CHECK,%avx512
 // exp (f32 here) becomes inline arithmetic: clamp, shifter FMA, Cody-Waite FMAs, the polynomial's
 // FMA chain, then the scaling by 2^k: LLVM's ldexp (vscalefss) with AVX-512, else two exponent-bit
 // scalings. float32 tanh is inline too: x + x^3 P(x^2) for small |x|, else 1 - 2 / (exp(2|x|) + 1)
@@ -43,32 +43,29 @@
 // CHECK-DAG:     arith.shli {{.*}} : vector<4xi64>
 // CHECK-DAG:     arith.shli {{.*}} : vector<8xi32>
 // CHECK:         return
+// Input: the IR after `lanes` (hand-written kernels).
 #map = affine_map<(d0) -> (d0)>
-func.func @kernel(%a: memref<16xf32>, %out: memref<16xf32>) attributes {llvm.emit_c_interface} {
-  %ta = bufferization.to_tensor %a restrict : memref<16xf32> to tensor<16xf32>
-  %e = tensor.empty() : tensor<16xf32>
-  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%ta : tensor<16xf32>) outs(%e : tensor<16xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %y = math.exp %x : f32
-    %z = math.tanh %y : f32
-    linalg.yield %z : f32
-  } -> tensor<16xf32>
-  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<16xf32>, memref<16xf32>) -> ()
-  return
-}
-func.func @fast(%a: memref<16xf32>, %out: memref<16xf32>) attributes {et.fastmath} {
-  %ta = bufferization.to_tensor %a restrict : memref<16xf32> to tensor<16xf32>
-  %e = tensor.empty() : tensor<16xf32>
-  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%ta : tensor<16xf32>) outs(%e : tensor<16xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %z = math.tanh %x : f32
-    linalg.yield %z : f32
-  } -> tensor<16xf32>
-  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<16xf32>, memref<16xf32>) -> ()
-  return
-}
-func.func @vectors(%v: vector<8xf32>, %w: vector<4xf64>) -> (vector<8xf32>, vector<4xf64>) {
-  %e = math.exp %v : vector<8xf32>
-  %f = math.exp %w : vector<4xf64>
-  return %e, %f : vector<8xf32>, vector<4xf64>
+module {
+  func.func @kernel(%arg0: memref<16xf32>, %arg1: memref<16xf32>) attributes {llvm.emit_c_interface} {
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg0 : memref<16xf32>) outs(%arg1 : memref<16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = math.exp %in : f32
+      %1 = math.tanh %0 : f32
+      linalg.yield %1 : f32
+    }
+    return
+  }
+  func.func @fast(%arg0: memref<16xf32>, %arg1: memref<16xf32>) attributes {et.fastmath} {
+    linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg0 : memref<16xf32>) outs(%arg1 : memref<16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = math.tanh %in : f32
+      linalg.yield %0 : f32
+    }
+    return
+  }
+  func.func @vectors(%arg0: vector<8xf32>, %arg1: vector<4xf64>) -> (vector<8xf32>, vector<4xf64>) {
+    %0 = math.exp %arg0 : vector<8xf32>
+    %1 = math.exp %arg1 : vector<4xf64>
+    return %0, %1 : vector<8xf32>, vector<4xf64>
+  }
 }
