@@ -242,12 +242,11 @@ def environment() -> dict[str, Any]:
     import numpy
 
     from . import __version__
-    from .lowering.host import host_target
     from .lowering.mathapprox import _libmvec
-    from .lowering.tiling import host_caches
+    from .target import Target, llvm_host
     from .toolchain import mlir_llvm_version
 
-    target, cpu, features = host_target()
+    target, host = llvm_host()[0], Target.host()
     mvec = _libmvec()
     try:
         glibc = os.confstr("CS_GNU_LIBC_VERSION") or "unknown"
@@ -268,9 +267,9 @@ def environment() -> dict[str, Any]:
         "intel_openmp": _distribution_version("intel-openmp"),
         "triple": llvm.get_process_triple(),
         "target": target.name,
-        "cpu": cpu,
-        "features": features,
-        "caches": repr(host_caches()),  # the tiling rules' candidates and the tile stage's choices
+        "cpu": host.cpu,
+        "features": host.features,
+        "caches": repr(host),  # the tiling rules' candidates and the tile stage's choices
         "glibc": glibc,
         "libmvec": getattr(mvec, "_name", None),
     }

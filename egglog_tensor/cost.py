@@ -38,7 +38,8 @@ from .ops import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, infer, is_view
 from .ir import OP_OF, literal
 from .lowering import rows as rows_stage
 from .lowering.pipelines import default_threads
-from .lowering.tiling import choose_tiles, host_caches, padded_loops, padded_tiles, register_tile, simd_lanes
+from .lowering.tiling import choose_tiles, padded_loops, padded_tiles, register_tile, simd_lanes
+from .target import Target
 
 
 @dataclass(frozen=True)
@@ -336,7 +337,7 @@ def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], ite
     the `batch` products of a batch_matmul; None: a 2-D matmul) not a multiple of `threads` leave
     threads idle. A misaligned 2-D matmul is priced as lowering/tiling.py computes it: on padded
     loops (`padded_loops`, `padded_tiles`, with the register tile `choose_tiles` gives it)."""
-    caches = host_caches()
+    caches = Target.host()
     mr, nr = register_tile(itemsize, caches)
     vec = choose_tiles("linalg.matmul", loops, itemsize, caches).vec
     padded = padded_loops("linalg.matmul", loops, vec) if batch is None else None
@@ -372,7 +373,7 @@ def rows_slowdown(shape: tuple[int, ...], block: int, itemsize: int, values: int
     `values` row-sized values in the loop must fit half of L2, or they are re-read from memory.
     Every block costs BLOCK_NS; with threads, the critical path is the thread with the most blocks
     (the last one may be partial)."""
-    caches = host_caches()
+    caches = Target.host()
     rows, n = max(1, shape[0]), max(1, math.prod(shape[1:]))
     block = max(1, min(block, rows))
     memory = 1.5 if block * n * itemsize * values > caches.l2 // 2 else 1.0

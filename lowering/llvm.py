@@ -11,16 +11,16 @@ import llvmlite.binding as llvm
 
 from ..errors import CompileError
 from ..forked import ChildDied, run_forked
+from ..target import Target, llvm_host
 from ..toolchain import load_openmp_runtime, run_tool, save_failure_input
 from . import nontemporal
 from .mathapprox import _libmvec
-from .host import host_target
 
 
 def _host_target_machine() -> llvm.TargetMachine:
     """A fresh O3 TargetMachine for this CPU (AVX-512 where present); MCJIT takes ownership of it."""
-    target, cpu, features = host_target()
-    return target.create_target_machine(cpu=cpu, features=features, opt=3, jit=True)
+    host = Target.host()
+    return llvm_host()[0].create_target_machine(cpu=host.cpu, features=host.features, opt=3, jit=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,10 +63,10 @@ def _optimize(module: llvm.ModuleRef) -> llvm.ModuleRef:
     Not in process: each run of llvmlite's PassBuilder O3 pipeline leaks 150-400 KB that LLVM never
     frees (measured; 1,000 kernels grew RSS by ~220 MB), a separate process frees everything.
     """
-    _, cpu, features = host_target()
+    host = Target.host()
     text = str(module)
     realign = ["-stackrealign"] if "vector-function-abi-variant" in text else []
-    text = run_tool("opt", ["-O3", *realign, f"-mcpu={cpu}", f"-mattr={features}", "-S"], text, stage="O3")
+    text = run_tool("opt", ["-O3", *realign, f"-mcpu={host.cpu}", f"-mattr={host.features}", "-S"], text, stage="O3")
     return _parse(nontemporal.mark(text))
 
 

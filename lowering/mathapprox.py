@@ -51,7 +51,7 @@ import os
 
 from mlir import ir
 
-from .host import host_has
+from ..target import Target
 
 # NumPy ufunc / math op -> libm name per element type.
 FUNCTIONS = {"exp": "exp", "log": "log", "tanh": "tanh", "sin": "sin", "cos": "cos"}
@@ -88,7 +88,7 @@ def variants(scalar: str, bits: int) -> tuple[tuple[int, str], ...]:
     for letter, feature, width in _ISAS:
         lanes = width // bits
         name = f"_ZGV{letter}N{lanes}v_{scalar}"
-        if host_has(feature) and hasattr(lib, name):
+        if Target.host().has(feature) and hasattr(lib, name):
             found.append((lanes, name))
     return tuple(found)
 

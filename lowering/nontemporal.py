@@ -32,7 +32,8 @@ from mlir import ir
 from mlir.dialects import arith, builtin, llvm, memref, scf
 
 from ..outputs import ALIGN  # the output pool's alignment, a cache line: also the widest (AVX-512) vector store
-from .tiling import element_bytes, host_caches
+from ..target import Target
+from .tiling import element_bytes
 
 MARK = "et.output"  # argument attribute of a kernel's output buffers (set by lowering/emit.py)
 PLAIN = "et.plain_stores"  # function attribute: never stream (et.kernel(..., streaming=False)); removed by guard
@@ -60,7 +61,7 @@ def min_bytes() -> int:
 
     Measured at 4096x1024 float32 (16 MiB in, 16 MiB out, L3 32 MiB, paired A/B): softmax 1.0x on
     two cores and 1.18x on one, layer norm 1.11x and 1.54x faster streamed."""
-    return host_caches().l3 // 4
+    return Target.host().l3 // 4
 
 
 def _argument_bytes(func: ir.Operation) -> int:

@@ -53,7 +53,7 @@ from mlir.dialects import arith
 from mlir.dialects import llvm as llvmd
 from mlir.dialects import math as mathd
 
-from .host import host_has
+from ..target import Target
 
 FAST = "et.fastmath"  # function attribute (lowering/emit.py, fastmath=True): approximate tanh too; removed here
 
@@ -113,7 +113,7 @@ class _Builder:
         self.int_type = ir.VectorType.get(self.vector.shape, self.int_element) if self.vector else self.int_element
         # LLVM's ldexp (vscalefps/pd) for scalars, which its loop vectorizer widens; MLIR's
         # llvm.intr.ldexp takes no vector exponent, so vector code keeps the exponent-bit scalings.
-        self.scalef = self.vector is None and host_has("avx512f")
+        self.scalef = self.vector is None and Target.host().has("avx512f")
 
     def const(self, value: float) -> ir.Value:
         attr = ir.FloatAttr.get(self.element, value)

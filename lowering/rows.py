@@ -28,8 +28,9 @@ import math
 
 from mlir import ir
 
+from ..target import Target
 from .tiling import (
-    _ANY, _divisor_tile, _ints, _loop_extents, apply_patterns, as_operation, element_bytes, host_caches, indexing_maps, linalg_ops,
+    _ANY, _divisor_tile, _ints, _loop_extents, apply_patterns, as_operation, element_bytes, indexing_maps, linalg_ops,
     named_sequence, op_handles,
 )
 
@@ -96,7 +97,7 @@ def block_rows(rows: int, row_bytes: int, threads: int = 1) -> int:
     """Rows per block when the term did not choose them: the block's rows (`row_bytes` for all the
     row-sized values of one row) fit in half the L2 cache, at most 64 rows and at least 4 blocks per
     thread when there are rows enough, preferably dividing the row count (no remainder block)."""
-    cap = max(1, min(64, host_caches().l2 // 2 // max(1, row_bytes), rows // (4 * threads) if threads > 1 else rows))
+    cap = max(1, min(64, Target.host().l2 // 2 // max(1, row_bytes), rows // (4 * threads) if threads > 1 else rows))
     return _divisor_tile(rows, cap, 1)
 
 

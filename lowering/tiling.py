@@ -98,62 +98,17 @@ max(K_STEPS, sqrt(k)).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 from mlir import ir
 
-from .host import simd_bytes
+from ..target import Target
 
 # Fewer loop iterations than this in one op: not worth a parallel region (it costs a few microseconds).
 MIN_WORK = 1 << 15
 
 CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.dot")
-
-
-# --- the target ---------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class CacheInfo:
-    """Per-core data cache sizes in bytes, the SIMD register width in bytes, L2's ways, and the
-    last-level (L3) cache's size (shared by the cores)."""
-
-    l1: int = 32 * 1024
-    l2: int = 1024 * 1024
-    line: int = 64
-    simd: int = 32
-    l2_ways: int = 16
-    l3: int = 32 * 1024 * 1024
-
-
-def _read_size(text: str) -> int:
-    text = text.strip().upper()
-    scale = {"K": 1024, "M": 1024**2, "G": 1024**3}.get(text[-1:], 1)
-    return int(text.rstrip("KMG")) * scale
-
-
-@functools.cache
-def host_caches(root: str = "/sys/devices/system/cpu/cpu0/cache") -> CacheInfo:
-    """The host's L1 data, L2 and L3 sizes and L2's ways from sysfs (fallbacks: CacheInfo's), and its SIMD width."""
-    sizes: dict[int, int] = {}
-    ways: dict[int, int] = {}
-    line = 64
-    base = Path(root)
-    if base.is_dir():
-        for index in sorted(base.glob("index*")):
-            try:
-                kind = (index / "type").read_text().strip()
-                level = int((index / "level").read_text())
-                if kind in ("Data", "Unified") and level in (1, 2, 3):
-                    sizes.setdefault(level, _read_size((index / "size").read_text()))
-                    line = int((index / "coherency_line_size").read_text())
-                    ways.setdefault(level, int((index / "ways_of_associativity").read_text()))
-            except (OSError, ValueError):
-                continue
-    fallback = CacheInfo()
-    return CacheInfo(sizes.get(1, fallback.l1), sizes.get(2, fallback.l2), line, simd_bytes(), ways.get(2, fallback.l2_ways),
-                     sizes.get(3, fallback.l3))
 
 
 # --- tile sizes ---------------------------------------------------------------------------------
@@ -193,19 +148,19 @@ def _divisor_tile(extent: int, cap: int, step: int) -> int:
     return max(step, best)
 
 
-def simd_lanes(itemsize: int, caches: CacheInfo | None = None) -> int:
+def simd_lanes(itemsize: int, target: Target | None = None) -> int:
     """Elements of `itemsize` bytes in one SIMD register of this machine (the vector width VF)."""
-    return max(1, (caches or host_caches()).simd // max(1, itemsize))
+    return max(1, (target or Target.host()).simd // max(1, itemsize))
 
 
-def register_tile(itemsize: int, caches: CacheInfo | None = None) -> tuple[int, int]:
+def register_tile(itemsize: int, target: Target | None = None) -> tuple[int, int]:
     """(mr, nr) of the matmul register tile: nr two SIMD vectors wide, mr rows (16 accumulators +
     B + A broadcasts fit 32 zmm registers; 6 rows with 16 registers)."""
-    c = caches or host_caches()
+    c = target or Target.host()
     return (8 if c.simd >= 64 else 6), 2 * simd_lanes(itemsize, c)
 
 
-def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheInfo | None = None) -> Tiles:
+def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, target: Target | None = None) -> Tiles:
     """Default tile sizes for contraction `op` (e.g. "linalg.matmul") with loop extents `loops`.
 
     Register tile (matmul): `register_tile`. Cache tiles: the B micro-panel
@@ -214,7 +169,7 @@ def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, caches: CacheIn
     is preferred (measured: a dynamic last cache tile costs ~2x at 1024^3; a TK dividing k also lets
     the tile stage pack B), then the whole extent.
     """
-    c = caches or host_caches()
+    c = target or Target.host()
     lanes = simd_lanes(itemsize, c)
     name = op.removeprefix("linalg.")
     if name in ("matmul", "batch_matmul"):
@@ -281,7 +236,7 @@ def _crowded(rows: int, stride: int, width: int, size: int, ways: int) -> bool:
 
 
 def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...], itemsize: int,
-            epilogue: bool = False, caches: CacheInfo | None = None, prepack: bool = True) -> frozenset[str]:
+            epilogue: bool = False, target: Target | None = None, prepack: bool = True) -> frozenset[str]:
     """Which operands of a matmul the tile stage copies into contiguous buffers: "P" (all of B once,
     before the block loop, panel-major: nr-wide column panels one after the other, each TK x nr
     micro-panel contiguous), else "B" (each TK x nr micro-panel, in the n loop of every block);
@@ -303,7 +258,7 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
     always: its panel rows are n apart. (The mr rows of A a register tile reads share one L1 set
     from a 4 KiB stride on, but packing A for that alone measured no faster at 1024^3.)
     """
-    c = caches or host_caches()
+    c = target or Target.host()
     if len(loops) != 3:
         return frozenset()
     (m, n, k), (tm, tn, tk), (_, nr, _) = loops, tiles, vec
@@ -1243,7 +1198,7 @@ def element_bytes(elem: ir.Type) -> int:
     return 4
 
 
-def tag(op: ir.Operation | ir.OpView, caches: CacheInfo | None = None, cache_tiles: tuple[int, ...] | None = None) -> None:
+def tag(op: ir.Operation | ir.OpView, target: Target | None = None, cache_tiles: tuple[int, ...] | None = None) -> None:
     """Attach `et.tiles` / `et.vec` to an emitted contraction: choose_tiles' defaults, or the cache
     tiles (TM, TN, TK) the optimizer chose for a matmul or batch_matmul (capped at the loop extents;
     the register tile capped at them). A batch_matmul with a unit m, n or k stays untagged (the
@@ -1254,7 +1209,7 @@ def tag(op: ir.Operation | ir.OpView, caches: CacheInfo | None = None, cache_til
     loops = _loop_extents(op)
     if op.name == "linalg.batch_matmul" and min(loops[1:]) <= 1:
         return
-    tiles = choose_tiles(op.name, loops, size, caches)
+    tiles = choose_tiles(op.name, loops, size, target)
     if cache_tiles is not None:  # (TM, TN, TK); a batch_matmul's batch loop goes one at a time
         full = tuple(_fit(t, e) for t, e in zip((1,) * (len(loops) - len(cache_tiles)) + tuple(cache_tiles), loops, strict=True))
         # (a register tile larger than the cache tile in m and n left a partial tile in both, whose

@@ -2,7 +2,7 @@
 
 A 2-D matmul, or each product of a batched (3-D) one, may be computed with cache tiles (TM, TN, TK).
 
-Candidates come from the target's caches (lowering.tiling.host_caches): TK so the B micro-panel
+Candidates come from the target's caches (egglog_tensor.target.Target): TK so the B micro-panel
 fills a quarter or half of L1 (or a power of two that fits, which often divides k: then the tile
 stage packs B), TM so the A block fits in L2, TN a few register tiles wide. The
 cost model (cost.tile_slowdown) prices each against the actual shapes (cache fit, remainder
@@ -31,13 +31,14 @@ from egglog import Vec, eq, i64, rewrite, ruleset
 
 from egglog_tensor.ir import WITH_LANES, Tensor, fuse_rows, fuse_rows_tiled, shape_of
 from egglog_tensor.lowering import lanes, rows
-from egglog_tensor.lowering.tiling import host_caches, register_tile, simd_lanes
+from egglog_tensor.lowering.tiling import register_tile, simd_lanes
+from egglog_tensor.target import Target
 
 
-def candidates(itemsize: int = 4) -> list[tuple[int, int, int]]:
-    """Cache-tile candidates (TM, TN, TK) for this machine: TK from L1 (half of it for the B
-    micro-panel, or a power of two that often divides k, so B can be packed), TM from L2."""
-    c = host_caches()
+def candidates(itemsize: int = 4, target: Target | None = None) -> list[tuple[int, int, int]]:
+    """Cache-tile candidates (TM, TN, TK) for `target` (default: this machine): TK from L1 (half of it
+    for the B micro-panel, or a power of two that often divides k, so B can be packed), TM from L2."""
+    c = target or Target.host()
     mr, nr = register_tile(itemsize, c)
     tk_full = max(8, c.l1 // 2 // (nr * itemsize) // 8 * 8)
     tks = sorted({tk_full // 2, tk_full} | {t for t in (64, 128, 256) if (nr + mr) * t * itemsize <= c.l1})

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from egglog_tensor.errors import CompileError, KernelArgumentError
-from egglog_tensor.lowering.host import host_has
+from egglog_tensor.target import Target
 from egglog_tensor.lowering.llvm import LoadedModule, load_llvm_ir
 from egglog_tensor.lowering.pipelines import PIPELINES, lower_to_llvm_ir, run_pipeline
 from egglog_tensor.runtime import ArgType, NativeFunction, describe, element_strides
@@ -273,7 +273,7 @@ def test_loaded_module_keeps_every_stage() -> None:
 def test_vectorized_for_host_cpu() -> None:
     text = elementwise_kernel((256, 256), "f32", BINARY["float32"][0], n_inputs=2)
     module, _ = compile_module(text, "cpu")
-    register = "zmm" if host_has("avx512f") else "ymm" if host_has("avx2") else "xmm"
+    register = "zmm" if Target.host().has("avx512f") else "ymm" if Target.host().has("avx2") else "xmm"
     assert re.search(rf"\tvmulps\t.*%{register}", module.asm) or re.search(rf"\tmulps\t.*%{register}", module.asm)
 
 

@@ -152,7 +152,7 @@ def test_shapes_dtypes_layouts_change_the_key(args) -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("features", "+sse2"), ("cpu", "some-other-cpu"), ("caches", "CacheInfo(l2=262144)"), ("egglog_tensor", "9.9.9"),
+    [("features", "+sse2"), ("cpu", "some-other-cpu"), ("caches", "Target(l2=262144)"), ("egglog_tensor", "9.9.9"),
      ("sources", "0" * 64), ("llvmlite", "0.0"), ("mlir", [1, 0, 0])],
 )
 def test_machine_and_version_changes_never_reuse_code(monkeypatch, field, value) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from egglog_tensor.lowering.host import host_has
+from egglog_tensor.target import Target
 from egglog_tensor.toolchain import tool_path
 
 FILECHECK_DIR = Path(__file__).parent / "filecheck"
@@ -27,7 +27,7 @@ def run_line(path: Path) -> str:
     substitutions = {
         "%python": shlex.quote(sys.executable),
         "%FileCheck": shlex.quote(str(tool_path("FileCheck"))),
-        "%avx512": "AVX512" if host_has("avx512f") else "NO-AVX512",
+        "%avx512": "AVX512" if Target.host().has("avx512f") else "NO-AVX512",
         "%s": shlex.quote(str(path)),
     }
     return re.sub("|".join(map(re.escape, substitutions)), lambda m: substitutions[m[0]], runs[0])

@@ -9,7 +9,7 @@ import pytest
 
 import egglog_tensor as et
 from egglog_tensor.lowering import interleave
-from egglog_tensor.lowering.host import host_has
+from egglog_tensor.target import Target
 
 
 def gelu(x):
@@ -45,7 +45,7 @@ def test_long_elementwise_loops_interleave_by_their_length(target: str) -> None:
     assert "interleave counts asked of LLVM's vectorizer: 4" in long_chain.inspect(x).summary()
     assert counts(medium.inspect(x)) == [8]
     assert counts(short.inspect(x)) == []
-    lanes = 16 if host_has("avx512f") else 8
+    lanes = 16 if Target.host().has("avx512f") else 8
     blocks = re.split(r"\n(?=\S+:)", long_chain.inspect(x).stage("llvm-ir-optimized"))
     assert max(len(re.findall(rf"store <{lanes} x float>", block)) for block in blocks) == 4  # LLVM's own: 2
     for shape in [(67, 1000), (3, 5), (1, 130), (129, 67)]:
@@ -59,7 +59,7 @@ def test_short_rows_keep_llvms_count() -> None:
     float32 are fewer than MIN_STEPS steps of 4 zmm vectors (256 elements), so with AVX-512 LLVM
     picks; rows of 256 (or 8-lane AVX2 vectors: 128) are long enough."""
     kernel = et.kernel(lambda x, b: gelu(x + b))
-    expected = [] if host_has("avx512f") else [4]
+    expected = [] if Target.host().has("avx512f") else [4]
     assert counts(kernel.inspect(np.zeros((200, 200), np.float32), np.zeros(200, np.float32))) == expected
     assert counts(kernel.inspect(np.zeros((200, 256), np.float32), np.zeros(256, np.float32))) == [4]
 

@@ -16,7 +16,7 @@ from egglog_tensor.cost import TensorCostModel, reduce_slowdown, rows_slowdown
 from egglog_tensor.errors import CompileError
 from egglog_tensor.ir import DType, Layout, Program, Tensor, exp, from_term, fuse_rows, fuse_rows_tiled
 from egglog_tensor.lowering.emit import emit
-from egglog_tensor.lowering.tiling import host_caches
+from egglog_tensor.target import Target
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.rulesets import algebra, fusion, layout
 from strategies import check, make_array, seeds, with_layout
@@ -151,11 +151,11 @@ def test_row_tiles_and_lanes_are_chosen_in_the_term_and_reach_llvm() -> None:
     term = comp.extracted_term
     block = int(re.search(r"fuse_rows_tiled\(.*Vec\((\d+)\)\)\)", term, re.S).group(1))
     assert block in (2, 4, 8, 16, 32, 64)
-    assert block * 100 * 4 * 2 <= host_caches().l2 // 2  # the block's rows of x and of the output fit L2
+    assert block * 100 * 4 * 2 <= Target.host().l2 // 2  # the block's rows of x and of the output fit L2
     assert f"et.rows = array<i64: {block}>" in comp.stage("linalg")
     assert f"tile_sizes [{block}, 0]" in comp.stage("rows-script")
     lanes = {int(v) for v in re.findall(r"\.(?:max|sum)_lanes\(Vec\(1\), (\d+)\)", term)}
-    vf = host_caches().simd // 4
+    vf = Target.host().simd // 4
     best = min((k * vf for k in (1, 2, 4, 8)), key=lambda n: reduce_slowdown(100, n, 4))
     assert reduce_slowdown(100, best, 4) < reduce_slowdown(100, None, 4)
     assert len(re.findall(r"\.(?:max|sum)_lanes\(", term)) == 2 and lanes == {best}, term
@@ -168,7 +168,7 @@ def test_row_tiles_and_lanes_are_chosen_in_the_term_and_reach_llvm() -> None:
 
 
 def test_reduce_slowdown_prices_latency_chains_and_remainders() -> None:
-    vf = host_caches().simd // 4
+    vf = Target.host().simd // 4
     one, four = reduce_slowdown(1024, vf, 4), reduce_slowdown(1024, 4 * vf, 4)
     assert one > 2 * four and four < 1.5  # per reduced element: one chain waits on latency
     assert reduce_slowdown(1000, 4 * vf, 4) > reduce_slowdown(1000, 2 * vf, 4)  # 1000 % 64 elements one at a time
@@ -180,7 +180,7 @@ def test_reduce_slowdown_prices_latency_chains_and_remainders() -> None:
 
 def test_rows_slowdown_prices_cache_fit_and_balance() -> None:
     shape = (4096, 1024)
-    rows_fit = host_caches().l2 // 2 // (1024 * 4 * 2)
+    rows_fit = Target.host().l2 // 2 // (1024 * 4 * 2)
     assert rows_slowdown(shape, rows_fit, 4, 2)[0] == 1.0
     assert rows_slowdown(shape, 2 * rows_fit, 4, 2)[0] > 1.0
     assert rows_slowdown((96, 64), 64, 4, 2, threads=2)[1] > 1.0  # two blocks, one of them partial

@@ -6,6 +6,7 @@ import math
 import re
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ import egglog_tensor as et
 from egglog_tensor.errors import CompileError
 from egglog_tensor.ir import Tensor
 from egglog_tensor.lowering import tiling
+from egglog_tensor.target import Target, read_caches
 from egglog_tensor.rulesets import algebra, fusion, layout
 
 rng = np.random.default_rng(7)
@@ -281,7 +283,7 @@ def test_padded_matmul_with_b_packed_once(dtype) -> None:
     comp = et.kernel(lambda a, b: a @ b, target="cpu-openmp").inspect(a, b)
     script = comp.stage("tile-script")
     assert "(padded)" not in script and "loops [1004, 1024, 1024]" in script
-    if 1024 * 1024 * 4 > tiling.host_caches().l2:  # (tiling._b_once)
+    if 1024 * 1024 * 4 > Target.host().l2:  # (tiling._b_once)
         assert re.search(r"transform.structured.pack %x0 packed_sizes = \[8, \d+, \d+\]", script)
         assert re.search(r"memref<\d+x126x\d+x8x", comp.stage("bufferize"))  # A: 1004 rows in 126 panels of 8
     _check(lambda a, b: a @ b, [(1004, 1024), (1024, 1024)], dtype, "cpu-openmp")
@@ -355,8 +357,8 @@ def test_remainder_tiles_are_masked_not_scalar() -> None:
     assert ("vector.create_mask" in tiled or "vector.constant_mask" in tiled) and "linalg.matmul" not in tiled
 
 
-CACHES = [tiling.CacheInfo(l1=48 * 1024, l2=2 * 1024**2, simd=64), tiling.CacheInfo(l1=32 * 1024, l2=256 * 1024, simd=32),
-          tiling.CacheInfo()]
+CACHES = [Target(l1=48 * 1024, l2=2 * 1024**2, simd=64), Target(l1=32 * 1024, l2=256 * 1024, simd=32),
+          Target()]
 
 
 @pytest.mark.parametrize("caches", CACHES, ids=lambda c: f"L1={c.l1 // 1024}K,L2={c.l2 // 1024}K,simd={c.simd}")
@@ -383,7 +385,7 @@ def test_tile_chooser_small_and_divisible_extents() -> None:
     assert tiling.choose_tiles("linalg.batch_matmul", (4, 64, 64, 64), 4, caches).tiles[0] == 1
 
 
-def test_host_caches_read_sysfs_with_fallbacks(tmp_path) -> None:
+def test_target_caches_read_sysfs_with_fallbacks(tmp_path) -> None:
     (tmp_path / "index0").mkdir()
     for name, text in {"type": "Data", "level": "1", "size": "48K", "coherency_line_size": "64", "ways_of_associativity": "12"}.items():
         (tmp_path / "index0" / name).write_text(text + "\n")
@@ -393,10 +395,10 @@ def test_host_caches_read_sysfs_with_fallbacks(tmp_path) -> None:
     (tmp_path / "index3").mkdir()
     for name, text in {"type": "Unified", "level": "3", "size": "98304K", "coherency_line_size": "64", "ways_of_associativity": "12"}.items():
         (tmp_path / "index3" / name).write_text(text + "\n")
-    found = tiling.host_caches.__wrapped__(str(tmp_path))
+    found = read_caches(Target(), str(tmp_path))
     assert (found.l1, found.l2, found.l2_ways, found.l3) == (48 * 1024, 2 * 1024**2, 16, 96 * 1024**2)
-    missing = tiling.host_caches.__wrapped__(str(tmp_path / "nope"))
-    fallback = tiling.CacheInfo()
+    missing = read_caches(Target(), str(tmp_path / "nope"))
+    fallback = Target()
     assert (missing.l1, missing.l2, missing.l2_ways, missing.l3) == (fallback.l1, fallback.l2, fallback.l2_ways, fallback.l3)
 
 
@@ -437,7 +439,8 @@ def test_matmul_without_a_fusable_epilogue(fn, target: str) -> None:
 # a small cache (L1 4 KiB, L2 16 KiB with 4 ways: rows 1 KiB apart crowd their sets) so each case
 # takes its path on any host. (m, k, n), tiles, and the buffers the tile stage packs into ("P": all
 # of B packed once up front, panel-major; the C block then is (TM, TN / nr, nr)).
-SMALL = tiling.CacheInfo(l1=4096, l2=16384, line=64, simd=64, l2_ways=4)
+# (the host's CPU and features: LLVM generates code for this machine, only the caches and SIMD width differ)
+SMALL = replace(Target.host(), l1=4096, l2=16384, line=64, simd=64, l2_ways=4)
 PACKED = [
     # A and B packed once, in panels (k1 x m1 x TK x mr, k1 x n1 x TK x nr), C accumulated in (TM / mr,
     # TN / nr, mr, nr) blocks (`packing` still names the B-only scheme's copies)
@@ -472,17 +475,17 @@ def _forced_tiles(monkeypatch, tiles) -> None:
     blocks and remainder tiles (no padding: that path is tested on its own)."""
     tag = tiling.tag
     monkeypatch.setattr(tiling, "PAD_MIN_WORK", 2**62)
-    monkeypatch.setattr(tiling, "tag", lambda op, caches=None, cache_tiles=None: tag(op, SMALL, tiles))
-    monkeypatch.setattr(tiling, "host_caches", lambda: SMALL)
+    monkeypatch.setattr(tiling, "tag", lambda op, target=None, cache_tiles=None: tag(op, SMALL, tiles))
+    monkeypatch.setattr(Target, "host", staticmethod(lambda: SMALL))
 
 
-def _forced_matmul_tiles(monkeypatch, caches: tiling.CacheInfo = SMALL, tiles: tuple[int, int, int] = (16, 64, 64)) -> None:
-    """2-D matmuls get cache tiles `tiles` (other contractions their defaults); the tile stage sees
-    `caches`."""
+def _forced_matmul_tiles(monkeypatch, target: Target = SMALL, tiles: tuple[int, int, int] = (16, 64, 64)) -> None:
+    """2-D matmuls get cache tiles `tiles` (other contractions their defaults); every stage sees
+    `target` as the host (Target.host: the one place the compiler asks)."""
     tag = tiling.tag
-    monkeypatch.setattr(tiling, "tag", lambda op, caches_=None, cache_tiles=None: tag(
-        op, caches, tiles if op.operation.name == "linalg.matmul" else None))
-    monkeypatch.setattr(tiling, "host_caches", lambda: caches)
+    monkeypatch.setattr(tiling, "tag", lambda op, target_=None, cache_tiles=None: tag(
+        op, target, tiles if op.operation.name == "linalg.matmul" else None))
+    monkeypatch.setattr(Target, "host", staticmethod(lambda: target))
 
 
 def _allocs(tiled: str) -> list[str]:
@@ -526,17 +529,17 @@ def test_packing_where_rows_crowd_the_caches() -> None:
     blocks are packed at 2048 (256 rows 8 KiB apart fill all 16 ways of their L2 sets), not at
     1024 (half the ways); nothing at 1000 (no packed B either: 1000 is not a multiple of nr). B is
     packed once up front when it does not fit L2 and several row blocks read it."""
-    caches = tiling.CacheInfo(l1=48 * 1024, l2=2 * 1024**2, simd=64, l2_ways=16)
+    caches = Target(l1=48 * 1024, l2=2 * 1024**2, simd=64, l2_ways=16)
     tiles, vec = (256, 256, 256), (8, 32, 1)
-    assert tiling.packing((1024,) * 3, tiles, vec, 4, caches=caches) == {"P"}
-    assert tiling.packing((2048,) * 3, tiles, vec, 4, caches=caches) == {"A", "P", "C"}
-    assert tiling.packing((2048,) * 3, tiles, vec, 4, epilogue=True, caches=caches, prepack=False) == {"A", "B"}  # bias, relu
-    assert tiling.packing((2048,) * 3, tiles, vec, 4, epilogue=True, caches=caches) == {"A", "P"}  # a matvec's block
-    assert tiling.packing((2048,) * 3, tiles, vec, 4, caches=caches, prepack=False) == {"A", "B", "C"}  # a batch_matmul block
-    assert tiling.packing((1000,) * 3, (200, 200, 200), vec, 4, caches=caches) == set()
-    assert tiling.packing((2048, 2048, 256), tiles, vec, 4, caches=caches) == {"B"}  # B (2 MiB) fits L2
-    assert tiling.packing((512,) * 3, tiles, vec, 4, caches=caches) == {"B"}  # (1 MiB)
-    assert tiling.packing((256, 2048, 2048), tiles, vec, 4, caches=caches) == {"A", "B", "C"}  # one row block
+    assert tiling.packing((1024,) * 3, tiles, vec, 4, target=caches) == {"P"}
+    assert tiling.packing((2048,) * 3, tiles, vec, 4, target=caches) == {"A", "P", "C"}
+    assert tiling.packing((2048,) * 3, tiles, vec, 4, epilogue=True, target=caches, prepack=False) == {"A", "B"}  # bias, relu
+    assert tiling.packing((2048,) * 3, tiles, vec, 4, epilogue=True, target=caches) == {"A", "P"}  # a matvec's block
+    assert tiling.packing((2048,) * 3, tiles, vec, 4, target=caches, prepack=False) == {"A", "B", "C"}  # a batch_matmul block
+    assert tiling.packing((1000,) * 3, (200, 200, 200), vec, 4, target=caches) == set()
+    assert tiling.packing((2048, 2048, 256), tiles, vec, 4, target=caches) == {"B"}  # B (2 MiB) fits L2
+    assert tiling.packing((512,) * 3, tiles, vec, 4, target=caches) == {"B"}  # (1 MiB)
+    assert tiling.packing((256, 2048, 2048), tiles, vec, 4, target=caches) == {"A", "B", "C"}  # one row block
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -748,7 +751,7 @@ def test_matvec_of_a_product_reduces_each_block(mkn, dtype, target: str) -> None
                                                                             * np.abs(b).sum(1).max(initial=0) * np.abs(x).max(initial=0))))
 
 
-BIG_L2 = tiling.CacheInfo(l1=4096, l2=2**20, line=64, simd=64, l2_ways=4)
+BIG_L2 = replace(Target.host(), l1=4096, l2=2**20, line=64, simd=64, l2_ways=4)
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -15,7 +15,7 @@ import pytest
 
 import egglog_tensor as et
 from egglog_tensor.lowering import mathapprox, polymath
-from egglog_tensor.lowering.host import host_has
+from egglog_tensor.target import Target
 
 OPS = ("exp", "log", "tanh", "sin", "cos")
 DTYPES = (np.float32, np.float64)
@@ -163,7 +163,7 @@ def test_inline_math_is_vector_code(target: str, op: str, dtype: type) -> None:
     lanes = max((n for n, _ in mathapprox.variants("exp" + ("f" if bits == 32 else ""), bits)), default=256 // bits)
     assert re.search(rf"@llvm\.fma\.v{lanes}f{bits}", optimized)
     suffix = "ps" if bits == 32 else "pd"
-    assert bool(re.search(rf"\tvscalef{suffix}\t.*%zmm", comp.stage("asm"))) == host_has("avx512f")
+    assert bool(re.search(rf"\tvscalef{suffix}\t.*%zmm", comp.stage("asm"))) == Target.host().has("avx512f")
 
 
 def test_only_code_calling_vector_math_realigns_its_frame() -> None:
