@@ -23,20 +23,25 @@ from .errors import (  # noqa: E402
 )
 from .kernel import Kernel, kernel  # noqa: E402
 from .optimize import Limits, OptimizeReport  # noqa: E402
+from .stages import Compiled, Lowered, Optimized, Traced  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Compilation",
     "CompileError",
+    "Compiled",
     "EgglogTensorError",
     "Kernel",
     "KernelArgumentError",
     "Limits",
+    "Lowered",
     "Machine",
     "OptimizeReport",
+    "Optimized",
     "OutOfBoundsError",
     "ToolchainError",
+    "Traced",
     "TracingError",
     "UnsupportedError",
     "ir",

@@ -1,7 +1,9 @@
 """The compiler driver: trace -> optimize -> emit -> lower -> translate -> load, keeping every stage.
 
 A `Compilation` is the staged object users inspect: `comp.stages` names the stages in order and
-`comp.stage(name)` returns each one's text, from the traced term to the assembly.
+`comp.stage(name)` returns each one's text, from the traced term to the assembly. `compile_kernel`
+composes the stages of egglog_tensor/stages.py (the staged API, `f.trace(x).optimize().lower().compile()`)
+with the on-disk cache.
 """
 
 from __future__ import annotations
@@ -19,17 +21,13 @@ import numpy as np
 from egglog import Ruleset, Schedule
 
 from . import cache
-from .cost import Machine, TensorCostModel
+from .cost import Machine
 from .graph import Node
-from .ir import to_term
-from .lowering import workspace
-from .lowering.emit import emit
-from .lowering.llvm import LoadedModule, load_llvm_ir
-from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, pipeline_for, run_pipeline
-from .optimize import Limits, OptimizeReport, egglog_text, optimize
+from .lowering.llvm import LoadedModule
+from .optimize import Limits, OptimizeReport
 from .runtime import ArgType, NativeFunction
 from .spec import ArgSpec
-from .tracing import function_name, narrowed_int_args, trace_function
+from .tracing import function_name
 
 
 @dataclass(frozen=True)
@@ -153,49 +151,26 @@ def _timed(timings: dict[str, float], name: str, fn: Callable[[], Any]) -> Any:
 
 
 def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec], options: Options) -> Compilation:
-    """Compile `fn` for one signature through every stage and load it."""
-    if options.target not in PIPELINES:
-        raise ValueError(f"unknown target {options.target!r}; targets: {', '.join(PIPELINES)}")
-    timings: dict[str, float] = {}
-    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs))
+    """Compile `fn` for one signature through every stage and load it.
+
+    The stages of the staged API (egglog_tensor/stages.py), composed with the on-disk cache:
+    trace -> cache lookup -> optimize -> lower -> compile -> cache store. A hit skips the rest."""
+    from . import stages
+
+    traced = stages.trace(fn, names, specs, options)
+    timings = dict(traced.timings)
     # The on-disk cache is keyed on the traced term (+ schedule text, options, versions, CPU): a hit skips the rest.
-    lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: egglog_text(to_term(outputs, {})), names, specs, options))
-    narrowed = narrowed_int_args(outputs, specs, names)
+    lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: traced.traced_term, names, specs, options))
+    traced = replace(traced, timings=tuple(timings.items()))
     if lookup.entry is not None:
-        return _from_cache(fn, names, specs, options, lookup, timings, narrowed)
-    traced, extracted, nodes, report = _timed(
-        timings, "optimize", lambda: optimize(outputs, options.schedule(), options.limits, TensorCostModel(replace(options.machine or Machine(), threads=options.threads)))
-    )
-    comp = Compilation(
-        name=function_name(fn),
-        arg_names=tuple(names),
-        specs=tuple(specs),
-        options=options,
-        returns_tuple=returns_tuple,
-        outputs=nodes,
-        traced_term=egglog_text(traced),
-        report=report,
-        extracted_term=egglog_text(extracted),
-        timings=timings,
-        narrowed_ints=narrowed,
-    )
-    comp.texts["traced"] = comp.traced_term
-    comp.texts["optimizer"] = str(report)
-    comp.texts["extracted"] = comp.extracted_term
-    comp.texts["linalg"] = _timed(timings, "emit", lambda: emit(nodes, names, specs, streaming=options.streaming, fastmath=options.fastmath))
-    stages = _timed(timings, "mlir-opt", lambda: run_pipeline(comp.texts["linalg"], pipeline_for(options.target, options.threads)))
-    for stage_name, text in stages:
-        comp.texts[stage_name] = text
-    comp.texts["llvm-ir"] = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(stages[-1][1]))
-    comp.workspace = workspace.buffers(comp.texts["bufferize"], len(specs) + len(nodes))
-    module = _timed(timings, "llvm", lambda: load_llvm_ir(comp.texts["llvm-ir"]))
-    comp.texts["llvm-ir-optimized"] = module.optimized_ir
-    comp.texts["asm"] = module.asm
-    comp.module = module
-    comp.native = _native(module, specs, nodes, comp.workspace)
-    if lookup.storing and not report.fallback:
-        comp.cache, comp.cache_note = _timed(timings, "cache-store", lambda: lookup.store(comp, module.object_code))
-    elif report.fallback:  # a later run must optimize (and warn) again, not load the unoptimized code silently
+        return _from_cache(traced, lookup, timings)
+    optimized = traced.optimize()
+    comp = optimized.lower().compile().compilation
+    assert comp.module is not None
+    module = comp.module
+    if lookup.storing and not optimized.report.fallback:
+        comp.cache, comp.cache_note = _timed(comp.timings, "cache-store", lambda: lookup.store(comp, module.object_code))
+    elif optimized.report.fallback:  # a later run must optimize (and warn) again, not load the unoptimized code silently
         comp.cache, comp.cache_note = "disabled", "not stored: the optimizer's extraction failed"
     else:
         comp.cache, comp.cache_note = lookup.status, lookup.note
@@ -215,11 +190,10 @@ def _native(module: LoadedModule, specs: Sequence[ArgSpec], outputs: Sequence[No
     return NativeFunction(module.address(cache.SYMBOL), arg_types, owner=module)
 
 
-def _from_cache(
-    fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec], options: Options, lookup: cache.Lookup, timings: dict[str, float],
-    narrowed: tuple[tuple[int, str], ...],
-) -> Compilation:
-    """The Compilation of a cache hit: the stored stage texts and report, the loaded object."""
+def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) -> Compilation:
+    """The Compilation of a cache hit (`traced`: the Traced of stages.py): the stored stage texts and
+    report, the loaded object."""
+    fn, names, specs, options, narrowed = traced.fn, traced.names, traced.specs, traced.options, traced.narrowed_ints
     entry = lookup.entry
     assert entry is not None
     comp = Compilation(

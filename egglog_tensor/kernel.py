@@ -21,13 +21,15 @@ from .errors import KernelArgumentError, OutOfBoundsError
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, spec_of
+from .stages import Traced, trace
 from .tracing import function_name
 
 _UNSET: Any = object()
 
 
 class Kernel:
-    """A compiled-on-demand NumPy function. Call it like the function; `inspect` shows every stage."""
+    """A compiled-on-demand NumPy function. Call it like the function; `inspect` shows every stage,
+    `trace(*args)` starts the staged API (`.optimize().lower().compile()`, egglog_tensor/stages.py)."""
 
     def __init__(self, fn: Callable[..., Any], options: Options) -> None:
         if not callable(fn):
@@ -83,6 +85,27 @@ class Kernel:
         names, values = self._bind(args, kwargs)
         return self._compilation(names, tuple(spec_of(v, n) for n, v in zip(names, values, strict=True)))
 
+    def trace(self, *args: Any, **kwargs: Any) -> Traced:
+        """Trace for these arguments' signature: the first stage of `f.trace(*args).optimize().lower().compile()`
+        (egglog_tensor/stages.py; it does not use the on-disk cache, nor this kernel's specializations)."""
+        names, values = self._bind(args, kwargs)
+        return trace(self.fn, names, tuple(spec_of(v, n) for n, v in zip(names, values, strict=True)), self.options, kernel=self)
+
+    def call_compilation(self, comp: Compilation, args: tuple, kwargs: dict) -> Any:
+        """Run one compilation (a Compiled stage's) on arguments bound and checked as a call of the kernel:
+        KernelArgumentError unless they have the signature it was compiled for."""
+        kwargs = dict(kwargs)
+        out = kwargs.pop("out", None) if kwargs and self._takes_out else None
+        names, values = self._bind(args, kwargs)
+        specs = tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
+        if names != comp.arg_names or specs != comp.specs:
+            def sig(names: tuple[str, ...], specs: tuple[ArgSpec, ...]) -> str:
+                return ", ".join(f"{n}: {s}" for n, s in zip(names, specs, strict=True))
+
+            raise KernelArgumentError(f"{self.name}(): compiled for ({sig(comp.arg_names, comp.specs)}), called with "
+                                      f"({sig(names, specs)}); call the kernel to compile for any signature, or trace again")
+        return _run_checked(_Dispatch(comp, specs, self.name), values, specs, out)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run the kernel; `out=` (an array, or a tuple of one per result) receives the result instead
         of a new array, like NumPy's ufuncs: exact shape and dtype, any strides, may overlap inputs."""
@@ -100,9 +123,7 @@ class Kernel:
         dispatch = _Dispatch(comp, specs, self.name)
         if not kwargs and len(args) == self._arity and hit is None and all(k[-1] for k in key if isinstance(k, tuple)):
             self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
-        dispatch.check_ints(values)
-        arrays = [_as_array(v, s) for v, s in zip(values, specs, strict=True)]
-        return dispatch.run(arrays, out)
+        return _run_checked(dispatch, values, specs, out)
 
     @property
     def compilations(self) -> list[Compilation]:
@@ -119,6 +140,13 @@ def _fast_key(a: Any) -> Any:
         flags = a.flags
         return (a.shape, a.dtype, 1 if flags.c_contiguous else (2 if flags.f_contiguous else 0))
     return type(a)
+
+
+def _run_checked(dispatch: _Dispatch, values: list[Any], specs: tuple[ArgSpec, ...], out: Any) -> Any:
+    """The checked call path: Python ints in range, scalars and odd strides as arrays, then the native call."""
+    dispatch.check_ints(values)
+    arrays = [_as_array(v, s) for v, s in zip(values, specs, strict=True)]
+    return dispatch.run(arrays, out)
 
 
 REFUSED = object()  # a fast-path call the native reader refused (nothing ran): take the checked path

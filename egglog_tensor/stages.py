@@ -1,0 +1,295 @@
+"""The staged API: `f.trace(x).optimize().lower().compile()`, one object per stage.
+
+In the spirit of JAX's `jax.jit(f).trace(x).lower().compile()`:
+
+    traced = f.trace(x)            # Traced: the Node DAG (`outputs`) and its egglog term (`term`)
+    optimized = traced.optimize()  # Optimized: the extracted Nodes (`outputs`) and the `report`
+    lowered = optimized.lower()    # Lowered: linalg MLIR (`module_text`), each MLIR stage, LLVM IR
+    compiled = lowered.compile()   # Compiled: the loaded module and native function; call it
+
+Each stage object is a frozen dataclass: advancing it again (`traced.optimize()` twice) redoes that
+stage and gives an equal object, and never changes it. `as_text()` is its main text, `as_text(name)`
+the text of any stage reached so far, `stages` their names in order (the names of
+`Compilation.stages`, docs/architecture.md).
+
+These functions are the only implementation of each stage: `compile_kernel` (compiler.py), which
+`f(x)` and `f.inspect(x)` use, is `trace` -> on-disk cache lookup -> `optimize` -> `lower` ->
+`compile` -> cache store. The staged API itself does not use the on-disk cache (egglog_tensor/cache.py):
+`.compile()` always optimizes and lowers, and stores nothing; its Compilation says `cache: disabled`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .compiler import Compilation, Options, _native, _timed
+from .cost import Machine, TensorCostModel
+from .graph import Node
+from .ir import Program, to_term
+from .lowering import workspace as _workspace
+from .lowering.emit import emit
+from .lowering.llvm import LoadedModule, load_llvm_ir
+from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, pipeline_for, run_pipeline
+from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
+from .runtime import NativeFunction
+from .spec import ArgSpec
+from .tracing import function_name, narrowed_int_args, trace_function
+
+Timings = tuple[tuple[str, float], ...]
+
+STAGED_CACHE_NOTE = "not used by the staged API"
+
+
+class _Stage:
+    """What every stage object shows: its stages' texts, by name."""
+
+    def _texts(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def _main_text(self) -> str:
+        raise NotImplementedError
+
+    def _traced(self) -> Traced:
+        raise NotImplementedError
+
+    @property
+    def stages(self) -> list[str]:
+        """The names of the stages reached so far, in order."""
+        return list(self._texts())
+
+    def as_text(self, stage: str | None = None) -> str:
+        """This stage's main text, or the text of the stage named `stage` (any reached so far)."""
+        if stage is None:
+            return self._main_text()
+        texts = self._texts()
+        if stage not in texts:
+            raise KeyError(f"no stage {stage!r}; stages are: {', '.join(texts)}")
+        return texts[stage]
+
+    def __repr__(self) -> str:
+        t = self._traced()
+        sig = ", ".join(f"{n}: {s}" for n, s in zip(t.names, t.specs, strict=True))
+        return f"<{type(self).__name__} {function_name(t.fn)}({sig}), target {t.options.target}; stages: {', '.join(self.stages)}>"
+
+
+@dataclass(frozen=True, repr=False)
+class Traced(_Stage):
+    """The traced program for one signature: `outputs` (Node DAG) and `term` (its egglog Program)."""
+
+    fn: Callable[..., Any]
+    names: tuple[str, ...]
+    specs: tuple[ArgSpec, ...]
+    options: Options
+    returns_tuple: bool
+    narrowed_ints: tuple[tuple[int, str], ...]
+    # Tracing is deterministic: the same function, signature and options give the same program.
+    outputs: tuple[Node, ...] = field(compare=False)
+    timings: Timings = field(default=(), compare=False)
+    kernel: Any = field(default=None, compare=False)  # the Kernel that traced it: binds a call's arguments
+    _memo: dict[str, Any] = field(default_factory=dict, compare=False)  # term and its text, made once (shared by replace())
+
+    @property
+    def term(self) -> Program:
+        """The egglog term of the traced program (a DAG: a value used twice is one e-class)."""
+        if "term" not in self._memo:
+            self._memo["term"] = to_term(list(self.outputs), {})
+        return self._memo["term"]
+
+    @property
+    def traced_term(self) -> str:
+        """The term's text: the `traced` stage (and the on-disk cache's key)."""
+        if "text" not in self._memo:
+            self._memo["text"] = egglog_text(self.term)
+        return self._memo["text"]
+
+    def _texts(self) -> dict[str, str]:
+        return {"traced": self.traced_term}
+
+    def _main_text(self) -> str:
+        return self.traced_term
+
+    def _traced(self) -> Traced:
+        return self
+
+    def optimize(self) -> Optimized:
+        """Run the optimizer (the options' schedule and limits) and extract the cheapest program."""
+        return optimize(self)
+
+
+@dataclass(frozen=True, repr=False)
+class Optimized(_Stage):
+    """The optimizer's result: `report` (an OptimizeReport) and the extracted program, `outputs` (Nodes)."""
+
+    traced: Traced
+    extracted_term: str
+    outputs: tuple[Node, ...] = field(compare=False)
+    report: OptimizeReport = field(compare=False)  # (its times differ from run to run)
+    timings: Timings = field(default=(), compare=False)
+
+    def _texts(self) -> dict[str, str]:
+        return {**self.traced._texts(), "optimizer": str(self.report), "extracted": self.extracted_term}
+
+    def _main_text(self) -> str:
+        return f"{self.report}\nextracted term:\n{self.extracted_term}"
+
+    def _traced(self) -> Traced:
+        return self.traced
+
+    def lower(self) -> Lowered:
+        """Emit linalg MLIR, run the target's MLIR pipeline stage by stage, translate to LLVM IR."""
+        return lower(self)
+
+
+@dataclass(frozen=True, repr=False)
+class Lowered(_Stage):
+    """The lowered program: linalg MLIR (`module_text`), the MLIR after each pipeline stage, LLVM IR."""
+
+    optimized: Optimized
+    texts: tuple[tuple[str, str], ...]  # ("linalg", ...), (each MLIR stage, ...), ("llvm-ir", ...)
+    workspace: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()  # lent temporaries (lowering/workspace.py)
+    timings: Timings = field(default=(), compare=False)
+
+    @property
+    def module_text(self) -> str:
+        """The emitted linalg MLIR module."""
+        return dict(self.texts)["linalg"]
+
+    @property
+    def llvm_ir(self) -> str:
+        """The LLVM IR from mlir-translate."""
+        return dict(self.texts)["llvm-ir"]
+
+    def _texts(self) -> dict[str, str]:
+        return {**self.optimized._texts(), **dict(self.texts)}
+
+    def _main_text(self) -> str:
+        return self.module_text
+
+    def _traced(self) -> Traced:
+        return self.optimized.traced
+
+    def compile(self) -> Compiled:
+        """Optimize the LLVM IR for the host CPU, generate code and load it: a callable Compiled."""
+        return compile(self)
+
+
+@dataclass(frozen=True, repr=False)
+class Compiled(_Stage):
+    """The loaded kernel: call it like the kernel (same argument checks; only the traced signature).
+
+    `compilation` is the Compilation of every stage (`stage(name)`, `stages`, `print()`, notebook HTML)."""
+
+    lowered: Lowered
+    compilation: Compilation = field(compare=False)
+
+    @property
+    def module(self) -> LoadedModule:
+        """The JIT-loaded LLVM module (optimized IR, assembly, object code)."""
+        assert self.compilation.module is not None
+        return self.compilation.module
+
+    @property
+    def native(self) -> NativeFunction:
+        """The native function: inputs, then outputs and workspace buffers."""
+        assert self.compilation.native is not None
+        return self.compilation.native
+
+    @property
+    def report(self) -> OptimizeReport:
+        return self.compilation.report
+
+    def stage(self, name: str) -> str:
+        """The text of one stage, as Compilation.stage."""
+        return self.compilation.stage(name)
+
+    def summary(self) -> str:
+        return self.compilation.summary()
+
+    def _texts(self) -> dict[str, str]:
+        return dict(self.compilation.texts)
+
+    def _main_text(self) -> str:
+        return self.compilation.texts["asm"]
+
+    def _traced(self) -> Traced:
+        return self.lowered.optimized.traced
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the kernel; KernelArgumentError unless the arguments have the traced signature."""
+        from .kernel import Kernel
+
+        traced = self._traced()
+        kernel = traced.kernel or Kernel(traced.fn, traced.options)
+        return kernel.call_compilation(self.compilation, args, kwargs)
+
+    def __repr__(self) -> str:
+        return self.compilation.summary()
+
+    def _repr_html_(self) -> str:
+        return self.compilation._repr_html_()
+
+
+def trace(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec], options: Options, kernel: Any = None) -> Traced:
+    """Trace `fn` on tracers for `specs`: the first stage."""
+    if options.target not in PIPELINES:
+        raise ValueError(f"unknown target {options.target!r}; targets: {', '.join(PIPELINES)}")
+    timings: dict[str, float] = {}
+    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs))
+    narrowed = narrowed_int_args(outputs, specs, names)
+    return Traced(fn, tuple(names), tuple(specs), options, returns_tuple, narrowed, tuple(outputs), tuple(timings.items()), kernel)
+
+
+def optimize(traced: Traced) -> Optimized:
+    """Rewrite the traced term with the options' schedule under their limits; extract the cheapest."""
+    options = traced.options
+    timings = dict(traced.timings)
+    cost_model = TensorCostModel(replace(options.machine or Machine(), threads=options.threads))
+    _, extracted, nodes, report = _timed(
+        timings, "optimize", lambda: _run_optimizer(list(traced.outputs), options.schedule(), options.limits, cost_model)
+    )
+    return Optimized(traced, egglog_text(extracted), tuple(nodes), report, tuple(timings.items()))
+
+
+def lower(optimized: Optimized) -> Lowered:
+    """Emit linalg MLIR, run the target's pipeline (each stage's MLIR kept), mlir-translate to LLVM IR."""
+    traced, nodes = optimized.traced, list(optimized.outputs)
+    options = traced.options
+    timings = dict(optimized.timings)
+    linalg = _timed(timings, "emit", lambda: emit(nodes, traced.names, traced.specs, streaming=options.streaming, fastmath=options.fastmath))
+    stages = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg, pipeline_for(options.target, options.threads)))
+    texts = {"linalg": linalg, **dict(stages)}
+    texts["llvm-ir"] = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(stages[-1][1]))
+    work = _workspace.buffers(texts["bufferize"], len(traced.specs) + len(nodes))
+    return Lowered(optimized, tuple(texts.items()), work, tuple(timings.items()))
+
+
+def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
+    """Optimize and JIT-load the LLVM IR; the Compilation of every stage, with its native function."""
+    optimized = lowered.optimized
+    traced = optimized.traced
+    timings = dict(lowered.timings)
+    module = _timed(timings, "llvm", lambda: load_llvm_ir(lowered.llvm_ir))
+    comp = Compilation(
+        name=function_name(traced.fn),
+        arg_names=traced.names,
+        specs=traced.specs,
+        options=traced.options,
+        returns_tuple=traced.returns_tuple,
+        outputs=list(optimized.outputs),
+        traced_term=traced.traced_term,
+        report=optimized.report,
+        extracted_term=optimized.extracted_term,
+        texts={**lowered._texts(), "llvm-ir-optimized": module.optimized_ir, "asm": module.asm},
+        timings=timings,
+        module=module,
+        cache="disabled",
+        cache_note=STAGED_CACHE_NOTE,
+        workspace=lowered.workspace,
+        narrowed_ints=traced.narrowed_ints,
+    )
+    comp.native = _native(module, traced.specs, optimized.outputs, lowered.workspace)
+    return Compiled(lowered, comp)
