@@ -111,13 +111,23 @@ _ORACLE_ARGS = [np.array([1.5, -0.0, np.nan, 3e38], np.float32), np.array([0.25,
 
 
 def _perturbed(k: int, i: int, value: float) -> tuple:
+    """NumPy's results with element i of output k set to `value`, which must change its bits."""
     got = [np.asarray(w.value).copy() for w in evaluate(_ORACLE_PROGRAM, _ORACLE_ARGS)]
+    before = got[k][i].copy()
     got[k][i] = value
+    assert got[k][i].tobytes() != before.tobytes(), f"{value!r} is no perturbation of {before!r}"
     return tuple(got)
 
 
 def test_oracle_accepts_numpy() -> None:
-    check_result(_perturbed(0, 0, 1.75), evaluate(_ORACLE_PROGRAM, _ORACLE_ARGS))
+    """NumPy's own results pass; the same results with one exact element really changed do not,
+    and an inexact one (exp) moved by one ULP, within its error bound, still does."""
+    expected = evaluate(_ORACLE_PROGRAM, _ORACLE_ARGS)
+    check_result(tuple(np.asarray(w.value).copy() for w in expected), expected)
+    with pytest.raises(AssertionError, match="differ from NumPy"):
+        check_result(_perturbed(0, 0, 2.0), expected)  # 1.5 + 0.25 is exactly 1.75
+    one_ulp = np.nextafter(np.exp(np.float32(1.75)), np.float32(np.inf))
+    check_result(_perturbed(1, 0, one_ulp), expected)
 
 
 @pytest.mark.parametrize(

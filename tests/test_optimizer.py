@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import timeit
 
 import numpy as np
 import pytest
 from egglog import EGraph, back_off, rewrite, ruleset, run
 
 import egglog_tensor as et
-from egglog_tensor.cost import TensorCostModel, node_time
+from egglog_tensor.cost import DEFAULT_MACHINE, TensorCostModel, node_time
 from egglog_tensor.graph import Builder
 from egglog_tensor.ir import Tensor
 from egglog_tensor.optimize import optimize
@@ -150,7 +151,11 @@ def test_cost_model_prices_matmul_by_shape() -> None:
     mm = b.make("matmul", (big, big))
     mv = b.make("matmul", (big, vec))
     assert node_time("matmul", (big, big), mm) > 50 * node_time("matmul", (big, vec), mv)
-    assert isinstance(TensorCostModel().machine.gflops, float)
+    # the model prices with its machine (the default one unless given): a machine with twice the
+    # GEMM rate halves the big matmul's time, which is bound by its flops
+    assert TensorCostModel().machine is DEFAULT_MACHINE
+    twice = et.Machine(gemm_gflops=2 * DEFAULT_MACHINE.gemm_gflops)
+    assert node_time("matmul", (big, big), mm, twice) == pytest.approx(node_time("matmul", (big, big), mm) / 2, rel=0.01)
 
 
 def test_a_long_matrix_chain_saturates_small() -> None:
@@ -268,7 +273,24 @@ def test_machine_numbers_steer_the_cost_model_and_key_the_cache() -> None:
         et.kernel(lambda a: a, machine={"bandwidth_gbs": 10})
 
 
+def _best_seconds(fn) -> float:
+    """Fastest of 5 timed calls after a warm-up (timed here, not with egglog_tensor's helper)."""
+    fn()
+    return min(timeit.repeat(fn, number=1, repeat=5))
+
+
 def test_machine_measure() -> None:
-    m = et.Machine.measure(threads=1, kernel_overhead_ns=800.0)
-    assert m.threads == 1 and m.kernel_overhead_ns == 800.0
-    assert 0.5 < m.bandwidth_gbs < 10_000 and 1.0 < m.gemm_gflops < 100_000
+    """measure() gets this machine's copy bandwidth and GEMM rate right (within a factor of 4 of
+    the test's own timing of one np.copyto and one float32 NumPy matmul: shared CI cores are noisy),
+    and applies overrides, to measured numbers too."""
+    m = et.Machine.measure(threads=1, kernel_overhead_ns=800.0, gflops=123.0)
+    assert m.threads == 1 and m.kernel_overhead_ns == 800.0 and m.gflops == 123.0
+    src = np.ones(2**24, np.float32)  # 64 MiB, well past the caches
+    dst = np.empty_like(src)
+    bandwidth = 2 * src.nbytes / _best_seconds(lambda: np.copyto(dst, src)) / 1e9
+    a = np.ones((1024, 1024), np.float32)
+    gemm = 2 * 1024**3 / _best_seconds(lambda: a @ a) / 1e9
+    assert bandwidth / 4 < m.bandwidth_gbs < bandwidth * 4, (m.bandwidth_gbs, bandwidth)
+    assert gemm / 4 < m.gemm_gflops < gemm * 4, (m.gemm_gflops, gemm)
+    fixed = et.Machine.measure(threads=1, bandwidth_gbs=7.0, gemm_gflops=9.0)
+    assert (fixed.bandwidth_gbs, fixed.gemm_gflops, fixed.threads) == (7.0, 9.0, 1)

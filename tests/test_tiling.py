@@ -87,6 +87,25 @@ def test_contractions_match_numpy(target, dtype, name, fn, shapes) -> None:
     _check(fn, shapes, dtype, target)
 
 
+def _vecmat_foralls(n: int, k: int, itemsize: int, threads: int) -> list[str]:
+    """The thread-level forall of y = x @ A, A k x n, as the tile policy sizes it (`tiling._vecmat`):
+    over the S parts of a split k (k blocks of `choose_tiles`, else `_k_split` rows), a thread's
+    ceil(S / threads) parts at a time; else over column blocks of y, one per thread, rounded to
+    the vector width by `_divisor_tile`. A forall of one iteration folds away: none."""
+    tiles = tiling.choose_tiles("linalg.vecmat", (n, k), itemsize)
+    (tk, (nv, kr)) = tiles.tiles[1], tiles.vec
+    parallel = n * k >= tiling.MIN_WORK
+    blocks = k // tk if tk and k % tk == 0 else 1
+    parts = tiling._k_split(k, kr, threads) if parallel and blocks == 1 else blocks
+    if parts > 1:
+        chunk = -(-parts // threads) if parallel else parts
+        iterations = -(-parts // chunk)
+    else:
+        col_blocks = min(threads, max(1, n // nv)) if parallel else 1
+        iterations = -(-n // tiling._divisor_tile(n, -(-n // col_blocks), nv))
+    return [str(iterations)] if iterations > 1 else []
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 @pytest.mark.parametrize(("k", "n", "split"), [(512, 300, True), (301, 300, False), (2048, 64, True)],
                          ids=["split", "odd-k", "narrow"])
@@ -112,7 +131,9 @@ def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
         partials = re.search(rf"tensor.empty\(\) : tensor<{parts}x{n}x", tiled)  # the blocks' or threads' partial ys
         assert bool(partials) == bool(parts), tiled
         foralls = re.findall(r"scf.forall \(%\w+\) in \((\d+)\)", tiled)
-        assert foralls == (["2"] if threads == 2 else []) or (not split and threads == 2 and len(foralls) == 1)
+        assert foralls == _vecmat_foralls(n, k, np.dtype(dtype).itemsize, threads), tiled
+        if threads == 2:  # split: one row half per thread; else column blocks, more than one
+            assert (foralls == ["2"]) if split else (len(foralls) == 1 and int(foralls[0]) > 1), foralls
         if threads == 2:
             assert "omp.wsloop" in comp.stage("openmp")
 
