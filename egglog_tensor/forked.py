@@ -15,6 +15,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from llvmlite.binding import ffi as llvm_ffi
+
 
 class ChildDied(Exception):
     """The child ended before its function returned or raised: killed by a signal or exited."""
@@ -35,7 +37,7 @@ def run_forked(fn: Callable[[Callable[[Any], None]], None], sink: Callable[[Any]
         # from this process joins its thread pool, whose threads the child does not have (it hung forever)
         collecting = gc.isenabled()
         gc.disable()
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:  # the child: never returns into the caller's code, nor runs its atexit handlers
             try:
                 faulthandler.disable()  # (pytest's would print the child's Python stack on an abort)
@@ -68,6 +70,15 @@ def run_forked(fn: Callable[[Callable[[Any], None]], None], sink: Callable[[Any]
         raise ChildDied(_how(status), stderr)
     if stderr:  # (what the child printed, e.g. MLIR remarks, is not lost)
         sys.stderr.write(stderr)
+
+
+def _fork() -> int:
+    """os.fork() holding llvmlite's global lock, which every llvmlite call holds: no other thread is
+    then inside LLVM's C API, whose state (and llvmlite's lock itself) the child would inherit
+    mid-use. (A child forked while another thread compiled waited forever on that lock in its first
+    llvmlite call.) Both processes release it: in the child the forking thread still owns it."""
+    with llvm_ffi.lib._lock:  # (private to llvmlite, which is pinned below 0.51: the one lock of its FFI)
+        return os.fork()
 
 
 def _serve(fn: Callable[[Callable[[Any], None]], None], out: Any) -> None:

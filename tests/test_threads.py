@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import resource
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -74,3 +76,32 @@ def test_distinct_kernels_compiled_concurrently() -> None:
         results = list(pool.map(lambda f: et.kernel(f)(a), fns))
     for f, got in zip(fns, results, strict=True):
         np.testing.assert_allclose(got, f(a), rtol=1e-12)
+
+
+_FORK_WHILE_LLVMLITE_IS_BUSY = """
+import threading, time
+from llvmlite.binding import ffi
+from egglog_tensor.lowering.llvm import _codegen
+held = threading.Event()
+
+def hold():
+    with ffi.lib._lock:  # another thread inside llvmlite, as a concurrent compilation is
+        held.set()
+        time.sleep(1.0)
+
+thread = threading.Thread(target=hold)
+thread.start()
+held.wait()
+object_code, asm = _codegen("define i32 @f() {\\n  ret i32 1\\n}\\n")  # forks its code generator now
+thread.join()
+print("generated", len(object_code) > 0, "f:" in asm)
+"""
+
+
+def test_code_generation_forks_only_when_no_thread_is_inside_llvmlite() -> None:
+    """A child forked while another thread held llvmlite's lock inherited it held and waited forever
+    in its first llvmlite call (a test run hung in test_distinct_kernels_compiled_concurrently); the
+    fork now waits for the lock. In a subprocess, with a timeout, so a regression fails instead of hanging."""
+    result = subprocess.run([sys.executable, "-c", _FORK_WHILE_LLVMLITE_IS_BUSY], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "generated True True"
