@@ -11,11 +11,17 @@ import pickle
 import signal
 import sys
 import tempfile
+import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
 
 from llvmlite.binding import ffi as llvm_ffi
+
+
+# Held by this process's own MLIR work (emitting, reading a stage's IR) and around each fork: a child
+# never inherits a lock of MLIR's held by another thread in the middle of that work.
+NATIVE = threading.RLock()
 
 
 class ChildDied(Exception):
@@ -73,11 +79,11 @@ def run_forked(fn: Callable[[Callable[[Any], None]], None], sink: Callable[[Any]
 
 
 def _fork() -> int:
-    """os.fork() holding llvmlite's global lock, which every llvmlite call holds: no other thread is
-    then inside LLVM's C API, whose state (and llvmlite's lock itself) the child would inherit
-    mid-use. (A child forked while another thread compiled waited forever on that lock in its first
-    llvmlite call.) Both processes release it: in the child the forking thread still owns it."""
-    with llvm_ffi.lib._lock:  # (private to llvmlite, which is pinned below 0.51: the one lock of its FFI)
+    """os.fork() holding NATIVE and llvmlite's global lock, which every llvmlite call holds: no other
+    thread is then inside MLIR or LLVM's C API, whose state (and llvmlite's lock itself) the child
+    would inherit mid-use. (A child forked while another thread compiled waited forever on that lock
+    in its first llvmlite call.) Both processes release them: in the child the forking thread still owns them."""
+    with NATIVE, llvm_ffi.lib._lock:  # (private to llvmlite, which is pinned below 0.51: the one lock of its FFI)
         return os.fork()
 
 

@@ -19,6 +19,7 @@ from mlir import ir
 from mlir.dialects import bufferization, func, linalg, memref, tensor
 
 from egglog_tensor.errors import CompileError
+from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node
 from egglog_tensor.ops import ELEMENTWISE, REDUCTIONS
@@ -505,7 +506,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn
     """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`; streaming=False
     marks it so that lowering/nontemporal.py keeps plain stores, fastmath=True so that
     lowering/polymath.py also approximates tanh."""
-    with ir.Context(), ir.Location.unknown():
+    with NATIVE, ir.Context(), ir.Location.unknown():  # (no fork meanwhile: egglog_tensor/forked.py)
         module = ir.Module.create()
         arg_types = [memref_type(s) for s in specs]
         out_types = [ir.MemRefType.get(list(o.shape), scalar.storage_type(o.dtype)) for o in outputs]

@@ -22,6 +22,7 @@ import math
 import numpy as np
 from mlir import ir
 
+from ..forked import NATIVE
 from ..outputs import ALIGN
 from ..runtime import SUPPORTED_DTYPES
 from .scalar import storage_type
@@ -84,7 +85,7 @@ def hoist(module: ir.Module) -> None:
 def buffers(module_text: str, fixed: int) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
     """The workspace arguments (shape, dtype) `hoist` appended after the kernel's `fixed` arguments
     (its inputs and outputs), read off a module printed after the bufferize stage."""
-    with ir.Context():
+    with NATIVE, ir.Context():  # (no fork meanwhile: egglog_tensor/forked.py)
         module = ir.Module.parse(module_text)
         for func in module.body.operations:
             if func.operation.name == "func.func" and "llvm.emit_c_interface" in func.operation.attributes:
