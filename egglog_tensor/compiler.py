@@ -26,7 +26,7 @@ from .graph import Node
 from .lowering.llvm import LoadedModule
 from .optimize import Limits, OptimizeReport
 from .runtime import ArgType, NativeFunction
-from .spec import ArgSpec
+from .spec import ArgSpec, signature
 from .tracing import function_name
 
 
@@ -90,7 +90,7 @@ class Compilation:
         return self.texts[name]
 
     def summary(self) -> str:
-        sig = ", ".join(f"{n}: {s}" for n, s in zip(self.arg_names, self.specs, strict=True))
+        sig = signature(self.arg_names, self.specs)
         outs = ", ".join(f"{o.dtype}[{','.join(map(str, o.shape))}]" for o in self.outputs)
         work = ", ".join(f"{dtype}[{','.join(map(str, shape))}]" for shape, dtype in self.workspace)
         lines = [

@@ -20,7 +20,7 @@ from .cost import Machine
 from .errors import KernelArgumentError, OutOfBoundsError
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
-from .spec import PYTHON_SCALARS, ArgSpec, spec_of
+from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
 from .stages import Traced, trace
 from .tracing import function_name
 
@@ -83,13 +83,13 @@ class Kernel:
     def inspect(self, *args: Any, **kwargs: Any) -> Compilation:
         """The compilation (all stages) for these arguments' signature, compiling if needed."""
         names, values = self._bind(args, kwargs)
-        return self._compilation(names, tuple(spec_of(v, n) for n, v in zip(names, values, strict=True)))
+        return self._compilation(names, specs_of(names, values))
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """Trace for these arguments' signature: the first stage of `f.trace(*args).optimize().lower().compile()`
         (egglog_tensor/stages.py; it does not use the on-disk cache, nor this kernel's specializations)."""
         names, values = self._bind(args, kwargs)
-        return trace(self.fn, names, tuple(spec_of(v, n) for n, v in zip(names, values, strict=True)), self.options, kernel=self)
+        return trace(self.fn, names, specs_of(names, values), self.options, kernel=self)
 
     def call_compilation(self, comp: Compilation, args: tuple, kwargs: dict) -> Any:
         """Run one compilation (a Compiled stage's) on arguments bound and checked as a call of the kernel:
@@ -97,13 +97,10 @@ class Kernel:
         kwargs = dict(kwargs)
         out = kwargs.pop("out", None) if kwargs and self._takes_out else None
         names, values = self._bind(args, kwargs)
-        specs = tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
+        specs = specs_of(names, values)
         if names != comp.arg_names or specs != comp.specs:
-            def sig(names: tuple[str, ...], specs: tuple[ArgSpec, ...]) -> str:
-                return ", ".join(f"{n}: {s}" for n, s in zip(names, specs, strict=True))
-
-            raise KernelArgumentError(f"{self.name}(): compiled for ({sig(comp.arg_names, comp.specs)}), called with "
-                                      f"({sig(names, specs)}); call the kernel to compile for any signature, or trace again")
+            raise KernelArgumentError(f"{self.name}(): compiled for ({signature(comp.arg_names, comp.specs)}), called with "
+                                      f"({signature(names, specs)}); call the kernel to compile for any signature, or trace again")
         return _run_checked(_Dispatch(comp, specs, self.name), values, specs, out)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -118,7 +115,7 @@ class Kernel:
                 if result is not REFUSED:
                     return result
         names, values = self._bind(args, kwargs)
-        specs = tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
+        specs = specs_of(names, values)
         comp = self._compilation(names, specs)
         dispatch = _Dispatch(comp, specs, self.name)
         if not kwargs and len(args) == self._arity and hit is None and all(k[-1] for k in key if isinstance(k, tuple)):

@@ -6,6 +6,7 @@ native code only ever sees arrays it was compiled for.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,16 @@ class ArgSpec:
 
 
 PYTHON_SCALARS = {bool: "bool", int: "int64", float: "float64"}
+
+
+def signature(names: Sequence[str], specs: Sequence[ArgSpec]) -> str:
+    """A signature as messages and summaries show it: `x: float32[4,3], n: python int`."""
+    return ", ".join(f"{n}: {s}" for n, s in zip(names, specs, strict=True))
+
+
+def specs_of(names: Sequence[str], values: Sequence[object]) -> tuple[ArgSpec, ...]:
+    """The ArgSpec of each call argument (`spec_of`)."""
+    return tuple(spec_of(v, n) for n, v in zip(names, values, strict=True))
 
 
 def layout_of(a: np.ndarray) -> str:

@@ -36,7 +36,7 @@ from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
 from .runtime import NativeFunction
-from .spec import ArgSpec
+from .spec import ArgSpec, signature
 from .tracing import function_name, narrowed_int_args, trace_function
 
 Timings = tuple[tuple[str, float], ...]
@@ -72,8 +72,7 @@ class _Stage:
 
     def __repr__(self) -> str:
         t = self._traced()
-        sig = ", ".join(f"{n}: {s}" for n, s in zip(t.names, t.specs, strict=True))
-        return f"<{type(self).__name__} {function_name(t.fn)}({sig}), target {t.options.target}; stages: {', '.join(self.stages)}>"
+        return f"<{type(self).__name__} {function_name(t.fn)}({signature(t.names, t.specs)}), target {t.options.target}; stages: {', '.join(self.stages)}>"
 
 
 @dataclass(frozen=True, repr=False)

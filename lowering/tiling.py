@@ -617,11 +617,8 @@ def _block_loops(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
     if tn % nr or n % tn:
         lines += _peel(f"%ln{i}")
         if _static_columns(t):  # its register tiles: marked for `_vectorize_remainder`
-            lines += [
-                f'%rem{i} = transform.structured.match ops{{["linalg.matmul"]}} in %rln{i} : ({_ANY}) -> {_ANY}',
-                f"%remp{i} = transform.param.constant {i} : i64 -> !transform.any_param",
-                f'transform.annotate %rem{i} "et.rem" = %remp{i} : {_ANY}, !transform.any_param',
-            ]
+            lines += [f'%rem{i} = transform.structured.match ops{{["linalg.matmul"]}} in %rln{i} : ({_ANY}) -> {_ANY}',
+                      *_annotate("remp", i, "et.rem", f"%rem{i}")]
     return lines
 
 
@@ -682,8 +679,7 @@ def _k_steps(t: _Target, i: int, lines: list[str], tile: str, steps: list[int]) 
         tile = f"%kc{i}"
     lines.append(_tile(f"%b{i}, %kl{i}", 1, tile, "tile_using_for", steps))
     if tile == f"%kc{i}":
-        lines += [f"%kcp{i} = transform.param.constant {i} : i64 -> !transform.any_param",
-                  f'transform.annotate %kl{i} "{KCHUNK}" = %kcp{i} : {_ANY}, !transform.any_param']
+        lines += _annotate("kcp", i, KCHUNK, f"%kl{i}")
     return f"%b{i}"
 
 
@@ -758,10 +754,15 @@ def _reshaped_unpack(x: str, i: int, compute: str) -> list[str]:
     ]
 
 
+def _annotate(param: str, i: int, attribute: str, *handles: str) -> list[str]:
+    """Script lines annotating each op of `handles` with `attribute` = i (through the param `%<param><i>`)."""
+    return [f"%{param}{i} = transform.param.constant {i} : i64 -> !transform.any_param"] + [
+        f'transform.annotate {handle} "{attribute}" = %{param}{i} : {_ANY}, !transform.any_param' for handle in handles]
+
+
 def _mark_micro(i: int, *handles: str) -> list[str]:
     """Mark the register tiles `handles` et.micro = i (the vectorizer's match: the tags do not survive)."""
-    return [f"%micro{i} = transform.param.constant {i} : i64 -> !transform.any_param"] + [
-        f'transform.annotate {handle} "et.micro" = %micro{i} : {_ANY}, !transform.any_param' for handle in handles]
+    return _annotate("micro", i, "et.micro", *handles)
 
 
 def _vectorize_marked(t: _Target, i: int) -> list[str]:
@@ -1114,8 +1115,7 @@ def _vecmat(t: _Target, i: int, threads: int) -> list[str]:
     lines.append(_tile(f"%nb{i}, %ln{i}", 1, block, "tile_using_for", [tn, 0]))
     lines.append(_tile(f"%b{i}, %lk{i}, %lr{i}", 2, f"%nb{i}", "tile_using_for", [nv, kr], interchange=[1, 0]))
     if block == f"%kb{i}":
-        lines += [f"%kcp{i} = transform.param.constant {i} : i64 -> !transform.any_param",
-                  f'transform.annotate %lk{i} "{KCHUNK}" = %kcp{i} : {_ANY}, !transform.any_param']
+        lines += _annotate("kcp", i, KCHUNK, f"%lk{i}")
     lines += _mark_micro(i, f"%b{i}")
     # full register tiles static, only the last partial ones masked (a masked k step makes scalar code)
     return lines + (_peel(f"%lr{i}") if tn % nv or n % tn else []) + (_peel(f"%lk{i}") if (k // split) % kr else [])

@@ -45,17 +45,12 @@ def test_every_tensor_constructor_of_the_term_language_is_an_op_or_a_choice_form
     assert _declared_tensor_constructors() == {record.term for record in OPS.values()} | choices
 
 
-def _scalar_type(dtype: str) -> ir.Type:
-    return {"float32": ir.F32Type.get(), "float64": ir.F64Type.get(), "int32": ir.IntegerType.get_signless(32),
-            "int64": ir.IntegerType.get_signless(64), "bool": ir.IntegerType.get_signless(1)}[dtype]
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_every_elementwise_op_has_scalar_semantics(dtype: str) -> None:
     """lowering/scalar.py emits every elementwise op of the registry for float operands."""
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.create()
-        scalar_type = _scalar_type(dtype)
+        scalar_type = scalar.element_type(dtype)
         with ir.InsertionPoint(module.body):
             function = func.FuncOp("f", ([scalar_type] * 3, []))
             block = function.add_entry_block()
