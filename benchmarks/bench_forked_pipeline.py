@@ -20,7 +20,8 @@ import numpy as np
 
 import egglog_tensor as et
 from egglog_tensor.lowering import llvm
-from egglog_tensor.lowering.pipelines import _run_stages, pipeline_for, run_pipeline
+from egglog_tensor.lowering.pipelines import _run_stages, pipeline_for, resolve_target, run_pipeline
+from egglog_tensor.target import Target
 
 _r = np.random.default_rng(0)
 A, B, S, X = _r.random((50, 35)), _r.random((50, 35)), _r.random((35, 35)), _r.random(35)
@@ -46,15 +47,16 @@ def main() -> None:
     rounds = parser.parse_args().rounds
     for target in ("cpu", "cpu-openmp"):
         comps = [et.kernel(fn, target=target).inspect(*args) for fn, args in KERNELS]
-        pipeline = pipeline_for(target)
+        pipeline = pipeline_for(resolve_target(target))
         _paired(f"{target} MLIR stages", rounds, [c.stage("linalg") for c in comps],
                 lambda text: _run_stages(text, pipeline, lambda item: None), lambda text: run_pipeline(text, pipeline))
-        _paired(f"{target} codegen", rounds, [c.stage("llvm-ir-optimized") for c in comps], _codegen_here, llvm._codegen)
+        _paired(f"{target} codegen", rounds, [c.stage("llvm-ir-optimized") for c in comps], _codegen_here,
+                lambda text: llvm._codegen(text, Target.host()))
 
 
 def _codegen_here(optimized_ir: str) -> None:
     """What `llvm._codegen` does, in this process."""
-    machine = llvm._host_target_machine()
+    machine = llvm._target_machine(Target.host())
     module = llvm.llvm.parse_assembly(optimized_ir)
     machine.emit_object(module)
     machine.emit_assembly(module)

@@ -11,7 +11,6 @@ check_versions()
 
 from . import ir  # noqa: E402
 from .compiler import Compilation  # noqa: E402
-from .cost import Machine  # noqa: E402
 from .errors import (  # noqa: E402
     CompileError,
     EgglogTensorError,
@@ -24,6 +23,7 @@ from .errors import (  # noqa: E402
 from .kernel import Kernel, kernel  # noqa: E402
 from .optimize import Limits, OptimizeReport  # noqa: E402
 from .stages import Compiled, Lowered, Optimized, Traced  # noqa: E402
+from .target import Machine, Target  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -40,6 +40,7 @@ __all__ = [
     "OptimizeReport",
     "Optimized",
     "OutOfBoundsError",
+    "Target",
     "ToolchainError",
     "Traced",
     "TracingError",

@@ -191,6 +191,8 @@ def _callable_text(fn: Callable[..., Any] | None) -> str | None:
     """Identify a pipeline stage's Python hook: its qualified name and a hash of its code."""
     if fn is None:
         return None
+    if isinstance(fn, functools.partial):  # a stage hook bound to its Target (lowering/pipelines.py)
+        return f"{_callable_text(fn.func)}{fn.args!r}{sorted(fn.keywords.items())!r}"
     code = getattr(fn, "__code__", None)
     digest = hashlib.sha256(marshal.dumps(code)).hexdigest()[:16] if code is not None else repr(type(fn))
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}#{digest}"
@@ -282,10 +284,7 @@ def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], opt
     schedule = package_schedule_text(options) or schedule_text(options.schedule())
     if schedule is None:
         return None
-    if hasattr(pipelines, "pipeline_for"):  # the pipeline as specialized for these options (e.g. threads)
-        pipeline = pipelines.pipeline_for(options.target, getattr(options, "threads", None))
-    else:
-        pipeline = pipelines.PIPELINES[options.target]
+    pipeline = pipelines.pipeline_for(options.target)  # its stages bound to the target (threads, caches)
     return {
         "environment": environment(),
         "traced": traced_term,
@@ -293,7 +292,7 @@ def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], opt
         "specs": [repr(s) for s in specs],
         "schedule": schedule,
         "fastmath": options.fastmath,
-        "target": options.target,
+        "target": repr(options.target),
         "pipeline": pipeline_text(pipeline),
         "limits": repr(options.limits),
         "options": repr({k: v for k, v in vars(options).items() if k not in ("rules", "cache")}),
@@ -561,8 +560,8 @@ def _resolvable(symbol: str) -> bool:
     return bool(llvm.address_of_symbol(symbol)) or hasattr(ctypes.CDLL(None), symbol)
 
 
-def _load(path: Path, key: str) -> CachedKernel:
-    """Read, check and load one entry; BadEntry if anything about it is wrong."""
+def _load(path: Path, key: str, target: Any) -> CachedKernel:
+    """Read, check and load one entry compiled for `target`; BadEntry if anything about it is wrong."""
     from .lowering.llvm import load_object
     from .lowering.mathapprox import _libmvec
     from .toolchain import load_openmp_runtime
@@ -590,7 +589,7 @@ def _load(path: Path, key: str) -> CachedKernel:
         raise BadEntry(f"symbols {', '.join(missing)} are not defined by any loaded library")
     check_object(object_code)
     try:
-        module = load_object(object_code, texts.get("llvm-ir", ""), texts.get("llvm-ir-optimized", ""), texts.get("asm", ""))
+        module = load_object(object_code, target, texts.get("llvm-ir", ""), texts.get("llvm-ir-optimized", ""), texts.get("asm", ""))
         module.address(SYMBOL)
     except Exception as exc:
         raise BadEntry(f"object does not load: {exc}") from None
@@ -613,7 +612,7 @@ def lookup(traced_term: Callable[[], str], names: Sequence[str], specs: Sequence
     path = found.path
     assert path is not None
     try:
-        found.entry = _load(path, key)
+        found.entry = _load(path, key, options.target)
         found.status = HIT
         created = found.entry.header.get("created")
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(created)) if isinstance(created, (int, float)) else "?"

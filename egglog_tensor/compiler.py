@@ -21,12 +21,12 @@ import numpy as np
 from egglog import Ruleset, Schedule
 
 from . import cache
-from .cost import Machine
 from .graph import Node
 from .lowering.llvm import LoadedModule
 from .optimize import Limits, OptimizeReport
 from .runtime import ArgType, NativeFunction
 from .spec import ArgSpec, signature
+from .target import Target
 from .tracing import function_name
 
 
@@ -36,24 +36,24 @@ class Options:
 
     rules: Ruleset | Schedule | None
     fastmath: bool
-    target: str
+    target: Target  # the machine, its pipeline and threads (compiled in), the cost model's numbers
     limits: Limits
-    threads: int = 1  # cpu-openmp: compiled in (each op is split into this many chunks)
     cache: bool = True  # use the on-disk compilation cache (egglog_tensor/cache.py); not part of its key
-    machine: Machine | None = None  # the cost model's machine numbers (None: Machine's defaults)
     streaming: bool = True  # non-temporal stores for outputs larger than L3 (lowering/nontemporal.py)
 
     def schedule(self) -> Ruleset | Schedule | None:
-        """The schedule to run: the chosen rules, plus the fast-math rules when opted in."""
-        from .rulesets import FASTMATH
+        """The schedule to run: the chosen rules (the package's DEFAULT: the default for the target),
+        plus the fast-math rules when opted in."""
+        from . import rulesets
 
+        rules = rulesets.default_for(self.target) if self.rules is rulesets.DEFAULT else self.rules
         if not self.fastmath:
-            return self.rules
-        if self.rules is None:
-            return FASTMATH
-        if isinstance(self.rules, Ruleset):
-            return self.rules | FASTMATH
-        return self.rules + FASTMATH
+            return rules
+        if rules is None:
+            return rulesets.FASTMATH
+        if isinstance(rules, Ruleset):
+            return rules | rulesets.FASTMATH
+        return rules + rulesets.FASTMATH
 
 
 @dataclass
@@ -95,9 +95,7 @@ class Compilation:
         work = ", ".join(f"{dtype}[{','.join(map(str, shape))}]" for shape, dtype in self.workspace)
         lines = [
             f"kernel {self.name}({sig}) -> {outs}",
-            f"target {self.options.target}"
-            + (f" ({self.options.threads} threads)" if self.options.target == "cpu-openmp" else "")
-            + f", fastmath={self.options.fastmath}",
+            f"target {self.options.target.label}, fastmath={self.options.fastmath}",
             str(self.report),
             f"cache: {self.cache}" + (f" ({self.cache_note})" if self.cache_note else ""),
             *([f"workspace (lent by each call): {work}"] if work else []),

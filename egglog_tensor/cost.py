@@ -5,7 +5,8 @@ fixed per-kernel overhead. Elementwise work not under `materialize` is fused int
 it adds flops (recomputed under a broadcast) but no memory traffic. Kernels close at
 `materialize`, reductions, contractions and outputs. Costs flow bottom-up through extraction;
 each child's cost also carries what the child statically is (shape and dtype, or a literal),
-so every node is priced from its real shapes. All machine numbers live in `Machine`.
+so every node is priced from its real shapes. All machine numbers come from the Target it prices
+for (egglog_tensor/target.py: caches, threads, and the throughputs in its `Machine`).
 
 Row fusion (`fuse_rows(x)`): each cost also carries the `Rows` below it — the closed kernels whose
 outputs are row-aligned with the value (row reductions, materialized values of the same leading
@@ -25,8 +26,6 @@ from __future__ import annotations
 
 import functools
 import math
-import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -37,64 +36,10 @@ from .graph import Node
 from .ops import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, infer, is_view
 from .ir import OP_OF, literal
 from .lowering import rows as rows_stage
-from .lowering.pipelines import default_threads
 from .lowering.tiling import choose_tiles, padded_loops, padded_tiles, register_tile, simd_lanes
-from .target import Target
+from .target import Machine, Target
 
 
-@dataclass(frozen=True)
-class Machine:
-    """Throughputs of the target (GFLOP/s = flop/ns, GB/s = byte/ns) and per-kernel overhead."""
-
-    gflops: float = 100.0  # sustained vector FLOP rate for fused elementwise work
-    gemm_gflops: float = 400.0  # dense matmul throughput
-    bandwidth_gbs: float = 39.0  # copy bandwidth (read + write)
-    kernel_overhead_ns: float = 500.0  # loop nest setup and the allocation of its result
-    # GEMM slowdown when an operand is not row-major (a transposed view or a Fortran-ordered
-    # argument): B's tiles are read along rows, A's are broadcast. Measured at 512^3, float32.
-    gemm_strided_b_slowdown: float = 4.0
-    gemm_strided_a_slowdown: float = 1.4
-    transcendental_flops: float = 100.0  # one exp/log/tanh/... (~1 ns per element per core with libmvec)
-    threads: int = field(default_factory=default_threads)  # of the cpu-openmp target
-
-    def kernel(self, flops: float, moved: float, peak: float | None = None) -> float:
-        """Roofline time of one kernel in ns."""
-        return max(flops / (peak or self.gflops), moved / self.bandwidth_gbs) + self.kernel_overhead_ns
-
-    @classmethod
-    def measure(cls, threads: int | None = None, **overrides: Any) -> Machine:
-        """This machine's copy bandwidth (`copy_bandwidth`) and dense matmul rate (NumPy's float32
-        GEMM at 1024^3), measured now (about a second); other numbers default or from `overrides`."""
-        threads = threads or default_threads()
-        a = np.ones((1024, 1024), np.float32)
-        gemm_s = _best_seconds(lambda: a @ a)
-        measured = cls(gemm_gflops=2 * 1024**3 / gemm_s / 1e9, bandwidth_gbs=copy_bandwidth(threads), threads=threads)
-        return replace(measured, **overrides)
-
-
-def _best_seconds(fn: Any, repeats: int = 7) -> float:
-    """Fastest of `repeats` timed calls after a warm-up call."""
-    fn()
-    best = math.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def copy_bandwidth(threads: int, nbytes: int = 64 * 2**20) -> float:
-    """Copy bandwidth in GB/s (bytes read + written): np.copyto of `nbytes` split over `threads`
-    threads (NumPy releases the GIL while copying), so every core's share of memory is used."""
-    src = np.ones(nbytes // 4, np.float32)
-    dst = np.empty_like(src)
-    pairs = list(zip(np.array_split(dst, threads), np.array_split(src, threads), strict=True))
-    with ThreadPoolExecutor(threads) as pool:
-        seconds = _best_seconds(lambda: list(pool.map(lambda p: np.copyto(*p), pairs)))
-    return 2 * nbytes / seconds / 1e9
-
-
-DEFAULT_MACHINE = Machine()
 _EPSILON = 1e-3  # every node costs something, so extraction never prefers a longer equivalent term
 
 
@@ -179,8 +124,9 @@ def _bytes(node: Node) -> float:
 class TensorCostModel:
     """egglog CostModel over the tensor language (see the module docstring for the model)."""
 
-    def __init__(self, machine: Machine = DEFAULT_MACHINE) -> None:
-        self.machine = machine
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.machine: Machine = target.machine
 
     # --- helpers ---------------------------------------------------------------------------
     def closed(self, c: Cost) -> float:
@@ -221,8 +167,8 @@ class TensorCostModel:
         itemsize = np.dtype(out.dtype).itemsize
         shape = (out.shape[0], max([math.prod(out.shape[1:]), *(k.row for k in reductions)]))  # rows, longest row read
         untiled = _EPSILON if tiles is None else 0.0  # chosen tiles are shown when they tie with the default
-        block = tiles[0] if tiles else rows_stage.block_rows(shape[0], shape[1] * itemsize * values, self.machine.threads)
-        memory, balance, overhead = rows_slowdown(shape, block, itemsize, values, self.machine.threads)
+        block = tiles[0] if tiles else rows_stage.block_rows(shape[0], shape[1] * itemsize * values, self.target)
+        memory, balance, overhead = rows_slowdown(shape, block, itemsize, values, self.target)
         m = self.machine
         # The reductions run on the block in cache: the time they wait on add latency (with their lanes)
         # is not hidden behind memory traffic.
@@ -300,7 +246,7 @@ class TensorCostModel:
             if x.meta.ndim and x.meta.ndim - 1 in out.attr("axes"):  # the innermost loop reduces: priced by its lanes
                 itemsize = np.dtype(out.dtype).itemsize
                 lanes = out.attr("lanes")  # {op}_lanes, or LLVM's own
-                latency = (reduce_slowdown(x.meta.shape[-1], lanes, itemsize) - 1.0) * x.meta.size / m.gflops
+                latency = (reduce_slowdown(x.meta.shape[-1], lanes, itemsize, self.target) - 1.0) * x.meta.size / m.gflops
             time = m.kernel(flops, reads + _bytes(out)) + latency
             rows = self._closing(x, out, flops, inputs, time, latency) if 0 not in out.attr("axes") else None
             chosen = _EPSILON if out.attr("lanes") is not None else 0.0  # {op}_lanes: taken only when it saves time
@@ -318,15 +264,15 @@ class TensorCostModel:
                 itemsize = np.dtype(out.dtype).itemsize
                 tiles = out.attr("tiles") if op == "matmul_tiled" else ()
                 if len(tiles) != 3 or min(tiles) < 1:  # (malformed tiles of a user's rule: the emitter rejects them)
-                    tiles = choose_tiles("linalg.matmul", loops, itemsize).tiles
-                slowdown *= tile_slowdown(loops, tiles, itemsize, m.threads, math.prod(batch) if batch else None)
+                    tiles = choose_tiles("linalg.matmul", loops, itemsize, self.target).tiles
+                slowdown *= tile_slowdown(loops, tiles, itemsize, self.target, math.prod(batch) if batch else None)
             return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown))
         # general reshape: a copy of its materialized input
         (x,) = ins
         return self._buffer(out, self.closed(x) + m.kernel(0.0, 2 * _bytes(out)))
 
 
-def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], itemsize: int, threads: int = 1,
+def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], itemsize: int, target: Target,
                   batch: int | None = None) -> float:
     """Relative time of a 2-D matmul (m, n, k) with cache tiles (TM, TN, TK) vs a perfect tiling:
     the packed B micro-panel and the A micro-panel must fit L1, the A block a third of L2 and the A
@@ -337,7 +283,7 @@ def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], ite
     the `batch` products of a batch_matmul; None: a 2-D matmul) not a multiple of `threads` leave
     threads idle. A misaligned 2-D matmul is priced as lowering/tiling.py computes it: on padded
     loops (`padded_loops`, `padded_tiles`, with the register tile `choose_tiles` gives it)."""
-    caches = Target.host()
+    caches, threads = target, target.threads
     mr, nr = register_tile(itemsize, caches)
     vec = choose_tiles("linalg.matmul", loops, itemsize, caches).vec
     padded = padded_loops("linalg.matmul", loops, vec) if batch is None else None
@@ -367,13 +313,13 @@ REDUCE_CHAINS = 4  # independent vector adds in flight a core needs to hide an a
 
 
 def rows_slowdown(shape: tuple[int, ...], block: int, itemsize: int, values: int,
-                  threads: int = 1) -> tuple[float, float, float]:
+                  target: Target) -> tuple[float, float, float]:
     """(memory factor, balance, overhead ns) of a row-fused loop over `shape` in blocks of `block`
     rows, against an ideal loop (its reductions' lanes: reduce_slowdown). The block's rows of the
     `values` row-sized values in the loop must fit half of L2, or they are re-read from memory.
     Every block costs BLOCK_NS; with threads, the critical path is the thread with the most blocks
-    (the last one may be partial)."""
-    caches = Target.host()
+    (the last one may be partial). Caches and threads are `target`'s."""
+    caches, threads = target, target.threads
     rows, n = max(1, shape[0]), max(1, math.prod(shape[1:]))
     block = max(1, min(block, rows))
     memory = 1.5 if block * n * itemsize * values > caches.l2 // 2 else 1.0
@@ -382,7 +328,7 @@ def rows_slowdown(shape: tuple[int, ...], block: int, itemsize: int, values: int
     return memory, balance, blocks * BLOCK_NS / threads
 
 
-def reduce_slowdown(n: int, lanes: int | None, itemsize: int) -> float:
+def reduce_slowdown(n: int, lanes: int | None, itemsize: int, target: Target) -> float:
     """Time per element of a reduction loop of `n` elements accumulating `lanes` side by side, against
     an ideal one: lanes / VF vector accumulators, fewer than REDUCE_CHAINS wait on the add latency;
     elements past the last multiple of `lanes` go one at a time; the accumulators are combined at the
@@ -390,7 +336,7 @@ def reduce_slowdown(n: int, lanes: int | None, itemsize: int) -> float:
     n % VF go one at a time (read off the assembly of np.sum(a * b) for float32 on AVX-512: four
     zmm sums, constant short loops unrolled whole; no width we pinned measured faster)."""
     n = max(1, n)
-    vf = simd_lanes(itemsize)
+    vf = simd_lanes(itemsize, target)
     step, chains = (vf, REDUCE_CHAINS) if lanes is None else (max(1, lanes), max(1, lanes // vf))
     return ((n - n % step) / (vf * min(chains, REDUCE_CHAINS)) + n % step + chains) / max(n / (vf * REDUCE_CHAINS), 1.0)
 
@@ -431,8 +377,8 @@ def _row_major(meta: Node) -> bool:
     return not (meta.op == "arg" and meta.attr("layout") != "C" and meta.ndim >= 2)
 
 
-def node_time(op: str, inputs: tuple[Node, ...], out: Node, machine: Machine = DEFAULT_MACHINE) -> float:
-    """ns of `op` as one kernel reading materialized inputs (what the model charges it alone)."""
-    model = TensorCostModel(machine)
+def node_time(op: str, inputs: tuple[Node, ...], out: Node, target: Target) -> float:
+    """ns of `op` as one kernel reading materialized inputs on `target` (what the model charges it alone)."""
+    model = TensorCostModel(target)
     ins = [model.price("arg", [], i) for i in inputs]
     return model.closed(model.price(op, ins, out))

@@ -16,12 +16,12 @@ import numpy as np
 from egglog import Ruleset, Schedule
 
 from .compiler import Compilation, Options, compile_kernel
-from .cost import Machine
 from .errors import KernelArgumentError, OutOfBoundsError
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
 from .stages import Traced, trace
+from .target import Machine, Target
 from .tracing import function_name
 
 _UNSET: Any = object()
@@ -274,9 +274,9 @@ def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:
 
 
 @overload
-def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ...) -> Kernel: ...
+def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ...) -> Kernel: ...
 @overload
-def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
 
 
 def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None, cache=True, threads=None, machine=None,
@@ -285,32 +285,25 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
 
     rules: an egglog ruleset or schedule (default: egglog_tensor.rulesets.DEFAULT; None runs none).
     fastmath: also run rewrites that are not exact under IEEE-754 (rulesets.FASTMATH).
-    target: a lowering pipeline name ("cpu", "cpu-openmp"); default "cpu-openmp" when this process
-        may use more than one core (os.sched_getaffinity or OMP_NUM_THREADS), else "cpu".
-    threads: threads of "cpu-openmp" (default OMP_NUM_THREADS, else every usable core); compiled in.
+    target: a lowering pipeline name ("cpu", "cpu-openmp") for this machine (Target.host()), or a
+        Target (another CPU's caches and features, its pipeline name and threads); default
+        "cpu-openmp" when this process may use more than one core (os.sched_getaffinity or
+        OMP_NUM_THREADS), else "cpu". Code for a CPU this machine lacks features of compiles and
+        can be inspected, but calling it is an error.
+    threads: threads of "cpu-openmp" (default the Target's, else OMP_NUM_THREADS, else every usable
+        core); compiled in.
     cache: reuse machine code from the on-disk compilation cache and store new code there
         (egglog_tensor/cache.py; EGGLOG_TENSOR_CACHE=0 turns it off for the process).
     machine: the numbers the cost model prices kernels with (an et.Machine: defaults, your own, or
-        et.Machine.measure() on this machine); its thread count is the kernel's.
+        et.Machine.measure() on this machine); replaces the Target's.
     streaming: write outputs larger than the last-level cache with non-temporal stores where that
         pays (arithmetic-only loops; lowering/nontemporal.py); False keeps plain stores.
     """
-    from .lowering.pipelines import PIPELINES, default_threads
+    from .lowering.pipelines import resolve_target
     from .rulesets import DEFAULT
 
-    if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
-        raise ValueError(f"threads must be a positive int, got {threads!r}")
-    threads = threads or default_threads()
-    if target is None:
-        target = "cpu-openmp" if threads > 1 else "cpu"
-
-    if target not in PIPELINES:
-        raise ValueError(f"unknown target {target!r}; targets: {', '.join(PIPELINES)}")
-    if machine is not None and not isinstance(machine, Machine):
-        raise ValueError(f"machine must be an egglog_tensor.Machine, got {type(machine).__name__}")
-    options = Options(DEFAULT if rules is _UNSET else rules, bool(fastmath), target, limits or Limits(),
-                      threads=threads if target == "cpu-openmp" else 1, cache=bool(cache), machine=machine,
-                      streaming=bool(streaming))
+    options = Options(DEFAULT if rules is _UNSET else rules, bool(fastmath), resolve_target(target, threads, machine),
+                      limits or Limits(), cache=bool(cache), streaming=bool(streaming))
     if fn is None:
         return lambda f: Kernel(f, options)
     return Kernel(fn, options)

@@ -2,6 +2,7 @@
 an MLIR file and print the IR after it (like mlir-opt, for the stage-level golden tests in tests/filecheck).
 
     python -m egglog_tensor.opt --list [--target cpu-openmp]      the target's stage names, in order
+    python -m egglog_tensor.opt --stage tile --cpu avx2 in.mlir   tiled for a named CPU, not this one
     python -m egglog_tensor.opt --stage tile in.mlir              the IR after the tile stage
     python -m egglog_tensor.opt --stage tile --print-script in.mlir   the tile stage's transform script
     python -m egglog_tensor.opt --through bufferize in.mlir       the stages from the first through bufferize
@@ -16,12 +17,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 
 from mlir import ir
 
 from .errors import CompileError
 from .forked import ChildDied, run_forked
-from .lowering.pipelines import Pipeline, Stage, pipeline_for, run_stage
+from .lowering.pipelines import Pipeline, Stage, pipeline_for, resolve_target, run_stage
+from .target import NAMED, Target, default_threads
 
 
 class OptError(Exception):
@@ -70,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     action.add_argument("--list", action="store_true", help="print the target's stage names in order")
     parser.add_argument("--target", default="cpu", choices=("cpu", "cpu-openmp"))
     parser.add_argument("--threads", type=int, metavar="N", help="threads of the cpu-openmp target (default: OMP_NUM_THREADS or the cores)")
+    parser.add_argument("--cpu", default="host", choices=("host", *NAMED),
+                        help="the machine the stages tile and vectorize for (default: this one)")
     parser.add_argument("--print-script", action="store_true", help="print the stage's transform script instead of running it")
     parser.add_argument("input", nargs="?", default="-", help="MLIR file ('-' or none: stdin)")
     args = parser.parse_args(argv)
@@ -80,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
             raise OptError("--threads applies to --target cpu-openmp only")
         if args.print_script and not args.stage:
             raise OptError("--print-script needs --stage")
-        pipeline = pipeline_for(args.target, args.threads)
+        machine = Target.host() if args.cpu == "host" else NAMED[args.cpu]
+        pipeline = pipeline_for(resolve_target(replace(machine, name=args.target, threads=args.threads or default_threads())))
         if args.list:
             print("\n".join(s.name for s in pipeline.stages))
             return 0

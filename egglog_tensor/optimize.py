@@ -190,10 +190,11 @@ atexit.register(_EGGLOG_THREAD.run, _release_bases)
 def optimize(
     outputs: list[Node],
     schedule: Ruleset | Schedule | None,
-    limits: Limits = Limits(),
-    cost_model: TensorCostModel | None = None,
+    limits: Limits,
+    cost_model: TensorCostModel,
 ) -> tuple[Program, Program, list[Node], OptimizeReport]:
-    """Rewrite the program's term with `schedule` (one step per iteration) and extract the cheapest.
+    """Rewrite the program's term with `schedule` (one step per iteration) and extract the cheapest
+    under `cost_model` (which prices for one Target).
 
     Returns the traced term, the extracted term, the extracted Nodes and the report.
     """
@@ -241,9 +242,8 @@ def _optimize(
     outputs: list[Node],
     schedule: Ruleset | Schedule | None,
     limits: Limits,
-    cost_model: TensorCostModel | None,
+    cost_model: TensorCostModel,
 ) -> tuple[Program, Program, list[Node], OptimizeReport]:
-    cost_model = cost_model or TensorCostModel()
     egraph = _base(schedule)
     egraph.push()
     try:

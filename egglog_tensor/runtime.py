@@ -214,13 +214,14 @@ _readers: dict[tuple[tuple[int, tuple[int | None, ...], bool, bool], ...], tuple
 
 
 def _reader_address(arg_types: Sequence[ArgType]) -> int:
-    """Address of the JIT-compiled argument reader for this signature (compiled once, kept alive)."""
+    """Address of the JIT-compiled argument reader for this signature (compiled once for this machine, kept alive)."""
     from .lowering.llvm import load_llvm_ir
+    from .target import Target
 
     key = tuple((t.dtype.itemsize, t.shape, t.contiguous, t.writable) for t in arg_types)
     with _readers_lock:
         if key not in _readers:
-            module = load_llvm_ir(_reader_ir(arg_types))
+            module = load_llvm_ir(_reader_ir(arg_types), Target.host())
             _readers[key] = (module, module.address("read_and_call"))
         return _readers[key][1]
 

@@ -27,13 +27,13 @@ from typing import Any
 import numpy as np
 
 from .compiler import Compilation, Options, _native, _timed
-from .cost import Machine, TensorCostModel
+from .cost import TensorCostModel
 from .graph import Node
 from .ir import Program, to_term
 from .lowering import workspace as _workspace
 from .lowering.emit import emit
 from .lowering.llvm import LoadedModule, load_llvm_ir
-from .lowering.pipelines import PIPELINES, lower_to_llvm_ir, pipeline_for, run_pipeline
+from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
 from .runtime import NativeFunction
 from .spec import ArgSpec, signature
@@ -72,7 +72,7 @@ class _Stage:
 
     def __repr__(self) -> str:
         t = self._traced()
-        return f"<{type(self).__name__} {function_name(t.fn)}({signature(t.names, t.specs)}), target {t.options.target}; stages: {', '.join(self.stages)}>"
+        return f"<{type(self).__name__} {function_name(t.fn)}({signature(t.names, t.specs)}), target {t.options.target.label}; stages: {', '.join(self.stages)}>"
 
 
 @dataclass(frozen=True, repr=False)
@@ -234,8 +234,7 @@ class Compiled(_Stage):
 
 def trace(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec], options: Options, kernel: Any = None) -> Traced:
     """Trace `fn` on tracers for `specs`: the first stage."""
-    if options.target not in PIPELINES:
-        raise ValueError(f"unknown target {options.target!r}; targets: {', '.join(PIPELINES)}")
+    pipeline_for(options.target)  # (ValueError for a target with no pipeline, before tracing)
     timings: dict[str, float] = {}
     outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs))
     narrowed = narrowed_int_args(outputs, specs, names)
@@ -246,7 +245,7 @@ def optimize(traced: Traced) -> Optimized:
     """Rewrite the traced term with the options' schedule under their limits; extract the cheapest."""
     options = traced.options
     timings = dict(traced.timings)
-    cost_model = TensorCostModel(replace(options.machine or Machine(), threads=options.threads))
+    cost_model = TensorCostModel(options.target)
     _, extracted, nodes, report = _timed(
         timings, "optimize", lambda: _run_optimizer(list(traced.outputs), options.schedule(), options.limits, cost_model)
     )
@@ -258,8 +257,9 @@ def lower(optimized: Optimized) -> Lowered:
     traced, nodes = optimized.traced, list(optimized.outputs)
     options = traced.options
     timings = dict(optimized.timings)
-    linalg = _timed(timings, "emit", lambda: emit(nodes, traced.names, traced.specs, streaming=options.streaming, fastmath=options.fastmath))
-    stages = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg, pipeline_for(options.target, options.threads)))
+    linalg = _timed(timings, "emit", lambda: emit(nodes, traced.names, traced.specs, options.target, streaming=options.streaming,
+                                                 fastmath=options.fastmath))
+    stages = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg, pipeline_for(options.target)))
     texts = {"linalg": linalg, **dict(stages)}
     texts["llvm-ir"] = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(stages[-1][1]))
     work = _workspace.buffers(texts["bufferize"], len(traced.specs) + len(nodes))
@@ -271,7 +271,7 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
     optimized = lowered.optimized
     traced = optimized.traced
     timings = dict(lowered.timings)
-    module = _timed(timings, "llvm", lambda: load_llvm_ir(lowered.llvm_ir))
+    module = _timed(timings, "llvm", lambda: load_llvm_ir(lowered.llvm_ir, traced.options.target))
     comp = Compilation(
         name=function_name(traced.fn),
         arg_names=traced.names,

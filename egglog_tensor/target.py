@@ -1,25 +1,99 @@
-"""The machine the code is compiled for, as one frozen value: its CPU and LLVM features, SIMD
-width and caches. `Target.host()` asks LLVM and sysfs once; the tile policy, the tiling rules'
-candidates, the cost model, the vector-math stages and LLVM's code generation all read their facts
-from a Target, and tests describe another machine with a Target of its own (`NAMED`)."""
+"""The machine the code is compiled for, as one frozen value: the pipeline that lowers for it, its
+CPU and LLVM features, SIMD width, caches, threads and the cost model's throughput numbers.
+
+`Target.host()` asks LLVM and sysfs once; a kernel's options carry its Target, and the tiling rules'
+candidates, the cost model, the emitter, every lowering stage and LLVM's code generation receive it
+as an argument (none asks the host itself). Tests describe other machines with Targets of their
+own (`NAMED`); the Target is part of the compilation cache's key.
+"""
 
 from __future__ import annotations
 
 import functools
+import math
+import os
 import threading
-from dataclasses import dataclass
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import llvmlite.binding as llvm
+import numpy as np
 
 _init_lock = threading.Lock()
 
 
+def default_threads() -> int:
+    """Threads of the cpu-openmp target when not given: OMP_NUM_THREADS if set, else every core this process may use."""
+    value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Throughputs the cost model prices with (GFLOP/s = flop/ns, GB/s = byte/ns) and per-kernel overhead."""
+
+    gflops: float = 100.0  # sustained vector FLOP rate for fused elementwise work
+    gemm_gflops: float = 400.0  # dense matmul throughput
+    bandwidth_gbs: float = 39.0  # copy bandwidth (read + write)
+    kernel_overhead_ns: float = 500.0  # loop nest setup and the allocation of its result
+    # GEMM slowdown when an operand is not row-major (a transposed view or a Fortran-ordered
+    # argument): B's tiles are read along rows, A's are broadcast. Measured at 512^3, float32.
+    gemm_strided_b_slowdown: float = 4.0
+    gemm_strided_a_slowdown: float = 1.4
+    transcendental_flops: float = 100.0  # one exp/log/tanh/... (~1 ns per element per core with libmvec)
+
+    def kernel(self, flops: float, moved: float, peak: float | None = None) -> float:
+        """Roofline time of one kernel in ns."""
+        return max(flops / (peak or self.gflops), moved / self.bandwidth_gbs) + self.kernel_overhead_ns
+
+    @classmethod
+    def measure(cls, threads: int | None = None, **overrides: Any) -> Machine:
+        """This machine's copy bandwidth (`copy_bandwidth` over `threads`) and dense matmul rate (NumPy's
+        float32 GEMM at 1024^3), measured now (about a second); other numbers default or from `overrides`."""
+        a = np.ones((1024, 1024), np.float32)
+        gemm_s = _best_seconds(lambda: a @ a)
+        measured = cls(gemm_gflops=2 * 1024**3 / gemm_s / 1e9, bandwidth_gbs=copy_bandwidth(threads or default_threads()))
+        return replace(measured, **overrides)
+
+
+def _best_seconds(fn: Any, repeats: int = 7) -> float:
+    """Fastest of `repeats` timed calls after a warm-up call."""
+    fn()
+    best = math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def copy_bandwidth(threads: int, nbytes: int = 64 * 2**20) -> float:
+    """Copy bandwidth in GB/s (bytes read + written): np.copyto of `nbytes` split over `threads`
+    threads (NumPy releases the GIL while copying), so every core's share of memory is used."""
+    src = np.ones(nbytes // 4, np.float32)
+    dst = np.empty_like(src)
+    pairs = list(zip(np.array_split(dst, threads), np.array_split(src, threads), strict=True))
+    with ThreadPoolExecutor(threads) as pool:
+        seconds = _best_seconds(lambda: list(pool.map(lambda p: np.copyto(*p), pairs)))
+    return 2 * nbytes / seconds / 1e9
+
+
 @dataclass(frozen=True)
 class Target:
-    """A CPU: LLVM's name and feature string for it, the SIMD register width the code uses (bytes),
-    per-core data cache sizes (bytes), the cache line, L2's ways and the shared last-level cache."""
+    """What code is compiled for: the pipeline (`name`: "cpu", or "cpu-openmp" with `threads` threads),
+    LLVM's CPU name and feature string, the SIMD register width the code uses (bytes), per-core data
+    cache sizes (bytes), the cache line, L2's ways, the shared last-level cache, and the cost model's
+    throughput numbers (`machine`)."""
 
+    name: str = "cpu"
     cpu: str = "generic"
     features: str = ""  # LLVM's: "+avx2,+fma,-avx512f,..."
     simd: int = 32
@@ -28,10 +102,22 @@ class Target:
     line: int = 64
     l2_ways: int = 16
     l3: int = 32 * 1024 * 1024
+    threads: int = 1
+    machine: Machine = field(default_factory=Machine)
+
+    @property
+    def label(self) -> str:
+        """The pipeline, its threads and the CPU, for reports: "cpu-openmp (4 threads) on znver4"."""
+        threads = f" ({self.threads} threads)" if self.name == "cpu-openmp" else ""
+        return f"{self.name}{threads} on {self.cpu}"
 
     def has(self, feature: str) -> bool:
         """Whether the CPU has an LLVM feature ("avx512f", "avx2", ...)."""
         return f"+{feature}" in self.features.split(",")
+
+    def missing_on(self, host: Target) -> list[str]:
+        """The instruction-set features this target's code may use that `host` lacks (tuning flags aside)."""
+        return [f[1:] for f in self.features.split(",") if f.startswith("+") and f not in _TUNING and not host.has(f[1:])]
 
     @staticmethod
     @functools.cache
@@ -41,6 +127,9 @@ class Target:
         flags = features.split(",")
         simd = 64 if "+avx512f" in flags else 32 if "+avx2" in flags or "+avx" in flags else 16
         return read_caches(Target(cpu=cpu, features=features, simd=simd))
+
+
+_TUNING = {"+prefer-256-bit"}  # LLVM features that tune code generation, not instructions the CPU needs
 
 
 @functools.cache
@@ -80,8 +169,8 @@ def read_caches(target: Target, root: str = "/sys/devices/system/cpu/cpu0/cache"
                     ways.setdefault(level, int((index / "ways_of_associativity").read_text()))
             except (OSError, ValueError):
                 continue
-    return Target(target.cpu, target.features, target.simd, sizes.get(1, target.l1), sizes.get(2, target.l2), line,
-                  ways.get(2, target.l2_ways), sizes.get(3, target.l3))
+    return replace(target, l1=sizes.get(1, target.l1), l2=sizes.get(2, target.l2), line=line,
+                   l2_ways=ways.get(2, target.l2_ways), l3=sizes.get(3, target.l3))
 
 
 # Machines the tests describe (the tile policy and rules for a CPU other than the host's).

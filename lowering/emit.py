@@ -24,6 +24,7 @@ from egglog_tensor import ops
 from egglog_tensor.graph import Node
 from egglog_tensor.ops import ELEMENTWISE, REDUCTIONS
 from egglog_tensor.spec import ArgSpec
+from egglog_tensor.target import Target
 
 from . import blocking, lanes, nontemporal, polymath, rows, scalar, tiling
 
@@ -127,9 +128,10 @@ class _Plan:
 
 
 class Emitter:
-    """Builds one func.func for a kernel inside the current MLIR context."""
+    """Builds one func.func for a kernel inside the current MLIR context, for `target`."""
 
-    def __init__(self) -> None:
+    def __init__(self, target: Target) -> None:
+        self.target = target
         self.values: dict[int, ir.Value] = {}
         self.arg_tensors: dict[str, ir.Value] = {}
         self.arg_memrefs: dict[str, ir.Value] = {}
@@ -254,7 +256,7 @@ class Emitter:
             # reduce a materialized x instead.
             plan, tree = self._plain_input(self.materialize(x), x.dtype)
         if node.op == "sum" and node.dtype.startswith("float"):
-            vf = tiling.simd_lanes(tiling.element_bytes(scalar.element_type(node.dtype)))
+            vf = tiling.simd_lanes(tiling.element_bytes(scalar.element_type(node.dtype)), self.target)
             steps = blocking.plan(x.shape, tuple(axes), self._unit_stride(plan), vf, lanes_attr)
             if steps != [blocking.Step(tuple(sorted(axes)), None, lanes_attr)]:
                 blocked = self._blocked_sum(node, x, plan, tree, steps)
@@ -348,7 +350,7 @@ class Emitter:
             raise CompileError(f"matmul_tiled: tiles must be Vec(TM, TN, TK), each >= 1, on a 2-D or batched "
                                f"matmul; got {cache_tiles} for a {node.ndim}-D product")
         value = self._contraction(node)
-        tiling.tag(value.owner, cache_tiles=cache_tiles)  # et.tiles / et.vec: the "tile" stage tiles and vectorizes it
+        tiling.tag(value.owner, self.target, cache_tiles=cache_tiles)  # et.tiles / et.vec: the "tile" stage tiles and vectorizes it
         return value
 
     def _contraction(self, node: Node) -> ir.Value:
@@ -501,11 +503,11 @@ def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -
     return value
 
 
-def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn_name: str = "kernel", streaming: bool = True,
-         fastmath: bool = False) -> str:
-    """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`; streaming=False
-    marks it so that lowering/nontemporal.py keeps plain stores, fastmath=True so that
-    lowering/polymath.py also approximates tanh."""
+def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], target: Target, fn_name: str = "kernel",
+         streaming: bool = True, fastmath: bool = False) -> str:
+    """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`, its contractions
+    tagged with `target`'s tiles; streaming=False marks it so that lowering/nontemporal.py keeps plain
+    stores, fastmath=True so that lowering/polymath.py also approximates tanh."""
     with NATIVE, ir.Context(), ir.Location.unknown():  # (no fork meanwhile: egglog_tensor/forked.py)
         module = ir.Module.create()
         arg_types = [memref_type(s) for s in specs]
@@ -521,7 +523,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], fn
                 fn.attributes[polymath.FAST] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
-                emitter = Emitter()
+                emitter = Emitter(target)
                 for name, spec, arg in zip(names, specs, entry.arguments, strict=False):
                     ttype = ir.RankedTensorType.get(list(spec.shape), scalar.storage_type(spec.dtype))
                     emitter.arg_tensors[name] = bufferization.to_tensor(ttype, arg, restrict=True)

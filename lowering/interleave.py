@@ -29,6 +29,7 @@ from __future__ import annotations
 from mlir import ir
 
 from .nontemporal import work
+from ..target import Target
 from .lanes import vector_lanes
 
 SHORT_CHAIN = 14  # ops per store from which a loop interleaves 8 vectors
@@ -63,8 +64,8 @@ def _trip(loop: ir.Operation) -> int | None:
     return max(0, -(-(upper - lower) // step))
 
 
-def _lanes(loop: ir.Operation) -> int:
-    """Vector lanes of the widest element the loop stores (a byte's if it stores none)."""
+def _lanes(loop: ir.Operation, target: Target) -> int:
+    """`target`'s vector lanes of the widest element the loop stores (a byte's if it stores none)."""
     stored: list[ir.Type] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
@@ -73,7 +74,7 @@ def _lanes(loop: ir.Operation) -> int:
         return ir.WalkResult.ADVANCE
 
     loop.walk(visit)
-    return min((vector_lanes(t) for t in stored), default=vector_lanes(ir.IntegerType.get_signless(8)))
+    return min((vector_lanes(t, target) for t in stored), default=vector_lanes(ir.IntegerType.get_signless(8), target))
 
 
 def _innermost(loop: ir.Operation) -> bool:
@@ -91,8 +92,8 @@ def _innermost(loop: ir.Operation) -> bool:
     return not found
 
 
-def annotate(module: ir.Module) -> None:
-    """Annotate each long elementwise innermost loop with its interleave count (in place)."""
+def annotate(module: ir.Module, target: Target) -> None:
+    """Annotate each long elementwise innermost loop with its interleave count for `target` (in place)."""
     loops: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
@@ -102,7 +103,7 @@ def annotate(module: ir.Module) -> None:
 
     module.operation.walk(visit)
     for loop in loops:
-        n = count(work(loop), _trip(loop), _lanes(loop))
+        n = count(work(loop), _trip(loop), _lanes(loop, target))
         if n is not None:
             loop.attributes[ATTRIBUTE] = ir.Attribute.parse(
                 f"#llvm.loop_annotation<interleave = #llvm.loop_interleave<count = {n} : i32>>")

@@ -21,15 +21,16 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..target import Target
 from .tiling import _ANY, element_bytes, linalg_ops, named_sequence, op_handles, simd_lanes
 
 TAG = "et.lanes"
 ACCUMULATORS = (1, 2, 4, 8)  # vectors a reduction may accumulate side by side (rulesets.tiling's candidates)
 
 
-def vector_lanes(elem: ir.Type) -> int:
-    """SIMD lanes of this machine for an element type (VF of the annotation)."""
-    return simd_lanes(element_bytes(elem))
+def vector_lanes(elem: ir.Type, target: Target) -> int:
+    """SIMD lanes of `target` for an element type (VF of the annotation)."""
+    return simd_lanes(element_bytes(elem), target)
 
 
 def _power_of_two(n: int) -> int:
@@ -51,9 +52,9 @@ def _innermost_reduces(op: ir.Operation) -> bool:
     return len(iterators) > 0 and "reduction" in str(iterators[len(iterators) - 1])
 
 
-def transform_script(module: ir.Module) -> str | None:
+def transform_script(module: ir.Module, target: Target) -> str | None:
     """The transform module lowering each `et.lanes` op to loops with its reduction loop annotated
-    (None when no op carries lanes)."""
+    for `target`'s vectors (None when no op carries lanes)."""
     ops = linalg_ops(module)
     tagged = [(i, op) for i, op in enumerate(ops) if TAG in op.attributes and _innermost_reduces(op)]
     if not tagged:
@@ -68,7 +69,7 @@ def transform_script(module: ir.Module) -> str | None:
             f"// {names[i]}: {lanes} lanes",
             f"%loops{i} = transform.structured.convert_to_loops {names[i]} : ({_ANY}) -> {_ANY}",
             f"{', '.join(loops)} = transform.split_handle %loops{i} : ({_ANY}) -> ({', '.join([_ANY] * rank)})",
-            f"%ann{i} = transform.param.constant {annotation(lanes, vector_lanes(elem))} -> !transform.any_param",
+            f"%ann{i} = transform.param.constant {annotation(lanes, vector_lanes(elem, target))} -> !transform.any_param",
             f'transform.annotate {loops[-1]} "llvm.loop_annotation" = %ann{i} : {_ANY}, !transform.any_param',
         ]
     return named_sequence(body)

@@ -1,5 +1,5 @@
-"""Load LLVM IR with llvmlite: verify, optimize at O3 for the host CPU (`opt`), generate the object code
-in a forked child, load it with MCJIT, keep IR and assembly."""
+"""Load LLVM IR with llvmlite: verify, optimize at O3 for the target's CPU (`opt`), generate the object
+code in a forked child, load it with MCJIT, keep IR and assembly."""
 
 from __future__ import annotations
 
@@ -17,10 +17,9 @@ from . import nontemporal
 from .mathapprox import _libmvec
 
 
-def _host_target_machine() -> llvm.TargetMachine:
-    """A fresh O3 TargetMachine for this CPU (AVX-512 where present); MCJIT takes ownership of it."""
-    host = Target.host()
-    return llvm_host()[0].create_target_machine(cpu=host.cpu, features=host.features, opt=3, jit=True)
+def _target_machine(target: Target) -> llvm.TargetMachine:
+    """A fresh O3 TargetMachine for `target`'s CPU and features; MCJIT takes ownership of it."""
+    return llvm_host()[0].create_target_machine(cpu=target.cpu, features=target.features, opt=3, jit=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,8 +51,8 @@ def _parse(llvm_ir: str) -> llvm.ModuleRef:
     return module
 
 
-def _optimize(module: llvm.ModuleRef) -> llvm.ModuleRef:
-    """LLVM's O3 pipeline (loop and SLP vectorization on) for the host CPU, run by the `opt` tool,
+def _optimize(module: llvm.ModuleRef, target: Target) -> llvm.ModuleRef:
+    """LLVM's O3 pipeline (loop and SLP vectorization on) for `target`'s CPU, run by the `opt` tool,
     then the marked stores it proved aligned made non-temporal (lowering/nontemporal.py).
 
     `-stackrealign` where the code may call libmvec (lowering/mathapprox.py): vectors live across
@@ -63,10 +62,9 @@ def _optimize(module: llvm.ModuleRef) -> llvm.ModuleRef:
     Not in process: each run of llvmlite's PassBuilder O3 pipeline leaks 150-400 KB that LLVM never
     frees (measured; 1,000 kernels grew RSS by ~220 MB), a separate process frees everything.
     """
-    host = Target.host()
     text = str(module)
     realign = ["-stackrealign"] if "vector-function-abi-variant" in text else []
-    text = run_tool("opt", ["-O3", *realign, f"-mcpu={host.cpu}", f"-mattr={host.features}", "-S"], text, stage="O3")
+    text = run_tool("opt", ["-O3", *realign, f"-mcpu={target.cpu}", f"-mattr={target.features}", "-S"], text, stage="O3")
     return _parse(nontemporal.mark(text))
 
 
@@ -89,11 +87,12 @@ def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
         )
 
 
-def load_llvm_ir(llvm_ir: str) -> LoadedModule:
-    """Parse, verify, optimize, generate code for and JIT-load LLVM IR (its object code kept in
-    `LoadedModule.object_code` for the compilation cache); loads the OpenMP runtime and libmvec
-    first if the IR needs them."""
-    machine = _host_target_machine()
+def load_llvm_ir(llvm_ir: str, target: Target) -> LoadedModule:
+    """Parse, verify, optimize, generate code for `target` and JIT-load LLVM IR (its object code kept
+    in `LoadedModule.object_code` for the compilation cache); loads the OpenMP runtime and libmvec
+    first if the IR needs them. CompileError if this machine cannot run code for `target`."""
+    check_runs_here(target)
+    machine = _target_machine(target)
     if "__kmpc_" in llvm_ir:
         load_openmp_runtime()
     if "_ZGV" in llvm_ir:  # vector variants of libm calls (mathapprox.py; the stage ran in another process)
@@ -102,18 +101,18 @@ def load_llvm_ir(llvm_ir: str) -> LoadedModule:
     _check_externals(module, llvm_ir)
     module.triple = machine.triple
     module.data_layout = str(machine.target_data)
-    optimized_ir = str(_optimize(module))
-    object_code, asm = _codegen(optimized_ir)
-    return load_object(object_code, llvm_ir, optimized_ir, asm, machine)
+    optimized_ir = str(_optimize(module, target))
+    object_code, asm = _codegen(optimized_ir, target)
+    return load_object(object_code, target, llvm_ir, optimized_ir, asm, machine)
 
 
-def _codegen(optimized_ir: str) -> tuple[bytes, str]:
+def _codegen(optimized_ir: str, target: Target) -> tuple[bytes, str]:
     """The object code and assembly of optimized IR, generated in a forked child: LLVM's code
     generator ends the process on what it cannot select ("LLVM ERROR: Cannot select"), which must
     not be this one (a notebook's kernel); that becomes a CompileError with the IR saved."""
 
     def generate(send: Callable[[tuple[bytes, str]], None]) -> None:
-        machine = _host_target_machine()
+        machine = _target_machine(target)
         module = llvm.parse_assembly(optimized_ir)
         send((machine.emit_object(module), machine.emit_assembly(module)))
 
@@ -129,14 +128,22 @@ def _codegen(optimized_ir: str) -> tuple[bytes, str]:
     return generated[0]
 
 
-def load_object(
-    object_code: bytes, llvm_ir: str = "", optimized_ir: str = "", asm: str = "", machine: llvm.TargetMachine | None = None
-) -> LoadedModule:
-    """JIT-load a relocatable object file (from `emit_object`) into a fresh MCJIT engine.
+def check_runs_here(target: Target) -> None:
+    """CompileError unless this machine's CPU has every feature `target`'s code may use."""
+    missing = target.missing_on(Target.host())
+    if missing:
+        raise CompileError(f"code for target cpu {target.cpu!r} cannot run on this machine ({Target.host().cpu!r} lacks "
+                           f"{', '.join(missing)}); inspect it with f.lower(*args) instead of calling it")
+
+
+def load_object(object_code: bytes, target: Target, llvm_ir: str = "", optimized_ir: str = "", asm: str = "",
+                machine: llvm.TargetMachine | None = None) -> LoadedModule:
+    """JIT-load a relocatable object file (from `emit_object`) for `target` into a fresh MCJIT engine.
 
     Libraries the object calls into (libmvec, the OpenMP runtime) must already be loaded.
     """
-    machine = machine or _host_target_machine()
+    check_runs_here(target)
+    machine = machine or _target_machine(target)
     empty = llvm.parse_assembly("")
     empty.triple = machine.triple
     empty.data_layout = str(machine.target_data)

@@ -79,8 +79,8 @@ def _libmvec() -> ctypes.CDLL | None:
 
 
 @functools.cache
-def variants(scalar: str, bits: int) -> tuple[tuple[int, str], ...]:
-    """(lanes, vector function name) of libmvec variants of libm `scalar` usable on this CPU."""
+def variants(scalar: str, bits: int, target: Target) -> tuple[tuple[int, str], ...]:
+    """(lanes, vector function name) of libmvec variants of libm `scalar` usable on `target`'s CPU."""
     lib = _libmvec()
     if lib is None:
         return ()
@@ -88,16 +88,16 @@ def variants(scalar: str, bits: int) -> tuple[tuple[int, str], ...]:
     for letter, feature, width in _ISAS:
         lanes = width // bits
         name = f"_ZGV{letter}N{lanes}v_{scalar}"
-        if Target.host().has(feature) and hasattr(lib, name):
+        if target.has(feature) and hasattr(lib, name):
             found.append((lanes, name))
     return tuple(found)
 
 
-def _declarations(calls: dict[str, tuple[str, int]]) -> str:
+def _declarations(calls: dict[str, tuple[str, int]], target: Target) -> str:
     """LLVM-dialect declarations: each scalar function with its vector variants, and @llvm.compiler.used."""
     lines, used = [], []
     for scalar, (type_name, bits) in sorted(calls.items()):
-        vecs = variants(scalar, bits)
+        vecs = variants(scalar, bits, target)
         mapping = ",".join(f"_ZGV_LLVM_N{lanes}v_{scalar}({name})" for lanes, name in vecs)
         lines.append(
             f"llvm.func @{scalar}({type_name}) -> {type_name} attributes {{"
@@ -137,13 +137,13 @@ def _scalar_name(op: ir.Operation) -> tuple[str, str, int] | None:
     return None
 
 
-def vectorize_math(module: ir.Module) -> None:
-    """Rewrite scalar exp/log/tanh/sin/cos into libm calls that LLVM may vectorize with libmvec (in place)."""
+def vectorize_math(module: ir.Module, target: Target) -> None:
+    """Rewrite scalar exp/log/tanh/sin/cos into libm calls that LLVM may vectorize with `target`'s libmvec variants (in place)."""
     found: list[tuple[ir.Operation, str]] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         hit = _scalar_name(op)
-        if hit is not None and variants(hit[0], hit[2]):
+        if hit is not None and variants(hit[0], hit[2], target):
             found.append((op, hit[0]))
             calls[hit[0]] = (hit[1], hit[2])
         return ir.WalkResult.ADVANCE
@@ -174,7 +174,7 @@ def vectorize_math(module: ir.Module) -> None:
             symbols.erase(symbols[scalar])
     if "llvm.compiler.used" in symbols:
         raise AssertionError("the module already has @llvm.compiler.used")
-    extra = ir.Module.parse(_declarations(calls))
+    extra = ir.Module.parse(_declarations(calls, target))
     first = module.body.operations[0]
     for op in list(extra.body.operations):
         op.operation.move_before(first)

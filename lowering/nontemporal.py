@@ -55,13 +55,13 @@ MAX_WORK = 64
 _SFENCE = 'llvm.call_intrinsic "llvm.x86.sse.sfence"() : () -> ()'
 
 
-def min_bytes() -> int:
-    """Outputs from this size (a quarter of the last-level cache) are streamed by kernels whose
+def min_bytes(target: Target) -> int:
+    """Outputs from this size (a quarter of `target`'s last-level cache) are streamed by kernels whose
     arguments total at least 4 * min_bytes() (the whole cache: their results cannot all stay in it).
 
     Measured at 4096x1024 float32 (16 MiB in, 16 MiB out, L3 32 MiB, paired A/B): softmax 1.0x on
     two cores and 1.18x on one, layer norm 1.11x and 1.54x faster streamed."""
-    return Target.host().l3 // 4
+    return target.l3 // 4
 
 
 def _argument_bytes(func: ir.Operation) -> int:
@@ -80,14 +80,14 @@ def _bytes(value_type: ir.Type) -> int:
     return math.prod(shaped.shape) * element_bytes(shaped.element_type)
 
 
-def _outputs(func: ir.Operation) -> list[ir.Value]:
-    """The function's output arguments (tagged MARK) of at least min_bytes()."""
+def _outputs(func: ir.Operation, target: Target) -> list[ir.Value]:
+    """The function's output arguments (tagged MARK) of at least min_bytes(target)."""
     if "arg_attrs" not in func.attributes:
         return []
     arguments = func.regions[0].blocks[0].arguments
     tagged = [arg for arg, attrs in zip(arguments, ir.ArrayAttr(func.attributes["arg_attrs"]), strict=False)
               if MARK in ir.DictAttr(attrs)]
-    return [arg for arg in tagged if _bytes(arg.type) >= min_bytes()]
+    return [arg for arg in tagged if _bytes(arg.type) >= min_bytes(target)]
 
 
 def _root(value: ir.Value) -> ir.Value:
@@ -226,8 +226,8 @@ def _version(nest: ir.Operation, outputs: list[ir.Value]) -> None:
     _stream(copy, outputs)
 
 
-def guard(module: ir.Module) -> None:
-    """Version each top-level loop nest writing a large output on its alignment (step 1; in place)."""
+def guard(module: ir.Module, target: Target) -> None:
+    """Version each top-level loop nest writing an output large for `target` on its alignment (step 1; in place)."""
     for func in module.body.operations:
         func = func.operation
         if func.name != "func.func":
@@ -235,7 +235,7 @@ def guard(module: ir.Module) -> None:
         if PLAIN in func.attributes:  # et.kernel(..., streaming=False)
             del func.attributes[PLAIN]
             continue
-        if _argument_bytes(func) < 4 * min_bytes() or not (outputs := _outputs(func)):
+        if _argument_bytes(func) < 4 * min_bytes(target) or not (outputs := _outputs(func, target)):
             continue
         read = _uses(func, outputs)[1]
         outputs = [out for out in outputs if out not in read]  # only ever written

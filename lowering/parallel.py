@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from ..target import Target
 from .tiling import (_ANY, CONTRACTIONS, MIN_WORK, _epilogue, _ints, _loop_extents, apply_patterns, as_operation, fills_per_block, linalg_ops,
                      named_sequence, op_handles)
 
@@ -101,13 +102,13 @@ def _single_combiner(op: ir.Operation) -> bool:
     return any(v == out for v in owner.operands)
 
 
-def _per_matmul_block(op: ir.Operation) -> bool:
+def _per_matmul_block(op: ir.Operation, target: Target) -> bool:
     """Whether the tile stage computes `op` block by block inside a tagged matmul's loop: the
     matmul's epilogue (tiling._epilogue) or the zero fill of a matmul that has one."""
     if op.name == "linalg.fill":
         matmuls = [as_operation(u.owner) for u in op.results[0].uses]
         return len(matmuls) == 1 and matmuls[0].name == "linalg.matmul" and "et.tiles" in matmuls[0].attributes \
-            and fills_per_block(matmuls[0])
+            and fills_per_block(matmuls[0], target)
     for operand in op.operands:
         owner = as_operation(operand.owner)
         if owner is not None and owner.name == "linalg.matmul" and "et.tiles" in owner.attributes:
@@ -126,13 +127,14 @@ def _in_forall(op: ir.Operation) -> bool:
     return False
 
 
-def choose(op: ir.Operation, threads: int) -> Split | None:
-    """The split of one linalg op over `threads` threads, or None to leave it sequential."""
+def choose(op: ir.Operation, target: Target) -> Split | None:
+    """The split of one linalg op over `target`'s threads, or None to leave it sequential."""
+    threads = target.threads
     if threads <= 1 or len(op.results) != 1 or _in_forall(op):
         return None  # (inside a row-block loop, lowering/rows.py: that loop is the parallel one)
     if op.name in CONTRACTIONS and "et.tiles" in op.attributes:
         return None  # tiled (and parallelized) by the tile stage
-    if _per_matmul_block(op):
+    if _per_matmul_block(op, target):
         return None  # the tile stage runs it on each output block of its matmul
     iterators = _iterators(op)
     extents = _extents(op)
@@ -161,10 +163,10 @@ def choose(op: ir.Operation, threads: int) -> Split | None:
     return Split(kind, num, extents, iterators)
 
 
-def transform_script(module: ir.Module, threads: int) -> str | None:
-    """The transform module splitting each sizable linalg op of `module` over `threads`, or None."""
+def transform_script(module: ir.Module, target: Target) -> str | None:
+    """The transform module splitting each sizable linalg op of `module` over `target`'s threads, or None."""
     ops = linalg_ops(module)
-    splits = [choose(op, threads) for op in ops]
+    splits = [choose(op, target) for op in ops]
     if not any(splits):
         return None
     names, body = op_handles(len(ops))

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import functools
-import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..forked import ChildDied, run_forked
+from ..target import Machine, Target, default_threads
 from ..toolchain import run_tool, save_failure_input
 from . import accumulate, copies, flatten, interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
 
@@ -89,8 +89,13 @@ TO_LLVM = Stage(
     ),
 )
 
+# Each stage that depends on the machine gets the Target as its builder's or rewrite's `target`.
+
 # Kernels tagged et.rows (fuse_rows in the term) become one loop over row blocks (lowering/rows.py).
 ROWS = Stage("rows", ("transform-interpreter", "canonicalize"), script=rows.transform_script)
+
+# Ops of cpu-openmp split into one chunk per thread along one loop (lowering/parallel.py).
+PARALLEL = Stage("parallel", ("transform-interpreter", "canonicalize"), script=parallel.transform_script)
 
 # Contractions tagged with et.tiles / et.vec (lowering/tiling.py): tiled, vectorized on tensors.
 # No cse here: merging the contractions' identical tensor.empty/fill inits makes eliminate-empty-tensors
@@ -109,98 +114,86 @@ FLATTEN = Stage("flatten", ("transform-interpreter", "canonicalize"), script=fla
 LANES = Stage("lanes", ("transform-interpreter", "canonicalize"), script=lanes.transform_script)
 LOOP_METADATA = Stage("loop-metadata", (), rewrite=lanes.loop_metadata)
 
-# Stores of large outputs marked nontemporal by the loops stage's guard carry an access group that
-# LLVM's vectorizer keeps; after O3, the vector ones proved aligned become non-temporal (nontemporal.py).
-STREAMS = Stage("streams", (), rewrite=nontemporal.access_groups)
-
 # exp (float32, float64) and float32 tanh, scalar or vector, become inline arith/math ops before the loops are made (polymath.py).
 MATH = Stage("math", (), rewrite=polymath.inline_math)
+
+# Linalg ops become loops (scf.for; cpu-openmp: the chunks' forall becomes scf.parallel); loop nests
+# writing large outputs are versioned on their alignment for streamed stores (nontemporal.py).
+LOOPS = Stage("loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-for", "canonicalize", "cse"), rewrite=nontemporal.guard)
+PARALLEL_LOOPS = Stage("parallel-loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-parallel", "canonicalize", "cse"),
+                       rewrite=nontemporal.guard)
 
 # Long elementwise loops (inline math) ask LLVM to interleave 4 or 8 vectors (interleave.py).
 INTERLEAVE = Stage("interleave", (), rewrite=interleave.annotate)
 
+# Stores of large outputs marked nontemporal by the loops stage's guard carry an access group that
+# LLVM's vectorizer keeps; after O3, the vector ones proved aligned become non-temporal (nontemporal.py).
+STREAMS = Stage("streams", (), rewrite=nontemporal.access_groups)
+
 # Scalar exp/log/tanh/sin/cos become libm calls that LLVM vectorizes with glibc's libmvec (mathapprox.py).
 VECMATH = Stage("vecmath", (), rewrite=mathapprox.vectorize_math)
 
-CPU = Pipeline(
-    "cpu",
-    (
-        ROWS,
-        TILE,
-        BUFFERIZE,
-        FLATTEN,
-        LANES,
-        MATH,
-        Stage("loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-for", "canonicalize", "cse"), rewrite=nontemporal.guard),
-        INTERLEAVE,
-        VECTOR,
-        TO_LLVM,
-        STREAMS,
-        LOOP_METADATA,
-        VECMATH,
-    ),
-)
+# Hooks that read the Target (the others take only the module).
+_TARGETED = {rows.transform_script, parallel.transform_script, tiling.transform_script, lanes.transform_script,
+             polymath.inline_math, nontemporal.guard, interleave.annotate, mathapprox.vectorize_math}
+
+CPU = (ROWS, TILE, BUFFERIZE, FLATTEN, LANES, MATH, LOOPS, INTERLEAVE, VECTOR, TO_LLVM, STREAMS, LOOP_METADATA, VECMATH)
 
 
-def default_threads() -> int:
-    """Threads of the cpu-openmp target when not given: OMP_NUM_THREADS if set, else every core this process may use."""
-    value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    if value.isdigit() and int(value) > 0:
-        return int(value)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
-@functools.cache
-def cpu_openmp(threads: int) -> Pipeline:
-    """The cpu-openmp pipeline for `threads` threads (compiled in: the chunks of each op, omp num_threads).
+def _openmp(threads: int) -> tuple[Stage, ...]:
+    """The cpu-openmp stages (compiled in: the chunks of each op, omp num_threads).
 
     The "parallel" stage (lowering/parallel.py) splits each linalg op into one chunk per thread
     along one loop (scf.forall); the chunks' loops stay sequential scf.for (convert-linalg-to-loops)
     so LLVM vectorizes them; forall -> scf.parallel -> omp.parallel/omp.wsloop.
     """
-    if threads < 1:
-        raise ValueError(f"threads must be >= 1, got {threads}")
-    split = Stage("parallel", ("transform-interpreter", "canonicalize"),
-                  script=functools.partial(parallel.transform_script, threads=threads))
-    rows_loop = Stage(ROWS.name, ROWS.passes, script=functools.partial(rows.transform_script, threads=threads))
-    tile = Stage(TILE.name, TILE.passes, script=functools.partial(tiling.transform_script, threads=threads), rewrite=TILE.rewrite)
-    return Pipeline(
-        "cpu-openmp",
-        (
-            rows_loop,
-            split,
-            tile,
-            BUFFERIZE,
-            FLATTEN,
-            LANES,
-            MATH,
-            Stage("parallel-loops", ("func.func(convert-linalg-to-loops)", "scf-forall-to-parallel", "canonicalize", "cse"),
-                  rewrite=nontemporal.guard),
-            INTERLEAVE,
-            VECTOR,
+    return (ROWS, PARALLEL, TILE, BUFFERIZE, FLATTEN, LANES, MATH, PARALLEL_LOOPS, INTERLEAVE, VECTOR,
             Stage("openmp", (f"convert-scf-to-openmp{{num-threads={threads}}}",)),
-            Stage("llvm", ("convert-openmp-to-llvm", *TO_LLVM.passes)),
-            STREAMS,
-            LOOP_METADATA,
-            VECMATH,
-        ),
-        needs_openmp=True,
-    )
+            Stage("llvm", ("convert-openmp-to-llvm", *TO_LLVM.passes)), STREAMS, LOOP_METADATA, VECMATH)
 
 
-CPU_OPENMP = cpu_openmp(default_threads())
+def _bind(stage: Stage, target: Target) -> Stage:
+    """`stage` with `target` given to its hooks that read it."""
+    def bound(hook: Callable | None) -> Callable | None:
+        return functools.partial(hook, target=target) if hook in _TARGETED else hook
 
-PIPELINES: dict[str, Pipeline] = {p.name: p for p in (CPU, CPU_OPENMP)}
+    return Stage(stage.name, stage.passes, bound(stage.script), bound(stage.rewrite))
 
 
-def pipeline_for(target: str, threads: int | None = None) -> Pipeline:
-    """The pipeline of a target name; cpu-openmp is specialized for `threads` (default: default_threads())."""
-    if target == "cpu-openmp" and PIPELINES.get(target) is CPU_OPENMP:
-        return cpu_openmp(threads or default_threads())
-    return PIPELINES[target]
+NAMES = ("cpu", "cpu-openmp")  # the pipelines a Target may name
+
+
+@functools.cache
+def pipeline_for(target: Target) -> Pipeline:
+    """The pipeline of `target.name` with its stages bound to `target` (cpu-openmp for its threads)."""
+    if target.name not in NAMES:
+        raise ValueError(f"unknown target {target.name!r}; targets: {', '.join(NAMES)}")
+    if target.threads < 1:
+        raise ValueError(f"threads must be >= 1, got {target.threads}")
+    openmp = target.name == "cpu-openmp"
+    stages = _openmp(target.threads) if openmp else CPU
+    return Pipeline(target.name, tuple(_bind(s, target) for s in stages), needs_openmp=openmp)
+
+
+def resolve_target(target: str | Target | None, threads: int | None = None, machine: Machine | None = None) -> Target:
+    """The Target a kernel compiles for: a pipeline name on this machine (`Target.host()`), or a Target;
+    `threads` (cpu-openmp only; default the Target's, else `default_threads()`) and `machine` replace its own.
+    None: "cpu-openmp" when this process may use more than one core, else "cpu"."""
+    if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
+        raise ValueError(f"threads must be a positive int, got {threads!r}")
+    if machine is not None and not isinstance(machine, Machine):
+        raise ValueError(f"machine must be an egglog_tensor.Machine, got {type(machine).__name__}")
+    if isinstance(target, Target):
+        base, threads = target, threads or (target.threads if target.name == "cpu-openmp" else None)
+    elif target is None or isinstance(target, str):
+        base = Target.host()
+    else:
+        raise ValueError(f"target must be a pipeline name or an egglog_tensor.Target, got {type(target).__name__}")
+    threads = threads or default_threads()
+    name = base.name if isinstance(target, Target) else target or ("cpu-openmp" if threads > 1 else "cpu")
+    if name not in NAMES:
+        raise ValueError(f"unknown target {name!r}; targets: {', '.join(NAMES)}")
+    return replace(base, name=name, threads=threads if name == "cpu-openmp" else 1, machine=machine or base.machine)
 
 # MLIR 22's memref-to-LLVM lowering asserts (aborting the process: the build has assertions on) on
 # sub-byte element types, so i1 memrefs are refused before that pass runs; store booleans as i8.

@@ -104,7 +104,7 @@ class _Builder:
     """Emits ops on floats like `like` (f32 or f64, scalar or vector) at the current insertion
     point; constants splat, integers are as wide as the floats."""
 
-    def __init__(self, like: ir.Type) -> None:
+    def __init__(self, like: ir.Type, target: Target) -> None:
         self.type = like
         self.vector = _vector(like)
         self.element = _element(like)
@@ -113,7 +113,7 @@ class _Builder:
         self.int_type = ir.VectorType.get(self.vector.shape, self.int_element) if self.vector else self.int_element
         # LLVM's ldexp (vscalefps/pd) for scalars, which its loop vectorizer widens; MLIR's
         # llvm.intr.ldexp takes no vector exponent, so vector code keeps the exponent-bit scalings.
-        self.scalef = self.vector is None and Target.host().has("avx512f")
+        self.scalef = self.vector is None and target.has("avx512f")
 
     def const(self, value: float) -> ir.Value:
         attr = ir.FloatAttr.get(self.element, value)
@@ -211,9 +211,9 @@ def _element(value_type: ir.Type) -> ir.Type:
     return vector.element_type if vector else value_type
 
 
-def inline_math(module: ir.Module) -> None:
+def inline_math(module: ir.Module, target: Target) -> None:
     """Replace each float32/float64 math.exp and float32 math.tanh (the rational one in FAST
-    functions) by its inline computation (in place)."""
+    functions) by its inline computation for `target` (in place)."""
     found: list[tuple[ir.Operation, Callable[[_Builder, ir.Value], ir.Value]]] = []
     for func in module.body.operations:
         func = func.operation
@@ -232,6 +232,6 @@ def inline_math(module: ir.Module) -> None:
         func.walk(visit)
     for op, build in found:
         with ir.InsertionPoint(op), op.location:
-            value = build(_Builder(op.results[0].type), op.operands[0])
+            value = build(_Builder(op.results[0].type, target), op.operands[0])
         op.results[0].replace_all_uses_with(value)
         op.erase()

@@ -93,17 +93,18 @@ def _tiles(root: ir.Operation) -> tuple[int, ...]:
     return tuple(ir.DenseI64ArrayAttr(attr)) if isinstance(attr, ir.DenseI64ArrayAttr) else ()
 
 
-def block_rows(rows: int, row_bytes: int, threads: int = 1) -> int:
+def block_rows(rows: int, row_bytes: int, target: Target) -> int:
     """Rows per block when the term did not choose them: the block's rows (`row_bytes` for all the
     row-sized values of one row) fit in half the L2 cache, at most 64 rows and at least 4 blocks per
-    thread when there are rows enough, preferably dividing the row count (no remainder block)."""
-    cap = max(1, min(64, Target.host().l2 // 2 // max(1, row_bytes), rows // (4 * threads) if threads > 1 else rows))
+    thread of `target` when there are rows enough, preferably dividing the row count (no remainder block)."""
+    threads = target.threads
+    cap = max(1, min(64, target.l2 // 2 // max(1, row_bytes), rows // (4 * threads) if threads > 1 else rows))
     return _divisor_tile(rows, cap, 1)
 
 
-def transform_script(module: ir.Module, threads: int = 1) -> str | None:
+def transform_script(module: ir.Module, target: Target) -> str | None:
     """The transform module building the row-block loop of each tagged op, or None if there is none
-    (`threads`: the loop's iterations are spread over that many threads)."""
+    (the loop's iterations are spread over `target`'s threads)."""
     ops = linalg_ops(module)
     roots = [op for op in ops if TAG in op.attributes and op.name == "linalg.generic" and _loop_extents(op)]
     if not roots:
@@ -122,7 +123,7 @@ def transform_script(module: ir.Module, threads: int = 1) -> str | None:
             extents = _loop_extents(root)
             itemsize = element_bytes(ir.ShapedType(root.results[0].type).element_type)
             values = 1 + sum(ops[p].name == "linalg.generic" for p in group)
-            block = block_rows(extents[0], math.prod(extents[1:]) * itemsize * values, threads)
+            block = block_rows(extents[0], math.prod(extents[1:]) * itemsize * values, target)
         sizes = [block] + [0] * (rank - 1)
         loop = f"%rows{r}_0"
         name = names[ops.index(root)]

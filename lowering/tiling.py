@@ -148,19 +148,18 @@ def _divisor_tile(extent: int, cap: int, step: int) -> int:
     return max(step, best)
 
 
-def simd_lanes(itemsize: int, target: Target | None = None) -> int:
-    """Elements of `itemsize` bytes in one SIMD register of this machine (the vector width VF)."""
-    return max(1, (target or Target.host()).simd // max(1, itemsize))
+def simd_lanes(itemsize: int, target: Target) -> int:
+    """Elements of `itemsize` bytes in one SIMD register of `target` (the vector width VF)."""
+    return max(1, target.simd // max(1, itemsize))
 
 
-def register_tile(itemsize: int, target: Target | None = None) -> tuple[int, int]:
+def register_tile(itemsize: int, target: Target) -> tuple[int, int]:
     """(mr, nr) of the matmul register tile: nr two SIMD vectors wide, mr rows (16 accumulators +
     B + A broadcasts fit 32 zmm registers; 6 rows with 16 registers)."""
-    c = target or Target.host()
-    return (8 if c.simd >= 64 else 6), 2 * simd_lanes(itemsize, c)
+    return (8 if target.simd >= 64 else 6), 2 * simd_lanes(itemsize, target)
 
 
-def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, target: Target | None = None) -> Tiles:
+def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, target: Target) -> Tiles:
     """Default tile sizes for contraction `op` (e.g. "linalg.matmul") with loop extents `loops`.
 
     Register tile (matmul): `register_tile`. Cache tiles: the B micro-panel
@@ -169,7 +168,7 @@ def choose_tiles(op: str, loops: tuple[int, ...], itemsize: int, target: Target 
     is preferred (measured: a dynamic last cache tile costs ~2x at 1024^3; a TK dividing k also lets
     the tile stage pack B), then the whole extent.
     """
-    c = target or Target.host()
+    c = target
     lanes = simd_lanes(itemsize, c)
     name = op.removeprefix("linalg.")
     if name in ("matmul", "batch_matmul"):
@@ -236,7 +235,7 @@ def _crowded(rows: int, stride: int, width: int, size: int, ways: int) -> bool:
 
 
 def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...], itemsize: int,
-            epilogue: bool = False, target: Target | None = None, prepack: bool = True) -> frozenset[str]:
+            target: Target, epilogue: bool = False, prepack: bool = True) -> frozenset[str]:
     """Which operands of a matmul the tile stage copies into contiguous buffers: "P" (all of B once,
     before the block loop, panel-major: nr-wide column panels one after the other, each TK x nr
     micro-panel contiguous), else "B" (each TK x nr micro-panel, in the n loop of every block);
@@ -258,7 +257,7 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
     always: its panel rows are n apart. (The mr rows of A a register tile reads share one L1 set
     from a 4 KiB stride on, but packing A for that alone measured no faster at 1024^3.)
     """
-    c = target or Target.host()
+    c = target
     if len(loops) != 3:
         return frozenset()
     (m, n, k), (tm, tn, tk), (_, nr, _) = loops, tiles, vec
@@ -282,10 +281,12 @@ _ANY = "!transform.any_op"
 
 
 @dataclass(frozen=True)
-class _Target:
-    """One tagged contraction of the payload, which carries `et.id = ident` (the script's match)."""
+class Contraction:
+    """One tagged contraction of the payload, which carries `et.id = ident` (the script's match), and
+    the target it is tiled for."""
 
     op: str
+    target: Target
     tiles: tuple[int, ...]
     vec: tuple[int, ...]
     loops: tuple[int, ...]
@@ -366,26 +367,26 @@ def _epilogue(op: ir.Operation) -> ir.Operation | None:
     return user if same and maps[number] == ir.AffineMap.get_identity(2) else None
 
 
-def _target(op: ir.Operation) -> _Target:
-    """The target of one tagged contraction, before epilogues and padding are looked at."""
+def _contraction(op: ir.Operation, target: Target) -> Contraction:
+    """One tagged contraction, before epilogues and padding are looked at."""
     elem_type = ir.ShapedType(op.results[0].type).element_type
-    return _Target(op.name, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), _loop_extents(op),
+    return Contraction(op.name, target, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), _loop_extents(op),
                    elem=str(elem_type), itemsize=element_bytes(elem_type))
 
 
-def fills_per_block(matmul: ir.Operation) -> bool:
+def fills_per_block(matmul: ir.Operation, target: Target) -> bool:
     """Whether the tile stage computes a tagged 2-D matmul's zero fill block by block with it (in its
     epilogue's loop, `_epilogue`, or in C's unpack, `_panel_matmul`): the fill is then not split
     over threads on its own (lowering/parallel.py)."""
-    t = _target(matmul)
+    t = _contraction(matmul, target)
     return _epilogue(matmul) is not None or _a_panels(t)
 
 
-def contractions(module: ir.Module) -> list[_Target]:
+def contractions(module: ir.Module, target: Target) -> list[Contraction]:
     """The tagged contractions of a module in payload order, each tagged `et.id = <its index>` so that
     the script addresses every one alone (tags such as et.tiles coincide between ops); a matmul's
     epilogue gets `et.epilogue = <the matmul's index>`."""
-    found: list[_Target] = []
+    found: list[Contraction] = []
     i64 = ir.IntegerType.get_signless(64)
 
     def visit(op: ir.Operation) -> ir.WalkResult:
@@ -393,7 +394,7 @@ def contractions(module: ir.Module) -> list[_Target]:
             return ir.WalkResult.ADVANCE  # a matmul's epilogue: tiled with it
         if op.name in CONTRACTIONS and "et.tiles" in op.attributes and "et.vec" in op.attributes:
             ident = ir.IntegerAttr.get(i64, len(found))
-            t = dataclasses.replace(_target(op), ident=len(found))
+            t = dataclasses.replace(_contraction(op, target), ident=len(found))
             op.attributes["et.id"] = ident
             user = _epilogue(op)
             if user is not None:
@@ -470,7 +471,7 @@ def _loop_extents(op: ir.Operation) -> tuple[int, ...]:
     return tuple(extents[i] for i in range(len(extents)))
 
 
-def _match(t: _Target, var: str, op: str | None = None) -> str:
+def _match(t: Contraction, var: str, op: str | None = None) -> str:
     """`var` = the contraction `t` (et.id), or with `op` its epilogue of that op name (et.epilogue)."""
     attr = "et.epilogue" if op else "et.id"
     return f'{var} = transform.structured.match ops{{["{op or t.op}"]}} attributes{{{attr} = {t.ident} : i64}} in %root : ({_ANY}) -> {_ANY}'
@@ -490,7 +491,7 @@ def _peel(loop: str) -> list[str]:
     ]
 
 
-def _pack(t: _Target, name: str, target: str, operand: int | None, dims: list[int], copy_back: bool = False,
+def _pack(t: Contraction, name: str, target: str, operand: int | None, dims: list[int], copy_back: bool = False,
           multiple: list[int] | None = None) -> list[str]:
     """Operand `operand` (0: A, 1: B, 2: C) of the tile `target` copied into a contiguous buffer: a
     nofold pad along the loops `dims`, bufferized with linalg.copy; the result is the tile `%<name>`.
@@ -509,7 +510,7 @@ def _pack(t: _Target, name: str, target: str, operand: int | None, dims: list[in
     ]
 
 
-def _matmul_family(t: _Target, i: int) -> list[str]:
+def _matmul_family(t: Contraction, i: int) -> list[str]:
     """forall over output blocks (C block packed); k cache loop (A block packed); n by nr (B
     micro-panel packed); peeled m register loop; k by 1, vectorized. What is packed: `packing`.
     A batch_matmul's forall also runs over the batch; each block is then a 2-D matmul (`_batch_block`)."""
@@ -541,7 +542,7 @@ def _matmul_family(t: _Target, i: int) -> list[str]:
     return lines + _block_loops(t, i, packed)
 
 
-def _matvec_epilogue(t: _Target, i: int) -> list[str]:
+def _matvec_epilogue(t: Contraction, i: int) -> list[str]:
     """`(a @ b) @ x`: the forall runs over row blocks of y and a loop over the column blocks inside
     it; the matmul and its zero fill are fused into that loop, so each TM x TN block of the product
     is computed into a block-sized buffer (L2) and reduced into y (TM rows by mr, TN split into kv-wide
@@ -572,20 +573,20 @@ def _reduce_blocks(i: int, matmul: str, matvec: str, sizes: list[list[int]]) -> 
     ]
 
 
-def _pad_whole(t: _Target, target: str, name: str) -> list[str]:
+def _pad_whole(t: Contraction, target: str, name: str) -> list[str]:
     """The matmul `target` computed on copies of A and C padded with zero rows to whole register tiles
     (`padded_loops`), the result copied back out of C's; the padded matmul is `%<name>`."""
     return _pack(t, name, target, None, [0], copy_back=True, multiple=[t.vec[0]])
 
 
-def _batch_block(t: _Target, i: int) -> list[str]:
+def _batch_block(t: Contraction, i: int) -> list[str]:
     """A batch_matmul: the forall runs over (batch, m, n) blocks; each block (1 x TM x TN x K) is
     made a 2-D linalg.matmul on rank-reduced slices (generalize, fold the unit batch dim, specialize:
     vectorizing the unit dim instead leaves a contraction the outer-product lowering does not take)
     and gets the loops of a 2-D block, marked et.micro for the vectorizer (the tags do not survive)."""
     flat = dataclasses.replace(t, loops=t.loops[1:], tiles=t.tiles[1:], vec=t.vec[1:])
     tm, tn, _ = flat.tiles
-    packed = packing(flat.loops, flat.tiles, flat.vec, t.itemsize, prepack=False)
+    packed = packing(flat.loops, flat.tiles, flat.vec, t.itemsize, t.target, prepack=False)
     lines = [
         _match(t, f"%op{i}"),
         _tile(f"%a{i}b, %par{i}", 1, f"%op{i}", "tile_using_forall", [1, tm, tn, 0]),
@@ -598,7 +599,7 @@ def _batch_block(t: _Target, i: int) -> list[str]:
     return lines + _block_loops(flat, i, packed)
 
 
-def _block_loops(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
+def _block_loops(t: Contraction, i: int, packed: frozenset[str]) -> list[str]:
     """Inside the forall's block `%a<i>` of a 2-D matmul: the k loop (`_k_loop`), n by nr (B
     micro-panel packed or read in place), m by mr (peeled), k by 1."""
     m, n, _ = t.loops
@@ -622,15 +623,15 @@ def _block_loops(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
     return lines
 
 
-def _static_columns(t: _Target) -> bool:
+def _static_columns(t: Contraction) -> bool:
     """Whether the last register tile of columns has the same static width (TN % nr) in every column
     block (the column blocks are all full: TN divides n, so none has a dynamic size), of at most
     one SIMD vector (LLVM splits a wider odd one into pieces it spills: 20 wide at 500^3, 2x slower)."""
     (_, n, _), (_, tn, _), (_, nr, _) = t.loops[-3:], t.tiles[-3:], t.vec[-3:]
-    return 0 < tn % nr <= simd_lanes(t.itemsize) and n % tn == 0
+    return 0 < tn % nr <= simd_lanes(t.itemsize, t.target) and n % tn == 0
 
 
-def _vectorize_remainder(t: _Target, i: int) -> list[str]:
+def _vectorize_remainder(t: Contraction, i: int) -> list[str]:
     """The last register tiles of columns (`_static_columns`), vectorized TN % nr wide, not masked to
     nr: a masked accumulator is not hoisted out of the k loop (its masked reads and writes stayed in
     it: 9 loads and 8 stores per 8 FMAs at 200^3), one of the tile's own width is. (Rows left over in
@@ -646,7 +647,7 @@ def _vectorize_remainder(t: _Target, i: int) -> list[str]:
 K_CHUNK_STEPS = 128  # k steps of a matmul's k loop that accumulate into one zero-filled block (lowering/accumulate.py)
 
 
-def _masked(t: _Target) -> bool:
+def _masked(t: Contraction) -> bool:
     """Whether a block of the matmul has a masked register tile (peeled rows, or peeled columns not
     vectorized to their own width, `_static_columns`): its accumulator is read from and written to C
     at every k step, so it is not restarted per k step (lowering/accumulate.py) and sums a chunk's
@@ -658,7 +659,7 @@ def _masked(t: _Target) -> bool:
 MASKED_CHUNK = 256  # k products a masked register tile sums in one chain, at least (`chunk_steps`)
 
 
-def chunk_steps(t: _Target) -> int:
+def chunk_steps(t: Contraction) -> int:
     """k steps per chunk of a matmul's k loop: K_CHUNK_STEPS, or about max(MASKED_CHUNK, sqrt(k))
     products where a masked register tile sums its chunk in one chain (`_masked`): its chains are
     then a chunk's products and one add per chunk, not all k products (float32 (2, 9, 2^16) @
@@ -668,7 +669,7 @@ def chunk_steps(t: _Target) -> int:
     return max(1, round(max(MASKED_CHUNK, math.sqrt(k)) / tk)) if _masked(t) else K_CHUNK_STEPS
 
 
-def _k_steps(t: _Target, i: int, lines: list[str], tile: str, steps: list[int]) -> str:
+def _k_steps(t: Contraction, i: int, lines: list[str], tile: str, steps: list[int]) -> str:
     """The k loop `%kl<i>` of the matmul block `tile` (tile sizes `steps`: one k step); with more than
     `chunk_steps` steps, in a loop over chunks of that many, each chunk's k loop marked et.kchunk
     (summed into a zero-filled block, then added to the block: lowering/accumulate.py), so no sum
@@ -686,7 +687,7 @@ def _k_steps(t: _Target, i: int, lines: list[str], tile: str, steps: list[int]) 
 KCHUNK = "et.kchunk"
 
 
-def _k_loop(t: _Target, i: int, lines: list[str], packed: frozenset[str], c_dims: list[int], sizes: list[int]) -> str:
+def _k_loop(t: Contraction, i: int, lines: list[str], packed: frozenset[str], c_dims: list[int], sizes: list[int]) -> str:
     """Inside the forall's block `%a<i>`: the C block packed (accumulated in a contiguous buffer
     across the k loop, copied out once; padded along `c_dims`), the k loop (tile `sizes`), the A
     block packed at each k step. Appends the script lines; returns the handle of the k step's tile."""
@@ -765,13 +766,13 @@ def _mark_micro(i: int, *handles: str) -> list[str]:
     return _annotate("micro", i, "et.micro", *handles)
 
 
-def _vectorize_marked(t: _Target, i: int) -> list[str]:
+def _vectorize_marked(t: Contraction, i: int) -> list[str]:
     """Vectorize the ops marked et.micro = i (`_mark_micro`), remainder tiles with masks."""
     return [f"%v{i} = transform.structured.match attributes{{et.micro = {i} : i64}} in %funcs : ({_ANY}) -> {_ANY}",
             f"transform.structured.vectorize %v{i} vector_sizes {_ints(t.vec)} : {_ANY}"]
 
 
-def _pack_b(t: _Target, i: int, source: str) -> list[str]:
+def _pack_b(t: Contraction, i: int, source: str) -> list[str]:
     """`transform.structured.pack` of the matmul `source` splitting n into (n / nr, nr): it becomes
     the generic `%g<i>` over (m, n1, k, n0) reading B as (n1, k, n0) (pack_transpose) and C as (m,
     n1, n0). B's pack is split over column blocks (forall, the threads) and lowered to a transpose
@@ -788,7 +789,7 @@ def _pack_b(t: _Target, i: int, source: str) -> list[str]:
     ]
 
 
-def _pack_panels(t: _Target, i: int, source: str) -> list[str]:
+def _pack_panels(t: Contraction, i: int, source: str) -> list[str]:
     """`transform.structured.pack` of the matmul `source` splitting m, n and k into (m / mr, mr), (n /
     nr, nr) and (k / TK, TK): the generic `%g<i>` over (m1, n1, k1, m0, n0, k0) reading A as (k1, m1,
     k0, m0), B as (k1, n1, k0, n0) and C as (n1, m1, m0, n0) (pack_transpose: the row panels of a
@@ -821,7 +822,7 @@ def _pack_panels(t: _Target, i: int, source: str) -> list[str]:
     ]
 
 
-def _packed_block_loops(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
+def _packed_block_loops(t: Contraction, i: int, packed: frozenset[str]) -> list[str]:
     """Inside the block `%a<i>` of the generic over (m, n1, k, n0) (`_pack_b`): the k loop, n1 by 1
     (each TK x nr micro-panel read in place from packed B), m by mr (peeled), k by 1, marked et.micro."""
     m = t.loops[0]
@@ -836,7 +837,7 @@ def _packed_block_loops(t: _Target, i: int, packed: frozenset[str]) -> list[str]
     return body + (_peel(f"%lm{i}") if tm % mr or m % tm else [])
 
 
-def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
+def _prepacked_matmul(t: Contraction, i: int, packed: frozenset[str]) -> list[str]:
     """B packed once, panel-major (`_pack_b`), then the blocks. C is read as (m, n1, n0), its own
     row-major layout (its pack and unpack lower to expand_shape / collapse_shape: no copy). The block
     loops are those of `_matmul_family`, with each TK x nr micro-panel read in place from B's."""
@@ -866,7 +867,7 @@ def _prepacked_matmul(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
     return [*fills, _match(t, op), *body]
 
 
-def _panel_matmul(t: _Target, i: int, op: str, epilogue: str | None = None) -> list[str]:
+def _panel_matmul(t: Contraction, i: int, op: str, epilogue: str | None = None) -> list[str]:
     """A GEMM with A and B packed once, in panels (`_pack_panels`): its C is (n / nr, m / mr, mr, nr),
     each register tile's accumulators contiguous. Its pack of C's zero fill folds into a fill of that
     layout; the forall tiles C's unpack by TM x TN blocks, the generic and its fill fused into it, so
@@ -901,13 +902,13 @@ def _panel_matmul(t: _Target, i: int, op: str, epilogue: str | None = None) -> l
     ]
 
 
-def _k_unroll(t: _Target) -> int:
+def _k_unroll(t: Contraction) -> int:
     """k steps per iteration of a panel generic's innermost loop: the largest of 8, 4, 2 dividing TK
     (measured at 1024^3 and 2048^3: 4 and 8 alike, 2 ~4% slower)."""
     return next(u for u in (8, 4, 2) if t.tiles[2] % u == 0)
 
 
-def _panel_block_loops(t: _Target, i: int) -> list[str]:
+def _panel_block_loops(t: Contraction, i: int) -> list[str]:
     """Inside the block `%a<i>` (TM / mr, TN / nr, K / TK, mr, nr, TK) of a panel generic: the k loop,
     a column panel, a row panel and `_k_unroll` k steps, whose unit dims are folded away (rank-reducing
     slices) so that the register tile is a plain (mr, nr, u) contraction (the vectorizer's patterns
@@ -927,7 +928,7 @@ def _panel_block_loops(t: _Target, i: int) -> list[str]:
 PANEL_MIN_WORK = 64**3  # multiply-adds from which a matmul may be packed in panels (at 128^3 as fast as blocks)
 
 
-def _a_panels(t: _Target) -> bool:
+def _a_panels(t: Contraction) -> bool:
     """Whether a 2-D matmul packs A and B once, in panels (`_pack_panels`): several row blocks share
     B's panels, the matmul is not tiny (PANEL_MIN_WORK), TM is whole register tiles and TN several
     (with one, TN = nr, a copy of a block was left to memrefCopy). Whether or not B fits L2: from
@@ -954,7 +955,7 @@ def panel_k(k: int, tk: int) -> int:
     return even or -(-k // (8 * steps)) * 8
 
 
-def _prepacked_matvec_epilogue(t: _Target, i: int, packed: frozenset[str]) -> list[str]:
+def _prepacked_matvec_epilogue(t: Contraction, i: int, packed: frozenset[str]) -> list[str]:
     """`_matvec_epilogue` with B packed once (`_pack_b`), or A and B in panels (`_pack_panels`) when
     `_a_panels`: the product's blocks are then (TN / nr, TM / mr, mr, nr), and the matvec is packed
     the same way (a generic over (m1, k1, m0, k0) reading the product as the matmul writes it, x as
@@ -993,7 +994,7 @@ _CLEANUP = apply_patterns("%funcs", "tensor.fold_tensor_empty", "scf.for_loop_ca
                           "linalg.tiling_canonicalization", "canonicalization")
 
 
-def _packed(t: _Target) -> frozenset[str]:
+def _packed(t: Contraction) -> frozenset[str]:
     """`packing` of a 2-D matmul target: an elementwise epilogue's loop computes the matmul block by
     block, so its B is not packed up front unless A and B are packed in panels (`_panel_matmul`;
     a matvec epilogue's is, `_prepacked_matvec_epilogue`, unless its blocks are one register tile
@@ -1001,14 +1002,14 @@ def _packed(t: _Target) -> frozenset[str]:
     if _a_panels(t):
         return frozenset("P")
     prepack = t.epilogue is None or (t.reduce is not None and t.tiles[1] > t.vec[1])
-    return packing(t.loops, t.tiles, t.vec, t.itemsize, t.epilogue is not None, prepack=prepack)
+    return packing(t.loops, t.tiles, t.vec, t.itemsize, t.target, t.epilogue is not None, prepack=prepack)
 
 
-def _packs_b_once(t: _Target) -> bool:
+def _packs_b_once(t: Contraction) -> bool:
     return len(t.loops) == 3 and "P" in _packed(t)
 
 
-def _vectorize_matmul(t: _Target, i: int) -> list[str]:
+def _vectorize_matmul(t: Contraction, i: int) -> list[str]:
     """The register tiles of a matmul: `_vectorize_tagged`; those of a batch_matmul's blocks (2-D
     matmuls marked et.micro); or (B packed once) the generic's, marked et.micro. And those of a
     matvec epilogue: its partial sums (`_matvec_epilogue`, `_prepacked_matvec_epilogue`)."""
@@ -1039,7 +1040,7 @@ def _vectorize_matmul(t: _Target, i: int) -> list[str]:
     return lines
 
 
-def _vectorize_tagged(t: _Target, i: int) -> list[str]:
+def _vectorize_tagged(t: Contraction, i: int) -> list[str]:
     """The register tiles (they keep the tags): full tiles are static, remainder tiles get masks."""
     return [
         _match(t, f"%v{i}").replace("in %root", "in %funcs"),
@@ -1047,7 +1048,7 @@ def _vectorize_tagged(t: _Target, i: int) -> list[str]:
     ]
 
 
-def _matvec(t: _Target, i: int) -> list[str]:
+def _matvec(t: Contraction, i: int) -> list[str]:
     """Rows by mr; the reduction split into kv-wide partial sums held in vector registers (a
     partial last step of k and partial row blocks peeled: 2000 x 2047 float32 0.7 -> 0.35 ms on one
     core, 0.3 -> 0.15 ms on two)."""
@@ -1076,7 +1077,7 @@ def _lane_sums(i: int, target: str, block: list[int], lanes: list[int]) -> list[
         f"by tile_sizes = {_ints(tuple(lanes))} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})"]
 
 
-def _vecmat(t: _Target, i: int, threads: int) -> list[str]:
+def _vecmat(t: Contraction, i: int, threads: int) -> list[str]:
     """y = x A: each thread reads whole rows of A, a contiguous stream (row chunks, a page or less
     each, defeat the prefetchers). With several threads the rows are split among them
     (`split_reduction`: k = (S, k / S), one partial y per thread in an S x n buffer, summed
@@ -1127,21 +1128,21 @@ def _k_split(k: int, kr: int, threads: int) -> int:
     return max((s for s in range(2, threads + 1) if k % (s * kr) == 0 and k // s >= 8 * kr), default=1)
 
 
-def _dot(t: _Target, i: int) -> list[str]:
+def _dot(t: Contraction, i: int) -> list[str]:
     """kv-wide partial sums, restarted in each k block (`k_block`)."""
     lines = [_match(t, f"%op{i}"), *_lane_sums(i, f"%op{i}", list(t.tiles), list(t.vec))]
     return lines + _mark_micro(i, f"%part{i}", f"%fill{i}", f"%comb{i}")
 
 
-def transform_script(module: ir.Module, threads: int = 1) -> str | None:
+def transform_script(module: ir.Module, target: Target) -> str | None:
     """The transform module that tiles and vectorizes every tagged contraction of `module` for
-    `threads` threads (which only vecmat's script depends on), or None."""
-    targets = contractions(module)
-    if not targets:
+    `target` (its threads only matter to vecmat's script), or None."""
+    found = contractions(module, target)
+    if not found:
         return None
     body: list[str] = [f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}']
     later: list[str] = []  # vectorization, once every contraction is tiled and the tiles are cleaned up
-    for i, t in enumerate(targets):
+    for i, t in enumerate(found):
         name = t.op.removeprefix("linalg.")
         padded = " (padded)" if t.pad else ""
         body.append(f"// {t.op} loops {_ints(t.loops)}{padded}: et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}")
@@ -1152,7 +1153,7 @@ def transform_script(module: ir.Module, threads: int = 1) -> str | None:
             body += _matvec(t, i)
             later += _vectorize_marked(t, i)
         elif name == "vecmat":
-            body += _vecmat(t, i, threads)
+            body += _vecmat(t, i, target.threads)
             later += _vectorize_marked(t, i)
         else:
             body += _dot(t, i)
@@ -1198,7 +1199,7 @@ def element_bytes(elem: ir.Type) -> int:
     return 4
 
 
-def tag(op: ir.Operation | ir.OpView, target: Target | None = None, cache_tiles: tuple[int, ...] | None = None) -> None:
+def tag(op: ir.Operation | ir.OpView, target: Target, cache_tiles: tuple[int, ...] | None = None) -> None:
     """Attach `et.tiles` / `et.vec` to an emitted contraction: choose_tiles' defaults, or the cache
     tiles (TM, TN, TK) the optimizer chose for a matmul or batch_matmul (capped at the loop extents;
     the register tile capped at them). A batch_matmul with a unit m, n or k stays untagged (the

@@ -3,19 +3,51 @@
 `DEFAULT` is what `@kernel` runs unless `rules=` says otherwise (one step each of `algebra`,
 `fusion`, `layout` and `tiling`, repeated until nothing changes or a limit is hit); `FASTMATH` is added on top when a
 kernel is compiled with `fastmath=True`. `shapes` is the shape analysis the optimizer always runs.
+
+The tiling rules depend on the machine: `tiling_rules(target)` and `default_for(target)` build them
+for a Target; `tiling`, `DEFAULT` and `DEFAULT_RULESETS` are the host's, made on first use. A kernel
+compiled for another Target with the default rules runs `default_for` that Target.
 """
 
+from __future__ import annotations
+
+import functools
 from functools import reduce
 from operator import add
+from typing import Any
 
+from egglog import Ruleset
+
+from ..target import Target
 from .algebra import algebra, algebra_fastmath
 from .fusion import fusion
 from .layout import layout
 from .shapes import shapes
-from .tiling import tiling
+from .tiling import tiling_rules
 
-DEFAULT_RULESETS = (algebra, fusion, layout, tiling)  # what DEFAULT runs, one step each, in this order
-DEFAULT = reduce(add, DEFAULT_RULESETS)  # algebra + fusion + layout + tiling
 FASTMATH = algebra_fastmath
 
-__all__ = ["DEFAULT", "DEFAULT_RULESETS", "FASTMATH", "algebra", "algebra_fastmath", "fusion", "layout", "shapes", "tiling"]
+
+@functools.cache
+def default_rulesets(target: Target) -> tuple[Ruleset, ...]:
+    """What the default schedule for `target` runs, one step each, in this order."""
+    return (algebra, fusion, layout, tiling_rules(target))
+
+
+@functools.cache
+def default_for(target: Target) -> Ruleset:
+    """The default schedule for `target`: algebra + fusion + layout + its tiling rules."""
+    return reduce(add, default_rulesets(target))
+
+
+def __getattr__(name: str) -> Any:
+    """The host's `tiling`, `DEFAULT` and `DEFAULT_RULESETS`, made when first asked for."""
+    host = {"tiling": lambda: tiling_rules(Target.host()), "DEFAULT": lambda: default_for(Target.host()),
+            "DEFAULT_RULESETS": lambda: default_rulesets(Target.host())}.get(name)
+    if host is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return host()
+
+
+__all__ = ["DEFAULT", "DEFAULT_RULESETS", "FASTMATH", "algebra", "algebra_fastmath", "default_for", "default_rulesets",
+           "fusion", "layout", "shapes", "tiling", "tiling_rules"]

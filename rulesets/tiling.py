@@ -2,7 +2,8 @@
 
 A 2-D matmul, or each product of a batched (3-D) one, may be computed with cache tiles (TM, TN, TK).
 
-Candidates come from the target's caches (egglog_tensor.target.Target): TK so the B micro-panel
+`tiling_rules(target)` is the ruleset for one Target (egglog_tensor.target); `rulesets.tiling` is the
+host's. Candidates come from the target's caches: TK so the B micro-panel
 fills a quarter or half of L1 (or a power of two that fits, which often divides k: then the tile
 stage packs B), TM so the A block fits in L2, TN a few register tiles wide. The
 cost model (cost.tile_slowdown) prices each against the actual shapes (cache fit, remainder
@@ -25,9 +26,10 @@ lowering/lanes.py hands L to LLVM's vectorizer.
 
 from __future__ import annotations
 
+import functools
 from itertools import product
 
-from egglog import Vec, eq, i64, rewrite, ruleset
+from egglog import Ruleset, Vec, eq, i64, rewrite, ruleset
 
 from egglog_tensor.ir import WITH_LANES, Tensor, fuse_rows, fuse_rows_tiled, shape_of
 from egglog_tensor.lowering import lanes, rows
@@ -35,48 +37,49 @@ from egglog_tensor.lowering.tiling import register_tile, simd_lanes
 from egglog_tensor.target import Target
 
 
-def candidates(itemsize: int = 4, target: Target | None = None) -> list[tuple[int, int, int]]:
-    """Cache-tile candidates (TM, TN, TK) for `target` (default: this machine): TK from L1 (half of it
-    for the B micro-panel, or a power of two that often divides k, so B can be packed), TM from L2."""
-    c = target or Target.host()
-    mr, nr = register_tile(itemsize, c)
-    tk_full = max(8, c.l1 // 2 // (nr * itemsize) // 8 * 8)
-    tks = sorted({tk_full // 2, tk_full} | {t for t in (64, 128, 256) if (nr + mr) * t * itemsize <= c.l1})
-    tms = sorted({t for t in (64, 128, 256, 512) if t * tk_full * itemsize <= c.l2 // 3} or {64})
+def candidates(itemsize: int, target: Target) -> list[tuple[int, int, int]]:
+    """Cache-tile candidates (TM, TN, TK) for `target`: TK from L1 (half of it for the B micro-panel,
+    or a power of two that often divides k, so B can be packed), TM from L2."""
+    mr, nr = register_tile(itemsize, target)
+    tk_full = max(8, target.l1 // 2 // (nr * itemsize) // 8 * 8)
+    tks = sorted({tk_full // 2, tk_full} | {t for t in (64, 128, 256) if (nr + mr) * t * itemsize <= target.l1})
+    tms = sorted({t for t in (64, 128, 256, 512) if t * tk_full * itemsize <= target.l2 // 3} or {64})
     tns = [2 * nr, 4 * nr, 8 * nr, 16 * nr]
     return list(product(tms, tns, tks))
 
 
-tiling = ruleset(name="tiling")
+@functools.cache
+def tiling_rules(target: Target) -> Ruleset:
+    """The tiling ruleset for `target`: its cache tiles, row blocks and reduction lanes."""
+    tiling = ruleset(name="tiling")
 
+    @tiling.register
+    def _tiles(a: Tensor, b: Tensor, s: Vec[i64], u: Vec[i64]) -> object:
+        """Each candidate for the matmuls it is distinct for: a tile larger than its loop is clipped to
+        the loop, so of the candidates past a loop's extent only the smallest is offered (a 50x40 @
+        40x30 product gets one candidate, not every one: fewer e-nodes, a faster optimizer)."""
+        cands = candidates(4, target)
+        values = [sorted({c[d] for c in cands}) for d in range(3)]
+        for rank in (2, 3):  # a matmul, a batch_matmul (each product of the batch)
+            extents = (s[rank - 2], u[rank - 1], s[rank - 1])  # m, n, k
+            for tiles in cands:
+                fits = [extent > i64(max(smaller)) for extent, t, v in zip(extents, tiles, values, strict=True)
+                        if (smaller := [w for w in v if w < t])]
+                yield rewrite(a @ b).to(
+                    a.matmul_tiled(b, Vec[i64](*(i64(t) for t in tiles))),
+                    eq(shape_of(a)).to(s), eq(s.length()).to(i64(rank)), eq(shape_of(b)).to(u),
+                    eq(u.length()).to(i64(rank)), *fits,
+                )
 
-@tiling.register
-def _tiles(a: Tensor, b: Tensor, s: Vec[i64], u: Vec[i64]) -> object:
-    """Each candidate for the matmuls it is distinct for: a tile larger than its loop is clipped to
-    the loop, so of the candidates past a loop's extent only the smallest is offered (a 50x40 @
-    40x30 product gets one candidate, not every one: fewer e-nodes, a faster optimizer)."""
-    cands = candidates()
-    values = [sorted({c[d] for c in cands}) for d in range(3)]
-    for rank in (2, 3):  # a matmul, a batch_matmul (each product of the batch)
-        extents = (s[rank - 2], u[rank - 1], s[rank - 1])  # m, n, k
-        for tiles in cands:
-            fits = [extent > i64(max(smaller)) for extent, t, v in zip(extents, tiles, values, strict=True)
-                    if (smaller := [w for w in v if w < t])]
-            yield rewrite(a @ b).to(
-                a.matmul_tiled(b, Vec[i64](*(i64(t) for t in tiles))),
-                eq(shape_of(a)).to(s), eq(s.length()).to(i64(rank)), eq(shape_of(b)).to(u),
-                eq(u.length()).to(i64(rank)), *fits,
-            )
+    @tiling.register
+    def _row_tiles(a: Tensor) -> object:
+        for r in rows.BLOCK_ROWS:
+            yield rewrite(fuse_rows(a)).to(fuse_rows_tiled(a, Vec[i64](i64(r))))
 
+    @tiling.register
+    def _reduction_lanes(x: Tensor, axes: Vec[i64]) -> object:
+        for op, with_lanes in WITH_LANES.items():
+            for vectors in lanes.ACCUMULATORS:
+                yield rewrite(getattr(x, op)(axes)).to(with_lanes(x, axes, i64(vectors * simd_lanes(4, target))))
 
-@tiling.register
-def _row_tiles(a: Tensor) -> object:
-    for r in rows.BLOCK_ROWS:
-        yield rewrite(fuse_rows(a)).to(fuse_rows_tiled(a, Vec[i64](i64(r))))
-
-
-@tiling.register
-def _reduction_lanes(x: Tensor, axes: Vec[i64]) -> object:
-    for op, with_lanes in WITH_LANES.items():
-        for vectors in lanes.ACCUMULATORS:
-            yield rewrite(getattr(x, op)(axes)).to(with_lanes(x, axes, i64(vectors * simd_lanes(4))))
+    return tiling

@@ -11,7 +11,8 @@ import pytest
 from egglog_tensor.errors import CompileError, KernelArgumentError
 from egglog_tensor.target import Target
 from egglog_tensor.lowering.llvm import LoadedModule, load_llvm_ir
-from egglog_tensor.lowering.pipelines import PIPELINES, lower_to_llvm_ir, run_pipeline
+from egglog_tensor.lowering.pipelines import NAMES, lower_to_llvm_ir, pipeline_for, resolve_target, run_pipeline
+from egglog_tensor.target import Target
 from egglog_tensor.runtime import ArgType, NativeFunction, describe, element_strides
 
 MLIR_TYPES = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64", "bool": "i8"}  # NumPy bools are bytes; i1 only inside bodies
@@ -56,8 +57,8 @@ def elementwise_kernel(shape: tuple[int, ...], element: str, body: list[str], n_
 @functools.cache
 def compile_module(mlir_text: str, pipeline: str) -> tuple[LoadedModule, tuple[tuple[str, str], ...]]:
     """Lower, translate and JIT-load a module (cached: many tests share kernels)."""
-    stages = run_pipeline(mlir_text, PIPELINES[pipeline])
-    return load_llvm_ir(lower_to_llvm_ir(stages[-1][1])), tuple(stages)
+    stages = run_pipeline(mlir_text, pipeline_for(resolve_target(pipeline)))
+    return load_llvm_ir(lower_to_llvm_ir(stages[-1][1]), Target.host()), tuple(stages)
 
 
 def native(mlir_text: str, pipeline: str, arg_types: list[ArgType]) -> NativeFunction:
@@ -108,7 +109,7 @@ def views(shape: tuple[int, ...], dtype: str, rng: np.random.Generator) -> dict[
     return out
 
 
-@pytest.mark.parametrize("pipeline", sorted(PIPELINES))
+@pytest.mark.parametrize("pipeline", sorted(NAMES))
 @pytest.mark.parametrize("dtype", sorted(BINARY))
 @pytest.mark.parametrize("shape", [(5, 7), (3, 4, 2), (6,), (), (0, 3)])
 def test_elementwise_any_layout(pipeline: str, dtype: str, shape: tuple[int, ...]) -> None:
@@ -198,7 +199,7 @@ func.func @kernel(%a: memref<37x19xf32, strided<[?, ?], offset: ?>>, %b: memref<
 """
 
 
-@pytest.mark.parametrize("pipeline", sorted(PIPELINES))
+@pytest.mark.parametrize("pipeline", sorted(NAMES))
 def test_matmul_relu(pipeline: str) -> None:
     types = [ArgType("float32", (37, 19)), ArgType("float32", (19, 23)), ArgType("float32", (37, 23), writable=True)]
     function = native(MATMUL, pipeline, types)
@@ -235,7 +236,7 @@ def test_math_ops(op: str, dtype: str) -> None:
     x = rng.uniform(-4, 4, 1000).astype(dtype)
     y = rng.uniform(0.1, 5, 1000).astype(dtype)
     expected = reference(x.astype(np.float64), y.astype(np.float64))
-    for pipeline in sorted(PIPELINES):
+    for pipeline in sorted(NAMES):
         out = np.full(1000, np.nan, dtype)
         native(text, pipeline, types)(x, y, out)
         np.testing.assert_allclose(out, expected, rtol=1e-6, atol=1e-6 if op in ("sin", "cos") else 0, err_msg=pipeline)
@@ -259,7 +260,7 @@ def test_openmp_large_parallel_loop() -> None:
 def test_loaded_module_keeps_every_stage() -> None:
     text = elementwise_kernel((64,), "f32", BINARY["float32"][0], n_inputs=2)
     module, stages = compile_module(text, "cpu")
-    assert [name for name, _ in stages] == [stage.name for stage in PIPELINES["cpu"].stages]
+    assert [name for name, _ in stages] == [stage.name for stage in pipeline_for(resolve_target("cpu")).stages]
     text_of = dict(stages)  # the "tile" stage comes first and has nothing to do without a contraction
     assert text_of["tile"] == text and "tensor<" not in text_of["bufferize"] and "linalg.generic" in text_of["bufferize"]
     assert "scf.for" in text_of["loops"] and "linalg." not in text_of["loops"] and "llvm.func @_mlir_ciface_kernel" in stages[-1][1]

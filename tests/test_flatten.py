@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.lowering import nontemporal
+from egglog_tensor.target import Target
 
 
 def gelu(x):
@@ -59,14 +60,14 @@ def test_broadcasts_transposes_and_strided_views_keep_their_loop_nest(target: st
 
 
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
-def test_flattened_large_outputs_still_stream(monkeypatch, target: str) -> None:
+def test_flattened_large_outputs_still_stream(target: str) -> None:
     """The collapsed view of a large output (made outside the versioned nest on one thread) is
     shown aligned too, so the flat loop's vector stores are non-temporal; rows of 1001 floats
     (never whole cache lines) stream as one flat run (on two threads, chunks of 64 rows: each
     starts on a cache line); aligned and misaligned out= both correct."""
-    monkeypatch.setattr(nontemporal, "min_bytes", lambda: 1 << 16)
+    machine = replace(Target.host(), l3=4 << 16)  # outputs from 64 KiB stream (nontemporal.min_bytes)
     a = np.random.default_rng(3).standard_normal((128, 1001)).astype(np.float32)
-    kernel = et.kernel(lambda x: x * 3 + x * x, target=target, threads=2)
+    kernel = et.kernel(lambda x: x * 3 + x * x, target=replace(machine, name=target), threads=2)
     comp = kernel.inspect(a)
     assert "collapse_shape" in comp.stage("flatten") and "vmovnt" in comp.stage("asm")
     want = a * 3 + a * a

@@ -21,9 +21,11 @@ from egglog_tensor.lowering.lanes import ACCUMULATORS, annotation
 from egglog_tensor.lowering.tiling import simd_lanes
 from egglog_tensor.rulesets import algebra, fusion, layout
 from egglog_tensor.spec import ArgSpec
+from egglog_tensor.target import Target
 from strategies import make_array, seeds
 
-VF = simd_lanes(4)
+HOST = Target.host()
+VF = simd_lanes(4, HOST)
 rng = np.random.default_rng(1)
 
 
@@ -59,7 +61,7 @@ def test_lanes_are_chosen_where_they_save_time(target: str) -> None:
     found = re.search(r"\.sum_lanes\(Vec\(0, 1\), (\d+)\)", comp.extracted_term)
     assert found, comp.extracted_term
     lanes = int(found.group(1))
-    assert reduce_slowdown(100, lanes, 4) == min(reduce_slowdown(100, c * VF, 4) for c in ACCUMULATORS) < reduce_slowdown(100, None, 4)
+    assert reduce_slowdown(100, lanes, 4, HOST) == min(reduce_slowdown(100, c * VF, 4, HOST) for c in ACCUMULATORS) < reduce_slowdown(100, None, 4, HOST)
     assert f"et.lanes = {lanes} : i64" in comp.stage("linalg")
     assert "convert_to_loops" in comp.stage("lanes-script")
     assert all(m in comp.stage("llvm-ir") for m in metadata(lanes))
@@ -121,4 +123,4 @@ def test_bad_lanes_are_a_compile_error() -> None:
     x = Tensor.arg("x", Vec[i64](i64(8), i64(8)), DType.float32, Layout.C)
     term = Program(Vec[Tensor](x.max_lanes(Vec[i64](i64(1)), i64(0))))
     with pytest.raises(CompileError, match=r"max_lanes: lanes must be >= 1, got 0"):
-        emit(from_term(term), ["x"], [ArgSpec((8, 8), "float32", "C")])
+        emit(from_term(term), ["x"], [ArgSpec((8, 8), "float32", "C")], HOST)

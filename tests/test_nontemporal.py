@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 import egglog_tensor as et
 from egglog_tensor.lowering import nontemporal
+from egglog_tensor.lowering.pipelines import resolve_target
+from egglog_tensor.target import Target
 
 TARGETS = ["cpu", "cpu-openmp"]
 SMALL = 1 << 16  # a streaming threshold that lets test arrays of a few hundred KiB stream
+
+
+def small_l3(name: str) -> Target:
+    """This machine under pipeline `name` (two threads), with an L3 small enough that outputs of
+    SMALL bytes stream (nontemporal.min_bytes: a quarter of L3)."""
+    return resolve_target(replace(Target.host(), name=name, threads=2, l3=4 * SMALL))
 
 
 def _placed_like(array: np.ndarray, skew: int) -> np.ndarray:
@@ -25,16 +35,16 @@ def _affine(a, b):
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
-def test_large_arithmetic_outputs_are_streamed(monkeypatch, target: str, dtype) -> None:
+def test_large_arithmetic_outputs_are_streamed(target: str, dtype) -> None:
     """The loop nest is versioned on the output's alignment; the aligned copy's vector stores are
     non-temporal; results are NumPy's bit for bit in an aligned (pool) and a misaligned output."""
-    monkeypatch.setattr(nontemporal, "min_bytes", lambda: SMALL)
+    target = small_l3(target)
     rng = np.random.default_rng(1)
     a = (rng.standard_normal((256, 512)) * 100).astype(dtype)
     b = (rng.standard_normal(512) * 100).astype(dtype)
     kernel = et.kernel(_affine, target=target)
     comp = kernel.inspect(a, b)
-    loops = comp.stage("parallel-loops" if target == "cpu-openmp" else "loops")
+    loops = comp.stage("parallel-loops" if target.name == "cpu-openmp" else "loops")
     assert "scf.if" in loops and loops.count("{nontemporal = true}") == 1
     streams = comp.stage("llvm-ir-optimized").count(", !nontemporal ")
     assert streams and f"streaming stores: {streams} non-temporal vector stores" in comp.summary()
@@ -48,14 +58,14 @@ def test_large_arithmetic_outputs_are_streamed(monkeypatch, target: str, dtype) 
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_rows_not_whole_cache_lines_stay_plain_and_correct(monkeypatch, target: str) -> None:
+def test_rows_not_whole_cache_lines_stay_plain_and_correct(target: str) -> None:
     """Rows of 1001 floats: LLVM cannot prove the vector stores aligned, so none is non-temporal."""
-    monkeypatch.setattr(nontemporal, "min_bytes", lambda: SMALL)
+    target = small_l3(target)
     a = np.random.default_rng(2).standard_normal((129, 1001), dtype=np.float32)
     b = np.float32(0.5) * a[0]
     kernel = et.kernel(_affine, target=target)
     comp = kernel.inspect(a, b)
-    assert "{nontemporal = true}" in comp.stage("parallel-loops" if target == "cpu-openmp" else "loops")
+    assert "{nontemporal = true}" in comp.stage("parallel-loops" if target.name == "cpu-openmp" else "loops")
     assert "vmovnt" not in comp.stage("asm")
     np.testing.assert_array_equal(kernel(a, b), a * 3 + b)
 
@@ -67,7 +77,7 @@ def _horner(x, degree):
     return acc
 
 
-def test_compute_bound_loops_small_outputs_and_read_outputs_keep_plain_stores(monkeypatch) -> None:
+def test_compute_bound_loops_small_outputs_and_read_outputs_keep_plain_stores() -> None:
     """Not streamed: a loop calling vector math (libmvec's sin) or doing more than MAX_WORK ops per
     store (a Horner polynomial of degree 40: 80 ops), an output below the threshold, and an output
     the nest also reads (a column sum accumulating in it). Streamed: loops up to MAX_WORK (a Horner
@@ -75,12 +85,12 @@ def test_compute_bound_loops_small_outputs_and_read_outputs_keep_plain_stores(mo
     a = np.random.default_rng(3).standard_normal((8, 32768), dtype=np.float32)
     small = et.kernel(_affine, target="cpu").inspect(a[:, :64], a[0, :64])
     assert "nontemporal" not in small.stage("loops") and "scf.if" not in small.stage("loops")
-    monkeypatch.setattr(nontemporal, "min_bytes", lambda: SMALL)
+    cpu = small_l3("cpu")
     for fn in (lambda x: _horner(x, 6), lambda x: np.exp(x) * 2, lambda x: 0.5 * x * (1 + np.tanh(x + 0.04 * x * x * x))):
-        assert "{nontemporal = true}" in et.kernel(fn, target="cpu").inspect(a).stage("loops")
+        assert "{nontemporal = true}" in et.kernel(fn, target=cpu).inspect(a).stage("loops")
     for fn, want in ((lambda x: np.sin(x) * 2, np.sin(a) * 2), (lambda x: _horner(x, 40), _horner(a, 40)),
                      (lambda x: x.sum(axis=0), a.sum(axis=0))):
-        kernel = et.kernel(fn, target="cpu")
+        kernel = et.kernel(fn, target=cpu)
         comp = kernel.inspect(a)
         assert "nontemporal" not in comp.stage("loops") and "vmovnt" not in comp.stage("asm")
         np.testing.assert_allclose(kernel(a), want, rtol=1e-5)
@@ -90,7 +100,7 @@ def test_outputs_larger_than_the_last_level_cache_stream_unless_turned_off() -> 
     """At the host's real thresholds (an output of a quarter of its L3, in a kernel moving at least
     the whole L3), with the default target; a kernel moving less keeps plain stores, and so does
     streaming=False (the emitted function says so, and the guard removes the mark)."""
-    rows = 2 * nontemporal.min_bytes() // (4 * 4096)
+    rows = 2 * nontemporal.min_bytes(Target.host()) // (4 * 4096)
     assert "vmovnt" not in et.kernel(lambda x: x * 0.5 - 1.0).inspect(np.zeros((rows - 1, 4096), np.float32)).stage("asm")
     a = np.arange(rows * 4096, dtype=np.float32).reshape(rows, 4096)
     want = a * np.float32(0.5) - np.float32(1.0)
@@ -126,10 +136,10 @@ def test_mark_makes_only_marked_vector_stores_aligned_to_their_width_nontemporal
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_a_loop_storing_what_calls_computed_elsewhere_streams(monkeypatch, target: str) -> None:
+def test_a_loop_storing_what_calls_computed_elsewhere_streams(target: str) -> None:
     """Softmax's rows: exp runs in one loop (into a block buffer), the division by the row sums
     stores the output in another, which streams."""
-    monkeypatch.setattr(nontemporal, "min_bytes", lambda: SMALL)
+    target = small_l3(target)
     x = np.random.default_rng(4).standard_normal((256, 1024), dtype=np.float32)
 
     def softmax(x):
@@ -138,19 +148,19 @@ def test_a_loop_storing_what_calls_computed_elsewhere_streams(monkeypatch, targe
 
     kernel = et.kernel(softmax, target=target)
     comp = kernel.inspect(x)
-    assert "{nontemporal = true}" in comp.stage("parallel-loops" if target == "cpu-openmp" else "loops")
+    assert "{nontemporal = true}" in comp.stage("parallel-loops" if target.name == "cpu-openmp" else "loops")
     assert "vmovntps" in comp.stage("asm")
     np.testing.assert_allclose(kernel(x), softmax(x), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_several_outputs_stream_when_all_their_addresses_are_aligned(monkeypatch, target: str) -> None:
+def test_several_outputs_stream_when_all_their_addresses_are_aligned(target: str) -> None:
     """Two results written by one loop nest: the streaming copy runs only if both are aligned;
     any mix of aligned and misaligned outputs gives NumPy's results."""
-    monkeypatch.setattr(nontemporal, "min_bytes", lambda: SMALL)
+    target = small_l3(target)
     a = np.random.default_rng(5).standard_normal((256, 512), dtype=np.float32)
     kernel = et.kernel(lambda a: (a * 2, a - 1), target=target)
-    loops = kernel.inspect(a).stage("parallel-loops" if target == "cpu-openmp" else "loops")
+    loops = kernel.inspect(a).stage("parallel-loops" if target.name == "cpu-openmp" else "loops")
     assert loops.count("{nontemporal = true}") == 2 and loops.count("llvm.inline_asm") == 2
     for skews in ((0, 0), (0, 1), (1, 0)):
         outs = tuple(_placed_like(a, skew) for skew in skews)

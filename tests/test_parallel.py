@@ -9,13 +9,15 @@ registers (and libmvec calls) in the assembly.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 import egglog_tensor as et
 from egglog_tensor.lowering import parallel, tiling
-from egglog_tensor.lowering.pipelines import cpu_openmp, default_threads, pipeline_for
+from egglog_tensor.lowering.pipelines import pipeline_for, resolve_target
+from egglog_tensor.target import Target, default_threads
 
 rng = np.random.default_rng(11)
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
@@ -214,9 +216,11 @@ def test_asm_of_parallel_region_uses_vector_registers() -> None:
 
 # --- options -------------------------------------------------------------------------------------
 def test_threads_option_is_compiled_in_and_keyed() -> None:
-    assert kern(ew_chain, 3).options.threads == 3 and kern(ew_chain, 2).options != kern(ew_chain, 3).options
-    assert et.kernel(ew_chain, target="cpu", threads=3).options.threads == 1  # no effect on cpu
-    assert cpu_openmp(2) is pipeline_for("cpu-openmp", 2) and cpu_openmp(2) is not cpu_openmp(3)
+    assert kern(ew_chain, 3).options.target.threads == 3 and kern(ew_chain, 2).options != kern(ew_chain, 3).options
+    assert et.kernel(ew_chain, target="cpu", threads=3).options.target.threads == 1  # no effect on cpu
+    two, three = resolve_target("cpu-openmp", 2), resolve_target("cpu-openmp", 3)
+    assert pipeline_for(two) is pipeline_for(resolve_target("cpu-openmp", 2)) and pipeline_for(two) is not pipeline_for(three)
+    assert "num-threads=3" in str([s.passes for s in pipeline_for(three).stages])
     with pytest.raises(ValueError, match="threads"):
         et.kernel(ew_chain, threads=0)
 
@@ -224,9 +228,9 @@ def test_threads_option_is_compiled_in_and_keyed() -> None:
 def test_default_threads_and_target(monkeypatch) -> None:
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     assert default_threads() == 3
-    assert et.kernel(ew_chain).options.target == "cpu-openmp" and et.kernel(ew_chain).options.threads == 3
+    assert et.kernel(ew_chain).options.target == resolve_target("cpu-openmp", 3) == replace(Target.host(), name="cpu-openmp", threads=3)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    assert et.kernel(ew_chain).options.target == "cpu"
+    assert et.kernel(ew_chain).options.target.name == "cpu"
     monkeypatch.delenv("OMP_NUM_THREADS")
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2, 3})
     assert default_threads() == 4
@@ -254,6 +258,7 @@ func.func @f(%a: tensor<3x40001xf32>, %r: tensor<3xf32>, %c: tensor<40001xf32>) 
   return %0, %1 : tensor<3xf32>, tensor<40001xf32>
 }""")
         rows, cols = tiling.linalg_ops(m)
-        assert parallel.choose(rows, 2).num_threads == (2, 0)  # 3 rows: uneven but the only parallel loop
-        assert parallel.choose(cols, 2).num_threads == (0, 2)
-        assert parallel.choose(cols, 1) is None
+        two, one = resolve_target("cpu-openmp", 2), resolve_target("cpu-openmp", 1)
+        assert parallel.choose(rows, two).num_threads == (2, 0)  # 3 rows: uneven but the only parallel loop
+        assert parallel.choose(cols, two).num_threads == (0, 2)
+        assert parallel.choose(cols, one) is None

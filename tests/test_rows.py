@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import re
@@ -16,12 +18,16 @@ from egglog_tensor.cost import TensorCostModel, reduce_slowdown, rows_slowdown
 from egglog_tensor.errors import CompileError
 from egglog_tensor.ir import DType, Layout, Program, Tensor, exp, from_term, fuse_rows, fuse_rows_tiled
 from egglog_tensor.lowering.emit import emit
-from egglog_tensor.target import Target
+from egglog_tensor.target import NAMED, Target
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.rulesets import algebra, fusion, layout
 from strategies import check, make_array, seeds, with_layout
 from test_golden import filecheck
 from test_golden_fusion import naive_softmax as softmax
+
+HOST = Target.host()
+AVX512 = NAMED["avx512"]  # the cost model's functions priced for one machine, whatever the host
+TWO = replace(AVX512, name="cpu-openmp", threads=2)
 
 
 def layernorm(x, g):
@@ -98,7 +104,7 @@ def test_not_chosen_without_row_reductions() -> None:
 def _cost(program: Program) -> float:
     egraph = EGraph()
     egraph.register(program)
-    _, cost = egraph.extract(program, include_cost=True, cost_model=TensorCostModel())
+    _, cost = egraph.extract(program, include_cost=True, cost_model=TensorCostModel(HOST))
     return cost.total
 
 
@@ -112,7 +118,7 @@ def test_cost_of_row_fusion() -> None:
     out = e / e.sum(Vec[i64](i64(1))).reshape(Vec[i64](i64(n), i64(1)))
     tiles = Vec[i64](i64(64))
     plain, fused = _cost(Program(Vec[Tensor](out))), _cost(Program(Vec[Tensor](fuse_rows_tiled(out, tiles))))
-    one_pass = n * m * 4 / TensorCostModel().machine.bandwidth_gbs
+    one_pass = n * m * 4 / TensorCostModel(HOST).machine.bandwidth_gbs
     assert plain - fused > 1.5 * one_pass
     col = exp(x - x.max(Vec[i64](i64(0))))
     assert _cost(Program(Vec[Tensor](fuse_rows(col)))) >= _cost(Program(Vec[Tensor](col)))
@@ -156,8 +162,8 @@ def test_row_tiles_and_lanes_are_chosen_in_the_term_and_reach_llvm() -> None:
     assert f"tile_sizes [{block}, 0]" in comp.stage("rows-script")
     lanes = {int(v) for v in re.findall(r"\.(?:max|sum)_lanes\(Vec\(1\), (\d+)\)", term)}
     vf = Target.host().simd // 4
-    best = min((k * vf for k in (1, 2, 4, 8)), key=lambda n: reduce_slowdown(100, n, 4))
-    assert reduce_slowdown(100, best, 4) < reduce_slowdown(100, None, 4)
+    best = min((k * vf for k in (1, 2, 4, 8)), key=lambda n: reduce_slowdown(100, n, 4, HOST))
+    assert reduce_slowdown(100, best, 4, HOST) < reduce_slowdown(100, None, 4, HOST)
     assert len(re.findall(r"\.(?:max|sum)_lanes\(", term)) == 2 and lanes == {best}, term
     assert comp.stage("rows").count("et.lanes") == 2  # the fused clones keep their lanes
     assert comp.stage("lanes-script").count("convert_to_loops") == 2
@@ -168,24 +174,24 @@ def test_row_tiles_and_lanes_are_chosen_in_the_term_and_reach_llvm() -> None:
 
 
 def test_reduce_slowdown_prices_latency_chains_and_remainders() -> None:
-    vf = Target.host().simd // 4
-    one, four = reduce_slowdown(1024, vf, 4), reduce_slowdown(1024, 4 * vf, 4)
+    vf = AVX512.simd // 4
+    one, four = reduce_slowdown(1024, vf, 4, AVX512), reduce_slowdown(1024, 4 * vf, 4, AVX512)
     assert one > 2 * four and four < 1.5  # per reduced element: one chain waits on latency
-    assert reduce_slowdown(1000, 4 * vf, 4) > reduce_slowdown(1000, 2 * vf, 4)  # 1000 % 64 elements one at a time
-    assert reduce_slowdown(4 * vf, 2 * vf, 4) < reduce_slowdown(4 * vf, 4 * vf, 4)  # a short row: combining 4 sums
+    assert reduce_slowdown(1000, 4 * vf, 4, AVX512) > reduce_slowdown(1000, 2 * vf, 4, AVX512)  # 1000 % 64 elements one at a time
+    assert reduce_slowdown(4 * vf, 2 * vf, 4, AVX512) < reduce_slowdown(4 * vf, 4 * vf, 4, AVX512)  # a short row: combining 4 sums
     lanes = [k * vf for k in (1, 2, 4, 8)]
-    assert reduce_slowdown(1000, None, 4) < min(reduce_slowdown(1000, n, 4) for n in lanes)  # LLVM's vectorized remainder
-    assert reduce_slowdown(100, 2 * vf, 4) < reduce_slowdown(100, None, 4)  # 100 = 3 x 32 + 4: two vectors, combined once
+    assert reduce_slowdown(1000, None, 4, AVX512) < min(reduce_slowdown(1000, n, 4, AVX512) for n in lanes)  # LLVM's vectorized remainder
+    assert reduce_slowdown(100, 2 * vf, 4, AVX512) < reduce_slowdown(100, None, 4, AVX512)  # 100 = 3 x 32 + 4: two vectors, combined once
 
 
 def test_rows_slowdown_prices_cache_fit_and_balance() -> None:
     shape = (4096, 1024)
-    rows_fit = Target.host().l2 // 2 // (1024 * 4 * 2)
-    assert rows_slowdown(shape, rows_fit, 4, 2)[0] == 1.0
-    assert rows_slowdown(shape, 2 * rows_fit, 4, 2)[0] > 1.0
-    assert rows_slowdown((96, 64), 64, 4, 2, threads=2)[1] > 1.0  # two blocks, one of them partial
-    assert rows_slowdown((128, 64), 64, 4, 2, threads=2)[1] == 1.0
-    assert rows_slowdown(shape, 2, 4, 2)[2] > rows_slowdown(shape, 64, 4, 2)[2]  # per-block overhead
+    rows_fit = AVX512.l2 // 2 // (1024 * 4 * 2)
+    assert rows_slowdown(shape, rows_fit, 4, 2, AVX512)[0] == 1.0
+    assert rows_slowdown(shape, 2 * rows_fit, 4, 2, AVX512)[0] > 1.0
+    assert rows_slowdown((96, 64), 64, 4, 2, TWO)[1] > 1.0  # two blocks, one of them partial
+    assert rows_slowdown((128, 64), 64, 4, 2, TWO)[1] == 1.0
+    assert rows_slowdown(shape, 2, 4, 2, AVX512)[2] > rows_slowdown(shape, 64, 4, 2, AVX512)[2]  # per-block overhead
 
 
 @settings(max_examples=20, deadline=None)
@@ -207,7 +213,7 @@ def test_bad_row_tiles_are_a_compile_error() -> None:
     x = Tensor.arg("x", Vec[i64](i64(8), i64(8)), DType.float32, Layout.C)
     term = Program(Vec[Tensor](fuse_rows_tiled(exp(x), Vec[i64](i64(0)))))
     with pytest.raises(CompileError, match=r"fuse_rows_tiled: tiles must be Vec\(rows per block >= 1\), got \(0,\)"):
-        emit(from_term(term), ["x"], [ArgSpec((8, 8), "float32", "C")])
+        emit(from_term(term), ["x"], [ArgSpec((8, 8), "float32", "C")], HOST)
 
 
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])

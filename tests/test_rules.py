@@ -20,6 +20,9 @@ from hypothesis.extra import numpy as hnp
 
 import egglog_tensor as et
 from egglog_tensor.rulesets import DEFAULT, FASTMATH
+from egglog_tensor.target import Target
+
+HOST = Target.host()
 
 
 @dataclass(frozen=True)
@@ -255,8 +258,8 @@ def test_tiling_candidates_are_priced_by_shape() -> None:
     from egglog_tensor.cost import tile_slowdown
     from egglog_tensor.rulesets.tiling import candidates
 
-    assert tile_slowdown((512, 512, 512), (128, 128, 192), 4) < tile_slowdown((600, 600, 512), (128, 128, 192), 4)
-    assert candidates() and all(tk * 4 > 0 for _, _, tk in candidates())
+    assert tile_slowdown((512, 512, 512), (128, 128, 192), 4, HOST) < tile_slowdown((600, 600, 512), (128, 128, 192), 4, HOST)
+    assert candidates(4, HOST) and all(tk * 4 > 0 for _, _, tk in candidates(4, HOST))
     a = np.random.default_rng(8).standard_normal((200, 200)).astype(np.float32)
     k = et.kernel(lambda a, b: a @ b)
     comp = k.inspect(a, a)

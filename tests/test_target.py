@@ -3,7 +3,16 @@ and tiling rules' candidates for machines described by a Target of their own."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import egglog_tensor as et
 from egglog_tensor.lowering import tiling
+from egglog_tensor.lowering.llvm import check_runs_here
+from egglog_tensor.lowering.pipelines import resolve_target
 from egglog_tensor.rulesets.tiling import candidates
 from egglog_tensor.target import NAMED, Target, llvm_host
 
@@ -34,3 +43,50 @@ def test_tile_policy_follows_the_target() -> None:
         assert tk * nr * 4 <= target.l1 // 2 and tm * tk * 4 <= target.l2 // 3 and tn == 4 * nr
     assert candidates(4, wide) != candidates(4, narrow)
     assert all(tk * 32 * 4 <= NAMED["avx512"].l1 for _, _, tk in candidates(4, wide))
+
+
+def test_a_kernel_compiles_for_the_target_it_is_given() -> None:
+    """A named AVX2 machine's Target reaches every stage: its tiling rules' candidates in the term,
+    its register tiles in the linalg, ymm code only (on any host that runs AVX2 code), its label in
+    the summary; a Target is part of the options and the compilation cache's key."""
+    avx2 = replace(NAMED["avx2"], name="cpu-openmp", threads=2)
+    a = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)
+    fn = lambda a, b: np.tanh(a @ b) + a.sum(axis=1, keepdims=True)  # noqa: E731
+    k = et.kernel(fn, target=avx2)
+    if NAMED["avx2"].missing_on(Target.host()):
+        with pytest.raises(et.CompileError, match="cannot run on this machine"):
+            k(a, a)
+        return
+    np.testing.assert_allclose(k(a, a), fn(a, a), rtol=1e-4, atol=1e-3)
+    comp = k.inspect(a, a)
+    assert k.options.target == avx2 and "cpu-openmp (2 threads) on znver2" in comp.summary()
+    tm, tn, tk = (int(t) for t in re.search(r"matmul_tiled\(.*?, Vec\((\d+), (\d+), (\d+)\)\)", comp.extracted_term).groups())
+    assert (tm, tn, tk) in candidates(4, NAMED["avx2"])
+    assert "et.vec = [6, 16, 1]" in comp.stage("linalg")  # AVX2's register tile, not the host's
+    assert "zmm" not in comp.stage("asm") and "ymm" in comp.stage("asm")
+    assert et.kernel(fn, target=avx2).options != et.kernel(fn, target=replace(avx2, l2=avx2.l2 * 2)).options
+
+
+def test_code_for_a_cpu_this_machine_lacks_features_of_is_refused() -> None:
+    """Calling code compiled for features the host lacks would die on an illegal instruction: it is
+    a CompileError naming what is missing."""
+    alien = replace(Target.host(), features=Target.host().features + ",+no-such-isa-feature")
+    assert alien.missing_on(Target.host()) == ["no-such-isa-feature"]
+    assert NAMED["avx2"].missing_on(NAMED["avx512"]) == [] and "avx512f" in NAMED["avx512"].missing_on(NAMED["avx2"])
+    with pytest.raises(et.CompileError, match="lacks no-such-isa-feature"):
+        check_runs_here(alien)
+
+
+def test_resolve_target() -> None:
+    """A pipeline name means this machine; threads only apply to cpu-openmp; a Target keeps its own
+    machine and threads unless given; machine= replaces its throughputs; bad values are refused."""
+    host = Target.host()
+    assert resolve_target("cpu", 4) == replace(host, name="cpu", threads=1)
+    assert resolve_target("cpu-openmp", 3) == replace(host, name="cpu-openmp", threads=3)
+    mine = replace(NAMED["avx2"], name="cpu-openmp", threads=5)
+    assert resolve_target(mine) == mine and resolve_target(mine, 2).threads == 2
+    assert resolve_target(mine, machine=et.Machine(gflops=1.0)).machine.gflops == 1.0
+    for bad, message in [(("gpu",), "unknown target 'gpu'"), ((3,), "target must be"), (("cpu", 0), "threads must be"),
+                         (("cpu", None, {}), "machine must be")]:
+        with pytest.raises(ValueError, match=message):
+            resolve_target(*bad)

@@ -82,6 +82,8 @@ _FORK_WHILE_LLVMLITE_IS_BUSY = """
 import threading, time
 from llvmlite.binding import ffi
 from egglog_tensor.lowering.llvm import _codegen
+from egglog_tensor.target import Target
+host = Target.host()
 held = threading.Event()
 
 def hold():
@@ -92,7 +94,7 @@ def hold():
 thread = threading.Thread(target=hold)
 thread.start()
 held.wait()
-object_code, asm = _codegen("define i32 @f() {\\n  ret i32 1\\n}\\n")  # forks its code generator now
+object_code, asm = _codegen("define i32 @f() {\\n  ret i32 1\\n}\\n", host)  # forks its code generator now
 thread.join()
 print("generated", len(object_code) > 0, "f:" in asm)
 """

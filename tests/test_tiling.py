@@ -16,6 +16,7 @@ import egglog_tensor as et
 from egglog_tensor.errors import CompileError
 from egglog_tensor.ir import Tensor
 from egglog_tensor.lowering import tiling
+from egglog_tensor.lowering.pipelines import resolve_target
 from egglog_tensor.target import Target, read_caches
 from egglog_tensor.rulesets import algebra, fusion, layout
 
@@ -92,7 +93,7 @@ def _vecmat_foralls(n: int, k: int, itemsize: int, threads: int) -> list[str]:
     over the S parts of a split k (k blocks of `choose_tiles`, else `_k_split` rows), a thread's
     ceil(S / threads) parts at a time; else over column blocks of y, one per thread, rounded to
     the vector width by `_divisor_tile`. A forall of one iteration folds away: none."""
-    tiles = tiling.choose_tiles("linalg.vecmat", (n, k), itemsize)
+    tiles = tiling.choose_tiles("linalg.vecmat", (n, k), itemsize, Target.host())
     (tk, (nv, kr)) = tiles.tiles[1], tiles.vec
     parallel = n * k >= tiling.MIN_WORK
     blocks = k // tk if tk and k % tk == 0 else 1
@@ -116,7 +117,7 @@ def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
     of more than 256 rows is summed in blocks of rows (`k_block`), one partial y each, on any
     number of threads."""
     x, a = _args([(k,), (k, n)], dtype)
-    tk = tiling.choose_tiles("linalg.vecmat", (n, k), np.dtype(dtype).itemsize).tiles[1]
+    tk = tiling.choose_tiles("linalg.vecmat", (n, k), np.dtype(dtype).itemsize, Target.host()).tiles[1]
     for threads in (1, 2):
         kernel = et.kernel(lambda x, a: x @ a, target="cpu-openmp", threads=threads)
         got, comp = kernel(x, a), kernel.inspect(x, a)
@@ -237,7 +238,7 @@ def test_pinned_tiles_smaller_than_the_register_tile_shrink_it(fn, tiles, target
     register tile is clipped to the cache tile."""
     a, b = _args([(64, 64), (64, 64)], np.float32)
     k = et.kernel(fn, target=target, rules=pinned_tiles(*tiles))
-    mr, nr = tiling.register_tile(4)
+    mr, nr = tiling.register_tile(4, Target.host())
     vec = (min(mr, tiles[0]), min(nr, tiles[1]), 1)
     assert f"et.vec = [{vec[0]}, {vec[1]}, 1]" in k.inspect(a, b).stage("linalg")
     np.testing.assert_allclose(k(a, b), fn(a, b), rtol=1e-4, atol=1e-4)
@@ -326,8 +327,8 @@ def test_padding_keeps_inf_and_nan_where_numpy_has_them(dtype) -> None:
 
 def test_padding_is_priced_as_the_work_it_adds() -> None:
     from egglog_tensor.cost import tile_slowdown
-    aligned = tile_slowdown((1008, 1024, 1024), (504, 512, 256), 4)
-    assert tile_slowdown((1004, 1024, 1024), (512, 512, 256), 4) == pytest.approx(aligned * 1008 / 1004)
+    aligned = tile_slowdown((1008, 1024, 1024), (504, 512, 256), 4, Target.host())
+    assert tile_slowdown((1004, 1024, 1024), (512, 512, 256), 4, Target.host()) == pytest.approx(aligned * 1008 / 1004)
     assert tiling.padded_loops("linalg.matmul", (1004, 1000, 1000), (8, 32, 1)) == (1008, 1000, 1000)
     assert tiling.padded_loops("linalg.matmul", (1000, 1001, 999), (8, 32, 1)) is None  # rows aligned
     assert tiling.padded_loops("linalg.matmul", (17, 3, 33), (8, 32, 1)) is None  # too small to pay
@@ -353,7 +354,7 @@ def test_last_column_tile_width_is_that_of_each_column_block(monkeypatch, target
     n % nr: 80 = 2 x 40 columns, 40 = 32 + 8 (n % nr = 16); 500 = 15 x 32 + 20 keeps its mask (n % nr
     = 8 failed to vectorize a 20-wide tile); 48 = 32 + 16 (n % nr = 0: the column loop was not even
     peeled, every tile masked)."""
-    _forced_tiles(monkeypatch, (16, tn, 64))
+    target = _forced_tiles(monkeypatch, (16, tn, 64), target)
     a, b = rng.standard_normal((48, 128), np.float32), rng.standard_normal((128, n), np.float32)
     kernel = et.kernel(lambda a, b: a @ b, target=target)
     np.testing.assert_allclose(kernel(a, b), a @ b, rtol=1e-4, atol=1e-4)
@@ -490,23 +491,28 @@ PACKED = [
 ]
 
 
-def _forced_tiles(monkeypatch, tiles) -> None:
-    """Matmuls get cache tiles `tiles` and the register tile of a 64-byte SIMD machine (8 x 32 for
-    4-byte elements); the tile stage sees the SMALL caches. Misaligned shapes keep their partial
-    blocks and remainder tiles (no padding: that path is tested on its own)."""
+def on(machine: Target, name: str) -> Target:
+    """`machine` under the pipeline `name` (cpu-openmp on two threads)."""
+    return resolve_target(replace(machine, name=name, threads=2))
+
+
+def _forced_tiles(monkeypatch, tiles, name: str) -> Target:
+    """The SMALL machine under pipeline `name`, its matmuls given cache tiles `tiles` and the register
+    tile of a 64-byte SIMD machine (8 x 32 for 4-byte elements). Misaligned shapes keep their
+    partial blocks and remainder tiles (no padding: that path is tested on its own)."""
     tag = tiling.tag
     monkeypatch.setattr(tiling, "PAD_MIN_WORK", 2**62)
-    monkeypatch.setattr(tiling, "tag", lambda op, target=None, cache_tiles=None: tag(op, SMALL, tiles))
-    monkeypatch.setattr(Target, "host", staticmethod(lambda: SMALL))
+    monkeypatch.setattr(tiling, "tag", lambda op, target, cache_tiles=None: tag(op, target, tiles))
+    return on(SMALL, name)
 
 
-def _forced_matmul_tiles(monkeypatch, target: Target = SMALL, tiles: tuple[int, int, int] = (16, 64, 64)) -> None:
-    """2-D matmuls get cache tiles `tiles` (other contractions their defaults); every stage sees
-    `target` as the host (Target.host: the one place the compiler asks)."""
+def _forced_matmul_tiles(monkeypatch, name: str, machine: Target = SMALL, tiles: tuple[int, int, int] = (16, 64, 64)) -> Target:
+    """`machine` under pipeline `name`, its 2-D matmuls given cache tiles `tiles` (other contractions
+    their defaults)."""
     tag = tiling.tag
-    monkeypatch.setattr(tiling, "tag", lambda op, target_=None, cache_tiles=None: tag(
+    monkeypatch.setattr(tiling, "tag", lambda op, target, cache_tiles=None: tag(
         op, target, tiles if op.operation.name == "linalg.matmul" else None))
-    monkeypatch.setattr(Target, "host", staticmethod(lambda: target))
+    return on(machine, name)
 
 
 def _allocs(tiled: str) -> list[str]:
@@ -524,11 +530,11 @@ def _buffers(bufferized: str) -> list[str]:
 @pytest.mark.parametrize(("mkn", "tiles", "packed", "panels"), PACKED, ids=[f"{m}x{k}x{n}-{t[1]}" for (m, k, n), t, *_ in PACKED])
 def test_packed_blocks_match_numpy(monkeypatch, target, dtype, mkn, tiles, packed, panels) -> None:
     m, k, n = mkn
-    _forced_tiles(monkeypatch, tiles)
+    target = _forced_tiles(monkeypatch, tiles, target)
     _check(lambda a, b: a @ b, [(m, k), (k, n)], dtype, target)
     if np.dtype(dtype).itemsize != 4:  # B panels TK x 16 (nr is two vectors), other strides: only the numbers are checked
         return
-    assert tiling.packing((m, n, k), tiles, (8, 32, 1), 4) == set(packed)
+    assert tiling.packing((m, n, k), tiles, (8, 32, 1), 4, SMALL) == set(packed)
     comp = et.kernel(lambda a, b: a @ b, target=target).inspect(*_args([(m, k), (k, n)], dtype))
     tiled = comp.stage("tile")
     if panels:  # the packs are transposes into tensors bufferization allocates, C's block too: no copy
@@ -570,7 +576,7 @@ def test_packed_blocks_order(monkeypatch, tmp_path, target) -> None:
     panels are copied once each)."""
     from test_golden import filecheck
 
-    _forced_tiles(monkeypatch, (16, 128, 64))
+    target = _forced_tiles(monkeypatch, (16, 128, 64), target)
     a, b = _args([(16, 256), (256, 256)], np.float32)
     tiled = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b).stage("tile")
     filecheck(tiled, """
@@ -603,7 +609,7 @@ def test_panel_gemm_order(monkeypatch, tmp_path, target) -> None:
     copy and no fill of C, no buffer of C's size."""
     from test_golden import filecheck
 
-    _forced_tiles(monkeypatch, (16, 128, 64))
+    target = _forced_tiles(monkeypatch, (16, 128, 64), target)
     a, b = _args([(48, 256), (256, 256)], np.float32)
     comp = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b)
     filecheck(comp.stage("tile"), """
@@ -650,7 +656,7 @@ def test_b_packed_once_with_an_epilogue_and_a_second_matmul(monkeypatch, target,
     """B packed once where it pays and micro-panels copied under an epilogue, in one kernel: the
     bias + relu matmul keeps its per-block path, the plain one (same tiles) packs B once."""
     m, k, n = mkn
-    _forced_tiles(monkeypatch, (16, 64, 64))
+    target = _forced_tiles(monkeypatch, (16, 64, 64), target)
     fn = lambda a, b, c: (np.maximum(a @ b + c, 0.0), (a * 2.0) @ b)  # noqa: E731
     args = _args([(m, k), (k, n), (n,)], np.float32)
     got, want = et.kernel(fn, target=target)(*args), fn(*args)
@@ -664,7 +670,7 @@ def test_b_packed_once_for_a_temporary_product_too(monkeypatch, target) -> None:
     """A temporary product ((a @ b) @ d) packs B once like a product written to the output (both
     buffers are lent by the caller when large: tests/test_workspace.py); in one kernel with two such
     matmuls with the same tiles, each packs its own B."""
-    _forced_matmul_tiles(monkeypatch)
+    target = _forced_matmul_tiles(monkeypatch, target)
     a, b, c, d = _args([(48, 256), (256, 256), (256, 256), (256, 8)], np.float32)
     chain = lambda a, b, d: (a @ b) @ d  # noqa: E731
     np.testing.assert_allclose(et.kernel(chain, target=target)(a, b, d), chain(a, b, d), rtol=1e-4, atol=1e-2)
@@ -688,7 +694,7 @@ def test_b_packed_once_for_a_temporary_product_too(monkeypatch, target) -> None:
 def test_packed_operands_under_an_epilogue(monkeypatch, target, mkn, tiles, allocs, buffers) -> None:
     """mm + bias + relu: the matmul computed block by block in the epilogue's loop, its operands packed."""
     m, k, n = mkn
-    _forced_tiles(monkeypatch, tiles)
+    target = _forced_tiles(monkeypatch, tiles, target)
     shapes = [(m, k), (k, n), (n,)]
     _check(_bias_relu, shapes, np.float32, target)
     comp = et.kernel(_bias_relu, target=target).inspect(*_args(shapes, np.float32))
@@ -712,11 +718,11 @@ def test_packed_b_tilings_at_the_edges_match_numpy(monkeypatch, dtype, mkn, tile
     """Tilings at the edges of the panel path (`_a_panels`), with B packed once: GEMM, epilogue and
     matvec epilogue compile and match NumPy (exactly, on small integers)."""
     m, k, n = mkn
-    _forced_matmul_tiles(monkeypatch, tiles=tiles)
+    target = _forced_matmul_tiles(monkeypatch, "cpu", tiles=tiles)
     rng = np.random.default_rng(0)
     a, b, c = (rng.integers(-3, 4, shape).astype(dtype) for shape in ((m, k), (k, n), (n,)))
     for fn in (lambda a, b, c: a @ b, _bias_relu, _chain_mv):
-        np.testing.assert_array_equal(et.kernel(fn, target="cpu")(a, b, c), fn(a, b, c).astype(dtype))
+        np.testing.assert_array_equal(et.kernel(fn, target=target)(a, b, c), fn(a, b, c).astype(dtype))
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -733,7 +739,7 @@ def test_panels_at_any_size_match_numpy(monkeypatch, target, dtype, mkn, step) -
     integers); a matvec epilogue keeps its blocks whole (no panels here) and matches too. An inf in A's
     last column and a NaN in B's last row give NaN exactly where NumPy has it: the padding adds 0 * 0."""
     m, k, n = mkn
-    _forced_matmul_tiles(monkeypatch)
+    target = _forced_matmul_tiles(monkeypatch, target)
     rng = np.random.default_rng(0)
     a, b, c = (rng.integers(-3, 4, shape).astype(dtype) for shape in ((m, k), (k, n), (n,)))
     for fn in (lambda a, b, c: a @ b, _bias_relu, _chain_mv):
@@ -790,7 +796,7 @@ def test_matvec_of_a_product_never_stores_the_product(monkeypatch, target, cache
     loop), four column blocks inside each, each a 16 x 64 buffer filled with zeros, computed over four
     k steps and reduced into y; no buffer of the whole product and nothing lent by the caller. The
     register tiles read A's panels (`_a_panels`) or its rows in place (a large L2)."""
-    _forced_matmul_tiles(monkeypatch, caches)
+    target = _forced_matmul_tiles(monkeypatch, target, caches)
     if not panels:
         monkeypatch.setattr(tiling, "PANEL_MIN_WORK", 2**62)
     a, b, x = _args([(48, 256), (256, 256), (256,)], np.float32)
@@ -826,7 +832,7 @@ def test_product_read_otherwise_is_stored(fn, target: str) -> None:
 ], ids=["partial-row-block", "rows-not-whole-tiles", "partial-k-step"])
 def test_matvec_epilogue_with_packed_operands_matches_numpy(monkeypatch, target, dtype, mkn, panels) -> None:
     m, k, n = mkn
-    _forced_matmul_tiles(monkeypatch)
+    target = _forced_matmul_tiles(monkeypatch, target)
     a, b, x = _args([(m, k), (k, n), (n,)], dtype)
     kernel = et.kernel(_chain_mv, target=target)
     got, want = kernel(a, b, x), (a.astype(np.float64) @ b) @ x

@@ -10,7 +10,8 @@ import pytest
 
 from egglog_tensor.errors import CompileError, ToolchainError
 from egglog_tensor.lowering.llvm import load_llvm_ir
-from egglog_tensor.lowering.pipelines import PIPELINES, Pipeline, Stage, lower_to_llvm_ir, run_pipeline
+from egglog_tensor.lowering.pipelines import Pipeline, Stage, lower_to_llvm_ir, pipeline_for, resolve_target, run_pipeline
+from egglog_tensor.target import Target
 from egglog_tensor.toolchain import (
     check_versions,
     load_openmp_runtime,
@@ -42,7 +43,7 @@ def saved_path(message: str) -> Path:
 def test_failing_pass_names_stage_and_saves_input() -> None:
     text = VALID.replace(" restrict :", " :")  # One-Shot Bufferize rejects to_tensor without `restrict`
     with pytest.raises(CompileError) as info:
-        run_pipeline(text, PIPELINES["cpu"])
+        run_pipeline(text, pipeline_for(resolve_target("cpu")))
     message = str(info.value)
     assert "pipeline 'cpu' failed at stage 'bufferize'" in message
     assert "one-shot-bufferize" in message and "without `restrict`" in message
@@ -58,14 +59,14 @@ def test_later_stage_failure_saves_that_stages_input() -> None:
 
 def test_unparsable_module() -> None:
     with pytest.raises(CompileError, match="stage 'parse'") as info:
-        run_pipeline("func.func @f( {", PIPELINES["cpu"])
+        run_pipeline("func.func @f( {", pipeline_for(resolve_target("cpu")))
     assert saved_path(str(info.value)).read_text() == "func.func @f( {"
 
 
 def test_i1_memref_refused_instead_of_aborting() -> None:
     text = VALID.replace("f32", "i1")
     with pytest.raises(CompileError, match="stage 'llvm'.*\n(.*\n)*.*use i8") as info:
-        run_pipeline(text, PIPELINES["cpu"])
+        run_pipeline(text, pipeline_for(resolve_target("cpu")))
     saved_path(str(info.value))
 
 
@@ -91,17 +92,17 @@ def test_stage_abort_becomes_compile_error(target: str) -> None:
     """An assertion in a stage aborts only the forked process running the pipeline: a CompileError
     names the stage, says how it ended with the assertion's message, and saves the stage's input."""
     with pytest.raises(CompileError, match=f"pipeline '{target}' failed at stage 'tile'") as info:
-        run_pipeline(ABORTING_MATVEC, PIPELINES[target])
+        run_pipeline(ABORTING_MATVEC, pipeline_for(resolve_target(target)))
     message = str(info.value)
     assert "killed by SIGABRT" in message and "Assertion" in message and "MaskableOpInterface" in message
     assert "transform.structured.vectorize" in message  # the script
     assert "linalg.matvec {et.tiles = [1, 0], et.vec = [1, 64]}" in saved_path(message).read_text()
-    assert run_pipeline(VALID, PIPELINES[target])  # and the next compile runs as usual
+    assert run_pipeline(VALID, pipeline_for(resolve_target(target)))  # and the next compile runs as usual
 
 
 def test_mlir_translate_failure() -> None:
     with pytest.raises(CompileError, match="mlir-translate failed at stage 'mlir-to-llvmir'") as info:
-        lower_to_llvm_ir(run_pipeline(VALID, PIPELINES["cpu"])[0][1])  # still func/memref, not LLVM dialect
+        lower_to_llvm_ir(run_pipeline(VALID, pipeline_for(resolve_target("cpu")))[0][1])  # still func/memref, not LLVM dialect
     assert "--mlir-to-llvmir" in str(info.value)
     assert "memref" in saved_path(str(info.value)).read_text()
 
@@ -114,7 +115,7 @@ def test_run_tool_failure_names_tool_and_args() -> None:
 
 def test_llvmlite_parse_failure() -> None:
     with pytest.raises(CompileError, match="parse/verify") as info:
-        load_llvm_ir("define i32 @f() {\n  ret i64 0\n}\n")
+        load_llvm_ir("define i32 @f() {\n  ret i64 0\n}\n", Target.host())
     assert "ret i64 0" in saved_path(str(info.value)).read_text()
 
 
@@ -123,9 +124,9 @@ def test_llvmlite_codegen_abort_is_a_compile_error() -> None:
     this process, and the code loads normally after it."""
     ir_text = "declare i32 @llvm.amdgcn.workitem.id.x()\ndefine i32 @f() {\n  %x = call i32 @llvm.amdgcn.workitem.id.x()\n  ret i32 %x\n}\n"
     with pytest.raises(CompileError, match=r"stage 'codegen'.*SIGABRT(.*\n)*  error: LLVM ERROR: Cannot select") as info:
-        load_llvm_ir(ir_text)
+        load_llvm_ir(ir_text, Target.host())
     assert "llvm.amdgcn.workitem.id.x" in saved_path(str(info.value)).read_text()
-    module = load_llvm_ir("define i32 @g(i32 %a) {\n  %b = add i32 %a, 1\n  ret i32 %b\n}\n")
+    module = load_llvm_ir("define i32 @g(i32 %a) {\n  %b = add i32 %a, 1\n  ret i32 %b\n}\n", Target.host())
     assert ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32)(module.address("g"))(41) == 42
     assert module.object_code.startswith(b"\x7fELF") and "g:" in module.asm
 

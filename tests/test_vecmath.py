@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import re
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 import egglog_tensor as et
 from egglog_tensor.lowering import mathapprox, polymath
-from egglog_tensor.target import Target
+from egglog_tensor.lowering.pipelines import resolve_target
+from egglog_tensor.target import NAMED, Target
 
 OPS = ("exp", "log", "tanh", "sin", "cos")
 DTYPES = (np.float32, np.float64)
@@ -136,7 +139,7 @@ LIBMVEC = [("log", np.float32), ("sin", np.float32), ("cos", np.float32), ("log"
 def test_loop_calls_vector_variant(op: str, dtype: type) -> None:
     """The main loop calls the widest libmvec variant for this CPU; only the remainder calls libm."""
     bits = np.dtype(dtype).itemsize * 8
-    (lanes, vector_name), *_ = mathapprox.variants(op + ("f" if bits == 32 else ""), bits)
+    (lanes, vector_name), *_ = mathapprox.variants(op + ("f" if bits == 32 else ""), bits, Target.host())
     comp = et.kernel(lambda a: getattr(np, op)(a)).inspect(np.zeros((64, 1000), dtype))
     assert '"vector-function-abi-variant"' in comp.stage("vecmath")
     assert f"llvm.intr.{op}" not in comp.stage("vecmath")
@@ -150,20 +153,22 @@ INLINE = [("exp", np.float32), ("exp", np.float64), ("tanh", np.float32)]
 
 
 @pytest.mark.parametrize(("op", "dtype"), INLINE, ids=lambda v: getattr(v, "__name__", v))
-@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
-def test_inline_math_is_vector_code(target: str, op: str, dtype: type) -> None:
+@pytest.mark.parametrize("name", ["cpu", "cpu-openmp"])
+@pytest.mark.parametrize("machine", [m for m, t in NAMED.items() if not t.missing_on(Target.host())])  # (those that run here)
+def test_inline_math_is_vector_code(machine: str, name: str, op: str, dtype: type) -> None:
     """exp and float32 tanh are polymath's: the math stage has no math op left, the optimized loop
-    calls no libm or libmvec function and computes on vectors as wide as the host's (fused
+    calls no libm or libmvec function and computes on vectors as wide as the target's (fused
     multiply-adds); with AVX-512 the scaling by 2^k (tanh's exp too) is one vscalefps/pd per vector."""
+    target = resolve_target(replace(NAMED[machine], name=name, threads=2))
     comp = et.kernel(lambda a: getattr(np, op)(a) * 2, target=target).inspect(np.zeros((64, 1000), dtype))
     assert f"math.{op}" in comp.stage("linalg") and f"math.{op}" not in comp.stage("math")
     optimized = comp.stage("llvm-ir-optimized")
     assert not re.search(rf"@_?({op}|{op}f)\b|_ZGV\w*{op}", optimized) and "vector-function-abi-variant" not in comp.stage("vecmath")
     bits = np.dtype(dtype).itemsize * 8
-    lanes = max((n for n, _ in mathapprox.variants("exp" + ("f" if bits == 32 else ""), bits)), default=256 // bits)
+    lanes = max((n for n, _ in mathapprox.variants("exp" + ("f" if bits == 32 else ""), bits, target)), default=256 // bits)
     assert re.search(rf"@llvm\.fma\.v{lanes}f{bits}", optimized)
     suffix = "ps" if bits == 32 else "pd"
-    assert bool(re.search(rf"\tvscalef{suffix}\t.*%zmm", comp.stage("asm"))) == Target.host().has("avx512f")
+    assert bool(re.search(rf"\tvscalef{suffix}\t.*%zmm", comp.stage("asm"))) == target.has("avx512f")
 
 
 def test_only_code_calling_vector_math_realigns_its_frame() -> None:
@@ -173,4 +178,4 @@ def test_only_code_calling_vector_math_realigns_its_frame() -> None:
     calling = et.kernel(lambda x: 0.5 * x * (1 + np.sin(0.7978846 * (x + 0.044715 * x * x * x))), target="cpu").inspect(x)
     plain = et.kernel(lambda x: 0.5 * x * (1 + np.tanh(0.7978846 * (x + 0.044715 * x * x * x))), target="cpu").inspect(x)
     assert '"stackrealign"' in calling.stage("llvm-ir-optimized") and '"stackrealign"' not in plain.stage("llvm-ir-optimized")
-    assert not mathapprox.variants("sinf", 32) or re.search(r"andq\s+\$-\d+, %rsp", calling.stage("asm"))
+    assert not mathapprox.variants("sinf", 32, Target.host()) or re.search(r"andq\s+\$-\d+, %rsp", calling.stage("asm"))

@@ -1,4 +1,5 @@
-// RUN: %python -m egglog_tensor.opt --stage math %s | %FileCheck %s --allow-unused-prefixes --check-prefixes=CHECK,%avx512
+// RUN: %python -m egglog_tensor.opt --stage math --cpu avx512 %s | %FileCheck %s --check-prefixes=CHECK,AVX512
+// RUN: %python -m egglog_tensor.opt --stage math --cpu avx2 %s | %FileCheck %s --check-prefixes=CHECK,NO-AVX512
 // exp (f32 here) becomes inline arithmetic: clamp, shifter FMA, Cody-Waite FMAs, the polynomial's
 // FMA chain, then the scaling by 2^k: LLVM's ldexp (vscalefss) with AVX-512, else two exponent-bit
 // scalings. float32 tanh is inline too: x + x^3 P(x^2) for small |x|, else 1 - 2 / (exp(2|x|) + 1)
