@@ -92,7 +92,7 @@ TO_LLVM = Stage(
 )
 
 # Kernels tagged et.rows (fuse_rows in the term) become one loop over row blocks (lowering/rows.py).
-ROWS = Stage("rows", ("transform-interpreter", "canonicalize"), script=rows.transform_script)
+ROWS = Stage("rows", ("canonicalize",), script=rows.transform_script)
 
 # Contractions tagged with et.tiles / et.vec (lowering/tiling.py): tiled, vectorized on tensors.
 # No cse here: merging the contractions' identical tensor.empty/fill inits makes eliminate-empty-tensors

@@ -71,3 +71,34 @@ def annotate(handle: ir.Value, name: str, value: ir.Attribute) -> None:
     """Set the attribute `name` = `value` on the payload ops of `handle` (`transform.annotate` of a param constant)."""
     param = transform.ParamConstantOp(transform.AnyParamType.get(), value).result
     transform.AnnotateOp(handle, name, param=param)
+
+
+def match_ops(root: ir.Value, *names: str) -> ir.Value:
+    """A handle to every payload op under `root` named one of `names` (`transform.structured.match ops{...}`)."""
+    return structured.MatchOp.match_op_names(root, list(names)).result
+
+
+def tile_using_forall(handle: ir.Value, sizes: list[int]) -> tuple[ir.Value, ir.Value]:
+    """Tile a linalg op with `sizes` (0: untiled) in an scf.forall: (the tiled op, the loop)."""
+    op = structured.TileUsingForallOp(handle, tile_sizes=sizes)
+    return op.tiled_op, op.forall_op
+
+
+def fuse_into(producer: ir.Value, loop: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """Fuse a producer's slice into a containing loop (`fuse_into_containing_op`): (the fused op, the new loop)."""
+    op = structured.FuseIntoContainingOp(producer, loop)
+    return op.fused_op, op.new_containing_op
+
+
+def apply_cse(handle: ir.Value) -> None:
+    """Merge identical ops inside the payload ops of `handle` (`transform.apply_cse`)."""
+    transform.ApplyCommonSubexpressionEliminationOp(handle)
+
+
+def apply_patterns(handle: ir.Value, *patterns: Callable[[], object]) -> None:
+    """Apply pattern sets greedily, as one set, to the payload ops of `handle` (`transform.apply_patterns`);
+    each of `patterns` emits one pattern op (e.g. `transform.apply_patterns_canonicalization`)."""
+    op = transform.ApplyPatternsOp(handle)
+    with ir.InsertionPoint(op.patterns):
+        for pattern in patterns:
+            pattern()
