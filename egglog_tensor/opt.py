@@ -59,7 +59,7 @@ def _run(send: Callable[[tuple[str, str]], None], text: str, source: str, pipeli
                 script = stage.script(module)
                 if script is None:
                     raise OptError(f"stage {stage.name!r} has nothing to transform in {source}: it builds no script (and leaves the IR unchanged)")
-                send(("out", script))
+                send(("out", str(script)))
                 return
             module = run_stage(module, stage, pipeline) or module
         send(("out", str(module)))

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .tiling import _ANY, linalg_ops, named_sequence, op_handles
+from . import scripts
+from .tiling import linalg_ops
 
 
 def _contiguous(value_type: ir.Type) -> bool:
@@ -53,12 +54,16 @@ def flattens(op: ir.Operation) -> bool:
             and all(_contiguous(operand.type) for operand in op.operands))
 
 
-def transform_script(module: ir.Module) -> str | None:
+def transform_script(module: ir.Module) -> ir.Module | None:
     """The transform module flattening each op `flattens` accepts (None when there is none)."""
     ops = linalg_ops(module)
     chosen = [i for i, op in enumerate(ops) if flattens(op)]
     if not chosen:
         return None
-    names, body = op_handles(len(ops))
-    body += [f"%flat{i} = transform.structured.flatten_elementwise {names[i]} : ({_ANY}) -> {_ANY}" for i in chosen]
-    return named_sequence(body)
+
+    def body(root: ir.Value) -> None:
+        handles = scripts.linalg_handles(root, len(ops))
+        for i in chosen:
+            scripts.flatten_elementwise(handles[i])
+
+    return scripts.build(module.context, body)

@@ -22,7 +22,8 @@ from __future__ import annotations
 from mlir import ir
 
 from ..target import Target
-from .tiling import _ANY, element_bytes, linalg_ops, named_sequence, op_handles, simd_lanes
+from . import scripts
+from .tiling import element_bytes, linalg_ops, simd_lanes
 
 TAG = "et.lanes"
 ACCUMULATORS = (1, 2, 4, 8)  # vectors a reduction may accumulate side by side (rulesets.tiling's candidates)
@@ -52,27 +53,24 @@ def _innermost_reduces(op: ir.Operation) -> bool:
     return len(iterators) > 0 and "reduction" in str(iterators[len(iterators) - 1])
 
 
-def transform_script(module: ir.Module, target: Target) -> str | None:
+def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
     """The transform module lowering each `et.lanes` op to loops with its reduction loop annotated
     for `target`'s vectors (None when no op carries lanes)."""
     ops = linalg_ops(module)
     tagged = [(i, op) for i, op in enumerate(ops) if TAG in op.attributes and _innermost_reduces(op)]
     if not tagged:
         return None
-    names, body = op_handles(len(ops))
-    for i, op in tagged:
-        lanes = ir.IntegerAttr(op.attributes[TAG]).value
-        rank = len(ir.ArrayAttr(op.attributes["iterator_types"]))
-        loops = [f"%loop{i}_{k}" for k in range(rank)]
-        elem = ir.ShapedType(op.operands[len(op.operands) - 1].type).element_type  # the accumulator's
-        body += [
-            f"// {names[i]}: {lanes} lanes",
-            f"%loops{i} = transform.structured.convert_to_loops {names[i]} : ({_ANY}) -> {_ANY}",
-            f"{', '.join(loops)} = transform.split_handle %loops{i} : ({_ANY}) -> ({', '.join([_ANY] * rank)})",
-            f"%ann{i} = transform.param.constant {annotation(lanes, vector_lanes(elem, target))} -> !transform.any_param",
-            f'transform.annotate {loops[-1]} "llvm.loop_annotation" = %ann{i} : {_ANY}, !transform.any_param',
-        ]
-    return named_sequence(body)
+
+    def body(root: ir.Value) -> None:
+        handles = scripts.linalg_handles(root, len(ops))
+        for i, op in tagged:
+            lanes = ir.IntegerAttr(op.attributes[TAG]).value
+            rank = len(ir.ArrayAttr(op.attributes["iterator_types"]))
+            elem = ir.ShapedType(op.operands[len(op.operands) - 1].type).element_type  # the accumulator's
+            loops = scripts.split(scripts.convert_to_loops(handles[i]), rank)
+            scripts.annotate(loops[-1], "llvm.loop_annotation", ir.Attribute.parse(annotation(lanes, vector_lanes(elem, target))))
+
+    return scripts.build(module.context, body)
 
 
 def loop_metadata(module: ir.Module) -> None:

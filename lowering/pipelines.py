@@ -13,7 +13,7 @@ from ..errors import CompileError
 from ..forked import ChildDied, run_forked
 from ..target import Machine, Target, default_threads
 from ..toolchain import run_tool, save_failure_input
-from . import accumulate, copies, flatten, interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, tiling, workspace
+from . import accumulate, copies, flatten, interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, scripts, tiling, workspace
 
 
 @dataclass(frozen=True)
@@ -21,13 +21,15 @@ class Stage:
     """One named step of a pipeline: pass-pipeline elements run inside `builtin.module(...)`.
 
     A stage with a `script` builds a transform-dialect module from the IR it receives (None: the
-    stage has nothing to do and is skipped); the script is nested into the payload for its passes
-    (`transform-interpreter` runs it), kept as the stage text "<name>-script", then removed.
+    stage has nothing to do and is skipped), kept as the stage text "<name>-script". A typed script
+    (an ir.Module built with lowering/scripts.py) is applied to the payload in place before the
+    passes; a script given as text is nested into the payload for its passes (`transform-interpreter`
+    runs it), then removed.
     """
 
     name: str
     passes: tuple[str, ...]
-    script: Callable[[ir.Module], str | None] | None = None
+    script: Callable[[ir.Module], ir.Module | str | None] | None = None
     rewrite: Callable[[ir.Module], None] | None = None  # applied in place after the passes
 
     @property
@@ -92,7 +94,7 @@ TO_LLVM = Stage(
 # Each stage that depends on the machine gets the Target as its builder's or rewrite's `target`.
 
 # Kernels tagged et.rows (fuse_rows in the term) become one loop over row blocks (lowering/rows.py).
-ROWS = Stage("rows", ("transform-interpreter", "canonicalize"), script=rows.transform_script)
+ROWS = Stage("rows", ("canonicalize",), script=rows.transform_script)
 
 # Ops of cpu-openmp split into one chunk per thread along one loop (lowering/parallel.py).
 PARALLEL = Stage("parallel", ("transform-interpreter", "canonicalize"), script=parallel.transform_script)
@@ -107,11 +109,11 @@ TILE = Stage("tile", ("transform-interpreter", "canonicalize"), script=tiling.tr
 VECTOR = Stage("vector", ("convert-vector-to-scf{full-unroll=true}", "func.func(lower-vector-mask)", "canonicalize", "cse"))
 
 # Elementwise ops over contiguous buffers become one flat loop: no remainder per row (flatten.py).
-FLATTEN = Stage("flatten", ("transform-interpreter", "canonicalize"), script=flatten.transform_script)
+FLATTEN = Stage("flatten", ("canonicalize",), script=flatten.transform_script)
 
 # Row reductions with lanes chosen in the term (et.lanes, set by the rows stage): their reduction loop
 # carries the vector width and interleave count for LLVM's vectorizer (lowering/lanes.py).
-LANES = Stage("lanes", ("transform-interpreter", "canonicalize"), script=lanes.transform_script)
+LANES = Stage("lanes", ("canonicalize",), script=lanes.transform_script)
 LOOP_METADATA = Stage("loop-metadata", (), rewrite=lanes.loop_metadata)
 
 # exp (float32, float64) and float32 tanh, scalar or vector, become inline arith/math ops before the loops are made (polymath.py).
@@ -270,11 +272,12 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
 
 def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str | None = None,
               on_script: Callable[[str], None] | None = None) -> ir.Module | None:
-    """Apply one stage to `module` (in the active MLIR context): build and nest its transform script,
-    parse and run its passes, apply its rewrite, strip the transform modules. Return the module after
-    it (a new one when the stage has a script), or None when its script builder has nothing to do (the
-    IR is unchanged). `on_script` receives the script before it runs; `current` is the module's text
-    (printed here if not given), saved with the CompileError naming the stage when it fails."""
+    """Apply one stage to `module` (in the active MLIR context): build its transform script and apply
+    it (a typed one in place, a text one nested into the payload, which is re-parsed), run its passes,
+    apply its rewrite, strip nested transform modules. Return the module after it (a new one for a
+    text script), or None when its script builder has nothing to do (the IR is unchanged).
+    `on_script` receives the script's text before it runs; `current` is the module's text (printed
+    here if not given), saved with the CompileError naming the stage when it fails."""
     current = str(module) if current is None else current
     if _I1_MEMREF.search(current) and any(p.startswith("finalize-memref-to-llvm") for p in stage.passes):
         raise _fail(pipeline, stage, current, "memrefs of i1 cannot be lowered to LLVM; use i8 (0/1) in memory")
@@ -284,19 +287,22 @@ def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str 
         if script is None:  # nothing to transform: the stage keeps its place, IR unchanged
             return None
         if on_script is not None:
-            on_script(script)
-        try:
-            module = ir.Module.parse(_nest(str(module), script))  # printed: always one `module {}`
-        except ir.MLIRError as exc:
-            raise _fail(pipeline, stage, current, f"transform script does not parse: {exc}") from None
+            on_script(str(script))
+        if isinstance(script, str):
+            try:
+                module = ir.Module.parse(_nest(str(module), script))  # printed: always one `module {}`
+            except ir.MLIRError as exc:
+                raise _fail(pipeline, stage, current, f"transform script does not parse: {exc}") from None
     try:
+        if isinstance(script, ir.Module):
+            scripts.apply(module, script)
         manager = passmanager.PassManager.parse(stage.pipeline_text)
         manager.run(module.operation)
         if stage.rewrite is not None:
             stage.rewrite(module)
     except (ir.MLIRError, ValueError) as exc:  # ValueError: the pass pipeline text does not parse
-        raise _fail(pipeline, stage, current, str(exc) + (f"\n  transform script:\n{script}" if script else "")) from None
-    if script is not None:
+        raise _fail(pipeline, stage, current, str(exc) + (f"\n  transform script:\n{script}" if script is not None else "")) from None
+    if isinstance(script, str):
         _strip_transform_modules(module)
     return module
 

@@ -28,11 +28,12 @@ import math
 
 from mlir import ir
 
+from mlir.dialects import transform
+from mlir.dialects.transform import structured, tensor
+
 from ..target import Target
-from .tiling import (
-    _ANY, _divisor_tile, _ints, _loop_extents, apply_patterns, as_operation, element_bytes, indexing_maps, linalg_ops,
-    named_sequence, op_handles,
-)
+from . import scripts
+from .tiling import _divisor_tile, _loop_extents, as_operation, element_bytes, indexing_maps, linalg_ops
 
 TAG = "et.rows"
 
@@ -102,41 +103,41 @@ def block_rows(rows: int, row_bytes: int, target: Target) -> int:
     return _divisor_tile(rows, cap, 1)
 
 
-def transform_script(module: ir.Module, target: Target) -> str | None:
+def _block(root: ir.Operation, group: list[ir.Operation], target: Target) -> int:
+    """Rows per block of a tagged op's loop: the term's choice, else `block_rows` for the row-sized
+    values of the op and its fused producers (`group`)."""
+    chosen = _tiles(root)
+    if chosen:
+        return chosen[0]
+    extents = _loop_extents(root)
+    itemsize = element_bytes(ir.ShapedType(root.results[0].type).element_type)
+    values = 1 + sum(p.name == "linalg.generic" for p in group)
+    return block_rows(extents[0], math.prod(extents[1:]) * itemsize * values, target)
+
+
+def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
     """The transform module building the row-block loop of each tagged op, or None if there is none
     (the loop's iterations are spread over `target`'s threads)."""
     ops = linalg_ops(module)
     roots = [op for op in ops if TAG in op.attributes and op.name == "linalg.generic" and _loop_extents(op)]
     if not roots:
         return None
-    names, body = op_handles(len(ops))
-    body.append(f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}')
-    fused: set[int] = set()
-    for r, root in enumerate(roots):
-        group = sorted({ops.index(p) for p in producers(root)} - fused, reverse=True)  # consumers first
-        fused.update(group)
-        rank = len(_loop_extents(root))
-        chosen = _tiles(root)
-        if chosen:
-            block = chosen[0]
-        else:
-            extents = _loop_extents(root)
-            itemsize = element_bytes(ir.ShapedType(root.results[0].type).element_type)
-            values = 1 + sum(ops[p].name == "linalg.generic" for p in group)
-            block = block_rows(extents[0], math.prod(extents[1:]) * itemsize * values, target)
-        sizes = [block] + [0] * (rank - 1)
-        loop = f"%rows{r}_0"
-        name = names[ops.index(root)]
-        body.append(f"// {name}: blocks of {sizes[0]} rows, {len(group)} producer(s) fused")
-        body.append(f"%tiled{r}, {loop} = transform.structured.tile_using_forall {name}"
-                    f" tile_sizes {_ints(tuple(sizes))} : ({_ANY}) -> ({_ANY}, {_ANY})")
-        for k, p in enumerate(group, start=1):
-            body.append(f"transform.apply_cse to {loop} : {_ANY}")  # (only inside the loop: see pipelines.TILE)
-            nxt = f"%rows{r}_{k}"
-            body.append(f"%fused{r}_{k}, {nxt} = transform.structured.fuse_into_containing_op"
-                        f" {names[p]} into {loop} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})")
-            loop = nxt
-    body += [
-        *apply_patterns("%funcs", "tensor.fold_tensor_empty", "linalg.tiling_canonicalization", "canonicalization"),
-    ]
-    return named_sequence(body)
+    groups: list[list[int]] = []  # each root's producers to fuse (indices in ops), consumers first
+    fused: set[int] = set()  # (a producer fuses into one loop only)
+    for root in roots:
+        groups.append(sorted({ops.index(p) for p in producers(root)} - fused, reverse=True))
+        fused.update(groups[-1])
+
+    def body(root_handle: ir.Value) -> None:
+        handles = scripts.linalg_handles(root_handle, len(ops))
+        funcs = scripts.match_ops(root_handle, "func.func")
+        for root, group in zip(roots, groups, strict=True):
+            sizes = [_block(root, [ops[p] for p in group], target)] + [0] * (len(_loop_extents(root)) - 1)
+            _, loop = scripts.tile_using_forall(handles[ops.index(root)], sizes)
+            for p in group:
+                scripts.apply_cse(loop)  # (only inside the loop: see pipelines.TILE)
+                _, loop = scripts.fuse_into(handles[p], loop)
+        scripts.apply_patterns(funcs, tensor.apply_patterns_tensor_fold_tensor_empty,
+                               structured.apply_patterns_linalg_tiling_canonicalization, transform.apply_patterns_canonicalization)
+
+    return scripts.build(module.context, body)

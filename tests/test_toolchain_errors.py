@@ -7,8 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
+from mlir import ir
 
 from egglog_tensor.errors import CompileError, ToolchainError
+from egglog_tensor.lowering import scripts
 from egglog_tensor.lowering.llvm import load_llvm_ir
 from egglog_tensor.lowering.pipelines import Pipeline, Stage, lower_to_llvm_ir, pipeline_for, resolve_target, run_pipeline
 from egglog_tensor.target import Target
@@ -150,3 +152,19 @@ def test_openmp_runtime_loads_once() -> None:
     first = load_openmp_runtime()
     assert load_openmp_runtime() is first
     assert first.__kmpc_fork_call
+
+
+def test_failing_typed_script_names_stage_and_shows_script() -> None:
+    """A typed transform script (lowering/scripts.py) that fails on the payload, applied in place by
+    the interpreter, is a CompileError naming its stage, with the interpreter's message and the script."""
+
+    def flatten_the_function(module: ir.Module) -> ir.Module:
+        return scripts.build(module.context, lambda root: scripts.flatten_elementwise(scripts.match_ops(root, "func.func")))
+
+    broken = Pipeline("broken", (Stage("flat", ("canonicalize",), script=flatten_the_function),))
+    with pytest.raises(CompileError, match="pipeline 'broken' failed at stage 'flat'") as info:
+        run_pipeline(VALID, broken)
+    message = str(info.value)
+    assert "Failed to apply named transform sequence" in message
+    assert "transform.structured.flatten_elementwise" in message  # the script
+    assert "bufferization.materialize_in_destination" in saved_path(message).read_text()
