@@ -54,7 +54,7 @@ ATTRS = {name: var(name, sort) for name, sort in {
     "offset": i64, "axis1": i64, "axis2": i64, "axis": i64,
 }.items()}  # fmt: skip
 a, b, c = var("a", Tensor), var("b", Tensor), var("c", Tensor)
-s, u, w = var("s", Vec[i64]), var("u", Vec[i64]), var("w", Vec[i64])
+s, u = var("s", Vec[i64]), var("u", Vec[i64])
 dt = var("dt", DType)
 
 
