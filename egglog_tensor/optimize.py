@@ -23,6 +23,8 @@ from .cost import TensorCostModel
 from .graph import Node, topological
 from .ir import Program, Tensor, from_term, static_facts, to_term
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -32,8 +34,6 @@ class Limits:
     enodes: int = 50_000
     seconds: float = 10.0
 
-
-T = TypeVar("T")
 
 SHOWN_RULES = 8  # rules printed per ruleset, most matches first
 
