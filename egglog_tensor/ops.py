@@ -5,7 +5,9 @@ names of its static attributes in the order `Node.attrs` and the egglog construc
 how many tensor inputs it takes, the egglog constructor's name in `egglog_tensor.ir`, and its shape
 and dtype inference. The op sets the tracer, rules, cost model and emitter use are derived from it.
 Adding an elementwise function is one record here, its constructor in `ir.py`, its scalar
-semantics in `lowering/scalar.py` and tests (`tests/test_ops.py` checks the three agree).
+semantics in `lowering/scalar.py` and tests (`tests/test_ops.py` checks the three agree). The
+shape analysis (`rulesets/shapes.py`) gives the op's terms shapes and dtypes by its kind
+(`tests/test_shapes_registry.py` checks they are this module's inference).
 """
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ import threading
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, TypeVar
 from dataclasses import dataclass, field
 
 from egglog import EGraph, Ruleset, RunReport, Schedule
@@ -21,6 +22,8 @@ from egglog.pretty import pretty_decl
 from .cost import TensorCostModel
 from .graph import Node, topological
 from .ir import Program, Tensor, from_term, static_facts, to_term
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -238,33 +241,56 @@ def _base(schedule: Ruleset | Schedule | None) -> EGraph:
     return found[1]
 
 
+@contextmanager
+def _pushed(schedule: Ruleset | Schedule | None) -> Iterator[EGraph]:
+    """`schedule`'s base e-graph, pushed for one run and popped back to empty after it."""
+    egraph = _base(schedule)
+    egraph.push()
+    try:
+        yield egraph
+    finally:
+        egraph.pop()
+
+
 def _optimize(
     outputs: list[Node],
     schedule: Ruleset | Schedule | None,
     limits: Limits,
     cost_model: TensorCostModel,
 ) -> tuple[Program, Program, list[Node], OptimizeReport]:
-    egraph = _base(schedule)
-    egraph.push()
-    try:
+    with _pushed(schedule) as egraph:
         return _rewrite_and_extract(egraph, outputs, schedule, limits, cost_model)
-    finally:
-        egraph.pop()
 
 
-def _rewrite_and_extract(
-    egraph: EGraph,
-    outputs: list[Node],
-    schedule: Ruleset | Schedule | None,
-    limits: Limits,
-    cost_model: TensorCostModel,
-) -> tuple[Program, Program, list[Node], OptimizeReport]:
-    from .rulesets.shapes import shapes
+def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Callable[[EGraph], T],
+              limits: Limits = Limits(), seeded: Callable[[list[Node]], list[Node]] = topological) -> T:
+    """look(e-graph) after the optimizer's rewriting of `outputs` with `schedule` (before extraction),
+    run on the egglog thread: for tests and debugging of what the rules build. The shapes and dtypes
+    of the nodes `seeded(outputs)` are seeded (the optimizer seeds all; fewer test the shape rules)."""
 
+    def run() -> T:
+        with _pushed(schedule) as egraph:
+            _seeded(egraph, outputs, seeded(outputs))
+            _rewrite(egraph, schedule, limits)
+            return look(egraph)
+
+    return _EGGLOG_THREAD.run(run)
+
+
+def _seeded(egraph: EGraph, outputs: list[Node], nodes: list[Node]) -> Program:
+    """Register the traced program's term with the shapes and dtypes of `nodes` (the optimizer: all); the term."""
     terms: dict[int, Tensor] = {}
     traced = to_term(outputs, terms)
-    egraph.register(traced, *static_facts(topological(outputs), terms))
-    _, before = egraph.extract(traced, include_cost=True, cost_model=cost_model)
+    egraph.register(traced, *static_facts(nodes, terms))
+    return traced
+
+
+def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
+             limits: Limits) -> tuple[dict[str, _Tally], int, str, float]:
+    """Run `schedule` one step per iteration, saturating the shape analysis after each, until nothing
+    changes or a limit is hit: per-ruleset tallies, iterations, why it stopped, seconds."""
+    from .rulesets.shapes import shapes
+
     start = time.perf_counter()
     stats: dict[str, _Tally] = {}
     iterations, reason = 0, "saturated"
@@ -284,7 +310,19 @@ def _rewrite_and_extract(
             if time.perf_counter() - start > limits.seconds:
                 reason = "time limit"
                 break
-    seconds = time.perf_counter() - start
+    return stats, iterations, reason, time.perf_counter() - start
+
+
+def _rewrite_and_extract(
+    egraph: EGraph,
+    outputs: list[Node],
+    schedule: Ruleset | Schedule | None,
+    limits: Limits,
+    cost_model: TensorCostModel,
+) -> tuple[Program, Program, list[Node], OptimizeReport]:
+    traced = _seeded(egraph, outputs, topological(outputs))
+    _, before = egraph.extract(traced, include_cost=True, cost_model=cost_model)
+    stats, iterations, reason, seconds = _rewrite(egraph, schedule, limits)
     fallback = ""
     try:
         extracted, after = egraph.extract(traced, include_cost=True, cost_model=cost_model)

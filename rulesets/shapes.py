@@ -1,26 +1,32 @@
 """Shape and dtype analysis: `shape_of` and `dtype_of` for terms that rewrites create, so later
 rules can test them.
 
-Every traced value's shape and dtype is seeded by the optimizer; these rules give shapes to new
-subterms (transposes, matmuls, reductions, elementwise results) and dtypes to new constants,
-casts, views and materialized values. The optimizer runs this ruleset to saturation after every
-step of the user's schedule; it never changes the program.
+Every traced value's shape and dtype is seeded by the optimizer; these rules give both to every
+term built from typed children, for every op of the registry (egglog_tensor.ops), in each egglog
+form it takes (`x.sum_lanes`, `materialize_shared`). The rules are chosen by the op's kind:
+elementwise ops and schedule choices keep their operand's shape (bool for predicates and logical
+ops), binary ops and `where` broadcast their operands', reductions drop their axes, contractions
+follow matmul; views, reshapes, concatenation, casts and leaves have a rule each. An op the
+rules cannot place is an error at import. tests/test_shapes_registry.py checks, after the
+optimizer's rewriting, that every e-class's shape and dtype are the registry's inference.
+
+The optimizer runs this ruleset to saturation after every step of the user's schedule; it never
+changes the program.
 """
 
 from __future__ import annotations
 
-from itertools import combinations, permutations
+from collections.abc import Callable, Iterator, Sequence
 
-from egglog import Vec, eq, f64, i64, rule, ruleset, set_
+from egglog import String, Vec, eq, f64, function, i64, relation, rule, ruleset, set_, var
 
-from egglog_tensor.ops import BINARY, UNARY
-from egglog_tensor.ir import (
-    CONSTRUCTORS, DType, Tensor, dtype_of, fuse_rows, fuse_rows_tiled, materialize, materialize_shared, shape_of, where,
-)
+from egglog_tensor.ir import OP_OF, WITH_LANES, DType, Layout, Tensor, concat, dtype_of, shape_of, where
+from egglog_tensor.ops import OPS, Kind, OpDef
 
 shapes = ruleset(name="shapes")
 
-MAX_RANK = 3
+MAX_RANK = 3  # ranks the rank-specific rewrite rules cover (transposes, reductions of broadcasts)
+SHAPE_RANK = 4  # ranks the shape analysis covers (broadcasting, transposes, reduced axes)
 
 
 def vec(*items: object) -> Vec[i64]:
@@ -28,82 +34,206 @@ def vec(*items: object) -> Vec[i64]:
     return Vec[i64](*items) if items else Vec[i64].empty()
 
 
-@shapes.register
-def _views(x: Tensor, s: Vec[i64]) -> object:
-    """Transposes permute the shape; reductions drop their axes (ranks up to MAX_RANK)."""
-    for rank in range(1, MAX_RANK + 1):
-        for p in permutations(range(rank)):
-            t = x.transpose(vec(*(i64(i) for i in p)))
-            yield rule(eq(t).to(t), eq(shape_of(x)).to(s), eq(s.length()).to(i64(rank))).then(
-                set_(shape_of(t)).to(vec(*(s[i] for i in p)))
+@function(merge=lambda old, new: old)
+def broadcast_shape(s: Vec[i64], u: Vec[i64]) -> Vec[i64]:
+    """NumPy's broadcast of shapes s and u, computed for the pairs `broadcasting` asks for."""
+
+
+broadcasting = relation("broadcasting", Vec[i64], Vec[i64])  # broadcast_shape(s, u) is wanted
+
+
+@function(merge=lambda old, new: old)
+def concat_extent(parts: Vec[Tensor], axis: i64, n: i64) -> i64:
+    """The sum of the extents along `axis` of the first n of `parts` (a concat's, part by part)."""
+
+
+# One variable per attribute name of the registry, of its egglog sort.
+ATTRS = {name: var(name, sort) for name, sort in {
+    "name": String, "shape": Vec[i64], "dtype": DType, "layout": Layout, "value": f64, "axes": Vec[i64],
+    "lanes": i64, "tiles": Vec[i64], "perm": Vec[i64], "start": Vec[i64], "step": Vec[i64], "size": Vec[i64],
+    "offset": i64, "axis1": i64, "axis2": i64, "axis": i64,
+}.items()}  # fmt: skip
+a, b, c = var("a", Tensor), var("b", Tensor), var("c", Tensor)
+s, u = var("s", Vec[i64]), var("u", Vec[i64])
+dt = var("dt", DType)
+
+
+def _forms(record: OpDef, *tensors: object) -> list[Tensor]:
+    """Op `record` applied to `tensors` and its attribute variables, in every egglog form it takes:
+    its constructor, and those the rules choose it as (x.sum_lanes(axes, lanes), materialize_shared)."""
+    lanes = set(WITH_LANES.values())
+    forms = [fn for fn, name in OP_OF.items() if name == record.name]
+    return [fn(*tensors, *(ATTRS[n] for n in record.attrs + (record.chosen if fn in lanes else ()))) for fn in forms]
+
+
+def _typed(x: Tensor, shape: Vec[i64], dtype: DType) -> tuple[object, object]:
+    """Conditions: x has shape `shape` and dtype `dtype`."""
+    return eq(shape_of(x)).to(shape), eq(dtype_of(x)).to(dtype)
+
+
+def _gives(t: Tensor, shape: Vec[i64], dtype: DType) -> tuple[object, object]:
+    """Actions: t has shape `shape` and dtype `dtype`."""
+    return set_(shape_of(t)).to(shape), set_(dtype_of(t)).to(dtype)
+
+
+def _result_dtype(record: OpDef, operand: DType) -> DType:
+    """The result dtype of an elementwise op on operands of dtype `operand`: bool for comparisons
+    and logical ops (as ops.infer says)."""
+    return DType.bool_ if record.kind & (Kind.PREDICATE | Kind.LOGICAL) else operand
+
+
+def _same_shape(record: OpDef) -> Iterator[object]:
+    """Unary elementwise ops and schedule choices: the operand's shape."""
+    for t in _forms(record, a):
+        yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s, _result_dtype(record, dt)))
+
+
+def _broadcast_rules(t: Tensor, operands: Sequence[Tensor], dtype_from: Tensor, dtype: Callable[[DType], DType]) -> Iterator[object]:
+    """t has the broadcast of its operands' shapes (folded left to right, asking `broadcasting` for
+    each step) and dtype(dtype_from's dtype)."""
+    sizes = [var(f"s{i}", Vec[i64]) for i in range(len(operands))]
+    known = [eq(t).to(t), *(eq(shape_of(x)).to(v) for x, v in zip(operands, sizes, strict=True))]
+    folded = sizes[0]
+    for i, v in enumerate(sizes[1:]):
+        yield rule(*known).then(broadcasting(folded, v))
+        step = var(f"b{i}", Vec[i64])
+        known.append(eq(step).to(broadcast_shape(folded, v)))
+        folded = step
+    yield rule(*known, eq(dtype_of(dtype_from)).to(dt)).then(*_gives(t, folded, dtype(dt)))
+
+
+def _binary(record: OpDef) -> Iterator[object]:
+    """Binary elementwise ops: the broadcast of the operands' shapes."""
+    for t in _forms(record, a, b):
+        yield from _broadcast_rules(t, (a, b), a, lambda d: _result_dtype(record, d))
+
+
+def _where(record: OpDef) -> Iterator[object]:
+    """where(c, a, b): the broadcast of the three shapes, a's dtype."""
+    yield from _broadcast_rules(where(c, a, b), (c, a, b), a, lambda d: d)
+
+
+def _reduction(record: OpDef) -> Iterator[object]:
+    """Reductions drop their axes (ascending, as the tracer and the rules write them)."""
+    axes = ATTRS["axes"]
+    for k in range(SHAPE_RANK + 1):
+        kept = s
+        for j in reversed(range(k)):
+            kept = kept.remove(axes[j])
+        for t in _forms(record, a):
+            yield rule(eq(t).to(t), *_typed(a, s, dt), eq(axes.length()).to(i64(k))).then(*_gives(t, kept, dt))
+
+
+def _contraction(record: OpDef) -> Iterator[object]:
+    """matmul (tiled or not): (n,k)@(k,m), (n,k)@(k,), (k,)@(k,m), (k,)@(k,), (b,n,k)@(b,k,m)."""
+    cases = {(2, 2): vec(s[0], u[1]), (2, 1): vec(s[0]), (1, 2): vec(u[1]), (1, 1): vec(), (3, 3): vec(s[0], s[1], u[2])}
+    for t in _forms(record, a, b):
+        for (ra, rb), out in cases.items():
+            yield rule(
+                eq(t).to(t), *_typed(a, s, dt), eq(shape_of(b)).to(u), eq(s.length()).to(i64(ra)), eq(u.length()).to(i64(rb))
+            ).then(*_gives(t, out, dt))
+
+
+def _transpose(record: OpDef) -> Iterator[object]:
+    """A transpose permutes its operand's shape."""
+    perm = ATTRS["perm"]
+    for t in _forms(record, a):
+        for rank in range(SHAPE_RANK + 1):
+            yield rule(eq(t).to(t), *_typed(a, s, dt), eq(perm.length()).to(i64(rank))).then(
+                *_gives(t, vec(*(s[perm[i]] for i in range(rank))), dt)
             )
-        for k in range(1, rank + 1):
-            for axes in combinations(range(rank), k):
-                kept = [s[i] for i in range(rank) if i not in axes]
-                for red in (x.sum, x.max, x.min, x.prod):
-                    r = red(vec(*(i64(a) for a in axes)))
-                    yield rule(eq(r).to(r), eq(shape_of(x)).to(s), eq(s.length()).to(i64(rank))).then(
-                        set_(shape_of(r)).to(vec(*kept))
-                    )
+
+
+def _attribute_shape(attr: str) -> Callable[[OpDef], Iterator[object]]:
+    """Ops whose result shape is their attribute `attr` (reshape, broadcast_to, slice), the operand's dtype."""
+
+    def rules(record: OpDef) -> Iterator[object]:
+        for t in _forms(record, a):
+            yield rule(eq(t).to(t), eq(dtype_of(a)).to(dt)).then(*_gives(t, ATTRS[attr], dt))
+
+    return rules
+
+
+def _astype(record: OpDef) -> Iterator[object]:
+    """A cast keeps the shape; its dtype is its attribute."""
+    for t in _forms(record, a):
+        yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(*_gives(t, s, ATTRS["dtype"]))
+
+
+def _diagonal(record: OpDef) -> Iterator[object]:
+    """diagonal(offset, axis1, axis2): the other axes, then the diagonal's length (0 if it misses)."""
+    offset, a1, a2 = (ATTRS[n] for n in record.attrs)
+    zero = i64(0)
+    n = (s[a1] - (zero - offset).max(zero)).min(s[a2] - offset.max(zero)).max(zero)
+    for t in _forms(record, a):
+        yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s.remove(a1.max(a2)).remove(a1.min(a2)).push(n), dt))
+
+
+def _concat(record: OpDef) -> Iterator[object]:
+    """concat(parts, axis): the first part's shape with the parts' extents along `axis` summed
+    (concat_extent adds them part by part)."""
+    parts, axis = var("parts", Vec[Tensor]), ATTRS["axis"]
+    n, extent = var("n", i64), var("extent", i64)
+    t = concat(parts, axis)
+    yield rule(eq(t).to(t)).then(set_(concat_extent(parts, axis, i64(0))).to(i64(0)))
+    yield rule(eq(extent).to(concat_extent(parts, axis, n)), n < parts.length(), eq(shape_of(parts[n])).to(s)).then(
+        set_(concat_extent(parts, axis, n + 1)).to(extent + s[axis])
+    )
+    yield rule(eq(t).to(t), eq(extent).to(concat_extent(parts, axis, parts.length())), *_typed(parts[i64(0)], s, dt)).then(
+        *_gives(t, s.set(axis, extent), dt)
+    )
+
+
+def _leaf(record: OpDef) -> Iterator[object]:
+    """Arguments carry their shape and dtype, constants are 0-d of theirs."""
+    shape = ATTRS["shape"] if "shape" in record.attrs else vec()
+    for t in _forms(record):
+        yield rule(eq(t).to(t)).then(*_gives(t, shape, ATTRS["dtype"]))
+
+
+# Rules of the ops that are not placed by their kind alone.
+BY_NAME: dict[str, Callable[[OpDef], Iterator[object]]] = {
+    "where": _where, "astype": _astype, "transpose": _transpose, "diagonal": _diagonal, "concat": _concat,
+    "reshape": _attribute_shape("shape"), "broadcast_to": _attribute_shape("shape"), "slice": _attribute_shape("size"),
+}  # fmt: skip
+BY_KIND: tuple[tuple[Kind, Callable[[OpDef], Iterator[object]]], ...] = (
+    (Kind.LEAF, _leaf), (Kind.UNARY, _same_shape), (Kind.SCHEDULE, _same_shape), (Kind.BINARY, _binary),
+    (Kind.REDUCTION, _reduction), (Kind.CONTRACTION, _contraction),
+)  # fmt: skip
+
+
+def rules_of(record: OpDef) -> Iterator[object]:
+    """The shape and dtype rules of one registry op, by name or else by kind (LookupError: none fits)."""
+    if record.name in BY_NAME:
+        return BY_NAME[record.name](record)
+    for kind, rules in BY_KIND:
+        if kind in record.kind:
+            return rules(record)
+    raise LookupError(f"op {record.name} has no shape rule: give its kind or name one in rulesets/shapes.py")
+
+
+def _extent(x: i64, y: i64) -> i64:
+    """The broadcast of two compatible extents (equal, or one of them 1): the larger, or 0 when one is 0."""
+    return x.max(y) * x.min(y).min(i64(1))
+
+
+def _broadcast_shapes() -> Iterator[object]:
+    """broadcast_shape(s, u) for the pairs asked for, per pair of ranks (NumPy's right alignment)."""
+    for ra in range(SHAPE_RANK + 1):
+        for rb in range(SHAPE_RANK + 1):
+            rank = max(ra, rb)
+            dims = []
+            for i in range(rank):
+                ia, ib = i - rank + ra, i - rank + rb
+                dims.append(u[ib] if ia < 0 else s[ia] if ib < 0 else _extent(s[ia], u[ib]))
+            yield rule(broadcasting(s, u), eq(s.length()).to(i64(ra)), eq(u.length()).to(i64(rb))).then(
+                set_(broadcast_shape(s, u)).to(vec(*dims))
+            )
 
 
 @shapes.register
-def _literal_shapes(x: Tensor, s: Vec[i64], start: Vec[i64], step: Vec[i64], v: f64, dt: DType) -> object:
-    """reshape / broadcast_to / slice carry their result shape; constants are 0-d."""
-    for t in (x.reshape(s), x.broadcast_to(s), x.slice(start, step, s)):
-        yield rule(eq(t).to(t)).then(set_(shape_of(t)).to(s))
-    c = Tensor.const(v, dt)
-    yield rule(eq(c).to(c)).then(set_(shape_of(c)).to(vec()))
-
-
-@shapes.register
-def _elementwise(a: Tensor, b: Tensor, c: Tensor, s: Vec[i64], dt: DType, v: Vec[i64]) -> object:
-    """Elementwise results: same shape as equal-shaped operands, or as the non-scalar side."""
-    empty = vec()
-    for op in UNARY:
-        t = CONSTRUCTORS[op](a)
-        yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(set_(shape_of(t)).to(s))
-    for t in (a.astype(dt), materialize(a), materialize_shared(a), fuse_rows(a), fuse_rows_tiled(a, v)):
-        yield rule(eq(t).to(t), eq(shape_of(a)).to(s)).then(set_(shape_of(t)).to(s))
-    for op in BINARY:
-        t = CONSTRUCTORS[op](a, b)
-        yield rule(eq(t).to(t), eq(shape_of(a)).to(s), eq(shape_of(b)).to(s)).then(set_(shape_of(t)).to(s))
-        yield rule(eq(t).to(t), eq(shape_of(a)).to(s), eq(shape_of(b)).to(empty)).then(set_(shape_of(t)).to(s))
-        yield rule(eq(t).to(t), eq(shape_of(a)).to(empty), eq(shape_of(b)).to(s)).then(set_(shape_of(t)).to(s))
-    t = where(c, a, b)  # (a condition of the values' shape or a scalar one)
-    for cond in (s, empty):
-        yield rule(eq(t).to(t), eq(shape_of(c)).to(cond), eq(shape_of(a)).to(s), eq(shape_of(b)).to(s)).then(set_(shape_of(t)).to(s))
-
-
-@shapes.register
-def _matmul(a: Tensor, b: Tensor, s: Vec[i64], t: Vec[i64], v: Vec[i64]) -> object:
-    """matmul: (n,k)@(k,m), (n,k)@(k,), (k,)@(k,m), (k,)@(k,), (b,n,k)@(b,k,m)."""
-    m = a @ b
-    cases = {
-        (2, 2): vec(s[0], t[1]),
-        (2, 1): vec(s[0]),
-        (1, 2): vec(t[1]),
-        (1, 1): vec(),
-        (3, 3): vec(s[0], s[1], t[2]),
-    }
-    for (ra, rb), out in cases.items():
-        if (ra, rb) in ((2, 2), (3, 3)):  # a tiled matmul has the same shape
-            for tiled in (a.matmul_tiled(b, v),):
-                yield rule(
-                    eq(tiled).to(tiled), eq(shape_of(a)).to(s), eq(shape_of(b)).to(t),
-                    eq(s.length()).to(i64(ra)), eq(t.length()).to(i64(rb)),
-                ).then(set_(shape_of(tiled)).to(out))
-        yield rule(
-            eq(m).to(m), eq(shape_of(a)).to(s), eq(shape_of(b)).to(t),
-            eq(s.length()).to(i64(ra)), eq(t.length()).to(i64(rb)),
-        ).then(set_(shape_of(m)).to(out))
-
-
-@shapes.register
-def _dtypes(a: Tensor, s: Vec[i64], v: f64, dt: DType) -> object:
-    """dtype_of through what rewrites create around traced values: constants and casts carry their
-    dtype, views, materialize and row fusion keep their operand's."""
-    for t in (Tensor.const(v, dt), a.astype(dt)):
-        yield rule(eq(t).to(t)).then(set_(dtype_of(t)).to(dt))
-    for t in (materialize(a), materialize_shared(a), fuse_rows(a), fuse_rows_tiled(a, s), a.transpose(s), a.reshape(s), a.broadcast_to(s)):
-        yield rule(eq(t).to(t), eq(dtype_of(a)).to(dt)).then(set_(dtype_of(t)).to(dt))
+def _registry() -> Iterator[object]:
+    """The rules of every op of the registry, and the broadcasting they ask for."""
+    for record in OPS.values():
+        yield from rules_of(record)
+    yield from _broadcast_shapes()
