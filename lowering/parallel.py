@@ -35,10 +35,12 @@ import math
 from dataclasses import dataclass
 
 from mlir import ir
+from mlir.dialects import transform
+from mlir.dialects.transform import structured
 
 from ..target import Target
-from .tiling import (_ANY, CONTRACTIONS, MIN_WORK, _epilogue, _ints, _loop_extents, apply_patterns, as_operation, fills_per_block, linalg_ops,
-                     named_sequence, op_handles)
+from . import scripts
+from .tiling import CONTRACTIONS, MIN_WORK, _epilogue, _loop_extents, as_operation, fills_per_block, linalg_ops
 
 
 # Iterator types of the named ops the emitter produces (generics carry theirs).
@@ -163,25 +165,21 @@ def choose(op: ir.Operation, target: Target) -> Split | None:
     return Split(kind, num, extents, iterators)
 
 
-def transform_script(module: ir.Module, target: Target) -> str | None:
+def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
     """The transform module splitting each sizable linalg op of `module` over `target`'s threads, or None."""
     ops = linalg_ops(module)
     splits = [choose(op, target) for op in ops]
     if not any(splits):
         return None
-    names, body = op_handles(len(ops))
-    for i, (op, split) in enumerate(zip(ops, splits, strict=True)):
-        if split is None:
-            continue
-        body.append(f"// {op.name} loops {_ints(split.loops)} ({split.iterators}): {split.kind} num_threads {_ints(split.num_threads)}")
-        if split.kind == "forall":
-            body.append(f"%t{i}, %f{i} = transform.structured.tile_using_forall %l{i} num_threads {_ints(split.num_threads)}"
-                        f" : ({_ANY}) -> ({_ANY}, {_ANY})")
-        else:
-            body.append(f"%fill{i}, %part{i}, %comb{i}, %f{i} = transform.structured.tile_reduction_using_forall %l{i}"
-                        f" by num_threads = {_ints(split.num_threads)} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})")
-    body += [
-        f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}',
-        *apply_patterns("%funcs", "linalg.tiling_canonicalization", "canonicalization"),
-    ]
-    return named_sequence(body)
+
+    def body(root: ir.Value) -> None:
+        handles = scripts.linalg_handles(root, len(ops))
+        for handle, split in zip(handles, splits, strict=True):
+            if split is not None and split.kind == "forall":
+                scripts.tile_using_forall_threads(handle, list(split.num_threads))
+            elif split is not None:
+                scripts.tile_reduction_using_forall(handle, list(split.num_threads))
+        scripts.apply_patterns(scripts.match_ops(root, "func.func"), structured.apply_patterns_linalg_tiling_canonicalization,
+                               transform.apply_patterns_canonicalization)
+
+    return scripts.build(module.context, body)

@@ -97,7 +97,7 @@ TO_LLVM = Stage(
 ROWS = Stage("rows", ("canonicalize",), script=rows.transform_script)
 
 # Ops of cpu-openmp split into one chunk per thread along one loop (lowering/parallel.py).
-PARALLEL = Stage("parallel", ("transform-interpreter", "canonicalize"), script=parallel.transform_script)
+PARALLEL = Stage("parallel", ("canonicalize",), script=parallel.transform_script)
 
 # Contractions tagged with et.tiles / et.vec (lowering/tiling.py): tiled, vectorized on tensors.
 # No cse here: merging the contractions' identical tensor.empty/fill inits makes eliminate-empty-tensors

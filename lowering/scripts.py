@@ -84,6 +84,18 @@ def tile_using_forall(handle: ir.Value, sizes: list[int]) -> tuple[ir.Value, ir.
     return op.tiled_op, op.forall_op
 
 
+def tile_using_forall_threads(handle: ir.Value, num_threads: list[int]) -> tuple[ir.Value, ir.Value]:
+    """Split a linalg op into `num_threads` chunks per loop (0: unsplit) in an scf.forall: (the tiled op, the loop)."""
+    op = structured.TileUsingForallOp(handle, num_threads=num_threads)
+    return op.tiled_op, op.forall_op
+
+
+def tile_reduction_using_forall(handle: ir.Value, num_threads: list[int]) -> None:
+    """Split a reduction over `num_threads` chunks per loop in an scf.forall: each chunk reduces into
+    its own partial result, combined after the loop (`tile_reduction_using_forall`)."""
+    structured.TileReductionUsingForallOp([_any()], _any(), _any(), _any(), handle, num_threads=num_threads)
+
+
 def fuse_into(producer: ir.Value, loop: ir.Value) -> tuple[ir.Value, ir.Value]:
     """Fuse a producer's slice into a containing loop (`fuse_into_containing_op`): (the fused op, the new loop)."""
     op = structured.FuseIntoContainingOp(producer, loop)

@@ -23,20 +23,24 @@ from .algebra import algebra, algebra_fastmath
 from .fusion import fusion
 from .layout import layout
 from .shapes import shapes
-from .tiling import tiling_rules
+from .tiling import tiling_rules, what_rules_read
 
 FASTMATH = algebra_fastmath
 
 
-@functools.cache
 def default_rulesets(target: Target) -> tuple[Ruleset, ...]:
     """What the default schedule for `target` runs, one step each, in this order."""
     return (algebra, fusion, layout, tiling_rules(target))
 
 
-@functools.cache
 def default_for(target: Target) -> Ruleset:
-    """The default schedule for `target`: algebra + fusion + layout + its tiling rules."""
+    """The default schedule for `target`: algebra + fusion + layout + its tiling rules (one object for
+    targets that share their tiling rules)."""
+    return _default(what_rules_read(target))
+
+
+@functools.cache
+def _default(target: Target) -> Ruleset:
     return reduce(add, default_rulesets(target))
 
 

@@ -48,9 +48,19 @@ def candidates(itemsize: int, target: Target) -> list[tuple[int, int, int]]:
     return list(product(tms, tns, tks))
 
 
-@functools.cache
+def what_rules_read(target: Target) -> Target:
+    """`target` reduced to what the tiling rules read (SIMD width, L1, L2): targets alike in it share
+    one ruleset, so the optimizer's e-graph with the rules declared is reused across them (optimize._base)."""
+    return Target(simd=target.simd, l1=target.l1, l2=target.l2)
+
+
 def tiling_rules(target: Target) -> Ruleset:
     """The tiling ruleset for `target`: its cache tiles, row blocks and reduction lanes."""
+    return _tiling_rules(what_rules_read(target))
+
+
+@functools.cache
+def _tiling_rules(target: Target) -> Ruleset:
     tiling = ruleset(name="tiling")
 
     @tiling.register
