@@ -35,8 +35,7 @@ from egglog import EGraph, get_callable_fn
 from .graph import Node
 from .ops import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, infer, is_view
 from .ir import OP_OF, literal
-from .lowering import rows as rows_stage
-from .lowering.tiling import choose_tiles, padded_loops, padded_tiles, register_tile, simd_lanes
+from .lowering.policy import block_rows, choose_tiles, padded_loops, padded_tiles, register_tile, simd_lanes
 from .target import Machine, Target
 
 
@@ -167,7 +166,7 @@ class TensorCostModel:
         itemsize = np.dtype(out.dtype).itemsize
         shape = (out.shape[0], max([math.prod(out.shape[1:]), *(k.row for k in reductions)]))  # rows, longest row read
         untiled = _EPSILON if tiles is None else 0.0  # chosen tiles are shown when they tie with the default
-        block = tiles[0] if tiles else rows_stage.block_rows(shape[0], shape[1] * itemsize * values, self.target)
+        block = tiles[0] if tiles else block_rows(shape[0], shape[1] * itemsize * values, self.target)
         memory, balance, overhead = rows_slowdown(shape, block, itemsize, values, self.target)
         m = self.machine
         # The reductions run on the block in cache: the time they wait on add latency (with their lanes)

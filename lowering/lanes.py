@@ -23,10 +23,10 @@ from mlir import ir
 
 from ..target import Target
 from . import scripts
-from .tiling import element_bytes, linalg_ops, simd_lanes
+from .policy import simd_lanes
+from .tiling import element_bytes, linalg_ops
 
 TAG = "et.lanes"
-ACCUMULATORS = (1, 2, 4, 8)  # vectors a reduction may accumulate side by side (rulesets.tiling's candidates)
 
 
 def vector_lanes(elem: ir.Type, target: Target) -> int:

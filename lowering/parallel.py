@@ -40,7 +40,8 @@ from mlir.dialects.transform import structured
 
 from ..target import Target
 from . import scripts
-from .tiling import CONTRACTIONS, MIN_WORK, _epilogue, _loop_extents, as_operation, fills_per_block, linalg_ops
+from .policy import MIN_WORK
+from .tiling import CONTRACTIONS, _epilogue, _loop_extents, as_operation, fills_per_block, linalg_ops
 
 
 # Iterator types of the named ops the emitter produces (generics carry theirs).

@@ -33,12 +33,10 @@ from mlir.dialects.transform import structured, tensor
 
 from ..target import Target
 from . import scripts
-from .tiling import _divisor_tile, _loop_extents, as_operation, element_bytes, indexing_maps, linalg_ops
+from .policy import block_rows
+from .tiling import _loop_extents, as_operation, element_bytes, indexing_maps, linalg_ops
 
 TAG = "et.rows"
-
-
-BLOCK_ROWS = (2, 4, 8, 16, 32, 64)  # rows per block rulesets.tiling offers; cost.rows_slowdown prices them
 
 
 def tag(op: ir.Operation | ir.OpView, tiles: tuple[int, ...] | None = None) -> None:
@@ -92,15 +90,6 @@ def _tiles(root: ir.Operation) -> tuple[int, ...]:
     """The (rows per block,) a tagged op carries, or () for a bare tag."""
     attr = root.attributes[TAG]
     return tuple(ir.DenseI64ArrayAttr(attr)) if isinstance(attr, ir.DenseI64ArrayAttr) else ()
-
-
-def block_rows(rows: int, row_bytes: int, target: Target) -> int:
-    """Rows per block when the term did not choose them: the block's rows (`row_bytes` for all the
-    row-sized values of one row) fit in half the L2 cache, at most 64 rows and at least 4 blocks per
-    thread of `target` when there are rows enough, preferably dividing the row count (no remainder block)."""
-    threads = target.threads
-    cap = max(1, min(64, target.l2 // 2 // max(1, row_bytes), rows // (4 * threads) if threads > 1 else rows))
-    return _divisor_tile(rows, cap, 1)
 
 
 def _block(root: ir.Operation, group: list[ir.Operation], target: Target) -> int:

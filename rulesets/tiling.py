@@ -32,8 +32,7 @@ from itertools import product
 from egglog import Ruleset, Vec, eq, i64, rewrite, ruleset
 
 from egglog_tensor.ir import WITH_LANES, Tensor, fuse_rows, fuse_rows_tiled, shape_of
-from egglog_tensor.lowering import lanes, rows
-from egglog_tensor.lowering.tiling import register_tile, simd_lanes
+from egglog_tensor.lowering.policy import ACCUMULATORS, BLOCK_ROWS, register_tile, simd_lanes
 from egglog_tensor.target import Target
 
 
@@ -83,13 +82,13 @@ def _tiling_rules(target: Target) -> Ruleset:
 
     @tiling.register
     def _row_tiles(a: Tensor) -> object:
-        for r in rows.BLOCK_ROWS:
+        for r in BLOCK_ROWS:
             yield rewrite(fuse_rows(a)).to(fuse_rows_tiled(a, Vec[i64](i64(r))))
 
     @tiling.register
     def _reduction_lanes(x: Tensor, axes: Vec[i64]) -> object:
         for op, with_lanes in WITH_LANES.items():
-            for vectors in lanes.ACCUMULATORS:
+            for vectors in ACCUMULATORS:
                 yield rewrite(getattr(x, op)(axes)).to(with_lanes(x, axes, i64(vectors * simd_lanes(4, target))))
 
     return tiling

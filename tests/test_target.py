@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.lowering import tiling
+from egglog_tensor.lowering import policy
 from egglog_tensor.lowering.llvm import check_runs_here
 from egglog_tensor.lowering.pipelines import resolve_target
 from egglog_tensor.rulesets.tiling import candidates
@@ -35,11 +35,11 @@ def test_tile_policy_follows_the_target() -> None:
     """An AVX-512 machine gets 8 x 32 float32 register tiles (32 zmm registers), an AVX2 one 6 x 16
     (16 ymm); cache tiles follow each one's L1 and L2, whatever the host is."""
     wide, narrow = NAMED["avx512"], NAMED["avx2"]
-    assert tiling.register_tile(4, wide) == (8, 32) and tiling.register_tile(4, narrow) == (6, 16)
-    assert tiling.simd_lanes(8, wide) == 8 and tiling.simd_lanes(8, narrow) == 4
+    assert policy.register_tile(4, wide) == (8, 32) and policy.register_tile(4, narrow) == (6, 16)
+    assert policy.simd_lanes(8, wide) == 8 and policy.simd_lanes(8, narrow) == 4
     for target in (wide, narrow):
-        tm, tn, tk = tiling.choose_tiles("linalg.matmul", (1024, 1024, 1024), 4, target).tiles
-        mr, nr = tiling.register_tile(4, target)
+        tm, tn, tk = policy.choose_tiles("linalg.matmul", (1024, 1024, 1024), 4, target).tiles
+        mr, nr = policy.register_tile(4, target)
         assert tk * nr * 4 <= target.l1 // 2 and tm * tk * 4 <= target.l2 // 3 and tn == 4 * nr
     assert candidates(4, wide) != candidates(4, narrow)
     assert all(tk * 32 * 4 <= NAMED["avx512"].l1 for _, _, tk in candidates(4, wide))

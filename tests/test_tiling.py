@@ -15,7 +15,7 @@ from egglog import Vec, i64, rewrite, ruleset
 import egglog_tensor as et
 from egglog_tensor.errors import CompileError
 from egglog_tensor.ir import Tensor
-from egglog_tensor.lowering import tiling
+from egglog_tensor.lowering import policy, tiling
 from egglog_tensor.lowering.pipelines import resolve_target
 from egglog_tensor.target import Target, read_caches
 from egglog_tensor.rulesets import algebra, fusion, layout
@@ -52,7 +52,7 @@ MATMUL_SHAPES = [  # (m, k, n): tiny, prime, not divisible by any tile, size 0, 
     (0, 4, 3), (5, 0, 3), (4, 3, 0), (264, 193, 140),
     (256, 320, 33), (300, 320, 1), (64, 256, 256),  # packed B panels: a partial last panel, nr = 1, all full
     (300, 512, 32),  # a partial last row block with one B panel per block (failed to bufferize when packed)
-    (100, 100, 100), (129, 65, 257), (1000, 72, 200),  # padded to whole register tiles (tiling.padded_loops)
+    (100, 100, 100), (129, 65, 257), (1000, 72, 200),  # padded to whole register tiles (policy.padded_loops)
 ]
 
 
@@ -93,9 +93,9 @@ def _vecmat_foralls(n: int, k: int, itemsize: int, threads: int) -> list[str]:
     over the S parts of a split k (k blocks of `choose_tiles`, else `_k_split` rows), a thread's
     ceil(S / threads) parts at a time; else over column blocks of y, one per thread, rounded to
     the vector width by `_divisor_tile`. A forall of one iteration folds away: none."""
-    tiles = tiling.choose_tiles("linalg.vecmat", (n, k), itemsize, Target.host())
+    tiles = policy.choose_tiles("linalg.vecmat", (n, k), itemsize, Target.host())
     (tk, (nv, kr)) = tiles.tiles[1], tiles.vec
-    parallel = n * k >= tiling.MIN_WORK
+    parallel = n * k >= policy.MIN_WORK
     blocks = k // tk if tk and k % tk == 0 else 1
     parts = tiling._k_split(k, kr, threads) if parallel and blocks == 1 else blocks
     if parts > 1:
@@ -103,7 +103,7 @@ def _vecmat_foralls(n: int, k: int, itemsize: int, threads: int) -> list[str]:
         iterations = -(-parts // chunk)
     else:
         col_blocks = min(threads, max(1, n // nv)) if parallel else 1
-        iterations = -(-n // tiling._divisor_tile(n, -(-n // col_blocks), nv))
+        iterations = -(-n // policy.divisor_tile(n, -(-n // col_blocks), nv))
     return [str(iterations)] if iterations > 1 else []
 
 
@@ -117,7 +117,7 @@ def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
     of more than 256 rows is summed in blocks of rows (`k_block`), one partial y each, on any
     number of threads."""
     x, a = _args([(k,), (k, n)], dtype)
-    tk = tiling.choose_tiles("linalg.vecmat", (n, k), np.dtype(dtype).itemsize, Target.host()).tiles[1]
+    tk = policy.choose_tiles("linalg.vecmat", (n, k), np.dtype(dtype).itemsize, Target.host()).tiles[1]
     for threads in (1, 2):
         kernel = et.kernel(lambda x, a: x @ a, target="cpu-openmp", threads=threads)
         got, comp = kernel(x, a), kernel.inspect(x, a)
@@ -238,7 +238,7 @@ def test_pinned_tiles_smaller_than_the_register_tile_shrink_it(fn, tiles, target
     register tile is clipped to the cache tile."""
     a, b = _args([(64, 64), (64, 64)], np.float32)
     k = et.kernel(fn, target=target, rules=pinned_tiles(*tiles))
-    mr, nr = tiling.register_tile(4, Target.host())
+    mr, nr = policy.register_tile(4, Target.host())
     vec = (min(mr, tiles[0]), min(nr, tiles[1]), 1)
     assert f"et.vec = [{vec[0]}, {vec[1]}, 1]" in k.inspect(a, b).stage("linalg")
     np.testing.assert_allclose(k(a, b), fn(a, b), rtol=1e-4, atol=1e-4)
@@ -329,10 +329,10 @@ def test_padding_is_priced_as_the_work_it_adds() -> None:
     from egglog_tensor.cost import tile_slowdown
     aligned = tile_slowdown((1008, 1024, 1024), (504, 512, 256), 4, Target.host())
     assert tile_slowdown((1004, 1024, 1024), (512, 512, 256), 4, Target.host()) == pytest.approx(aligned * 1008 / 1004)
-    assert tiling.padded_loops("linalg.matmul", (1004, 1000, 1000), (8, 32, 1)) == (1008, 1000, 1000)
-    assert tiling.padded_loops("linalg.matmul", (1000, 1001, 999), (8, 32, 1)) is None  # rows aligned
-    assert tiling.padded_loops("linalg.matmul", (17, 3, 33), (8, 32, 1)) is None  # too small to pay
-    assert tiling.padded_tiles((1004, 1000, 1000), (1008, 1000, 1000), (512, 512, 256), (8, 32, 1)) == (504, 512, 256)
+    assert policy.padded_loops("linalg.matmul", (1004, 1000, 1000), (8, 32, 1)) == (1008, 1000, 1000)
+    assert policy.padded_loops("linalg.matmul", (1000, 1001, 999), (8, 32, 1)) is None  # rows aligned
+    assert policy.padded_loops("linalg.matmul", (17, 3, 33), (8, 32, 1)) is None  # too small to pay
+    assert policy.padded_tiles((1004, 1000, 1000), (1008, 1000, 1000), (512, 512, 256), (8, 32, 1)) == (504, 512, 256)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -373,7 +373,7 @@ def test_last_column_tile_wider_than_a_vector_stays_masked() -> None:
 
 
 def test_remainder_tiles_are_masked_not_scalar() -> None:
-    """Below tiling.PAD_MIN_WORK a misaligned matmul keeps its remainder tiles, vectorized with masks."""
+    """Below policy.PAD_MIN_WORK a misaligned matmul keeps its remainder tiles, vectorized with masks."""
     a, b = rng.standard_normal((67, 20), np.float32), rng.standard_normal((20, 130), np.float32)
     tiled = et.kernel(lambda a, b: a @ b).inspect(a, b).stage("tile")
     assert ("vector.create_mask" in tiled or "vector.constant_mask" in tiled) and "linalg.matmul" not in tiled
@@ -387,24 +387,24 @@ CACHES = [Target(l1=48 * 1024, l2=2 * 1024**2, simd=64), Target(l1=32 * 1024, l2
 @pytest.mark.parametrize("itemsize", [4, 8])
 @pytest.mark.parametrize("size", [256, 1000, 1024, 2048, 4099])
 def test_tile_chooser_fits_the_caches(caches, itemsize, size) -> None:
-    t = tiling.choose_tiles("linalg.matmul", (size, size, size), itemsize, caches)
+    t = policy.choose_tiles("linalg.matmul", (size, size, size), itemsize, caches)
     tm, tn, tk = t.tiles
     mr, nr, kr = t.vec
     lanes = caches.simd // itemsize
     assert kr == 1 and nr % lanes == 0 and nr == 2 * lanes
     assert mr * nr // lanes + nr // lanes + 1 <= (32 if caches.simd >= 64 else 16)  # registers
     assert tm % mr == 0 and tn % nr == 0
-    l1, l2 = tiling.footprint("linalg.matmul", t, itemsize)
+    l1, l2 = policy.footprint("linalg.matmul", t, itemsize)
     assert l1 <= caches.l1 and l2 <= caches.l2
 
 
 def test_tile_chooser_small_and_divisible_extents() -> None:
     caches = CACHES[0]
-    assert tiling.choose_tiles("linalg.matmul", (3, 1, 17), 4, caches).vec == (3, 1, 1)
-    assert tiling.choose_tiles("linalg.matmul", (3, 1, 17), 4, caches).tiles == (3, 1, 17)
-    tm, tn, _ = tiling.choose_tiles("linalg.matmul", (1024, 1024, 1024), 4, caches).tiles
+    assert policy.choose_tiles("linalg.matmul", (3, 1, 17), 4, caches).vec == (3, 1, 1)
+    assert policy.choose_tiles("linalg.matmul", (3, 1, 17), 4, caches).tiles == (3, 1, 17)
+    tm, tn, _ = policy.choose_tiles("linalg.matmul", (1024, 1024, 1024), 4, caches).tiles
     assert 1024 % tm == 0 and 1024 % tn == 0
-    assert tiling.choose_tiles("linalg.batch_matmul", (4, 64, 64, 64), 4, caches).tiles[0] == 1
+    assert policy.choose_tiles("linalg.batch_matmul", (4, 64, 64, 64), 4, caches).tiles[0] == 1
 
 
 def test_target_caches_read_sysfs_with_fallbacks(tmp_path) -> None:
@@ -501,7 +501,7 @@ def _forced_tiles(monkeypatch, tiles, name: str) -> Target:
     tile of a 64-byte SIMD machine (8 x 32 for 4-byte elements). Misaligned shapes keep their
     partial blocks and remainder tiles (no padding: that path is tested on its own)."""
     tag = tiling.tag
-    monkeypatch.setattr(tiling, "PAD_MIN_WORK", 2**62)
+    monkeypatch.setattr(policy, "PAD_MIN_WORK", 2**62)
     monkeypatch.setattr(tiling, "tag", lambda op, target, cache_tiles=None: tag(op, target, tiles))
     return on(SMALL, name)
 
@@ -534,7 +534,7 @@ def test_packed_blocks_match_numpy(monkeypatch, target, dtype, mkn, tiles, packe
     _check(lambda a, b: a @ b, [(m, k), (k, n)], dtype, target)
     if np.dtype(dtype).itemsize != 4:  # B panels TK x 16 (nr is two vectors), other strides: only the numbers are checked
         return
-    assert tiling.packing((m, n, k), tiles, (8, 32, 1), 4, SMALL) == set(packed)
+    assert policy.packing((m, n, k), tiles, (8, 32, 1), 4, SMALL) == set(packed)
     comp = et.kernel(lambda a, b: a @ b, target=target).inspect(*_args([(m, k), (k, n)], dtype))
     tiled = comp.stage("tile")
     if panels:  # the packs are transposes into tensors bufferization allocates, C's block too: no copy
@@ -558,15 +558,15 @@ def test_packing_where_rows_crowd_the_caches() -> None:
     packed once up front when it does not fit L2 and several row blocks read it."""
     caches = Target(l1=48 * 1024, l2=2 * 1024**2, simd=64, l2_ways=16)
     tiles, vec = (256, 256, 256), (8, 32, 1)
-    assert tiling.packing((1024,) * 3, tiles, vec, 4, target=caches) == {"P"}
-    assert tiling.packing((2048,) * 3, tiles, vec, 4, target=caches) == {"A", "P", "C"}
-    assert tiling.packing((2048,) * 3, tiles, vec, 4, epilogue=True, target=caches, prepack=False) == {"A", "B"}  # bias, relu
-    assert tiling.packing((2048,) * 3, tiles, vec, 4, epilogue=True, target=caches) == {"A", "P"}  # a matvec's block
-    assert tiling.packing((2048,) * 3, tiles, vec, 4, target=caches, prepack=False) == {"A", "B", "C"}  # a batch_matmul block
-    assert tiling.packing((1000,) * 3, (200, 200, 200), vec, 4, target=caches) == set()
-    assert tiling.packing((2048, 2048, 256), tiles, vec, 4, target=caches) == {"B"}  # B (2 MiB) fits L2
-    assert tiling.packing((512,) * 3, tiles, vec, 4, target=caches) == {"B"}  # (1 MiB)
-    assert tiling.packing((256, 2048, 2048), tiles, vec, 4, target=caches) == {"A", "B", "C"}  # one row block
+    assert policy.packing((1024,) * 3, tiles, vec, 4, target=caches) == {"P"}
+    assert policy.packing((2048,) * 3, tiles, vec, 4, target=caches) == {"A", "P", "C"}
+    assert policy.packing((2048,) * 3, tiles, vec, 4, epilogue=True, target=caches, prepack=False) == {"A", "B"}  # bias, relu
+    assert policy.packing((2048,) * 3, tiles, vec, 4, epilogue=True, target=caches) == {"A", "P"}  # a matvec's block
+    assert policy.packing((2048,) * 3, tiles, vec, 4, target=caches, prepack=False) == {"A", "B", "C"}  # a batch_matmul block
+    assert policy.packing((1000,) * 3, (200, 200, 200), vec, 4, target=caches) == set()
+    assert policy.packing((2048, 2048, 256), tiles, vec, 4, target=caches) == {"B"}  # B (2 MiB) fits L2
+    assert policy.packing((512,) * 3, tiles, vec, 4, target=caches) == {"B"}  # (1 MiB)
+    assert policy.packing((256, 2048, 2048), tiles, vec, 4, target=caches) == {"A", "B", "C"}  # one row block
 
 
 @pytest.mark.parametrize("target", TARGETS)
