@@ -101,6 +101,7 @@ REDUCERS = {
 }
 
 
+@pytest.mark.slow  # (a sweep; test_lanes' tests of chosen lanes run by default)
 @settings(max_examples=25, deadline=None)
 @given(name=st.sampled_from(sorted(REDUCERS)), lanes=st.sampled_from([1, 3, 5, 16, 33, 64, 200]),
        n=st.integers(1, 40), m=st.integers(1, 150), dtype=st.sampled_from(["float32", "float64", "int32"]),

@@ -137,7 +137,7 @@ def test_reductions_per_thread_count(threads, op) -> None:
 @pytest.mark.filterwarnings("ignore:Mean of empty slice")
 @pytest.mark.filterwarnings("ignore:invalid value encountered")
 @pytest.mark.parametrize("op", list(REDUCTIONS))
-@pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
+@pytest.mark.parametrize("dtype", ["float32", *(pytest.param(d, marks=pytest.mark.slow) for d in ("int32", "bool"))])  # (a sweep)
 def test_reductions_edge_sizes(op, dtype) -> None:
     for shape in EDGE:
         a = data(shape, dtype, op)

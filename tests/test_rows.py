@@ -194,6 +194,7 @@ def test_rows_slowdown_prices_cache_fit_and_balance() -> None:
     assert rows_slowdown(shape, 2, 4, 2, AVX512)[2] > rows_slowdown(shape, 64, 4, 2, AVX512)[2]  # per-block overhead
 
 
+@pytest.mark.slow  # (a sweep; test_rows' tests of each tile choice run by default)
 @settings(max_examples=20, deadline=None)
 @given(fn=st.sampled_from([softmax, layernorm, normalize_rows, spread]), n=st.integers(1, 70), m=st.integers(1, 150),
        tiles=st.sampled_from([(1,), (3,), (7,), (64,), (200,), None]),

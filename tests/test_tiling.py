@@ -726,7 +726,7 @@ def test_packed_b_tilings_at_the_edges_match_numpy(monkeypatch, dtype, mkn, tile
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("dtype", [np.float32, *(pytest.param(d, marks=pytest.mark.slow) for d in (np.float64, np.int32))])  # (a sweep)
 @pytest.mark.parametrize(("mkn", "step"), [
     ((50, 100, 70), 50),  # rows and columns not whole register tiles; k in whole steps of 50
     ((61, 127, 250), 64),  # ... and k padded to two steps of 64
