@@ -5,7 +5,7 @@
 kernel is compiled with `fastmath=True`. `shapes` is the shape analysis the optimizer always runs.
 
 The tiling rules depend on the machine: `tiling_rules(target)` and `default_for(target)` build them
-for a Target; `tiling`, `DEFAULT` and `DEFAULT_RULESETS` are the host's, made on first use. A kernel
+for a Target; `tiling`, `DEFAULT` and `DEFAULT_RULESETS` are the host's. A kernel
 compiled for another Target with the default rules runs `default_for` that Target.
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 from functools import reduce
 from operator import add
-from typing import Any
 
 from egglog import Ruleset
 
@@ -44,14 +43,10 @@ def _default(target: Target) -> Ruleset:
     return reduce(add, default_rulesets(target))
 
 
-def __getattr__(name: str) -> Any:
-    """The host's `tiling`, `DEFAULT` and `DEFAULT_RULESETS`, made when first asked for."""
-    host = {"tiling": lambda: tiling_rules(Target.host()), "DEFAULT": lambda: default_for(Target.host()),
-            "DEFAULT_RULESETS": lambda: default_rulesets(Target.host())}.get(name)
-    if host is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return host()
-
+# The host's (the tiling rules read its caches and SIMD width here, once).
+tiling = tiling_rules(Target.host())
+DEFAULT_RULESETS = default_rulesets(Target.host())
+DEFAULT = default_for(Target.host())
 
 __all__ = ["DEFAULT", "DEFAULT_RULESETS", "FASTMATH", "algebra", "algebra_fastmath", "default_for", "default_rulesets",
            "fusion", "layout", "shapes", "tiling", "tiling_rules"]
