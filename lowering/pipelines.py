@@ -103,7 +103,7 @@ PARALLEL = Stage("parallel", ("canonicalize",), script=parallel.transform_script
 # No cse here: merging the contractions' identical tensor.empty/fill inits makes eliminate-empty-tensors
 # write several outputs through one output buffer (wrong results); cse runs after bufferization.
 # Then each register tile's k loop accumulates from zero, its sum added to C after it (accumulate.py).
-TILE = Stage("tile", ("transform-interpreter", "canonicalize"), script=tiling.transform_script, rewrite=accumulate.restart)
+TILE = Stage("tile", ("canonicalize",), script=tiling.transform_script, rewrite=accumulate.restart)
 
 # Vector ops left by the tile stage: n-D transfers -> loops of 1-D ones, masks -> selects.
 VECTOR = Stage("vector", ("convert-vector-to-scf{full-unroll=true}", "func.func(lower-vector-mask)", "canonicalize", "cse"))
