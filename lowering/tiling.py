@@ -9,7 +9,10 @@ with two attributes, one entry per loop of the op's iteration domain (linalg's o
 For `linalg.matmul` (loops m, n, k) that is `et.tiles = [TM, TN, TK]`, `et.vec = [mr, nr, 1]`, with
 nr a multiple of the SIMD width. The tile policy (lowering/policy.py: `choose_tiles`, `packing`,
 `padded_loops`, ...) picks them from the Target's caches and the element size; `transform_script` builds the transform-dialect script that the "tile" stage
-of the CPU pipelines runs with the `transform-interpreter` pass, on tensors, before bufferization.
+of the CPU pipelines applies, on tensors, before bufferization: typed IR made with the bindings' transform
+builders (lowering/scripts.py), each handle a Python value passed from the function that makes it to those
+that use it (a matvec epilogue's partial sums, `Sums`, to its vectorization after the cleanup); a
+contraction's part of the script starts with a note, a string `transform.param.constant` naming its loops and tiles.
 
 What the script does to a matmul (BLIS-like loop order):
 
