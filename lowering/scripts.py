@@ -123,8 +123,7 @@ def op_type(name: str) -> ir.Type:
 
 
 def match(root: ir.Value, names: tuple[str, ...] = (), attrs: dict[str, int] | None = None) -> ir.Value:
-    """A handle to every payload op under `root` named one of `names` (any name when empty) carrying
-    each i64 attribute of `attrs` (`transform.structured.match ops{...} attributes{...}`)."""
+    """A handle to the payload ops under `root` named one of `names` (any if none) with the i64 attributes `attrs` (`structured.match`)."""
     i64 = ir.IntegerType.get_signless(64)
     found = {k: ir.IntegerAttr.get(i64, v) for k, v in (attrs or {}).items()}
     ops = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in names]) if names else None

@@ -296,11 +296,6 @@ def _match(s: _Script, t: Contraction, op: str | None = None) -> ir.Value:
     return scripts.match(s.root, (op or t.op,), {"et.epilogue" if op else "et.id": t.ident})
 
 
-def _tile(target: ir.Value, sizes: list[int], interchange: list[int] | None = None) -> tuple[ir.Value, list[ir.Value]]:
-    """`target` tiled with `sizes` in scf.for loops (`scripts.tile_using_for`): (the tile, the loops)."""
-    return scripts.tile_using_for(target, sizes, interchange)
-
-
 def _peel(loop: ir.Value) -> ir.Value:
     """Peel the scf.for `loop`: its full iterations, then the remainder loop (returned)."""
     return scripts.peel(loop)[1]
@@ -375,10 +370,10 @@ def _reduce_blocks(matmul: ir.Value, matvec: ir.Value, init: ir.Value, sizes: li
     block, loop = scripts.tile_using_forall(matvec, rows)
     matmul_rows, loop = scripts.fuse_into(matmul, loop)
     fill_rows, _ = scripts.fuse_into(init, loop)
-    cols_block, (col_loop,) = _tile(block, cols)
+    cols_block, (col_loop,) = scripts.tile_using_for(block, cols)
     matmul_block, col_loop = scripts.fuse_into(matmul_rows, col_loop)
     scripts.fuse_into(fill_rows, col_loop)
-    row_block, _ = _tile(cols_block, row)
+    row_block, _ = scripts.tile_using_for(cols_block, row)
     fill, part, comb, _ = scripts.tile_reduction_using_for(row_block, lanes)
     return matmul_block, Sums(fill, part, comb)
 
@@ -413,10 +408,10 @@ def _block_loops(t: Contraction, i: int, packed: frozenset[str], block: ir.Value
     mr, nr, _ = t.vec
     tile = _k_loop(t, i, packed, [0, 1], [0, 0, tk], block)
     if "B" in packed:
-        panel, (n_loop,) = _tile(tile, [0, nr, 0])
-        _, (m_loop, _) = _tile(_pack(t, panel, 1, [2]), [mr, 0, 1])
+        panel, (n_loop,) = scripts.tile_using_for(tile, [0, nr, 0])
+        _, (m_loop, _) = scripts.tile_using_for(_pack(t, panel, 1, [2]), [mr, 0, 1])
     else:
-        _, (n_loop, m_loop, _) = _tile(tile, [mr, nr, 1], interchange=[1, 0, 2])
+        _, (n_loop, m_loop, _) = scripts.tile_using_for(tile, [mr, nr, 1], [1, 0, 2])
     if tm % mr or m % tm:
         _peel(m_loop)
     if tn % nr or n % tn:
@@ -475,8 +470,8 @@ def _k_steps(t: Contraction, i: int, tile: ir.Value, steps: list[int]) -> ir.Val
     chunk = chunk_steps(t)
     chunked = t.loops[-1] > t.tiles[-1] * chunk
     if chunked:
-        tile, _ = _tile(tile, [s * chunk for s in steps])
-    step, (k_loop,) = _tile(tile, steps)
+        tile, _ = scripts.tile_using_for(tile, [s * chunk for s in steps])
+    step, (k_loop,) = scripts.tile_using_for(tile, steps)
     if chunked:
         _annotate(i, KCHUNK, k_loop)
     return step
@@ -504,7 +499,7 @@ def _split_pack(pack: ir.Value, threads: list[int], rows: list[int], vector: lis
     transpose's dims)."""
     tiled, _ = scripts.tile_using_forall(pack, threads)
     _, _, transpose = scripts.lower_pack(scripts.cast(tiled, scripts.op_type("linalg.pack")))
-    row, _ = _tile(transpose, rows, order)
+    row, _ = scripts.tile_using_for(transpose, rows, order)
     scripts.vectorize(row, vector)
 
 
@@ -513,7 +508,7 @@ def _split_padded_pack(pack: ir.Value, threads: list[int], inner: tuple[int, int
     tile, its reads masked (lowered, its pad of a slice of dynamic size was a copy to a buffer through
     memrefCopy)."""
     tiled, _ = scripts.tile_using_forall(pack, threads)
-    row, _ = _tile(tiled, [1, 1])
+    row, _ = scripts.tile_using_for(tiled, [1, 1])
     scripts.vectorize(row, [1, 1, *inner])
 
 
@@ -551,7 +546,7 @@ def _pack_b(t: Contraction, source: ir.Value) -> tuple[ir.Value, ir.Value]:
     return generic, scripts.cast(generic, transform.AnyOpType.get())
 
 
-def _pack_panels(t: Contraction, source: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
+def _pack_panels(t: Contraction, source: ir.Value) -> tuple[ir.Value, ir.Value]:
     """`transform.structured.pack` of the matmul `source` splitting m, n and k into (m / mr, mr), (n /
     nr, nr) and (k / TK, TK): a generic over (m1, n1, k1, m0, n0, k0) reading A as (k1, m1,
     k0, m0), B as (k1, n1, k0, n0) and C as (n1, m1, m0, n0) (pack_transpose: the row panels of a
@@ -562,7 +557,7 @@ def _pack_panels(t: Contraction, source: ir.Value) -> tuple[ir.Value, ir.Value, 
     k steps of a register tile at a time), in the order that reads their rows front to back: A a panel
     of mr rows across all k steps, B a row across all its column panels (k step outer, panel inner:
     1024^3 and 2048^3 on two cores 1-4% faster than panel by panel, 9 rotated rounds).
-    Returns the generic (typed linalg.generic, and as any op) and C's unpack."""
+    Returns the generic (as any op) and C's unpack."""
     (m, n, k), (tm, tn, tk) = t.loops, t.tiles
     mr, nr = t.vec[0], t.vec[1]
     pack_type = scripts.op_type("linalg.pack")
@@ -579,7 +574,7 @@ def _pack_panels(t: Contraction, source: ir.Value) -> tuple[ir.Value, ir.Value, 
         _split_padded_pack(pack_b, [0, tn // nr], (tk, nr))
     else:
         _split_pack(pack_b, [0, tn // nr], [1, 1, 1, 0], [1, 1, 1, nr], [0, 2, 1, 3])
-    return generic, scripts.cast(generic, transform.AnyOpType.get()), unpack
+    return scripts.cast(generic, transform.AnyOpType.get()), unpack
 
 
 def _packed_block_loops(t: Contraction, i: int, packed: frozenset[str], block: ir.Value) -> None:
@@ -587,8 +582,8 @@ def _packed_block_loops(t: Contraction, i: int, packed: frozenset[str], block: i
     (each TK x nr micro-panel read in place from packed B), m by mr (peeled), k by 1, marked et.micro."""
     m = t.loops[0]
     tm, tk, mr = t.tiles[0], t.tiles[2], t.vec[0]
-    panel, _ = _tile(_k_loop(t, i, packed, [0, 1, 3], [0, 0, tk, 0], block), [0, 1, 0, 0])
-    tile, (m_loop, _) = _tile(panel, [mr, 0, 1, 0])
+    panel, _ = scripts.tile_using_for(_k_loop(t, i, packed, [0, 1, 3], [0, 0, tk, 0], block), [0, 1, 0, 0])
+    tile, (m_loop, _) = scripts.tile_using_for(panel, [mr, 0, 1, 0])
     _mark_micro(i, tile)
     if tm % mr or m % tm:
         _peel(m_loop)
@@ -630,7 +625,7 @@ def _panel_matmul(s: _Script, t: Contraction, i: int, op: ir.Value, epilogue: ir
     (m, n, _), (tm, tn, _) = t.loops, t.tiles
     # (the blocks at the edges are partial: their register tiles of C's unpack are masked)
     unpack_sizes = [1, 1, *t.vec[:2]] if m % tm or n % tn else None
-    _, generic, unpack = _pack_panels(t, op)
+    generic, unpack = _pack_panels(t, op)
     scripts.apply_patterns(s.funcs, transform.apply_patterns_canonicalization)  # pack(fill) -> fill
     init = scripts.producer_of(generic, 2)
     if epilogue is None:
@@ -641,7 +636,7 @@ def _panel_matmul(s: _Script, t: Contraction, i: int, op: ir.Value, epilogue: ir
     block, loop = scripts.fuse_into(generic, loop)
     scripts.fuse_into(init, loop)
     _panel_block_loops(s, t, i, block)
-    tile, _ = _tile(unpack_block, list(t.vec[:2]))
+    tile, _ = scripts.tile_using_for(unpack_block, list(t.vec[:2]))
     scripts.vectorize(tile, unpack_sizes)
 
 
@@ -657,8 +652,8 @@ def _panel_block_loops(s: _Script, t: Contraction, i: int, block: ir.Value) -> N
     slices) so that the register tile is a plain (mr, nr, u) contraction (the vectorizer's patterns
     cast away only leading unit dims that are parallel: the unit k1 left a contraction over two
     reduction dims, lowered to scalar code); marked et.micro."""
-    panel, _ = _tile(_k_steps(t, i, block, [0, 0, 1, 0, 0, 0]), [0, 1, 0, 0, 0, 0])
-    _, (_, k_loop) = _tile(panel, [1, 0, 0, 0, 0, _k_unroll(t)])
+    panel, _ = scripts.tile_using_for(_k_steps(t, i, block, [0, 0, 1, 0, 0, 0]), [0, 1, 0, 0, 0, 0])
+    _, (_, k_loop) = scripts.tile_using_for(panel, [1, 0, 0, 0, 0, _k_unroll(t)])
     scripts.apply_patterns(k_loop, structured.apply_patterns_linalg_fold_unit_extent_dims_via_slices)
     _mark_micro(i, scripts.match(k_loop, ("linalg.generic",)))
 
@@ -696,7 +691,7 @@ def _prepacked_matvec_epilogue(s: _Script, t: Contraction, i: int, packed: froze
     pack_type = scripts.op_type("linalg.pack")
     op = _match(s, t)
     matvec = _match(s, t, "linalg.matvec")
-    generic = _pack_panels(t, op)[1] if panels else _pack_b(t, op)[1]
+    generic = _pack_panels(t, op)[0] if panels else _pack_b(t, op)[1]
     packed_matvec = scripts.pack(matvec, [mr if panels else 0, nr])
     if panels:  # as the product's C
         packed_matvec, _, _ = scripts.pack_transpose(scripts.producer_of(packed_matvec, 0, pack_type), packed_matvec, outer=[1, 0])
@@ -775,7 +770,7 @@ def _matvec(s: _Script, t: Contraction, i: int) -> None:
     core, 0.3 -> 0.15 ms on two)."""
     (tm, tk), (mr, kv) = t.tiles, t.vec
     block, _ = scripts.tile_using_forall(_match(s, t), [tm, 0])
-    rows, (m_loop,) = _tile(block, [mr, 0])
+    rows, (m_loop,) = scripts.tile_using_for(block, [mr, 0])
     fill, part, comb, k_loop = _lane_sums(rows, [0, tk], [0, kv])
     # the partial sums, their init and combination marked (the peels clone them); full register
     # tiles peeled from the partial ones, which are masked
@@ -792,7 +787,7 @@ def _lane_sums(target: ir.Value, block: list[int], lanes: list[int]) -> tuple[ir
     restarted from zero in each k block (`block`: tile sizes of a loop around them, all 0 for one
     block; `k_block`): (their fill, the partial sums, their combination, their loop)."""
     if any(block):
-        target, _ = _tile(target, block)
+        target, _ = scripts.tile_using_for(target, block)
     return scripts.tile_reduction_using_for(target, lanes)
 
 
@@ -820,7 +815,7 @@ def _vecmat(s: _Script, t: Contraction, i: int, threads: int) -> None:
         _, _, parts, _ = scripts.split_reduction(op, split, 0)
         chunks, loop = scripts.tile_using_forall(parts, [chunk, 0, 0])
         if chunk > 1:
-            _tile(chunks, [1, 0, 0])
+            scripts.tile_using_for(chunks, [1, 0, 0])
         scripts.apply_patterns(loop, structured.apply_patterns_linalg_fold_unit_extent_dims_via_slices)  # each part: a 2-D vecmat
         block = scripts.match(loop, ("linalg.generic",))
     else:
@@ -828,9 +823,9 @@ def _vecmat(s: _Script, t: Contraction, i: int, threads: int) -> None:
         block, _ = scripts.tile_using_forall(op, [divisor_tile(n, -(-n // blocks), nv), 0])
     chunked = bool(tk and (k // split) % tk)
     if chunked:  # k blocks that do not divide k: a loop over them, each block's k loop a chunk
-        block, _ = _tile(block, [0, tk])
-    cols, _ = _tile(block, [tn, 0])
-    tile, (k_loop, n_loop) = _tile(cols, [nv, kr], interchange=[1, 0])
+        block, _ = scripts.tile_using_for(block, [0, tk])
+    cols, _ = scripts.tile_using_for(block, [tn, 0])
+    tile, (k_loop, n_loop) = scripts.tile_using_for(cols, [nv, kr], [1, 0])
     if chunked:
         _annotate(i, KCHUNK, k_loop)
     _mark_micro(i, tile)
@@ -883,7 +878,8 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
             vectorize()
         scripts.apply_patterns(
             s.funcs, loop_ops.apply_patterns_scf_for_loop_canonicalization, structured.apply_patterns_linalg_tiling_canonicalization,
-            tensor.apply_patterns_tensor_fold_tensor_subset_ops_into_vector_transfers, vector.apply_patterns_vector_transfer_permutation_patterns,
+            tensor.apply_patterns_tensor_fold_tensor_subset_ops_into_vector_transfers,
+            vector.apply_patterns_vector_transfer_permutation_patterns,
             vector.apply_patterns_vector_reduction_to_contract, vector.apply_patterns_vector_cast_away_vector_leading_one_dim,
             transform.apply_patterns_canonicalization)
         # accumulators: a transfer_read/transfer_write pair of the loop-carried tensor -> registers
@@ -891,7 +887,8 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
         # multi-reductions (matvec's partial sums combined, row by row): one vector.reduction per row
         # ("innerparallel" extracted every lane: matvec 2048^2 0.145 -> 0.120 ms on two cores)
         scripts.apply_patterns(
-            s.funcs, functools.partial(vector.apply_patterns_vector_lower_contraction, lowering_strategy=vector.VectorContractLowering.OuterProduct),
+            s.funcs,
+            functools.partial(vector.apply_patterns_vector_lower_contraction, lowering_strategy=vector.VectorContractLowering.OuterProduct),
             vector.apply_patterns_vector_lower_masked_transfers, vector.apply_patterns_vector_transfer_permutation_patterns,
             functools.partial(vector.apply_patterns_vector_lower_multi_reduction,
                               lowering_strategy=vector.VectorMultiReductionLowering.InnerReduction),
