@@ -21,15 +21,13 @@ class Stage:
     """One named step of a pipeline: pass-pipeline elements run inside `builtin.module(...)`.
 
     A stage with a `script` builds a transform-dialect module from the IR it receives (None: the
-    stage has nothing to do and is skipped), kept as the stage text "<name>-script". A typed script
-    (an ir.Module built with lowering/scripts.py) is applied to the payload in place before the
-    passes; a script given as text is nested into the payload for its passes (`transform-interpreter`
-    runs it), then removed.
+    stage has nothing to do and is skipped), kept as the stage text "<name>-script": typed IR (an
+    ir.Module built with lowering/scripts.py), applied to the payload in place before the passes.
     """
 
     name: str
     passes: tuple[str, ...]
-    script: Callable[[ir.Module], ir.Module | str | None] | None = None
+    script: Callable[[ir.Module], ir.Module | None] | None = None
     rewrite: Callable[[ir.Module], None] | None = None  # applied in place after the passes
 
     @property
@@ -103,7 +101,7 @@ PARALLEL = Stage("parallel", ("canonicalize",), script=parallel.transform_script
 # No cse here: merging the contractions' identical tensor.empty/fill inits makes eliminate-empty-tensors
 # write several outputs through one output buffer (wrong results); cse runs after bufferization.
 # Then each register tile's k loop accumulates from zero, its sum added to C after it (accumulate.py).
-TILE = Stage("tile", ("transform-interpreter", "canonicalize"), script=tiling.transform_script, rewrite=accumulate.restart)
+TILE = Stage("tile", ("canonicalize",), script=tiling.transform_script, rewrite=accumulate.restart)
 
 # Vector ops left by the tile stage: n-D transfers -> loops of 1-D ones, masks -> selects.
 VECTOR = Stage("vector", ("convert-vector-to-scf{full-unroll=true}", "func.func(lower-vector-mask)", "canonicalize", "cse"))
@@ -272,10 +270,9 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
 
 def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str | None = None,
               on_script: Callable[[str], None] | None = None) -> ir.Module | None:
-    """Apply one stage to `module` (in the active MLIR context): build its transform script and apply
-    it (a typed one in place, a text one nested into the payload, which is re-parsed), run its passes,
-    apply its rewrite, strip nested transform modules. Return the module after it (a new one for a
-    text script), or None when its script builder has nothing to do (the IR is unchanged).
+    """Apply one stage to `module` (in the active MLIR context), in place: build its transform script
+    and apply it, run its passes, apply its rewrite. Return the module after it, or None when its
+    script builder has nothing to do (the IR is unchanged).
     `on_script` receives the script's text before it runs; `current` is the module's text (printed
     here if not given), saved with the CompileError naming the stage when it fails."""
     current = str(module) if current is None else current
@@ -288,13 +285,8 @@ def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str 
             return None
         if on_script is not None:
             on_script(str(script))
-        if isinstance(script, str):
-            try:
-                module = ir.Module.parse(_nest(str(module), script))  # printed: always one `module {}`
-            except ir.MLIRError as exc:
-                raise _fail(pipeline, stage, current, f"transform script does not parse: {exc}") from None
     try:
-        if isinstance(script, ir.Module):
+        if script is not None:
             scripts.apply(module, script)
         manager = passmanager.PassManager.parse(stage.pipeline_text)
         manager.run(module.operation)
@@ -302,21 +294,7 @@ def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str 
             stage.rewrite(module)
     except (ir.MLIRError, ValueError) as exc:  # ValueError: the pass pipeline text does not parse
         raise _fail(pipeline, stage, current, str(exc) + (f"\n  transform script:\n{script}" if script is not None else "")) from None
-    if isinstance(script, str):
-        _strip_transform_modules(module)
     return module
-
-
-def _nest(module_text: str, script: str) -> str:
-    """The payload module with the transform module nested at the end of its body."""
-    head, _, tail = module_text.rpartition("}")
-    return f"{head}{script}}}{tail}"
-
-
-def _strip_transform_modules(module: ir.Module) -> None:
-    for op in list(module.body.operations):
-        if op.operation.name == "builtin.module" and "transform.with_named_sequence" in op.operation.attributes:
-            op.operation.erase()
 
 
 def lower_to_llvm_ir(llvm_dialect_text: str) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from mlir import ir
 from mlir.dialects import transform
 from mlir.dialects.transform import interpreter, structured
+from mlir.dialects.transform import loop as loop_ops
 
 ENTRY = "__transform_main"
 
@@ -114,3 +115,128 @@ def apply_patterns(handle: ir.Value, *patterns: Callable[[], object]) -> None:
     with ir.InsertionPoint(op.patterns):
         for pattern in patterns:
             pattern()
+
+
+def op_type(name: str) -> ir.Type:
+    """`!transform.op<"name">`: a handle to payload ops named `name` only."""
+    return transform.OperationType.get(name)
+
+
+def match(root: ir.Value, names: tuple[str, ...] = (), attrs: dict[str, int] | None = None) -> ir.Value:
+    """A handle to the payload ops under `root` named one of `names` (any if none) with the i64 attributes `attrs` (`structured.match`)."""
+    i64 = ir.IntegerType.get_signless(64)
+    found = {k: ir.IntegerAttr.get(i64, v) for k, v in (attrs or {}).items()}
+    ops = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in names]) if names else None
+    return structured.MatchOp(_any(), root, ops=ops, op_attrs=ir.DictAttr.get(found) if found else None).result
+
+
+def cast(handle: ir.Value, to: ir.Type) -> ir.Value:
+    """The same payload ops, as a handle of type `to` (`transform.cast`)."""
+    return transform.CastOp(to, handle).result
+
+
+def tile_using_for(handle: ir.Value, sizes: list[int], interchange: list[int] | None = None) -> tuple[ir.Value, list[ir.Value]]:
+    """Tile a linalg op with `sizes` (0: untiled) in scf.for loops, in `interchange` order: (the tiled op, the loops)."""
+    op = structured.TileUsingForOp(handle, sizes=sizes, interchange=interchange)
+    return op.tiled_linalg_op, list(op.loops)
+
+
+def tile_reduction_using_for(handle: ir.Value, sizes: list[int]) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
+    """Split a reduction into `sizes`-wide partial results in an scf.for (`tile_reduction_using_for`):
+    (their fill, the partial op, their combination, the loop)."""
+    op = structured.TileReductionUsingForOp([_any()], _any(), _any(), _any(), handle, tile_sizes=sizes)
+    return op.fill_op[0], op.split_op, op.combining_op, op.for_op
+
+
+def split_reduction(handle: ir.Value, factor: int, dimension: int) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
+    """`transform.structured.split_reduction` by `factor`, the new dim at `dimension`: (init, fill, split op, combiner)."""
+    op = structured.SplitReductionOp(_any(), _any(), _any(), _any(), handle, split_factor=factor, insert_split_dimension=dimension)
+    return op.init_or_alloc_op, op.fill_op, op.split_linalg_op, op.combining_linalg_op
+
+
+def peel(loop: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """Peel an scf.for: (its full iterations, the remainder loop) (`transform.loop.peel`)."""
+    op = loop_ops.LoopPeelOp(_any(), _any(), cast(loop, op_type("scf.for")))
+    return op.peeled_loop, op.remainder_loop
+
+
+def pad(handle: ir.Value, values: list[ir.Attribute], dims: list[int], nofold: list[int], copy_back: str,
+        multiple: list[int] | None = None) -> tuple[ir.Value, ir.Value, ir.Value]:
+    """`transform.structured.pad` of a linalg op's operands along `dims` (to `multiple`): (the padded op, the pad, the copy back)."""
+    op = structured.PadOp(handle, pad_to_multiple_of=multiple, padding_values=values, padding_dimensions=dims,
+                          nofold_flags=nofold, copy_back_op=copy_back)
+    return op.padded, op.pad, op.copy
+
+
+def bufferize_to_allocation(handle: ir.Value) -> None:
+    """Bufferize the payload ops' results into new allocations, copied in with linalg.copy (`bufferize_to_allocation`)."""
+    structured.BufferizeToAllocationOp(handle, memcpy_op="linalg.copy")
+
+
+def vectorize(handle: ir.Value, sizes: list[int] | None = None) -> None:
+    """Vectorize linalg ops to `sizes` (masked where their shape is smaller) (`transform.structured.vectorize`)."""
+    structured.VectorizeOp(handle, sizes)
+
+
+def generalize(handle: ir.Value) -> ir.Value:
+    """The named linalg ops as linalg.generic (`transform.structured.generalize`)."""
+    return structured.GeneralizeOp(handle).result
+
+
+def specialize(handle: ir.Value) -> ir.Value:
+    """linalg.generic ops as the named ops they are (`transform.structured.specialize`)."""
+    return structured.SpecializeOp(_any(), handle).result
+
+
+def producer_of(handle: ir.Value, operand: int, kind: ir.Type | None = None) -> ir.Value:
+    """The op defining operand `operand` of the payload op (`transform.get_producer_of_operand`)."""
+    return transform.GetProducerOfOperand(kind or _any(), handle, operand).result
+
+
+def consumers_of(handle: ir.Value, result: int, kind: ir.Type | None = None) -> ir.Value:
+    """The ops using result `result` of the payload op (`transform.get_consumers_of_result`)."""
+    return transform.GetConsumersOfResult(kind or _any(), handle, result).result
+
+
+def pack(handle: ir.Value, sizes: list[int]) -> ir.Value:
+    """A linalg op packed by `sizes` per loop (0: not packed): the linalg.generic on packed operands (`structured.pack`)."""
+    return structured.PackOp(op_type("linalg.generic"), handle, [], static_packed_sizes=sizes).result
+
+
+def pack_transpose(target: ir.Value, compute: ir.Value, outer: list[int] | None = None, inner: list[int] | None = None,
+                   unpack: bool = False) -> tuple[ir.Value, ir.Value, ir.Value]:
+    """Transpose the pack (`unpack`: unpack) `target` of the generic `compute` (`pack_transpose`): (the generic, the pack, the unpack)."""
+    types = (_any(), op_type("linalg.unpack")) if unpack else (op_type("linalg.pack"), _any())
+    op = structured.PackTransposeOp(op_type("linalg.generic"), *types, target, compute, outer_perm=outer, inner_perm=inner)
+    return op.packed_op, op.pack_op, op.un_pack_op
+
+
+def lower_pack(handle: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
+    """A linalg.pack as tensor.pad, expand_shape and linalg.transpose (`lower_pack`): their handles."""
+    op = structured.LowerPackOp(op_type("tensor.pad"), op_type("tensor.expand_shape"), op_type("linalg.transpose"), handle)
+    return op.pad_op, op.expand_shape_op, op.transpose_op
+
+
+def lower_unpack(handle: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
+    """A linalg.unpack as tensor.empty, linalg.transpose, collapse_shape and extract_slice (`lower_unpack`): their handles."""
+    op = structured.LowerUnPackOp(op_type("tensor.empty"), op_type("linalg.transpose"), op_type("tensor.collapse_shape"),
+                                  op_type("tensor.extract_slice"), handle)
+    return op.empty_op, op.transpose_op, op.collapse_shape_op, op.extract_slice_op
+
+
+def foreach(handle: ir.Value, body: Callable[[ir.Value], None]) -> None:
+    """Run `body(op)` for each payload op of `handle` in turn (`transform.foreach`)."""
+    op = transform.ForeachOp([], [handle])
+    with ir.InsertionPoint(op.body):
+        body(op.bodyTargets[0])
+        transform.YieldOp()
+
+
+def hoist_loop_invariant_subsets(handle: ir.Value) -> None:
+    """Hoist loop-invariant tensor subset reads/writes (accumulators) out of the loops (`hoist_loop_invariant_subsets`)."""
+    loop_ops.HoistLoopInvariantSubsetsOp(handle)
+
+
+def note(text: str) -> None:
+    """A comment in the script: an unused `transform.param.constant` of the string `text`."""
+    transform.ParamConstantOp(transform.AnyParamType.get(), ir.StringAttr.get(text))

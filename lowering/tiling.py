@@ -9,7 +9,10 @@ with two attributes, one entry per loop of the op's iteration domain (linalg's o
 For `linalg.matmul` (loops m, n, k) that is `et.tiles = [TM, TN, TK]`, `et.vec = [mr, nr, 1]`, with
 nr a multiple of the SIMD width. The tile policy (lowering/policy.py: `choose_tiles`, `packing`,
 `padded_loops`, ...) picks them from the Target's caches and the element size; `transform_script` builds the transform-dialect script that the "tile" stage
-of the CPU pipelines runs with the `transform-interpreter` pass, on tensors, before bufferization.
+of the CPU pipelines applies, on tensors, before bufferization: typed IR made with the bindings' transform
+builders (lowering/scripts.py), each handle a Python value passed from the function that makes it to those
+that use it (a matvec epilogue's partial sums, `Sums`, to its vectorization after the cleanup); a
+contraction's part of the script starts with a note, a string `transform.param.constant` naming its loops and tiles.
 
 What the script does to a matmul (BLIS-like loop order):
 
@@ -98,12 +101,19 @@ max(K_STEPS, sqrt(k)).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from mlir import ir
+from mlir.dialects import transform
+from mlir.dialects.transform import loop as loop_ops
+from mlir.dialects.transform import structured, tensor, vector
 
 from ..target import Target
+from . import scripts
 from .policy import MIN_WORK, Tiles, choose_tiles, divisor_tile, fit, packing, padded_loops, padded_tiles, panel_k, simd_lanes
 
 CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.dot")
@@ -114,7 +124,22 @@ def _ints(values: tuple[int, ...]) -> str:
 
 
 # --- the transform script -----------------------------------------------------------------------
-_ANY = "!transform.any_op"
+
+
+@dataclass(frozen=True)
+class _Script:
+    """The handles every part of the tile script uses: the payload root and its functions."""
+
+    root: ir.Value
+    funcs: ir.Value
+
+
+class Sums(NamedTuple):
+    """Handles to a reduction split into partial sums (`tile_reduction_using_for`), vectorized after the tiling."""
+
+    fill: ir.Value
+    part: ir.Value
+    comb: ir.Value
 
 
 @dataclass(frozen=True)
@@ -160,22 +185,6 @@ def linalg_ops(module: ir.Module) -> list[ir.Operation]:
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
     return found
-
-
-def op_handles(count: int) -> tuple[list[str], list[str]]:
-    """Handle names %l0.. for the `count` linalg ops of the payload (linalg_ops' order), and the
-    script lines defining them."""
-    names = [f"%l{i}" for i in range(count)]
-    return names, [
-        f"%linalg = transform.structured.match interface{{LinalgOp}} in %root : ({_ANY}) -> {_ANY}",
-        f"{', '.join(names)} = transform.split_handle %linalg : ({_ANY}) -> ({', '.join([_ANY] * count)})",
-    ]
-
-
-def apply_patterns(handle: str, *patterns: str) -> list[str]:
-    """Script lines applying the pattern sets `patterns` (names after `transform.apply_patterns.`) to
-    the payload ops of `handle`, greedily, as one set."""
-    return [f"transform.apply_patterns to {handle} {{", *(f"  transform.apply_patterns.{p}" for p in patterns), f"}} : {_ANY}"]
 
 
 def _int_list(attr: ir.Attribute) -> tuple[int, ...]:
@@ -282,115 +291,100 @@ def _loop_extents(op: ir.Operation) -> tuple[int, ...]:
     return tuple(extents[i] for i in range(len(extents)))
 
 
-def _match(t: Contraction, var: str, op: str | None = None) -> str:
-    """`var` = the contraction `t` (et.id), or with `op` its epilogue of that op name (et.epilogue)."""
-    attr = "et.epilogue" if op else "et.id"
-    return f'{var} = transform.structured.match ops{{["{op or t.op}"]}} attributes{{{attr} = {t.ident} : i64}} in %root : ({_ANY}) -> {_ANY}'
+def _match(s: _Script, t: Contraction, op: str | None = None) -> ir.Value:
+    """The contraction `t` (et.id), or with `op` its epilogue of that op name (et.epilogue)."""
+    return scripts.match(s.root, (op or t.op,), {"et.epilogue" if op else "et.id": t.ident})
 
 
-def _tile(out: str, loops: int, target: str, kind: str, sizes: list[int], interchange: list[int] | None = None) -> str:
-    results = ", ".join([_ANY] * (1 + loops))
-    inter = f" interchange = {_ints(tuple(interchange))}" if interchange else ""
-    return f"{out} = transform.structured.{kind} {target} tile_sizes {_ints(tuple(sizes))}{inter} : ({_ANY}) -> ({results})"
+def _peel(loop: ir.Value) -> ir.Value:
+    """Peel the scf.for `loop`: its full iterations, then the remainder loop (returned)."""
+    return scripts.peel(loop)[1]
 
 
-def _peel(loop: str) -> list[str]:
-    """Peel the loop `%x`: its full iterations, then `%rx`, the remainder loop."""
-    return [
-        f'%p{loop[1:]} = transform.cast {loop} : {_ANY} to !transform.op<"scf.for">',
-        f'%f{loop[1:]}, %r{loop[1:]} = transform.loop.peel %p{loop[1:]} : (!transform.op<"scf.for">) -> ({_ANY}, {_ANY})',
-    ]
-
-
-def _pack(t: Contraction, name: str, target: str, operand: int | None, dims: list[int], copy_back: bool = False,
-          multiple: list[int] | None = None) -> list[str]:
+def _pack(t: Contraction, target: ir.Value, operand: int | None, dims: list[int], copy_back: bool = False,
+          multiple: list[int] | None = None) -> ir.Value:
     """Operand `operand` (0: A, 1: B, 2: C) of the tile `target` copied into a contiguous buffer: a
-    nofold pad along the loops `dims`, bufferized with linalg.copy; the result is the tile `%<name>`.
+    nofold pad along the loops `dims`, bufferized with linalg.copy; returns the padded tile.
     The copy of the output operand is copied back after the tile's loops (`copy_back`). With
     `operand` None, every operand is padded along `dims` to a `multiple` (copied only where that
     changes its shape)."""
-    zero = ("0.0" if t.elem.startswith(("f", "bf")) else "0") + f" : {t.elem}"
-    nofold = [int(n == operand) for n in range(3)]
-    back = "linalg.copy" if copy_back else "none"
-    to = f" pad_to_multiple_of {_ints(tuple(multiple))}" if multiple else ""
-    return [
-        f"%{name}, %pad{name}, %cp{name} = transform.structured.pad {target}{to} {{padding_values = "
-        f"[{zero}, {zero}, {zero}], padding_dimensions = {_ints(tuple(dims))}, "
-        f'nofold_flags = {_ints(tuple(nofold))}, copy_back_op = "{back}"}} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY})',
-        f'%buf{name}, %copy{name} = transform.structured.bufferize_to_allocation %pad{name} {{memcpy_op = "linalg.copy"}} : {_ANY}',
-    ]
+    zero = ir.Attribute.parse(("0.0" if t.elem.startswith(("f", "bf")) else "0") + f" : {t.elem}")
+    padded, pad, _ = scripts.pad(target, [zero] * 3, dims, [int(n == operand) for n in range(3)],
+                                 "linalg.copy" if copy_back else "none", multiple)
+    scripts.bufferize_to_allocation(pad)
+    return padded
 
 
-def _matmul_family(t: Contraction, i: int) -> list[str]:
+def _matmul_family(s: _Script, t: Contraction, i: int) -> Sums | None:
     """forall over output blocks (C block packed); k cache loop (A block packed); n by nr (B
     micro-panel packed); peeled m register loop; k by 1, vectorized. What is packed: `packing`.
-    A batch_matmul's forall also runs over the batch; each block is then a 2-D matmul (`_batch_block`)."""
+    A batch_matmul's forall also runs over the batch; each block is then a 2-D matmul (`_batch_block`).
+    Returns a matvec epilogue's partial sums (`_reduce_blocks`), vectorized later."""
     if len(t.loops) == 4:
-        return _batch_block(t, i)
+        _batch_block(s, t, i)
+        return None
     packed = _packed(t)
     if "P" in packed:
         if t.epilogue is not None and t.reduce is None:  # (A and B in panels: `_packed`)
-            return [_match(t, f"%op{i}"), _match(t, f"%ep{i}", "linalg.generic"), *_panel_matmul(t, i, f"%op{i}", f"%ep{i}")]
-        return _prepacked_matvec_epilogue(t, i, packed) if t.reduce else _prepacked_matmul(t, i, packed)
+            op = _match(s, t)
+            _panel_matmul(s, t, i, op, _match(s, t, "linalg.generic"))
+            return None
+        return _prepacked_matvec_epilogue(s, t, i, packed) if t.reduce else _prepacked_matmul(s, t, i, packed)
     tm, tn, _ = t.tiles
-    lines = [_match(t, f"%op{i}")]
+    op = _match(s, t)
     if t.pad:
-        lines = [_match(t, f"%op{i}w"), *_pad_whole(t, f"%op{i}w", f"op{i}")]
+        op = _pad_whole(t, op)
+    sums = None
     if t.epilogue is None:
-        lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", [tm, tn, 0]))
+        block, _ = scripts.tile_using_forall(op, [tm, tn, 0])
     elif t.reduce is not None:
-        lines += _matvec_epilogue(t, i)
+        block, sums = _matvec_epilogue(s, t, op)
     else:  # the forall tiles the epilogue; the matmul (and its zero fill) computes each block inside it
-        lines += [
-            _match(t, f"%ep{i}", "linalg.generic"),
-            f"%init{i} = transform.get_producer_of_operand %op{i}[2] : ({_ANY}) -> {_ANY}",
-            _tile(f"%e{i}, %epar{i}", 1, f"%ep{i}", "tile_using_forall", [tm, tn]),
-            f"%a{i}, %par{i} = transform.structured.fuse_into_containing_op %op{i} into %epar{i}"
-            f" : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
-            f"%fi{i}, %par{i}b = transform.structured.fuse_into_containing_op %init{i} into %par{i}"
-            f" : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
-        ]
-    return lines + _block_loops(t, i, packed)
+        epilogue = _match(s, t, "linalg.generic")
+        init = scripts.producer_of(op, 2)
+        _, loop = scripts.tile_using_forall(epilogue, [tm, tn])
+        block, loop = scripts.fuse_into(op, loop)
+        scripts.fuse_into(init, loop)
+    _block_loops(t, i, packed, block)
+    return sums
 
 
-def _matvec_epilogue(t: Contraction, i: int) -> list[str]:
+def _matvec_epilogue(s: _Script, t: Contraction, op: ir.Value) -> tuple[ir.Value, Sums]:
     """`(a @ b) @ x`: the forall runs over row blocks of y and a loop over the column blocks inside
-    it; the matmul and its zero fill are fused into that loop, so each TM x TN block of the product
+    it; the matmul `op` and its zero fill are fused into that loop, so each TM x TN block of the product
     is computed into a block-sized buffer (L2) and reduced into y (TM rows by mr, TN split into kv-wide
-    partial sums) right away: the product is never stored whole, nor filled, nor read back."""
+    partial sums) right away: the product is never stored whole, nor filled, nor read back.
+    Returns the product's block and the partial sums (`_reduce_blocks`)."""
     tm, tn, _ = t.tiles
     mr, kv = t.reduce
-    return [_match(t, f"%ep{i}", "linalg.matvec"),
-            f"%init{i} = transform.get_producer_of_operand %op{i}[2] : ({_ANY}) -> {_ANY}",
-            *_reduce_blocks(i, f"%op{i}", f"%ep{i}", [[tm, 0], [0, tn], [mr, 0], [0, kv]])]
+    matvec = _match(s, t, "linalg.matvec")
+    init = scripts.producer_of(op, 2)
+    return _reduce_blocks(op, matvec, init, [[tm, 0], [0, tn], [mr, 0], [0, kv]])
 
 
-def _reduce_blocks(i: int, matmul: str, matvec: str, sizes: list[list[int]]) -> list[str]:
+def _reduce_blocks(matmul: ir.Value, matvec: ir.Value, init: ir.Value, sizes: list[list[int]]) -> tuple[ir.Value, Sums]:
     """The matvec `matvec` tiled by row blocks (forall) and column blocks (for) with the matmul
-    `matmul` and its fill `%init<i>` fused into both loops (the block `%a<i>`); its block tiled by
-    rows and split into partial sums `%rpart<i>` (`sizes`: those four tile sizes)."""
-    fuse = "transform.structured.fuse_into_containing_op"
+    `matmul` and its fill `init` fused into both loops; its block tiled by rows and split into
+    partial sums (`sizes`: those four tile sizes). Returns the matmul's block and the partial sums."""
     rows, cols, row, lanes = sizes
-    return [
-        _tile(f"%e{i}, %epar{i}", 1, matvec, "tile_using_forall", rows),
-        f"%rows{i}, %par{i} = {fuse} {matmul} into %epar{i} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
-        f"%fr{i}, %par{i}b = {fuse} %init{i} into %par{i} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
-        _tile(f"%eb{i}, %ecol{i}", 1, f"%e{i}", "tile_using_for", cols),
-        f"%a{i}, %ecol{i}b = {fuse} %rows{i} into %ecol{i} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
-        f"%fi{i}, %ecol{i}c = {fuse} %fr{i} into %ecol{i}b : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
-        _tile(f"%er{i}, %erl{i}", 1, f"%eb{i}", "tile_using_for", row),
-        f"%rfill{i}, %rpart{i}, %rcomb{i}, %rlk{i} = transform.structured.tile_reduction_using_for %er{i} "
-        f"by tile_sizes = {_ints(tuple(lanes))} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})",
-    ]
+    block, loop = scripts.tile_using_forall(matvec, rows)
+    matmul_rows, loop = scripts.fuse_into(matmul, loop)
+    fill_rows, _ = scripts.fuse_into(init, loop)
+    cols_block, (col_loop,) = scripts.tile_using_for(block, cols)
+    matmul_block, col_loop = scripts.fuse_into(matmul_rows, col_loop)
+    scripts.fuse_into(fill_rows, col_loop)
+    row_block, _ = scripts.tile_using_for(cols_block, row)
+    fill, part, comb, _ = scripts.tile_reduction_using_for(row_block, lanes)
+    return matmul_block, Sums(fill, part, comb)
 
 
-def _pad_whole(t: Contraction, target: str, name: str) -> list[str]:
+def _pad_whole(t: Contraction, target: ir.Value) -> ir.Value:
     """The matmul `target` computed on copies of A and C padded with zero rows to whole register tiles
-    (`padded_loops`), the result copied back out of C's; the padded matmul is `%<name>`."""
-    return _pack(t, name, target, None, [0], copy_back=True, multiple=[t.vec[0]])
+    (`padded_loops`), the result copied back out of C's; returns the padded matmul."""
+    return _pack(t, target, None, [0], copy_back=True, multiple=[t.vec[0]])
 
 
-def _batch_block(t: Contraction, i: int) -> list[str]:
+def _batch_block(s: _Script, t: Contraction, i: int) -> None:
     """A batch_matmul: the forall runs over (batch, m, n) blocks; each block (1 x TM x TN x K) is
     made a 2-D linalg.matmul on rank-reduced slices (generalize, fold the unit batch dim, specialize:
     vectorizing the unit dim instead leaves a contraction the outer-product lowering does not take)
@@ -398,40 +392,32 @@ def _batch_block(t: Contraction, i: int) -> list[str]:
     flat = dataclasses.replace(t, loops=t.loops[1:], tiles=t.tiles[1:], vec=t.vec[1:])
     tm, tn, _ = flat.tiles
     packed = packing(flat.loops, flat.tiles, flat.vec, t.itemsize, t.target, prepack=False)
-    lines = [
-        _match(t, f"%op{i}"),
-        _tile(f"%a{i}b, %par{i}", 1, f"%op{i}", "tile_using_forall", [1, tm, tn, 0]),
-        f"%gen{i} = transform.structured.generalize %a{i}b : ({_ANY}) -> {_ANY}",
-        *apply_patterns(f"%par{i}", "linalg.fold_unit_extent_dims_via_slices"),
-        f'%flat{i} = transform.structured.match ops{{["linalg.generic"]}} in %par{i} : ({_ANY}) -> {_ANY}',
-        f"%a{i} = transform.structured.specialize %flat{i} : ({_ANY}) -> {_ANY}",
-        *_mark_micro(i, f"%a{i}"),
-    ]
-    return lines + _block_loops(flat, i, packed)
+    block, loop = scripts.tile_using_forall(_match(s, t), [1, tm, tn, 0])
+    scripts.generalize(block)
+    scripts.apply_patterns(loop, structured.apply_patterns_linalg_fold_unit_extent_dims_via_slices)
+    block = scripts.specialize(scripts.match(loop, ("linalg.generic",)))
+    _mark_micro(i, block)
+    _block_loops(flat, i, packed, block)
 
 
-def _block_loops(t: Contraction, i: int, packed: frozenset[str]) -> list[str]:
-    """Inside the forall's block `%a<i>` of a 2-D matmul: the k loop (`_k_loop`), n by nr (B
+def _block_loops(t: Contraction, i: int, packed: frozenset[str], block: ir.Value) -> None:
+    """Inside the forall's block `block` of a 2-D matmul: the k loop (`_k_loop`), n by nr (B
     micro-panel packed or read in place), m by mr (peeled), k by 1."""
     m, n, _ = t.loops
     tm, tn, tk = t.tiles
     mr, nr, _ = t.vec
-    lines: list[str] = []
-    tile = _k_loop(t, i, lines, packed, [0, 1], [0, 0, tk])
+    tile = _k_loop(t, i, packed, [0, 1], [0, 0, tk], block)
     if "B" in packed:
-        lines.append(_tile(f"%bn{i}, %ln{i}", 1, tile, "tile_using_for", [0, nr, 0]))
-        lines += _pack(t, f"pb{i}", f"%bn{i}", 1, [2])
-        lines.append(_tile(f"%c{i}, %lm{i}, %lk{i}", 2, f"%pb{i}", "tile_using_for", [mr, 0, 1]))
+        panel, (n_loop,) = scripts.tile_using_for(tile, [0, nr, 0])
+        _, (m_loop, _) = scripts.tile_using_for(_pack(t, panel, 1, [2]), [mr, 0, 1])
     else:
-        lines.append(_tile(f"%c{i}, %ln{i}, %lm{i}, %lk{i}", 3, tile, "tile_using_for", [mr, nr, 1], interchange=[1, 0, 2]))
+        _, (n_loop, m_loop, _) = scripts.tile_using_for(tile, [mr, nr, 1], [1, 0, 2])
     if tm % mr or m % tm:
-        lines += _peel(f"%lm{i}")
+        _peel(m_loop)
     if tn % nr or n % tn:
-        lines += _peel(f"%ln{i}")
+        rest = _peel(n_loop)
         if _static_columns(t):  # its register tiles: marked for `_vectorize_remainder`
-            lines += [f'%rem{i} = transform.structured.match ops{{["linalg.matmul"]}} in %rln{i} : ({_ANY}) -> {_ANY}',
-                      *_annotate("remp", i, "et.rem", f"%rem{i}")]
-    return lines
+            _annotate(i, "et.rem", scripts.match(rest, ("linalg.matmul",)))
 
 
 def _static_columns(t: Contraction) -> bool:
@@ -442,17 +428,13 @@ def _static_columns(t: Contraction) -> bool:
     return 0 < tn % nr <= simd_lanes(t.itemsize, t.target) and n % tn == 0
 
 
-def _vectorize_remainder(t: Contraction, i: int) -> list[str]:
+def _vectorize_remainder(s: _Script, t: Contraction, i: int) -> None:
     """The last register tiles of columns (`_static_columns`), vectorized TN % nr wide, not masked to
     nr: a masked accumulator is not hoisted out of the k loop (its masked reads and writes stayed in
     it: 9 loads and 8 stores per 8 FMAs at 200^3), one of the tile's own width is. (Rows left over in
     a partial row block are still masked.)"""
     (_, tn, _), (mr, nr, _) = t.tiles[-3:], t.vec[-3:]
-    return [
-        f'%vr{i} = transform.structured.match ops{{["linalg.matmul"]}} attributes{{et.rem = {i} : i64}} in %funcs'
-        f" : ({_ANY}) -> {_ANY}",
-        f"transform.structured.vectorize %vr{i} vector_sizes [{mr}, {tn % nr}, 1] : {_ANY}",
-    ]
+    scripts.vectorize(scripts.match(s.funcs, ("linalg.matmul",), {"et.rem": i}), [mr, tn % nr, 1])
 
 
 K_CHUNK_STEPS = 128  # k steps of a matmul's k loop that accumulate into one zero-filled block (lowering/accumulate.py)
@@ -480,129 +462,93 @@ def chunk_steps(t: Contraction) -> int:
     return max(1, round(max(MASKED_CHUNK, math.sqrt(k)) / tk)) if _masked(t) else K_CHUNK_STEPS
 
 
-def _k_steps(t: Contraction, i: int, lines: list[str], tile: str, steps: list[int]) -> str:
-    """The k loop `%kl<i>` of the matmul block `tile` (tile sizes `steps`: one k step); with more than
+def _k_steps(t: Contraction, i: int, tile: ir.Value, steps: list[int]) -> ir.Value:
+    """The k loop of the matmul block `tile` (tile sizes `steps`: one k step); with more than
     `chunk_steps` steps, in a loop over chunks of that many, each chunk's k loop marked et.kchunk
     (summed into a zero-filled block, then added to the block: lowering/accumulate.py), so no sum
-    of k steps is longer than a chunk. Appends the script lines; returns the k step's tile."""
+    of k steps is longer than a chunk. Returns the k step's tile."""
     chunk = chunk_steps(t)
-    if t.loops[-1] > t.tiles[-1] * chunk:
-        lines.append(_tile(f"%kc{i}, %kcl{i}", 1, tile, "tile_using_for", [s * chunk for s in steps]))
-        tile = f"%kc{i}"
-    lines.append(_tile(f"%b{i}, %kl{i}", 1, tile, "tile_using_for", steps))
-    if tile == f"%kc{i}":
-        lines += _annotate("kcp", i, KCHUNK, f"%kl{i}")
-    return f"%b{i}"
+    chunked = t.loops[-1] > t.tiles[-1] * chunk
+    if chunked:
+        tile, _ = scripts.tile_using_for(tile, [s * chunk for s in steps])
+    step, (k_loop,) = scripts.tile_using_for(tile, steps)
+    if chunked:
+        _annotate(i, KCHUNK, k_loop)
+    return step
 
 
 KCHUNK = "et.kchunk"
 
 
-def _k_loop(t: Contraction, i: int, lines: list[str], packed: frozenset[str], c_dims: list[int], sizes: list[int]) -> str:
-    """Inside the forall's block `%a<i>`: the C block packed (accumulated in a contiguous buffer
+def _k_loop(t: Contraction, i: int, packed: frozenset[str], c_dims: list[int], sizes: list[int], block: ir.Value) -> ir.Value:
+    """Inside the forall's block `block`: the C block packed (accumulated in a contiguous buffer
     across the k loop, copied out once; padded along `c_dims`), the k loop (tile `sizes`), the A
-    block packed at each k step. Appends the script lines; returns the handle of the k step's tile."""
-    tile = f"%a{i}"
+    block packed at each k step. Returns the k step's tile."""
+    tile = block
     if "C" in packed:
-        lines += _pack(t, f"pc{i}", tile, 2, c_dims, copy_back=True)
-        tile = f"%pc{i}"
-    tile = _k_steps(t, i, lines, tile, sizes)
+        tile = _pack(t, tile, 2, c_dims, copy_back=True)
+    tile = _k_steps(t, i, tile, sizes)
     if "A" in packed:
-        lines += _pack(t, f"pa{i}", tile, 0, [2])
-        tile = f"%pa{i}"
+        tile = _pack(t, tile, 0, [2])
     return tile
 
 
-_GENERIC = '!transform.op<"linalg.generic">'
-_PACK = '!transform.op<"linalg.pack">'
+def _split_pack(pack: ir.Value, threads: list[int], rows: list[int], vector: list[int], order: list[int] | None = None) -> None:
+    """The pack `pack` split over the threads (forall, tile sizes `threads`) and lowered to a transpose
+    copying `rows`-sized tiles as vectors of `vector`, its loops in `order` (an interchange of the
+    transpose's dims)."""
+    tiled, _ = scripts.tile_using_forall(pack, threads)
+    _, _, transpose = scripts.lower_pack(scripts.cast(tiled, scripts.op_type("linalg.pack")))
+    row, _ = scripts.tile_using_for(transpose, rows, order)
+    scripts.vectorize(row, vector)
 
 
-_LOWERED_PACK = '(!transform.op<"tensor.pad">, !transform.op<"tensor.expand_shape">, !transform.op<"linalg.transpose">)'
-_TRANSPOSE = '!transform.op<"linalg.transpose">'
-_UNPACK = '!transform.op<"linalg.unpack">'
-_LOWERED_UNPACK = (f'(!transform.op<"tensor.empty">, {_TRANSPOSE}, !transform.op<"tensor.collapse_shape">,'
-                   ' !transform.op<"tensor.extract_slice">)')
-
-
-def _split(x: str, i: int, pack: str, threads: list[int]) -> str:
-    """The pack `pack` split over the threads (forall, tile sizes `threads`): `%<x>t<i>`."""
-    return (f"%{x}t{i}, %{x}par{i} = transform.structured.tile_using_forall {pack} tile_sizes {_ints(tuple(threads))}"
-            f" : ({_PACK}) -> ({_ANY}, {_ANY})")
-
-
-def _split_pack(x: str, i: int, pack: str, threads: list[int], rows: list[int], vector: list[int],
-                order: list[int] | None = None) -> list[str]:
-    """The pack `pack` split over the threads and lowered to a transpose copying `rows`-sized tiles as
-    vectors of `vector`, its loops in `order` (an interchange of the transpose's dims; handles named
-    %<x>...<i>)."""
-    tiled = sum(map(bool, rows))
-    interchange = f" interchange = {_ints(tuple(order))}" if order else ""
-    return [
-        _split(x, i, pack, threads),
-        f"%{x}tc{i} = transform.cast %{x}t{i} : {_ANY} to {_PACK}",
-        f"%{x}pad{i}, %{x}exp{i}, %{x}tr{i} = transform.structured.lower_pack %{x}tc{i} : ({_PACK}) -> {_LOWERED_PACK}",
-        f"%{x}row{i}, %{x}rl{i}:{tiled} = transform.structured.tile_using_for %{x}tr{i} tile_sizes {_ints(tuple(rows))}{interchange}"
-        f" : ({_TRANSPOSE}) -> ({', '.join([_ANY] * (1 + tiled))})",
-        f"transform.structured.vectorize %{x}row{i} vector_sizes {_ints(tuple(vector))} : {_ANY}",
-    ]
-
-
-def _split_padded_pack(x: str, i: int, pack: str, threads: list[int], inner: tuple[int, int]) -> list[str]:
+def _split_padded_pack(pack: ir.Value, threads: list[int], inner: tuple[int, int]) -> None:
     """A pack that pads (its two inner tiles `inner`), split over the threads and vectorized tile by
     tile, its reads masked (lowered, its pad of a slice of dynamic size was a copy to a buffer through
     memrefCopy)."""
-    return [
-        _split(x, i, pack, threads),
-        f"%{x}row{i}, %{x}rl{i}:2 = transform.structured.tile_using_for %{x}t{i} tile_sizes [1, 1] : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY})",
-        f"transform.structured.vectorize %{x}row{i} vector_sizes {_ints((1, 1, *inner))} : {_ANY}",
-    ]
+    tiled, _ = scripts.tile_using_forall(pack, threads)
+    row, _ = scripts.tile_using_for(tiled, [1, 1])
+    scripts.vectorize(row, [1, 1, *inner])
 
 
-def _reshaped_unpack(x: str, i: int, compute: str) -> list[str]:
+def _reshaped_unpack(compute: ir.Value) -> None:
     """The unpack of `compute`'s result lowered (an unpack whose inner tiles are innermost: a reshape)."""
-    return [
-        f"%{x}u{i} = transform.get_consumers_of_result {compute}[0] : ({_GENERIC}) -> ({_UNPACK})",
-        f"%{x}e{i}, %{x}t{i}, %{x}c{i}, %{x}s{i} = transform.structured.lower_unpack %{x}u{i} : ({_UNPACK}) -> {_LOWERED_UNPACK}",
-    ]
+    scripts.lower_unpack(scripts.consumers_of(compute, 0, scripts.op_type("linalg.unpack")))
 
 
-def _annotate(param: str, i: int, attribute: str, *handles: str) -> list[str]:
-    """Script lines annotating each op of `handles` with `attribute` = i (through the param `%<param><i>`)."""
-    return [f"%{param}{i} = transform.param.constant {i} : i64 -> !transform.any_param"] + [
-        f'transform.annotate {handle} "{attribute}" = %{param}{i} : {_ANY}, !transform.any_param' for handle in handles]
+def _annotate(i: int, attribute: str, *handles: ir.Value) -> None:
+    """Annotate each op of `handles` with `attribute` = i (an i64)."""
+    value = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
+    for handle in handles:
+        scripts.annotate(handle, attribute, value)
 
 
-def _mark_micro(i: int, *handles: str) -> list[str]:
+def _mark_micro(i: int, *handles: ir.Value) -> None:
     """Mark the register tiles `handles` et.micro = i (the vectorizer's match: the tags do not survive)."""
-    return _annotate("micro", i, "et.micro", *handles)
+    _annotate(i, "et.micro", *handles)
 
 
-def _vectorize_marked(t: Contraction, i: int) -> list[str]:
+def _vectorize_marked(s: _Script, t: Contraction, i: int) -> None:
     """Vectorize the ops marked et.micro = i (`_mark_micro`), remainder tiles with masks."""
-    return [f"%v{i} = transform.structured.match attributes{{et.micro = {i} : i64}} in %funcs : ({_ANY}) -> {_ANY}",
-            f"transform.structured.vectorize %v{i} vector_sizes {_ints(t.vec)} : {_ANY}"]
+    scripts.vectorize(scripts.match(s.funcs, (), {"et.micro": i}), list(t.vec))
 
 
-def _pack_b(t: Contraction, i: int, source: str) -> list[str]:
+def _pack_b(t: Contraction, source: ir.Value) -> tuple[ir.Value, ir.Value]:
     """`transform.structured.pack` of the matmul `source` splitting n into (n / nr, nr): it becomes
-    the generic `%g<i>` over (m, n1, k, n0) reading B as (n1, k, n0) (pack_transpose) and C as (m,
+    a generic over (m, n1, k, n0) reading B as (n1, k, n0) (pack_transpose) and C as (m,
     n1, n0). B's pack is split over column blocks (forall, the threads) and lowered to a transpose
-    copying nr-wide rows as vectors."""
+    copying nr-wide rows as vectors. Returns the generic (typed linalg.generic, and as any op)."""
     tn, nr = t.tiles[1], t.vec[1]
-    b, g = f"%bp{i}", f"%g{i}"
-    return [
-        f"{g}0 = transform.structured.pack {source} packed_sizes = [0, {nr}, 0] : ({_ANY}) -> ({_GENERIC})",
-        f"{b}0 = transform.get_producer_of_operand {g}0[1] : ({_GENERIC}) -> ({_PACK})",
-        f"{g}, {b}, %un{i} = transform.structured.pack_transpose {b}0 with_compute_op({g}0) outer_perm = [1, 0]"
-        f" : ({_PACK}, {_GENERIC}) -> ({_GENERIC}, {_PACK}, {_ANY})",
-        *_split_pack("b", i, b, [tn // nr, 0], [1, 1, 0], [1, 1, nr]),
-        f"%gm{i} = transform.cast {g} : {_GENERIC} to {_ANY}",
-    ]
+    packed = scripts.pack(source, [0, nr, 0])
+    generic, pack_b, _ = scripts.pack_transpose(scripts.producer_of(packed, 1, scripts.op_type("linalg.pack")), packed, outer=[1, 0])
+    _split_pack(pack_b, [tn // nr, 0], [1, 1, 0], [1, 1, nr])
+    return generic, scripts.cast(generic, transform.AnyOpType.get())
 
 
-def _pack_panels(t: Contraction, i: int, source: str) -> list[str]:
+def _pack_panels(t: Contraction, source: ir.Value) -> tuple[ir.Value, ir.Value]:
     """`transform.structured.pack` of the matmul `source` splitting m, n and k into (m / mr, mr), (n /
-    nr, nr) and (k / TK, TK): the generic `%g<i>` over (m1, n1, k1, m0, n0, k0) reading A as (k1, m1,
+    nr, nr) and (k / TK, TK): a generic over (m1, n1, k1, m0, n0, k0) reading A as (k1, m1,
     k0, m0), B as (k1, n1, k0, n0) and C as (n1, m1, m0, n0) (pack_transpose: the row panels of a
     column panel, which the block loops visit in turn, are contiguous in C's block). Each register
     tile's A (and B) values of a k step are one contiguous stream, and the A (B) block of a k step is
@@ -610,75 +556,62 @@ def _pack_panels(t: Contraction, i: int, source: str) -> list[str]:
     Both packs are split over the threads (forall) and lowered to transposes copying vectors (A's 16
     k steps of a register tile at a time), in the order that reads their rows front to back: A a panel
     of mr rows across all k steps, B a row across all its column panels (k step outer, panel inner:
-    1024^3 and 2048^3 on two cores 1-4% faster than panel by panel, 9 rotated rounds)."""
+    1024^3 and 2048^3 on two cores 1-4% faster than panel by panel, 9 rotated rounds).
+    Returns the generic (as any op) and C's unpack."""
     (m, n, k), (tm, tn, tk) = t.loops, t.tiles
     mr, nr = t.vec[0], t.vec[1]
-    a, b, g = f"%ap{i}", f"%bp{i}", f"%g{i}"
-    transpose = f"({_PACK}, {_GENERIC}) -> ({_GENERIC}, {_PACK}, {_ANY})"
-    return [
-        f"{g}0 = transform.structured.pack {source} packed_sizes = [{mr}, {nr}, {tk}] : ({_ANY}) -> ({_GENERIC})",
-        f"{a}0 = transform.get_producer_of_operand {g}0[0] : ({_GENERIC}) -> ({_PACK})",
-        f"{g}1, {a}, %ua{i} = transform.structured.pack_transpose {a}0 with_compute_op({g}0) outer_perm = [1, 0]"
-        f" inner_perm = [1, 0] : {transpose}",
-        f"{b}0 = transform.get_producer_of_operand {g}1[1] : ({_GENERIC}) -> ({_PACK})",
-        f"{g}2, {b}, %un{i} = transform.structured.pack_transpose {b}0 with_compute_op({g}1) inner_perm = [1, 0] : {transpose}",
-        f"%cu{i}0 = transform.get_consumers_of_result {g}2[0] : ({_GENERIC}) -> ({_UNPACK})",
-        f"{g}, %cpk{i}, %cu{i} = transform.structured.pack_transpose %cu{i}0 with_compute_op({g}2) outer_perm = [1, 0]"
-        f" : ({_UNPACK}, {_GENERIC}) -> ({_GENERIC}, {_ANY}, {_UNPACK})",
-        *(_split_padded_pack("a", i, a, [0, tm // mr], (tk, mr)) if m % mr or k % tk else
-          _split_pack("a", i, a, [0, tm // mr], [1, 1, 16, 0], [1, 1, 16, mr], [1, 0, 2, 3])),
-        *(_split_padded_pack("b", i, b, [0, tn // nr], (tk, nr)) if n % nr or k % tk else
-          _split_pack("b", i, b, [0, tn // nr], [1, 1, 1, 0], [1, 1, 1, nr], [0, 2, 1, 3])),
-        f"%gm{i} = transform.cast {g} : {_GENERIC} to {_ANY}",
-    ]
+    pack_type = scripts.op_type("linalg.pack")
+    generic = scripts.pack(source, [mr, nr, tk])
+    generic, pack_a, _ = scripts.pack_transpose(scripts.producer_of(generic, 0, pack_type), generic, outer=[1, 0], inner=[1, 0])
+    generic, pack_b, _ = scripts.pack_transpose(scripts.producer_of(generic, 1, pack_type), generic, inner=[1, 0])
+    unpack = scripts.consumers_of(generic, 0, scripts.op_type("linalg.unpack"))
+    generic, _, unpack = scripts.pack_transpose(unpack, generic, outer=[1, 0], unpack=True)
+    if m % mr or k % tk:
+        _split_padded_pack(pack_a, [0, tm // mr], (tk, mr))
+    else:
+        _split_pack(pack_a, [0, tm // mr], [1, 1, 16, 0], [1, 1, 16, mr], [1, 0, 2, 3])
+    if n % nr or k % tk:
+        _split_padded_pack(pack_b, [0, tn // nr], (tk, nr))
+    else:
+        _split_pack(pack_b, [0, tn // nr], [1, 1, 1, 0], [1, 1, 1, nr], [0, 2, 1, 3])
+    return scripts.cast(generic, transform.AnyOpType.get()), unpack
 
 
-def _packed_block_loops(t: Contraction, i: int, packed: frozenset[str]) -> list[str]:
-    """Inside the block `%a<i>` of the generic over (m, n1, k, n0) (`_pack_b`): the k loop, n1 by 1
+def _packed_block_loops(t: Contraction, i: int, packed: frozenset[str], block: ir.Value) -> None:
+    """Inside the block `block` of the generic over (m, n1, k, n0) (`_pack_b`): the k loop, n1 by 1
     (each TK x nr micro-panel read in place from packed B), m by mr (peeled), k by 1, marked et.micro."""
     m = t.loops[0]
     tm, tk, mr = t.tiles[0], t.tiles[2], t.vec[0]
-    body: list[str] = []
-    tile = _k_loop(t, i, body, packed, [0, 1, 3], [0, 0, tk, 0])
-    body += [
-        _tile(f"%bn{i}, %ln{i}", 1, tile, "tile_using_for", [0, 1, 0, 0]),
-        _tile(f"%c{i}, %lm{i}, %lk{i}", 2, f"%bn{i}", "tile_using_for", [mr, 0, 1, 0]),
-        *_mark_micro(i, f"%c{i}"),
-    ]
-    return body + (_peel(f"%lm{i}") if tm % mr or m % tm else [])
+    panel, _ = scripts.tile_using_for(_k_loop(t, i, packed, [0, 1, 3], [0, 0, tk, 0], block), [0, 1, 0, 0])
+    tile, (m_loop, _) = scripts.tile_using_for(panel, [mr, 0, 1, 0])
+    _mark_micro(i, tile)
+    if tm % mr or m % tm:
+        _peel(m_loop)
 
 
-def _prepacked_matmul(t: Contraction, i: int, packed: frozenset[str]) -> list[str]:
+def _prepacked_matmul(s: _Script, t: Contraction, i: int, packed: frozenset[str]) -> None:
     """B packed once, panel-major (`_pack_b`), then the blocks. C is read as (m, n1, n0), its own
     row-major layout (its pack and unpack lower to expand_shape / collapse_shape: no copy). The block
     loops are those of `_matmul_family`, with each TK x nr micro-panel read in place from B's."""
     tm, tn = t.tiles[0], t.tiles[1]
     nr = t.vec[1]
-    op, c, g = f"%x{i}", f"%cp{i}", f"%g{i}"
     if _a_panels(t):
-        return [_match(t, op), *_panel_matmul(t, i, op)]
-    body = _pad_whole(t, op, f"xw{i}") if t.pad else []
-    body += _pack_b(t, i, f"%xw{i}" if t.pad else op)
-    body += [
-        # C: (m, n) -> (m, n / nr, nr) and back are reshapes
-        f"{c} = transform.get_producer_of_operand {g}[2] : ({_GENERIC}) -> ({_PACK})",
-        f"%cpad{i}, %cexp{i}, %ctr{i} = transform.structured.lower_pack {c} : ({_PACK}) -> {_LOWERED_PACK}",
-        *_reshaped_unpack("c", i, g),
-        _tile(f"%a{i}, %par{i}", 1, f"%gm{i}", "tile_using_forall", [tm, tn // nr, 0, 0]),
-    ]
-    body += _packed_block_loops(t, i, packed)
-    fills = [
-        f'%fill{i} = transform.structured.match ops{{["linalg.fill"]}} attributes{{et.packb = {i} : i64}} in %root'
-        f" : ({_ANY}) -> {_ANY}",
-        f"transform.foreach %fill{i} : {_ANY} {{",
-        f"^bb0(%f{i}: {_ANY}):",
-        "  " + _tile(f"%ft{i}, %fpar{i}", 1, f"%f{i}", "tile_using_forall", [tm, 0]),
-        "}",
-    ]
-    return [*fills, _match(t, op), *body]
+        _panel_matmul(s, t, i, _match(s, t))
+        return
+    fills = scripts.match(s.root, ("linalg.fill",), {"et.packb": i})
+    scripts.foreach(fills, lambda fill: scripts.tile_using_forall(fill, [tm, 0]))
+    op = _match(s, t)
+    if t.pad:
+        op = _pad_whole(t, op)
+    generic, any_generic = _pack_b(t, op)
+    # C: (m, n) -> (m, n / nr, nr) and back are reshapes
+    scripts.lower_pack(scripts.producer_of(generic, 2, scripts.op_type("linalg.pack")))
+    _reshaped_unpack(generic)
+    block, _ = scripts.tile_using_forall(any_generic, [tm, tn // nr, 0, 0])
+    _packed_block_loops(t, i, packed, block)
 
 
-def _panel_matmul(t: Contraction, i: int, op: str, epilogue: str | None = None) -> list[str]:
+def _panel_matmul(s: _Script, t: Contraction, i: int, op: ir.Value, epilogue: ir.Value | None = None) -> None:
     """A GEMM with A and B packed once, in panels (`_pack_panels`): its C is (n / nr, m / mr, mr, nr),
     each register tile's accumulators contiguous. Its pack of C's zero fill folds into a fill of that
     layout; the forall tiles C's unpack by TM x TN blocks, the generic and its fill fused into it, so
@@ -690,27 +623,21 @@ def _panel_matmul(t: Contraction, i: int, op: str, epilogue: str | None = None) 
     vectorized as any elementwise loop (math through libmvec, mathapprox.py; vectorized by the
     transform dialect, tanh and exp would be one libm call per element)."""
     (m, n, _), (tm, tn, _) = t.loops, t.tiles
-    fuse = "transform.structured.fuse_into_containing_op"
     # (the blocks at the edges are partial: their register tiles of C's unpack are masked)
-    unpack = f" vector_sizes {_ints((1, 1, *t.vec[:2]))}" if m % tm or n % tn else ""
-    lines = [
-        *_pack_panels(t, i, op),
-        *apply_patterns("%funcs", "canonicalization"),  # pack(fill) -> fill
-        f"%init{i} = transform.get_producer_of_operand %gm{i}[2] : ({_ANY}) -> {_ANY}",
-    ]
+    unpack_sizes = [1, 1, *t.vec[:2]] if m % tm or n % tn else None
+    generic, unpack = _pack_panels(t, op)
+    scripts.apply_patterns(s.funcs, transform.apply_patterns_canonicalization)  # pack(fill) -> fill
+    init = scripts.producer_of(generic, 2)
     if epilogue is None:
-        lines.append(f"%cut{i}, %par{i}0 = transform.structured.tile_using_forall %cu{i} tile_sizes {_ints((tm, tn))}"
-                     f" : ({_UNPACK}) -> ({_ANY}, {_ANY})")
+        unpack_block, loop = scripts.tile_using_forall(unpack, [tm, tn])
     else:
-        lines += [_tile(f"%e{i}, %epar{i}", 1, epilogue, "tile_using_forall", [tm, tn]),
-                  f"%cut{i}, %par{i}0 = {fuse} %cu{i} into %epar{i} : ({_UNPACK}, {_ANY}) -> ({_ANY}, {_ANY})"]
-    return lines + [
-        f"%a{i}, %par{i} = {fuse} %gm{i} into %par{i}0 : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
-        f"%fi{i}, %par{i}b = {fuse} %init{i} into %par{i} : ({_ANY}, {_ANY}) -> ({_ANY}, {_ANY})",
-        *_panel_block_loops(t, i),
-        _tile(f"%cur{i}, %cul{i}, %cun{i}", 2, f"%cut{i}", "tile_using_for", list(t.vec[:2])),
-        f"transform.structured.vectorize %cur{i}{unpack} : {_ANY}",
-    ]
+        _, loop = scripts.tile_using_forall(epilogue, [tm, tn])
+        unpack_block, loop = scripts.fuse_into(unpack, loop)
+    block, loop = scripts.fuse_into(generic, loop)
+    scripts.fuse_into(init, loop)
+    _panel_block_loops(s, t, i, block)
+    tile, _ = scripts.tile_using_for(unpack_block, list(t.vec[:2]))
+    scripts.vectorize(tile, unpack_sizes)
 
 
 def _k_unroll(t: Contraction) -> int:
@@ -719,21 +646,16 @@ def _k_unroll(t: Contraction) -> int:
     return next(u for u in (8, 4, 2) if t.tiles[2] % u == 0)
 
 
-def _panel_block_loops(t: Contraction, i: int) -> list[str]:
-    """Inside the block `%a<i>` (TM / mr, TN / nr, K / TK, mr, nr, TK) of a panel generic: the k loop,
+def _panel_block_loops(s: _Script, t: Contraction, i: int, block: ir.Value) -> None:
+    """Inside the block `block` (TM / mr, TN / nr, K / TK, mr, nr, TK) of a panel generic: the k loop,
     a column panel, a row panel and `_k_unroll` k steps, whose unit dims are folded away (rank-reducing
     slices) so that the register tile is a plain (mr, nr, u) contraction (the vectorizer's patterns
     cast away only leading unit dims that are parallel: the unit k1 left a contraction over two
     reduction dims, lowered to scalar code); marked et.micro."""
-    lines: list[str] = []
-    step = _k_steps(t, i, lines, f"%a{i}", [0, 0, 1, 0, 0, 0])
-    return lines + [
-        _tile(f"%bn{i}, %ln{i}", 1, step, "tile_using_for", [0, 1, 0, 0, 0, 0]),
-        _tile(f"%c{i}0, %lm{i}, %lk{i}", 2, f"%bn{i}", "tile_using_for", [1, 0, 0, 0, 0, _k_unroll(t)]),
-        *apply_patterns(f"%lk{i}", "linalg.fold_unit_extent_dims_via_slices"),
-        f'%c{i} = transform.structured.match ops{{["linalg.generic"]}} in %lk{i} : ({_ANY}) -> {_ANY}',
-        *_mark_micro(i, f"%c{i}"),
-    ]
+    panel, _ = scripts.tile_using_for(_k_steps(t, i, block, [0, 0, 1, 0, 0, 0]), [0, 1, 0, 0, 0, 0])
+    _, (_, k_loop) = scripts.tile_using_for(panel, [1, 0, 0, 0, 0, _k_unroll(t)])
+    scripts.apply_patterns(k_loop, structured.apply_patterns_linalg_fold_unit_extent_dims_via_slices)
+    _mark_micro(i, scripts.match(k_loop, ("linalg.generic",)))
 
 
 PANEL_MIN_WORK = 64**3  # multiply-adds from which a matmul may be packed in panels (at 128^3 as fast as blocks)
@@ -756,43 +678,43 @@ def _a_panels(t: Contraction) -> bool:
         and (t.reduce is None or whole)
 
 
-def _prepacked_matvec_epilogue(t: Contraction, i: int, packed: frozenset[str]) -> list[str]:
+def _prepacked_matvec_epilogue(s: _Script, t: Contraction, i: int, packed: frozenset[str]) -> Sums:
     """`_matvec_epilogue` with B packed once (`_pack_b`), or A and B in panels (`_pack_panels`) when
     `_a_panels`: the product's blocks are then (TN / nr, TM / mr, mr, nr), and the matvec is packed
     the same way (a generic over (m1, k1, m0, k0) reading the product as the matmul writes it, x as
     (n / nr, nr)), so the product's unpack and the matvec's pack of it fold away and its blocks fuse
-    into the matvec's loops as before; the partial sums are nr wide, one per row of the register tile."""
+    into the matvec's loops as before; the partial sums are nr wide, one per row of the register tile.
+    Returns the partial sums."""
     tm, tn = t.tiles[0], t.tiles[1]
     mr, nr = t.vec[0], t.vec[1]
     panels = _a_panels(t)
-    lines = [_match(t, f"%op{i}"), _match(t, f"%ep{i}", "linalg.matvec"),
-             *(_pack_panels(t, i, f"%op{i}") if panels else _pack_b(t, i, f"%op{i}")),
-             f"%vp{i}{'0' if panels else ''} = transform.structured.pack %ep{i} packed_sizes = [{mr if panels else 0}, {nr}]"
-             f" : ({_ANY}) -> ({_GENERIC})",
-             *([f"%pp{i} = transform.get_producer_of_operand %vp{i}0[0] : ({_GENERIC}) -> ({_PACK})",  # as the product's C
-                f"%vp{i}, %ppt{i}, %ppu{i} = transform.structured.pack_transpose %pp{i} with_compute_op(%vp{i}0) outer_perm = [1, 0]"
-                f" : ({_PACK}, {_GENERIC}) -> ({_GENERIC}, {_PACK}, {_ANY})"] if panels else []),
-             f"%xp{i} = transform.get_producer_of_operand %vp{i}[1] : ({_GENERIC}) -> ({_PACK})",
-             f"%xpad{i}, %xexp{i}, %xtr{i} = transform.structured.lower_pack %xp{i} : ({_PACK}) -> {_LOWERED_PACK}"]
+    pack_type = scripts.op_type("linalg.pack")
+    op = _match(s, t)
+    matvec = _match(s, t, "linalg.matvec")
+    generic = _pack_panels(t, op)[0] if panels else _pack_b(t, op)[1]
+    packed_matvec = scripts.pack(matvec, [mr if panels else 0, nr])
+    if panels:  # as the product's C
+        packed_matvec, _, _ = scripts.pack_transpose(scripts.producer_of(packed_matvec, 0, pack_type), packed_matvec, outer=[1, 0])
+    scripts.lower_pack(scripts.producer_of(packed_matvec, 1, pack_type))
     if panels:  # y is (m / mr, mr): a reshape
-        lines += _reshaped_unpack("y", i, f"%vp{i}")
-    lines += [
-        *apply_patterns("%funcs", "canonicalization"),  # pack(unpack(C)) -> C, pack(fill) -> fill
-        f"%init{i} = transform.get_producer_of_operand %gm{i}[2] : ({_ANY}) -> {_ANY}",
-        f"%vm{i} = transform.cast %vp{i} : {_GENERIC} to {_ANY}",
-    ]
+        _reshaped_unpack(packed_matvec)
+    scripts.apply_patterns(s.funcs, transform.apply_patterns_canonicalization)  # pack(unpack(C)) -> C, pack(fill) -> fill
+    init = scripts.producer_of(generic, 2)
+    any_matvec = scripts.cast(packed_matvec, transform.AnyOpType.get())
     if not panels:
-        return lines + [*_reduce_blocks(i, f"%gm{i}", f"%vm{i}", [[tm, 0, 0], [0, tn // nr, 0], [mr, 0, 0], [0, 1, nr]]),
-                        *_packed_block_loops(t, i, packed)]
-    return lines + [
-        *_reduce_blocks(i, f"%gm{i}", f"%vm{i}", [[tm // mr, 0, 0, 0], [0, tn // nr, 0, 0], [1, 0, 0, 0], [0, 1, 0, nr]]),
-        *_panel_block_loops(t, i),
-    ]
+        block, sums = _reduce_blocks(generic, any_matvec, init, [[tm, 0, 0], [0, tn // nr, 0], [mr, 0, 0], [0, 1, nr]])
+        _packed_block_loops(t, i, packed, block)
+        return sums
+    block, sums = _reduce_blocks(generic, any_matvec, init, [[tm // mr, 0, 0, 0], [0, tn // nr, 0, 0], [1, 0, 0, 0], [0, 1, 0, nr]])
+    _panel_block_loops(s, t, i, block)
+    return sums
 
 
-# (fold_tensor_empty: an epilogue's matmul block becomes a block-sized buffer)
-_CLEANUP = apply_patterns("%funcs", "tensor.fold_tensor_empty", "scf.for_loop_canonicalization",
-                          "linalg.tiling_canonicalization", "canonicalization")
+def _cleanup(s: _Script) -> None:
+    """Peeled tiles get static shapes before vectorization (fold_tensor_empty: an epilogue's matmul
+    block becomes a block-sized buffer)."""
+    scripts.apply_patterns(s.funcs, tensor.apply_patterns_tensor_fold_tensor_empty, loop_ops.apply_patterns_scf_for_loop_canonicalization,
+                           structured.apply_patterns_linalg_tiling_canonicalization, transform.apply_patterns_canonicalization)
 
 
 def _packed(t: Contraction) -> frozenset[str]:
@@ -810,75 +732,66 @@ def _packs_b_once(t: Contraction) -> bool:
     return len(t.loops) == 3 and "P" in _packed(t)
 
 
-def _vectorize_matmul(t: Contraction, i: int) -> list[str]:
+def _vectorize_matmul(s: _Script, t: Contraction, i: int, sums: Sums | None) -> None:
     """The register tiles of a matmul: `_vectorize_tagged`; those of a batch_matmul's blocks (2-D
     matmuls marked et.micro); or (B packed once) the generic's, marked et.micro. And those of a
-    matvec epilogue: its partial sums (`_matvec_epilogue`, `_prepacked_matvec_epilogue`)."""
+    matvec epilogue: its partial sums `sums` (`_matvec_epilogue`, `_prepacked_matvec_epilogue`)."""
     *_, mr, nr, _ = t.vec
     if len(t.loops) == 4:
-        return [
-            f'%v{i} = transform.structured.match ops{{["linalg.matmul"]}} attributes{{et.micro = {i} : i64}} in %funcs'
-            f" : ({_ANY}) -> {_ANY}",
-            f"transform.structured.vectorize %v{i} vector_sizes [{mr}, {nr}, 1] : {_ANY}",
-        ]
+        scripts.vectorize(scripts.match(s.funcs, ("linalg.matmul",), {"et.micro": i}), [mr, nr, 1])
+        return
     if _packs_b_once(t):  # the generic over (m, n1, k, n0), or (panels) its (mr, nr, u) register tiles
         panels = _a_panels(t)
-        lines = [
-            f'%v{i} = transform.structured.match ops{{["linalg.generic"]}} attributes{{et.micro = {i} : i64}} in %funcs'
-            f" : ({_ANY}) -> {_ANY}",
-            f"transform.structured.vectorize %v{i} vector_sizes {_ints((mr, nr, _k_unroll(t)) if panels else (mr, 1, 1, nr))} : {_ANY}",
-        ]
+        scripts.vectorize(scripts.match(s.funcs, ("linalg.generic",), {"et.micro": i}),
+                          [mr, nr, _k_unroll(t)] if panels else [mr, 1, 1, nr])
         if panels:  # the accumulator's slice of a slice made one: its read and write then match, and are hoisted
-            lines += apply_patterns("%funcs", "tensor.merge_consecutive_insert_extract_slice")
+            scripts.apply_patterns(s.funcs, tensor.apply_patterns_tensor_merge_consecutive_insert_extract_slice)
         # (a matvec epilogue's partial sums: over (m1, k1, m0, k0), their buffer (m1, m0, k1, k0); or (m, k1, k0))
-        sums = {"part": (1, 1, mr, nr), "comb": (1, mr, 1, nr), "fill": (1, mr, 1, nr)} if panels else \
+        sizes = {"part": (1, 1, mr, nr), "comb": (1, mr, 1, nr), "fill": (1, mr, 1, nr)} if panels else \
             dict.fromkeys(("part", "comb", "fill"), (mr, 1, nr))
     else:
-        lines = (_vectorize_remainder(t, i) if _static_columns(t) else []) + _vectorize_tagged(t, i)
-        sums = dict.fromkeys(("part", "comb", "fill"), t.reduce)
+        if _static_columns(t):
+            _vectorize_remainder(s, t, i)
+        _vectorize_tagged(s, t, i)
+        sizes = dict.fromkeys(("part", "comb", "fill"), t.reduce)
     if t.reduce is not None:
-        lines += [f"transform.structured.vectorize %r{part}{i} vector_sizes {_ints(size)} : {_ANY}" for part, size in sums.items()]
-    return lines
+        for part, size in sizes.items():
+            scripts.vectorize(getattr(sums, part), list(size))
 
 
-def _vectorize_tagged(t: Contraction, i: int) -> list[str]:
+def _vectorize_tagged(s: _Script, t: Contraction, i: int) -> None:
     """The register tiles (they keep the tags): full tiles are static, remainder tiles get masks."""
-    return [
-        _match(t, f"%v{i}").replace("in %root", "in %funcs"),
-        f"transform.structured.vectorize %v{i} vector_sizes {_ints(t.vec)} : {_ANY}",
-    ]
+    scripts.vectorize(scripts.match(s.funcs, (t.op,), {"et.id": t.ident}), list(t.vec))
 
 
-def _matvec(t: Contraction, i: int) -> list[str]:
+def _matvec(s: _Script, t: Contraction, i: int) -> None:
     """Rows by mr; the reduction split into kv-wide partial sums held in vector registers (a
     partial last step of k and partial row blocks peeled: 2000 x 2047 float32 0.7 -> 0.35 ms on one
     core, 0.3 -> 0.15 ms on two)."""
     (tm, tk), (mr, kv) = t.tiles, t.vec
-    lines = [_match(t, f"%op{i}")]
-    lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", [tm, 0]))
-    lines.append(_tile(f"%b{i}, %lm{i}", 1, f"%a{i}", "tile_using_for", [mr, 0]))
-    lines += _lane_sums(i, f"%b{i}", [0, tk], [0, kv])
+    block, _ = scripts.tile_using_forall(_match(s, t), [tm, 0])
+    rows, (m_loop,) = scripts.tile_using_for(block, [mr, 0])
+    fill, part, comb, k_loop = _lane_sums(rows, [0, tk], [0, kv])
     # the partial sums, their init and combination marked (the peels clone them); full register
     # tiles peeled from the partial ones, which are masked
     m, k = t.loops
-    lines += _mark_micro(i, f"%part{i}", f"%fill{i}", f"%comb{i}")
-    return lines + (_peel(f"%lk{i}") if k % kv or (tk and k % tk) else []) + (_peel(f"%lm{i}") if tm % mr or m % tm else [])
+    _mark_micro(i, part, fill, comb)
+    if k % kv or (tk and k % tk):
+        _peel(k_loop)
+    if tm % mr or m % tm:
+        _peel(m_loop)
 
 
-def _lane_sums(i: int, target: str, block: list[int], lanes: list[int]) -> list[str]:
-    """The reduction of `target` split into vector-wide partial sums (`lanes`: the tile sizes; `%part<i>`
-    in the loop `%lk<i>`), restarted from zero in each k block (`block`: tile sizes of a loop around
-    them, all 0 for one block; `k_block`)."""
-    lines = []
+def _lane_sums(target: ir.Value, block: list[int], lanes: list[int]) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
+    """The reduction of `target` split into vector-wide partial sums (`lanes`: the tile sizes),
+    restarted from zero in each k block (`block`: tile sizes of a loop around them, all 0 for one
+    block; `k_block`): (their fill, the partial sums, their combination, their loop)."""
     if any(block):
-        lines.append(_tile(f"%kb{i}, %lb{i}", 1, target, "tile_using_for", block))
-        target = f"%kb{i}"
-    return lines + [
-        f"%fill{i}, %part{i}, %comb{i}, %lk{i} = transform.structured.tile_reduction_using_for {target} "
-        f"by tile_sizes = {_ints(tuple(lanes))} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})"]
+        target, _ = scripts.tile_using_for(target, block)
+    return scripts.tile_reduction_using_for(target, lanes)
 
 
-def _vecmat(t: Contraction, i: int, threads: int) -> list[str]:
+def _vecmat(s: _Script, t: Contraction, i: int, threads: int) -> None:
     """y = x A: each thread reads whole rows of A, a contiguous stream (row chunks, a page or less
     each, defeat the prefetchers). With several threads the rows are split among them
     (`split_reduction`: k = (S, k / S), one partial y per thread in an S x n buffer, summed
@@ -896,31 +809,31 @@ def _vecmat(t: Contraction, i: int, threads: int) -> list[str]:
     parallel = n * k >= MIN_WORK
     blocks = k // tk if tk and k % tk == 0 else 1
     split = _k_split(k, kr, threads) if parallel and blocks == 1 else blocks
-    lines = [_match(t, f"%op{i}")]
+    op = _match(s, t)
     if split > 1:
         chunk = -(-split // threads) if parallel else split  # a thread's parts
-        lines += [
-            f"%init{i}, %other{i}, %split{i}, %comb{i} = transform.structured.split_reduction %op{i} "
-            f"{{split_factor = {split}, insert_split_dimension = 0}} : ({_ANY}) -> ({_ANY}, {_ANY}, {_ANY}, {_ANY})",
-            _tile(f"%s{i}, %par{i}", 1, f"%split{i}", "tile_using_forall", [chunk, 0, 0]),
-            *([_tile(f"%s{i}b, %lb{i}", 1, f"%s{i}", "tile_using_for", [1, 0, 0])] if chunk > 1 else []),
-            *apply_patterns(f"%par{i}", "linalg.fold_unit_extent_dims_via_slices"),  # each part: a 2-D vecmat
-            f'%a{i} = transform.structured.match ops{{["linalg.generic"]}} in %par{i} : ({_ANY}) -> {_ANY}',
-        ]
+        _, _, parts, _ = scripts.split_reduction(op, split, 0)
+        chunks, loop = scripts.tile_using_forall(parts, [chunk, 0, 0])
+        if chunk > 1:
+            scripts.tile_using_for(chunks, [1, 0, 0])
+        scripts.apply_patterns(loop, structured.apply_patterns_linalg_fold_unit_extent_dims_via_slices)  # each part: a 2-D vecmat
+        block = scripts.match(loop, ("linalg.generic",))
     else:
         blocks = min(threads, max(1, n // nv)) if parallel else 1
-        lines.append(_tile(f"%a{i}, %par{i}", 1, f"%op{i}", "tile_using_forall", [divisor_tile(n, -(-n // blocks), nv), 0]))
-    block = f"%a{i}"
-    if tk and (k // split) % tk:  # k blocks that do not divide k: a loop over them, each block's k loop a chunk
-        lines.append(_tile(f"%kb{i}, %lb{i}", 1, block, "tile_using_for", [0, tk]))
-        block = f"%kb{i}"
-    lines.append(_tile(f"%nb{i}, %ln{i}", 1, block, "tile_using_for", [tn, 0]))
-    lines.append(_tile(f"%b{i}, %lk{i}, %lr{i}", 2, f"%nb{i}", "tile_using_for", [nv, kr], interchange=[1, 0]))
-    if block == f"%kb{i}":
-        lines += _annotate("kcp", i, KCHUNK, f"%lk{i}")
-    lines += _mark_micro(i, f"%b{i}")
+        block, _ = scripts.tile_using_forall(op, [divisor_tile(n, -(-n // blocks), nv), 0])
+    chunked = bool(tk and (k // split) % tk)
+    if chunked:  # k blocks that do not divide k: a loop over them, each block's k loop a chunk
+        block, _ = scripts.tile_using_for(block, [0, tk])
+    cols, _ = scripts.tile_using_for(block, [tn, 0])
+    tile, (k_loop, n_loop) = scripts.tile_using_for(cols, [nv, kr], [1, 0])
+    if chunked:
+        _annotate(i, KCHUNK, k_loop)
+    _mark_micro(i, tile)
     # full register tiles static, only the last partial ones masked (a masked k step makes scalar code)
-    return lines + (_peel(f"%lr{i}") if tn % nv or n % tn else []) + (_peel(f"%lk{i}") if (k // split) % kr else [])
+    if tn % nv or n % tn:
+        _peel(n_loop)
+    if (k // split) % kr:
+        _peel(k_loop)
 
 
 def _k_split(k: int, kr: int, threads: int) -> int:
@@ -929,64 +842,60 @@ def _k_split(k: int, kr: int, threads: int) -> int:
     return max((s for s in range(2, threads + 1) if k % (s * kr) == 0 and k // s >= 8 * kr), default=1)
 
 
-def _dot(t: Contraction, i: int) -> list[str]:
+def _dot(s: _Script, t: Contraction, i: int) -> None:
     """kv-wide partial sums, restarted in each k block (`k_block`)."""
-    lines = [_match(t, f"%op{i}"), *_lane_sums(i, f"%op{i}", list(t.tiles), list(t.vec))]
-    return lines + _mark_micro(i, f"%part{i}", f"%fill{i}", f"%comb{i}")
+    fill, part, comb, _ = _lane_sums(_match(s, t), list(t.tiles), list(t.vec))
+    _mark_micro(i, part, fill, comb)
 
 
-def transform_script(module: ir.Module, target: Target) -> str | None:
+def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
     """The transform module that tiles and vectorizes every tagged contraction of `module` for
     `target` (its threads only matter to vecmat's script), or None."""
     found = contractions(module, target)
     if not found:
         return None
-    body: list[str] = [f'%funcs = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}']
-    later: list[str] = []  # vectorization, once every contraction is tiled and the tiles are cleaned up
-    for i, t in enumerate(found):
-        name = t.op.removeprefix("linalg.")
-        padded = " (padded)" if t.pad else ""
-        body.append(f"// {t.op} loops {_ints(t.loops)}{padded}: et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}")
-        if name in ("matmul", "batch_matmul"):
-            body += _matmul_family(t, i)
-            later += _vectorize_matmul(t, i)
-        elif name == "matvec":
-            body += _matvec(t, i)
-            later += _vectorize_marked(t, i)
-        elif name == "vecmat":
-            body += _vecmat(t, i, target.threads)
-            later += _vectorize_marked(t, i)
-        else:
-            body += _dot(t, i)
-            later += _vectorize_marked(t, i)
-    body += ["// peeled tiles get static shapes before vectorization", *_CLEANUP, *later]
-    body += [
-        *apply_patterns("%funcs", "scf.for_loop_canonicalization", "linalg.tiling_canonicalization",
-                        "tensor.fold_tensor_subset_ops_into_vector_transfers", "vector.transfer_permutation_patterns",
-                        "vector.reduction_to_contract", "vector.cast_away_vector_leading_one_dim", "canonicalization"),
+
+    def body(root: ir.Value) -> None:
+        s = _Script(root, scripts.match_ops(root, "func.func"))
+        later: list[Callable[[], None]] = []  # vectorization, once every contraction is tiled and the tiles are cleaned up
+        for i, t in enumerate(found):
+            name = t.op.removeprefix("linalg.")
+            padded = " (padded)" if t.pad else ""
+            scripts.note(f"{t.op} loops {_ints(t.loops)}{padded}: et.tiles = {_ints(t.tiles)}, et.vec = {_ints(t.vec)}")
+            if name in ("matmul", "batch_matmul"):
+                sums = _matmul_family(s, t, i)
+                later.append(functools.partial(_vectorize_matmul, s, t, i, sums))
+                continue
+            if name == "matvec":
+                _matvec(s, t, i)
+            elif name == "vecmat":
+                _vecmat(s, t, i, target.threads)
+            else:
+                _dot(s, t, i)
+            later.append(functools.partial(_vectorize_marked, s, t, i))
+        _cleanup(s)
+        for vectorize in later:
+            vectorize()
+        scripts.apply_patterns(
+            s.funcs, loop_ops.apply_patterns_scf_for_loop_canonicalization, structured.apply_patterns_linalg_tiling_canonicalization,
+            tensor.apply_patterns_tensor_fold_tensor_subset_ops_into_vector_transfers,
+            vector.apply_patterns_vector_transfer_permutation_patterns,
+            vector.apply_patterns_vector_reduction_to_contract, vector.apply_patterns_vector_cast_away_vector_leading_one_dim,
+            transform.apply_patterns_canonicalization)
         # accumulators: a transfer_read/transfer_write pair of the loop-carried tensor -> registers
-        f'%fors = transform.structured.match ops{{["scf.for"]}} in %root : ({_ANY}) -> {_ANY}',
-        f"transform.loop.hoist_loop_invariant_subsets %fors : {_ANY}",
+        scripts.hoist_loop_invariant_subsets(scripts.match_ops(root, "scf.for"))
         # multi-reductions (matvec's partial sums combined, row by row): one vector.reduction per row
         # ("innerparallel" extracted every lane: matvec 2048^2 0.145 -> 0.120 ms on two cores)
-        *apply_patterns("%funcs", 'vector.lower_contraction lowering_strategy = "outerproduct"', "vector.lower_masked_transfers",
-                        "vector.transfer_permutation_patterns", 'vector.lower_multi_reduction lowering_strategy = "innerreduction"',
-                        "vector.lower_transpose", "vector.lower_outerproduct", "canonicalization"),
-    ]
-    return named_sequence(body)
+        scripts.apply_patterns(
+            s.funcs,
+            functools.partial(vector.apply_patterns_vector_lower_contraction, lowering_strategy=vector.VectorContractLowering.OuterProduct),
+            vector.apply_patterns_vector_lower_masked_transfers, vector.apply_patterns_vector_transfer_permutation_patterns,
+            functools.partial(vector.apply_patterns_vector_lower_multi_reduction,
+                              lowering_strategy=vector.VectorMultiReductionLowering.InnerReduction),
+            vector.apply_patterns_vector_lower_transpose, vector.apply_patterns_vector_lower_outerproduct,
+            transform.apply_patterns_canonicalization)
 
-
-def named_sequence(body: list[str]) -> str:
-    """A transform-dialect module whose entry sequence runs `body` on the payload root."""
-    lines = [
-        "module attributes {transform.with_named_sequence} {",
-        f"  transform.named_sequence @__transform_main(%root: {_ANY} {{transform.readonly}}) {{",
-        *("    " + line for line in body),
-        "    transform.yield",
-        "  }",
-        "}",
-    ]
-    return "\n".join(lines) + "\n"
+    return scripts.build(module.context, body)
 
 
 def element_bytes(elem: ir.Type) -> int:
