@@ -13,6 +13,7 @@ from egglog import Ruleset, ruleset
 Generator = Callable[..., Iterable[Any]]
 
 GROUPS: dict[str, Ruleset] = {}  # every group, by name, in order of definition
+_MADE: dict[str, list[Any]] = {}  # each group's rules, once a ruleset holding them is expanded
 _INDEX: dict[object, str] = {}  # rule declaration -> its group's name (filled by group_of)
 
 
@@ -23,7 +24,7 @@ def group(name: str, *parents: Ruleset) -> Callable[[Generator], Generator]:
     def register(gen: Generator) -> Generator:
         if name in GROUPS:
             raise ValueError(f"rule group {name!r} is defined twice")
-        made: list[Any] = []
+        made = _MADE[name] = []
 
         @functools.wraps(gen)
         def once(*variables: Any) -> list[Any]:
@@ -42,11 +43,10 @@ def group(name: str, *parents: Ruleset) -> Callable[[Generator], Generator]:
 
 def group_of(rule: object) -> str | None:
     """The name of the group holding `rule` (an egglog rule declaration, as a RunReport names it), or
-    None for a rule in no group (a user's own)."""
+    None for a rule in no group (a user's own). A rule that ran was made, so only made rules are looked at."""
     if rule not in _INDEX:
-        for name, rules in GROUPS.items():
-            rules.__egg_decls__  # runs its generator, if no parent ran it yet
-            _INDEX.update(dict.fromkeys(rules.__egg_ruleset__.rules, name))
+        for name, made in _MADE.items():
+            _INDEX.update((r.decl, name) for r in made)
     return _INDEX.get(rule)
 
 
