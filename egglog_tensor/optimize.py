@@ -5,11 +5,12 @@ from __future__ import annotations
 import atexit
 import gc
 import queue
+import re
 import threading
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -36,16 +37,31 @@ class Limits:
 
 
 SHOWN_RULES = 8  # rules printed per ruleset, most matches first
+_GROUPED = re.compile(r"([\w-]+): ")  # a match's text starts with its rule group's name (rulesets/groups.py), if any
+
+
+def _most_first(counts: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """The counts summed per name, the largest first."""
+    total: dict[str, int] = {}
+    for name, n in counts:
+        total[name] = total.get(name, 0) + n
+    return dict(sorted(total.items(), key=lambda kv: -kv[1]))
 
 
 @dataclass(frozen=True)
 class RulesetStats:
-    """One ruleset's share of a run: time searching/applying, iterations it matched in, rule matches."""
+    """One ruleset's share of a run: time searching/applying, iterations it matched in, rule matches
+    (each rule's text, after the name of its group and a colon when it is in one)."""
 
     name: str
     seconds: float
     iterations: int
     matches: tuple[tuple[str, int], ...]
+
+    @property
+    def groups(self) -> dict[str, int]:
+        """Matches per rule group, most first (a rule in no group counts for this ruleset's name)."""
+        return _most_first(((g[1] if (g := _GROUPED.match(rule)) else self.name), n) for rule, n in self.matches)
 
     def __str__(self) -> str:
         total = sum(n for _, n in self.matches)
@@ -82,6 +98,11 @@ class OptimizeReport:
         """(rule, times matched) over all rulesets, most matched first."""
         return sorted(((r, n) for rs in self.rulesets for r, n in rs.matches), key=lambda rn: -rn[1])
 
+    @property
+    def groups(self) -> dict[str, int]:
+        """Matches per rule group ("transpose", "power", ...: rulesets/groups.py) over all rulesets, most first."""
+        return _most_first(group for rs in self.rulesets for group in rs.groups.items())
+
     def __str__(self) -> str:
         limit = "" if not self.hit_limit else f" (LIMIT HIT: {self.limits})"
         lines = [
@@ -111,12 +132,16 @@ _RULES: dict[object, tuple[str, str]] = {}
 
 
 def _rule(report: RunReport, rule: object) -> tuple[str, str]:
-    """(ruleset name, readable text) of a rule in a RunReport."""
+    """(ruleset name, readable text: "group: rule" for a rule of a named group) of a rule in a RunReport."""
+    from .rulesets.groups import group_of
+
     known = _RULES.get(rule)
     if known is None:
         owner = next((_short(ident.name) for ident, decl in report._decls._rulesets.items()
                       if isinstance(decl, RulesetDecl) and rule in decl.rules), "?")
-        known = _RULES[rule] = (owner, pretty_decl(report._decls, rule))
+        group = group_of(rule)
+        text = pretty_decl(report._decls, rule)
+        known = _RULES[rule] = (owner, f"{group}: {text}" if group else text)
     return known
 
 

@@ -3,6 +3,8 @@
 `DEFAULT` is what `@kernel` runs unless `rules=` says otherwise (one step each of `algebra`,
 `fusion`, `layout` and `tiling`, repeated until nothing changes or a limit is hit); `FASTMATH` is added on top when a
 kernel is compiled with `fastmath=True`. `shapes` is the shape analysis the optimizer always runs.
+`algebra`, `algebra_fastmath`, `fusion` and `layout` are made of named groups of rules
+(`groups.GROUPS`: "transpose", "power", "materialize", ...), rulesets of their own that the report names.
 
 The tiling rules depend on the machine: `tiling_rules(target)` and `default_for(target)` build them
 for a Target; `tiling`, `DEFAULT` and `DEFAULT_RULESETS` are the host's. A kernel

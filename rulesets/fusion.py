@@ -28,26 +28,27 @@ from egglog_tensor.ops import BINARY, TRANSCENDENTAL, UNARY
 from egglog_tensor.ir import (
     CONSTRUCTORS, DType, Layout, Program, Tensor, fuse_rows, materialize, materialize_shared, shape_of, where,
 )
+from egglog_tensor.rulesets.groups import group
 
 fusion = ruleset(name="fusion")
 
 
-@fusion.register
+@group("materialize", fusion)
 def _materialize_operands(a: Tensor, b: Tensor, c: Tensor, dt: DType, axes: Vec[i64]) -> object:
-    """Offer a materialized version of each operand of each elementwise op and reduction."""
+    """Offer a materialized version of each operand of each elementwise op and reduction ([a]: a in a buffer of its own)."""
     for op in UNARY:
         f = CONSTRUCTORS[op]
-        yield rewrite(f(a)).to(f(materialize(a)))
-    yield rewrite(a.astype(dt)).to(materialize(a).astype(dt))
+        yield rewrite(f(a)).to(f(materialize(a)))  # f(a) = f([a])
+    yield rewrite(a.astype(dt)).to(materialize(a).astype(dt))  # cast(a) = cast([a])
     for op in BINARY:
         f = CONSTRUCTORS[op]
-        yield rewrite(f(a, b)).to(f(materialize(a), b))
-        yield rewrite(f(a, b)).to(f(a, materialize(b)))
-    yield rewrite(where(a, b, c)).to(where(a, materialize(b), c))
-    yield rewrite(where(a, b, c)).to(where(a, b, materialize(c)))
+        yield rewrite(f(a, b)).to(f(materialize(a), b))  # f(a, b) = f([a], b)
+        yield rewrite(f(a, b)).to(f(a, materialize(b)))  # f(a, b) = f(a, [b])
+    yield rewrite(where(a, b, c)).to(where(a, materialize(b), c))  # where(a, b, c) = where(a, [b], c)
+    yield rewrite(where(a, b, c)).to(where(a, b, materialize(c)))  # where(a, b, c) = where(a, b, [c])
     for reduce in ("sum", "max", "min", "prod"):
-        yield rewrite(getattr(a, reduce)(axes)).to(getattr(materialize(a), reduce)(axes))
-    yield rewrite(materialize(materialize(a))).to(materialize(a))
+        yield rewrite(getattr(a, reduce)(axes)).to(getattr(materialize(a), reduce)(axes))  # r(a) = r([a])
+    yield rewrite(materialize(materialize(a))).to(materialize(a))  # [[a]] = [a]
 
 
 MAX_OUTPUTS = 4  # outputs past this many are never row-fused
@@ -58,13 +59,14 @@ def _row_fusable(v: Vec[Tensor], k: i64, s: Vec[i64]) -> tuple[object, ...]:
     return v.length() > k, eq(shape_of(v[k])).to(s), s.length() > i64(0)
 
 
-@fusion.register
+@group("row-fusion", fusion)
 def _row_fused_outputs(v: Vec[Tensor], a: Tensor, s: Vec[i64]) -> object:
     """Offer each output of rank >= 1 as `fuse_rows(output)` (rows: its first axis)."""
     for i in range(MAX_OUTPUTS):
         k = i64(i)
+        # output k = fuse_rows(output k), of rank >= 1
         yield rewrite(Program(v)).to(Program(v.set(k, fuse_rows(v[k]))), *_row_fusable(v, k, s))
-    yield rewrite(fuse_rows(fuse_rows(a))).to(fuse_rows(a))
+    yield rewrite(fuse_rows(fuse_rows(a))).to(fuse_rows(a))  # fuse_rows(fuse_rows(a)) = fuse_rows(a)
 
 
 computed = relation("computed", Tensor)  # a value of transcendental work (worth computing once)
@@ -77,13 +79,14 @@ def shared(b: Tensor, a: Tensor) -> Tensor:
     """b with every read of `a` from materialize_shared(a): a rewrite helper, never extracted."""
 
 
-@fusion.register
+@group("shared-row-values", fusion)
 def _shared_row_values(a: Tensor, b: Tensor, x: Tensor, y: Tensor, axes: Vec[i64], s: Vec[i64],
                        dt: DType, name: String, layout: Layout, v: f64, outs: Vec[Tensor]) -> object:
     """Offer `fuse_rows(b')` for an output b, b' computing once a value b reads directly and
     through a reduction (one such value per variant: the variants do not multiply)."""
     for i in range(MAX_OUTPUTS):
         k = i64(i)
+        # output k = fuse_rows(shared(output k, a)), a computed once for the row block
         yield rewrite(Program(outs)).to(
             Program(outs.set(k, fuse_rows(shared(outs[k], a)))),
             *_row_fusable(outs, k, s), eq(b).to(outs[k]), computed(a), depends(b, a), reduces(b, a),
@@ -92,7 +95,8 @@ def _shared_row_values(a: Tensor, b: Tensor, x: Tensor, y: Tensor, axes: Vec[i64
     costly = [CONSTRUCTORS[op](x) for op in UNARY if op in TRANSCENDENTAL]
     costly += [CONSTRUCTORS[op](x, y) for op in BINARY if op in TRANSCENDENTAL]
     for t in costly:
-        yield rule(eq(a).to(t)).then(computed(a), depends(a, a))
+        yield rule(eq(a).to(t)).then(computed(a), depends(a, a))  # a = f(x), f transcendental => computed(a), depends(a, a)
+    # depends(b, a) when b is elementwise work on something that depends on a
     for op in UNARY:
         yield rule(eq(b).to(CONSTRUCTORS[op](x)), depends(x, a)).then(depends(b, a))
     for op in BINARY:
@@ -100,27 +104,27 @@ def _shared_row_values(a: Tensor, b: Tensor, x: Tensor, y: Tensor, axes: Vec[i64
         yield rule(eq(b).to(f(x, y)), depends(x, a)).then(depends(b, a))
         yield rule(eq(b).to(f(x, y)), depends(y, a)).then(depends(b, a))
     for reduce in ("sum", "max", "min", "prod"):
-        yield rule(eq(b).to(getattr(x, reduce)(axes)), depends(x, a)).then(reduces(b, a))
-    # reductions of a reach the reader through elementwise work, reshapes and broadcasts
+        yield rule(eq(b).to(getattr(x, reduce)(axes)), depends(x, a)).then(reduces(b, a))  # b = r(x), depends(x, a) => reduces(b, a)
+    # reductions of a reach the reader through elementwise work, reshapes and broadcasts: b = t(x), reduces(x, a) => reduces(b, a)
     for t in [CONSTRUCTORS[op](x) for op in UNARY] + [x.reshape(s), x.broadcast_to(s), x.astype(dt)]:
         yield rule(eq(b).to(t), reduces(x, a)).then(reduces(b, a))
     for op in BINARY:
         f = CONSTRUCTORS[op]
         yield rule(eq(b).to(f(x, y)), reduces(x, a)).then(reduces(b, a))
         yield rule(eq(b).to(f(x, y)), reduces(y, a)).then(reduces(b, a))
-    yield rewrite(materialize(materialize_shared(a))).to(materialize_shared(a))
+    yield rewrite(materialize(materialize_shared(a))).to(materialize_shared(a))  # [shared a] = shared a
     # shared(b, a): push down to the reads of a; everything else is rebuilt as it was
-    yield rewrite(shared(a, a)).to(materialize_shared(a))
-    yield rewrite(shared(Tensor.arg(name, s, dt, layout), a)).to(Tensor.arg(name, s, dt, layout))
-    yield rewrite(shared(Tensor.const(v, dt), a)).to(Tensor.const(v, dt))
+    yield rewrite(shared(a, a)).to(materialize_shared(a))  # shared(a, a) = shared a
+    yield rewrite(shared(Tensor.arg(name, s, dt, layout), a)).to(Tensor.arg(name, s, dt, layout))  # shared(arg, a) = arg
+    yield rewrite(shared(Tensor.const(v, dt), a)).to(Tensor.const(v, dt))  # shared(c, a) = c
     for op in UNARY:
         g = CONSTRUCTORS[op]
-        yield rewrite(shared(g(x), a)).to(g(shared(x, a)), ne(g(x)).to(a))
+        yield rewrite(shared(g(x), a)).to(g(shared(x, a)), ne(g(x)).to(a))  # shared(g(x), a) = g(shared(x, a))
     for op in BINARY:
         f = CONSTRUCTORS[op]
-        yield rewrite(shared(f(x, y), a)).to(f(shared(x, a), shared(y, a)), ne(f(x, y)).to(a))
+        yield rewrite(shared(f(x, y), a)).to(f(shared(x, a), shared(y, a)), ne(f(x, y)).to(a))  # shared(f(x, y), a) = f(shared(x, a), shared(y, a))
     for t, rebuild in [(x.astype(dt), lambda z: z.astype(dt)), (x.reshape(s), lambda z: z.reshape(s)),
                        (x.broadcast_to(s), lambda z: z.broadcast_to(s)), (materialize(x), materialize),
                        (materialize_shared(x), materialize_shared),
                        *((getattr(x, r)(axes), lambda z, r=r: getattr(z, r)(axes)) for r in ("sum", "max", "min", "prod"))]:
-        yield rewrite(shared(t, a)).to(rebuild(shared(x, a)), ne(t).to(a))
+        yield rewrite(shared(t, a)).to(rebuild(shared(x, a)), ne(t).to(a))  # shared(t(x), a) = t(shared(x, a))

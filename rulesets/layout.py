@@ -12,15 +12,17 @@ from __future__ import annotations
 from egglog import String, Vec, eq, i64, rewrite, ruleset
 
 from egglog_tensor.ir import DType, Layout, Tensor, materialize
+from egglog_tensor.rulesets.groups import group
 
 layout = ruleset(name="layout")
 
 
-@layout.register
+@group("row-major-operands", layout)
 def _row_major_operands(a: Tensor, b: Tensor, name: String, s: Vec[i64], dt: DType) -> object:
+    """Offer a row-major copy ([x]) of a transposed or Fortran-ordered matrix operand of a matmul."""
     t = Vec[i64](i64(1), i64(0))
-    yield rewrite(a @ b.transpose(t)).to(a @ materialize(b.transpose(t)))
-    yield rewrite(a.transpose(t) @ b).to(materialize(a.transpose(t)) @ b)
+    yield rewrite(a @ b.transpose(t)).to(a @ materialize(b.transpose(t)))  # A @ B^T = A @ [B^T]
+    yield rewrite(a.transpose(t) @ b).to(materialize(a.transpose(t)) @ b)  # A^T @ B = [A^T] @ B
     f = Tensor.arg(name, s, dt, Layout.F)
-    yield rewrite(a @ f).to(a @ materialize(f), eq(s.length()).to(i64(2)))
-    yield rewrite(f @ b).to(materialize(f) @ b, eq(s.length()).to(i64(2)))
+    yield rewrite(a @ f).to(a @ materialize(f), eq(s.length()).to(i64(2)))  # A @ F = A @ [F], F a Fortran-ordered matrix
+    yield rewrite(f @ b).to(materialize(f) @ b, eq(s.length()).to(i64(2)))  # F @ B = [F] @ B

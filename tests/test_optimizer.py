@@ -36,7 +36,7 @@ def test_double_transpose_and_unit_factor_disappear() -> None:
     comp = k.inspect(A)
     assert "transpose" not in comp.extracted_term and "Tensor.const(1.0" not in comp.extracted_term
     assert comp.report.cost_after < comp.report.cost_before
-    assert any("transpose" in r for r, n in comp.report.matches if n)
+    assert {"transpose", "identity"} <= set(comp.report.groups), comp.report
     np.testing.assert_array_equal(k(A), A)
 
 
@@ -84,7 +84,7 @@ def test_fastmath_rules_only_with_fastmath() -> None:
     fast = et.kernel(lambda x: x / 3.0, fastmath=True)
     assert not any("algebra_fastmath" in exact.inspect(x).report.schedule for _ in [0])
     assert "algebra_fastmath" in fast.inspect(x).report.schedule
-    assert any("f64(1.0) / a" in r for r, n in fast.inspect(x).report.matches if n)
+    assert "constant-reassociation" in fast.inspect(x).report.groups
     np.testing.assert_array_equal(exact(x), x / 3.0)
     np.testing.assert_allclose(fast(x), x / 3.0, rtol=1e-15)
 

@@ -1,0 +1,53 @@
+"""Named groups of rules: each group is a ruleset of its own ("transpose", "power", ...) whose rules
+the public rulesets (`algebra`, `fusion`, ...) also hold, so a schedule runs them as one ruleset
+while the optimizer's report and the tests name the group a fired rule belongs to."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any, get_type_hints
+
+from egglog import Ruleset, ruleset
+
+Generator = Callable[..., Iterable[Any]]
+
+GROUPS: dict[str, Ruleset] = {}  # every group, by name, in order of definition
+_MADE: dict[str, list[Any]] = {}  # each group's rules, once a ruleset holding them is expanded
+_INDEX: dict[object, str] = {}  # rule declaration -> its group's name (filled by group_of)
+
+
+def group(name: str, *parents: Ruleset) -> Callable[[Generator], Generator]:
+    """Decorator: register a rule generator as the group `name` and in each of `parents`, which
+    run its rules (egglog calls the generator once: the rules are made once and shared)."""
+
+    def register(gen: Generator) -> Generator:
+        if name in GROUPS:
+            raise ValueError(f"rule group {name!r} is defined twice")
+        made = _MADE[name] = []
+
+        @functools.wraps(gen)
+        def once(*variables: Any) -> list[Any]:
+            if not made:
+                made.extend(gen(*variables))
+            return made
+
+        once.__annotations__ = get_type_hints(gen)  # resolved here: egglog reads them in this module
+        GROUPS[name] = ruleset(name=name)
+        for target in (GROUPS[name], *parents):
+            target.register(once)
+        return gen
+
+    return register
+
+
+def group_of(rule: object) -> str | None:
+    """The name of the group holding `rule` (an egglog rule declaration, as a RunReport names it), or
+    None for a rule in no group (a user's own). A rule that ran was made, so only made rules are looked at."""
+    if rule not in _INDEX:
+        for name, made in _MADE.items():
+            _INDEX.update((r.decl, name) for r in made)
+    return _INDEX.get(rule)
+
+
+__all__ = ["GROUPS", "group", "group_of"]
