@@ -13,10 +13,12 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, math
 
+from egglog_tensor import ops
 from egglog_tensor.errors import UnsupportedError
 
 F = arith.CmpFPredicate
 I = arith.CmpIPredicate
+Composed = Callable[[list[ir.Value], str], ir.Value]
 
 
 def element_type(dtype: str) -> ir.Type:
@@ -135,88 +137,78 @@ def _int_power(a: ir.Value, b: ir.Value, dtype: str) -> ir.Value:
     return arith.select(arith.cmpi(I.slt, b, zero), zero, result)
 
 
-_FLOAT_UNARY: dict[str, Callable[[ir.Value], ir.Value]] = {
-    "negative": arith.negf,
-    "absolute": math.absf,
-    "exp": math.exp,
-    "log": math.log,
-    "sqrt": math.sqrt,
-    "tanh": math.tanh,
-    "sin": math.sin,
-    "cos": math.cos,
-}
-_FLOAT_BINARY: dict[str, Callable[[ir.Value, ir.Value], ir.Value]] = {
-    "add": arith.addf,
-    "subtract": arith.subf,
-    "multiply": arith.mulf,
-    "divide": arith.divf,
-    "power": math.powf,
-    "maximum": arith.maximumf,
-    "minimum": arith.minimumf,
-    "arctan2": math.atan2,
-}
-_INT_BINARY: dict[str, Callable[[ir.Value, ir.Value], ir.Value]] = {
-    "add": arith.addi,
-    "subtract": arith.subi,
-    "multiply": arith.muli,
-    "maximum": arith.maxsi,
-    "minimum": arith.minsi,
-}
-_BOOL_BINARY: dict[str, Callable[[ir.Value, ir.Value], ir.Value]] = {
-    "add": arith.ori,
-    "multiply": arith.andi,
-    "maximum": arith.ori,
-    "minimum": arith.andi,
-}
 _FLOAT_PREDICATES = {"equal": F.OEQ, "not_equal": F.UNE, "less": F.OLT, "less_equal": F.OLE, "greater": F.OGT, "greater_equal": F.OGE}
 _INT_PREDICATES = {"equal": I.eq, "not_equal": I.ne, "less": I.slt, "less_equal": I.sle, "greater": I.sgt, "greater_equal": I.sge}
 _BOOL_PREDICATES = {"equal": I.eq, "not_equal": I.ne, "less": I.ult, "less_equal": I.ule, "greater": I.ugt, "greater_equal": I.uge}
 _LOGICAL = {"logical_and": arith.andi, "logical_or": arith.ori, "logical_xor": arith.xori}
+_DIALECTS = {"arith": arith, "math": math}
+
+
+def _compare(op: str) -> Composed:
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        if _is_float(dtype):
+            return arith.cmpf(_FLOAT_PREDICATES[op], *args)
+        return arith.cmpi((_BOOL_PREDICATES if dtype == "bool" else _INT_PREDICATES)[op], *args)
+
+    return emit
+
+
+def _logical(op: str) -> Composed:
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        a, b = (cast(x, dtype, "bool") for x in args)
+        return _LOGICAL[op](a, b)
+
+    return emit
+
+
+def _square(args: list[ir.Value], dtype: str) -> ir.Value:
+    (x,) = args
+    return arith.mulf(x, x) if _is_float(dtype) else (x if dtype == "bool" else arith.muli(x, x))
+
+
+def _divmod(op: str) -> Composed:
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        if _is_float(dtype):
+            return _float_divmod(*args, dtype)[0 if op == "floor_divide" else 1]
+        return _int_divmod(*args, dtype, op)
+
+    return emit
+
+
+# The ops whose semantics take several MLIR ops (records mark them ops.COMPOSED), by name: the
+# scalar result from the operands and their dtype.
+_COMPOSED: dict[str, Composed] = {
+    "negative": lambda args, dtype: arith.subi(constant(0, dtype), args[0]),
+    "absolute": lambda args, dtype: args[0],  # bool
+    "square": _square,
+    "reciprocal": lambda args, dtype: arith.divf(constant(1, dtype), args[0]),
+    "sign": lambda args, dtype: _sign(args[0], dtype),
+    "logical_not": lambda args, dtype: arith.xori(cast(args[0], dtype, "bool"), constant(1, "bool")),
+    "floor_divide": _divmod("floor_divide"),
+    "remainder": _divmod("remainder"),
+    "power": lambda args, dtype: _int_power(*args, dtype),
+    **{op: _compare(op) for op in _FLOAT_PREDICATES},
+    **{op: _logical(op) for op in _LOGICAL},
+}
+
+
+def mlir_op(name: str) -> Callable[..., ir.Value]:
+    """The builder of the MLIR op a registry record names: "math.log1p" is mlir.dialects.math.log1p."""
+    dialect, op = name.split(".")
+    return getattr(_DIALECTS[dialect], op)
 
 
 def apply(op: str, dtype: str, out_dtype: str, args: list[ir.Value]) -> ir.Value:
-    """The scalar result of `op` on `args` (all of `dtype`), of `out_dtype`."""
-    is_float, is_bool = _is_float(dtype), dtype == "bool"
+    """The scalar result of `op` on `args` (all of `dtype`), of `out_dtype`: the MLIR op its registry
+    record names for dtype's class, or its composed semantics."""
     if op == "astype":
         return cast(args[0], dtype, out_dtype)
     if op == "where":
         return arith.select(*args)
-    if op in _LOGICAL or op == "logical_not":
-        bools = [cast(a, dtype, "bool") for a in args]
-        return arith.xori(bools[0], constant(1, "bool")) if op == "logical_not" else _LOGICAL[op](*bools)
-    if op in _FLOAT_PREDICATES:
-        if is_float:
-            return arith.cmpf(_FLOAT_PREDICATES[op], *args)
-        return arith.cmpi((_BOOL_PREDICATES if is_bool else _INT_PREDICATES)[op], *args)
-    if len(args) == 1:
-        (x,) = args
-        if op == "square":
-            return arith.mulf(x, x) if is_float else (arith.andi(x, x) if is_bool else arith.muli(x, x))
-        if op == "sign":
-            return _sign(x, dtype)
-        if op == "reciprocal" and is_float:
-            return arith.divf(constant(1, dtype), x)
-        if is_float and op in _FLOAT_UNARY:
-            return _FLOAT_UNARY[op](x)
-        if not is_float and not is_bool and op == "negative":
-            return arith.subi(constant(0, dtype), x)
-        if not is_float and op == "absolute":
-            return x if is_bool else math.absi(x)
-    else:
-        a, b = args
-        if op in ("floor_divide", "remainder"):
-            if is_float:
-                return _float_divmod(a, b, dtype)[0 if op == "floor_divide" else 1]
-            if not is_bool:
-                return _int_divmod(a, b, dtype, op)
-        if op == "power" and not is_float and not is_bool:
-            return _int_power(a, b, dtype)
-        table = _FLOAT_BINARY if is_float else (_BOOL_BINARY if is_bool else _INT_BINARY)
-        if op in table:
-            return table[op](a, b)
-        if is_bool and op == "subtract":
-            return arith.xori(a, b)
-    raise UnsupportedError(f"op {op} is not supported for dtype {dtype}")
+    if not ops.supports(op, dtype):
+        raise UnsupportedError(f"op {op} is not supported for dtype {dtype}")
+    named = ops.op(op).scalar[ops.dtype_class(dtype)]
+    return mlir_op(named)(*args) if named != ops.COMPOSED else _COMPOSED[op](args, dtype)
 
 
 # Where NumPy starts a float sum: NumPy 2 starts at the identity +0.0 (sum([-0.0]) is 0.0), older
