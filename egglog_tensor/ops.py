@@ -218,6 +218,20 @@ _RECORDS = [
     _unary("sign", _NUMERIC),
     *(_unary(name, _float(f"math.{name}"), T) for name in ("exp", "log", "sqrt", "tanh", "sin", "cos")),
     _unary("logical_not", _ALL, Kind.LOGICAL, infer=_to_bool),
+    *(_unary(name, _float(f"math.{op}"), T) for name, op in (
+        ("log2", "log2"), ("log10", "log10"), ("exp2", "exp2"),
+        ("sinh", "sinh"), ("cosh", "cosh"), ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"),
+        ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("tan", "tan"), ("cbrt", "cbrt"))),
+    # composed: convert-math-to-llvm expands math.log1p/expm1 as log(1 + x), exp(x) - 1 (tiny x lost)
+    *(_unary(name, _float(C), T) for name in ("log1p", "expm1")),
+    # rounding: integers (NumPy has loops for them) are their own floor, ceil and trunc
+    *(_unary(name, {"float": f"math.{name}", "int": C, "bool": C}) for name in ("floor", "ceil", "trunc")),
+    _unary("rint", _float("math.roundeven")),
+    _unary("fabs", _float("math.absf")),
+    _unary("signbit", _float(C), P, infer=_to_bool),
+    *(_unary(name, _ALL, P, infer=_to_bool) for name in ("isnan", "isinf", "isfinite")),
+    *(_unary(name, _float(C)) for name in ("deg2rad", "rad2deg")),
+    _unary("invert", {"int": C, "bool": C}),
     # binary elementwise: arithmetic operators are Tensor's, the rest functions of ir.py
     _binary_op("add", {"float": "arith.addf", "int": "arith.addi", "bool": "arith.ori"}, term="Tensor.__add__"),
     _binary_op("subtract", {"float": "arith.subf", "int": "arith.subi", "bool": "arith.xori"}, term="Tensor.__sub__"),
@@ -229,6 +243,12 @@ _RECORDS = [
     _binary_op("maximum", {"float": "arith.maximumf", "int": "arith.maxsi", "bool": "arith.ori"}),
     _binary_op("minimum", {"float": "arith.minimumf", "int": "arith.minsi", "bool": "arith.andi"}),
     _binary_op("arctan2", _float("math.atan2"), T),
+    _binary_op("copysign", _float("math.copysign")),
+    _binary_op("fmod", {"float": "arith.remf", "int": C}),
+    _binary_op("heaviside", _float(C)),
+    *(_binary_op(name, _float(C), T) for name in ("logaddexp", "logaddexp2")),
+    *(_binary_op(f"bitwise_{op}", {"int": f"arith.{op}i", "bool": f"arith.{op}i"}) for op in ("and", "or", "xor")),
+    *(_binary_op(name, {"int": C}) for name in ("left_shift", "right_shift")),
     *(_binary_op(name, _ALL, P, result="bool")
       for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")),
     *(_binary_op(name, _ALL, Kind.LOGICAL, result="bool") for name in ("logical_and", "logical_or", "logical_xor")),

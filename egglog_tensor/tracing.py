@@ -28,7 +28,7 @@ _WEAK_OF = {dtype: kind for kind, dtype in PYTHON_SCALARS.items()}  # a result d
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(np.__file__)
-_UFUNC_OPS = {"absolute": "absolute", "divide": "divide", "true_divide": "divide", "positive": "positive"}
+_UFUNC_OPS = {"true_divide": "divide", "radians": "deg2rad", "degrees": "rad2deg"}
 
 
 def user_location() -> str:

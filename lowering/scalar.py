@@ -175,6 +175,122 @@ def _divmod(op: str) -> Composed:
     return emit
 
 
+def _bits(dtype: str) -> int:
+    return int(dtype[-2:]) if dtype != "bool" else 1
+
+
+def _signbit(args: list[ir.Value], dtype: str) -> ir.Value:
+    """The sign bit of a float, NaN's and -0.0's too (a signed compare of its bits with 0)."""
+    int_type = ir.IntegerType.get_signless(_bits(dtype))
+    return arith.cmpi(I.slt, arith.bitcast(int_type, args[0]), arith.constant(int_type, 0))
+
+
+def _float_class(predicate: F, finite_ints: bool) -> Composed:
+    """isnan/isinf/isfinite: |x| compared with inf (unordered for NaN); every integer is finite."""
+
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        if not _is_float(dtype):
+            return constant(int(finite_ints), "bool")
+        return arith.cmpf(predicate, math.absf(args[0]), constant(float("inf"), dtype))
+
+    return emit
+
+
+def _scale(numerator: float, denominator: float) -> Composed:
+    """x * (numerator / denominator) with the factor rounded to x's dtype as NumPy's deg2rad/rad2deg do."""
+
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        typed = np.dtype(dtype).type
+        return arith.mulf(args[0], constant(float(typed(numerator) / typed(denominator)), dtype))
+
+    return emit
+
+
+def _int_fmod(args: list[ir.Value], dtype: str) -> ir.Value:
+    """C's truncated integer remainder as NumPy's fmod: 0 for a zero divisor, no MIN % -1 trap."""
+    a, b = args
+    zero, one, minus_one = constant(0, dtype), constant(1, dtype), constant(-1, dtype)
+    no_remainder = arith.ori(arith.cmpi(I.eq, b, zero), arith.cmpi(I.eq, b, minus_one))
+    return arith.select(no_remainder, zero, arith.remsi(a, arith.select(no_remainder, one, b)))
+
+
+def _heaviside(args: list[ir.Value], dtype: str) -> ir.Value:
+    """NumPy's npy_heaviside: NaN for NaN, h0 at zero, 0 below, 1 above."""
+    x, h0 = args
+    zero, one = constant(0, dtype), constant(1, dtype)
+    step = arith.select(arith.cmpf(F.OLT, x, zero), zero, arith.select(arith.cmpf(F.OEQ, x, zero), h0, one))
+    return arith.select(arith.cmpf(F.UNO, x, x), x, step)
+
+
+def _in_float64(compute: Callable[[ir.Value], ir.Value]) -> Composed:
+    """compute(x) in float64, rounded once to x's dtype: float32 results within about half an ULP."""
+
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        (x,) = args
+        return cast(compute(cast(x, dtype, "float64")), "float64", dtype)
+
+    return emit
+
+
+def _log1p(x: ir.Value) -> ir.Value:
+    """log(1 + x) accurate for tiny x (Goldberg: log(u) * x / (u - 1) with u = 1 + x rounded), for a
+    float64 x. (convert-math-to-llvm expands math.log1p as log(1 + x), which loses tiny x entirely.)"""
+    one, inf = constant(1, "float64"), constant(float("inf"), "float64")
+    u = arith.addf(x, one)
+    result = arith.mulf(math.log(u), arith.divf(x, arith.subf(u, one)))
+    result = arith.select(arith.cmpf(F.OEQ, u, one), x, result)
+    return arith.select(arith.cmpf(F.OEQ, x, inf), x, result)
+
+
+def _expm1(x: ir.Value) -> ir.Value:
+    """exp(x) - 1 accurate for tiny x (Kahan: (u - 1) * x / log(u) with u = exp(x) rounded), for a
+    float64 x. (convert-math-to-llvm expands math.expm1 as exp(x) - 1.)"""
+    one, minus_one, inf = constant(1, "float64"), constant(-1, "float64"), constant(float("inf"), "float64")
+    u = math.exp(x)
+    um1 = arith.subf(u, one)
+    result = arith.divf(arith.mulf(um1, x), math.log(u))
+    result = arith.select(arith.cmpf(F.OEQ, um1, minus_one), minus_one, result)
+    result = arith.select(arith.cmpf(F.OEQ, u, inf), u, result)
+    return arith.select(arith.cmpf(F.OEQ, u, one), x, result)
+
+
+def _logaddexp(base2: bool) -> Composed:
+    """NumPy's npy_logaddexp(2): x + log(1 + e^-(x-y)) from the larger operand; equal operands (the
+    same infinities too) give x + log(2) (+1), NaN gives NaN."""
+
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        x, y = args
+        zero = constant(0, dtype)
+        power, log2 = (math.exp2, constant(np.log2(np.e), dtype)) if base2 else (math.exp, None)
+
+        def log1p_of(t: ir.Value) -> ir.Value:
+            term = cast(_log1p(cast(power(t), dtype, "float64")), "float64", dtype)
+            return arith.mulf(log2, term) if log2 is not None else term
+
+        diff = arith.subf(x, y)
+        above = arith.addf(x, log1p_of(arith.negf(diff)))
+        below = arith.addf(y, log1p_of(diff))
+        unequal = arith.select(arith.cmpf(F.OGT, diff, zero), above, arith.select(arith.cmpf(F.OLE, diff, zero), below, diff))
+        tie = arith.addf(x, constant(1.0 if base2 else np.log(2.0), dtype))
+        return arith.select(arith.cmpf(F.OEQ, x, y), tie, unequal)
+
+    return emit
+
+
+def _shift(op: str) -> Composed:
+    """NumPy's shifts: a count of the bit width or more (a negative one too, read unsigned) shifts
+    every bit out: 0 for <<, the sign for >>."""
+
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        a, b = args
+        last = constant(_bits(dtype) - 1, dtype)
+        if op == "right_shift":
+            return arith.shrsi(a, arith.minui(b, last))
+        return arith.select(arith.cmpi(I.ule, b, last), arith.shli(a, b), constant(0, dtype))
+
+    return emit
+
+
 # The ops whose semantics take several MLIR ops (records mark them ops.COMPOSED), by name: the
 # scalar result from the operands and their dtype.
 _COMPOSED: dict[str, Composed] = {
@@ -189,6 +305,22 @@ _COMPOSED: dict[str, Composed] = {
     "power": lambda args, dtype: _int_power(*args, dtype),
     **{op: _compare(op) for op in _FLOAT_PREDICATES},
     **{op: _logical(op) for op in _LOGICAL},
+    **dict.fromkeys(("floor", "ceil", "trunc"), lambda args, dtype: args[0]),  # integers
+    "log1p": _in_float64(_log1p),
+    "expm1": _in_float64(_expm1),
+    "signbit": _signbit,
+    "isnan": _float_class(F.UNO, False),
+    "isinf": _float_class(F.OEQ, False),
+    "isfinite": _float_class(F.OLT, True),
+    "deg2rad": _scale(np.pi, 180),
+    "rad2deg": _scale(180, np.pi),
+    "invert": lambda args, dtype: arith.xori(args[0], constant(1 if dtype == "bool" else -1, dtype)),
+    "fmod": _int_fmod,
+    "heaviside": _heaviside,
+    "logaddexp": _logaddexp(base2=False),
+    "logaddexp2": _logaddexp(base2=True),
+    "left_shift": _shift("left_shift"),
+    "right_shift": _shift("right_shift"),
 }
 
 
