@@ -246,7 +246,7 @@ _RECORDS = [
     _binary_op("copysign", _float("math.copysign")),
     _binary_op("fmod", {"float": "arith.remf", "int": C}),
     _binary_op("heaviside", _float(C)),
-    *(_binary_op(name, _float(C), T) for name in ("logaddexp", "logaddexp2")),
+    *(_binary_op(name, _float(C), T) for name in ("hypot", "logaddexp", "logaddexp2")),
     *(_binary_op(f"bitwise_{op}", {"int": f"arith.{op}i", "bool": f"arith.{op}i"}) for op in ("and", "or", "xor")),
     *(_binary_op(name, {"int": C}) for name in ("left_shift", "right_shift")),
     *(_binary_op(name, _ALL, P, result="bool")

@@ -254,6 +254,23 @@ def _expm1(x: ir.Value) -> ir.Value:
     return arith.select(arith.cmpf(F.OEQ, u, one), x, result)
 
 
+def _hypot(args: list[ir.Value], dtype: str) -> ir.Value:
+    """sqrt(x^2 + y^2) without overflow or underflow: in float64 for float32 (exact squares, one
+    rounding at the end), else scaled by the larger magnitude; an infinite operand gives inf, NaN too."""
+    x, y = (math.absf(a) for a in args)
+    inf = constant(float("inf"), dtype)
+    if dtype == "float32":
+        wx, wy = (cast(a, dtype, "float64") for a in (x, y))
+        result = cast(math.sqrt(arith.addf(arith.mulf(wx, wx), arith.mulf(wy, wy))), "float64", dtype)
+    else:
+        big, small = arith.maximumf(x, y), arith.minimumf(x, y)
+        ratio = arith.divf(small, big)
+        result = arith.mulf(big, math.sqrt(arith.addf(constant(1, dtype), arith.mulf(ratio, ratio))))
+        result = arith.select(arith.cmpf(F.OEQ, big, constant(0, dtype)), big, result)
+    either_inf = arith.ori(arith.cmpf(F.OEQ, x, inf), arith.cmpf(F.OEQ, y, inf))
+    return arith.select(either_inf, inf, result)
+
+
 def _logaddexp(base2: bool) -> Composed:
     """NumPy's npy_logaddexp(2): x + log(1 + e^-(x-y)) from the larger operand; equal operands (the
     same infinities too) give x + log(2) (+1), NaN gives NaN."""
@@ -317,6 +334,7 @@ _COMPOSED: dict[str, Composed] = {
     "invert": lambda args, dtype: arith.xori(args[0], constant(1 if dtype == "bool" else -1, dtype)),
     "fmod": _int_fmod,
     "heaviside": _heaviside,
+    "hypot": _hypot,
     "logaddexp": _logaddexp(base2=False),
     "logaddexp2": _logaddexp(base2=True),
     "left_shift": _shift("left_shift"),

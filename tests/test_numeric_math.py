@@ -136,6 +136,25 @@ def test_logaddexp(dtype: str) -> None:
         assert np.all(np.abs(g[finite] - w[finite]) <= 4 * eps * scale)
 
 
+def _hypot(x, y):
+    return np.hypot(x, y)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_hypot(dtype: str) -> None:
+    """No overflow or underflow of the squares (magnitudes e^+-60 apart by up to e^5), within 1 ULP
+    (float32) and 2 ULP (float64) of the reference; an infinite operand gives inf even with NaN."""
+    rng = np.random.default_rng(1)
+    x = (np.exp(rng.uniform(-60, 60, SWEEP)) * rng.choice([-1, 1], SWEEP)).astype(dtype)
+    y = (x * np.exp(rng.uniform(-5, 5, SWEEP))).astype(dtype)
+    wide = np.float64 if dtype == "float32" else np.longdouble
+    assert max_ulp(et.kernel(_hypot)(x, y), np.hypot(x.astype(wide), y.astype(wide)), dtype) <= (1 if dtype == "float32" else 2)
+    values = _special(dtype)
+    a, b = np.meshgrid(values, values)
+    with np.errstate(all="ignore"):
+        check(_hypot, a, b, rtol=np.finfo(dtype).eps * 2)
+
+
 def _int_functions(a, b):
     return (a & b, a | b, a ^ b, ~a, a << b, a >> b, np.fmod(a, b), np.floor(a), np.ceil(a), np.trunc(a),
             np.isnan(a), np.isinf(a), np.isfinite(a), np.bitwise_not(b))
@@ -163,7 +182,7 @@ def test_bool_bitwise() -> None:
 def test_integers_promote_to_float64_as_numpy(dtype: str) -> None:
     """Transcendental and float-only ufuncs of integers compute in float64, as NumPy resolves them."""
     i = np.array([0, 1, -1, 7, 1000, -3], dtype=dtype)
-    check(lambda i: (np.log1p(i), np.cbrt(i), np.arctan(i), np.logaddexp(i, i), np.fabs(i), np.signbit(i), np.rint(i)), i)
+    check(lambda i: (np.log1p(i), np.cbrt(i), np.arctan(i), np.logaddexp(i, i), np.hypot(i, i), np.fabs(i), np.signbit(i), np.rint(i)), i)
 
 
 def test_an_op_missing_a_dtype_names_op_dtype_and_line() -> None:
