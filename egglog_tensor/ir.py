@@ -6,6 +6,8 @@ optimizer turns a traced Node DAG into a `Program` term and the extracted term b
 
 from __future__ import annotations
 
+import types
+from collections.abc import Callable
 from typing import ClassVar
 
 from egglog import (
@@ -25,7 +27,7 @@ from egglog import (
 )
 
 from .graph import Builder, Node
-from .ops import OPS
+from .ops import OPS, Kind
 
 
 class DType(Expr):
@@ -137,52 +139,27 @@ def dtype_of(x: Tensor) -> DType:
     constants of x's type, or hold only for integers, use it as a condition."""
 
 
-@function
-def exp(x: Tensor) -> Tensor: ...
-@function
-def log(x: Tensor) -> Tensor: ...
-@function
-def sqrt(x: Tensor) -> Tensor: ...
-@function
-def tanh(x: Tensor) -> Tensor: ...
-@function
-def sin(x: Tensor) -> Tensor: ...
-@function
-def cos(x: Tensor) -> Tensor: ...
-@function
-def absolute(x: Tensor) -> Tensor: ...
-@function
-def square(x: Tensor) -> Tensor: ...
-@function
-def reciprocal(x: Tensor) -> Tensor: ...
-@function
-def sign(x: Tensor) -> Tensor: ...
-@function
-def logical_not(x: Tensor) -> Tensor: ...
-@function
-def maximum(a: Tensor, b: Tensor) -> Tensor: ...
-@function
-def minimum(a: Tensor, b: Tensor) -> Tensor: ...
-@function
-def arctan2(a: Tensor, b: Tensor) -> Tensor: ...
-@function
-def equal(a: Tensor, b: Tensor) -> Tensor: ...
-@function
-def not_equal(a: Tensor, b: Tensor) -> Tensor: ...
-@function
-def less(a: Tensor, b: Tensor) -> Tensor: ...
-@function
-def less_equal(a: Tensor, b: Tensor) -> Tensor: ...
-@function
-def greater(a: Tensor, b: Tensor) -> Tensor: ...
-@function
-def greater_equal(a: Tensor, b: Tensor) -> Tensor: ...
-@function
-def logical_and(a: Tensor, b: Tensor) -> Tensor: ...
-@function
-def logical_or(a: Tensor, b: Tensor) -> Tensor: ...
-@function
-def logical_xor(a: Tensor, b: Tensor) -> Tensor: ...
+def _unary(x: Tensor) -> Tensor: ...
+def _binary(a: Tensor, b: Tensor) -> Tensor: ...
+
+
+def _elementwise_constructor(name: str, stub: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """The egglog constructor `name` of an elementwise op: `stub`'s signature under the op's name."""
+    fn = types.FunctionType(stub.__code__, stub.__globals__, name)
+    fn.__annotations__, fn.__qualname__ = stub.__annotations__, name
+    return function(fn)
+
+
+# The plain elementwise constructors (exp, maximum, log1p, ...: the registry's unary and binary ops
+# that are not Tensor methods), one per record, importable from here by name.
+GENERATED = {
+    record.name: _elementwise_constructor(record.term, _binary if Kind.BINARY in record.kind else _unary)
+    for record in OPS.values()
+    if Kind.ELEMENTWISE in record.kind and record.kind & (Kind.UNARY | Kind.BINARY) and not record.term.startswith("Tensor.")
+}
+globals().update({OPS[name].term: fn for name, fn in GENERATED.items()})
+
+
 @function
 def where(cond: Tensor, a: Tensor, b: Tensor) -> Tensor: ...
 @function

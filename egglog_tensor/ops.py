@@ -3,9 +3,11 @@
 A record holds the op's name (as in `Node.op`), its kind (elementwise, view, reduction, ...), the
 names of its static attributes in the order `Node.attrs` and the egglog constructor hold them,
 how many tensor inputs it takes, the egglog constructor's name in `egglog_tensor.ir`, and its shape
-and dtype inference. The op sets the tracer, rules, cost model and emitter use are derived from it.
-Adding an elementwise function is one record here, its constructor in `ir.py`, its scalar
-semantics in `lowering/scalar.py` and tests (`tests/test_ops.py` checks the three agree). The
+and dtype inference, and for an elementwise op its scalar semantics per dtype class. The op sets
+the tracer, rules, cost model and emitter use are derived from it. Adding an elementwise function
+is one record here and tests: `ir.py` generates its egglog constructor from the record, and
+`lowering/scalar.py` emits the MLIR op the record names ("math.log1p"); only semantics that take
+several ops are written by hand there (`tests/test_ops.py` checks the three agree). The
 shape analysis (`rulesets/shapes.py`) gives the op's terms shapes and dtypes by its kind
 (`tests/test_shapes_registry.py` checks they are this module's inference).
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import TracingError, UnsupportedError
@@ -43,13 +45,22 @@ class Kind(enum.Flag):
 
 
 Infer = Callable[[Sequence["Node"], tuple[Any, ...]], tuple[Shape, str]]
+COMPOSED = ""  # scalar semantics written by hand in lowering/scalar.py (several MLIR ops)
+DTYPE_CLASSES = ("float", "int", "bool")
+
+
+def dtype_class(dtype: str) -> str:
+    """The class of a dtype name that scalar semantics are given per: "float", "int" or "bool"."""
+    return "float" if dtype.startswith("float") else ("bool" if dtype == "bool" else "int")
 
 
 @dataclass(frozen=True)
 class OpDef:
     """One op: `inputs` tensor inputs (None: a list of them), attributes named `attrs` (in Node.attrs
     order; `chosen` ones follow them when the rules chose them, e.g. a reduction's vector lanes), the
-    egglog constructor `term` (a `Tensor` method as "Tensor.<name>", else a function of ir.py)."""
+    egglog constructor `term` (a `Tensor` method as "Tensor.<name>", else a function of ir.py) and,
+    for an elementwise op, its `scalar` semantics per operand dtype class it supports ("float",
+    "int", "bool"): the one MLIR op computing it ("math.log1p", "arith.andi") or COMPOSED."""
 
     name: str
     kind: Kind
@@ -58,6 +69,7 @@ class OpDef:
     term: str
     infer: Infer
     chosen: tuple[str, ...] = ()
+    scalar: dict[str, str] = field(default_factory=dict, compare=False)
 
     def attr(self, attrs: tuple[Any, ...], name: str) -> Any:
         """The attribute `name` of a node of this op with attributes `attrs` (None: a chosen one not chosen)."""
@@ -175,26 +187,71 @@ def _concat(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
 
 
 # --- the registry -------------------------------------------------------------------------------
-E, U, B, T = Kind.ELEMENTWISE, Kind.UNARY, Kind.BINARY, Kind.TRANSCENDENTAL
+E, U, B, T, P = Kind.ELEMENTWISE, Kind.UNARY, Kind.BINARY, Kind.TRANSCENDENTAL, Kind.PREDICATE
+C = COMPOSED
+
+
+def _unary(name: str, scalar: dict[str, str], kind: Kind = Kind(0), term: str | None = None, infer: Infer = _same) -> OpDef:
+    """A unary elementwise op; its constructor a function of ir.py named like it unless `term`."""
+    return OpDef(name, E | U | kind, 1, (), term or name, infer, scalar=scalar)
+
+
+def _binary_op(name: str, scalar: dict[str, str], kind: Kind = Kind(0), term: str | None = None, result: str | None = None) -> OpDef:
+    """A binary elementwise op of operands of one dtype, broadcast; its result of dtype `result` (None: theirs)."""
+    return OpDef(name, E | B | kind, 2, (), term or name, _binary(result), scalar=scalar)
+
+
+def _float(op: str) -> dict[str, str]:
+    return {"float": op}
+
+
+_ALL = dict.fromkeys(DTYPE_CLASSES, C)
+_NUMERIC = {"float": C, "int": C}
 _RECORDS = [
     OpDef("arg", Kind.LEAF, 0, ("name", "shape", "dtype", "layout"), "Tensor.arg", _arg),
     OpDef("const", Kind.LEAF, 0, ("value", "dtype"), "Tensor.const", _const),
     # unary elementwise (Tensor.__neg__ is `-x`)
-    OpDef("negative", E | U, 1, (), "Tensor.__neg__", _same),
-    *(OpDef(name, E | U, 1, (), name, _same) for name in ("absolute", "square", "reciprocal", "sign")),
-    *(OpDef(name, E | U | T, 1, (), name, _same) for name in ("exp", "log", "sqrt", "tanh", "sin", "cos")),
-    OpDef("logical_not", E | U | Kind.LOGICAL, 1, (), "logical_not", _to_bool),
+    _unary("negative", {"float": "arith.negf", "int": C}, term="Tensor.__neg__"),
+    _unary("absolute", {"float": "math.absf", "int": "math.absi", "bool": C}),
+    _unary("square", _ALL),
+    _unary("reciprocal", {"float": C}),
+    _unary("sign", _NUMERIC),
+    *(_unary(name, _float(f"math.{name}"), T) for name in ("exp", "log", "sqrt", "tanh", "sin", "cos")),
+    _unary("logical_not", _ALL, Kind.LOGICAL, infer=_to_bool),
+    *(_unary(name, _float(f"math.{op}"), T) for name, op in (
+        ("log2", "log2"), ("log10", "log10"), ("exp2", "exp2"),
+        ("sinh", "sinh"), ("cosh", "cosh"), ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"),
+        ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("tan", "tan"), ("cbrt", "cbrt"))),
+    # composed: convert-math-to-llvm expands math.log1p/expm1 as log(1 + x), exp(x) - 1 (tiny x lost)
+    *(_unary(name, _float(C), T) for name in ("log1p", "expm1")),
+    # rounding: integers (NumPy has loops for them) are their own floor, ceil and trunc
+    *(_unary(name, {"float": f"math.{name}", "int": C, "bool": C}) for name in ("floor", "ceil", "trunc")),
+    _unary("rint", _float("math.roundeven")),
+    _unary("fabs", _float("math.absf")),
+    _unary("signbit", _float(C), P, infer=_to_bool),
+    *(_unary(name, _ALL, P, infer=_to_bool) for name in ("isnan", "isinf", "isfinite")),
+    *(_unary(name, _float(C)) for name in ("deg2rad", "rad2deg")),
+    _unary("invert", {"int": C, "bool": C}),
     # binary elementwise: arithmetic operators are Tensor's, the rest functions of ir.py
-    *(OpDef(name, E | B, 2, (), f"Tensor.{dunder}", _binary(None)) for name, dunder in (
-        ("add", "__add__"), ("subtract", "__sub__"), ("multiply", "__mul__"), ("divide", "__truediv__"),
-        ("floor_divide", "__floordiv__"), ("remainder", "__mod__"))),
-    OpDef("power", E | B | T, 2, (), "Tensor.__pow__", _binary(None)),
-    OpDef("maximum", E | B, 2, (), "maximum", _binary(None)),
-    OpDef("minimum", E | B, 2, (), "minimum", _binary(None)),
-    OpDef("arctan2", E | B | T, 2, (), "arctan2", _binary(None)),
-    *(OpDef(name, E | B | Kind.PREDICATE, 2, (), name, _binary("bool"))
+    _binary_op("add", {"float": "arith.addf", "int": "arith.addi", "bool": "arith.ori"}, term="Tensor.__add__"),
+    _binary_op("subtract", {"float": "arith.subf", "int": "arith.subi", "bool": "arith.xori"}, term="Tensor.__sub__"),
+    _binary_op("multiply", {"float": "arith.mulf", "int": "arith.muli", "bool": "arith.andi"}, term="Tensor.__mul__"),
+    _binary_op("divide", _float("arith.divf"), term="Tensor.__truediv__"),
+    _binary_op("floor_divide", _NUMERIC, term="Tensor.__floordiv__"),
+    _binary_op("remainder", _NUMERIC, term="Tensor.__mod__"),
+    _binary_op("power", {"float": "math.powf", "int": C}, T, term="Tensor.__pow__"),
+    _binary_op("maximum", {"float": "arith.maximumf", "int": "arith.maxsi", "bool": "arith.ori"}),
+    _binary_op("minimum", {"float": "arith.minimumf", "int": "arith.minsi", "bool": "arith.andi"}),
+    _binary_op("arctan2", _float("math.atan2"), T),
+    _binary_op("copysign", _float("math.copysign")),
+    _binary_op("fmod", {"float": "arith.remf", "int": C}),
+    _binary_op("heaviside", _float(C)),
+    *(_binary_op(name, _float(C), T) for name in ("hypot", "logaddexp", "logaddexp2")),
+    *(_binary_op(f"bitwise_{op}", {"int": f"arith.{op}i", "bool": f"arith.{op}i"}) for op in ("and", "or", "xor")),
+    *(_binary_op(name, {"int": C}) for name in ("left_shift", "right_shift")),
+    *(_binary_op(name, _ALL, P, result="bool")
       for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")),
-    *(OpDef(name, E | B | Kind.LOGICAL, 2, (), name, _binary("bool")) for name in ("logical_and", "logical_or", "logical_xor")),
+    *(_binary_op(name, _ALL, Kind.LOGICAL, result="bool") for name in ("logical_and", "logical_or", "logical_xor")),
     OpDef("where", E, 3, (), "where", _where),
     OpDef("astype", E, 1, ("dtype",), "Tensor.astype", _astype),
     # reductions: `lanes` once rulesets.tiling chose them (the `<op>_lanes` constructors of ir.py)
@@ -222,7 +279,7 @@ def names(kind: Kind, without: Kind = Kind(0)) -> tuple[str, ...]:
 
 UNARY = names(Kind.UNARY)
 BINARY = names(Kind.BINARY)
-PREDICATES = names(Kind.PREDICATE)
+PREDICATES = names(Kind.PREDICATE | Kind.BINARY)
 ELEMENTWISE = frozenset(names(Kind.ELEMENTWISE))
 TRANSCENDENTAL = frozenset(names(Kind.TRANSCENDENTAL))
 REDUCTIONS = names(Kind.REDUCTION)
@@ -235,6 +292,11 @@ def op(name: str) -> OpDef:
     if record is None:
         raise UnsupportedError(f"unknown op {name!r}")
     return record
+
+
+def supports(name: str, dtype: str) -> bool:
+    """Whether elementwise op `name` has scalar semantics for operands of `dtype` (where and astype: any)."""
+    return name in ("where", "astype") or dtype_class(dtype) in op(name).scalar
 
 
 def infer(name: str, inputs: Sequence[Node], attrs: tuple[Any, ...]) -> tuple[Shape, str]:

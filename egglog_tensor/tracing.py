@@ -21,14 +21,14 @@ import numpy as np
 
 from .errors import EgglogTensorError, OutOfBoundsError, TracingError, UnsupportedError
 from .graph import DTYPES, FLOAT_DTYPES, Builder, Node, topological
-from .ops import BINARY, PREDICATES, UNARY, is_unit_reshape
+from .ops import BINARY, PREDICATES, UNARY, is_unit_reshape, supports
 from .spec import PYTHON_SCALARS, ArgSpec
 
 _WEAK_OF = {dtype: kind for kind, dtype in PYTHON_SCALARS.items()}  # a result dtype -> the Python type it stays weak as
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(np.__file__)
-_UFUNC_OPS = {"absolute": "absolute", "divide": "divide", "true_divide": "divide", "positive": "positive"}
+_UFUNC_OPS = {"true_divide": "divide", "radians": "deg2rad", "degrees": "rad2deg"}
 
 
 def user_location() -> str:
@@ -328,8 +328,8 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
         return _result(trace, nodes[0], weak)
     if name == "matmul":
         return _matmul(trace, *nodes)
-    if name == "reciprocal" and not nodes[0].dtype.startswith("float"):
-        raise _fail(UnsupportedError, f"np.reciprocal on {nodes[0].dtype} is not supported (integer reciprocal)")
+    if not supports(name, nodes[0].dtype):
+        raise _fail(UnsupportedError, f"np.{ufunc.__name__} on {nodes[0].dtype} is not supported ({_describe(inputs)})")
     if name == "power" and nodes[1].ndim == 0 and not isinstance(inputs[1], Tracer):
         node = _scalar_power(trace, nodes[0], float(np.asarray(inputs[1]).item()))
         if node is not None:

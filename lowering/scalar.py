@@ -13,10 +13,12 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, math
 
+from egglog_tensor import ops
 from egglog_tensor.errors import UnsupportedError
 
 F = arith.CmpFPredicate
 I = arith.CmpIPredicate
+Composed = Callable[[list[ir.Value], str], ir.Value]
 
 
 def element_type(dtype: str) -> ir.Type:
@@ -135,88 +137,228 @@ def _int_power(a: ir.Value, b: ir.Value, dtype: str) -> ir.Value:
     return arith.select(arith.cmpi(I.slt, b, zero), zero, result)
 
 
-_FLOAT_UNARY: dict[str, Callable[[ir.Value], ir.Value]] = {
-    "negative": arith.negf,
-    "absolute": math.absf,
-    "exp": math.exp,
-    "log": math.log,
-    "sqrt": math.sqrt,
-    "tanh": math.tanh,
-    "sin": math.sin,
-    "cos": math.cos,
-}
-_FLOAT_BINARY: dict[str, Callable[[ir.Value, ir.Value], ir.Value]] = {
-    "add": arith.addf,
-    "subtract": arith.subf,
-    "multiply": arith.mulf,
-    "divide": arith.divf,
-    "power": math.powf,
-    "maximum": arith.maximumf,
-    "minimum": arith.minimumf,
-    "arctan2": math.atan2,
-}
-_INT_BINARY: dict[str, Callable[[ir.Value, ir.Value], ir.Value]] = {
-    "add": arith.addi,
-    "subtract": arith.subi,
-    "multiply": arith.muli,
-    "maximum": arith.maxsi,
-    "minimum": arith.minsi,
-}
-_BOOL_BINARY: dict[str, Callable[[ir.Value, ir.Value], ir.Value]] = {
-    "add": arith.ori,
-    "multiply": arith.andi,
-    "maximum": arith.ori,
-    "minimum": arith.andi,
-}
 _FLOAT_PREDICATES = {"equal": F.OEQ, "not_equal": F.UNE, "less": F.OLT, "less_equal": F.OLE, "greater": F.OGT, "greater_equal": F.OGE}
 _INT_PREDICATES = {"equal": I.eq, "not_equal": I.ne, "less": I.slt, "less_equal": I.sle, "greater": I.sgt, "greater_equal": I.sge}
 _BOOL_PREDICATES = {"equal": I.eq, "not_equal": I.ne, "less": I.ult, "less_equal": I.ule, "greater": I.ugt, "greater_equal": I.uge}
 _LOGICAL = {"logical_and": arith.andi, "logical_or": arith.ori, "logical_xor": arith.xori}
+_DIALECTS = {"arith": arith, "math": math}
+
+
+def _compare(op: str) -> Composed:
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        if _is_float(dtype):
+            return arith.cmpf(_FLOAT_PREDICATES[op], *args)
+        return arith.cmpi((_BOOL_PREDICATES if dtype == "bool" else _INT_PREDICATES)[op], *args)
+
+    return emit
+
+
+def _logical(op: str) -> Composed:
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        a, b = (cast(x, dtype, "bool") for x in args)
+        return _LOGICAL[op](a, b)
+
+    return emit
+
+
+def _square(args: list[ir.Value], dtype: str) -> ir.Value:
+    (x,) = args
+    return arith.mulf(x, x) if _is_float(dtype) else (x if dtype == "bool" else arith.muli(x, x))
+
+
+def _divmod(op: str) -> Composed:
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        if _is_float(dtype):
+            return _float_divmod(*args, dtype)[0 if op == "floor_divide" else 1]
+        return _int_divmod(*args, dtype, op)
+
+    return emit
+
+
+def _bits(dtype: str) -> int:
+    return int(dtype[-2:]) if dtype != "bool" else 1
+
+
+def _signbit(args: list[ir.Value], dtype: str) -> ir.Value:
+    """The sign bit of a float, NaN's and -0.0's too (a signed compare of its bits with 0)."""
+    int_type = ir.IntegerType.get_signless(_bits(dtype))
+    return arith.cmpi(I.slt, arith.bitcast(int_type, args[0]), arith.constant(int_type, 0))
+
+
+def _float_class(predicate: F, finite_ints: bool) -> Composed:
+    """isnan/isinf/isfinite: |x| compared with inf (unordered for NaN); every integer is finite."""
+
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        if not _is_float(dtype):
+            return constant(int(finite_ints), "bool")
+        return arith.cmpf(predicate, math.absf(args[0]), constant(float("inf"), dtype))
+
+    return emit
+
+
+def _scale(numerator: float, denominator: float) -> Composed:
+    """x * (numerator / denominator) with the factor rounded to x's dtype as NumPy's deg2rad/rad2deg do."""
+
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        typed = np.dtype(dtype).type
+        return arith.mulf(args[0], constant(float(typed(numerator) / typed(denominator)), dtype))
+
+    return emit
+
+
+def _int_fmod(args: list[ir.Value], dtype: str) -> ir.Value:
+    """C's truncated integer remainder as NumPy's fmod: 0 for a zero divisor, no MIN % -1 trap."""
+    a, b = args
+    zero, one, minus_one = constant(0, dtype), constant(1, dtype), constant(-1, dtype)
+    no_remainder = arith.ori(arith.cmpi(I.eq, b, zero), arith.cmpi(I.eq, b, minus_one))
+    return arith.select(no_remainder, zero, arith.remsi(a, arith.select(no_remainder, one, b)))
+
+
+def _heaviside(args: list[ir.Value], dtype: str) -> ir.Value:
+    """NumPy's npy_heaviside: NaN for NaN, h0 at zero, 0 below, 1 above."""
+    x, h0 = args
+    zero, one = constant(0, dtype), constant(1, dtype)
+    step = arith.select(arith.cmpf(F.OLT, x, zero), zero, arith.select(arith.cmpf(F.OEQ, x, zero), h0, one))
+    return arith.select(arith.cmpf(F.UNO, x, x), x, step)
+
+
+def _in_float64(compute: Callable[[ir.Value], ir.Value]) -> Composed:
+    """compute(x) in float64, rounded once to x's dtype: float32 results within about half an ULP."""
+
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        (x,) = args
+        return cast(compute(cast(x, dtype, "float64")), "float64", dtype)
+
+    return emit
+
+
+def _log1p(x: ir.Value) -> ir.Value:
+    """log(1 + x) accurate for tiny x (Goldberg: log(u) * x / (u - 1) with u = 1 + x rounded), for a
+    float64 x. (convert-math-to-llvm expands math.log1p as log(1 + x), which loses tiny x entirely.)"""
+    one, inf = constant(1, "float64"), constant(float("inf"), "float64")
+    u = arith.addf(x, one)
+    result = arith.mulf(math.log(u), arith.divf(x, arith.subf(u, one)))
+    result = arith.select(arith.cmpf(F.OEQ, u, one), x, result)
+    return arith.select(arith.cmpf(F.OEQ, x, inf), x, result)
+
+
+def _expm1(x: ir.Value) -> ir.Value:
+    """exp(x) - 1 accurate for tiny x (Kahan: (u - 1) * x / log(u) with u = exp(x) rounded), for a
+    float64 x. (convert-math-to-llvm expands math.expm1 as exp(x) - 1.)"""
+    one, minus_one, inf = constant(1, "float64"), constant(-1, "float64"), constant(float("inf"), "float64")
+    u = math.exp(x)
+    um1 = arith.subf(u, one)
+    result = arith.divf(arith.mulf(um1, x), math.log(u))
+    result = arith.select(arith.cmpf(F.OEQ, um1, minus_one), minus_one, result)
+    result = arith.select(arith.cmpf(F.OEQ, u, inf), u, result)
+    return arith.select(arith.cmpf(F.OEQ, u, one), x, result)
+
+
+def _hypot(args: list[ir.Value], dtype: str) -> ir.Value:
+    """sqrt(x^2 + y^2) without overflow or underflow: in float64 for float32 (exact squares, one
+    rounding at the end), else scaled by the larger magnitude; an infinite operand gives inf, NaN too."""
+    x, y = (math.absf(a) for a in args)
+    inf = constant(float("inf"), dtype)
+    if dtype == "float32":
+        wx, wy = (cast(a, dtype, "float64") for a in (x, y))
+        result = cast(math.sqrt(arith.addf(arith.mulf(wx, wx), arith.mulf(wy, wy))), "float64", dtype)
+    else:
+        big, small = arith.maximumf(x, y), arith.minimumf(x, y)
+        ratio = arith.divf(small, big)
+        result = arith.mulf(big, math.sqrt(arith.addf(constant(1, dtype), arith.mulf(ratio, ratio))))
+        result = arith.select(arith.cmpf(F.OEQ, big, constant(0, dtype)), big, result)
+    either_inf = arith.ori(arith.cmpf(F.OEQ, x, inf), arith.cmpf(F.OEQ, y, inf))
+    return arith.select(either_inf, inf, result)
+
+
+def _logaddexp(base2: bool) -> Composed:
+    """NumPy's npy_logaddexp(2): x + log(1 + e^-(x-y)) from the larger operand; equal operands (the
+    same infinities too) give x + log(2) (+1), NaN gives NaN."""
+
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        x, y = args
+        zero = constant(0, dtype)
+        power, log2 = (math.exp2, constant(np.log2(np.e), dtype)) if base2 else (math.exp, None)
+
+        def log1p_of(t: ir.Value) -> ir.Value:
+            term = cast(_log1p(cast(power(t), dtype, "float64")), "float64", dtype)
+            return arith.mulf(log2, term) if log2 is not None else term
+
+        diff = arith.subf(x, y)
+        above = arith.addf(x, log1p_of(arith.negf(diff)))
+        below = arith.addf(y, log1p_of(diff))
+        unequal = arith.select(arith.cmpf(F.OGT, diff, zero), above, arith.select(arith.cmpf(F.OLE, diff, zero), below, diff))
+        tie = arith.addf(x, constant(1.0 if base2 else np.log(2.0), dtype))
+        return arith.select(arith.cmpf(F.OEQ, x, y), tie, unequal)
+
+    return emit
+
+
+def _shift(op: str) -> Composed:
+    """NumPy's shifts: a count of the bit width or more (a negative one too, read unsigned) shifts
+    every bit out: 0 for <<, the sign for >>."""
+
+    def emit(args: list[ir.Value], dtype: str) -> ir.Value:
+        a, b = args
+        last = constant(_bits(dtype) - 1, dtype)
+        if op == "right_shift":
+            return arith.shrsi(a, arith.minui(b, last))
+        return arith.select(arith.cmpi(I.ule, b, last), arith.shli(a, b), constant(0, dtype))
+
+    return emit
+
+
+# The ops whose semantics take several MLIR ops (records mark them ops.COMPOSED), by name: the
+# scalar result from the operands and their dtype.
+_COMPOSED: dict[str, Composed] = {
+    "negative": lambda args, dtype: arith.subi(constant(0, dtype), args[0]),
+    "absolute": lambda args, dtype: args[0],  # bool
+    "square": _square,
+    "reciprocal": lambda args, dtype: arith.divf(constant(1, dtype), args[0]),
+    "sign": lambda args, dtype: _sign(args[0], dtype),
+    "logical_not": lambda args, dtype: arith.xori(cast(args[0], dtype, "bool"), constant(1, "bool")),
+    "floor_divide": _divmod("floor_divide"),
+    "remainder": _divmod("remainder"),
+    "power": lambda args, dtype: _int_power(*args, dtype),
+    **{op: _compare(op) for op in _FLOAT_PREDICATES},
+    **{op: _logical(op) for op in _LOGICAL},
+    **dict.fromkeys(("floor", "ceil", "trunc"), lambda args, dtype: args[0]),  # integers
+    "log1p": _in_float64(_log1p),
+    "expm1": _in_float64(_expm1),
+    "signbit": _signbit,
+    "isnan": _float_class(F.UNO, False),
+    "isinf": _float_class(F.OEQ, False),
+    "isfinite": _float_class(F.OLT, True),
+    "deg2rad": _scale(np.pi, 180),
+    "rad2deg": _scale(180, np.pi),
+    "invert": lambda args, dtype: arith.xori(args[0], constant(1 if dtype == "bool" else -1, dtype)),
+    "fmod": _int_fmod,
+    "heaviside": _heaviside,
+    "hypot": _hypot,
+    "logaddexp": _logaddexp(base2=False),
+    "logaddexp2": _logaddexp(base2=True),
+    "left_shift": _shift("left_shift"),
+    "right_shift": _shift("right_shift"),
+}
+
+
+def mlir_op(name: str) -> Callable[..., ir.Value]:
+    """The builder of the MLIR op a registry record names: "math.log1p" is mlir.dialects.math.log1p."""
+    dialect, op = name.split(".")
+    return getattr(_DIALECTS[dialect], op)
 
 
 def apply(op: str, dtype: str, out_dtype: str, args: list[ir.Value]) -> ir.Value:
-    """The scalar result of `op` on `args` (all of `dtype`), of `out_dtype`."""
-    is_float, is_bool = _is_float(dtype), dtype == "bool"
+    """The scalar result of `op` on `args` (all of `dtype`), of `out_dtype`: the MLIR op its registry
+    record names for dtype's class, or its composed semantics."""
     if op == "astype":
         return cast(args[0], dtype, out_dtype)
     if op == "where":
         return arith.select(*args)
-    if op in _LOGICAL or op == "logical_not":
-        bools = [cast(a, dtype, "bool") for a in args]
-        return arith.xori(bools[0], constant(1, "bool")) if op == "logical_not" else _LOGICAL[op](*bools)
-    if op in _FLOAT_PREDICATES:
-        if is_float:
-            return arith.cmpf(_FLOAT_PREDICATES[op], *args)
-        return arith.cmpi((_BOOL_PREDICATES if is_bool else _INT_PREDICATES)[op], *args)
-    if len(args) == 1:
-        (x,) = args
-        if op == "square":
-            return arith.mulf(x, x) if is_float else (arith.andi(x, x) if is_bool else arith.muli(x, x))
-        if op == "sign":
-            return _sign(x, dtype)
-        if op == "reciprocal" and is_float:
-            return arith.divf(constant(1, dtype), x)
-        if is_float and op in _FLOAT_UNARY:
-            return _FLOAT_UNARY[op](x)
-        if not is_float and not is_bool and op == "negative":
-            return arith.subi(constant(0, dtype), x)
-        if not is_float and op == "absolute":
-            return x if is_bool else math.absi(x)
-    else:
-        a, b = args
-        if op in ("floor_divide", "remainder"):
-            if is_float:
-                return _float_divmod(a, b, dtype)[0 if op == "floor_divide" else 1]
-            if not is_bool:
-                return _int_divmod(a, b, dtype, op)
-        if op == "power" and not is_float and not is_bool:
-            return _int_power(a, b, dtype)
-        table = _FLOAT_BINARY if is_float else (_BOOL_BINARY if is_bool else _INT_BINARY)
-        if op in table:
-            return table[op](a, b)
-        if is_bool and op == "subtract":
-            return arith.xori(a, b)
-    raise UnsupportedError(f"op {op} is not supported for dtype {dtype}")
+    if not ops.supports(op, dtype):
+        raise UnsupportedError(f"op {op} is not supported for dtype {dtype}")
+    named = ops.op(op).scalar[ops.dtype_class(dtype)]
+    return mlir_op(named)(*args) if named != ops.COMPOSED else _COMPOSED[op](args, dtype)
 
 
 # Where NumPy starts a float sum: NumPy 2 starts at the identity +0.0 (sum([-0.0]) is 0.0), older

@@ -96,6 +96,12 @@ def _finish(out: Any, ins: list[Approx], prop: Any, exact_op: bool, ulps: float)
 def _unary_bound(op: str, x: np.ndarray, e: np.ndarray, out: np.ndarray) -> tuple[Any, bool, float]:
     """(propagated error, exact op?, rounding in ULP) of a unary op at x with error e."""
     ax, r = np.abs(x), np.abs(np.asarray(out, f64))
+
+    def step(name: str) -> Callable[[], tuple[Any, bool, float]]:
+        """A rounding to an integer: exact, and fragile where x's error interval holds a step."""
+        fn = getattr(np, name)
+        return lambda: (np.where(fn(x - e) == fn(x + e), 0.0, np.inf), True, 0)
+
     table: dict[str, Callable[[], tuple[Any, bool, float]]] = {
         "negative": lambda: (e, True, 0),
         "absolute": lambda: (e, True, 0),
@@ -108,6 +114,20 @@ def _unary_bound(op: str, x: np.ndarray, e: np.ndarray, out: np.ndarray) -> tupl
         "tanh": lambda: (np.minimum(e, 2), False, MATH_ULPS),
         "sin": lambda: (np.minimum(e, 2), False, MATH_ULPS),
         "cos": lambda: (np.minimum(e, 2), False, MATH_ULPS),
+        "log1p": lambda: (np.where(x + 1 > e, e / (x + 1 - e), np.inf), False, MATH_ULPS),
+        "expm1": lambda: ((r + 1) * np.expm1(e), False, MATH_ULPS),
+        "log2": lambda: (np.where(x > e, e / (x - e) / np.log(2), np.inf), False, MATH_ULPS),
+        "log10": lambda: (np.where(x > e, e / (x - e) / np.log(10), np.inf), False, MATH_ULPS),
+        "exp2": lambda: (r * np.expm1(e * np.log(2)), False, MATH_ULPS),
+        "sinh": lambda: (np.cosh(ax + e) * e, False, MATH_ULPS),
+        "cosh": lambda: (np.cosh(ax + e) * e, False, MATH_ULPS),  # |sinh| <= cosh
+        "arcsinh": lambda: (e, False, MATH_ULPS),  # |derivative| <= 1
+        "arctan": lambda: (e, False, MATH_ULPS),
+        "cbrt": lambda: (np.where(ax > e, e / (3 * np.cbrt(ax - e) ** 2), np.inf), False, MATH_ULPS),
+        **{name: step(name) for name in ("floor", "ceil", "trunc", "rint")},
+        "fabs": lambda: (e, True, 0),
+        "deg2rad": lambda: (e * (np.pi / 180), True, ROUNDED),
+        "rad2deg": lambda: (e * (180 / np.pi), True, ROUNDED),
     }
     return table[op]()
 
@@ -137,6 +157,10 @@ def _binary_bound(op: str, a: np.ndarray, ea: np.ndarray, b: np.ndarray, eb: np.
         "minimum": lambda: (np.maximum(ea, eb), True, 0),
         "power": lambda: (power(), False, MATH_ULPS),
         "arctan2": lambda: (arctan2(), False, MATH_ULPS),
+        "hypot": lambda: (ea + eb, False, MATH_ULPS),  # |gradient| <= 1 per operand
+        "copysign": lambda: (np.where((ab > eb) | (eb == 0), ea, np.inf), True, 0),
+        "fmod": lambda: (jump, True, 0),
+        "heaviside": lambda: (np.where(aa > ea, eb * (aa == 0), jump), True, 0),
     }
     return table[op]()
 

@@ -46,6 +46,9 @@ UNARY = {
     "square": _call(np.square, "np.square({})"),
     "reciprocal": _call(np.reciprocal, "np.reciprocal({})"),
     "sign": _call(np.sign, "np.sign({})"),
+    **{name: _call(getattr(np, name), f"np.{name}({{}})") for name in (
+        "log1p", "expm1", "log2", "log10", "exp2", "sinh", "cosh", "arcsinh", "arctan", "cbrt",
+        "floor", "ceil", "trunc", "rint", "fabs", "deg2rad", "rad2deg")},
 }
 _BINARY_FNS = {
     "add": (np.add, "{} + {}"), "subtract": (np.subtract, "{} - {}"), "multiply": (np.multiply, "{} * {}"),
@@ -53,6 +56,7 @@ _BINARY_FNS = {
     "remainder": (np.remainder, "{} % {}"), "power": (np.power, "{} ** {}"),
     "maximum": (np.maximum, "np.maximum({}, {})"), "minimum": (np.minimum, "np.minimum({}, {})"),
     "arctan2": (np.arctan2, "np.arctan2({}, {})"),
+    **{name: (getattr(np, name), f"np.{name}({{}}, {{}})") for name in ("hypot", "copysign", "fmod", "heaviside")},
 }  # fmt: skip
 BINARY = {name: _call(fn, spelling) for name, (fn, spelling) in _BINARY_FNS.items()}
 # The same ops with a Python float on one side (params: the constant, and whether it comes first).
