@@ -48,10 +48,13 @@ import ctypes
 import ctypes.util
 import functools
 import os
+from dataclasses import dataclass
+from typing import ClassVar
 
 from mlir import ir
 
-from ..target import Target
+from ...target import Target
+from .stage import Stage
 
 # NumPy ufunc / math op -> libm name per element type.
 FUNCTIONS = {"exp": "exp", "log": "log", "tanh": "tanh", "sin": "sin", "cos": "cos"}
@@ -178,3 +181,14 @@ def vectorize_math(module: ir.Module, target: Target) -> None:
     first = module.body.operations[0]
     for op in list(extra.body.operations):
         op.operation.move_before(first)
+
+
+@dataclass(frozen=True)
+class Vecmath(Stage):
+    """Scalar exp/log/tanh/sin/cos become libm calls that LLVM vectorizes with glibc's libmvec variants for the Target."""
+
+    target: Target
+    name: ClassVar[str] = "vecmath"
+
+    def rewrite(self, module: ir.Module) -> None:
+        vectorize_math(module, self.target)

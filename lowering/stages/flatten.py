@@ -19,10 +19,14 @@ keeps gelu's constants in registers and spills one of them).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 from mlir import ir
 
-from . import scripts
-from .tiling import linalg_ops
+from .. import scripts
+from ..tiling import linalg_ops
+from .stage import Stage, count_ops
 
 
 def _contiguous(value_type: ir.Type) -> bool:
@@ -67,3 +71,26 @@ def transform_script(module: ir.Module) -> ir.Module | None:
             scripts.flatten_elementwise(handles[i])
 
     return scripts.build(module.context, body)
+
+
+@dataclass(frozen=True)
+class Flattened:
+    """What the flatten stage decided: how many elementwise ops it collapsed to one loop."""
+
+    ops: int
+
+
+@dataclass(frozen=True)
+class Flatten(Stage):
+    """Elementwise ops over contiguous buffers become one flat loop: no remainder per row."""
+
+    name: ClassVar[str] = "flatten"
+    passes: ClassVar[tuple[str, ...]] = ("canonicalize",)
+    scripted: ClassVar[bool] = True
+
+    def script(self, module: ir.Module) -> ir.Module | None:
+        return transform_script(module)
+
+    def decided(self, script: ir.Module) -> Flattened:
+        """The ops the script flattens (its flatten_elementwise ops)."""
+        return Flattened(count_ops(script, "transform.structured.flatten_elementwise"))

@@ -47,13 +47,15 @@ from __future__ import annotations
 import math as pymath
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from mlir import ir
 from mlir.dialects import arith
 from mlir.dialects import llvm as llvmd
 from mlir.dialects import math as mathd
 
-from ..target import Target
+from ...target import Target
+from .stage import Stage
 
 FAST = "et.fastmath"  # function attribute (lowering/emit.py, fastmath=True): approximate tanh too; removed here
 
@@ -235,3 +237,14 @@ def inline_math(module: ir.Module, target: Target) -> None:
             value = build(_Builder(op.results[0].type, target), op.operands[0])
         op.results[0].replace_all_uses_with(value)
         op.erase()
+
+
+@dataclass(frozen=True)
+class Math(Stage):
+    """exp (float32, float64) and float32 tanh, scalar or vector, as inline arith/math ops for the Target, before the loops are made."""
+
+    target: Target
+    name: ClassVar[str] = "math"
+
+    def rewrite(self, module: ir.Module) -> None:
+        inline_math(module, self.target)
