@@ -201,7 +201,7 @@ def pipeline_text(pipeline: Any) -> str:
          **{method: _callable_text(getattr(type(s), method)) for method in ("script", "decided", "rewrite")}}
         for s in pipeline.stages
     ]
-    return json.dumps({"name": pipeline.name, "needs_openmp": pipeline.needs_openmp, "stages": stages}, sort_keys=True)
+    return json.dumps({"name": pipeline.name, "stages": stages}, sort_keys=True)
 
 
 def _package_dirs() -> list[Path]:

@@ -4,7 +4,7 @@ In the spirit of JAX's `jax.jit(f).trace(x).lower().compile()`:
 
     traced = f.trace(x)            # Traced: the Node DAG (`outputs`) and its egglog term (`term`)
     optimized = traced.optimize()  # Optimized: the extracted Nodes (`outputs`) and the `report`
-    lowered = optimized.lower()    # Lowered: linalg MLIR (`module_text`), each MLIR stage, LLVM IR
+    lowered = optimized.lower()    # Lowered: linalg MLIR (`module_text`), each MLIR stage, LLVM IR, `facts`
     compiled = lowered.compile()   # Compiled: the loaded module and native function; call it
 
 Each stage object is a frozen dataclass: advancing it again (`traced.optimize()` twice) redoes that
@@ -144,7 +144,8 @@ class Optimized(_Stage):
 
 @dataclass(frozen=True, repr=False)
 class Lowered(_Stage):
-    """The lowered program: linalg MLIR (`module_text`), the MLIR after each pipeline stage, LLVM IR."""
+    """The lowered program: linalg MLIR (`module_text`), the MLIR after each pipeline stage, LLVM IR, and what
+    each stage decided (`facts`)."""
 
     optimized: Optimized
     texts: tuple[tuple[str, str], ...]  # ("linalg", ...), (each MLIR stage, ...), ("llvm-ir", ...)

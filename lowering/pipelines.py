@@ -1,4 +1,5 @@
-"""Named MLIR pass pipelines (linalg on tensors -> LLVM dialect), run stage by stage so every stage's IR is kept."""
+"""Named MLIR pipelines (linalg on tensors -> LLVM dialect): the stages of lowering/stages/ made for a Target, run
+stage by stage in a forked child, keeping every stage's IR and what each decided (its facts)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ class Pipeline:
 
     name: str
     stages: tuple[Stage, ...]
-    needs_openmp: bool = False
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,7 @@ def pipeline_for(target: Target) -> Pipeline:
         raise ValueError(f"unknown target {target.name!r}; targets: {', '.join(NAMES)}")
     if target.threads < 1:
         raise ValueError(f"threads must be >= 1, got {target.threads}")
-    openmp = target.name == "cpu-openmp"
-    return Pipeline(target.name, cpu_openmp(target) if openmp else cpu(target), needs_openmp=openmp)
+    return Pipeline(target.name, cpu_openmp(target) if target.name == "cpu-openmp" else cpu(target))
 
 
 def resolve_target(target: str | Target | None, threads: int | None = None, machine: Machine | None = None) -> Target:

@@ -108,8 +108,8 @@ def test_outputs_larger_than_the_last_level_cache_stream_unless_turned_off() -> 
     assert "vmovntps" in streamed.inspect(a).stage("asm")
     comp = plain.inspect(a)
     assert loops.PLAIN in comp.stage("linalg") and loops.PLAIN not in comp.stage("llvm")
-    loops = comp.stage("parallel-loops" if "parallel-loops" in comp.stages else "loops")
-    assert "scf.if" not in loops and "vmovnt" not in comp.stage("asm") and "streaming stores" not in comp.summary()
+    loop_ir = comp.stage("parallel-loops" if "parallel-loops" in comp.stages else "loops")
+    assert "scf.if" not in loop_ir and "vmovnt" not in comp.stage("asm") and "streaming stores" not in comp.summary()
     for kernel in (streamed, plain):
         np.testing.assert_array_equal(kernel(a), want)
 

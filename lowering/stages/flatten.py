@@ -2,7 +2,7 @@
 
 A 2-D elementwise op becomes a loop over rows around a vectorized loop over each row, and every
 row ends in a remainder: with rows of 100 floats, six vectors of 16 and four elements of scalar
-code, whose chain of inline math (lowering/polymath.py) is as long as the vector one's. NumPy
+code, whose chain of inline math (the math stage) is as long as the vector one's. NumPy
 treats contiguous operands as one flat array. After bufferization, the "flatten" stage collapses
 each `linalg.generic` whose iterators are all parallel, whose indexing maps are all the identity
 and whose operands are all contiguous memrefs (a whole array, or a block of whole rows of one:

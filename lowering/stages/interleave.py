@@ -1,6 +1,6 @@
 """Interleave counts for long elementwise loops, handed to LLVM's loop vectorizer.
 
-An elementwise loop with inline math (lowering/polymath.py's exp and tanh) is one long chain of
+An elementwise loop with inline math (the math stage's exp and tanh) is one long chain of
 dependent ops per vector: gelu's is about 45, some 120 cycles from load to store. LLVM interleaves
 such a loop twice (its cost model shrinks the count as the body grows), and two chains do not fill
 the core's out-of-order window, so the loop waits on latency, not on its FMA units. More vectors
