@@ -8,8 +8,8 @@ lines past the caches. They need their address aligned to the vector width, whic
 vectorizer cannot promise for the scalar stores it widens, so this takes three steps (the last two
 in streams.py):
 
-1. `guard` (this stage, after convert-linalg-to-loops): a top-level loop nest that writes an output of at least
-   `min_bytes()` bytes (the output argument is tagged `et.output` by the emitter), in a kernel
+1. `guard` (this stage, after convert-linalg-to-loops): a top-level loop nest that writes an output of
+   at least `min_bytes()` bytes (the output argument is tagged `et.output` by the emitter), in a kernel
    whose arguments total at least the last-level cache's size, which the kernel never reads, from
    loops doing at most MAX_WORK ops per store (`work`: compute-bound loops measured slower
    streamed), is versioned on the output's base address: `scf.if` it is 64-byte aligned (as the
@@ -17,12 +17,8 @@ in streams.py):
    shows LLVM the alignment (`_aligned`, inside any parallel body, so each OpenMP thread's outlined
    code sees it) and ends each thread's work with `sfence` (streaming stores are weakly ordered);
    a misaligned output (a user's `out=`) runs the original nest.
-2. `access_groups` (the streams stage, after conversion to LLVM): those stores carry an `llvm.access.group` instead
-   (a marker LLVM's vectorizer keeps on the vector stores it makes; `!nontemporal` on a scalar
-   store would stop it vectorizing the loop on CPUs without SSE4A).
-3. `mark` (after `opt -O3`): each marked vector store whose alignment LLVM proved to be its full
-   width (from the masked pointer, the row length and the vector loop's step) gets `!nontemporal`;
-   other marked stores (loop remainders, rows not a multiple of 64 bytes) stay plain stores.
+2. and 3. (streams.py): the streams stage gives those stores an access group that LLVM's
+   vectorizer keeps; after `opt -O3`, `mark` makes the vector ones proved aligned non-temporal.
 """
 
 from __future__ import annotations
