@@ -23,10 +23,10 @@ streams:  a * 0.3 + b over 4096x4096 (a 64 MiB result) written with non-temporal
           which of the two kernels has them.
 exp:      np.exp over 256x1024 float32 (1 MiB: in cache, so the math is what is timed) with glibc's
           libmvec (the same kernel compiled with polymath's exact table emptied: not a user option,
-          the design choice measured) vs the inline float32 exp (lowering/polymath.py, the default);
+          the design choice measured) vs the inline float32 exp (lowering/stages/math.py, the default);
           exp64: the same over 256x512 float64.
 tanh:     gelu over 4096x4096 with libmvec's tanh (as exp above) vs polymath's (the default, its
-          loop interleaved by lowering/interleave.py).
+          loop interleaved by lowering/stages/interleave.py).
 fasttanh: the same gelu, DEFAULT vs fastmath=True (polymath's rational tanh, 4 ULP).
 """
 
@@ -41,7 +41,7 @@ import numpy as np
 from run import gelu, machine_numbers, softmax, take_turns
 
 import egglog_tensor as et
-from egglog_tensor.lowering import polymath
+from egglog_tensor.lowering.stages import math as polymath
 from egglog_tensor.rulesets import algebra, fusion, layout
 
 F32 = np.float32

@@ -23,8 +23,9 @@ Entry: one file `<key>.etk`, written atomically (temp file in the same dir, fsyn
     zlib(JSON header) | relocatable object file
 
 The header has the key, every stage text, the optimizer report, the extracted output Nodes (for
-the dispatcher and `comp.outputs`), returns_tuple, the workspace buffers the caller lends, the symbols the code needs from loaded libraries
-and the original compile timings. The object is loaded with an MCJIT engine after libmvec and (if
+the dispatcher and `comp.outputs`), returns_tuple, what each lowering stage decided (its facts: the
+workspace buffers the caller lends, whether the code uses OpenMP, ...), the symbols the code needs
+from loaded libraries and the original compile timings. The object is loaded with an MCJIT engine after libmvec and (if
 needed) the OpenMP runtime are loaded. Anything wrong with an entry (truncated, bad checksum, bad
 JSON, other format version, missing symbol, object that does not load) is a miss: the kernel is
 recompiled and the entry overwritten. A cache dir that cannot be written is a warning (once per
@@ -34,6 +35,7 @@ dir) and compilation goes on without storing.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import functools
 import hashlib
 import importlib.metadata
@@ -52,13 +54,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .graph import Builder, Node, topological
 from .optimize import Limits, OptimizeReport, RulesetStats
 from .toolchain import user_cache_dir
 
-FORMAT_VERSION = 2  # 2: the header lists the workspace buffers
+FORMAT_VERSION = 3  # 2: the header lists the workspace buffers; 3: the stages' facts (the workspace among them)
 _MAGIC = b"EGGLOG-TENSOR-KERNEL\n"
 _HEADER = struct.Struct("<IQQ32s")  # format version, header length, object length, sha256(header + object)
 _SUFFIX = ".etk"
@@ -187,24 +187,21 @@ def package_schedule_text(options: Any) -> str | None:
     return "egglog_tensor.rulesets: " + " + ".join(names) if names and unmodified else None
 
 
-def _callable_text(fn: Callable[..., Any] | None) -> str | None:
-    """Identify a pipeline stage's Python hook: its qualified name and a hash of its code."""
-    if fn is None:
-        return None
-    if isinstance(fn, functools.partial):  # a stage hook bound to its Target (lowering/pipelines.py)
-        return f"{_callable_text(fn.func)}{fn.args!r}{sorted(fn.keywords.items())!r}"
+def _callable_text(fn: Callable[..., Any]) -> str:
+    """Identify a pipeline stage's Python method: its qualified name and a hash of its code."""
     code = getattr(fn, "__code__", None)
     digest = hashlib.sha256(marshal.dumps(code)).hexdigest()[:16] if code is not None else repr(type(fn))
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}#{digest}"
 
 
 def pipeline_text(pipeline: Any) -> str:
-    """The pass lists and hooks of a lowering pipeline (a custom or patched pipeline changes the key)."""
+    """The stages of a lowering pipeline: names, options, passes and methods (a custom or patched pipeline changes the key)."""
     stages = [
-        {"name": s.name, "passes": list(s.passes), "script": _callable_text(s.script), "rewrite": _callable_text(s.rewrite)}
+        {"name": s.name, "stage": repr(s), "passes": list(s.passes),
+         **{method: _callable_text(getattr(type(s), method)) for method in ("script", "decided", "rewrite")}}
         for s in pipeline.stages
     ]
-    return json.dumps({"name": pipeline.name, "needs_openmp": pipeline.needs_openmp, "stages": stages}, sort_keys=True)
+    return json.dumps({"name": pipeline.name, "stages": stages}, sort_keys=True)
 
 
 def _package_dirs() -> list[Path]:
@@ -244,7 +241,7 @@ def environment() -> dict[str, Any]:
     import numpy
 
     from . import __version__
-    from .lowering.mathapprox import _libmvec
+    from .lowering.stages.vecmath import _libmvec
     from .target import Target, llvm_host
     from .toolchain import mlir_llvm_version
 
@@ -284,7 +281,7 @@ def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], opt
     schedule = package_schedule_text(options) or schedule_text(options.schedule())
     if schedule is None:
         return None
-    pipeline = pipelines.pipeline_for(options.target)  # its stages bound to the target (threads, caches)
+    pipeline = pipelines.pipeline_for(options.target)  # its stages made for the target (threads, caches)
     return {
         "environment": environment(),
         "traced": traced_term,
@@ -353,6 +350,18 @@ def decode_nodes(data: dict[str, Any]) -> list[Node]:
             raise BadEntry(f"node {item['op']} re-infers as {node.dtype}{list(node.shape)}")
         built.append(node)
     return [built[i] for i in data["outputs"]]
+
+
+def encode_facts(facts: dict[str, Any]) -> dict[str, Any]:
+    """JSON for the stages' facts: each record's class name and field values."""
+    return {stage: {"record": type(record).__name__, "fields": _encode(dataclasses.astuple(record))} for stage, record in facts.items()}
+
+
+def decode_facts(data: dict[str, Any]) -> dict[str, Any]:
+    """The stages' facts back as their records (lowering/stages.RECORDS)."""
+    from .lowering.stages import RECORDS
+
+    return {str(stage): RECORDS[item["record"]](*_decode(item["fields"])) for stage, item in data.items()}
 
 
 def encode_report(report: OptimizeReport) -> dict[str, Any]:
@@ -465,7 +474,7 @@ class CachedKernel:
     outputs: list[Node]
     returns_tuple: bool
     module: Any  # LoadedModule
-    workspace: tuple[tuple[tuple[int, ...], Any], ...] = ()  # (shape, numpy dtype) of each lent temporary
+    facts: dict[str, Any]  # what each lowering stage decided, by stage name (lowering/stages/)
 
 
 @dataclass
@@ -502,9 +511,8 @@ class Lookup:
                 "extracted_term": comp.extracted_term,
                 "outputs": encode_nodes(comp.outputs),
                 "returns_tuple": comp.returns_tuple,
-                "workspace": [[list(shape), dtype.str] for shape, dtype in comp.workspace],
+                "facts": encode_facts(comp.facts),
                 "externals": externals(comp.texts.get("llvm-ir-optimized", "")),
-                "needs_openmp": "__kmpc_" in comp.texts.get("llvm-ir", ""),
                 "timings": comp.timings,
                 "environment": self.inputs.get("environment", {}),
             }
@@ -563,7 +571,7 @@ def _resolvable(symbol: str) -> bool:
 def _load(path: Path, key: str, target: Any) -> CachedKernel:
     """Read, check and load one entry compiled for `target`; BadEntry if anything about it is wrong."""
     from .lowering.llvm import load_object
-    from .lowering.mathapprox import _libmvec
+    from .lowering.stages.vecmath import _libmvec
     from .toolchain import load_openmp_runtime
 
     header, object_code = unpack(path.read_bytes())
@@ -574,26 +582,26 @@ def _load(path: Path, key: str, target: Any) -> CachedKernel:
         report = decode_report(header["report"])
         outputs = decode_nodes(header["outputs"])
         returns_tuple = bool(header["returns_tuple"])
-        workspace = tuple((tuple(int(n) for n in shape), np.dtype(str(dtype))) for shape, dtype in header["workspace"])
+        facts = decode_facts(header["facts"])
         needed = [str(s) for s in header["externals"]]
-        needs_openmp = bool(header["needs_openmp"])
     except BadEntry:
         raise
     except Exception as exc:  # any malformed field
         raise BadEntry(f"bad header field: {type(exc).__name__}: {exc}") from None
     _libmvec()  # vector math symbols, RTLD_GLOBAL, before the object is linked
-    if needs_openmp:
+    if (threaded := facts.get("openmp")) and threaded.regions:  # the code calls the OpenMP runtime
         load_openmp_runtime()
     missing = [s for s in needed if not _resolvable(s)]
     if missing:
         raise BadEntry(f"symbols {', '.join(missing)} are not defined by any loaded library")
     check_object(object_code)
     try:
-        module = load_object(object_code, target, texts.get("llvm-ir", ""), texts.get("llvm-ir-optimized", ""), texts.get("asm", ""))
+        module = load_object(object_code, target, texts.get("llvm-ir", ""), texts.get("llvm-ir-optimized", ""), texts.get("asm", ""),
+                             streamed=facts["streams"])
         module.address(SYMBOL)
     except Exception as exc:
         raise BadEntry(f"object does not load: {exc}") from None
-    return CachedKernel(header, texts, report, outputs, returns_tuple, module, workspace)
+    return CachedKernel(header, texts, report, outputs, returns_tuple, module, facts)
 
 
 def lookup(traced_term: Callable[[], str], names: Sequence[str], specs: Sequence[Any], options: Any) -> Lookup:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -70,13 +69,18 @@ class Compilation:
     report: OptimizeReport
     extracted_term: str
     texts: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)  # what each stage decided, by stage name (lowering/stages/)
     timings: dict[str, float] = field(default_factory=dict)
     native: NativeFunction | None = field(default=None, repr=False)
     module: LoadedModule | None = field(default=None, repr=False)
     cache: str = "disabled"  # on-disk cache: "hit", "miss-stored", "disabled" or "unwritable"
     cache_note: str = ""  # the entry's path, or why it was not used / not stored
-    workspace: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()  # lent temporaries (lowering/workspace.py)
     narrowed_ints: tuple[tuple[int, str], ...] = ()  # (index, int dtype) of Python-int arguments cast narrower: a call checks their range
+
+    @property
+    def workspace(self) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
+        """The temporaries each call lends the kernel (the bufferize stage's Workspace)."""
+        return workspace(self.facts)
 
     @property
     def stages(self) -> list[str]:
@@ -99,12 +103,12 @@ class Compilation:
             str(self.report),
             f"cache: {self.cache}" + (f" ({self.cache_note})" if self.cache_note else ""),
             *([f"workspace (lent by each call): {work}"] if work else []),
-            *([f"streaming stores: {streams} non-temporal vector stores (outputs larger than L3, when 64-byte aligned)"]
-              if (streams := self.texts.get("llvm-ir-optimized", "").count(", !nontemporal ")) else []),
-            *([f"flattened: {flat} elementwise op(s) over contiguous buffers, each one loop"]
-              if (flat := self.texts.get("flatten-script", "").count("flatten_elementwise")) else []),
-            *([f"interleave counts asked of LLVM's vectorizer: {', '.join(counts)}"]
-              if (counts := re.findall(r'"llvm\.loop\.interleave\.count", i32 (\d+)', self.texts.get("llvm-ir", ""))) else []),
+            *([f"streaming stores: {streamed.stores} non-temporal vector stores (outputs larger than L3, when 64-byte aligned)"]
+              if (streamed := self.facts.get("streams")) and streamed.stores else []),
+            *([f"flattened: {flat.ops} elementwise op(s) over contiguous buffers, each one loop"]
+              if (flat := self.facts.get("flatten")) and flat.ops else []),
+            *([f"interleave counts asked of LLVM's vectorizer: {', '.join(map(str, interleaved.counts))}"]
+              if (interleaved := self.facts.get("interleave")) and interleaved.counts else []),
             ("stages (loaded from cache): " if self.cache == cache.HIT else "stages: ") + ", ".join(self.stages),
             "compile time: " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in self.timings.items()),
             "extracted term:",
@@ -120,6 +124,12 @@ class Compilation:
         for name, text in self.texts.items():
             parts.append(f"<details><summary>{html.escape(name)}</summary><pre>{html.escape(text)}</pre></details>")
         return "\n".join(parts)
+
+
+def workspace(facts: dict[str, Any]) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
+    """(shape, dtype) of each temporary a call lends the kernel, from the bufferize stage's facts."""
+    lent = facts.get("bufferize")
+    return lent.arrays() if lent is not None else ()
 
 
 def debug_level() -> int:
@@ -205,14 +215,14 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         report=entry.report,
         extracted_term=str(entry.header.get("extracted_term", "")),
         texts=dict(entry.texts),
+        facts=dict(entry.facts),
         timings=timings,
         module=entry.module,
         cache=cache.HIT,
         cache_note=lookup.note,
-        workspace=entry.workspace,
         narrowed_ints=narrowed,
     )
-    comp.native = _timed(timings, "native", lambda: _native(entry.module, specs, entry.outputs, entry.workspace))
+    comp.native = _timed(timings, "native", lambda: _native(entry.module, specs, entry.outputs, comp.workspace))
     if level := debug_level():
         _debug_print(comp, level)
     return comp

@@ -23,7 +23,8 @@ from mlir import ir
 
 from .errors import CompileError
 from .forked import ChildDied, run_forked
-from .lowering.pipelines import Pipeline, Stage, pipeline_for, resolve_target, run_stage
+from .lowering.pipelines import Pipeline, pipeline_for, resolve_target, run_stage
+from .lowering.stages import Stage
 from .target import NAMED, Target, default_threads
 
 
@@ -38,8 +39,8 @@ def _stages(pipeline: Pipeline, args: argparse.Namespace) -> tuple[Stage, ...]:
     if name not in names:
         raise OptError(f"unknown stage {name!r} for target {pipeline.name!r}; its stages are: {', '.join(names)}")
     index = names.index(name)
-    if args.print_script and pipeline.stages[index].script is None:
-        scripted = [s.name for s in pipeline.stages if s.script is not None]
+    if args.print_script and not pipeline.stages[index].scripted:
+        scripted = [s.name for s in pipeline.stages if s.scripted]
         raise OptError(f"stage {name!r} builds no transform script; the stages that do are: {', '.join(scripted)}")
     return (pipeline.stages[index],) if args.stage else pipeline.stages[: index + 1]
 

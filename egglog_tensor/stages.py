@@ -4,7 +4,7 @@ In the spirit of JAX's `jax.jit(f).trace(x).lower().compile()`:
 
     traced = f.trace(x)            # Traced: the Node DAG (`outputs`) and its egglog term (`term`)
     optimized = traced.optimize()  # Optimized: the extracted Nodes (`outputs`) and the `report`
-    lowered = optimized.lower()    # Lowered: linalg MLIR (`module_text`), each MLIR stage, LLVM IR
+    lowered = optimized.lower()    # Lowered: linalg MLIR (`module_text`), each MLIR stage, LLVM IR, `facts`
     compiled = lowered.compile()   # Compiled: the loaded module and native function; call it
 
 Each stage object is a frozen dataclass: advancing it again (`traced.optimize()` twice) redoes that
@@ -26,11 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from .compiler import Compilation, Options, _native, _timed
+from .compiler import Compilation, Options, _native, _timed, workspace
 from .cost import TensorCostModel
 from .graph import Node
 from .ir import Program, to_term
-from .lowering import workspace as _workspace
 from .lowering.emit import emit
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
@@ -145,12 +144,18 @@ class Optimized(_Stage):
 
 @dataclass(frozen=True, repr=False)
 class Lowered(_Stage):
-    """The lowered program: linalg MLIR (`module_text`), the MLIR after each pipeline stage, LLVM IR."""
+    """The lowered program: linalg MLIR (`module_text`), the MLIR after each pipeline stage, LLVM IR, and what
+    each stage decided (`facts`)."""
 
     optimized: Optimized
     texts: tuple[tuple[str, str], ...]  # ("linalg", ...), (each MLIR stage, ...), ("llvm-ir", ...)
-    workspace: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()  # lent temporaries (lowering/workspace.py)
+    facts: tuple[tuple[str, Any], ...]  # (stage name, what it decided: lowering/stages/)
     timings: Timings = field(default=(), compare=False)
+
+    @property
+    def workspace(self) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
+        """The temporaries each call lends the kernel (the bufferize stage's Workspace)."""
+        return workspace(dict(self.facts))
 
     @property
     def module_text(self) -> str:
@@ -259,11 +264,10 @@ def lower(optimized: Optimized) -> Lowered:
     timings = dict(optimized.timings)
     linalg = _timed(timings, "emit", lambda: emit(nodes, traced.names, traced.specs, options.target, streaming=options.streaming,
                                                  fastmath=options.fastmath))
-    stages = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg, pipeline_for(options.target)))
-    texts = {"linalg": linalg, **dict(stages)}
-    texts["llvm-ir"] = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(stages[-1][1]))
-    work = _workspace.buffers(texts["bufferize"], len(traced.specs) + len(nodes))
-    return Lowered(optimized, tuple(texts.items()), work, tuple(timings.items()))
+    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg, pipeline_for(options.target)))
+    texts = {"linalg": linalg, **dict(ran.texts)}
+    texts["llvm-ir"] = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(ran.texts[-1][1]))
+    return Lowered(optimized, tuple(texts.items()), tuple(ran.facts.items()), tuple(timings.items()))
 
 
 def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
@@ -283,11 +287,11 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
         report=optimized.report,
         extracted_term=optimized.extracted_term,
         texts={**lowered._texts(), "llvm-ir-optimized": module.optimized_ir, "asm": module.asm},
+        facts={**dict(lowered.facts), "streams": module.streamed},
         timings=timings,
         module=module,
         cache="disabled",
         cache_note=STAGED_CACHE_NOTE,
-        workspace=lowered.workspace,
         narrowed_ints=traced.narrowed_ints,
     )
     comp.native = _native(module, traced.specs, optimized.outputs, lowered.workspace)

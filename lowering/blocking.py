@@ -8,7 +8,7 @@ as a few generics (steps), each of which adds at most CHAIN values into any accu
 - the innermost loop, when it reduces and is vectorized (unit-stride operands), keeps L lanes of
   partial sums side by side (LLVM's vectorizer; `fastmath<reassoc>` on the combine only), so it may
   run CHAIN·L elements. Up to CHAIN·VF elements L is LLVM's own choice (at least VF); a longer loop
-  gets L = ACCUMULATORS·VF, pinned by the "lanes" stage (lowering/lanes.py: LLVM's usual four
+  gets L = ACCUMULATORS·VF, pinned by the "lanes" stage (lowering/stages/lanes.py: LLVM's usual four
   vectors, made sure), or the lanes the optimizer chose; a loop longer than CHAIN·L is cut into
   blocks of CHAIN·L and each block is summed into its own partial;
 - every other reduction loop (a column sum's rows, the rows of a full sum, a strided or broadcast

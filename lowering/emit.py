@@ -26,7 +26,9 @@ from egglog_tensor.ops import ELEMENTWISE, REDUCTIONS
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
-from . import blocking, lanes, nontemporal, policy, polymath, rows, scalar, tiling
+from . import blocking, policy, scalar, tiling
+from .stages import lanes, loops, rows
+from .stages.math import FAST
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 
@@ -154,7 +156,7 @@ class Emitter:
             if x.op == "arg" and x.attr("layout") == "F" and x.ndim == 2:
                 return self._row_major_copy(x)
             return self._group(x) if is_view(x) else self.materialize(x)
-        if node.op in ("fuse_rows", "fuse_rows_tiled"):  # the "rows" stage builds its loop over row blocks (lowering/rows.py)
+        if node.op in ("fuse_rows", "fuse_rows_tiled"):  # the "rows" stage builds its loop over row blocks (lowering/stages/rows.py)
             value = self.output(node.inputs[0])
             tiles = node.attr("tiles") if node.op == "fuse_rows_tiled" else None
             if tiles is not None and (len(tiles) != 1 or tiles[0] < 1):
@@ -407,7 +409,7 @@ def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:
 
 
 def _tag_lanes(value: ir.Value, lanes_attr: int | None) -> None:
-    """Hand the lanes the optimizer chose to the "lanes" stage (lowering/lanes.py)."""
+    """Hand the lanes the optimizer chose to the "lanes" stage (lowering/stages/lanes.py)."""
     if lanes_attr is not None:
         value.owner.attributes[lanes.TAG] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), lanes_attr)
 
@@ -506,8 +508,8 @@ def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -
 def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], target: Target, fn_name: str = "kernel",
          streaming: bool = True, fastmath: bool = False) -> str:
     """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`, its contractions
-    tagged with `target`'s tiles; streaming=False marks it so that lowering/nontemporal.py keeps plain
-    stores, fastmath=True so that lowering/polymath.py also approximates tanh."""
+    tagged with `target`'s tiles; streaming=False marks it so that lowering/stages/loops.py keeps plain
+    stores, fastmath=True so that lowering/stages/math.py also approximates tanh."""
     with NATIVE, ir.Context(), ir.Location.unknown():  # (no fork meanwhile: egglog_tensor/forked.py)
         module = ir.Module.create()
         arg_types = [memref_type(s) for s in specs]
@@ -515,12 +517,12 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(fn_name, (arg_types + out_types, []))
             fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-            tags = [ir.DictAttr.get({})] * len(arg_types) + [ir.DictAttr.get({nontemporal.MARK: ir.UnitAttr.get()})] * len(out_types)
-            fn.attributes["arg_attrs"] = ir.ArrayAttr.get(tags)  # outputs marked: lowering/nontemporal.py streams large ones
+            tags = [ir.DictAttr.get({})] * len(arg_types) + [ir.DictAttr.get({loops.MARK: ir.UnitAttr.get()})] * len(out_types)
+            fn.attributes["arg_attrs"] = ir.ArrayAttr.get(tags)  # outputs marked: lowering/stages/loops.py streams large ones
             if not streaming:
-                fn.attributes[nontemporal.PLAIN] = ir.UnitAttr.get()
+                fn.attributes[loops.PLAIN] = ir.UnitAttr.get()
             if fastmath:
-                fn.attributes[polymath.FAST] = ir.UnitAttr.get()
+                fn.attributes[FAST] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
                 emitter = Emitter(target)

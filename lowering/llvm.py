@@ -13,8 +13,8 @@ from ..errors import CompileError
 from ..forked import ChildDied, run_forked
 from ..target import Target, llvm_host
 from ..toolchain import load_openmp_runtime, run_tool, save_failure_input
-from . import nontemporal
-from .mathapprox import _libmvec
+from .stages import streams
+from .stages.vecmath import _libmvec
 
 
 def _target_machine(target: Target) -> llvm.TargetMachine:
@@ -29,6 +29,7 @@ class LoadedModule:
     llvm_ir: str
     optimized_ir: str
     asm: str
+    streamed: streams.Streamed = field(repr=False)  # the vector stores `_optimize` made non-temporal
     object_code: bytes = field(repr=False)  # the relocatable object the engine loaded (the cache stores it)
     _engine: llvm.ExecutionEngine = field(repr=False)
 
@@ -51,11 +52,11 @@ def _parse(llvm_ir: str) -> llvm.ModuleRef:
     return module
 
 
-def _optimize(module: llvm.ModuleRef, target: Target) -> llvm.ModuleRef:
+def _optimize(module: llvm.ModuleRef, target: Target) -> tuple[llvm.ModuleRef, streams.Streamed]:
     """LLVM's O3 pipeline (loop and SLP vectorization on) for `target`'s CPU, run by the `opt` tool,
-    then the marked stores it proved aligned made non-temporal (lowering/nontemporal.py).
+    then the marked stores it proved aligned made non-temporal (lowering/stages/streams.py: how many).
 
-    `-stackrealign` where the code may call libmvec (lowering/mathapprox.py): vectors live across
+    `-stackrealign` where the code may call libmvec (lowering/stages/vecmath.py): vectors live across
     the call are spilled to a frame aligned for them, one cache line each, not two (gelu on one
     core 1.12x, paired A/B on AMD EPYC); other code keeps the shorter prologue.
 
@@ -65,7 +66,8 @@ def _optimize(module: llvm.ModuleRef, target: Target) -> llvm.ModuleRef:
     text = str(module)
     realign = ["-stackrealign"] if "vector-function-abi-variant" in text else []
     text = run_tool("opt", ["-O3", *realign, f"-mcpu={target.cpu}", f"-mattr={target.features}", "-S"], text, stage="O3")
-    return _parse(nontemporal.mark(text))
+    marked, streamed = streams.mark(text)
+    return _parse(marked), streamed
 
 
 def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
@@ -95,15 +97,16 @@ def load_llvm_ir(llvm_ir: str, target: Target) -> LoadedModule:
     machine = _target_machine(target)
     if "__kmpc_" in llvm_ir:
         load_openmp_runtime()
-    if "_ZGV" in llvm_ir:  # vector variants of libm calls (mathapprox.py; the stage ran in another process)
+    if "_ZGV" in llvm_ir:  # vector variants of libm calls (stages/vecmath.py; the stage ran in another process)
         _libmvec()
     module = _parse(llvm_ir)
     _check_externals(module, llvm_ir)
     module.triple = machine.triple
     module.data_layout = str(machine.target_data)
-    optimized_ir = str(_optimize(module, target))
+    optimized, streamed = _optimize(module, target)
+    optimized_ir = str(optimized)
     object_code, asm = _codegen(optimized_ir, target)
-    return load_object(object_code, target, llvm_ir, optimized_ir, asm, machine)
+    return load_object(object_code, target, llvm_ir, optimized_ir, asm, machine, streamed=streamed)
 
 
 def _codegen(optimized_ir: str, target: Target) -> tuple[bytes, str]:
@@ -137,8 +140,9 @@ def check_runs_here(target: Target) -> None:
 
 
 def load_object(object_code: bytes, target: Target, llvm_ir: str = "", optimized_ir: str = "", asm: str = "",
-                machine: llvm.TargetMachine | None = None) -> LoadedModule:
-    """JIT-load a relocatable object file (from `emit_object`) for `target` into a fresh MCJIT engine.
+                machine: llvm.TargetMachine | None = None, *, streamed: streams.Streamed) -> LoadedModule:
+    """JIT-load a relocatable object file (from `emit_object`) for `target` into a fresh MCJIT engine
+    (`streamed`: its non-temporal stores, as `_optimize` counted them).
 
     Libraries the object calls into (libmvec, the OpenMP runtime) must already be loaded.
     """
@@ -150,4 +154,4 @@ def load_object(object_code: bytes, target: Target, llvm_ir: str = "", optimized
     engine = llvm.create_mcjit_compiler(empty, machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()
-    return LoadedModule(llvm_ir=llvm_ir, optimized_ir=optimized_ir, asm=asm, _engine=engine, object_code=bytes(object_code))
+    return LoadedModule(llvm_ir=llvm_ir, optimized_ir=optimized_ir, asm=asm, streamed=streamed, _engine=engine, object_code=bytes(object_code))

@@ -6,7 +6,7 @@ fresh mmap, or returns the top of its heap to the system on free, so each call f
 in again and zeroed them: two 16 MiB temporaries of a 2048^3 chain cost 8K page faults a call
 (67 -> 74 ms). The `bufferize` stage's `hoist` rewrite turns every such allocation at the top of
 the kernel (static shape, at least `MIN_BYTES`, freed at the end) into one more trailing function
-argument; `buffers` reads them back off the stage's IR, and each call passes buffers from
+argument, returned to the stage as its facts, and each call passes buffers from
 `outputs.POOL` (pages already mapped, cache-line aligned, transparent huge pages where NumPy
 asks for them), given back when the call returns. Smaller or nested allocations stay malloc.
 MIN_BYTES is well below the output pool's: glibc mmaps blocks from 128 KiB until a free raises that
@@ -22,7 +22,6 @@ import math
 import numpy as np
 from mlir import ir
 
-from ..forked import NATIVE
 from ..outputs import ALIGN
 from ..runtime import SUPPORTED_DTYPES
 from .scalar import storage_type
@@ -58,8 +57,10 @@ def _hoistable(op: ir.Operation) -> list[ir.Operation] | None:
     return deallocs
 
 
-def hoist(module: ir.Module) -> None:
-    """Each kernel's large top-level temporaries become trailing arguments (see the module docstring)."""
+def hoist(module: ir.Module) -> list[tuple[tuple[int, ...], np.dtype]]:
+    """Each kernel's large top-level temporaries become trailing arguments (see the module docstring);
+    their (shape, dtype), in order."""
+    lent: list[tuple[tuple[int, ...], np.dtype]] = []
     for func in module.body.operations:
         if func.operation.name != "func.func" or "llvm.emit_c_interface" not in func.operation.attributes:
             continue
@@ -68,6 +69,7 @@ def hoist(module: ir.Module) -> None:
             deallocs = _hoistable(op)
             if deallocs is None:
                 continue
+            lent.append(_buffer_type(op.results[0].type))  # type: ignore[arg-type]
             argument = block.add_argument(op.results[0].type, op.location)
             for dealloc in deallocs:
                 dealloc.erase()
@@ -80,15 +82,4 @@ def hoist(module: ir.Module) -> None:
             attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
         kind = ir.FunctionType(ir.TypeAttr(attributes["function_type"]).value)
         attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([a.type for a in block.arguments], kind.results))
-
-
-def buffers(module_text: str, fixed: int) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
-    """The workspace arguments (shape, dtype) `hoist` appended after the kernel's `fixed` arguments
-    (its inputs and outputs), read off a module printed after the bufferize stage."""
-    with NATIVE, ir.Context():  # (no fork meanwhile: egglog_tensor/forked.py)
-        module = ir.Module.parse(module_text)
-        for func in module.body.operations:
-            if func.operation.name == "func.func" and "llvm.emit_c_interface" in func.operation.attributes:
-                arguments = list(func.operation.regions[0].blocks[0].arguments)[fixed:]
-                return tuple(_buffer_type(a.type) for a in arguments)  # type: ignore[misc]
-    return ()
+    return lent

@@ -57,7 +57,7 @@ def elementwise_kernel(shape: tuple[int, ...], element: str, body: list[str], n_
 @functools.cache
 def compile_module(mlir_text: str, pipeline: str) -> tuple[LoadedModule, tuple[tuple[str, str], ...]]:
     """Lower, translate and JIT-load a module (cached: many tests share kernels)."""
-    stages = run_pipeline(mlir_text, pipeline_for(resolve_target(pipeline)))
+    stages = run_pipeline(mlir_text, pipeline_for(resolve_target(pipeline))).texts
     return load_llvm_ir(lower_to_llvm_ir(stages[-1][1]), Target.host()), tuple(stages)
 
 

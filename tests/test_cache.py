@@ -56,6 +56,7 @@ def test_miss_then_hit_in_process_same_results_and_stages() -> None:
     np.testing.assert_array_equal(out_warm, out_cold)
     np.testing.assert_allclose(out_warm, gelu(X), rtol=2e-6, atol=2e-6)
     assert warm.stages == cold.stages and warm.texts == cold.texts
+    assert warm.facts == cold.facts and {"bufferize", "interleave", "streams"} <= set(cold.facts)  # the stages' records, stored typed
     assert str(warm.report) == str(cold.report) and warm.extracted_term == cold.extracted_term
     assert [(o.op, o.shape, o.dtype) for o in warm.outputs] == [(o.op, o.shape, o.dtype) for o in cold.outputs]
     assert "optimize" not in warm.timings and "mlir-opt" not in warm.timings

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.lowering.pipelines import Pipeline, Stage, run_pipeline
+from egglog_tensor.lowering.pipelines import Pipeline, run_pipeline
+from egglog_tensor.lowering.stages import Passes
 from egglog_tensor.target import Target
 
 A = np.ones((4, 5), np.float32)
@@ -170,7 +171,7 @@ def test_native_function_checks_compiled_signature() -> None:
 
 def test_failing_pass_raises_compile_error_with_saved_ir(monkeypatch) -> None:
     # A pipeline that skips bufferization and the linalg lowering leaves ops LLVM cannot take.
-    broken = Pipeline("broken", (Stage("llvm", ("convert-func-to-llvm", "reconcile-unrealized-casts")),))
+    broken = Pipeline("broken", (Passes("llvm", ("convert-func-to-llvm", "reconcile-unrealized-casts")),))
     linalg = et.kernel(lambda a: a + 1.0).trace(A).optimize().lower().as_text("linalg")
     with pytest.raises(et.CompileError) as info:
         run_pipeline(linalg, broken)

@@ -1,4 +1,4 @@
-"""Elementwise ops over contiguous buffers become one flat loop (lowering/flatten.py)."""
+"""Elementwise ops over contiguous buffers become one flat loop (lowering/stages/flatten.py)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_flattened_large_outputs_still_stream(target: str) -> None:
     shown aligned too, so the flat loop's vector stores are non-temporal; rows of 1001 floats
     (never whole cache lines) stream as one flat run (on two threads, chunks of 64 rows: each
     starts on a cache line); aligned and misaligned out= both correct."""
-    machine = replace(Target.host(), l3=4 << 16)  # outputs from 64 KiB stream (nontemporal.min_bytes)
+    machine = replace(Target.host(), l3=4 << 16)  # outputs from 64 KiB stream (loops.min_bytes)
     a = np.random.default_rng(3).standard_normal((128, 1001)).astype(np.float32)
     kernel = et.kernel(lambda x: x * 3 + x * x, target=replace(machine, name=target), threads=2)
     comp = kernel.inspect(a)

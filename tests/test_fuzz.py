@@ -46,7 +46,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
     "all-exact": {"rules": algebra | fusion | layout | tiling},
     "fastmath": {"fastmath": True},
-    # every output eligible for streaming: no last-level cache (nontemporal.min_bytes is a quarter of L3)
+    # every output eligible for streaming: no last-level cache (stages.loops.min_bytes is a quarter of L3)
     "streamed": {"cache": False, "target": replace(resolve_target(None), l3=0)},
 }
 

@@ -1,4 +1,4 @@
-"""Interleave counts of long elementwise loops (lowering/interleave.py)."""
+"""Interleave counts of long elementwise loops (lowering/stages/interleave.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.lowering import interleave
+from egglog_tensor.lowering.stages import interleave
 from egglog_tensor.target import Target
 
 
@@ -55,7 +55,7 @@ def test_long_elementwise_loops_interleave_by_their_length(target: str) -> None:
 
 
 def test_short_rows_keep_llvms_count() -> None:
-    """A broadcast keeps gelu(x + b) a loop over rows (lowering/flatten.py leaves it): rows of 200
+    """A broadcast keeps gelu(x + b) a loop over rows (the flatten stage leaves it): rows of 200
     float32 are fewer than MIN_STEPS steps of 4 zmm vectors (256 elements), so with AVX-512 LLVM
     picks; rows of 256 (or 8-lane AVX2 vectors: 128) are long enough."""
     kernel = et.kernel(lambda x, b: gelu(x + b))
@@ -66,7 +66,7 @@ def test_short_rows_keep_llvms_count() -> None:
 
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
 def test_reductions_and_loops_calling_math_are_left_alone(target: str) -> None:
-    """A reduction loop (lowering/lanes.py's to annotate) and a loop calling libmvec (the call
+    """A reduction loop (the lanes stage's to annotate) and a loop calling libmvec (the call
     spills whatever is interleaved) come out of the interleave stage unchanged."""
     x = np.random.default_rng(0).standard_normal((512, 100)).astype(np.float32)
     loops = "loops" if target == "cpu" else "parallel-loops"

@@ -17,7 +17,7 @@ from egglog_tensor.cost import reduce_slowdown
 from egglog_tensor.errors import CompileError
 from egglog_tensor.ir import WITH_LANES, DType, Layout, Program, Tensor, from_term
 from egglog_tensor.lowering.emit import emit
-from egglog_tensor.lowering.lanes import annotation
+from egglog_tensor.lowering.stages.lanes import annotation
 from egglog_tensor.lowering.policy import ACCUMULATORS
 from egglog_tensor.lowering.policy import simd_lanes
 from egglog_tensor.rulesets import algebra, fusion, layout

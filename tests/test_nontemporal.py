@@ -1,4 +1,4 @@
-"""Non-temporal stores for outputs larger than the last-level cache (lowering/nontemporal.py)."""
+"""Non-temporal stores for outputs larger than the last-level cache (lowering/stages/loops.py and streams.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.lowering import nontemporal
+from egglog_tensor.lowering.stages import loops, streams
 from egglog_tensor.lowering.pipelines import resolve_target
 from egglog_tensor.target import Target
 
@@ -18,7 +18,7 @@ SMALL = 1 << 16  # a streaming threshold that lets test arrays of a few hundred 
 
 def small_l3(name: str) -> Target:
     """This machine under pipeline `name` (two threads), with an L3 small enough that outputs of
-    SMALL bytes stream (nontemporal.min_bytes: a quarter of L3)."""
+    SMALL bytes stream (loops.min_bytes: a quarter of L3)."""
     return resolve_target(replace(Target.host(), name=name, threads=2, l3=4 * SMALL))
 
 
@@ -100,16 +100,16 @@ def test_outputs_larger_than_the_last_level_cache_stream_unless_turned_off() -> 
     """At the host's real thresholds (an output of a quarter of its L3, in a kernel moving at least
     the whole L3), with the default target; a kernel moving less keeps plain stores, and so does
     streaming=False (the emitted function says so, and the guard removes the mark)."""
-    rows = 2 * nontemporal.min_bytes(Target.host()) // (4 * 4096)
+    rows = 2 * loops.min_bytes(Target.host()) // (4 * 4096)
     assert "vmovnt" not in et.kernel(lambda x: x * 0.5 - 1.0).inspect(np.zeros((rows - 1, 4096), np.float32)).stage("asm")
     a = np.arange(rows * 4096, dtype=np.float32).reshape(rows, 4096)
     want = a * np.float32(0.5) - np.float32(1.0)
     streamed, plain = et.kernel(lambda x: x * 0.5 - 1.0), et.kernel(lambda x: x * 0.5 - 1.0, streaming=False)
     assert "vmovntps" in streamed.inspect(a).stage("asm")
     comp = plain.inspect(a)
-    assert nontemporal.PLAIN in comp.stage("linalg") and nontemporal.PLAIN not in comp.stage("llvm")
-    loops = comp.stage("parallel-loops" if "parallel-loops" in comp.stages else "loops")
-    assert "scf.if" not in loops and "vmovnt" not in comp.stage("asm") and "streaming stores" not in comp.summary()
+    assert loops.PLAIN in comp.stage("linalg") and loops.PLAIN not in comp.stage("llvm")
+    loop_ir = comp.stage("parallel-loops" if "parallel-loops" in comp.stages else "loops")
+    assert "scf.if" not in loop_ir and "vmovnt" not in comp.stage("asm") and "streaming stores" not in comp.summary()
     for kernel in (streamed, plain):
         np.testing.assert_array_equal(kernel(a), want)
 
@@ -128,11 +128,12 @@ STORES = """define void @f(ptr %p, <16 x float> %v, <8 x double> %w, float %s) {
 
 
 def test_mark_makes_only_marked_vector_stores_aligned_to_their_width_nontemporal() -> None:
-    lines = nontemporal.mark(STORES).splitlines()
+    marked, streamed = streams.mark(STORES)
+    lines = marked.splitlines()
     stores = [line for line in lines if "store" in line]
     assert [("!nontemporal !1" in line) for line in stores] == [True, False, False, False, False]
-    assert lines[-1] == "!1 = !{i32 1}"
-    assert nontemporal.mark(STORES.replace("!llvm.access.group !0", "")) == STORES.replace("!llvm.access.group !0", "")
+    assert lines[-1] == "!1 = !{i32 1}" and streamed == streams.Streamed(1)
+    assert streams.mark(STORES.replace("!llvm.access.group !0", "")) == (STORES.replace("!llvm.access.group !0", ""), streams.Streamed(0))
 
 
 @pytest.mark.parametrize("target", TARGETS)

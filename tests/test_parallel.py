@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.lowering import parallel, tiling
+from egglog_tensor.lowering import tiling
+from egglog_tensor.lowering.stages import parallel
 from egglog_tensor.lowering.pipelines import pipeline_for, resolve_target
 from egglog_tensor.target import Target, default_threads
 
@@ -208,7 +209,7 @@ def test_asm_of_parallel_region_uses_vector_registers() -> None:
     region = _region(comp.stage("asm"))
     assert region, "no outlined omp region in the assembly"
     assert re.search(r"\b(v(add|mul|max)ps)\b.*%[xyz]mm", region) and re.search(r"%(ymm|zmm)\d+", region)
-    # float32 exp is inline (lowering/polymath.py): vector FMAs in the region, no libm/libmvec call
+    # float32 exp is inline (lowering/stages/math.py): vector FMAs in the region, no libm/libmvec call
     assert re.search(r"vfmadd\d+ps\s.*%[yz]mm", region) and "expf" not in comp.stage("asm")
     plain = kern(lambda a: a + 1.0, 2).inspect(A)
     assert re.search(r"vaddps\s.*%[yz]mm", _region(plain.stage("asm")))

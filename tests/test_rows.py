@@ -1,5 +1,5 @@
 """Row fusion: `fuse_rows` in the term (chosen by the cost model), one loop over row blocks in MLIR
-(lowering/rows.py), and the same results as NumPy for any shape, layout, dtype and target."""
+(lowering/stages/rows.py), and the same results as NumPy for any shape, layout, dtype and target."""
 
 from __future__ import annotations
 

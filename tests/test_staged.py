@@ -62,6 +62,8 @@ def test_softmax_chain_texts_results_and_errors(monkeypatch) -> None:
     assert {"rows", "bufferize", "loops", "llvm"} <= set(lowered.stages) and lowered.stages[-1] == "llvm-ir"
     assert "scf.for" in lowered.as_text("loops") and "define void @kernel" in lowered.as_text("llvm-ir")
     assert optimized.lower() == lowered
+    facts = dict(lowered.facts)  # what the stages decided, as records: no workspace, no flattened op (rows are fused)
+    assert facts["bufferize"].buffers == () and lowered.workspace == () and "flatten" not in facts
 
     compiled = lowered.compile()
     assert compiled.stages == [*lowered.stages, "llvm-ir-optimized", "asm"]
@@ -75,7 +77,7 @@ def test_softmax_chain_texts_results_and_errors(monkeypatch) -> None:
 
     # The one-call shortcut compiles the same program to the same code.
     comp = f.inspect(x)
-    assert comp.stages == compiled.stages and comp.stage("asm") == compiled.stage("asm")
+    assert comp.stages == compiled.stages and comp.stage("asm") == compiled.stage("asm") and comp.facts == compiled.compilation.facts
     assert comp.stage("traced") == text and comp.stage("linalg") == lowered.module_text
 
     with pytest.raises(et.KernelArgumentError, match=r"compiled for \(x: float32\[64,100\]\), called with \(x: float32\[10,100\]\)"):

@@ -12,7 +12,8 @@ from mlir import ir
 from egglog_tensor.errors import CompileError, ToolchainError
 from egglog_tensor.lowering import scripts
 from egglog_tensor.lowering.llvm import load_llvm_ir
-from egglog_tensor.lowering.pipelines import Pipeline, Stage, lower_to_llvm_ir, pipeline_for, resolve_target, run_pipeline
+from egglog_tensor.lowering.pipelines import Pipeline, lower_to_llvm_ir, pipeline_for, resolve_target, run_pipeline
+from egglog_tensor.lowering.stages import Passes
 from egglog_tensor.target import Target
 from egglog_tensor.toolchain import (
     check_versions,
@@ -53,7 +54,7 @@ def test_failing_pass_names_stage_and_saves_input() -> None:
 
 
 def test_later_stage_failure_saves_that_stages_input() -> None:
-    broken = Pipeline("broken", (Stage("first", ("canonicalize",)), Stage("second", ("no-such-pass",))))
+    broken = Pipeline("broken", (Passes("first", ("canonicalize",)), Passes("second", ("no-such-pass",))))
     with pytest.raises(CompileError, match="stage 'second'") as info:
         run_pipeline(VALID, broken)
     assert "bufferization.materialize_in_destination" in saved_path(str(info.value)).read_text()
@@ -99,12 +100,12 @@ def test_stage_abort_becomes_compile_error(target: str) -> None:
     assert "killed by SIGABRT" in message and "Assertion" in message and "MaskableOpInterface" in message
     assert "transform.structured.vectorize" in message  # the script
     assert "linalg.matvec {et.tiles = [1, 0], et.vec = [1, 64]}" in saved_path(message).read_text()
-    assert run_pipeline(VALID, pipeline_for(resolve_target(target)))  # and the next compile runs as usual
+    assert run_pipeline(VALID, pipeline_for(resolve_target(target))).texts  # and the next compile runs as usual
 
 
 def test_mlir_translate_failure() -> None:
     with pytest.raises(CompileError, match="mlir-translate failed at stage 'mlir-to-llvmir'") as info:
-        lower_to_llvm_ir(run_pipeline(VALID, pipeline_for(resolve_target("cpu")))[0][1])  # still func/memref, not LLVM dialect
+        lower_to_llvm_ir(run_pipeline(VALID, pipeline_for(resolve_target("cpu"))).texts[0][1])  # still func/memref, not LLVM dialect
     assert "--mlir-to-llvmir" in str(info.value)
     assert "memref" in saved_path(str(info.value)).read_text()
 
@@ -158,10 +159,13 @@ def test_failing_typed_script_names_stage_and_shows_script() -> None:
     """A typed transform script (lowering/scripts.py) that fails on the payload, applied in place by
     the interpreter, is a CompileError naming its stage, with the interpreter's message and the script."""
 
-    def flatten_the_function(module: ir.Module) -> ir.Module:
-        return scripts.build(module.context, lambda root: scripts.flatten_elementwise(scripts.match_ops(root, "func.func")))
+    class FlattenTheFunction(Passes):
+        scripted = True
 
-    broken = Pipeline("broken", (Stage("flat", ("canonicalize",), script=flatten_the_function),))
+        def script(self, module: ir.Module) -> ir.Module:
+            return scripts.build(module.context, lambda root: scripts.flatten_elementwise(scripts.match_ops(root, "func.func")))
+
+    broken = Pipeline("broken", (FlattenTheFunction("flat", ("canonicalize",)),))
     with pytest.raises(CompileError, match="pipeline 'broken' failed at stage 'flat'") as info:
         run_pipeline(VALID, broken)
     message = str(info.value)

@@ -1,4 +1,4 @@
-"""Vectorized math (lowering/mathapprox.py, lowering/polymath.py): accuracy in ULP, special values,
+"""Vectorized math (lowering/stages/vecmath.py, lowering/stages/math.py): accuracy in ULP, special values,
 and that loops vectorize.
 
 Each test compiles a real kernel (`et.kernel(lambda x: np.exp(x))`). The reference is the same
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.lowering import mathapprox, polymath
+from egglog_tensor.lowering.stages import math as polymath, vecmath as mathapprox
 from egglog_tensor.lowering.pipelines import resolve_target
 from egglog_tensor.target import NAMED, Target
 

@@ -43,13 +43,13 @@ def test_hoist_turns_large_top_level_temporaries_into_arguments() -> None:
     assert 4 * 262144 * 4 >= workspace.MIN_BYTES > 131072 * 4
     with ir.Context():
         module = ir.Module.parse(MODULE)
-        workspace.hoist(module)
+        lent = workspace.hoist(module)
         text = str(module)
+        again = workspace.hoist(module)
     assert "func.func @kernel(%arg0: memref<4x262144xf32>, %arg1: memref<4x262144xf32>)" in text
     assert "memref.copy %arg1, %arg0" in text  # the uses of %big read the new argument
     assert text.count("memref.alloc") == 3 and text.count("memref.dealloc") == 3  # %small, %wide and %inner stay
-    assert workspace.buffers(text, 1) == (((4, 262144), np.dtype(np.float32)),)
-    assert workspace.buffers(MODULE, 1) == ()
+    assert lent == [((4, 262144), np.dtype(np.float32))] and again == []
 
 
 def _chain(a, b, c):

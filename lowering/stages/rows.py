@@ -12,7 +12,7 @@ is the parallel loop of cpu-openmp (one block per iteration) and a sequential lo
 
 `fuse_rows_tiled(x, Vec(R))` in the term tags the op `et.rows = array<i64: R>`: blocks of R rows; a
 bare `et.rows` (untiled `fuse_rows`) gets `block_rows`. Reductions in the loop keep the lanes they
-chose themselves (`x.sum_lanes(axes, L)`: `et.lanes`, lowering/lanes.py); tiling and fusion clone
+chose themselves (`x.sum_lanes(axes, L)`: `et.lanes`, lowering/stages/lanes.py); tiling and fusion clone
 them with the attribute.
 
 Which producers fuse is read off the payload: an operand of a fused op whose indexing map sends
@@ -25,16 +25,19 @@ several fused ops is computed once per block.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import ClassVar
 
 from mlir import ir
 
 from mlir.dialects import transform
 from mlir.dialects.transform import structured, tensor
 
-from ..target import Target
-from . import scripts
-from .policy import block_rows
-from .tiling import _loop_extents, as_operation, element_bytes, indexing_maps, linalg_ops
+from ...target import Target
+from .. import scripts
+from ..policy import block_rows
+from ..tiling import _loop_extents, as_operation, element_bytes, indexing_maps, linalg_ops
+from .stage import Stage
 
 TAG = "et.rows"
 
@@ -124,9 +127,22 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
             sizes = [_block(root, [ops[p] for p in group], target)] + [0] * (len(_loop_extents(root)) - 1)
             _, loop = scripts.tile_using_forall(handles[ops.index(root)], sizes)
             for p in group:
-                scripts.apply_cse(loop)  # (only inside the loop: see pipelines.TILE)
+                scripts.apply_cse(loop)  # (only inside the loop: see stages/tile.py)
                 _, loop = scripts.fuse_into(handles[p], loop)
         scripts.apply_patterns(funcs, tensor.apply_patterns_tensor_fold_tensor_empty,
                                structured.apply_patterns_linalg_tiling_canonicalization, transform.apply_patterns_canonicalization)
 
     return scripts.build(module.context, body)
+
+
+@dataclass(frozen=True)
+class Rows(Stage):
+    """Kernels tagged et.rows (fuse_rows in the term) become one loop over row blocks for the Target."""
+
+    target: Target
+    name: ClassVar[str] = "rows"
+    passes: ClassVar[tuple[str, ...]] = ("canonicalize",)
+    scripted: ClassVar[bool] = True
+
+    def script(self, module: ir.Module) -> ir.Module | None:
+        return transform_script(module, self.target)

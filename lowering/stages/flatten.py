@@ -2,7 +2,7 @@
 
 A 2-D elementwise op becomes a loop over rows around a vectorized loop over each row, and every
 row ends in a remainder: with rows of 100 floats, six vectors of 16 and four elements of scalar
-code, whose chain of inline math (lowering/polymath.py) is as long as the vector one's. NumPy
+code, whose chain of inline math (the math stage) is as long as the vector one's. NumPy
 treats contiguous operands as one flat array. After bufferization, the "flatten" stage collapses
 each `linalg.generic` whose iterators are all parallel, whose indexing maps are all the identity
 and whose operands are all contiguous memrefs (a whole array, or a block of whole rows of one:
@@ -19,10 +19,14 @@ keeps gelu's constants in registers and spills one of them).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 from mlir import ir
 
-from . import scripts
-from .tiling import linalg_ops
+from .. import scripts
+from ..tiling import linalg_ops
+from .stage import Stage, count_ops
 
 
 def _contiguous(value_type: ir.Type) -> bool:
@@ -67,3 +71,26 @@ def transform_script(module: ir.Module) -> ir.Module | None:
             scripts.flatten_elementwise(handles[i])
 
     return scripts.build(module.context, body)
+
+
+@dataclass(frozen=True)
+class Flattened:
+    """What the flatten stage decided: how many elementwise ops it collapsed to one loop."""
+
+    ops: int
+
+
+@dataclass(frozen=True)
+class Flatten(Stage):
+    """Elementwise ops over contiguous buffers become one flat loop: no remainder per row."""
+
+    name: ClassVar[str] = "flatten"
+    passes: ClassVar[tuple[str, ...]] = ("canonicalize",)
+    scripted: ClassVar[bool] = True
+
+    def script(self, module: ir.Module) -> ir.Module | None:
+        return transform_script(module)
+
+    def decided(self, script: ir.Module) -> Flattened:
+        """The ops the script flattens (its flatten_elementwise ops)."""
+        return Flattened(count_ops(script, "transform.structured.flatten_elementwise"))

@@ -13,18 +13,22 @@ which LLVM's loop vectorizer follows (`llvm.loop.vectorize.width`, `llvm.loop.in
 one accumulator chain waits for each add's latency, several hide it. Float sums carry
 `fastmath<reassoc>` on the combining step only (lowering/scalar.combine), which is what lets the
 vectorizer keep partial sums. convert-scf-to-cf forwards the annotation to the loop's back edge as
-the discardable attribute `llvm.loop_annotation`; `loop_metadata` (the "loop-metadata" stage)
+the discardable attribute `llvm.loop_annotation`; the "loop-metadata" stage (loop_metadata.py)
 moves it to `llvm.br`'s own `loop_annotation`, the one mlir-translate emits as `!llvm.loop`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 from mlir import ir
 
-from ..target import Target
-from . import scripts
-from .policy import simd_lanes
-from .tiling import element_bytes, linalg_ops
+from ...target import Target
+from .. import scripts
+from ..policy import simd_lanes
+from ..tiling import element_bytes, linalg_ops
+from .stage import Stage
 
 TAG = "et.lanes"
 
@@ -73,13 +77,15 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
     return scripts.build(module.context, body)
 
 
-def loop_metadata(module: ir.Module) -> None:
-    """Move each back edge's forwarded `llvm.loop_annotation` to llvm.br's `loop_annotation` (in place)."""
 
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "llvm.br" and "llvm.loop_annotation" in op.attributes:
-            op.attributes["loop_annotation"] = op.attributes["llvm.loop_annotation"]
-            del op.attributes["llvm.loop_annotation"]
-        return ir.WalkResult.ADVANCE
+@dataclass(frozen=True)
+class Lanes(Stage):
+    """Row reductions with lanes chosen in the term (et.lanes) as loops, their reduction loop carrying the Target's vector width and interleave count."""
 
-    module.operation.walk(visit)
+    target: Target
+    name: ClassVar[str] = "lanes"
+    passes: ClassVar[tuple[str, ...]] = ("canonicalize",)
+    scripted: ClassVar[bool] = True
+
+    def script(self, module: ir.Module) -> ir.Module | None:
+        return transform_script(module, self.target)

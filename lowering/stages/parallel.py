@@ -3,7 +3,7 @@
 Each linalg op of the emitted module (elementwise groups, reductions, fills, untiled
 contractions) is split into one chunk per thread along one loop, and only that loop becomes
 parallel; everything inside a chunk stays an ordinary sequential loop nest, which LLVM vectorizes
-(zmm loads/stores, libmvec calls for exp/log/tanh/sin/cos, see mathapprox.py):
+(zmm loads/stores, libmvec calls for exp/log/tanh/sin/cos, see stages/vecmath.py):
 
     scf.forall (t) in (T)                   -> scf.parallel -> omp.parallel + omp.wsloop (T iterations)
       linalg.generic on the t-th slice     -> scf.for nest (convert-linalg-to-loops), inner loop vectorized
@@ -33,15 +33,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 from mlir import ir
 from mlir.dialects import transform
 from mlir.dialects.transform import structured
 
-from ..target import Target
-from . import scripts
-from .policy import MIN_WORK
-from .tiling import CONTRACTIONS, _epilogue, _loop_extents, as_operation, fills_per_block, linalg_ops
+from ...target import Target
+from .. import scripts
+from ..policy import MIN_WORK
+from ..tiling import CONTRACTIONS, _epilogue, _loop_extents, as_operation, fills_per_block, linalg_ops
+from .stage import Stage
 
 
 # Iterator types of the named ops the emitter produces (generics carry theirs).
@@ -184,3 +186,16 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
                                transform.apply_patterns_canonicalization)
 
     return scripts.build(module.context, body)
+
+
+@dataclass(frozen=True)
+class Parallel(Stage):
+    """cpu-openmp: each linalg op split into one chunk per thread of the Target along one loop."""
+
+    target: Target
+    name: ClassVar[str] = "parallel"
+    passes: ClassVar[tuple[str, ...]] = ("canonicalize",)
+    scripted: ClassVar[bool] = True
+
+    def script(self, module: ir.Module) -> ir.Module | None:
+        return transform_script(module, self.target)

@@ -1,13 +1,15 @@
-"""Non-temporal (streaming) stores for kernel outputs larger than the last-level cache.
+"""The loops stage: linalg ops become loops, and loop nests writing large outputs are versioned for
+non-temporal (streaming) stores, for kernel outputs larger than the last-level cache.
 
 A plain store first reads its cache line from memory (read for ownership), so an elementwise
 kernel writing a 64 MiB result moves 64 MiB more than it must, and evicts useful lines for a
 result that cannot stay in cache anyway. x86's non-temporal stores (`vmovntps`, ...) write whole
 lines past the caches. They need their address aligned to the vector width, which the loop
-vectorizer cannot promise for the scalar stores it widens, so this takes three steps:
+vectorizer cannot promise for the scalar stores it widens, so this takes three steps (the last two
+in streams.py):
 
-1. `guard` (after the loops stage): a top-level loop nest that writes an output of at least
-   `min_bytes()` bytes (the output argument is tagged `et.output` by the emitter), in a kernel
+1. `guard` (this stage, after convert-linalg-to-loops): a top-level loop nest that writes an output of
+   at least `min_bytes()` bytes (the output argument is tagged `et.output` by the emitter), in a kernel
    whose arguments total at least the last-level cache's size, which the kernel never reads, from
    loops doing at most MAX_WORK ops per store (`work`: compute-bound loops measured slower
    streamed), is versioned on the output's base address: `scf.if` it is 64-byte aligned (as the
@@ -15,25 +17,22 @@ vectorizer cannot promise for the scalar stores it widens, so this takes three s
    shows LLVM the alignment (`_aligned`, inside any parallel body, so each OpenMP thread's outlined
    code sees it) and ends each thread's work with `sfence` (streaming stores are weakly ordered);
    a misaligned output (a user's `out=`) runs the original nest.
-2. `access_groups` (after conversion to LLVM): those stores carry an `llvm.access.group` instead
-   (a marker LLVM's vectorizer keeps on the vector stores it makes; `!nontemporal` on a scalar
-   store would stop it vectorizing the loop on CPUs without SSE4A).
-3. `mark` (after `opt -O3`): each marked vector store whose alignment LLVM proved to be its full
-   width (from the masked pointer, the row length and the vector loop's step) gets `!nontemporal`;
-   other marked stores (loop remainders, rows not a multiple of 64 bytes) stay plain stores.
+2. and 3. (streams.py): the streams stage gives those stores an access group that LLVM's
+   vectorizer keeps; after `opt -O3`, `mark` makes the vector ones proved aligned non-temporal.
 """
 
 from __future__ import annotations
 
 import math
-import re
+from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith, builtin, llvm, memref, scf
 
-from ..outputs import ALIGN  # the output pool's alignment, a cache line: also the widest (AVX-512) vector store
-from ..target import Target
-from .tiling import element_bytes
+from ...outputs import ALIGN  # the output pool's alignment, a cache line: also the widest (AVX-512) vector store
+from ...target import Target
+from ..tiling import element_bytes
+from .stage import Stage
 
 MARK = "et.output"  # argument attribute of a kernel's output buffers (set by lowering/emit.py)
 PLAIN = "et.plain_stores"  # function attribute: never stream (et.kernel(..., streaming=False)); removed by guard
@@ -47,7 +46,7 @@ SLOW_OP = 8
 # Streaming pays where the loop keeps up with memory. Measured before long loops were interleaved
 # (AMD EPYC, float32, paired A/B): Horner polynomials of 2-12 ops per element over 4096^2 1.3-1.45x
 # faster streamed, 20 ops 0.85-1.12x, 32 ops 0.72-0.80x; loops calling libmvec 5-35% slower. Since
-# lowering/interleave.py keeps 4-8 vectors in flight (streamed vs plain, 4096^2, two cores / one):
+# the interleave stage keeps 4-8 vectors in flight (streamed vs plain, 4096^2, two cores / one):
 # 20 ops 1.4-1.55x / 1.35x, exp(x) * 0.5 + x 1.4-1.8x / 1.7x, exp(max(A + b, 0)) * 0.5 + A
 # 1.5-1.6x / 1.2-1.4x, 32 ops 1.0x / 1.0x, 64 ops 1.0x / 1.0x, gelu (about 52 with its division)
 # 1.0-1.08x / 1.0x. So every loop up to the 64 ops measured streams; one calling a function does not.
@@ -127,7 +126,7 @@ def _uses(region_op: ir.Operation, outputs: list[ir.Value]) -> tuple[list[ir.Val
 def work(loop: ir.OpView | ir.Operation) -> float:
     """Arithmetic ops (arith, math, LLVM intrinsics) per store in the loop around a store
     (divisions and square roots count SLOW_OP each: one takes several cycles per vector); infinite
-    if the loop calls a function (math other than _INLINE_MATH and lowering/polymath.py's goes to
+    if the loop calls a function (math other than _INLINE_MATH and the math stage's goes to
     libm/libmvec)."""
     ops, stores = 0.0, 0
 
@@ -152,7 +151,7 @@ def _sfence_before(op: ir.Operation) -> None:
 
 def _stream(nest: ir.Operation, outputs: list[ir.Value]) -> None:
     """In the copy `nest`: the outputs' stores nontemporal, their alignment shown to LLVM (where
-    the nest uses them or a view of them made outside it, as lowering/flatten.py's collapse), an
+    the nest uses them or a view of them made outside it, as the flatten stage's collapse), an
     sfence at the end of each parallel body (each thread's stores)."""
     users: list[tuple[ir.Operation, int]] = []
     bodies: list[ir.Block] = []
@@ -248,38 +247,22 @@ def guard(module: ir.Module, target: Target) -> None:
                 _version(op, [out for out in outputs if out in stored])
 
 
-def access_groups(module: ir.Module) -> None:
-    """Step 2: `nontemporal` LLVM-dialect stores carry an access group instead (in place)."""
-    group: ir.Attribute | None = None
+@dataclass(frozen=True)
+class Loops(Stage):
+    """Linalg ops become loops (cpu-openmp, `parallel`: the chunks' forall becomes scf.parallel);
+    nests writing outputs large for the Target are versioned on their alignment for streamed stores."""
 
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        nonlocal group
-        if op.name == "llvm.store" and "nontemporal" in op.attributes:
-            group = group or ir.ArrayAttr.get([ir.Attribute.parse("#llvm.access_group<id = distinct[0]<>>")])
-            del op.attributes["nontemporal"]
-            op.attributes["access_groups"] = group
-        return ir.WalkResult.ADVANCE
+    target: Target
+    parallel: bool = False
 
-    module.operation.walk(visit)
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return "parallel-loops" if self.parallel else "loops"
 
+    @property
+    def passes(self) -> tuple[str, ...]:  # type: ignore[override]
+        forall = "scf-forall-to-parallel" if self.parallel else "scf-forall-to-for"
+        return ("func.func(convert-linalg-to-loops)", forall, "canonicalize", "cse")
 
-_VECTOR_STORE = re.compile(r"^(\s*store <(\d+) x (\w+)> .*, align (\d+))(, .*!llvm\.access\.group !\d+.*)$", re.MULTILINE)
-_ELEMENT_BYTES = {"float": 4, "double": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
-_METADATA_ID = re.compile(r"^!(\d+) = ", re.MULTILINE)
-
-
-def mark(llvm_ir: str) -> str:
-    """Step 3: `!nontemporal` on each marked vector store aligned to its 16, 32 or 64 bytes (optimized LLVM IR text)."""
-    if "!llvm.access.group" not in llvm_ir:
-        return llvm_ir
-    ids = [int(n) for n in _METADATA_ID.findall(llvm_ir)]
-    node = f"!{max(ids, default=-1) + 1}"
-
-    def replace(match: re.Match[str]) -> str:
-        size = int(match[2]) * _ELEMENT_BYTES.get(match[3], 0)
-        if size not in (16, 32, 64) or int(match[4]) < size:
-            return match[0]
-        return f"{match[1]}{match[5]}, !nontemporal {node}"
-
-    marked = _VECTOR_STORE.sub(replace, llvm_ir)
-    return marked if marked == llvm_ir else f"{marked}\n{node} = !{{i32 1}}\n"
+    def rewrite(self, module: ir.Module) -> None:
+        guard(module, self.target)

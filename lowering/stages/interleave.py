@@ -1,17 +1,17 @@
 """Interleave counts for long elementwise loops, handed to LLVM's loop vectorizer.
 
-An elementwise loop with inline math (lowering/polymath.py's exp and tanh) is one long chain of
+An elementwise loop with inline math (the math stage's exp and tanh) is one long chain of
 dependent ops per vector: gelu's is about 45, some 120 cycles from load to store. LLVM interleaves
 such a loop twice (its cost model shrinks the count as the body grows), and two chains do not fill
 the core's out-of-order window, so the loop waits on latency, not on its FMA units. More vectors
 side by side hide it. After the loops stage, each innermost `scf.for` without loop-carried values
-(reductions are lowering/lanes.py's) whose work per store (`nontemporal.work`: arithmetic ops,
+(reductions are the lanes stage's) whose work per store (`loops.work`: arithmetic ops,
 divisions counting several) reaches SHORT_CHAIN gets
 
     llvm.loop_annotation = #llvm.loop_annotation<interleave = <count = N>>
 
 (N = 8 up to LONG_CHAIN ops, 4 beyond: eight chains of a longer loop run out of the 32 vector
-registers), which convert-scf-to-cf forwards to the back edge and lanes.loop_metadata moves into
+registers), which convert-scf-to-cf forwards to the back edge and the loop-metadata stage moves into
 `!llvm.loop`. N is halved while the loop runs fewer than MIN_STEPS steps of N vectors (of the
 stored elements' width): a short loop spends what it gains on its remainder (rows of 200 floats:
 exp 13.3 cycles per 16 elements with LLVM's 2 against 15.6 with 8), and at 2 it is LLVM's own.
@@ -26,11 +26,15 @@ chains gain nothing, so they keep LLVM's count). Rows of 1000: exp 13.1 / 13.2 /
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 from mlir import ir
 
-from .nontemporal import work
-from ..target import Target
+from ...target import Target
 from .lanes import vector_lanes
+from .loops import work
+from .stage import Stage
 
 SHORT_CHAIN = 14  # ops per store from which a loop interleaves 8 vectors
 LONG_CHAIN = 24  # ... and from which 4
@@ -92,7 +96,14 @@ def _innermost(loop: ir.Operation) -> bool:
     return not found
 
 
-def annotate(module: ir.Module, target: Target) -> None:
+@dataclass(frozen=True)
+class Interleaved:
+    """What the interleave stage decided: the interleave count of each loop it annotated, in order."""
+
+    counts: tuple[int, ...]
+
+
+def annotate(module: ir.Module, target: Target) -> Interleaved:
     """Annotate each long elementwise innermost loop with its interleave count for `target` (in place)."""
     loops: list[ir.Operation] = []
 
@@ -102,8 +113,22 @@ def annotate(module: ir.Module, target: Target) -> None:
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
+    counts = []
     for loop in loops:
         n = count(work(loop), _trip(loop), _lanes(loop, target))
         if n is not None:
             loop.attributes[ATTRIBUTE] = ir.Attribute.parse(
                 f"#llvm.loop_annotation<interleave = #llvm.loop_interleave<count = {n} : i32>>")
+            counts.append(n)
+    return Interleaved(tuple(counts))
+
+
+@dataclass(frozen=True)
+class Interleave(Stage):
+    """Long elementwise loops (inline math) ask LLVM to interleave 4 or 8 vectors of the Target."""
+
+    target: Target
+    name: ClassVar[str] = "interleave"
+
+    def rewrite(self, module: ir.Module) -> Interleaved:
+        return annotate(module, self.target)

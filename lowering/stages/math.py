@@ -1,7 +1,7 @@
 """`exp` (float32 and float64) and float32 `tanh` computed inline: range reduction and a polynomial
 (or, for tanh under fastmath, a rational function), as arith/math ops in the loop body.
 
-glibc's vector `expf` (libmvec, lowering/mathapprox.py) costs 0.37 ns per element on one core of
+glibc's vector `expf` (libmvec, the vecmath stage) costs 0.37 ns per element on one core of
 an AMD EPYC (Zen 4, 2.6 GHz), and each call spills the loop's live vectors. Written as ordinary ops,
 the same function is sixteen vector instructions that LLVM schedules with the rest of the
 loop: 1.58x faster (in cache: `benchmarks/families.py --only exp`; 2.0x NumPy's), and more
@@ -26,7 +26,7 @@ above (|x| limited to 10, where float32 tanh is 1: no overflow; 2/(e+1) <= 0.4, 
 loses nothing); x's sign copied onto either (-0.0 stays -0.0, NaN passes). Max error 1 ULP over
 every float32 (1.06 ULP from the float64 reference), as libmvec's. In L2 on one core tanh takes
 25.6 cycles per 16 elements against libmvec's 28.5 and gelu 32 against 32 (with the interleaving
-of lowering/interleave.py: 41 without); over 4096x4096, where libmvec's calls also keep the second
+of the interleave stage: 41 without); over 4096x4096, where libmvec's calls also keep the second
 core from helping as much, gelu is 1.26x faster on two cores, 1.06x on one
 (`benchmarks/families.py --only tanh`).
 
@@ -37,7 +37,7 @@ cycles per 16 elements in L2, gelu 26 (`benchmarks/families.py --only fasttanh`:
 
 Accuracy (max ULP distance from an np.longdouble reference rounded to the result's dtype, over the
 inputs of tests/test_vecmath.py; libmvec's in parentheses): exp 1 (3) for both dtypes, float32 tanh
-1 (1), fast tanh 4 (1); MAX_ULP in mathapprox.py and FAST_MAX_ULP here are the bounds tested. Each op is IEEE
+1 (1), fast tanh 4 (1); MAX_ULP in vecmath.py and FAST_MAX_ULP here are the bounds tested. Each op is IEEE
 arithmetic with its one rounding, and the vector loop and its scalar remainder run the same code
 (equal inputs give equal results wherever they sit).
 """
@@ -47,13 +47,15 @@ from __future__ import annotations
 import math as pymath
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from mlir import ir
 from mlir.dialects import arith
 from mlir.dialects import llvm as llvmd
 from mlir.dialects import math as mathd
 
-from ..target import Target
+from ...target import Target
+from .stage import Stage
 
 FAST = "et.fastmath"  # function attribute (lowering/emit.py, fastmath=True): approximate tanh too; removed here
 
@@ -235,3 +237,14 @@ def inline_math(module: ir.Module, target: Target) -> None:
             value = build(_Builder(op.results[0].type, target), op.operands[0])
         op.results[0].replace_all_uses_with(value)
         op.erase()
+
+
+@dataclass(frozen=True)
+class Math(Stage):
+    """exp (float32, float64) and float32 tanh, scalar or vector, as inline arith/math ops for the Target, before the loops are made."""
+
+    target: Target
+    name: ClassVar[str] = "math"
+
+    def rewrite(self, module: ir.Module) -> None:
+        inline_math(module, self.target)

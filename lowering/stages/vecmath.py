@@ -12,7 +12,7 @@ maintained implementation, and special inputs (inf, NaN, huge arguments) go thro
 scalar fallbacks.
 
 exp (float32, float64) and float32 tanh never get here: the `math` stage computes them inline
-(lowering/polymath.py: faster than libmvec's, and as accurate or more).
+(math.py: faster than libmvec's, and as accurate or more).
 
 Why not MLIR's polynomial approximations: MLIR 22.1 ships them only as C++ patterns
 (`populateMathPolynomialApproximationPatterns`) used by a test pass; this build has no pass and
@@ -26,9 +26,9 @@ the AVX2 ones in loop remainders), NumPy's own for comparison.
 tests/test_vecmath.py asserts the bound, libmvec's documented 4-ULP criterion:
 
     op     float32: measured  NumPy  bound    float64: measured  NumPy  bound
-    exp                 3       2      4                 3         1      4   (now polymath's: 1 and 1, bound 2)
+    exp                 3       2      4                 3         1      4   (now math.py's: 1 and 1, bound 2)
     log                 4       4      4                 2         1      4
-    tanh                1       1      4                 1         1      4   (float32 now polymath's: 1, bound 2)
+    tanh                1       1      4                 1         1      4   (float32 now math.py's: 1, bound 2)
     sin                 2       1      4                 3         1      4
     cos                 2       1      4                 3         1      4
 
@@ -48,17 +48,20 @@ import ctypes
 import ctypes.util
 import functools
 import os
+from dataclasses import dataclass
+from typing import ClassVar
 
 from mlir import ir
 
-from ..target import Target
+from ...target import Target
+from .stage import Stage
 
 # NumPy ufunc / math op -> libm name per element type.
 FUNCTIONS = {"exp": "exp", "log": "log", "tanh": "tanh", "sin": "sin", "cos": "cos"}
 _TYPES = {"f32": ("f", 32), "f64": ("", 64)}
 
 # Max ULP error asserted by tests/test_vecmath.py per (op, dtype): libmvec's documented criterion;
-# exp and float32 tanh are lowering/polymath.py's (measured 1).
+# exp and float32 tanh are math.py's (measured 1).
 MAX_ULP = {(op, dtype): 4 for op in FUNCTIONS for dtype in ("float32", "float64")} | {
     ("exp", "float32"): 2, ("exp", "float64"): 2, ("tanh", "float32"): 2}
 
@@ -178,3 +181,14 @@ def vectorize_math(module: ir.Module, target: Target) -> None:
     first = module.body.operations[0]
     for op in list(extra.body.operations):
         op.operation.move_before(first)
+
+
+@dataclass(frozen=True)
+class Vecmath(Stage):
+    """Scalar exp/log/tanh/sin/cos become libm calls that LLVM vectorizes with glibc's libmvec variants for the Target."""
+
+    target: Target
+    name: ClassVar[str] = "vecmath"
+
+    def rewrite(self, module: ir.Module) -> None:
+        vectorize_math(module, self.target)

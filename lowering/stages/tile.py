@@ -1,6 +1,11 @@
-"""Blocked accumulation of the contractions' register tiles: each k block starts from zero.
+"""The tile stage: contractions tiled and vectorized on tensors (lowering/tiling.py's script), then
+blocked accumulation of their register tiles: each k block starts from zero.
 
-After the tile stage (lowering/tiling.py) a register tile's accumulator lives in vector registers
+No cse in its passes: merging the contractions' identical tensor.empty/fill inits makes
+eliminate-empty-tensors write several outputs through one output buffer (wrong results); cse runs
+after bufferization.
+
+After the tiling script a register tile's accumulator lives in vector registers
 across its k loop: read from C before the loop, written back after it (`hoist_loop_invariant_subsets`;
 with a single register tile per block, carried across the outer k loops too). Carried over every k
 step, each output element summed its k products in one chain, whose rounding error grows like
@@ -18,10 +23,15 @@ block that is then added to C's block, so the sums of k steps are chains of at m
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .tiling import KCHUNK, as_operation
+from ...target import Target
+from ..tiling import KCHUNK, as_operation, transform_script
+from .stage import Stage
 
 
 def _addend(use: ir.OpOperand) -> bool:
@@ -105,3 +115,19 @@ def restart(module: ir.Module) -> None:
         for index in range(len(loop.results)):
             if _accumulates(loop, index):
                 _restart_vector(loop, index)
+
+
+@dataclass(frozen=True)
+class Tile(Stage):
+    """Contractions tagged et.tiles / et.vec tiled and vectorized for the Target; each register tile's k loop summed from zero."""
+
+    target: Target
+    name: ClassVar[str] = "tile"
+    passes: ClassVar[tuple[str, ...]] = ("canonicalize",)
+    scripted: ClassVar[bool] = True
+
+    def script(self, module: ir.Module) -> ir.Module | None:
+        return transform_script(module, self.target)
+
+    def rewrite(self, module: ir.Module) -> None:
+        restart(module)

@@ -1,0 +1,41 @@
+"""The llvm stage: MLIR's conversions to the LLVM dialect (cpu-openmp: the OpenMP dialect's too).
+
+Math ops with an LLVM intrinsic become intrinsics (LLVM may vectorize them); the rest (atan2, ...)
+call libm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .stage import Stage
+
+PASSES = (
+    "lower-affine",
+    "convert-scf-to-cf",
+    "convert-math-to-llvm",
+    "convert-math-to-libm",
+    "convert-vector-to-llvm{reassociate-fp-reductions}",
+    "expand-strided-metadata",
+    "lower-affine",
+    "finalize-memref-to-llvm",
+    "convert-arith-to-llvm",
+    "convert-index-to-llvm",
+    "convert-ub-to-llvm",
+    "convert-func-to-llvm",
+    "convert-cf-to-llvm",
+    "reconcile-unrealized-casts",
+)
+
+
+@dataclass(frozen=True)
+class LLVM(Stage):
+    """Everything becomes the LLVM dialect (`openmp`: omp ops too, for the OpenMP runtime's calls)."""
+
+    openmp: bool = False
+    name: ClassVar[str] = "llvm"
+
+    @property
+    def passes(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("convert-openmp-to-llvm", *PASSES) if self.openmp else PASSES
