@@ -172,12 +172,9 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
     return frozenset(found)
 
 
-PAD_MIN_WORK = 64**3  # multiply-adds from which a matmul with a partial register tile of rows is padded
-
-
-def padded_loops(op: str, loops: tuple[int, ...], vec: tuple[int, ...]) -> tuple[int, int, int] | None:
+def padded_loops(op: str, loops: tuple[int, ...], vec: tuple[int, ...], target: Target) -> tuple[int, int, int] | None:
     """The loops (m, n, k) of a 2-D matmul with m rounded up to whole register tiles of mr rows, when
-    m is not and the matmul is large enough (PAD_MIN_WORK); else None.
+    m is not and the matmul is large enough (`target.tuning.pad_min_work`); else None.
 
     The last register tile of rows, masked in m, lowers to shuffles and scalar code: 300^3 and 500^3
     on two cores ran at 0.47x and 0.39x NumPy. Computed on zero-padded copies of A and C (exact:
@@ -185,7 +182,7 @@ def padded_loops(op: str, loops: tuple[int, ...], vec: tuple[int, ...]) -> tuple
     0.23x -> 0.50x). The copies cost O(mk + mn) against O(mnk). Padding n to nr and k to 8 as well
     measured no better (at 400^3 and 600^3 with m aligned, padding n was 5-25% slower); the last
     tile of columns is vectorized at its own width instead (`_vectorize_remainder`)."""
-    if op != "linalg.matmul" or len(loops) != 3 or math.prod(loops) < PAD_MIN_WORK or loops[0] % vec[0] == 0:
+    if op != "linalg.matmul" or len(loops) != 3 or math.prod(loops) < target.tuning.pad_min_work or loops[0] % vec[0] == 0:
         return None
     m, n, k = loops
     return -(-m // vec[0]) * vec[0], n, k

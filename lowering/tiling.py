@@ -249,7 +249,7 @@ def contractions(module: ir.Module, target: Target) -> list[Contraction]:
                 user.attributes["et.epilogue"] = ident
             # (an epilogue's loop computes the matmul block by block: its blocks are not padded; panels
             # are padded by their packs)
-            padded = padded_loops(t.op, t.loops, t.vec) if t.epilogue is None and not _a_panels(t) else None
+            padded = padded_loops(t.op, t.loops, t.vec, t.target) if t.epilogue is None and not _a_panels(t) else None
             if padded is not None:
                 tiles = padded_tiles(t.loops, padded, t.tiles, t.vec)
                 op.attributes["et.tiles"] = ir.Attribute.parse(_ints(tiles))
@@ -658,12 +658,9 @@ def _panel_block_loops(s: _Script, t: Contraction, i: int, block: ir.Value) -> N
     _mark_micro(i, scripts.match(k_loop, ("linalg.generic",)))
 
 
-PANEL_MIN_WORK = 64**3  # multiply-adds from which a matmul may be packed in panels (at 128^3 as fast as blocks)
-
-
 def _a_panels(t: Contraction) -> bool:
     """Whether a 2-D matmul packs A and B once, in panels (`_pack_panels`): several row blocks share
-    B's panels, the matmul is not tiny (PANEL_MIN_WORK), TM is whole register tiles and TN several
+    B's panels, the matmul is not tiny (`Tuning.panel_min_work`), TM is whole register tiles and TN several
     (with one, TN = nr, a copy of a block was left to memrefCopy). Whether or not B fits L2: from
     256^3 to 700^3 (B in L2) panels measured 15-25% faster than blocks copying B's micro-panels.
     Any m, n and k: the packs pad the last register tiles of rows and columns and the last k step
@@ -674,7 +671,7 @@ def _a_panels(t: Contraction) -> bool:
         return False
     (m, n, k), (tm, tn, tk), (mr, nr, _) = t.loops, t.tiles, t.vec
     whole = m % tm == 0 and n % tn == 0 and k % panel_k(k, tk) == 0
-    return m > tm and m * n * k >= PANEL_MIN_WORK and tm % mr == 0 and tn % nr == 0 and tn > nr \
+    return m > tm and m * n * k >= t.target.tuning.panel_min_work and tm % mr == 0 and tn % nr == 0 and tn > nr \
         and (t.reduce is None or whole)
 
 
@@ -910,8 +907,8 @@ def element_bytes(elem: ir.Type) -> int:
 
 def tag(op: ir.Operation | ir.OpView, target: Target, cache_tiles: tuple[int, ...] | None = None) -> None:
     """Attach `et.tiles` / `et.vec` to an emitted contraction: choose_tiles' defaults, or the cache
-    tiles (TM, TN, TK) the optimizer chose for a matmul or batch_matmul (capped at the loop extents;
-    the register tile capped at them). A batch_matmul with a unit m, n or k stays untagged (the
+    tiles (TM, TN, TK) of a matmul or batch_matmul that `target.tuning` forces or else the optimizer
+    chose (capped at the loop extents; the register tile capped at them). A batch_matmul with a unit m, n or k stays untagged (the
     scalar loops of convert-linalg-to-loops, split over threads by lowering/parallel.py): folding its
     unit batch dim would fold that one too, and what is left is no matmul (`_batch_block`)."""
     op = op.operation
@@ -920,6 +917,8 @@ def tag(op: ir.Operation | ir.OpView, target: Target, cache_tiles: tuple[int, ..
     if op.name == "linalg.batch_matmul" and min(loops[1:]) <= 1:
         return
     tiles = choose_tiles(op.name, loops, size, target)
+    if op.name in ("linalg.matmul", "linalg.batch_matmul"):
+        cache_tiles = target.tuning.matmul_tiles or cache_tiles
     if cache_tiles is not None:  # (TM, TN, TK); a batch_matmul's batch loop goes one at a time
         full = tuple(fit(t, e) for t, e in zip((1,) * (len(loops) - len(cache_tiles)) + tuple(cache_tiles), loops, strict=True))
         # (a register tile larger than the cache tile in m and n left a partial tile in both, whose
