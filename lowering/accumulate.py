@@ -21,7 +21,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .tiling import KCHUNK, as_operation
+from .payload import as_operation
+from .tiling import KCHUNK
 
 
 def _addend(use: ir.OpOperand) -> bool:

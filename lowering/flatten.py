@@ -22,7 +22,7 @@ from __future__ import annotations
 from mlir import ir
 
 from . import scripts
-from .tiling import linalg_ops
+from .payload import linalg_ops
 
 
 def _contiguous(value_type: ir.Type) -> bool:

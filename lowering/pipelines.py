@@ -14,6 +14,7 @@ from ..forked import ChildDied, run_forked
 from ..target import Machine, Target, default_threads
 from ..toolchain import run_tool, save_failure_input
 from . import accumulate, copies, flatten, interleave, lanes, mathapprox, nontemporal, parallel, polymath, rows, scripts, tiling, workspace
+from .plan import Plan, contraction_plan
 
 
 @dataclass(frozen=True)
@@ -23,12 +24,18 @@ class Stage:
     A stage with a `script` builds a transform-dialect module from the IR it receives (None: the
     stage has nothing to do and is skipped), kept as the stage text "<name>-script": typed IR (an
     ir.Module built with lowering/scripts.py), applied to the payload in place before the passes.
+    A `planned` stage's script also receives the run's contraction plan (lowering/plan.py).
     """
 
     name: str
     passes: tuple[str, ...]
-    script: Callable[[ir.Module], ir.Module | None] | None = None
+    script: Callable[..., ir.Module | None] | None = None
     rewrite: Callable[[ir.Module], None] | None = None  # applied in place after the passes
+    planned: bool = False  # its script is script(module, plan)
+
+    def build_script(self, module: ir.Module, plan: Plan | None) -> ir.Module | None:
+        """The stage's transform module for `module` (None: nothing to do)."""
+        return self.script(module, plan) if self.planned else self.script(module)
 
     @property
     def pipeline_text(self) -> str:
@@ -43,6 +50,12 @@ class Pipeline:
     name: str
     stages: tuple[Stage, ...]
     needs_openmp: bool = False
+    target: Target | None = None  # what its planned stages plan for (`pipeline_for`)
+
+    def plan(self, stage: Stage, module: ir.Module, plan: Plan | None) -> Plan | None:
+        """The contraction plan of a run at `stage`: `plan` once made, else made from `module` (what
+        the first planned stage receives) when `stage` is planned; the run hands it to each later one."""
+        return plan or (contraction_plan(module, self.target) if stage.planned else None)
 
 
 def _after_bufferize(module: ir.Module) -> None:
@@ -94,14 +107,16 @@ TO_LLVM = Stage(
 # Kernels tagged et.rows (fuse_rows in the term) become one loop over row blocks (lowering/rows.py).
 ROWS = Stage("rows", ("canonicalize",), script=rows.transform_script)
 
-# Ops of cpu-openmp split into one chunk per thread along one loop (lowering/parallel.py).
-PARALLEL = Stage("parallel", ("canonicalize",), script=parallel.transform_script)
+# Ops of cpu-openmp split into one chunk per thread along one loop (lowering/parallel.py), but those
+# the tile stage computes: both read one contraction plan (lowering/plan.py), made before the first.
+PARALLEL = Stage("parallel", ("canonicalize",), script=parallel.transform_script, planned=True)
 
-# Contractions tagged with et.tiles / et.vec (lowering/tiling.py): tiled, vectorized on tensors.
+# Contractions tagged with et.tiles / et.vec (lowering/tiling.py): tiled, vectorized on tensors, as
+# the run's contraction plan says (lowering/plan.py).
 # No cse here: merging the contractions' identical tensor.empty/fill inits makes eliminate-empty-tensors
 # write several outputs through one output buffer (wrong results); cse runs after bufferization.
 # Then each register tile's k loop accumulates from zero, its sum added to C after it (accumulate.py).
-TILE = Stage("tile", ("canonicalize",), script=tiling.transform_script, rewrite=accumulate.restart)
+TILE = Stage("tile", ("canonicalize",), script=tiling.transform_script, rewrite=accumulate.restart, planned=True)
 
 # Vector ops left by the tile stage: n-D transfers -> loops of 1-D ones, masks -> selects.
 VECTOR = Stage("vector", ("convert-vector-to-scf{full-unroll=true}", "func.func(lower-vector-mask)", "canonicalize", "cse"))
@@ -134,8 +149,8 @@ STREAMS = Stage("streams", (), rewrite=nontemporal.access_groups)
 VECMATH = Stage("vecmath", (), rewrite=mathapprox.vectorize_math)
 
 # Hooks that read the Target (the others take only the module).
-_TARGETED = {rows.transform_script, parallel.transform_script, tiling.transform_script, lanes.transform_script,
-             polymath.inline_math, nontemporal.guard, interleave.annotate, mathapprox.vectorize_math}
+_TARGETED = {rows.transform_script, lanes.transform_script, polymath.inline_math, nontemporal.guard, interleave.annotate,
+             mathapprox.vectorize_math}
 
 CPU = (ROWS, TILE, BUFFERIZE, FLATTEN, LANES, MATH, LOOPS, INTERLEAVE, VECTOR, TO_LLVM, STREAMS, LOOP_METADATA, VECMATH)
 
@@ -157,7 +172,7 @@ def _bind(stage: Stage, target: Target) -> Stage:
     def bound(hook: Callable | None) -> Callable | None:
         return functools.partial(hook, target=target) if hook in _TARGETED else hook
 
-    return Stage(stage.name, stage.passes, bound(stage.script), bound(stage.rewrite))
+    return Stage(stage.name, stage.passes, bound(stage.script), bound(stage.rewrite), stage.planned)
 
 
 NAMES = ("cpu", "cpu-openmp")  # the pipelines a Target may name
@@ -172,7 +187,7 @@ def pipeline_for(target: Target) -> Pipeline:
         raise ValueError(f"threads must be >= 1, got {target.threads}")
     openmp = target.name == "cpu-openmp"
     stages = _openmp(target.threads) if openmp else CPU
-    return Pipeline(target.name, tuple(_bind(s, target) for s in stages), needs_openmp=openmp)
+    return Pipeline(target.name, tuple(_bind(s, target) for s in stages), needs_openmp=openmp, target=target)
 
 
 def resolve_target(target: str | Target | None, threads: int | None = None, machine: Machine | None = None) -> Target:
@@ -255,10 +270,12 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
         except ir.MLIRError as exc:
             raise _fail(pipeline, Stage("parse", ()), module_text, str(exc)) from None
         current = module_text
+        plan = None
         for stage in pipeline.stages:
             send((stage.name, None))
+            plan = pipeline.plan(stage, module, plan)
             after = run_stage(module, stage, pipeline, current,
-                              on_script=lambda script, name=stage.name: send((f"{name}-script", script)))
+                              on_script=lambda script, name=stage.name: send((f"{name}-script", script)), plan=plan)
             if after is not None:
                 module, current = after, str(after)
             send((stage.name, current))
@@ -269,10 +286,11 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
 
 
 def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str | None = None,
-              on_script: Callable[[str], None] | None = None) -> ir.Module | None:
+              on_script: Callable[[str], None] | None = None, plan: Plan | None = None) -> ir.Module | None:
     """Apply one stage to `module` (in the active MLIR context), in place: build its transform script
-    and apply it, run its passes, apply its rewrite. Return the module after it, or None when its
-    script builder has nothing to do (the IR is unchanged).
+    (a planned stage's from the run's `plan`, made here when not given) and apply it, run its
+    passes, apply its rewrite. Return the module after it, or None when its script builder has
+    nothing to do (the IR is unchanged).
     `on_script` receives the script's text before it runs; `current` is the module's text (printed
     here if not given), saved with the CompileError naming the stage when it fails."""
     current = str(module) if current is None else current
@@ -280,7 +298,7 @@ def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str 
         raise _fail(pipeline, stage, current, "memrefs of i1 cannot be lowered to LLVM; use i8 (0/1) in memory")
     script = None
     if stage.script is not None:
-        script = stage.script(module)
+        script = stage.build_script(module, pipeline.plan(stage, module, plan))
         if script is None:  # nothing to transform: the stage keeps its place, IR unchanged
             return None
         if on_script is not None:
