@@ -141,7 +141,7 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
     memory (B larger than L2), n is a multiple of TN (a partial column block failed to bufferize)
     and `prepack` (a batch_matmul's blocks copy their micro-panels, and so do an elementwise
     epilogue's, whose loop the matmul is fused into block by block, unless A and B are packed in
-    panels, `_a_panels`; a matvec epilogue's blocks read B packed).
+    panels, `packs_panels`; a matvec epilogue's blocks read B packed).
     (With B in L2, the extra pass and parallel region cost more than the copies: measured slower
     at 512^3, 256^3.) A product that is a temporary gets B packed once too: both buffers are lent
     by the caller (lowering/workspace.py); malloc'd, glibc gave them back to the system after

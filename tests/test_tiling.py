@@ -707,7 +707,7 @@ def _chain_mv(a, b, x):
     ((48, 200, 256), (16, 64, 64)),  # a partial last k step of TK: panels in k steps of 50
 ], ids=["tn-nr-partial-k", "tn-nr", "partial-row-block", "panel-k"])
 def test_packed_b_tilings_at_the_edges_match_numpy(dtype, mkn, tiles) -> None:
-    """Tilings at the edges of the panel path (`_a_panels`), with B packed once: GEMM, epilogue and
+    """Tilings at the edges of the panel path (`policy.packs_panels`), with B packed once: GEMM, epilogue and
     matvec epilogue compile and match NumPy (exactly, on small integers)."""
     m, k, n = mkn
     target = _forced_tiles(tiles, "cpu")
@@ -787,7 +787,7 @@ def test_matvec_of_a_product_never_stores_the_product(target, caches, panels, fu
     """Forced tiles (16, 64, 64) on (48 x 256) @ (256 x 256) @ x: three row blocks (the parallel
     loop), four column blocks inside each, each a 16 x 64 buffer filled with zeros, computed over four
     k steps and reduced into y; no buffer of the whole product and nothing lent by the caller. The
-    register tiles read A's panels (`_a_panels`) or its rows in place (a large L2)."""
+    register tiles read A's panels (`policy.packs_panels`) or its rows in place (a large L2)."""
     target = _forced_tiles(FORCED, target, caches, **({} if panels else {"panel_min_work": NEVER}))
     a, b, x = _args([(48, 256), (256, 256), (256,)], np.float32)
     kernel = et.kernel(_chain_mv, target=target)
