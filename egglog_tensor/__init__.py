@@ -23,7 +23,7 @@ from .errors import (  # noqa: E402
 from .kernel import Kernel, kernel  # noqa: E402
 from .optimize import Limits, OptimizeReport  # noqa: E402
 from .stages import Compiled, Lowered, Optimized, Traced  # noqa: E402
-from .target import Machine, Target  # noqa: E402
+from .target import Machine, Target, Tuning  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -44,6 +44,7 @@ __all__ = [
     "ToolchainError",
     "Traced",
     "TracingError",
+    "Tuning",
     "UnsupportedError",
     "ir",
     "kernel",

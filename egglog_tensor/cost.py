@@ -285,7 +285,7 @@ def tile_slowdown(loops: tuple[int, int, int], cache_tiles: tuple[int, ...], ite
     caches, threads = target, target.threads
     mr, nr = register_tile(itemsize, caches)
     vec = choose_tiles("linalg.matmul", loops, itemsize, caches).vec
-    padded = padded_loops("linalg.matmul", loops, vec) if batch is None else None
+    padded = padded_loops("linalg.matmul", loops, vec, target) if batch is None else None
     slow = 1.0
     if padded is not None:  # computed on operands padded to whole register tiles: more work, other tiles
         slow = math.prod(padded) / math.prod(loops)

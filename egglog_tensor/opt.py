@@ -54,15 +54,17 @@ def _run(send: Callable[[tuple[str, str]], None], text: str, source: str, pipeli
             module = ir.Module.parse(text)
         except ir.MLIRError as exc:
             raise OptError(f"{source}: the MLIR does not parse:\n{exc}") from None
+        plan = None  # the contraction plan, made once for the planned stages (lowering/pipelines.py)
         for stage in stages:
             send(("stage", stage.name))
+            plan = pipeline.plan(stage, module, plan)
             if print_script:
-                script = stage.script(module)
+                script = stage.script_for(module, plan)
                 if script is None:
                     raise OptError(f"stage {stage.name!r} has nothing to transform in {source}: it builds no script (and leaves the IR unchanged)")
                 send(("out", str(script)))
                 return
-            module = run_stage(module, stage, pipeline) or module
+            module = run_stage(module, stage, pipeline, plan=plan) or module
         send(("out", str(module)))
 
 

@@ -4,7 +4,8 @@ CPU and LLVM features, SIMD width, caches, threads and the cost model's throughp
 `Target.host()` asks LLVM and sysfs once; a kernel's options carry its Target, and the tiling rules'
 candidates, the cost model, the emitter, every lowering stage and LLVM's code generation receive it
 as an argument (none asks the host itself). Tests describe other machines with Targets of their
-own (`NAMED`); the Target is part of the compilation cache's key.
+own (`NAMED`), and force the tile policy with its `Tuning`; the Target is part of the compilation
+cache's key.
 """
 
 from __future__ import annotations
@@ -87,11 +88,21 @@ def copy_bandwidth(threads: int, nbytes: int = 64 * 2**20) -> float:
 
 
 @dataclass(frozen=True)
+class Tuning:
+    """Settings of the tile policy (lowering/policy.py) a Target carries, its own defaults unless set:
+    what a test forces, and what autotuning would choose."""
+
+    matmul_tiles: tuple[int, int, int] | None = None  # cache tiles (TM, TN, TK) of every matmul and batch_matmul, over the term's
+    pad_min_work: int = 64**3  # multiply-adds from which a matmul with a partial register tile of rows is padded (`policy.padded_loops`)
+    panel_min_work: int = 64**3  # multiply-adds from which a matmul may pack A and B in panels (at 128^3 as fast as blocks)
+
+
+@dataclass(frozen=True)
 class Target:
     """What code is compiled for: the pipeline (`name`: "cpu", or "cpu-openmp" with `threads` threads),
     LLVM's CPU name and feature string, the SIMD register width the code uses (bytes), per-core data
-    cache sizes (bytes), the cache line, L2's ways, the shared last-level cache, and the cost model's
-    throughput numbers (`machine`)."""
+    cache sizes (bytes), the cache line, L2's ways, the shared last-level cache, the cost model's
+    throughput numbers (`machine`) and the tile policy's settings (`tuning`)."""
 
     name: str = "cpu"
     cpu: str = "generic"
@@ -104,6 +115,7 @@ class Target:
     l3: int = 32 * 1024 * 1024
     threads: int = 1
     machine: Machine = field(default_factory=Machine)
+    tuning: Tuning = field(default_factory=Tuning)
 
     @property
     def label(self) -> str:

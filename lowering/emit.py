@@ -26,7 +26,7 @@ from egglog_tensor.ops import ELEMENTWISE, REDUCTIONS
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
-from . import blocking, policy, scalar, tiling
+from . import blocking, payload, policy, scalar, tiling
 from .stages import lanes, loops, rows
 from .stages.math import FAST
 
@@ -258,7 +258,7 @@ class Emitter:
             # reduce a materialized x instead.
             plan, tree = self._plain_input(self.materialize(x), x.dtype)
         if node.op == "sum" and node.dtype.startswith("float"):
-            vf = policy.simd_lanes(tiling.element_bytes(scalar.element_type(node.dtype)), self.target)
+            vf = policy.simd_lanes(payload.element_bytes(scalar.element_type(node.dtype)), self.target)
             steps = blocking.plan(x.shape, tuple(axes), self._unit_stride(plan), vf, lanes_attr)
             if steps != [blocking.Step(tuple(sorted(axes)), None, lanes_attr)]:
                 blocked = self._blocked_sum(node, x, plan, tree, steps)

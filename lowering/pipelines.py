@@ -16,6 +16,7 @@ from ..forked import ChildDied, run_forked
 from ..target import Machine, Target, default_threads
 from ..toolchain import run_tool, save_failure_input
 from . import scripts
+from .plan import Plan, contraction_plan
 from .stages import Passes, Stage, cpu, cpu_openmp
 
 
@@ -25,6 +26,11 @@ class Pipeline:
 
     name: str
     stages: tuple[Stage, ...]
+
+    def plan(self, stage: Stage, module: ir.Module, plan: Plan | None) -> Plan | None:
+        """The contraction plan of a run at `stage`: `plan` once made, else made from `module` (what
+        the first planned stage receives) when `stage` is planned; the run hands it to each later one."""
+        return plan or (contraction_plan(module, stage.target) if stage.planned else None)
 
 
 @dataclass(frozen=True)
@@ -134,11 +140,13 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
         except ir.MLIRError as exc:
             raise _fail(pipeline, Passes("parse"), module_text, str(exc)) from None
         current = module_text
+        plan = None
         for stage in pipeline.stages:
             send(("start", stage.name, None))
+            plan = pipeline.plan(stage, module, plan)
             after = run_stage(module, stage, pipeline, current,
                               on_script=lambda script, name=stage.name: send(("text", f"{name}-script", script)),
-                              on_facts=lambda facts, name=stage.name: send(("facts", name, facts)))
+                              on_facts=lambda facts, name=stage.name: send(("facts", name, facts)), plan=plan)
             if after is not None:
                 module, current = after, str(after)
             send(("text", stage.name, current))
@@ -149,9 +157,10 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
 
 
 def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str | None = None,
-              on_script: Callable[[str], None] | None = None, on_facts: Callable[[Any], None] | None = None) -> ir.Module | None:
+              on_script: Callable[[str], None] | None = None, on_facts: Callable[[Any], None] | None = None,
+              plan: Plan | None = None) -> ir.Module | None:
     """Apply one stage to `module` (in the active MLIR context), in place: build its transform script
-    and apply it, run its passes, apply its rewrite. Return the module after it, or None when its
+    (a planned stage's from the run's `plan`, made here when not given) and apply it, run its passes, apply its rewrite. Return the module after it, or None when its
     script builder has nothing to do (the IR is unchanged).
     `on_script` receives the script's text before it runs, `on_facts` the stage's facts (its rewrite's
     record, else its script's) when it has any; `current` is the module's text (printed here if not
@@ -161,7 +170,7 @@ def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str 
         raise _fail(pipeline, stage, current, "memrefs of i1 cannot be lowered to LLVM; use i8 (0/1) in memory")
     script, facts = None, None
     if stage.scripted:
-        script = stage.script(module)
+        script = stage.script_for(module, pipeline.plan(stage, module, plan))
         if script is None:  # nothing to transform: the stage keeps its place, IR unchanged
             return None
         if on_script is not None:

@@ -141,7 +141,7 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
     memory (B larger than L2), n is a multiple of TN (a partial column block failed to bufferize)
     and `prepack` (a batch_matmul's blocks copy their micro-panels, and so do an elementwise
     epilogue's, whose loop the matmul is fused into block by block, unless A and B are packed in
-    panels, `_a_panels`; a matvec epilogue's blocks read B packed).
+    panels, `packs_panels`; a matvec epilogue's blocks read B packed).
     (With B in L2, the extra pass and parallel region cost more than the copies: measured slower
     at 512^3, 256^3.) A product that is a temporary gets B packed once too: both buffers are lent
     by the caller (lowering/workspace.py); malloc'd, glibc gave them back to the system after
@@ -172,12 +172,9 @@ def packing(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...]
     return frozenset(found)
 
 
-PAD_MIN_WORK = 64**3  # multiply-adds from which a matmul with a partial register tile of rows is padded
-
-
-def padded_loops(op: str, loops: tuple[int, ...], vec: tuple[int, ...]) -> tuple[int, int, int] | None:
+def padded_loops(op: str, loops: tuple[int, ...], vec: tuple[int, ...], target: Target) -> tuple[int, int, int] | None:
     """The loops (m, n, k) of a 2-D matmul with m rounded up to whole register tiles of mr rows, when
-    m is not and the matmul is large enough (PAD_MIN_WORK); else None.
+    m is not and the matmul is large enough (`target.tuning.pad_min_work`); else None.
 
     The last register tile of rows, masked in m, lowers to shuffles and scalar code: 300^3 and 500^3
     on two cores ran at 0.47x and 0.39x NumPy. Computed on zero-padded copies of A and C (exact:
@@ -185,7 +182,7 @@ def padded_loops(op: str, loops: tuple[int, ...], vec: tuple[int, ...]) -> tuple
     0.23x -> 0.50x). The copies cost O(mk + mn) against O(mnk). Padding n to nr and k to 8 as well
     measured no better (at 400^3 and 600^3 with m aligned, padding n was 5-25% slower); the last
     tile of columns is vectorized at its own width instead (`_vectorize_remainder`)."""
-    if op != "linalg.matmul" or len(loops) != 3 or math.prod(loops) < PAD_MIN_WORK or loops[0] % vec[0] == 0:
+    if op != "linalg.matmul" or len(loops) != 3 or math.prod(loops) < target.tuning.pad_min_work or loops[0] % vec[0] == 0:
         return None
     m, n, k = loops
     return -(-m // vec[0]) * vec[0], n, k
@@ -206,6 +203,24 @@ def panel_k(k: int, tk: int) -> int:
     even = next((d for d in range(tk, max(2, tk // 2) - 1, -1) if k % d == 0 and d % 2 == 0), None)
     steps = -(-k // tk)
     return even or -(-k // (8 * steps)) * 8
+
+
+def packs_panels(loops: tuple[int, ...], tiles: tuple[int, ...], vec: tuple[int, ...], target: Target, reduced: bool = False) -> bool:
+    """Whether a 2-D matmul (loops m, n, k) packs A and B once, in panels (lowering/tiling.py
+    `_pack_panels`): several row blocks share B's panels, the matmul is not tiny
+    (`target.tuning.panel_min_work`), TM is whole register tiles and TN several (with one, TN = nr, a
+    copy of a block was left to memrefCopy). Whether or not B fits L2: from 256^3 to 700^3 (B in L2)
+    panels measured 15-25% faster than blocks copying B's micro-panels. Any m, n and k: the packs pad
+    the last register tiles of rows and columns and the last k step (`panel_k`), and the blocks at the
+    edges are partial. A product `reduced` by a matvec epilogue needs whole blocks and k steps: its
+    packed matvec would sum the product's padded columns too, where an inf of A times B's padded zeros
+    is NaN (NumPy's y has the inf)."""
+    if len(loops) != 3:
+        return False
+    (m, n, k), (tm, tn, tk), (mr, nr, _) = loops, tiles, vec
+    whole = m % tm == 0 and n % tn == 0 and k % panel_k(k, tk) == 0
+    return m > tm and m * n * k >= target.tuning.panel_min_work and tm % mr == 0 and tn % nr == 0 and tn > nr \
+        and (not reduced or whole)
 
 
 BLOCK_ROWS = (2, 4, 8, 16, 32, 64)  # rows per block of a row-fused loop rulesets.tiling offers; cost.rows_slowdown prices them

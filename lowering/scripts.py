@@ -52,7 +52,7 @@ def split(handle: ir.Value, count: int) -> list[ir.Value]:
 
 
 def linalg_handles(root: ir.Value, count: int) -> list[ir.Value]:
-    """One handle per linalg op of the payload, in `tiling.linalg_ops` order (`match interface{LinalgOp}`
+    """One handle per linalg op of the payload, in `payload.linalg_ops` order (`match interface{LinalgOp}`
     then split: `count` must be the number of those ops)."""
     matched = structured.MatchOp(_any(), root, interface=structured.MatchInterfaceEnum.LinalgOp).result
     return split(matched, count)

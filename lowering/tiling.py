@@ -7,8 +7,11 @@ with two attributes, one entry per loop of the op's iteration domain (linalg's o
     et.vec   = [...]   register tile sizes inside a cache tile; the vectorized shape
 
 For `linalg.matmul` (loops m, n, k) that is `et.tiles = [TM, TN, TK]`, `et.vec = [mr, nr, 1]`, with
-nr a multiple of the SIMD width. The tile policy (lowering/policy.py: `choose_tiles`, `packing`,
-`padded_loops`, ...) picks them from the Target's caches and the element size; `transform_script` builds the transform-dialect script that the "tile" stage
+nr a multiple of the SIMD width: the term's choice (`tag`). The tile policy (lowering/policy.py:
+`choose_tiles`, `packing`, `padded_loops`, ...) picks them from the Target's caches and the element
+size; the contraction plan (lowering/plan.py, made once and read by the parallel stage too) says
+what is done to each tagged contraction: its tiles, epilogue, padding, panels, packed operands and
+zero fill. `transform_script` builds from it the transform-dialect script that the "tile" stage
 of the CPU pipelines applies, on tensors, before bufferization: typed IR made with the bindings' transform
 builders (lowering/scripts.py), each handle a Python value passed from the function that makes it to those
 that use it (a matvec epilogue's partial sums, `Sums`, to its vectorization after the cleanup); a
@@ -43,7 +46,7 @@ more than half the ways: at 2048^3, 256 rows 8 KiB apart fill all 16; measured +
 block, a packed A block or B micro-panel fails to bufferize), and A and C only with several k
 steps (with one, an A block is contiguous rows already and C is written once).
 
-When several row blocks share B (`_a_panels`), a GEMM packs A and B once, in panels per k step
+When several row blocks share B (`policy.packs_panels`), a GEMM packs A and B once, in panels per k step
 (`_pack_panels`, `_panel_matmul`): a generic over (m1, n1, k1, m0, n0, k0) whose A is (k/TK, m/mr,
 TK, mr), B (k/TK, n/nr, TK, nr) and C blocks (TN/nr, TM/mr, mr, nr), accumulated in L2 and unpacked
 into C once per block (column panel outer: the register tile after this one is the next KiB, which
@@ -70,7 +73,7 @@ leaves a 4-D vector.contract that the outer-product lowering turns into scalar c
 (8, 256, 256, 256) float32 on two cores: 63.6 ms as scalar loops -> 0.97 ms (NumPy 1.34 ms).
 
 A matmul whose only user is an elementwise generic reading it element for element (bias,
-activation: `_epilogue`) is computed block by block inside that generic's loop instead: the forall
+activation: `Contraction.epilogue`) is computed block by block inside that generic's loop instead: the forall
 tiles the epilogue, and the matmul and its zero fill are fused into it (fuse_into_containing_op),
 so each output block gets its epilogue while it is in cache and no full-size product is stored.
 A matmul whose only user is a matvec taking it as its matrix (`(a @ b) @ x`) is reduced the same
@@ -78,7 +81,7 @@ way (`_matvec_epilogue`): the forall runs over row blocks of y and a loop over t
 inside it, the matmul and its fill are fused into that loop, and each TM x TN block of the product,
 computed into a block-sized buffer, is reduced into y while it is in L2; with B packed once, the
 matvec is packed like the product so that the two still fuse, and A is packed once too, in panels
-of mr rows interleaved by k (`_prepacked_matvec_epilogue`, `_a_panels`): each register tile reads
+of mr rows interleaved by k (`_prepacked_matvec_epilogue`, `Contraction.panels`): each register tile reads
 its A values as one contiguous stream instead of mr rows of an A block copied at every k step
 (2048, two cores: 1.03-1.07x, one core 1.05x). The product is never filled, stored whole nor read
 back (exact: only the matvec's summation order, unspecified as in NumPy, changes).
@@ -114,10 +117,9 @@ from mlir.dialects.transform import structured, tensor, vector
 
 from ..target import Target
 from . import scripts
-from .policy import MIN_WORK, Tiles, choose_tiles, divisor_tile, fit, packing, padded_loops, padded_tiles, panel_k, simd_lanes
-
-CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.dot")
-
+from .payload import as_operation, element_bytes, loop_extents
+from .plan import Contraction, Plan
+from .policy import MIN_WORK, Tiles, choose_tiles, divisor_tile, fit, simd_lanes
 
 def _ints(values: tuple[int, ...]) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
@@ -128,10 +130,13 @@ def _ints(values: tuple[int, ...]) -> str:
 
 @dataclass(frozen=True)
 class _Script:
-    """The handles every part of the tile script uses: the payload root and its functions."""
+    """The handles every part of the tile script uses: the payload root and its functions; and the
+    contractions (`Contraction.ident`) whose zero fill it splits by row blocks: "rows" in the plan and
+    still a linalg.fill (not split over threads by the parallel stage)."""
 
     root: ir.Value
     funcs: ir.Value
+    fills: frozenset[int]
 
 
 class Sums(NamedTuple):
@@ -142,158 +147,14 @@ class Sums(NamedTuple):
     comb: ir.Value
 
 
-@dataclass(frozen=True)
-class Contraction:
-    """One tagged contraction of the payload, which carries `et.id = ident` (the script's match), and
-    the target it is tiled for."""
-
-    op: str
-    target: Target
-    tiles: tuple[int, ...]
-    vec: tuple[int, ...]
-    loops: tuple[int, ...]
-    epilogue: int | None = None  # et.epilogue of a 2-D matmul and its consumer (`_epilogue`)
-    reduce: tuple[int, int] | None = None  # that consumer is a matvec: its register tile (mr, kv)
-    elem: str = "f32"  # element type (the zero B is padded with when packed)
-    itemsize: int = 4
-    pad: bool = False  # `loops` are the matmul's padded to whole register tiles (`padded_loops`)
-    ident: int = 0  # its index among the module's contractions (payload order): et.id
+def _match(s: _Script, t: Contraction) -> ir.Value:
+    """The contraction `t` (et.id)."""
+    return scripts.match(s.root, (t.op,), {"et.id": t.ident})
 
 
-def as_operation(owner: object) -> ir.Operation | None:
-    """The Operation a value or use belongs to (None when it is a block argument's block)."""
-    if isinstance(owner, ir.OpView):
-        return owner.operation
-    return owner if isinstance(owner, ir.Operation) else None
-
-
-def indexing_maps(op: ir.Operation) -> list[ir.AffineMap] | None:
-    """A linalg op's indexing maps, one per operand (None for named ops that do not print them)."""
-    if "indexing_maps" not in op.attributes:
-        return None
-    return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
-
-
-def linalg_ops(module: ir.Module) -> list[ir.Operation]:
-    """Every linalg op of the module in walk (pre-)order, as `match interface{LinalgOp}` returns them."""
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name.startswith("linalg.") and op.name not in ("linalg.yield", "linalg.index"):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
-def _int_list(attr: ir.Attribute) -> tuple[int, ...]:
-    return tuple(ir.IntegerAttr(a).value for a in ir.ArrayAttr(attr))
-
-
-def _epilogue(op: ir.Operation) -> ir.Operation | None:
-    """The consumer a 2-D matmul's result is computed for block by block, when it is its only user:
-    an elementwise linalg.generic reading it element for element (bias, activation), which then runs
-    on each output block while it is in cache; or a linalg.matvec taking it as its matrix (`(a @ b)
-    @ x`), which then reduces each output block while it is in cache."""
-    uses = list(op.results[0].uses)
-    if op.name != "linalg.matmul" or len(uses) != 1:
-        return None
-    user = as_operation(uses[0].owner)
-    if user.name == "linalg.matvec" and uses[0].operand_number == 0 and "et.epilogue" not in user.attributes:
-        return user
-    if user.name != "linalg.generic" or len(user.results) != 1 or any(a in user.attributes for a in ("et.rows", "et.epilogue")):
-        return None
-    maps = indexing_maps(user)
-    iterators = ir.ArrayAttr(user.attributes["iterator_types"])
-    number = uses[0].operand_number
-    if any("parallel" not in str(it) for it in iterators) or number >= len(maps) - 1:
-        return None
-    same = ir.ShapedType(user.results[0].type).shape == ir.ShapedType(op.results[0].type).shape
-    return user if same and maps[number] == ir.AffineMap.get_identity(2) else None
-
-
-def _contraction(op: ir.Operation, target: Target) -> Contraction:
-    """One tagged contraction, before epilogues and padding are looked at."""
-    elem_type = ir.ShapedType(op.results[0].type).element_type
-    return Contraction(op.name, target, _int_list(op.attributes["et.tiles"]), _int_list(op.attributes["et.vec"]), _loop_extents(op),
-                   elem=str(elem_type), itemsize=element_bytes(elem_type))
-
-
-def fills_per_block(matmul: ir.Operation, target: Target) -> bool:
-    """Whether the tile stage computes a tagged 2-D matmul's zero fill block by block with it (in its
-    epilogue's loop, `_epilogue`, or in C's unpack, `_panel_matmul`): the fill is then not split
-    over threads on its own (lowering/parallel.py)."""
-    t = _contraction(matmul, target)
-    return _epilogue(matmul) is not None or _a_panels(t)
-
-
-def contractions(module: ir.Module, target: Target) -> list[Contraction]:
-    """The tagged contractions of a module in payload order, each tagged `et.id = <its index>` so that
-    the script addresses every one alone (tags such as et.tiles coincide between ops); a matmul's
-    epilogue gets `et.epilogue = <the matmul's index>`."""
-    found: list[Contraction] = []
-    i64 = ir.IntegerType.get_signless(64)
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "linalg.matvec" and "et.epilogue" in op.attributes:
-            return ir.WalkResult.ADVANCE  # a matmul's epilogue: tiled with it
-        if op.name in CONTRACTIONS and "et.tiles" in op.attributes and "et.vec" in op.attributes:
-            ident = ir.IntegerAttr.get(i64, len(found))
-            t = dataclasses.replace(_contraction(op, target), ident=len(found))
-            op.attributes["et.id"] = ident
-            user = _epilogue(op)
-            if user is not None:
-                reduce = _int_list(user.attributes["et.vec"]) if user.name == "linalg.matvec" else None
-                t = dataclasses.replace(t, epilogue=t.ident, reduce=reduce)
-                user.attributes["et.epilogue"] = ident
-            # (an epilogue's loop computes the matmul block by block: its blocks are not padded; panels
-            # are padded by their packs)
-            padded = padded_loops(t.op, t.loops, t.vec) if t.epilogue is None and not _a_panels(t) else None
-            if padded is not None:
-                tiles = padded_tiles(t.loops, padded, t.tiles, t.vec)
-                op.attributes["et.tiles"] = ir.Attribute.parse(_ints(tiles))
-                t = dataclasses.replace(t, loops=padded, tiles=tiles, pad=True)
-            if _a_panels(t) and (step := panel_k(t.loops[2], t.tiles[2])) != t.tiles[2]:
-                t = dataclasses.replace(t, tiles=(*t.tiles[:2], step))
-                op.attributes["et.tiles"] = ir.Attribute.parse(_ints(t.tiles))
-            init = as_operation(op.operands[-1].owner)
-            if _packs_b_once(t) and t.epilogue is None and not _a_panels(t) and init is not None and init.name == "linalg.fill":
-                # its zero fill, when not split over threads already (lowering/parallel.py), is split
-                # by row blocks (matched by et.packb): a plain fill of C would be folded into the reshaped C and copied
-                init.attributes["et.packb"] = ident
-            found.append(t)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return found
-
-
-def _loop_extents(op: ir.Operation) -> tuple[int, ...]:
-    """Static extents of a contraction's loops, read off its operand shapes and indexing maps."""
-    shapes = [ir.ShapedType(v.type).shape for v in op.operands]
-    maps = indexing_maps(op)
-    name = op.name.removeprefix("linalg.")
-    if maps is None:  # the named ops' default maps
-        a, b, c = shapes
-        return {
-            "matmul": lambda: (a[0], b[1], a[1]),
-            "batch_matmul": lambda: (a[0], a[1], b[2], a[2]),
-            "matvec": lambda: (a[0], a[1]),
-            "vecmat": lambda: (b[1], a[0]),
-            "dot": lambda: (a[0],),
-        }[name]()
-    extents: dict[int, int] = {}
-    for amap, shape in zip(maps, shapes, strict=True):
-        for expr, size in zip(amap.results, shape, strict=True):
-            if isinstance(expr, ir.AffineDimExpr):
-                extents[expr.position] = size
-    return tuple(extents[i] for i in range(len(extents)))
-
-
-def _match(s: _Script, t: Contraction, op: str | None = None) -> ir.Value:
-    """The contraction `t` (et.id), or with `op` its epilogue of that op name (et.epilogue)."""
-    return scripts.match(s.root, (op or t.op,), {"et.epilogue" if op else "et.id": t.ident})
+def _epilogue(op: ir.Value) -> ir.Value:
+    """The epilogue of the matmul `op` (`Contraction.epilogue`: its result's only user)."""
+    return scripts.consumers_of(op, 0)
 
 
 def _peel(loop: ir.Value) -> ir.Value:
@@ -323,11 +184,11 @@ def _matmul_family(s: _Script, t: Contraction, i: int) -> Sums | None:
     if len(t.loops) == 4:
         _batch_block(s, t, i)
         return None
-    packed = _packed(t)
+    packed = t.packed
     if "P" in packed:
-        if t.epilogue is not None and t.reduce is None:  # (A and B in panels: `_packed`)
+        if t.epilogue is not None and t.reduce is None:  # (A and B in panels: `Contraction.packed`)
             op = _match(s, t)
-            _panel_matmul(s, t, i, op, _match(s, t, "linalg.generic"))
+            _panel_matmul(s, t, i, op, _epilogue(op))
             return None
         return _prepacked_matvec_epilogue(s, t, i, packed) if t.reduce else _prepacked_matmul(s, t, i, packed)
     tm, tn, _ = t.tiles
@@ -340,7 +201,7 @@ def _matmul_family(s: _Script, t: Contraction, i: int) -> Sums | None:
     elif t.reduce is not None:
         block, sums = _matvec_epilogue(s, t, op)
     else:  # the forall tiles the epilogue; the matmul (and its zero fill) computes each block inside it
-        epilogue = _match(s, t, "linalg.generic")
+        epilogue = _epilogue(op)
         init = scripts.producer_of(op, 2)
         _, loop = scripts.tile_using_forall(epilogue, [tm, tn])
         block, loop = scripts.fuse_into(op, loop)
@@ -357,7 +218,7 @@ def _matvec_epilogue(s: _Script, t: Contraction, op: ir.Value) -> tuple[ir.Value
     Returns the product's block and the partial sums (`_reduce_blocks`)."""
     tm, tn, _ = t.tiles
     mr, kv = t.reduce
-    matvec = _match(s, t, "linalg.matvec")
+    matvec = _epilogue(op)
     init = scripts.producer_of(op, 2)
     return _reduce_blocks(op, matvec, init, [[tm, 0], [0, tn], [mr, 0], [0, kv]])
 
@@ -391,13 +252,12 @@ def _batch_block(s: _Script, t: Contraction, i: int) -> None:
     and gets the loops of a 2-D block, marked et.micro for the vectorizer (the tags do not survive)."""
     flat = dataclasses.replace(t, loops=t.loops[1:], tiles=t.tiles[1:], vec=t.vec[1:])
     tm, tn, _ = flat.tiles
-    packed = packing(flat.loops, flat.tiles, flat.vec, t.itemsize, t.target, prepack=False)
     block, loop = scripts.tile_using_forall(_match(s, t), [1, tm, tn, 0])
     scripts.generalize(block)
     scripts.apply_patterns(loop, structured.apply_patterns_linalg_fold_unit_extent_dims_via_slices)
     block = scripts.specialize(scripts.match(loop, ("linalg.generic",)))
     _mark_micro(i, block)
-    _block_loops(flat, i, packed, block)
+    _block_loops(flat, i, t.packed, block)
 
 
 def _block_loops(t: Contraction, i: int, packed: frozenset[str], block: ir.Value) -> None:
@@ -595,12 +455,12 @@ def _prepacked_matmul(s: _Script, t: Contraction, i: int, packed: frozenset[str]
     loops are those of `_matmul_family`, with each TK x nr micro-panel read in place from B's."""
     tm, tn = t.tiles[0], t.tiles[1]
     nr = t.vec[1]
-    if _a_panels(t):
+    if t.panels:
         _panel_matmul(s, t, i, _match(s, t))
         return
-    fills = scripts.match(s.root, ("linalg.fill",), {"et.packb": i})
-    scripts.foreach(fills, lambda fill: scripts.tile_using_forall(fill, [tm, 0]))
     op = _match(s, t)
+    if t.ident in s.fills:  # its zero fill, split by row blocks (`Contraction.fill`)
+        scripts.tile_using_forall(scripts.producer_of(op, 2), [tm, 0])
     if t.pad:
         op = _pad_whole(t, op)
     generic, any_generic = _pack_b(t, op)
@@ -658,39 +518,19 @@ def _panel_block_loops(s: _Script, t: Contraction, i: int, block: ir.Value) -> N
     _mark_micro(i, scripts.match(k_loop, ("linalg.generic",)))
 
 
-PANEL_MIN_WORK = 64**3  # multiply-adds from which a matmul may be packed in panels (at 128^3 as fast as blocks)
-
-
-def _a_panels(t: Contraction) -> bool:
-    """Whether a 2-D matmul packs A and B once, in panels (`_pack_panels`): several row blocks share
-    B's panels, the matmul is not tiny (PANEL_MIN_WORK), TM is whole register tiles and TN several
-    (with one, TN = nr, a copy of a block was left to memrefCopy). Whether or not B fits L2: from
-    256^3 to 700^3 (B in L2) panels measured 15-25% faster than blocks copying B's micro-panels.
-    Any m, n and k: the packs pad the last register tiles of rows and columns and the last k step
-    (`panel_k`), and the blocks at the edges are partial. A matvec epilogue's blocks and k steps are
-    whole: its packed matvec would sum the product's padded columns too, where an inf of A times B's
-    padded zeros is NaN (NumPy's y has the inf)."""
-    if len(t.loops) != 3 or t.pad:
-        return False
-    (m, n, k), (tm, tn, tk), (mr, nr, _) = t.loops, t.tiles, t.vec
-    whole = m % tm == 0 and n % tn == 0 and k % panel_k(k, tk) == 0
-    return m > tm and m * n * k >= PANEL_MIN_WORK and tm % mr == 0 and tn % nr == 0 and tn > nr \
-        and (t.reduce is None or whole)
-
-
 def _prepacked_matvec_epilogue(s: _Script, t: Contraction, i: int, packed: frozenset[str]) -> Sums:
     """`_matvec_epilogue` with B packed once (`_pack_b`), or A and B in panels (`_pack_panels`) when
-    `_a_panels`: the product's blocks are then (TN / nr, TM / mr, mr, nr), and the matvec is packed
+    `Contraction.panels`: the product's blocks are then (TN / nr, TM / mr, mr, nr), and the matvec is packed
     the same way (a generic over (m1, k1, m0, k0) reading the product as the matmul writes it, x as
     (n / nr, nr)), so the product's unpack and the matvec's pack of it fold away and its blocks fuse
     into the matvec's loops as before; the partial sums are nr wide, one per row of the register tile.
     Returns the partial sums."""
     tm, tn = t.tiles[0], t.tiles[1]
     mr, nr = t.vec[0], t.vec[1]
-    panels = _a_panels(t)
+    panels = t.panels
     pack_type = scripts.op_type("linalg.pack")
     op = _match(s, t)
-    matvec = _match(s, t, "linalg.matvec")
+    matvec = _epilogue(op)
     generic = _pack_panels(t, op)[0] if panels else _pack_b(t, op)[1]
     packed_matvec = scripts.pack(matvec, [mr if panels else 0, nr])
     if panels:  # as the product's C
@@ -717,21 +557,6 @@ def _cleanup(s: _Script) -> None:
                            structured.apply_patterns_linalg_tiling_canonicalization, transform.apply_patterns_canonicalization)
 
 
-def _packed(t: Contraction) -> frozenset[str]:
-    """`packing` of a 2-D matmul target: an elementwise epilogue's loop computes the matmul block by
-    block, so its B is not packed up front unless A and B are packed in panels (`_panel_matmul`;
-    a matvec epilogue's is, `_prepacked_matvec_epilogue`, unless its blocks are one register tile
-    wide, TN = nr: an int32 (a @ b) @ x so tiled aborted in MLIR's vector lowering)."""
-    if _a_panels(t):
-        return frozenset("P")
-    prepack = t.epilogue is None or (t.reduce is not None and t.tiles[1] > t.vec[1])
-    return packing(t.loops, t.tiles, t.vec, t.itemsize, t.target, t.epilogue is not None, prepack=prepack)
-
-
-def _packs_b_once(t: Contraction) -> bool:
-    return len(t.loops) == 3 and "P" in _packed(t)
-
-
 def _vectorize_matmul(s: _Script, t: Contraction, i: int, sums: Sums | None) -> None:
     """The register tiles of a matmul: `_vectorize_tagged`; those of a batch_matmul's blocks (2-D
     matmuls marked et.micro); or (B packed once) the generic's, marked et.micro. And those of a
@@ -740,8 +565,8 @@ def _vectorize_matmul(s: _Script, t: Contraction, i: int, sums: Sums | None) -> 
     if len(t.loops) == 4:
         scripts.vectorize(scripts.match(s.funcs, ("linalg.matmul",), {"et.micro": i}), [mr, nr, 1])
         return
-    if _packs_b_once(t):  # the generic over (m, n1, k, n0), or (panels) its (mr, nr, u) register tiles
-        panels = _a_panels(t)
+    if "P" in t.packed:  # the generic over (m, n1, k, n0), or (panels) its (mr, nr, u) register tiles
+        panels = t.panels
         scripts.vectorize(scripts.match(s.funcs, ("linalg.generic",), {"et.micro": i}),
                           [mr, nr, _k_unroll(t)] if panels else [mr, 1, 1, nr])
         if panels:  # the accumulator's slice of a slice made one: its read and write then match, and are hoisted
@@ -848,15 +673,23 @@ def _dot(s: _Script, t: Contraction, i: int) -> None:
     _mark_micro(i, part, fill, comb)
 
 
-def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
-    """The transform module that tiles and vectorizes every tagged contraction of `module` for
-    `target` (its threads only matter to vecmat's script), or None."""
-    found = contractions(module, target)
+def transform_script(module: ir.Module, plan: Plan) -> ir.Module | None:
+    """The transform module that tiles and vectorizes every contraction of `module` as `plan` says
+    (its target's threads only matter to vecmat's script), or None. Each gets `et.id` = its
+    `ident`, the script's match (tags such as et.tiles coincide between ops)."""
+    found = plan.contractions
     if not found:
         return None
+    i64 = ir.IntegerType.get_signless(64)
+    fills: set[int] = set()
+    for t, op in zip(found, plan.ops(module), strict=True):
+        op.attributes["et.id"] = ir.IntegerAttr.get(i64, t.ident)
+        init = as_operation(op.operands[-1].owner)
+        if t.fill == "rows" and init is not None and init.name == "linalg.fill":
+            fills.add(t.ident)
 
     def body(root: ir.Value) -> None:
-        s = _Script(root, scripts.match_ops(root, "func.func"))
+        s = _Script(root, scripts.match_ops(root, "func.func"), frozenset(fills))
         later: list[Callable[[], None]] = []  # vectorization, once every contraction is tiled and the tiles are cleaned up
         for i, t in enumerate(found):
             name = t.op.removeprefix("linalg.")
@@ -869,7 +702,7 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
             if name == "matvec":
                 _matvec(s, t, i)
             elif name == "vecmat":
-                _vecmat(s, t, i, target.threads)
+                _vecmat(s, t, i, plan.target.threads)
             else:
                 _dot(s, t, i)
             later.append(functools.partial(_vectorize_marked, s, t, i))
@@ -898,28 +731,20 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
     return scripts.build(module.context, body)
 
 
-def element_bytes(elem: ir.Type) -> int:
-    """Bytes per element of an MLIR element type (at least 1: i1 is stored as a byte)."""
-    for cls in (ir.IntegerType, ir.FloatType):
-        try:
-            return max(1, cls(elem).width // 8)
-        except ValueError:
-            pass
-    return 4
-
-
 def tag(op: ir.Operation | ir.OpView, target: Target, cache_tiles: tuple[int, ...] | None = None) -> None:
     """Attach `et.tiles` / `et.vec` to an emitted contraction: choose_tiles' defaults, or the cache
-    tiles (TM, TN, TK) the optimizer chose for a matmul or batch_matmul (capped at the loop extents;
-    the register tile capped at them). A batch_matmul with a unit m, n or k stays untagged (the
+    tiles (TM, TN, TK) of a matmul or batch_matmul that `target.tuning` forces or else the optimizer
+    chose (capped at the loop extents; the register tile capped at them). A batch_matmul with a unit m, n or k stays untagged (the
     scalar loops of convert-linalg-to-loops, split over threads by lowering/parallel.py): folding its
     unit batch dim would fold that one too, and what is left is no matmul (`_batch_block`)."""
     op = op.operation
     size = element_bytes(ir.ShapedType(op.results[0].type).element_type)
-    loops = _loop_extents(op)
+    loops = loop_extents(op)
     if op.name == "linalg.batch_matmul" and min(loops[1:]) <= 1:
         return
     tiles = choose_tiles(op.name, loops, size, target)
+    if op.name in ("linalg.matmul", "linalg.batch_matmul"):
+        cache_tiles = target.tuning.matmul_tiles or cache_tiles
     if cache_tiles is not None:  # (TM, TN, TK); a batch_matmul's batch loop goes one at a time
         full = tuple(fit(t, e) for t, e in zip((1,) * (len(loops) - len(cache_tiles)) + tuple(cache_tiles), loops, strict=True))
         # (a register tile larger than the cache tile in m and n left a partial tile in both, whose

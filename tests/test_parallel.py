@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.lowering import tiling
+from egglog_tensor.lowering import payload
 from egglog_tensor.lowering.stages import parallel
 from egglog_tensor.lowering.pipelines import pipeline_for, resolve_target
 from egglog_tensor.target import Target, default_threads
@@ -258,7 +258,7 @@ func.func @f(%a: tensor<3x40001xf32>, %r: tensor<3xf32>, %c: tensor<40001xf32>) 
   } -> tensor<40001xf32>
   return %0, %1 : tensor<3xf32>, tensor<40001xf32>
 }""")
-        rows, cols = tiling.linalg_ops(m)
+        rows, cols = payload.linalg_ops(m)
         two, one = resolve_target("cpu-openmp", 2), resolve_target("cpu-openmp", 1)
         assert parallel.choose(rows, two).num_threads == (2, 0)  # 3 rows: uneven but the only parallel loop
         assert parallel.choose(cols, two).num_threads == (0, 2)

@@ -17,7 +17,7 @@ from egglog_tensor.errors import CompileError
 from egglog_tensor.ir import Tensor
 from egglog_tensor.lowering import policy, tiling
 from egglog_tensor.lowering.pipelines import resolve_target
-from egglog_tensor.target import Target, read_caches
+from egglog_tensor.target import Target, Tuning, read_caches
 from egglog_tensor.rulesets import algebra, fusion, layout
 
 rng = np.random.default_rng(7)
@@ -329,9 +329,9 @@ def test_padding_is_priced_as_the_work_it_adds() -> None:
     from egglog_tensor.cost import tile_slowdown
     aligned = tile_slowdown((1008, 1024, 1024), (504, 512, 256), 4, Target.host())
     assert tile_slowdown((1004, 1024, 1024), (512, 512, 256), 4, Target.host()) == pytest.approx(aligned * 1008 / 1004)
-    assert policy.padded_loops("linalg.matmul", (1004, 1000, 1000), (8, 32, 1)) == (1008, 1000, 1000)
-    assert policy.padded_loops("linalg.matmul", (1000, 1001, 999), (8, 32, 1)) is None  # rows aligned
-    assert policy.padded_loops("linalg.matmul", (17, 3, 33), (8, 32, 1)) is None  # too small to pay
+    assert policy.padded_loops("linalg.matmul", (1004, 1000, 1000), (8, 32, 1), Target()) == (1008, 1000, 1000)
+    assert policy.padded_loops("linalg.matmul", (1000, 1001, 999), (8, 32, 1), Target()) is None  # rows aligned
+    assert policy.padded_loops("linalg.matmul", (17, 3, 33), (8, 32, 1), Target()) is None  # too small to pay
     assert policy.padded_tiles((1004, 1000, 1000), (1008, 1000, 1000), (512, 512, 256), (8, 32, 1)) == (504, 512, 256)
 
 
@@ -349,12 +349,12 @@ def test_last_column_tile_keeps_its_accumulator_in_registers(target, n, width) -
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize(("n", "tn", "width"), [(80, 40, 8), (1000, 500, None), (96, 48, 16)])
-def test_last_column_tile_width_is_that_of_each_column_block(monkeypatch, target, n, tn, width) -> None:
+def test_last_column_tile_width_is_that_of_each_column_block(target, n, tn, width) -> None:
     """With several full column blocks, the last register tile of columns of each is TN % nr wide, not
     n % nr: 80 = 2 x 40 columns, 40 = 32 + 8 (n % nr = 16); 500 = 15 x 32 + 20 keeps its mask (n % nr
     = 8 failed to vectorize a 20-wide tile); 48 = 32 + 16 (n % nr = 0: the column loop was not even
     peeled, every tile masked)."""
-    target = _forced_tiles(monkeypatch, (16, tn, 64), target)
+    target = _forced_tiles((16, tn, 64), target, pad_min_work=NEVER)
     a, b = rng.standard_normal((48, 128), np.float32), rng.standard_normal((128, n), np.float32)
     kernel = et.kernel(lambda a, b: a @ b, target=target)
     np.testing.assert_allclose(kernel(a, b), a @ b, rtol=1e-4, atol=1e-4)
@@ -373,7 +373,7 @@ def test_last_column_tile_wider_than_a_vector_stays_masked() -> None:
 
 
 def test_remainder_tiles_are_masked_not_scalar() -> None:
-    """Below policy.PAD_MIN_WORK a misaligned matmul keeps its remainder tiles, vectorized with masks."""
+    """Below `Tuning.pad_min_work` a misaligned matmul keeps its remainder tiles, vectorized with masks."""
     a, b = rng.standard_normal((67, 20), np.float32), rng.standard_normal((20, 130), np.float32)
     tiled = et.kernel(lambda a, b: a @ b).inspect(a, b).stage("tile")
     assert ("vector.create_mask" in tiled or "vector.constant_mask" in tiled) and "linalg.matmul" not in tiled
@@ -496,23 +496,15 @@ def on(machine: Target, name: str) -> Target:
     return resolve_target(replace(machine, name=name, threads=2))
 
 
-def _forced_tiles(monkeypatch, tiles, name: str) -> Target:
-    """The SMALL machine under pipeline `name`, its matmuls given cache tiles `tiles` and the register
-    tile of a 64-byte SIMD machine (8 x 32 for 4-byte elements). Misaligned shapes keep their
-    partial blocks and remainder tiles (no padding: that path is tested on its own)."""
-    tag = tiling.tag
-    monkeypatch.setattr(policy, "PAD_MIN_WORK", 2**62)
-    monkeypatch.setattr(tiling, "tag", lambda op, target, cache_tiles=None: tag(op, target, tiles))
-    return on(SMALL, name)
+NEVER = 2**62  # a Tuning threshold no matmul reaches
+FORCED = (16, 64, 64)  # cache tiles the tests below force on 2-D matmuls
 
 
-def _forced_matmul_tiles(monkeypatch, name: str, machine: Target = SMALL, tiles: tuple[int, int, int] = (16, 64, 64)) -> Target:
-    """`machine` under pipeline `name`, its 2-D matmuls given cache tiles `tiles` (other contractions
-    their defaults)."""
-    tag = tiling.tag
-    monkeypatch.setattr(tiling, "tag", lambda op, target, cache_tiles=None: tag(
-        op, target, tiles if op.operation.name == "linalg.matmul" else None))
-    return on(machine, name)
+def _forced_tiles(tiles: tuple[int, int, int], name: str, machine: Target = SMALL, **settings: int) -> Target:
+    """`machine` under pipeline `name` (SMALL: the register tile of a 64-byte SIMD machine, 8 x 32 for
+    4-byte elements), its matmuls given cache tiles `tiles` and the tile policy's other `settings`
+    (`et.Tuning`; pad_min_work=NEVER: misaligned shapes keep their partial blocks and remainder tiles)."""
+    return on(replace(machine, tuning=Tuning(matmul_tiles=tiles, **settings)), name)
 
 
 def _allocs(tiled: str) -> list[str]:
@@ -528,9 +520,9 @@ def _buffers(bufferized: str) -> list[str]:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 @pytest.mark.parametrize(("mkn", "tiles", "packed", "panels"), PACKED, ids=[f"{m}x{k}x{n}-{t[1]}" for (m, k, n), t, *_ in PACKED])
-def test_packed_blocks_match_numpy(monkeypatch, target, dtype, mkn, tiles, packed, panels) -> None:
+def test_packed_blocks_match_numpy(target, dtype, mkn, tiles, packed, panels) -> None:
     m, k, n = mkn
-    target = _forced_tiles(monkeypatch, tiles, target)
+    target = _forced_tiles(tiles, target, pad_min_work=NEVER)
     _check(lambda a, b: a @ b, [(m, k), (k, n)], dtype, target)
     if np.dtype(dtype).itemsize != 4:  # B panels TK x 16 (nr is two vectors), other strides: only the numbers are checked
         return
@@ -570,13 +562,13 @@ def test_packing_where_rows_crowd_the_caches() -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_packed_blocks_order(monkeypatch, tmp_path, target) -> None:
+def test_packed_blocks_order(tmp_path, target) -> None:
     """The C block is copied in before the k loop and out after it, the A block at each k step
     before the n loop, each B panel in the n loop before the m register loop (one row block: B's
     panels are copied once each)."""
     from test_golden import filecheck
 
-    target = _forced_tiles(monkeypatch, (16, 128, 64), target)
+    target = _forced_tiles((16, 128, 64), target, pad_min_work=NEVER)
     a, b = _args([(16, 256), (256, 256)], np.float32)
     tiled = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b).stage("tile")
     filecheck(tiled, """
@@ -598,7 +590,7 @@ CHECK: scf.forall.in_parallel
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_panel_gemm_order(monkeypatch, tmp_path, target) -> None:
+def test_panel_gemm_order(tmp_path, target) -> None:
     """Several row blocks: A packed once into (k / TK, m / mr, TK, mr) by row blocks, 16 k steps of
     mr rows transposed as vectors, a panel of rows across all k steps, and B into (k / TK, n / nr, TK,
     nr) by column blocks, nr-wide rows copied as vectors, a row across all column panels; then the
@@ -609,7 +601,7 @@ def test_panel_gemm_order(monkeypatch, tmp_path, target) -> None:
     copy and no fill of C, no buffer of C's size."""
     from test_golden import filecheck
 
-    target = _forced_tiles(monkeypatch, (16, 128, 64), target)
+    target = _forced_tiles((16, 128, 64), target, pad_min_work=NEVER)
     a, b = _args([(48, 256), (256, 256)], np.float32)
     comp = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b)
     filecheck(comp.stage("tile"), """
@@ -652,11 +644,11 @@ CHECK: return
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("mkn", [(48, 256, 256), (60, 200, 192)], ids=lambda s: "x".join(map(str, s)))
-def test_b_packed_once_with_an_epilogue_and_a_second_matmul(monkeypatch, target, mkn) -> None:
+def test_b_packed_once_with_an_epilogue_and_a_second_matmul(target, mkn) -> None:
     """B packed once where it pays and micro-panels copied under an epilogue, in one kernel: the
     bias + relu matmul keeps its per-block path, the plain one (same tiles) packs B once."""
     m, k, n = mkn
-    target = _forced_tiles(monkeypatch, (16, 64, 64), target)
+    target = _forced_tiles((16, 64, 64), target, pad_min_work=NEVER)
     fn = lambda a, b, c: (np.maximum(a @ b + c, 0.0), (a * 2.0) @ b)  # noqa: E731
     args = _args([(m, k), (k, n), (n,)], np.float32)
     got, want = et.kernel(fn, target=target)(*args), fn(*args)
@@ -666,11 +658,11 @@ def test_b_packed_once_with_an_epilogue_and_a_second_matmul(monkeypatch, target,
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_b_packed_once_for_a_temporary_product_too(monkeypatch, target) -> None:
+def test_b_packed_once_for_a_temporary_product_too(target) -> None:
     """A temporary product ((a @ b) @ d) packs B once like a product written to the output (both
     buffers are lent by the caller when large: tests/test_workspace.py); in one kernel with two such
     matmuls with the same tiles, each packs its own B."""
-    target = _forced_matmul_tiles(monkeypatch, target)
+    target = _forced_tiles(FORCED, target)
     a, b, c, d = _args([(48, 256), (256, 256), (256, 256), (256, 8)], np.float32)
     chain = lambda a, b, d: (a @ b) @ d  # noqa: E731
     np.testing.assert_allclose(et.kernel(chain, target=target)(a, b, d), chain(a, b, d), rtol=1e-4, atol=1e-2)
@@ -691,10 +683,10 @@ def test_b_packed_once_for_a_temporary_product_too(monkeypatch, target) -> None:
     # fused output block, which is a block-sized buffer already (no C copy)
     ((60, 256, 256), (20, 64, 64), ["20x64", "64x32"], ["20x64"]),
 ], ids=["panels", "blocks"])
-def test_packed_operands_under_an_epilogue(monkeypatch, target, mkn, tiles, allocs, buffers) -> None:
+def test_packed_operands_under_an_epilogue(target, mkn, tiles, allocs, buffers) -> None:
     """mm + bias + relu: the matmul computed block by block in the epilogue's loop, its operands packed."""
     m, k, n = mkn
-    target = _forced_tiles(monkeypatch, tiles, target)
+    target = _forced_tiles(tiles, target, pad_min_work=NEVER)
     shapes = [(m, k), (k, n), (n,)]
     _check(_bias_relu, shapes, np.float32, target)
     comp = et.kernel(_bias_relu, target=target).inspect(*_args(shapes, np.float32))
@@ -714,11 +706,11 @@ def _chain_mv(a, b, x):
     ((48, 128, 64), (32, 128, 32)),  # a partial last row block (failed to vectorize; chain: memrefCopy)
     ((48, 200, 256), (16, 64, 64)),  # a partial last k step of TK: panels in k steps of 50
 ], ids=["tn-nr-partial-k", "tn-nr", "partial-row-block", "panel-k"])
-def test_packed_b_tilings_at_the_edges_match_numpy(monkeypatch, dtype, mkn, tiles) -> None:
-    """Tilings at the edges of the panel path (`_a_panels`), with B packed once: GEMM, epilogue and
+def test_packed_b_tilings_at_the_edges_match_numpy(dtype, mkn, tiles) -> None:
+    """Tilings at the edges of the panel path (`policy.packs_panels`), with B packed once: GEMM, epilogue and
     matvec epilogue compile and match NumPy (exactly, on small integers)."""
     m, k, n = mkn
-    target = _forced_matmul_tiles(monkeypatch, "cpu", tiles=tiles)
+    target = _forced_tiles(tiles, "cpu")
     rng = np.random.default_rng(0)
     a, b, c = (rng.integers(-3, 4, shape).astype(dtype) for shape in ((m, k), (k, n), (n,)))
     for fn in (lambda a, b, c: a @ b, _bias_relu, _chain_mv):
@@ -732,14 +724,14 @@ def test_packed_b_tilings_at_the_edges_match_numpy(monkeypatch, dtype, mkn, tile
     ((61, 127, 250), 64),  # ... and k padded to two steps of 64
     ((96, 255, 90), 64),  # whole row blocks, a partial column block; k padded to four steps of 64
 ], ids=["rows-cols", "rows-cols-k", "cols-k"])
-def test_panels_at_any_size_match_numpy(monkeypatch, target, dtype, mkn, step) -> None:
+def test_panels_at_any_size_match_numpy(target, dtype, mkn, step) -> None:
     """A and B are packed in panels whatever m, n and k: the packs pad A's last register tile of rows,
     B's last of columns and both's last k step with zeros (`panel_k`; masked vector reads), and the
     blocks at the edges are partial (C's unpack masked). GEMM and bias + relu match NumPy exactly (small
     integers); a matvec epilogue keeps its blocks whole (no panels here) and matches too. An inf in A's
     last column and a NaN in B's last row give NaN exactly where NumPy has it: the padding adds 0 * 0."""
     m, k, n = mkn
-    target = _forced_matmul_tiles(monkeypatch, target)
+    target = _forced_tiles(FORCED, target)
     rng = np.random.default_rng(0)
     a, b, c = (rng.integers(-3, 4, shape).astype(dtype) for shape in ((m, k), (k, n), (n,)))
     for fn in (lambda a, b, c: a @ b, _bias_relu, _chain_mv):
@@ -787,18 +779,16 @@ BIG_L2 = replace(Target.host(), l1=4096, l2=2**20, line=64, simd=64, l2_ways=4)
     # x 6 panels of 64 x 8); the product's blocks are 2 x 2 register tiles, the matvec packed like the
     # product (y as 6 x 8)
     (SMALL, True, r'transform.cast %\w+ : !transform.op<"linalg.generic">', ["2x2x8x32", "4x6x64x8", "4x8x64x32", "6x8"], [("3", "", ""), ("", "8", "2"), ("", "4", "1")]),
-    # no panels (a smaller matmul, PANEL_MIN_WORK) and B fits L2: its micro-panels are copied in each
+    # no panels (a smaller matmul, `Tuning.panel_min_work`) and B fits L2: its micro-panels are copied in each
     # block; A is read in place
     (BIG_L2, False, r'transform.structured.match ops\{\["linalg.matmul"\]\} attributes \{et.id = 0 ', ["16x64", "64x32"], [("3", "", ""), ("", "256", "64"), ("", "256", "64")]),
 ], ids=["B-packed-once", "B-panels"])
-def test_matvec_of_a_product_never_stores_the_product(monkeypatch, target, caches, panels, fused, buffers, loops) -> None:
+def test_matvec_of_a_product_never_stores_the_product(target, caches, panels, fused, buffers, loops) -> None:
     """Forced tiles (16, 64, 64) on (48 x 256) @ (256 x 256) @ x: three row blocks (the parallel
     loop), four column blocks inside each, each a 16 x 64 buffer filled with zeros, computed over four
     k steps and reduced into y; no buffer of the whole product and nothing lent by the caller. The
-    register tiles read A's panels (`_a_panels`) or its rows in place (a large L2)."""
-    target = _forced_matmul_tiles(monkeypatch, target, caches)
-    if not panels:
-        monkeypatch.setattr(tiling, "PANEL_MIN_WORK", 2**62)
+    register tiles read A's panels (`policy.packs_panels`) or its rows in place (a large L2)."""
+    target = _forced_tiles(FORCED, target, caches, **({} if panels else {"panel_min_work": NEVER}))
     a, b, x = _args([(48, 256), (256, 256), (256,)], np.float32)
     kernel = et.kernel(_chain_mv, target=target)
     np.testing.assert_allclose(kernel(a, b, x), (a.astype(np.float64) @ b) @ x, rtol=1e-4, atol=1e-3)
@@ -833,9 +823,9 @@ def test_product_read_otherwise_is_stored(fn, target: str) -> None:
     ((50, 256, 256), False),  # rows not a multiple of mr: A is not packed, B is
     ((48, 200, 256), True),  # a partial last k step of TK: panels in k steps of 50 (`panel_k`)
 ], ids=["partial-row-block", "rows-not-whole-tiles", "partial-k-step"])
-def test_matvec_epilogue_with_packed_operands_matches_numpy(monkeypatch, target, dtype, mkn, panels) -> None:
+def test_matvec_epilogue_with_packed_operands_matches_numpy(target, dtype, mkn, panels) -> None:
     m, k, n = mkn
-    target = _forced_matmul_tiles(monkeypatch, target)
+    target = _forced_tiles(FORCED, target)
     a, b, x = _args([(m, k), (k, n), (n,)], dtype)
     kernel = et.kernel(_chain_mv, target=target)
     got, want = kernel(a, b, x), (a.astype(np.float64) @ b) @ x
@@ -844,5 +834,5 @@ def test_matvec_epilogue_with_packed_operands_matches_numpy(monkeypatch, target,
     else:
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
     script = kernel.inspect(a, b, x).stage("tile-script")
-    matvec = re.search(r'(%\w+) = transform.structured.match ops\{\["linalg.matvec"\]\}', script)[1]
+    matvec = re.search(r"(%\w+) = transform.get_consumers_of_result", script)[1]  # the matmul's only user
     assert f"transform.structured.pack {matvec} " in script and bool(re.search(r"packed_sizes = \[8, \d+, \d+\]", script)) == panels

@@ -25,7 +25,7 @@ from typing import ClassVar
 from mlir import ir
 
 from .. import scripts
-from ..tiling import linalg_ops
+from ..payload import linalg_ops
 from .stage import Stage, count_ops
 
 

@@ -27,7 +27,7 @@ from mlir import ir
 from ...target import Target
 from .. import scripts
 from ..policy import simd_lanes
-from ..tiling import element_bytes, linalg_ops
+from ..payload import element_bytes, linalg_ops
 from .stage import Stage
 
 TAG = "et.lanes"

@@ -31,7 +31,7 @@ from mlir.dialects import arith, builtin, llvm, memref, scf
 
 from ...outputs import ALIGN  # the output pool's alignment, a cache line: also the widest (AVX-512) vector store
 from ...target import Target
-from ..tiling import element_bytes
+from ..payload import element_bytes
 from .stage import Stage
 
 MARK = "et.output"  # argument attribute of a kernel's output buffers (set by lowering/emit.py)

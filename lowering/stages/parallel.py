@@ -24,9 +24,10 @@ Which loop is split (`choose`):
 
 The ops are addressed in payload order: one `match interface{LinalgOp}` handle split into one
 handle per op (`split_handle`), so the script depends only on the IR it is built from.
-Contractions tagged for the "tile" stage (lowering/tiling.py, which runs next) are skipped: that
-stage splits them over output blocks (and batches). An untagged batch_matmul (a unit m, n or k) is
-split over its batch loop here.
+The ops the "tile" stage (lowering/tiling.py, which runs next) computes are skipped, as the contraction
+plan both stages read says (lowering/plan.py `Plan.owned`): the tagged contractions, which it splits
+over output blocks (and batches), a matmul's epilogue and the zero fills it computes block by block
+with them. An untagged batch_matmul (a unit m, n or k) is split over its batch loop here.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ from mlir.dialects.transform import structured
 
 from ...target import Target
 from .. import scripts
+from ..payload import as_operation, linalg_ops, loop_extents
+from ..plan import Plan
 from ..policy import MIN_WORK
-from ..tiling import CONTRACTIONS, _epilogue, _loop_extents, as_operation, fills_per_block, linalg_ops
 from .stage import Stage
 
 
@@ -86,7 +88,7 @@ def _extents(op: ir.Operation) -> tuple[int, ...] | None:
         extents = tuple(ir.ShapedType(op.results[0].type).shape)
     else:
         try:
-            extents = _loop_extents(op)
+            extents = loop_extents(op)
         except (KeyError, ValueError, IndexError):
             return None
     if any(e < 0 for e in extents):  # dynamic
@@ -107,22 +109,6 @@ def _single_combiner(op: ir.Operation) -> bool:
     return any(v == out for v in owner.operands)
 
 
-def _per_matmul_block(op: ir.Operation, target: Target) -> bool:
-    """Whether the tile stage computes `op` block by block inside a tagged matmul's loop: the
-    matmul's epilogue (tiling._epilogue) or the zero fill of a matmul that has one."""
-    if op.name == "linalg.fill":
-        matmuls = [as_operation(u.owner) for u in op.results[0].uses]
-        return len(matmuls) == 1 and matmuls[0].name == "linalg.matmul" and "et.tiles" in matmuls[0].attributes \
-            and fills_per_block(matmuls[0], target)
-    for operand in op.operands:
-        owner = as_operation(operand.owner)
-        if owner is not None and owner.name == "linalg.matmul" and "et.tiles" in owner.attributes:
-            epilogue = _epilogue(owner)
-            if epilogue is not None and epilogue == op:
-                return True
-    return False
-
-
 def _in_forall(op: ir.Operation) -> bool:
     parent = op.parent
     while parent is not None and parent.name != "builtin.module":
@@ -137,10 +123,6 @@ def choose(op: ir.Operation, target: Target) -> Split | None:
     threads = target.threads
     if threads <= 1 or len(op.results) != 1 or _in_forall(op):
         return None  # (inside a row-block loop, lowering/rows.py: that loop is the parallel one)
-    if op.name in CONTRACTIONS and "et.tiles" in op.attributes:
-        return None  # tiled (and parallelized) by the tile stage
-    if _per_matmul_block(op, target):
-        return None  # the tile stage runs it on each output block of its matmul
     iterators = _iterators(op)
     extents = _extents(op)
     if iterators is None or extents is None or len(iterators) != len(extents) or not extents:
@@ -168,10 +150,13 @@ def choose(op: ir.Operation, target: Target) -> Split | None:
     return Split(kind, num, extents, iterators)
 
 
-def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
-    """The transform module splitting each sizable linalg op of `module` over `target`'s threads, or None."""
+def transform_script(module: ir.Module, plan: Plan) -> ir.Module | None:
+    """The transform module splitting each sizable linalg op of `module` over the threads of `plan`'s
+    target, or None. The ops the tile stage computes (`plan.owned`: the tagged contractions, their
+    epilogues and the fills it computes block by block with them) are left to it."""
     ops = linalg_ops(module)
-    splits = [choose(op, target) for op in ops]
+    owned = plan.owned(module)
+    splits = [None if any(op == o for o in owned) else choose(op, plan.target) for op in ops]
     if not any(splits):
         return None
 
@@ -196,6 +181,7 @@ class Parallel(Stage):
     name: ClassVar[str] = "parallel"
     passes: ClassVar[tuple[str, ...]] = ("canonicalize",)
     scripted: ClassVar[bool] = True
+    planned: ClassVar[bool] = True
 
-    def script(self, module: ir.Module) -> ir.Module | None:
-        return transform_script(module, self.target)
+    def script(self, module: ir.Module, plan: Plan) -> ir.Module | None:
+        return transform_script(module, plan)

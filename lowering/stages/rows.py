@@ -36,7 +36,7 @@ from mlir.dialects.transform import structured, tensor
 from ...target import Target
 from .. import scripts
 from ..policy import block_rows
-from ..tiling import _loop_extents, as_operation, element_bytes, indexing_maps, linalg_ops
+from ..payload import as_operation, element_bytes, indexing_maps, linalg_ops, loop_extents
 from .stage import Stage
 
 TAG = "et.rows"
@@ -101,7 +101,7 @@ def _block(root: ir.Operation, group: list[ir.Operation], target: Target) -> int
     chosen = _tiles(root)
     if chosen:
         return chosen[0]
-    extents = _loop_extents(root)
+    extents = loop_extents(root)
     itemsize = element_bytes(ir.ShapedType(root.results[0].type).element_type)
     values = 1 + sum(p.name == "linalg.generic" for p in group)
     return block_rows(extents[0], math.prod(extents[1:]) * itemsize * values, target)
@@ -111,7 +111,7 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
     """The transform module building the row-block loop of each tagged op, or None if there is none
     (the loop's iterations are spread over `target`'s threads)."""
     ops = linalg_ops(module)
-    roots = [op for op in ops if TAG in op.attributes and op.name == "linalg.generic" and _loop_extents(op)]
+    roots = [op for op in ops if TAG in op.attributes and op.name == "linalg.generic" and loop_extents(op)]
     if not roots:
         return None
     groups: list[list[int]] = []  # each root's producers to fuse (indices in ops), consumers first
@@ -124,7 +124,7 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
         handles = scripts.linalg_handles(root_handle, len(ops))
         funcs = scripts.match_ops(root_handle, "func.func")
         for root, group in zip(roots, groups, strict=True):
-            sizes = [_block(root, [ops[p] for p in group], target)] + [0] * (len(_loop_extents(root)) - 1)
+            sizes = [_block(root, [ops[p] for p in group], target)] + [0] * (len(loop_extents(root)) - 1)
             _, loop = scripts.tile_using_forall(handles[ops.index(root)], sizes)
             for p in group:
                 scripts.apply_cse(loop)  # (only inside the loop: see stages/tile.py)

@@ -4,9 +4,12 @@ and a rewrite after them that may return a typed record of what it decided."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mlir import ir
+
+if TYPE_CHECKING:
+    from ..plan import Plan
 
 
 class Stage:
@@ -21,10 +24,16 @@ class Stage:
     name: str
     passes: tuple[str, ...] = ()
     scripted: ClassVar[bool] = False
+    planned: ClassVar[bool] = False  # its script reads the run's contraction plan (lowering/plan.py), made for its `target`
 
     def script(self, module: ir.Module) -> ir.Module | None:
-        """The transform module to apply before the passes (only called when `scripted`)."""
+        """The transform module to apply before the passes (only called when `scripted`; a `planned`
+        stage's takes the run's contraction plan too: `script(module, plan)`)."""
         return None
+
+    def script_for(self, module: ir.Module, plan: Plan | None) -> ir.Module | None:
+        """`script` for `module`, given the run's contraction plan when the stage is `planned`."""
+        return self.script(module, plan) if self.planned else self.script(module)
 
     def decided(self, script: ir.Module) -> Any:
         """The facts of the script this stage built (None: none to record)."""

@@ -30,7 +30,9 @@ from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
 from ...target import Target
-from ..tiling import KCHUNK, as_operation, transform_script
+from ..payload import as_operation
+from ..plan import Plan
+from ..tiling import KCHUNK, transform_script
 from .stage import Stage
 
 
@@ -125,9 +127,10 @@ class Tile(Stage):
     name: ClassVar[str] = "tile"
     passes: ClassVar[tuple[str, ...]] = ("canonicalize",)
     scripted: ClassVar[bool] = True
+    planned: ClassVar[bool] = True
 
-    def script(self, module: ir.Module) -> ir.Module | None:
-        return transform_script(module, self.target)
+    def script(self, module: ir.Module, plan: Plan) -> ir.Module | None:
+        return transform_script(module, plan)
 
     def rewrite(self, module: ir.Module) -> None:
         restart(module)
