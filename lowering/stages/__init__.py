@@ -3,8 +3,10 @@
 A compilation's MLIR (linalg on tensors from lowering/emit.py) goes through them in this order:
 
     rows          rows.py           fuse_rows kernels as one loop over row blocks (transform script)
-    parallel      parallel.py       cpu-openmp: each linalg op split into one chunk per thread (script)
-    tile          tile.py           contractions tiled and vectorized (lowering/tiling.py's script), k blocks from zero
+    parallel      parallel.py       cpu-openmp: each linalg op split into one chunk per thread (script), but
+                                    those the contraction plan (lowering/plan.py) gives the tile stage
+    tile          tile.py           contractions tiled and vectorized as the plan says (lowering/tiling.py's script),
+                                    k blocks from zero
     bufferize     bufferize.py      tensors -> buffers; strided copies as loops, large temporaries lent
     flatten       flatten.py        elementwise ops over contiguous buffers as one flat loop (script)
     lanes         lanes.py          reductions' chosen lanes as loop annotations (script)
