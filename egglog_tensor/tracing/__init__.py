@@ -1,0 +1,66 @@
+"""Tracing: run the user's NumPy function on Tracer objects and record a typed Node DAG.
+
+`core.py` holds the Tracer and the registry of NumPy functions; each module after it implements
+one part of NumPy's surface and registers it (`@implements("name")`): ufuncs.py (elementwise),
+shapes.py (views and shapes), reductions.py, linalg.py. A new NumPy function goes in the module of
+its kind, or a new module imported here.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError
+from ..graph import Builder, Node, topological
+from ..spec import ArgSpec
+from . import linalg, reductions, shapes, ufuncs  # noqa: F401  (they register their functions)
+from .core import Trace, Tracer, as_tracer, fail, user_location
+
+__all__ = ["Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
+
+
+def narrowed_int_args(outputs: Sequence[Node], specs: Sequence[ArgSpec], names: Sequence[str]) -> tuple[tuple[int, str], ...]:
+    """(argument index, dtype) of each Python-int argument the program converts to a narrower integer
+    dtype (`int32_array + n`): NumPy raises OverflowError for a value outside it, so a call checks."""
+    index = {n: i for i, (n, s) in enumerate(zip(names, specs, strict=True)) if s.weak is int}
+    found = {(index[n.inputs[0].attr("name")], n.dtype) for n in topological(list(outputs))
+             if n.op == "astype" and n.dtype.startswith("int") and n.inputs[0].op == "arg" and n.inputs[0].attr("name") in index}
+    return tuple(sorted(found))
+
+
+def function_name(fn: Callable[..., Any]) -> str:
+    """A kernel function's name for messages: `__name__`, `partial(name)` for a functools.partial, else its type's name."""
+    if isinstance(fn, functools.partial):
+        return f"partial({function_name(fn.func)})"
+    return getattr(fn, "__name__", None) or type(fn).__name__
+
+
+def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]) -> tuple[list[Node], bool]:
+    """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple."""
+    trace = Trace(Builder(), tuple(names))
+    tracers = []
+    for name, spec in zip(names, specs, strict=True):
+        node = trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout))
+        tracers.append(Tracer(trace, node, spec.weak, view=True))
+    try:
+        result = fn(*tracers)
+    except RecursionError:
+        raise fail(TracingError, f"recursion limit hit while tracing {function_name(fn)}") from None
+    is_tuple = isinstance(result, (tuple, list))
+    results = list(result) if is_tuple else [result]
+    outputs = []
+    for i, r in enumerate(results):
+        if isinstance(r, (bool, int, float, np.generic, np.ndarray)) and np.ndim(r) == 0:
+            r = as_tracer(trace, r)
+        if not isinstance(r, Tracer):
+            where = f"output {i}" if is_tuple else "the result"
+            raise TracingError(
+                f"{function_name(fn)} must return arrays (or a tuple of arrays); "
+                f"{where} is {type(r).__name__}"
+            )
+        outputs.append(r._node)
+    return outputs, is_tuple

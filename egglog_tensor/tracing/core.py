@@ -1,0 +1,356 @@
+"""The Tracer: a symbolic array that records a typed Node DAG, and what every surface module shares.
+
+Tracers take part in NumPy's own dispatch (`__array_ufunc__`, `__array_function__`) and Python
+operators; each NumPy function a kernel may call is an entry of IMPLEMENTATIONS, registered by the
+module that implements it (`@implements("sum")`), so adding a function never touches this module.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import os
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import EgglogTensorError, OutOfBoundsError, TracingError, UnsupportedError
+from ..graph import DTYPES, Builder, Node, topological
+from ..spec import PYTHON_SCALARS
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # egglog_tensor/: not user code
+_NUMPY_DIR = os.path.dirname(np.__file__)
+
+# name -> implementation: `np.<name>` functions, "getitem", and "ufunc.<method>" ("ufunc.__call__", "ufunc.reduce")
+IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {}
+
+
+def implements(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated function as the traced implementation of each of `names`."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for name in names:
+            if name in IMPLEMENTATIONS:
+                raise ValueError(f"{name} is implemented twice")
+            IMPLEMENTATIONS[name] = fn
+        return fn
+
+    return register
+
+
+def user_location() -> str:
+    """'file:line: code' of the innermost frame that is user code (not this package, not NumPy)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith((_PACKAGE_DIR, _NUMPY_DIR)) and "<__array_function__" not in path:
+            info = inspect.getframeinfo(frame, context=1)
+            code = info.code_context[0].strip() if info.code_context else ""
+            return f"{info.filename}:{info.lineno}: {code}"
+        frame = frame.f_back
+    return "<unknown location>"
+
+
+def fail(cls: type[EgglogTensorError], message: str) -> EgglogTensorError:
+    return cls(f"{message}\n  at {user_location()}")
+
+
+def describe(args: Sequence[Any]) -> str:
+    parts = []
+    for a in args:
+        if isinstance(a, Tracer):
+            parts.append(f"tracer {a.dtype}{list(a.shape)}")
+        else:
+            parts.append(type(a).__name__)
+    return ", ".join(parts)
+
+
+@dataclass
+class Trace:
+    """State of one tracing run: the node builder and the argument nodes by name."""
+
+    builder: Builder
+    arg_names: tuple[str, ...]
+
+    def make(self, op: str, inputs: tuple[Node, ...] = (), attrs: tuple = ()) -> Node:
+        try:
+            return self.builder.make(op, inputs, attrs)
+        except TracingError as e:
+            message = str(e) if str(e).startswith(op) else f"{op}: {e}"
+            raise fail(TracingError, message) from None
+
+    def const(self, value: object, dtype: str) -> Node:
+        """A 0-d constant of `dtype`, holding the value NumPy would compute with (NEP 50): a Python
+        int outside an integer dtype raises OverflowError, a number beyond a float dtype's range is
+        +-inf (with NumPy's RuntimeWarning), both as in NumPy."""
+        bounds = np.iinfo(dtype) if dtype.startswith("int") else None
+        if bounds is not None and type(value) is int and not bounds.min <= value <= bounds.max:
+            raise fail(OutOfBoundsError, f"Python integer {value} out of bounds for {dtype}")
+        try:
+            if dtype.startswith("float") and type(value) in (int, float):
+                typed = to_float(value, dtype)
+            else:
+                typed = np.asarray(value).astype(dtype, casting="same_kind")
+        except OverflowError:  # float(10**400)
+            raise fail(OutOfBoundsError, f"Python integer {value} too large to convert to {dtype}") from None
+        except TypeError:
+            raise fail(TracingError, f"Python scalar {value!r} does not fit in {dtype}") from None
+        if dtype.startswith("int") and abs(int(typed)) > 2**53:
+            raise fail(UnsupportedError, f"integer constant {value!r} is too large (|value| > 2**53)")
+        value = float(typed)
+        if value == 0.0 and math.copysign(1.0, value) < 0:
+            # egglog's f64 equates -0.0 with 0.0, so negative zero is spelled -(0.0) in the term.
+            return self.make("negative", (self.make("const", (), (0.0, dtype)),))
+        return self.make("const", (), (value, dtype))
+
+
+def to_float(value: float, dtype: str) -> np.ndarray:
+    """A Python number as NumPy casts it to a float dtype: out of range it is +-inf, with NumPy's warning."""
+    with np.errstate(over="ignore"):
+        typed = np.asarray(float(value)).astype(dtype)
+    if np.isinf(typed) and math.isfinite(float(value)):
+        warnings.warn(f"overflow encountered in cast: {value!r} is {typed} in {dtype}, as in NumPy\n  at {user_location()}",
+                      RuntimeWarning, stacklevel=2)
+    return typed
+
+
+
+
+class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
+    """A symbolic array: a node of the traced DAG. Python numbers stay 'weak' (NEP 50)."""
+
+    __array_priority__ = 1000
+
+    def __init__(self, trace: Trace, node: Node, weak: type | None = None, view: bool = False) -> None:
+        self._trace = trace
+        self._node = node
+        self._weak = weak
+        self._view = view  # args and views alias caller memory: in-place updates are refused
+        self._viewed = False
+
+    def __getattr__(self, name: str) -> Any:
+        """Only called for attributes Tracer lacks: an ndarray method or attribute it does not support."""
+        if not name.startswith("_") and hasattr(np.ndarray, name):
+            raise fail(UnsupportedError, f"ndarray.{name} is not supported in a kernel (on a tracer {self.dtype}{list(self.shape)})")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    # --- array attributes -------------------------------------------------------------------
+    shape = property(lambda self: self._node.shape)
+    ndim = property(lambda self: self._node.ndim)
+    size = property(lambda self: self._node.size)
+    dtype = property(lambda self: np.dtype(self._node.dtype))
+    T = property(lambda self: self.transpose())
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise fail(TracingError, "len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise fail(TracingError, "iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self) -> str:
+        return f"Tracer({self._node.dtype}{list(self.shape)})"
+
+    # --- what cannot be traced ----------------------------------------------------------------
+    def _concrete(self, what: str) -> TracingError:
+        names = sorted({n.attr("name") for n in ancestors(self._node) if n.op == "arg"})
+        deps = f"it depends on argument(s) {', '.join(names)}" if names else "it is a traced value"
+        return fail(
+            TracingError,
+            f"{what} needs a concrete value, but {deps}, whose values are not known while tracing; "
+            "use np.where / np.maximum etc. instead of Python control flow",
+        )
+
+    def __bool__(self) -> bool:
+        raise self._concrete("Python control flow (bool() / if / while / and / or) on a traced array")
+
+    def __float__(self) -> float:
+        raise self._concrete("float() of a traced array")
+
+    def __int__(self) -> int:
+        raise self._concrete("int() of a traced array")
+
+    def __index__(self) -> int:
+        raise self._concrete("using a traced array as an index")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._concrete("converting a traced array to a NumPy array (np.asarray / np.array)")
+
+    def __setitem__(self, key, value) -> None:
+        raise fail(TracingError, "in-place assignment (x[...] = v) is not supported; build a new array (np.where)")
+
+    # --- NumPy protocols: dispatched through IMPLEMENTATIONS, which the surface modules fill ----------
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        handler = IMPLEMENTATIONS.get(f"ufunc.{method}")
+        if handler is None:
+            raise fail(UnsupportedError, f"np.{ufunc.__name__}.{method}({describe(inputs)}) is not supported")
+        return handler(ufunc, *inputs, **kwargs)
+
+    def __array_function__(self, func: Callable, types: Any, args: Any, kwargs: Any) -> Any:
+        handler = IMPLEMENTATIONS.get(func.__name__)
+        if handler is None or getattr(np, func.__name__, None) is not func:
+            raise fail(UnsupportedError, f"np.{func.__name__}({describe(args)}) is not supported")
+        return handler(*args, **kwargs)
+
+    # --- methods: ndarray's signatures, NumPy's functions ----------------------------------------
+    def astype(self, dtype: Any, copy: bool = True) -> Tracer:
+        return astype(self, dtype_name(dtype))
+
+    def sum(self, axis=None, dtype=None, keepdims=False) -> Tracer:
+        return IMPLEMENTATIONS["sum"](self, axis, dtype, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, keepdims=False) -> Tracer:
+        return IMPLEMENTATIONS["prod"](self, axis, dtype, keepdims=keepdims)
+
+    def max(self, axis=None, keepdims=False) -> Tracer:
+        return IMPLEMENTATIONS["max"](self, axis, keepdims=keepdims)
+
+    def min(self, axis=None, keepdims=False) -> Tracer:
+        return IMPLEMENTATIONS["min"](self, axis, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, keepdims=False) -> Tracer:
+        return IMPLEMENTATIONS["mean"](self, axis, dtype, keepdims=keepdims)
+
+    def reshape(self, *shape, order: str = "C") -> Tracer:
+        return IMPLEMENTATIONS["reshape"](self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape, order)
+
+    def transpose(self, *axes) -> Tracer:
+        return IMPLEMENTATIONS["transpose"](self, axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes or None)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Tracer:
+        return IMPLEMENTATIONS["swapaxes"](self, axis1, axis2)
+
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tracer:
+        return IMPLEMENTATIONS["diagonal"](self, offset, axis1, axis2)
+
+    def trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Tracer:
+        return IMPLEMENTATIONS["trace"](self, offset, axis1, axis2, dtype)
+
+    def clip(self, a_min=None, a_max=None) -> Tracer:
+        return IMPLEMENTATIONS["clip"](self, a_min, a_max)
+
+    def dot(self, other: Any) -> Tracer:
+        return IMPLEMENTATIONS["dot"](self, other)
+
+    def ravel(self) -> Tracer:
+        return IMPLEMENTATIONS["reshape"](self, (-1,), "C")
+
+    flatten = ravel
+
+    def squeeze(self, axis=None) -> Tracer:
+        return IMPLEMENTATIONS["squeeze"](self, axis)
+
+    def __getitem__(self, key: Any) -> Tracer:
+        return IMPLEMENTATIONS["getitem"](self, key)
+
+
+def ancestors(node: Node) -> list[Node]:
+    return topological([node])
+
+
+# --- lifting values into the trace --------------------------------------------------------------
+
+
+def trace_of(values: Sequence[Any]) -> Trace:
+    for v in values:
+        if isinstance(v, Tracer):
+            return v._trace
+        if isinstance(v, (list, tuple)):
+            for w in v:
+                if isinstance(w, Tracer):
+                    return w._trace
+    raise fail(TracingError, "no traced array among the arguments")
+
+
+def dtype_key(v: Any) -> Any:
+    """What NumPy's dtype resolution needs: a dtype, or the Python type of a weak scalar (int, float;
+    a Python bool is plain bool: it is the lowest kind, and resolve_dtypes refuses the type)."""
+    if isinstance(v, Tracer):
+        return np.dtype(bool) if v._weak is bool else v._weak or v.dtype
+    if type(v) is bool:
+        return np.dtype(bool)
+    if type(v) in (int, float):
+        return type(v)
+    if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0:
+        return np.asarray(v).dtype
+    if isinstance(v, np.ndarray):
+        raise fail(
+            UnsupportedError,
+            f"a NumPy array of shape {v.shape} captured as a constant; pass it as a kernel argument instead",
+        )
+    raise fail(UnsupportedError, f"operand of type {type(v).__name__} is not supported")
+
+
+def lift(trace: Trace, v: Any, dtype: str) -> Node:
+    """A Node of `dtype` for a tracer (cast if needed) or a Python/NumPy scalar (constant)."""
+    if isinstance(v, Tracer):
+        node = v._node
+        return node if node.dtype == dtype else trace.make("astype", (node,), (dtype,))
+    if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
+        v = v.item()
+    return trace.const(v, dtype)
+
+
+def result(trace: Trace, node: Node, weak: type | None = None, view: bool = False) -> Tracer:
+    return Tracer(trace, node, weak, view)
+
+
+def check_dtype(name: str, dtypes: Sequence[np.dtype], inputs: Sequence[Any]) -> None:
+    for dt in dtypes:
+        if dt.name not in DTYPES:
+            raise fail(UnsupportedError, f"np.{name}({describe(inputs)}) needs dtype {dt}, which is not supported")
+
+
+
+
+def astype(x: Any, dtype: str) -> Tracer:
+    trace = trace_of([x])
+    if dtype not in DTYPES:
+        raise fail(UnsupportedError, f"astype({dtype}) is not supported (supported: {', '.join(DTYPES)})")
+    return result(trace, lift(trace, x, dtype))
+
+
+def dtype_name(dtype: Any) -> str:
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        raise fail(UnsupportedError, f"dtype {dtype!r} is not understood") from None
+
+
+def as_tracer(trace: Trace, v: Any) -> Tracer:
+    if isinstance(v, Tracer):
+        return v
+    key = dtype_key(v)
+    dtype = np.dtype(key).name if not isinstance(key, type) else PYTHON_SCALARS[key]
+    return result(trace, lift(trace, v, dtype), key if isinstance(key, type) else None)
+
+
+
+
+def normalize_axis(ndim: int, axis: int, what: str = "axis") -> int:
+    if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
+        raise fail(TracingError, f"{what} {axis!r} is out of bounds for an array of dimension {ndim}")
+    return int(axis) % ndim
+
+
+def normalize_axes(ndim: int, axis: Any) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(normalize_axis(ndim, a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise fail(TracingError, f"repeated axis in {axis!r}")
+    return tuple(sorted(axes))
+
+
+def view(x: Tracer, op: str, attrs: tuple) -> Tracer:
+    x._viewed = True
+    return result(x._trace, x._trace.make(op, (x._node,), attrs), x._weak, view=True)
+
+

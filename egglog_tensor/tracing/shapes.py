@@ -1,0 +1,206 @@
+"""Shapes and views: reshape, transpose, broadcasting, basic indexing, diagonal, concatenate and stack
+(views where the op is an index map: they fuse into their readers)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError, UnsupportedError
+from ..ops import is_unit_reshape
+from .core import Tracer, as_tracer, dtype_key, dtype_name, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
+
+
+def reshape(x: Any, shape: Any, order: str = "C") -> Tracer:
+    x = as_tracer(trace_of([x]), x)
+    if order != "C":
+        raise fail(UnsupportedError, f"reshape(order={order!r}) is not supported (only 'C')")
+    shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    if shape.count(-1) > 1:
+        raise fail(TracingError, f"reshape {shape}: can only specify one unknown dimension")
+    if -1 in shape:
+        known = math.prod(s for s in shape if s != -1)
+        if known == 0 or x.size % known:
+            raise fail(TracingError, f"cannot reshape array of size {x.size} into shape {shape}")
+        shape = tuple(x.size // known if s == -1 else s for s in shape)
+    if math.prod(shape) != x.size or any(s < 0 for s in shape):
+        raise fail(TracingError, f"cannot reshape array of size {x.size} into shape {shape}")
+    if shape == x.shape:
+        return x
+    view = is_unit_reshape(x.shape, shape)
+    if view:
+        x._viewed = True
+    return result(x._trace, x._trace.make("reshape", (x._node,), (shape,)), x._weak, view=view)
+
+
+def transpose(x: Any, axes: Any = None) -> Tracer:
+    x = as_tracer(trace_of([x]), x)
+    perm = tuple(reversed(range(x.ndim))) if axes is None else tuple(normalize_axis(x.ndim, a) for a in axes)
+    if sorted(perm) != list(range(x.ndim)):
+        raise fail(TracingError, f"transpose axes {axes!r} are not a permutation of {x.ndim} dims")
+    if perm == tuple(range(x.ndim)):
+        return x
+    return view(x, "transpose", (perm,))
+
+
+@implements("swapaxes")
+def swapaxes(x: Any, axis1: int, axis2: int) -> Tracer:
+    x = as_tracer(trace_of([x]), x)
+    perm = list(range(x.ndim))
+    a, b = normalize_axis(x.ndim, axis1), normalize_axis(x.ndim, axis2)
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, perm)
+
+
+@implements("broadcast_to")
+def broadcast_to(x: Any, shape: Any, subok: bool = False) -> Tracer:
+    x = as_tracer(trace_of([x]), x)
+    shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    ok = len(shape) >= x.ndim and all(d in (1, s) for d, s in zip(x.shape, shape[len(shape) - x.ndim :], strict=True))
+    if not ok:
+        raise fail(TracingError, f"cannot broadcast shape {x.shape} to {shape}")
+    return x if shape == x.shape else view(x, "broadcast_to", (shape,))
+
+
+@implements("expand_dims")
+def expand_dims(x: Any, axis: Any) -> Tracer:
+    x = as_tracer(trace_of([x]), x)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    ndim = x.ndim + len(axes)
+    positions = sorted(normalize_axis(ndim, a) for a in axes)
+    dims = iter(x.shape)
+    return reshape(x, tuple(1 if i in positions else next(dims) for i in range(ndim)))
+
+
+@implements("squeeze")
+def squeeze(x: Any, axis: Any = None) -> Tracer:
+    x = as_tracer(trace_of([x]), x)
+    axes = tuple(i for i, d in enumerate(x.shape) if d == 1) if axis is None else normalize_axes(x.ndim, axis)
+    if any(x.shape[a] != 1 for a in axes):
+        raise fail(TracingError, "cannot select an axis to squeeze out which has size not equal to one")
+    return reshape(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+@implements("getitem")
+def getitem(x: Tracer, key: Any) -> Tracer:
+    """Basic indexing (ints, slices with steps, None, ...) as a slice view plus a unit reshape."""
+    key = key if isinstance(key, tuple) else (key,)
+    for k in key:
+        if not (k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))):
+            raise fail(UnsupportedError, f"indexing with {type(k).__name__} (advanced indexing) is not supported")
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_real > x.ndim:
+        raise fail(TracingError, f"too many indices for array: array is {x.ndim}-dimensional, but {n_real} were indexed")
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise fail(TracingError, "an index can only have a single ellipsis ('...')")
+    if Ellipsis in key:
+        i = key.index(Ellipsis)
+        key = key[:i] + (slice(None),) * (x.ndim - n_real) + key[i + 1 :]
+    else:
+        key = key + (slice(None),) * (x.ndim - n_real)
+    start, step, size, out_shape = [], [], [], []
+    dim = 0
+    for k in key:
+        if k is None:
+            out_shape.append(1)
+            continue
+        n = x.shape[dim]
+        if isinstance(k, slice):
+            r = range(*k.indices(n))
+            start.append(r.start if len(r) else 0)
+            step.append(r.step)
+            size.append(len(r))
+            out_shape.append(len(r))
+        else:
+            if not -n <= k < n:
+                raise fail(TracingError, f"index {k} is out of bounds for axis {dim} with size {n}")
+            start.append(int(k) % n)
+            step.append(1)
+            size.append(1)
+        dim += 1
+    sliced = x
+    if tuple(size) != x.shape or any(s != 0 for s in start) or any(s != 1 for s in step):
+        sliced = view(x, "slice", (tuple(start), tuple(step), tuple(size)))
+    out = reshape(sliced, tuple(out_shape))
+    x._viewed = True
+    out._view = True
+    return out
+
+
+@implements("diagonal")
+def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tracer:
+    x = as_tracer(trace_of([x]), x)
+    if x.ndim < 2:
+        raise fail(TracingError, "diag requires an array of at least two dimensions")
+    a1, a2 = normalize_axis(x.ndim, axis1, "axis1"), normalize_axis(x.ndim, axis2, "axis2")
+    if a1 == a2:
+        raise fail(TracingError, "axis1 and axis2 cannot be the same")
+    return view(x, "diagonal", (int(offset), a1, a2))
+
+
+@implements("concatenate")
+def concatenate(arrays: Sequence[Any], axis: Any = 0, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> Tracer:
+    if out is not None:
+        raise fail(UnsupportedError, "np.concatenate(out=...) is not supported")
+    trace = trace_of(arrays)
+    parts = [as_tracer(trace, a) for a in arrays]
+    if axis is None:
+        parts = [reshape(p, (-1,)) for p in parts]
+        axis = 0
+    if not parts:
+        raise fail(TracingError, "need at least one array to concatenate")
+    target = dtype_name(dtype) if dtype is not None else np.result_type(*[dtype_key(p) if not p._weak else p._weak(0) for p in parts]).name
+    ndim = parts[0].ndim
+    if ndim == 0:
+        raise fail(TracingError, "zero-dimensional arrays cannot be concatenated")
+    ax = normalize_axis(ndim, axis)
+    for p in parts:
+        if p.ndim != ndim or any(d != e for i, (d, e) in enumerate(zip(p.shape, parts[0].shape)) if i != ax):
+            raise fail(TracingError, f"concatenate: shapes {[q.shape for q in parts]} differ outside axis {ax}")
+    nodes = tuple(lift(trace, p, target) for p in parts)
+    if len(nodes) == 1:
+        return result(trace, nodes[0])
+    return result(trace, trace.make("concat", nodes, (ax,)))
+
+
+@implements("stack")
+def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> Tracer:
+    trace = trace_of(arrays)
+    parts = [as_tracer(trace, a) for a in arrays]
+    if not parts or any(p.shape != parts[0].shape for p in parts):
+        raise fail(TracingError, "all input arrays must have the same shape")
+    ax = normalize_axis(parts[0].ndim + 1, axis)
+    return concatenate([expand_dims(p, ax) for p in parts], ax, out, dtype)
+
+
+
+
+@implements("shape")
+def shape(x: Any) -> tuple[int, ...]:
+    return tuple(np.shape(x)) if not isinstance(x, Tracer) else x.shape
+
+
+
+@implements("ndim")
+def ndim(x: Any) -> int:
+    return x.ndim if isinstance(x, Tracer) else np.ndim(x)
+
+
+@implements("reshape")
+def reshape_fn(a: Any, shape: Any = None, order: str = "C", **kw: Any) -> Tracer:
+    """np.reshape (NumPy < 2.1 spelled `shape` as `newshape`)."""
+    return reshape(a, shape if shape is not None else kw.get("newshape"), order)
+
+
+@implements("ravel")
+def ravel(a: Any, order: str = "C") -> Tracer:
+    return reshape(a, (-1,), order)
+
+
+@implements("transpose")
+def transpose_fn(a: Any, axes: Any = None) -> Tracer:
+    return transpose(a, axes)
+

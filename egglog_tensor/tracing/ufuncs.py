@@ -1,0 +1,143 @@
+"""Elementwise functions: NumPy's ufuncs with NumPy's own dtype resolution (`ufunc.resolve_dtypes`,
+NEP 50 weak Python scalars), and `where` and `clip` built from them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError, UnsupportedError
+from ..graph import DTYPES, Node
+from ..ops import BINARY, PREDICATES, UNARY, supports
+from ..spec import PYTHON_SCALARS
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, astype, dtype_name, check_dtype, describe, dtype_key, fail, implements, lift, result, trace_of
+from .shapes import broadcast_to
+
+_WEAK_OF = {dtype: kind for kind, dtype in PYTHON_SCALARS.items()}  # a result dtype -> the Python type it stays weak as
+_UFUNC_OPS = {"true_divide": "divide", "radians": "deg2rad", "degrees": "rad2deg"}
+
+
+def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
+    """Apply a NumPy ufunc to traced/scalar inputs with NumPy's own dtype resolution."""
+    name = _UFUNC_OPS.get(ufunc.__name__, ufunc.__name__)
+    if name not in UNARY and name not in BINARY and name not in ("positive", "matmul"):
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}) is not supported")
+    keys = tuple(dtype_key(v) for v in inputs)
+    all_weak = all(isinstance(k, type) for k in keys)
+    if all_weak:  # no array takes part: NumPy makes default-dtype arrays of the Python numbers
+        keys = tuple(np.dtype(PYTHON_SCALARS[k]) for k in keys)
+    try:
+        loop = ufunc.resolve_dtypes((*keys, None))
+    except (TypeError, np.exceptions.DTypePromotionError) as e:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}): {e}") from None
+    check_dtype(ufunc.__name__, loop, inputs)
+    if name in PREDICATES and loop[0].kind == "i":
+        if any(type(v) is int and not -(2**63) <= v < 2**63 for v in inputs):  # beyond int64: one answer for every element
+            value = np.bool_(ufunc(*(v if type(v) is int else np.int64(0) for v in inputs)))
+            shape = np.broadcast_shapes(*(v.shape if isinstance(v, Tracer) else np.shape(v) for v in inputs))
+            return broadcast_to(as_tracer(trace, value), shape)
+        loop = exact_int_comparison(loop, inputs)
+    nodes = tuple(lift(trace, v, dt.name) for v, dt in zip(inputs, loop[: len(inputs)], strict=True))
+    weak = _WEAK_OF.get(loop[-1].name) if all_weak else None
+    if name == "positive":
+        return result(trace, nodes[0], weak)
+    if name == "matmul":  # linalg.py: nodes of the resolved dtype
+        return IMPLEMENTATIONS["matmul"](trace, *nodes)
+    if not supports(name, nodes[0].dtype):
+        raise fail(UnsupportedError, f"np.{ufunc.__name__} on {nodes[0].dtype} is not supported ({describe(inputs)})")
+    if name == "power" and nodes[1].ndim == 0 and not isinstance(inputs[1], Tracer):
+        node = scalar_power(trace, nodes[0], float(np.asarray(inputs[1]).item()))
+        if node is not None:
+            return result(trace, node, weak)
+    return result(trace, trace.make(name, nodes), weak)
+
+
+def exact_int_comparison(loop: Sequence[np.dtype], inputs: Sequence[Any]) -> Sequence[np.dtype]:
+    """NumPy compares an integer array with a Python int exactly (NEP 50: `int32_array < 2**40` is
+    True): compare in int64 when the int does not fit the loop's dtype or is a runtime argument."""
+    info = np.iinfo(loop[0])
+    wide = any((type(v) is int and not info.min <= v <= info.max) or (isinstance(v, Tracer) and v._weak is int) for v in inputs)
+    return (np.dtype("int64"),) * len(inputs) + (loop[-1],) if wide else loop
+
+
+def scalar_power(trace: Trace, x: Node, exponent: float) -> Node | None:
+    """NumPy's special cases for a scalar exponent: x**2 is square(x), x**0.5 is sqrt(x), x**-1 is 1/x.
+
+    They are NumPy's semantics, not optimizations: np.power(-inf, 0.5) is nan (sqrt), where C pow gives inf.
+    """
+    if exponent == 2.0:
+        return trace.make("square", (x,))
+    if x.dtype.startswith("float"):
+        if exponent == 0.5:
+            return trace.make("sqrt", (x,))
+        if exponent == -1.0:
+            return trace.make("reciprocal", (x,))
+        if exponent == 1.0:
+            return x
+    return None
+
+
+def in_place(out: tuple, result: Tracer) -> Tracer:
+    """`x += y` on a traced array: rebinds x when x owns its data; refused for arguments and views."""
+    (target,) = out
+    if not isinstance(target, Tracer) or target._view or target._viewed:
+        raise fail(
+            TracingError,
+            "in-place update of an argument or a view (e.g. `x += 1`, out=...) would mutate the caller's data; "
+            "write `x = x + 1` instead",
+        )
+    if result.shape != target.shape:
+        raise fail(TracingError, f"in-place update would change shape {target.shape} to {result.shape}")
+    target._node = lift(result._trace, result, target._node.dtype)
+    return target
+
+
+
+
+@implements("where")
+def where(cond: Any, x: Any = None, y: Any = None) -> Tracer:
+    if x is None or y is None:
+        raise fail(UnsupportedError, "np.where(cond) with one argument (indices) is not supported")
+    trace = trace_of([cond, x, y])
+    keys = [dtype_key(v) for v in (x, y)]
+    target = np.result_type(*[k(0) if isinstance(k, type) else k for k in keys]).name
+    if target not in DTYPES:
+        raise fail(UnsupportedError, f"np.where result dtype {target} is not supported")
+    c = lift(trace, cond, "bool")
+    return result(trace, trace.make("where", (c, lift(trace, x, target), lift(trace, y, target))))
+
+
+@implements("clip")
+def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: Any) -> Tracer:
+    if out is not None or kw:
+        raise fail(UnsupportedError, "np.clip: out= and keyword arguments are not supported")
+    a_min = kw.pop("min", a_min)
+    result = a
+    trace = trace_of([a])
+    if isinstance(a, Tracer) and a._weak is None and a.dtype.kind == "i":  # as NumPy: an int bound beyond the dtype cannot bind
+        info = np.iinfo(a.dtype)
+        a_min = None if type(a_min) is int and a_min < info.min else a_min
+        a_max = None if type(a_max) is int and a_max > info.max else a_max
+    if a_min is not None:
+        result = apply_ufunc(trace, np.maximum, (result, a_min))
+    if a_max is not None:
+        result = apply_ufunc(trace, np.minimum, (result, a_max))
+    return as_tracer(trace, result)
+
+
+
+@implements("ufunc.__call__")
+def call_ufunc(ufunc: np.ufunc, *inputs: Any, out: Any = None, **kwargs: Any) -> Tracer:
+    """`np.<ufunc>(...)` with a traced operand; `out=` only as an in-place update of a kernel's own array."""
+    if kwargs:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}: keyword arguments {sorted(kwargs)} are not supported")
+    value = apply_ufunc(trace_of(inputs), ufunc, inputs)
+    return value if out is None else in_place(out, value)
+
+
+
+@implements("astype")
+def astype_fn(x: Any, dtype: Any, copy: bool = True, device: Any = None) -> Tracer:
+    return astype(x, dtype_name(dtype))
