@@ -1,0 +1,319 @@
+"""Rearranging functions: flip, roll, pad, tile, repeat, moveaxis/rollaxis, split, the stacks and
+diag of a matrix, each composed of views (slices, broadcasts, transposes, unit reshapes) and
+concatenations at trace time, so they fuse into their readers."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError, UnsupportedError
+from .core import Tracer, as_tracer, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
+from .shapes import broadcast_to, concatenate, reshape, transpose
+
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def _tracer(x: Any) -> Tracer:
+    return as_tracer(trace_of([x]), x)
+
+
+def _ints(value: Any, what: str) -> tuple[int, ...]:
+    """An int or a sequence of ints as a tuple of Python ints (TracingError for anything else)."""
+    items = value if isinstance(value, (tuple, list, np.ndarray)) else (value,)
+    try:
+        return tuple(operator.index(v) for v in np.asarray(items, dtype=object).ravel())
+    except TypeError:
+        raise fail(TracingError, f"{what} must be integers, got {value!r}") from None
+
+
+def slice_axis(x: Tracer, axis: int, start: int, step: int, size: int) -> Tracer:
+    """The view x[..., start : start + step*size : step, ...] along `axis` (any step but 0)."""
+    starts, steps, sizes = [0] * x.ndim, [1] * x.ndim, list(x.shape)
+    starts[axis], steps[axis], sizes[axis] = start if size else 0, step, size
+    if (starts[axis], steps[axis], sizes[axis]) == (0, 1, x.shape[axis]):
+        return x
+    return view(x, "slice", (tuple(starts), tuple(steps), tuple(sizes)))
+
+
+def _runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
+    """`indices` as maximal arithmetic runs (start, step, length), greedily from the left."""
+    runs, i = [], 0
+    while i < len(indices):
+        step = indices[i + 1] - indices[i] if i + 1 < len(indices) else 1
+        j = i + 1
+        while j < len(indices) and indices[j] - indices[j - 1] == step:
+            j += 1
+        runs.append((indices[i], step, j - i))
+        i = j
+    return runs
+
+
+def take_static(x: Tracer, indices: Sequence[int], axis: int) -> Tracer:
+    """x.take(indices, axis) for known in-range indices, as a concatenation of views: one slice per
+    arithmetic run (a run repeating one index is a broadcast), so it fuses into its reader."""
+    parts = []
+    for start, step, length in _runs(list(indices)) or [(0, 1, 0)]:
+        if step:
+            parts.append(slice_axis(x, axis, start, step, length))
+        else:
+            one = slice_axis(x, axis, start, 1, 1)
+            parts.append(broadcast_to(one, tuple(length if d == axis else n for d, n in enumerate(one.shape))))
+    return parts[0] if len(parts) == 1 else concatenate(parts, axis)
+
+
+@implements("flip")
+def flip(m: Any, axis: Any = None) -> Tracer:
+    """Reversed along `axis` (all axes if None): slices with step -1."""
+    x = _tracer(m)
+    for a in normalize_axes(x.ndim, axis):
+        x = slice_axis(x, a, x.shape[a] - 1, -1, x.shape[a])
+    return x
+
+
+@implements("flipud")
+def flipud(m: Any) -> Tracer:
+    x = _tracer(m)
+    if x.ndim < 1:
+        raise fail(TracingError, "Input must be >= 1-d.")
+    return flip(x, 0)
+
+
+@implements("fliplr")
+def fliplr(m: Any) -> Tracer:
+    x = _tracer(m)
+    if x.ndim < 2:
+        raise fail(TracingError, "Input must be >= 2-d.")
+    return flip(x, 1)
+
+
+@implements("roll")
+def roll(a: Any, shift: Any, axis: Any = None) -> Tracer:
+    """Elements shifted cyclically: per axis, the concatenation of the two slices it wraps into."""
+    x = _tracer(a)
+    if axis is None:
+        return reshape(roll(reshape(x, (-1,)), shift, 0), x.shape)
+    shifts, axes = _ints(shift, "roll shifts"), _ints(axis, "roll axes")
+    try:
+        pairs = np.broadcast(np.asarray(shifts), np.asarray(axes))
+    except ValueError:
+        raise fail(TracingError, f"roll: shift {shift!r} and axis {axis!r} cannot be broadcast together") from None
+    total = [0] * x.ndim
+    for s, ax in pairs:
+        total[normalize_axis(x.ndim, int(ax))] += int(s)
+    for ax, s in enumerate(total):
+        n = x.shape[ax]
+        if n and s % n:
+            k = n - s % n
+            x = concatenate([slice_axis(x, ax, k, 1, n - k), slice_axis(x, ax, 0, 1, k)], ax)
+    return x
+
+
+def _pairs(value: Any, ndim: int, what: str) -> list[tuple[Any, Any]]:
+    """NumPy's (before, after) per axis from a scalar, a pair, or one pair per axis."""
+    array = np.asarray(value, dtype=object)
+    try:
+        return [tuple(p) for p in np.broadcast_to(array, (ndim, 2)).tolist()]
+    except ValueError:
+        raise fail(TracingError, f"np.pad: {what} {value!r} cannot be broadcast to ({ndim}, 2)") from None
+
+
+@implements("pad")
+def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tracer:
+    """np.pad, axis by axis as NumPy does: constant pads are broadcast constants concatenated
+    around the array; edge/reflect/symmetric/wrap read the array at the indices np.pad gives an
+    arange, as views."""
+    x = _tracer(array)
+    if not isinstance(mode, str) or mode not in _PAD_MODES:
+        raise fail(UnsupportedError, f"np.pad mode {mode!r} is not supported (supported: {', '.join(_PAD_MODES)})")
+    allowed = {"constant_values"} if mode == "constant" else {"reflect_type"} if mode in ("reflect", "symmetric") else set()
+    if set(kwargs) - allowed or kwargs.get("reflect_type", "even") != "even":
+        raise fail(UnsupportedError, f"np.pad(mode={mode!r}) with {kwargs} is not supported")
+    widths = [(operator.index(b), operator.index(e)) for b, e in _pairs(pad_width, x.ndim, "pad_width")]
+    if any(w < 0 for pair in widths for w in pair):
+        raise fail(TracingError, "index can't contain negative values")
+    if mode == "constant":
+        values = _pairs(kwargs.get("constant_values", 0), x.ndim, "constant_values")
+        return _pad_constant(x, widths, values)
+    for ax, (before, after) in enumerate(widths):
+        if before or after:
+            try:
+                indices = np.pad(np.arange(x.shape[ax]), (before, after), mode=mode)
+            except ValueError as e:
+                raise fail(TracingError, f"np.pad: {e}") from None
+            x = take_static(x, indices.tolist(), ax)
+    return x
+
+
+def _pad_constant(x: Tracer, widths: list[tuple[int, int]], values: list[tuple[Any, Any]]) -> Tracer:
+    trace, dtype = x._trace, x.dtype.name
+    for ax, ((before, after), (vb, va)) in enumerate(zip(widths, values, strict=True)):
+        parts = []
+        for width, value in ((before, vb), (after, va)):
+            constant = result(trace, lift(trace, _cast(value, dtype), dtype))
+            parts.append(broadcast_to(constant, tuple(width if d == ax else n for d, n in enumerate(x.shape))) if width else None)
+        if before or after:
+            x = concatenate([p for p in (parts[0], x, parts[1]) if p is not None], ax)
+    return x
+
+
+def _cast(value: Any, dtype: str) -> Any:
+    """A pad value as np.pad stores it into the array (an unsafe cast: 1.7 pads an int array with 1)."""
+    if isinstance(value, Tracer):
+        return value
+    return np.asarray(value).astype(dtype)[()]
+
+
+@implements("tile")
+def tile(A: Any, reps: Any) -> Tracer:
+    """np.tile: the array broadcast along a new axis before each axis, the pairs merged by a reshape."""
+    x = _tracer(A)
+    reps = _ints(reps, "tile reps")
+    if any(r < 0 for r in reps):
+        raise fail(TracingError, f"tile: negative repetitions {reps}")
+    ndim = max(x.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + reps
+    x = reshape(x, (1,) * (ndim - x.ndim) + x.shape)
+    if all(r == 1 for r in reps):
+        return x
+    interleaved = tuple(d for pair in zip([1] * ndim, x.shape, strict=True) for d in pair)
+    grown = tuple(d for pair in zip(reps, x.shape, strict=True) for d in pair)
+    return reshape(broadcast_to(reshape(x, interleaved), grown), tuple(r * n for r, n in zip(reps, x.shape, strict=True)))
+
+
+@implements("repeat")
+def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
+    """np.repeat: one count is a broadcast along a new axis after `axis`, merged by a reshape;
+    counts per element read the array at the indices they give (views)."""
+    x = _tracer(a)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    ax = normalize_axis(x.ndim, axis)
+    counts = _ints(repeats, "repeats")
+    if any(c < 0 for c in counts):
+        raise fail(TracingError, "repeat: negative dimensions are not allowed")
+    n = x.shape[ax]
+    if len(counts) == 1:  # one count (or a one-element sequence) broadcasts to every element
+        split = x.shape[: ax + 1] + (1,) + x.shape[ax + 1 :]
+        grown = x.shape[: ax + 1] + (counts[0],) + x.shape[ax + 1 :]
+        return reshape(broadcast_to(reshape(x, split), grown), x.shape[:ax] + (n * counts[0],) + x.shape[ax + 1 :])
+    if len(counts) != n:
+        raise fail(TracingError, f"repeat: operands could not be broadcast together with shape ({n},) ({len(counts)},)")
+    return take_static(x, np.repeat(np.arange(n), counts).tolist(), ax)
+
+
+@implements("moveaxis")
+def moveaxis(a: Any, source: Any, destination: Any) -> Tracer:
+    x = _tracer(a)
+    src = [normalize_axis(x.ndim, s, "source") for s in _ints(source, "source")]
+    dst = [normalize_axis(x.ndim, d, "destination") for d in _ints(destination, "destination")]
+    if len(src) != len(dst):
+        raise fail(TracingError, "`source` and `destination` arguments must have the same number of elements")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise fail(TracingError, "repeated axis in moveaxis source or destination")
+    order = [n for n in range(x.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return transpose(x, order)
+
+
+@implements("rollaxis")
+def rollaxis(a: Any, axis: int, start: int = 0) -> Tracer:
+    x = _tracer(a)
+    ax = normalize_axis(x.ndim, axis)
+    if not -x.ndim <= start <= x.ndim:
+        raise fail(TracingError, f"rollaxis: start {start} out of range for an array of dimension {x.ndim}")
+    start %= x.ndim + 1
+    if ax < start:
+        start -= 1
+    if ax == start:
+        return x
+    order = [n for n in range(x.ndim) if n != ax]
+    order.insert(start, ax)
+    return transpose(x, order)
+
+
+def _split(x: Tracer, sections: Any, axis: int, equal: bool) -> list[Tracer]:
+    ax = normalize_axis(x.ndim, axis)
+    n = x.shape[ax]
+    if isinstance(sections, (int, np.integer)):
+        count = int(sections)
+        if count <= 0:
+            raise fail(TracingError, "number sections must be larger than 0.")
+        if equal and n % count:
+            raise fail(TracingError, "array split does not result in an equal division")
+        each, extra = divmod(n, count)
+        bounds = np.cumsum([0] + extra * [each + 1] + (count - extra) * [each]).tolist()
+    else:
+        bounds = [0, *_ints(sections, "split indices"), n]
+    parts = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        r = range(*slice(lo, hi).indices(n))
+        parts.append(slice_axis(x, ax, r.start if len(r) else 0, 1, len(r)))
+    return parts
+
+
+@implements("split")
+def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Tracer]:
+    """np.split: a list of slice views."""
+    return _split(_tracer(ary), indices_or_sections, axis, equal=True)
+
+
+@implements("array_split")
+def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Tracer]:
+    """np.array_split: a list of slice views, the first n % sections one longer."""
+    return _split(_tracer(ary), indices_or_sections, axis, equal=False)
+
+
+def _at_least(arrays: Sequence[Any], ndim: int) -> list[Tracer]:
+    """np.atleast_1d/2d/3d of each: 1-D (n,) becomes (1, n) and (1, n, 1), 2-D (m, n) becomes (m, n, 1)."""
+    trace = trace_of(arrays)
+    out = []
+    for x in (as_tracer(trace, a) for a in arrays):
+        if x.ndim == 1 and ndim > 1:
+            x = reshape(x, ((1,) + x.shape + (1,))[:ndim])
+        out.append(reshape(x, ((1,) * ndim + x.shape)[-ndim:] if x.ndim == 0 else x.shape + (1,) * (ndim - x.ndim)))
+    return out
+
+
+def _stack_parts(tup: Any, what: str) -> list[Any]:
+    if isinstance(tup, Tracer) or not isinstance(tup, (tuple, list)):
+        raise fail(TracingError, f"np.{what} needs a sequence of arrays (a list or tuple)")
+    return list(tup)
+
+
+@implements("hstack")
+def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Tracer:
+    arrays = _at_least(_stack_parts(tup, "hstack"), 1)
+    return concatenate(arrays, 0 if arrays and arrays[0].ndim == 1 else 1, dtype=dtype, casting=casting)
+
+
+@implements("vstack")
+def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Tracer:
+    return concatenate(_at_least(_stack_parts(tup, "vstack"), 2), 0, dtype=dtype, casting=casting)
+
+
+@implements("dstack")
+def dstack(tup: Any) -> Tracer:
+    return concatenate(_at_least(_stack_parts(tup, "dstack"), 3), 2)
+
+
+@implements("column_stack")
+def column_stack(tup: Any) -> Tracer:
+    trace = trace_of(_stack_parts(tup, "column_stack"))
+    columns = [as_tracer(trace, a) for a in tup]
+    return concatenate([reshape(c, (c.size, 1)) if c.ndim < 2 else c for c in columns], 1)
+
+
+@implements("diag")
+def diag(v: Any, k: int = 0) -> Tracer:
+    """np.diag of a 2-D array: its k-th diagonal (a view)."""
+    x = _tracer(v)
+    if x.ndim == 1:
+        raise fail(UnsupportedError, "np.diag of a 1-D array (building a diagonal matrix) is not supported")
+    if x.ndim != 2:
+        raise fail(TracingError, "Input must be 1- or 2-d.")
+    return view(x, "diagonal", (operator.index(k), 0, 1))
