@@ -19,6 +19,10 @@ class OutOfBoundsError(EgglogTensorError, OverflowError):
     """A Python integer outside the integer dtype NumPy converts it to (`int32_array + 2**40`): NumPy raises OverflowError too."""
 
 
+class IndexOutOfBoundsError(EgglogTensorError, IndexError):
+    """An index outside its axis (np.take, x[idx]): at trace time for constant indices, after the call for traced ones (NumPy raises IndexError too)."""
+
+
 class KernelArgumentError(EgglogTensorError, TypeError):
     """A call passed arguments the kernel cannot take (count, type, dtype, rank)."""
 

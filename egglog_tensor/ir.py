@@ -164,6 +164,9 @@ globals().update({OPS[name].term: fn for name, fn in GENERATED.items()})
 def where(cond: Tensor, a: Tensor, b: Tensor) -> Tensor: ...
 @function
 def concat(parts: VecLike[Tensor, Tensor], axis: i64Like) -> Tensor: ...
+@function
+def gather(x: Tensor, idx: Tensor, axis: i64Like) -> Tensor:
+    """x read at the int64 indices idx along `axis` (ops.py: the shape of idx)."""
 
 
 def _constructor(term: str) -> object:

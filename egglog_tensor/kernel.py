@@ -16,7 +16,7 @@ import numpy as np
 from egglog import Ruleset, Schedule
 
 from .compiler import Compilation, Options, compile_kernel
-from .errors import KernelArgumentError, OutOfBoundsError
+from .errors import IndexOutOfBoundsError, KernelArgumentError, OutOfBoundsError
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
@@ -152,14 +152,16 @@ REFUSED = object()  # a fast-path call the native reader refused (nothing ran): 
 class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
-    __slots__ = ("arg_names", "call", "empty", "name", "narrowed", "native", "out_dtypes", "outputs", "returns_tuple", "scalars",
-                 "workspace")
+    __slots__ = ("arg_names", "call", "checks", "empty", "name", "narrowed", "native", "out_dtypes", "outputs", "returns_tuple",
+                 "scalars", "visible", "workspace")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
         self.name = name
         self.native = comp.native
         self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
         self.out_dtypes = tuple(dtype for _, dtype in self.outputs)
+        self.checks = comp.checks  # the last len(checks) outputs are 0-d bool flags (tracing/indexing.py)
+        self.visible = self.outputs[: len(self.outputs) - len(self.checks)]
         self.empty = allocator(self.outputs)
         self.returns_tuple = comp.returns_tuple
         self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
@@ -239,12 +241,22 @@ class _Dispatch:
 
     def _results(self, outs: list[np.ndarray], out: Any) -> Any:
         """What the call returns: the user's `out` (as given), or the new array(s), 0-d ones as scalars."""
+        outs = self._checked_flags(outs)
         if out is not None:
             return out if self.returns_tuple else outs[0]
         if self.returns_tuple:
             return tuple(o[()] if o.ndim == 0 else o for o in outs)
         result = outs[0]
         return result[()] if result.ndim == 0 else result
+
+    def _checked_flags(self, outs: list[np.ndarray]) -> list[np.ndarray]:
+        """The user's outputs, after raising IndexOutOfBoundsError for the first run-time check that failed."""
+        if not self.checks:
+            return outs
+        for flag, message in zip(outs[len(self.visible) :], self.checks, strict=True):
+            if flag[()]:
+                raise IndexOutOfBoundsError(f"{self.name}(): {message}")
+        return outs[: len(self.visible)]
 
     def _lend(self) -> list[np.ndarray]:
         """The workspace buffers for one call, from the pool (given back when the call drops them)."""
@@ -253,9 +265,11 @@ class _Dispatch:
     def _into_checked(self, arrays: Any, out: Any) -> Any:
         """Write the results into the user's arrays (checked: a clear error for a wrong one): directly
         when the kernel can, else through a temporary (a strided target, or one overlapping an input)."""
-        targets = check_out(out, self.outputs, self.name)
+        targets = check_out(out, self.visible, self.name)
         outs = [t if direct(t, arrays) else POOL.empty(t.shape, t.dtype) for t in targets]
-        self.native(*arrays, *outs, *self._lend())
+        flags = [np.empty((), np.bool_) for _ in self.checks]
+        self.native(*arrays, *outs, *flags, *self._lend())
+        self._checked_flags(outs + flags)
         for target, result in zip(targets, outs, strict=True):
             if result is not target:
                 np.copyto(target, result)

@@ -180,6 +180,19 @@ def _diagonal(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     return tuple(d for i, d in enumerate(x.shape) if i not in (a1, a2)) + (n,), x.dtype
 
 
+def _gather(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """gather(x, idx, axis): shaped like idx, which has x's dims with `axis` replaced by k >= 0 dims;
+    a dim of x is 1 (broadcast) or the idx dim it meets."""
+    x, idx = ins
+    axis, k = attrs[0], idx.ndim - x.ndim + 1
+    if idx.dtype != "int64" or k < 0 or not 0 <= axis < x.ndim:
+        raise TracingError(f"int64 indices of rank >= {x.ndim - 1} along an axis of x (rank {x.ndim}) expected, got {idx.dtype}{list(idx.shape)}")
+    meets = [idx.shape[d if d < axis else d + k - 1] for d in range(x.ndim) if d != axis]
+    if any(n not in (1, m) for n, m in zip((n for d, n in enumerate(x.shape) if d != axis), meets, strict=True)):
+        raise TracingError(f"x {list(x.shape)} does not broadcast against indices {list(idx.shape)} outside axis {axis}")
+    return idx.shape, x.dtype
+
+
 def _concat(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     axis, first = attrs[0], ins[0]
     total = sum(t.shape[axis] for t in ins)
@@ -265,6 +278,8 @@ _RECORDS = [
     OpDef("diagonal", Kind.VIEW, 1, ("offset", "axis1", "axis2"), "Tensor.diagonal", _diagonal),
     OpDef("reshape", Kind.SHAPE, 1, ("shape",), "Tensor.reshape", _to_shape),
     OpDef("concat", Kind.SHAPE, None, ("axis",), "concat", _concat),
+    # shapefns: a gather reads x at run-time indices along one axis (np.take, take_along_axis, x[idx])
+    OpDef("gather", Kind.SHAPE, 2, ("axis",), "gather", _gather),
     OpDef("materialize", Kind.SCHEDULE, 1, (), "materialize", _same),
     OpDef("fuse_rows", Kind.SCHEDULE, 1, (), "fuse_rows", _same),
     OpDef("fuse_rows_tiled", Kind.SCHEDULE, 1, ("tiles",), "fuse_rows_tiled", _same),

@@ -88,6 +88,7 @@ class Traced(_Stage):
     outputs: tuple[Node, ...] = field(compare=False)
     timings: Timings = field(default=(), compare=False)
     kernel: Any = field(default=None, compare=False)  # the Kernel that traced it: binds a call's arguments
+    checks: tuple[str, ...] = ()  # messages of the run-time checks: the last len(checks) outputs (tracing/indexing.py)
     _memo: dict[str, Any] = field(default_factory=dict, compare=False)  # term and its text, made once (shared by replace())
 
     @property
@@ -241,9 +242,10 @@ def trace(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]
     """Trace `fn` on tracers for `specs`: the first stage."""
     pipeline_for(options.target)  # (ValueError for a target with no pipeline, before tracing)
     timings: dict[str, float] = {}
-    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs))
+    outputs, returns_tuple, checks = _timed(timings, "trace", lambda: trace_function(fn, names, specs))
     narrowed = narrowed_int_args(outputs, specs, names)
-    return Traced(fn, tuple(names), tuple(specs), options, returns_tuple, narrowed, tuple(outputs), tuple(timings.items()), kernel)
+    return Traced(fn, tuple(names), tuple(specs), options, returns_tuple, narrowed, tuple(outputs), tuple(timings.items()), kernel,
+                  checks=checks)
 
 
 def optimize(traced: Traced) -> Optimized:
@@ -293,6 +295,7 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
         cache="disabled",
         cache_note=STAGED_CACHE_NOTE,
         narrowed_ints=traced.narrowed_ints,
+        checks=traced.checks,
     )
     comp.native = _native(module, traced.specs, optimized.outputs, lowered.workspace)
     return Compiled(lowered, comp)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
-from mlir.dialects import bufferization, func, linalg, memref, tensor
+from mlir.dialects import arith, bufferization, func, linalg, memref, tensor
 
 from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
@@ -176,6 +176,8 @@ class Emitter:
             return self._concat(node)
         if node.op == "reshape" and not is_view(node):
             return self._reshape(node)
+        if node.op == "gather":
+            return self._gather(node)
         return self._group(node)
 
     def _empty(self, node: Node) -> ir.Value:
@@ -390,6 +392,32 @@ class Emitter:
                 result = tensor.insert_slice(self._group(part), result, [], [], [], offsets, sizes, strides)
             offset += part.shape[axis]
         return result
+
+    def _gather(self, node: Node) -> ir.Value:
+        """A generic over the result computing each index (fused) and reading x there with
+        tensor.extract (the tracer made every index valid); x's other dims follow the loop."""
+        x, idx = node.inputs
+        axis, k = node.attr("axis"), idx.ndim - x.ndim + 1
+        source = self.materialize(x)
+        plan = _Plan(node.shape)
+        tree = self._scalar(idx, [ir.AffineDimExpr.get(i) for i in range(node.ndim)], plan)
+        init = self._empty(node)
+        maps = [m for _, m, _ in plan.inputs] + [ir.AffineMap.get_identity(node.ndim)]
+        op = linalg.GenericOp(
+            result_tensors=[init.type], inputs=[v for v, _, _ in plan.inputs], outputs=[init],
+            indexing_maps=ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+            iterator_types=ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * node.ndim),
+        )
+        dtypes = [dt for _, _, dt in plan.inputs] + [node.dtype]
+        block = op.regions[0].blocks.append(*(scalar.storage_type(dt) for dt in dtypes))
+        with ir.InsertionPoint(block):
+            args = [scalar.load(a, dt) for a, dt in zip(block.arguments, dtypes, strict=True)]
+            at = arith.index_cast(ir.IndexType.get(), _emit_tree(tree, args, {}))
+            zero = arith.constant(ir.IndexType.get(), 0)
+            coords = [at if d == axis else zero if n == 1 else linalg.IndexOp(d if d < axis else d + k - 1).result
+                      for d, n in enumerate(x.shape)]
+            linalg.YieldOp([tensor.extract(source, coords)])
+        return op.result
 
     def _reshape(self, node: Node) -> ir.Value:
         src = node.inputs[0]

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import TracingError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import linalg, rearrange, reductions, shapes, ufuncs  # noqa: F401  (they register their functions)
+from . import indexing, linalg, rearrange, reductions, shapes, ufuncs  # noqa: F401  (they register their functions)
 from .core import Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
@@ -39,8 +39,9 @@ def function_name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
 
 
-def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]) -> tuple[list[Node], bool]:
-    """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple."""
+def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]) -> tuple[list[Node], bool, tuple[str, ...]]:
+    """Trace `fn` on tracers for `specs`; returns the output nodes, whether it returned a tuple, and
+    the messages of the run-time checks (each a hidden 0-d bool output after the user's: true fails)."""
     trace = Trace(Builder(), tuple(names))
     tracers = []
     for name, spec in zip(names, specs, strict=True):
@@ -63,4 +64,4 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
                 f"{where} is {type(r).__name__}"
             )
         outputs.append(r._node)
-    return outputs, is_tuple
+    return outputs + [flag for flag, _ in trace.checks], is_tuple, tuple(message for _, message in trace.checks)

@@ -13,7 +13,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -75,6 +75,7 @@ class Trace:
 
     builder: Builder
     arg_names: tuple[str, ...]
+    checks: list[tuple[Node, str]] = field(default_factory=list)  # (0-d bool, message): a call raises the message when it is true
 
     def make(self, op: str, inputs: tuple[Node, ...] = (), attrs: tuple = ()) -> Node:
         try:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..ops import is_unit_reshape
-from .core import Tracer, as_tracer, dtype_key, dtype_name, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
+from .core import IMPLEMENTATIONS, Tracer, as_tracer, dtype_key, dtype_name, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
 
 
 def reshape(x: Any, shape: Any, order: str = "C") -> Tracer:
@@ -88,6 +88,8 @@ def squeeze(x: Any, axis: Any = None) -> Tracer:
 def getitem(x: Tracer, key: Any) -> Tracer:
     """Basic indexing (ints, slices with steps, None, ...) as a slice view plus a unit reshape."""
     key = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, (Tracer, np.ndarray, list, tuple, bool, np.bool_)) for k in key):
+        return IMPLEMENTATIONS["getitem.advanced"](x, key)  # tracing/indexing.py
     for k in key:
         if not (k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))):
             raise fail(UnsupportedError, f"indexing with {type(k).__name__} (advanced indexing) is not supported")

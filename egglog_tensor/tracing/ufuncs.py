@@ -99,7 +99,9 @@ def in_place(out: tuple, result: Tracer) -> Tracer:
 @implements("where")
 def where(cond: Any, x: Any = None, y: Any = None) -> Tracer:
     if x is None or y is None:
-        raise fail(UnsupportedError, "np.where(cond) with one argument (indices) is not supported")
+        raise fail(UnsupportedError, "np.where(cond) with one argument (the indices of the true elements) is not supported: "
+                                     "its result shape depends on cond's values, which are not known while tracing; "
+                                     "use np.where(cond, x, fill) for a result of cond's shape")
     trace = trace_of([cond, x, y])
     keys = [dtype_key(v) for v in (x, y)]
     target = np.result_type(*[k(0) if isinstance(k, type) else k for k in keys]).name

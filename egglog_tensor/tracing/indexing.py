@@ -1,0 +1,206 @@
+"""Gathers: np.take, np.take_along_axis and integer-array indexing (`A[idx]`, `A[:, idx]`, `A[i, j]`)
+with NumPy's result shapes. Constant indices are checked while tracing and read as views (one slice
+per arithmetic run); traced indices become a `gather` op whose indices are made valid in the kernel,
+an out-of-range one flagged in a hidden output that the call turns into IndexOutOfBoundsError.
+Boolean masks give data-dependent shapes: a clear error suggesting np.where."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
+from .core import IMPLEMENTATIONS, Tracer, ancestors, as_tracer, fail, implements, lift, normalize_axis, result, trace_of, user_location
+from .rearrange import take_static
+from .shapes import broadcast_to, reshape, transpose
+
+MAX_RUNS = 64  # constant indices read as at most this many slices; more: pass them as an argument
+_MASK_HINT = ("its result shape depends on the mask's values, which are not known while tracing; "
+              "use np.where(mask, x, fill) for a result of x's shape")
+
+
+def is_index_array(k: Any) -> bool:
+    """Whether an index entry is advanced: an array, a list or tuple, or a boolean scalar."""
+    return isinstance(k, (Tracer, np.ndarray, list, tuple, bool, np.bool_))
+
+
+def _constant(k: Any) -> np.ndarray | None:
+    """A constant index as an integer array (None: a traced one); masks and non-integers refused."""
+    if isinstance(k, Tracer):
+        kind = k.dtype.kind
+    else:
+        k = np.asarray(k)
+        kind = k.dtype.kind if k.size else "i"
+    if kind == "b":
+        raise fail(UnsupportedError, f"boolean-mask indexing (x[mask]) is not supported: {_MASK_HINT}")
+    if kind not in "iu":
+        raise fail(TracingError, "arrays used as indices must be of integer (or boolean) type")
+    return None if isinstance(k, Tracer) else k.astype(np.int64)
+
+
+def _checked(k: np.ndarray, n: int, axis: int) -> np.ndarray:
+    bad = (k < -n) | (k >= n)
+    if bad.any():
+        raise fail(IndexOutOfBoundsError, f"index {int(k[bad].flat[0])} is out of bounds for axis {axis} with size {n}")
+    return k % max(n, 1)
+
+
+def _valid(k: Tracer, n: int, axis: int, mode: str) -> Tracer:
+    """Traced indices made valid for an axis of size n: wrapped or clipped (mode), or, for 'raise',
+    negatives wrapped and out-of-range ones read at 0 and flagged for the call to raise."""
+    trace = k._trace
+    k = as_tracer(trace, k).astype("int64") if k.dtype != np.int64 else k
+    if n == 0 and k.size:
+        raise fail(IndexOutOfBoundsError, f"cannot do a non-empty take from an empty axis {axis}")
+    if mode == "wrap":
+        return np.remainder(k, n)
+    if mode == "clip":
+        return np.clip(k, 0, n - 1)
+    bad = (k < -n) | (k >= n)
+    names = sorted({a.attr("name") for a in ancestors(k._node) if a.op == "arg"})
+    flag = bad._node if bad.ndim == 0 else trace.make("max", (bad._node,), (tuple(range(bad.ndim)),))
+    trace.checks.append((flag, f"index out of bounds for axis {axis} with size {n} "
+                               f"(indices computed from argument(s) {', '.join(names)})\n  at {user_location()}"))
+    return np.where(bad, 0, np.where(k < 0, k + n, k))
+
+
+def gather(x: Tracer, k: Tracer, axis: int) -> Tracer:
+    """x.take(k, axis) for valid traced int64 indices: the gather op, indices broadcast to the result."""
+    trace = x._trace
+    shape = x.shape[:axis] + k.shape + x.shape[axis + 1 :]
+    idx = broadcast_to(reshape(k, (1,) * axis + k.shape + (1,) * (x.ndim - axis - 1)), shape)
+    return result(trace, trace.make("gather", (x._node, lift(trace, idx, "int64")), (axis,)), x._weak)
+
+
+def take_constant(x: Tracer, k: np.ndarray, axis: int) -> Tracer:
+    """x.take(k, axis) for valid constant indices: views of x (one slice per arithmetic run)."""
+    flat = k.ravel().tolist()
+    runs = sum(1 for i in range(len(flat)) if i < 2 or flat[i] - flat[i - 1] != flat[i - 1] - flat[i - 2])
+    if runs > 2 * MAX_RUNS:
+        raise fail(UnsupportedError, f"constant indices of {k.size} elements with no regular pattern: "
+                                     "pass them as a kernel argument (an int array) instead")
+    taken = take_static(x, flat, axis)
+    return reshape(taken, x.shape[:axis] + k.shape + x.shape[axis + 1 :])
+
+
+def _take_axis(x: Tracer, k: Any, axis: int, mode: str) -> Tracer:
+    constant = _constant(k)
+    n = x.shape[axis]
+    if constant is None:
+        return gather(x, _valid(k, n, axis, mode), axis)
+    if n == 0 and constant.size:
+        raise fail(IndexOutOfBoundsError, f"cannot do a non-empty take from an empty axis {axis}")
+    if mode == "wrap":
+        constant = constant % max(n, 1)
+    elif mode == "clip":
+        constant = np.clip(constant, 0, max(n - 1, 0))
+    return take_constant(x, _checked(constant, n, axis), axis)
+
+
+@implements("take")
+def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Tracer:
+    """np.take: x read at `indices` along `axis` (the flattened array if None)."""
+    if out is not None:
+        raise fail(UnsupportedError, "np.take(out=...) is not supported")
+    if mode not in ("raise", "wrap", "clip"):
+        raise fail(TracingError, f"clipmode not understood: {mode!r}")
+    x = as_tracer(trace_of([a, indices]), a)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    return _take_axis(x, indices, normalize_axis(x.ndim, axis), mode)
+
+
+@implements("take_along_axis")
+def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tracer:
+    """np.take_along_axis: traced indices as one gather; constant ones when they are the same
+    along every other axis (then a take)."""
+    x = as_tracer(trace_of([arr, indices]), arr)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    ndim = np.ndim(indices) if not isinstance(indices, Tracer) else indices.ndim
+    if ndim != x.ndim:
+        raise fail(TracingError, "`indices` and `arr` must have the same number of dimensions")
+    ax = normalize_axis(x.ndim, axis)
+    shape_k = indices.shape if isinstance(indices, Tracer) else np.shape(indices)
+    try:
+        shape = tuple(np.broadcast_shapes(*((s[:ax] + (1,) + s[ax + 1 :]) for s in (x.shape, tuple(shape_k)))))
+    except ValueError:
+        raise fail(TracingError, f"take_along_axis: shapes {x.shape} and {tuple(shape_k)} do not broadcast outside axis {ax}") from None
+    shape = shape[:ax] + (shape_k[ax],) + shape[ax + 1 :]
+    constant = _constant(indices)
+    if constant is None:
+        k = broadcast_to(_valid(indices, x.shape[ax], ax, "raise"), shape)
+        return result(x._trace, x._trace.make("gather", (x._node, k._node), (ax,)), x._weak)
+    line = np.moveaxis(constant, ax, -1).reshape(-1, constant.shape[ax]) if constant.size else constant
+    if constant.size and not (line == line[:1]).all():
+        raise fail(UnsupportedError, "np.take_along_axis with constant indices that differ along other axes: "
+                                     "pass them as a kernel argument instead")
+    along = line[0] if constant.size else np.zeros(0, np.int64)
+    taken = take_constant(x, _checked(along, x.shape[ax], ax), ax)
+    return broadcast_to(taken, shape)
+
+
+@implements("getitem.advanced")
+def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
+    """Integer-array indexing with NumPy's result shape: the indexed dims become the indices'
+    broadcast shape, in place when they are adjacent, else first."""
+    for k in filter(is_index_array, key):
+        _constant(k)  # (masks and non-integer arrays refused before any work)
+    x, key = _without_none(x, _expand(x, key))
+    advanced = [d for d, k in enumerate(key) if not isinstance(k, slice)]
+    try:
+        shape = tuple(np.broadcast_shapes(*(np.shape(k) if not isinstance(k, Tracer) else k.shape for k in (key[d] for d in advanced))))
+    except ValueError:
+        raise fail(TracingError, "shape mismatch: indexing arrays could not be broadcast together") from None
+    y = IMPLEMENTATIONS["getitem"](x, tuple(slice(None) if d in advanced else k for d, k in enumerate(key)))
+    at = advanced[0] if advanced == list(range(advanced[0], advanced[-1] + 1)) else 0
+    order = [d for d in range(y.ndim) if d not in advanced]
+    y = transpose(y, order[:at] + advanced + order[at:])
+    sizes = [y.shape[at + i] for i in range(len(advanced))]
+    merged = reshape(y, y.shape[:at] + (math.prod(sizes),) + y.shape[at + len(advanced) :])
+    flat = _flat_index([key[d] for d in advanced], sizes, shape, advanced)
+    if isinstance(flat, np.ndarray):
+        return take_constant(merged, flat, at)
+    return gather(merged, flat, at)
+
+
+def _expand(x: Tracer, key: tuple) -> tuple:
+    """The key with its Ellipsis (or the missing trailing dims) as full slices and ints as 0-d arrays."""
+    real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if real > x.ndim:
+        raise fail(TracingError, f"too many indices for array: array is {x.ndim}-dimensional, but {real} were indexed")
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise fail(TracingError, "an index can only have a single ellipsis ('...')")
+    fill = (slice(None),) * (x.ndim - real)
+    at = next((i for i, k in enumerate(key) if k is Ellipsis), len(key))  # (`in` would compare tracers)
+    key = key[:at] + fill + key[at + 1 :]
+    return tuple(np.int64(k) if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) else k for k in key)
+
+
+def _without_none(x: Tracer, key: tuple) -> tuple[Tracer, tuple]:
+    """x with a unit dim at each None of the key, which becomes a full slice there."""
+    shape, dims = [], iter(x.shape)
+    for k in key:
+        shape.append(1 if k is None else next(dims))
+    return reshape(x, tuple(shape)), tuple(slice(None) if k is None else k for k in key)
+
+
+def _flat_index(keys: list[Any], sizes: list[int], shape: tuple[int, ...], axes: list[int]) -> Any:
+    """The row-major index into the merged dims of `sizes`: a constant array if every key is one."""
+    strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
+    constants = [_constant(k) for k in keys]
+    if all(c is not None for c in constants):
+        valid = [_checked(c, n, a) for c, n, a in zip(constants, sizes, axes, strict=True)]
+        return np.broadcast_to(sum(v * s for v, s in zip(valid, strides, strict=True)), shape)
+    if any(c is not None and c.ndim for c in constants):
+        raise fail(UnsupportedError, "mixing constant index arrays with traced ones is not supported; "
+                                     "pass every index array as an argument")
+    trace = trace_of([k for k in keys if isinstance(k, Tracer)])
+    parts = [(_valid(k, n, a, "raise") if c is None else as_tracer(trace, int(_checked(c, n, a))))
+             for k, c, n, a in zip(keys, constants, sizes, axes, strict=True)]
+    flat = parts[0] * strides[0] if strides[0] != 1 else parts[0]
+    for p, s in zip(parts[1:], strides[1:], strict=True):
+        flat = flat + (p * s if s != 1 else p)
+    return broadcast_to(as_tracer(trace, flat), shape)
