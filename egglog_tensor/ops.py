@@ -184,10 +184,11 @@ def _gather(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     """gather(x, idx, axis): shaped like idx, which has x's dims with `axis` replaced by k >= 0 dims;
     a dim of x is 1 (broadcast) or the idx dim it meets."""
     x, idx = ins
-    axis, k = attrs[0], idx.ndim - x.ndim + 1
-    if idx.dtype != "int64" or k < 0 or not 0 <= axis < x.ndim:
-        raise TracingError(f"int64 indices of rank >= {x.ndim - 1} along an axis of x (rank {x.ndim}) expected, got {idx.dtype}{list(idx.shape)}")
-    meets = [idx.shape[d if d < axis else d + k - 1] for d in range(x.ndim) if d != axis]
+    axis, rank = attrs[0], len(x.shape)
+    k = len(idx.shape) - rank + 1
+    if idx.dtype != "int64" or k < 0 or not 0 <= axis < rank:
+        raise TracingError(f"int64 indices of rank >= {rank - 1} along an axis of x (rank {rank}) expected, got {idx.dtype}{list(idx.shape)}")
+    meets = [idx.shape[d if d < axis else d + k - 1] for d in range(rank) if d != axis]
     if any(n not in (1, m) for n, m in zip((n for d, n in enumerate(x.shape) if d != axis), meets, strict=True)):
         raise TracingError(f"x {list(x.shape)} does not broadcast against indices {list(idx.shape)} outside axis {axis}")
     return idx.shape, x.dtype

@@ -242,10 +242,11 @@ def trace(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]
     """Trace `fn` on tracers for `specs`: the first stage."""
     pipeline_for(options.target)  # (ValueError for a target with no pipeline, before tracing)
     timings: dict[str, float] = {}
-    outputs, returns_tuple, checks = _timed(timings, "trace", lambda: trace_function(fn, names, specs))
+    checks: list[str] = []
+    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs, checks))
     narrowed = narrowed_int_args(outputs, specs, names)
     return Traced(fn, tuple(names), tuple(specs), options, returns_tuple, narrowed, tuple(outputs), tuple(timings.items()), kernel,
-                  checks=checks)
+                  checks=tuple(checks))
 
 
 def optimize(traced: Traced) -> Optimized:

@@ -193,6 +193,8 @@ PROGRAMS = {
                                        + np.trace(a @ b.T) + np.diagonal(a @ b).sum() + (a * b).sum(axis=1).sum(), f64(5, 5), f64(5, 5)),
     "broadcast_to, reshape, concat": (lambda x, v: np.broadcast_to(v, (4, 5)).sum(axis=0) + x.reshape(20)[:5] + x.reshape(5, 4).sum(axis=1)
                                       + np.concatenate([x, x], axis=0).sum(axis=0) + np.concatenate([x, 2.0 * x], axis=1)[0, :5], f64(4, 5), f64(5)),
+    "gathers": (lambda x, i, j: np.take(x, i, axis=1).sum(axis=0) + x[i % 4, :3].sum(axis=1) + np.take_along_axis(x, j, axis=1)[:, 0].sum(),
+                f64(4, 5), np.ones(3, np.int64), np.ones((4, 2), np.int32)),
     "collapses": (lambda x, v: (x - x) + np.broadcast_to(v, (4, 5)).sum(axis=0) * 1.0 + np.broadcast_to(v, (3, 4, 5)).sum(axis=(0, 1)), f64(4, 5), f64(5)),
     "softmax rows": (lambda x: np.exp(x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True), f64(64, 100)),
     "layer norm rows": (lambda x: (x - x.mean(axis=1, keepdims=True)) / np.sqrt(((x - x.mean(axis=1, keepdims=True)) ** 2).mean(axis=1, keepdims=True) + 1e-5), f64(64, 100)),

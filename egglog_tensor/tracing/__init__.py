@@ -39,9 +39,11 @@ def function_name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
 
 
-def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]) -> tuple[list[Node], bool, tuple[str, ...]]:
-    """Trace `fn` on tracers for `specs`; returns the output nodes, whether it returned a tuple, and
-    the messages of the run-time checks (each a hidden 0-d bool output after the user's: true fails)."""
+def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec],
+                   checks: list[str] | None = None) -> tuple[list[Node], bool]:
+    """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple.
+    Run-time checks (tracing/indexing.py) are 0-d bool outputs after the user's (true: fail);
+    their messages are appended to `checks`."""
     trace = Trace(Builder(), tuple(names))
     tracers = []
     for name, spec in zip(names, specs, strict=True):
@@ -64,4 +66,6 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
                 f"{where} is {type(r).__name__}"
             )
         outputs.append(r._node)
-    return outputs + [flag for flag, _ in trace.checks], is_tuple, tuple(message for _, message in trace.checks)
+    if checks is not None:
+        checks.extend(message for _, message in trace.checks)
+    return outputs + [flag for flag, _ in trace.checks], is_tuple
