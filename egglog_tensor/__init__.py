@@ -14,6 +14,7 @@ from .compiler import Compilation  # noqa: E402
 from .errors import (  # noqa: E402
     CompileError,
     EgglogTensorError,
+    IndexOutOfBoundsError,
     KernelArgumentError,
     OutOfBoundsError,
     ToolchainError,
@@ -32,6 +33,7 @@ __all__ = [
     "CompileError",
     "Compiled",
     "EgglogTensorError",
+    "IndexOutOfBoundsError",
     "Kernel",
     "KernelArgumentError",
     "Limits",

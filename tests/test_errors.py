@@ -85,7 +85,7 @@ def test_python_if_on_traced_value_names_the_argument() -> None:
     [
         (lambda x: float(x.sum()), "float()"),
         (lambda x: np.asarray(x), "np.asarray"),
-        (lambda x: x[x > 0], "advanced indexing"),
+        (lambda x: x[x > 0], "boolean-mask indexing (x[mask]) is not supported"),
         (lambda x: x.reshape(3, 3), "cannot reshape array of size 20"),
         (lambda x: x.max(axis=2), "axis 2 is out of bounds"),
         (lambda x: x[4], "index 4 is out of bounds"),

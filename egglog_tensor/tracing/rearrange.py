@@ -164,7 +164,12 @@ def _cast(value: Any, dtype: str) -> Any:
     """A pad value as np.pad stores it into the array (an unsafe cast: 1.7 pads an int array with 1)."""
     if isinstance(value, Tracer):
         return value
-    return np.asarray(value).astype(dtype)[()]
+    stored = np.empty((), dtype)
+    try:
+        stored[()] = value
+    except (ValueError, OverflowError, TypeError) as e:
+        raise fail(TracingError, f"np.pad: constant value {value!r} cannot be stored in {dtype}: {e}") from None
+    return stored[()]
 
 
 @implements("tile")
