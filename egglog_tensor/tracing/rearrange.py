@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
-from .core import Tracer, as_tracer, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
+from .core import Trace, Tracer, as_tracer, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
 from .shapes import broadcast_to, concatenate, reshape, transpose
 
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
@@ -277,11 +277,16 @@ def _at_least(arrays: Sequence[Any], ndim: int) -> list[Tracer]:
     """np.atleast_1d/2d/3d of each: 1-D (n,) becomes (1, n) and (1, n, 1), 2-D (m, n) becomes (m, n, 1)."""
     trace = trace_of(arrays)
     out = []
-    for x in (as_tracer(trace, a) for a in arrays):
+    for x in (_strong(trace, a) for a in arrays):
         if x.ndim == 1 and ndim > 1:
             x = reshape(x, ((1,) + x.shape + (1,))[:ndim])
         out.append(reshape(x, ((1,) * ndim + x.shape)[-ndim:] if x.ndim == 0 else x.shape + (1,) * (ndim - x.ndim)))
     return out
+
+
+def _strong(trace: Trace, a: Any) -> Tracer:
+    """A stacked value as NumPy makes it an array first: a Python number has its default dtype (not weak)."""
+    return as_tracer(trace, a if isinstance(a, Tracer) else np.asarray(a))
 
 
 def _stack_parts(tup: Any, what: str) -> list[Any]:
@@ -309,7 +314,7 @@ def dstack(tup: Any) -> Tracer:
 @implements("column_stack")
 def column_stack(tup: Any) -> Tracer:
     trace = trace_of(_stack_parts(tup, "column_stack"))
-    columns = [as_tracer(trace, a) for a in tup]
+    columns = [_strong(trace, a) for a in tup]
     return concatenate([reshape(c, (c.size, 1)) if c.ndim < 2 else c for c in columns], 1)
 
 
