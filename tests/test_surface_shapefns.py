@@ -234,3 +234,25 @@ def test_out_of_range_check_of_a_multi_output_kernel() -> None:
 def test_gather_errors(fn, error: type, pattern: str) -> None:
     with pytest.raises(error, match=re.escape(pattern)):
         et.kernel(fn)(TABLE, IDS)
+
+
+_ENTRIES = st.sampled_from(["all", "step", "int", "row", "column", "const", "none"])
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(st.lists(_ENTRIES, min_size=1, max_size=4).filter(lambda k: sum(e != "none" for e in k) <= 3 and
+                                                         any(e in ("row", "column", "const") for e in k)))
+def test_advanced_index_shapes_drawn(entries: list[str]) -> None:
+    """Keys mixing slices, ints, None, traced index arrays of shapes (2,) and (3, 1) and a constant list."""
+    x = make_array(12, "float64", (3, 4, 5))
+    row, column = np.array([2, -1]), np.array([[0], [-2], [1]])
+
+    def fn(a, r, c):
+        key = {"all": slice(None), "step": slice(None, None, -2), "int": -1, "row": r, "column": c, "const": [1, 0], "none": None}
+        return a[tuple(key[e] for e in entries)]
+
+    if "const" in entries and ("row" in entries or "column" in entries):
+        with pytest.raises(et.UnsupportedError, match="mixing constant index arrays"):
+            et.kernel(fn)(x, row, column)
+        return
+    check(fn, x, row, column)

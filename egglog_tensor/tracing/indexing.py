@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
 from .core import IMPLEMENTATIONS, Tracer, ancestors, as_tracer, fail, implements, lift, normalize_axis, result, trace_of, user_location
-from .rearrange import take_static
+from .rearrange import runs, take_static
 from .shapes import broadcast_to, reshape, transpose
 
 MAX_RUNS = 64  # constant indices read as at most this many slices; more: pass them as an argument
@@ -77,8 +77,7 @@ def gather(x: Tracer, k: Tracer, axis: int) -> Tracer:
 def take_constant(x: Tracer, k: np.ndarray, axis: int) -> Tracer:
     """x.take(k, axis) for valid constant indices: views of x (one slice per arithmetic run)."""
     flat = k.ravel().tolist()
-    runs = sum(1 for i in range(len(flat)) if i < 2 or flat[i] - flat[i - 1] != flat[i - 1] - flat[i - 2])
-    if runs > 2 * MAX_RUNS:
+    if len(runs(flat)) > MAX_RUNS:
         raise fail(UnsupportedError, f"constant indices of {k.size} elements with no regular pattern: "
                                      "pass them as a kernel argument (an int array) instead")
     taken = take_static(x, flat, axis)

@@ -39,24 +39,24 @@ def slice_axis(x: Tracer, axis: int, start: int, step: int, size: int) -> Tracer
     return view(x, "slice", (tuple(starts), tuple(steps), tuple(sizes)))
 
 
-def _runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
+def runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
     """`indices` as maximal arithmetic runs (start, step, length), greedily from the left."""
-    runs, i = [], 0
+    found, i = [], 0
     while i < len(indices):
         step = indices[i + 1] - indices[i] if i + 1 < len(indices) else 1
         j = i + 1
         while j < len(indices) and indices[j] - indices[j - 1] == step:
             j += 1
-        runs.append((indices[i], step, j - i))
+        found.append((indices[i], step, j - i))
         i = j
-    return runs
+    return found
 
 
 def take_static(x: Tracer, indices: Sequence[int], axis: int) -> Tracer:
     """x.take(indices, axis) for known in-range indices, as a concatenation of views: one slice per
     arithmetic run (a run repeating one index is a broadcast), so it fuses into its reader."""
     parts = []
-    for start, step, length in _runs(list(indices)) or [(0, 1, 0)]:
+    for start, step, length in runs(list(indices)) or [(0, 1, 0)]:
         if step:
             parts.append(slice_axis(x, axis, start, step, length))
         else:
