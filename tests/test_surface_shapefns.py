@@ -226,6 +226,7 @@ def test_out_of_range_check_of_a_multi_output_kernel() -> None:
         (lambda e, i: e[e > 0], et.UnsupportedError, "boolean-mask indexing (x[mask]) is not supported: its result shape depends on the mask's values"),
         (lambda e, i: e[:, np.array([True, False, True, True, False])], et.UnsupportedError, "np.where(mask, x, fill)"),
         (lambda e, i: np.where(e > 0), et.UnsupportedError, "its result shape depends on cond's values"),
+        (lambda e, i: np.argwhere(e > 1), et.UnsupportedError, "result shape depends on the values"),
         (lambda e, i: np.take(e, i, mode="bogus"), et.TracingError, "clipmode not understood"),
         (lambda e, i: e[np.random.default_rng(0).permutation(300) % 8], et.UnsupportedError, "pass them as a kernel argument"),
         (lambda e, i: e[[[1], [2]], i[:2] % 5], et.UnsupportedError, "mixing constant index arrays"),

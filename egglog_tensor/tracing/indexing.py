@@ -141,6 +141,13 @@ def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tracer:
     return broadcast_to(taken, shape)
 
 
+@implements("nonzero", "argwhere", "flatnonzero")
+def nonzero(a: Any) -> Tracer:
+    """Indices of the nonzero elements: as many as the data has, so refused with a clear error."""
+    raise fail(UnsupportedError, "np.nonzero / np.argwhere / np.flatnonzero are not supported: their result shape depends "
+                                 "on the values, which are not known while tracing; use np.where(cond, x, fill)")
+
+
 @implements("getitem.advanced")
 def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     """Integer-array indexing with NumPy's result shape: the indexed dims become the indices'
