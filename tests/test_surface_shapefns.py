@@ -257,3 +257,16 @@ def test_advanced_index_shapes_drawn(entries: list[str]) -> None:
             et.kernel(fn)(x, row, column)
         return
     check(fn, x, row, column)
+
+
+def test_index_check_survives_the_cache() -> None:
+    """A kernel loaded from the on-disk cache still checks its traced indices (conftest: a fresh cache dir)."""
+    def lookup(e, i):
+        return e[i] + 1
+
+    cold, warm = et.kernel(lookup), et.kernel(lookup)
+    np.testing.assert_array_equal(cold(TABLE, IDS), TABLE[IDS] + 1)
+    np.testing.assert_array_equal(warm(TABLE, IDS), TABLE[IDS] + 1)
+    assert warm.inspect(TABLE, IDS).cache == "hit"
+    with pytest.raises(et.IndexOutOfBoundsError, match="argument\\(s\\) i"):
+        warm(TABLE, IDS + 8)
