@@ -112,6 +112,7 @@ def test_views_fuse_into_one_loop() -> None:
         (lambda x: np.pad(x, 2, mode="mean"), et.UnsupportedError, "np.pad mode 'mean' is not supported"),
         (lambda x: np.pad(x, 2, mode="reflect", reflect_type="odd"), et.UnsupportedError, "is not supported"),
         (lambda x: np.pad(x, -1), et.TracingError, "negative"),
+        (lambda x: np.pad(x, 1.5), et.TracingError, "`pad_width` must be integers"),
         (lambda x: np.pad(x[:0], 1, mode="edge"), et.TracingError, "can't extend empty axis"),
         (lambda x: np.repeat(x, [1, 2], axis=0), et.TracingError, "could not be broadcast"),
         (lambda x: np.moveaxis(x, (0, 1), 0), et.TracingError, "same number of elements"),

@@ -132,7 +132,7 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tr
     allowed = {"constant_values"} if mode == "constant" else {"reflect_type"} if mode in ("reflect", "symmetric") else set()
     if set(kwargs) - allowed or kwargs.get("reflect_type", "even") != "even":
         raise fail(UnsupportedError, f"np.pad(mode={mode!r}) with {kwargs} is not supported")
-    widths = [(operator.index(b), operator.index(e)) for b, e in _pairs(pad_width, x.ndim, "pad_width")]
+    widths = [_ints(pair, "`pad_width`") for pair in _pairs(pad_width, x.ndim, "pad_width")]
     if any(w < 0 for pair in widths for w in pair):
         raise fail(TracingError, "index can't contain negative values")
     if mode == "constant":
