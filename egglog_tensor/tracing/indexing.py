@@ -51,7 +51,7 @@ def _valid(k: Tracer, n: int, axis: int, mode: str) -> Tracer:
     """Traced indices made valid for an axis of size n: wrapped or clipped (mode), or, for 'raise',
     negatives wrapped and out-of-range ones read at 0 and flagged for the call to raise."""
     trace = k._trace
-    k = as_tracer(trace, k).astype("int64") if k.dtype != np.int64 else k
+    k = k if k.dtype == np.int64 else k.astype("int64")
     if n == 0 and k.size:
         raise fail(IndexOutOfBoundsError, f"cannot do a non-empty take from an empty axis {axis}")
     if mode == "wrap":
