@@ -271,3 +271,18 @@ def test_index_check_survives_the_cache() -> None:
     assert warm.inspect(TABLE, IDS).cache == "hit"
     with pytest.raises(et.IndexOutOfBoundsError, match="argument\\(s\\) i"):
         warm(TABLE, IDS + 8)
+
+
+BIG = {
+    "flip then add": lambda x: np.flip(x, 0) + x[::-1, ::-1],
+    "reversed rows in a row-fused softmax": lambda x: np.exp(x[:, ::-1] - x.max(axis=1, keepdims=True)).sum(axis=1),
+    "reflect pad": lambda x: np.pad(x, 2, mode="reflect"),
+    "reversed matmul epilogue": lambda x: x[:512, :512] @ x[:512, :512] + np.flip(x[:512, :512], 1),
+}
+
+
+@pytest.mark.parametrize("name", list(BIG))
+def test_reversed_views_at_size(name: str) -> None:
+    """Large enough to be split over threads, row-fused and tiled: linalg's tiling asserts on a
+    reversed (negative-coefficient) map, so reversed views are read from a copy the stages leave alone."""
+    check(BIG[name], make_array(13, "float32", (1024, 1024)), rtol=1e-4, atol=1e-3)

@@ -94,6 +94,11 @@ def broadcast_index(src: Sequence[int], dst: Sequence[int], idx: list[ir.AffineE
     return [zero if s == 1 and dst[lead + j] != 1 else idx[lead + j] for j, s in enumerate(src)]
 
 
+def reverses(node: Node) -> bool:
+    """Whether `node` is a slice with a negative step (a[::-1], np.flip)."""
+    return node.op == "slice" and any(s < 0 for s in node.attr("step"))
+
+
 def is_view(node: Node) -> bool:
     return ops.is_view(node.op, node.inputs[0].shape if node.inputs else node.shape, node.shape)
 
@@ -178,6 +183,11 @@ class Emitter:
             return self._reshape(node)
         if node.op == "gather":
             return self._gather(node)
+        if reverses(node):  # the reversed copy: a generic of its own, which the parallel stage leaves sequential
+            plan = _Plan(node.shape)
+            tree = self._scalar(node.inputs[0], view_index(node, [ir.AffineDimExpr.get(i) for i in range(node.ndim)]), plan)
+            return self._generic(plan, tree, self._empty(node), ir.AffineMap.get_identity(node.ndim),
+                                 ["parallel"] * node.ndim, None, node.dtype)
         return self._group(node)
 
     def _empty(self, node: Node) -> ir.Value:
@@ -197,6 +207,8 @@ class Emitter:
         if node.op == "const":
             return ("c", node.attr("value"), node.dtype)
         if is_view(node):
+            if reverses(node):  # read from its own copy: linalg's tiling asserts on a negative map coefficient
+                return plan.input(self.materialize(node), idx, node.dtype)
             return self._scalar(node.inputs[0], view_index(node, idx), plan)
         if node.op not in ELEMENTWISE:
             return plan.input(self.materialize(node), idx, node.dtype)

@@ -21,6 +21,18 @@ def indexing_maps(op: ir.Operation) -> list[ir.AffineMap] | None:
     return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
 
 
+def reverses(op: ir.Operation) -> bool:
+    """Whether an indexing map of the op multiplies a loop by a negative constant (`a[::-1]`): linalg's
+    tiling asserts on that ("nonpositive multiplying coefficient"), so no stage tiles or fuses it."""
+
+    def negative(expr: ir.AffineExpr) -> bool:
+        if isinstance(expr, ir.AffineMulExpr) and isinstance(expr.rhs, ir.AffineConstantExpr) and expr.rhs.value <= 0:
+            return True
+        return isinstance(expr, ir.AffineBinaryExpr) and (negative(expr.lhs) or negative(expr.rhs))
+
+    return any(negative(e) for m in indexing_maps(op) or () for e in m.results)
+
+
 def linalg_ops(module: ir.Module) -> list[ir.Operation]:
     """Every linalg op of the module in walk (pre-)order, as `match interface{LinalgOp}` returns them."""
     found: list[ir.Operation] = []

@@ -42,7 +42,7 @@ from mlir.dialects.transform import structured
 
 from ...target import Target
 from .. import scripts
-from ..payload import as_operation, linalg_ops, loop_extents
+from ..payload import as_operation, linalg_ops, loop_extents, reverses
 from ..plan import Plan
 from ..policy import MIN_WORK
 from .stage import Stage
@@ -121,7 +121,7 @@ def _in_forall(op: ir.Operation) -> bool:
 def choose(op: ir.Operation, target: Target) -> Split | None:
     """The split of one linalg op over `target`'s threads, or None to leave it sequential."""
     threads = target.threads
-    if threads <= 1 or len(op.results) != 1 or _in_forall(op):
+    if threads <= 1 or len(op.results) != 1 or _in_forall(op) or reverses(op):
         return None  # (inside a row-block loop, lowering/rows.py: that loop is the parallel one)
     iterators = _iterators(op)
     extents = _extents(op)

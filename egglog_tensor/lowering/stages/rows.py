@@ -36,7 +36,7 @@ from mlir.dialects.transform import structured, tensor
 from ...target import Target
 from .. import scripts
 from ..policy import block_rows
-from ..payload import as_operation, element_bytes, indexing_maps, linalg_ops, loop_extents
+from ..payload import as_operation, element_bytes, indexing_maps, linalg_ops, loop_extents, reverses
 from .stage import Stage
 
 TAG = "et.rows"
@@ -70,7 +70,7 @@ def producers(root: ir.Operation) -> list[ir.Operation]:
                 continue
             if producer.name == "linalg.fill":
                 found.append(producer)
-            elif producer.name == "linalg.generic" and len(producer.results) == 1:
+            elif producer.name == "linalg.generic" and len(producer.results) == 1 and not reverses(producer):
                 inner = _row_loop(indexing_maps(producer)[-1])
                 iterators = ir.ArrayAttr(producer.attributes["iterator_types"])
                 if inner is not None and "parallel" in str(iterators[inner]):
