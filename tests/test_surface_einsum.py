@@ -117,9 +117,13 @@ def einsums(forms: list[tuple[str, list[tuple[int, ...]]]]):
     return fn, [s for _, shapes in forms for s in shapes]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "bool"])
-def test_einsum_forms(dtype) -> None:
-    fn, shapes = einsums(FORMS)
+CHUNK = 8  # forms per kernel: one compilation each (a kernel of all of them takes minutes in LLVM)
+
+
+@pytest.mark.parametrize("start", range(0, len(FORMS), CHUNK), ids=lambda i: f"forms{i}-{i + CHUNK - 1}")
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool", *(pytest.param(d, marks=pytest.mark.slow) for d in ("float64", "int64"))])
+def test_einsum_forms(dtype, start) -> None:
+    fn, shapes = einsums(FORMS[start : start + CHUNK])
     check(fn, shapes, dtype)
 
 
@@ -152,7 +156,8 @@ def test_einsum_sums_stay_accurate_at_size() -> None:
 # --- one term for every spelling ----------------------------------------------------------------
 def test_spellings_of_a_matmul_are_one_term() -> None:
     """einsum("ij,jk->ik"), tensordot(a, b, 1), np.dot, the interleaved einsum and a @ b trace to the
-    same Node, so the optimizer sees, extracts and emits one matmul for all of them."""
+    same Node; spellings through a transposed operand become it once the transposes cancel in the
+    e-graph: the optimizer extracts and emits one matmul for all of them."""
     a, b = data((30, 40), "float32"), data((40, 50), "float32")
 
     def fn(a, b):
@@ -160,7 +165,7 @@ def test_spellings_of_a_matmul_are_one_term() -> None:
                 np.einsum("ij,kj->ik", a, b.T), np.tensordot(a, b.T, ([1], [1])))
 
     traced = et.kernel(fn).trace(a, b)
-    assert all(o is traced.outputs[0] for o in traced.outputs)
+    assert all(o is traced.outputs[0] for o in traced.outputs[:5])
     extracted = traced.optimize().outputs
     assert all(o is extracted[0] for o in extracted)
     transposed = et.kernel(lambda a, b: (a @ b.T, np.einsum("ij,kj->ik", a, b))).trace(a, b.T.copy()).outputs
@@ -241,7 +246,7 @@ ERRORS = [
     ("i$", [(3, 3)], r"invalid subscript '\$' in operand 0's subscripts 'i\$'"),
     ("ijk", [(3, 3)], r"operand 0 has 2 dimensions but its subscripts 'ijk' name 3"),
     ("i,ij", [(3,), (3,)], r"operand 1 has 1 dimensions but its subscripts 'ij' name 2"),
-    ("i.j", [(3, 3)], r"'\.' outside one '\.\.\.'"),
+    ("i.j", [(3, 3)], r"operand 0's subscripts 'i\.j' have a '\.' outside one '\.\.\.'"),
     ("i...->i", [(3, 3)], r"the output 'i' has no '\.\.\.'"),
     ("...i,...i", [(2, 3), (4, 3)], r"a '\.\.\.' dimension has size 2 in operand 0 but 4 in operand 1"),
 ]
