@@ -277,3 +277,14 @@ def test_contraction_shape_errors(fn, shapes, message) -> None:
 def test_einsum_out_is_unsupported() -> None:
     with pytest.raises(et.UnsupportedError, match=r"np.einsum: out, dtype= is not supported"):
         et.kernel(lambda a: np.einsum("ij", a, out=a, dtype=np.float64))(np.ones((2, 2), np.float32))
+
+
+def test_einsum_of_many_operands_orders_greedily() -> None:
+    """Past 10 operands the order is greedy (cheapest pair first): the ten vectors of an 11-operand
+    einsum are multiplied together before the one matrix-vector product, and it matches NumPy."""
+    spec = "ab" + ",b" * 10 + "->a"
+    args = [data((40, 30), "float64"), *(data((30,), "float64") for _ in range(10))]
+    fn = lambda *x: np.einsum(spec, *x)  # noqa: E731
+    nodes = topological(et.kernel(fn).trace(*args).outputs)
+    assert [n.inputs[1].shape for n in nodes if n.op == "matmul"] == [(30,)]
+    np.testing.assert_allclose(et.kernel(fn)(*args), fn(*args), rtol=1e-10)
