@@ -9,6 +9,11 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from strategies import LAYOUTS, arrays
+from strategies import check as check_drawn
 
 import egglog_tensor as et
 from egglog_tensor.graph import topological
@@ -56,6 +61,25 @@ def test_nd_matmul_broadcasts_batch_dims(sa, sb) -> None:
 @pytest.mark.parametrize("dtype", ["float64", "int32", "int64", "bool"])
 def test_nd_matmul_dtypes(dtype) -> None:
     check(lambda a, b, v: (a @ b, np.matmul(b, v), v @ a), [(2, 3, 4, 5), (3, 5, 4), (4,)], dtype)
+
+
+@st.composite
+def matmul_operands(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray]:
+    """Two operands of np.matmul: shapes by its gufunc signature (batch dims broadcasting, size 0 and
+    1 included, vectors), one dtype, any layout, data with NaN and inf where it is a float."""
+    shapes = draw(hnp.mutually_broadcastable_shapes(signature=np.matmul.signature, max_dims=3, max_side=4)).input_shapes
+    dtype = draw(st.sampled_from(["float32", "float64", "int32"]))
+    return tuple(draw(arrays(dtype, shape, layout=st.sampled_from(LAYOUTS))) for shape in shapes)
+
+
+def _matmul(a, b):
+    return a @ b
+
+
+@settings(max_examples=15, deadline=None)
+@given(matmul_operands())
+def test_nd_matmul_over_drawn_shapes(operands) -> None:
+    check_drawn(_matmul, *operands)
 
 
 def test_nd_matmul_folds_into_the_batched_and_2d_matmuls() -> None:
