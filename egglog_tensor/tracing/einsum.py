@@ -51,7 +51,8 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, **unsupported
     if dtype not in DTYPES:
         raise fail(UnsupportedError, f"np.einsum on dtype {dtype} is not supported")
     inputs, output = parse(subscripts, [v.ndim for v in values])
-    terms = [collapse_repeats(Term(result(trace, lift(trace, v, dtype)), labels), n) for n, (v, labels) in enumerate(zip(values, inputs, strict=True))]
+    terms = [collapse_repeats(Term(result(trace, lift(trace, v, dtype)), labels), n)
+             for n, (v, labels) in enumerate(zip(values, inputs, strict=True))]
     sizes = label_sizes(terms)
     terms = [Term(broadcast_to(t.value, tuple(sizes[l] for l in t.labels)), t.labels) for t in terms]
     for left, right in contraction_order([set(t.labels) for t in terms], set(output), sizes):
@@ -149,7 +150,8 @@ def collapse_repeats(term: Term, n: int) -> Term:
             j = labels.index(label, i + 1)
             x = term.value
             if x.shape[i] != x.shape[j]:
-                raise fail(TracingError, f"np.einsum: operand {n}'s axes for the repeated index '{label}' differ in size ({x.shape[i]} != {x.shape[j]})")
+                raise fail(TracingError, f"np.einsum: operand {n}'s axes for the repeated index '{label}' "
+                                         f"differ in size ({x.shape[i]} != {x.shape[j]})")
             rest = tuple(l for k, l in enumerate(labels) if k not in (i, j))
             return collapse_repeats(Term(diagonal(x, 0, i, j), (*rest, label)), n)
     return term
@@ -192,10 +194,10 @@ def contract_pair(a: Term, b: Term, keep: set[str]) -> Term:
     y = transpose(b.value, [b.labels.index(l) for l in (*batch, *summed, *free_b)])
     extent = {l: s for t in (a, b) for l, s in zip(t.labels, t.value.shape, strict=True)}
     dims = [math.prod(extent[l] for l in group) for group in (batch, free_a, summed, free_b)]
-    if not summed:
-        ones = (1,) * len(free_b)
-        product = multiply(reshape(x, (*x.shape, *ones)), reshape(y, (*y.shape[: len(batch)], *(1,) * len(free_a), *y.shape[len(batch) :])))
-        return Term(product, labels)
+    if not summed:  # (batch, free a, 1...) * (batch, 1..., free b)
+        x = reshape(x, (*x.shape, *(1,) * len(free_b)))
+        y = reshape(y, (*y.shape[: len(batch)], *(1,) * len(free_a), *y.shape[len(batch) :]))
+        return Term(multiply(x, y), labels)
     nb, m, k, n = dims
     lead = (nb,) if batch else ()
     x = reshape(x, (*lead, m, k) if batch or free_a else (k,))
