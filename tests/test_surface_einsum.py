@@ -312,3 +312,12 @@ def test_einsum_of_many_operands_orders_greedily() -> None:
     nodes = topological(et.kernel(fn).trace(*args).outputs)
     assert [n.inputs[1].shape for n in nodes if n.op == "matmul"] == [(30,)]
     np.testing.assert_allclose(et.kernel(fn)(*args), fn(*args), rtol=1e-10)
+
+
+def test_syr2k_two_contractions_sharing_an_epilogue() -> None:
+    """NPBench's syr2k (two matmuls summed in one epilogue under a where) on 50x35 float64; it once
+    failed at the tile stage with "requires exactly one target handle"."""
+    a, b, c = data((50, 35), "float64"), data((50, 35), "float64"), data((50, 50), "float64")
+    lower = np.tril(np.ones((50, 50), bool))
+    fn = lambda a, b, c, lower: np.where(lower, 1.5 * c + 1.2 * (a @ b.T + b @ a.T), c)  # noqa: E731
+    np.testing.assert_allclose(et.kernel(fn)(a, b, c, lower), fn(a, b, c, lower), rtol=1e-12, atol=1e-12)
