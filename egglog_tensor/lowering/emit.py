@@ -27,8 +27,8 @@ from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
 from . import blocking, payload, policy, scalar, tiling
-from .stages import lanes, loops, rows
-from .stages.math import FAST
+from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
+from .stages import rows
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 
@@ -411,7 +411,7 @@ def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:
 def _tag_lanes(value: ir.Value, lanes_attr: int | None) -> None:
     """Hand the lanes the optimizer chose to the "lanes" stage (lowering/stages/lanes.py)."""
     if lanes_attr is not None:
-        value.owner.attributes[lanes.TAG] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), lanes_attr)
+        value.owner.attributes[LANES] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), lanes_attr)
 
 
 def _kept(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
@@ -517,12 +517,12 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(fn_name, (arg_types + out_types, []))
             fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-            tags = [ir.DictAttr.get({})] * len(arg_types) + [ir.DictAttr.get({loops.MARK: ir.UnitAttr.get()})] * len(out_types)
+            tags = [ir.DictAttr.get({})] * len(arg_types) + [ir.DictAttr.get({OUTPUT: ir.UnitAttr.get()})] * len(out_types)
             fn.attributes["arg_attrs"] = ir.ArrayAttr.get(tags)  # outputs marked: lowering/stages/loops.py streams large ones
             if not streaming:
-                fn.attributes[loops.PLAIN] = ir.UnitAttr.get()
+                fn.attributes[PLAIN_STORES] = ir.UnitAttr.get()
             if fastmath:
-                fn.attributes[FAST] = ir.UnitAttr.get()
+                fn.attributes[FASTMATH] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
                 emitter = Emitter(target)
