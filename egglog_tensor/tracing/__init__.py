@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import TracingError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import linalg, reductions, shapes, ufuncs  # noqa: F401  (they register their functions)
+from . import creation, linalg, reductions, shapes, ufuncs  # noqa: F401  (they register their functions)
 from .core import Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
@@ -47,7 +47,8 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         node = trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout))
         tracers.append(Tracer(trace, node, spec.weak, view=True))
     try:
-        result = fn(*tracers)
+        with creation.tracing(trace):
+            result = fn(*tracers)
     except RecursionError:
         raise fail(TracingError, f"recursion limit hit while tracing {function_name(fn)}") from None
     is_tuple = isinstance(result, (tuple, list))
