@@ -131,7 +131,7 @@ def _fill(name: str, trace: Trace, shape: tuple[int, ...], value: Any, dtype: st
                                      "pass it as a kernel argument")
     if isinstance(value, Tracer):
         node = lift(trace, value, dtype)
-        if np.broadcast_shapes(node.shape, shape) != shape:
+        if len(node.shape) > len(shape) or any(d not in (1, s) for d, s in zip(node.shape[::-1], shape[::-1])):
             raise fail(TracingError, f"np.{name}: a fill value of shape {node.shape} does not broadcast to {shape}")
     else:
         node = trace.const(_scalar(name, value, dtype), dtype)
