@@ -231,8 +231,10 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
     if dt == "bool" and n > 2:
         raise fail(TracingError, f"np.arange: no fill-function for data-type bool (length {n} > 2)")
     stored = np.zeros(min(n, 2), dt)  # NumPy's own stores (and casts) of the first two values
-    stored[:1] = start
-    stored[1:] = start + step
+    if n:
+        stored[0] = start
+    if n > 1:
+        stored[1] = start + step
     at = iota(trace, (n,), 0)
     if n <= 2:
         return where(at == 0, stored[0], stored[-1]) if n else result(trace, lift(trace, at, dt))
