@@ -10,6 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from numpy import zeros as numpy_zeros  # bound before any trace: NumPy's own function
 from strategies import check
 
@@ -91,6 +93,35 @@ def test_arange_values_and_dtypes_bit_for_bit() -> None:
     exact(_aranges, X)
 
 
+def test_arange_float32_at_indices_beyond_2_to_the_24() -> None:
+    """(float)i rounds there, as in NumPy's fill loop; a slice of an arange computes only its elements."""
+    exact(lambda x: (np.arange(2**24 + 100, dtype=np.float32)[-50:], np.arange(0.5, 3e7, 1.5, dtype=np.float32)[-20:],
+                     np.arange(-7, 2**25, 3, dtype=np.float32)[::1000000]), X)
+
+
+NUMBERS = st.one_of(st.integers(-60, 60), st.floats(-60, 60).map(lambda v: round(v, 3)),
+                    st.floats(-1e3, 1e3, width=32).map(np.float32))
+DTYPES = st.sampled_from([None, np.float64, np.float32, np.int64, np.int32])
+
+
+@st.composite
+def arange_args(draw) -> tuple:
+    """(start, stop, step, dtype) of an arange of at most ~50 elements."""
+    start, step = draw(NUMBERS), draw(NUMBERS.filter(lambda v: abs(v) >= 0.05))
+    stop = start + step * draw(st.floats(-2, 50).map(lambda v: round(v, 2)))
+    return start, stop, step, draw(DTYPES)
+
+
+@given(st.lists(arange_args(), min_size=1, max_size=8))
+def test_arange_drawn_bit_for_bit(args: list) -> None:
+    exact(lambda x: tuple(np.arange(*a) for a in args), X)
+
+
+@given(st.lists(st.tuples(NUMBERS, NUMBERS, st.integers(0, 40), st.booleans(), DTYPES), min_size=1, max_size=8))
+def test_linspace_drawn_bit_for_bit(args: list) -> None:
+    exact(lambda x: tuple(np.linspace(a, b, n, endpoint=e, dtype=d) for a, b, n, e, d in args), X)
+
+
 def test_arange_sizes_from_shapes_and_fusion() -> None:
     def f(x):
         n, m = x.shape
@@ -108,6 +139,24 @@ def test_arange_fuses_into_its_reader() -> None:
     assert text.count("tensor.empty") == 1 and "linalg.fill" not in text  # the output's only
     eye = et.kernel(lambda x: x @ x.T * np.eye(x.shape[0]) + np.tri(x.shape[0], k=-1)).trace(X).optimize().lower().module_text
     assert eye.count("linalg.generic") == 1 and eye.count("linalg.index") >= 2
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+def test_index_values_in_matmul_epilogues_row_fused_loops_and_thread_chunks(target: str) -> None:
+    """The index of an element stays right where the loops are tiled: a matmul's fused epilogue, a
+    row-fused softmax (fuse_rows), an op split into one chunk per thread."""
+    a, b, x = rng.standard_normal((256, 256)), rng.standard_normal((256, 192)), rng.standard_normal((512, 300))
+
+    def epilogue(a, b):
+        return np.maximum(a @ b + np.arange(b.shape[1]), 0.0) * np.eye(a.shape[0], b.shape[1], 3)
+
+    def softmax(x):
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True) * np.arange(x.shape[1]) + np.tril(x, 5) + np.linspace(0, 1, x.shape[1])
+
+    for fn, args in ((epilogue, (a, b)), (softmax, (x,))):
+        got = et.kernel(fn, target=target, threads=2 if target == "cpu-openmp" else None)(*args)
+        np.testing.assert_allclose(got, fn(*args), rtol=1e-12, atol=1e-12)
 
 
 def test_float_sums_of_index_values_match_numpy() -> None:
