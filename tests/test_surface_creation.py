@@ -197,7 +197,8 @@ def test_linspace_sizes_from_shapes() -> None:
 def _matrices(x):
     n, m = x.shape
     return (np.eye(n), np.eye(n, m, 1), np.eye(m, n, k=-2, dtype=np.int32), np.eye(3, k=7), np.eye(3, k=-9), np.identity(n),
-            np.identity(3, dtype=bool), np.tri(n, m, 2, dtype=int), np.tri(n, k=-1), np.tri(2, 5, 10**12, np.float32), np.eye(0))
+            np.identity(3, dtype=bool), np.tri(n, m, 2, dtype=int), np.tri(n, k=-1), np.tri(2, 5, 10**12, np.float32), np.eye(0),
+            x @ np.eye(m), np.eye(n) @ x @ np.eye(m, dtype=np.float32).T)
 
 
 def test_eye_identity_tri() -> None:
