@@ -82,6 +82,7 @@ def tracing(trace: Trace) -> Iterator[None]:
 
 
 def _current(name: str) -> Trace:
+    """The trace this thread runs (the innermost)."""
     traces = getattr(_STATE, "traces", None)
     if not traces:
         raise fail(TracingError, f"np.{name} made a traced array outside a kernel's trace")
@@ -90,7 +91,7 @@ def _current(name: str) -> Trace:
 
 # --- shared pieces ---------------------------------------------------------------------------------
 def _size(name: str, value: Any) -> int:
-    """A size or offset as a Python int: it must be concrete (a traced value is not)."""
+    """A size or offset as a Python int (operator.index): it must be concrete, not traced."""
     if isinstance(value, Tracer):
         raise value._concrete(f"np.{name}: a size or offset")
     try:
@@ -100,6 +101,7 @@ def _size(name: str, value: Any) -> int:
 
 
 def _shape(name: str, shape: Any) -> tuple[int, ...]:
+    """A shape (an int or a sequence of them) as NumPy takes it: non-negative Python ints."""
     dims = tuple(_size(name, d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     if any(d < 0 for d in dims):
         raise fail(TracingError, f"np.{name}: negative dimensions are not allowed (shape {dims})")
@@ -107,6 +109,7 @@ def _shape(name: str, shape: Any) -> tuple[int, ...]:
 
 
 def _dtype(name: str, dtype: Any, default: str) -> str:
+    """The name of `dtype` (None: `default`), which the compiler must support."""
     dt = default if dtype is None else dtype_name(dtype)
     if dt not in DTYPES:
         raise fail(UnsupportedError, f"np.{name}: dtype {dt} is not supported (supported: {', '.join(DTYPES)})")
@@ -162,6 +165,7 @@ def zeros(shape: Any, dtype: Any = None, order: str = "C", *, device: Any = None
 
 @implements("ones")
 def ones(shape: Any, dtype: Any = None, order: str = "C", *, device: Any = None, like: Any = None) -> Tracer:
+    """np.ones: a constant 1 broadcast to `shape`."""
     return _fill("ones", _current("ones"), _shape("ones", shape), 1, _dtype("ones", dtype, "float64"))
 
 
@@ -172,6 +176,7 @@ def _value_dtype(value: Any) -> np.dtype:
 
 @implements("full")
 def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", *, device: Any = None, like: Any = None) -> Tracer:
+    """np.full: fill_value (a number or a traced array) cast to the dtype and broadcast to `shape`."""
     dt = _dtype("full", dtype, _value_dtype(fill_value).name)
     return _fill("full", _current("full"), _shape("full", shape), fill_value, dt)
 
@@ -184,17 +189,20 @@ def _like(name: str, a: Any, fill_value: Any, dtype: Any, shape: Any) -> Tracer:
 
 @implements("zeros_like", "empty_like")
 def zeros_like(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *, device: Any = None) -> Tracer:
+    """np.zeros_like; np.empty_like is zeros too (as np.empty)."""
     return _like("zeros_like", a, 0, dtype, shape)
 
 
 @implements("ones_like")
 def ones_like(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *, device: Any = None) -> Tracer:
+    """np.ones_like."""
     return _like("ones_like", a, 1, dtype, shape)
 
 
 @implements("full_like")
 def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None,
               *, device: Any = None) -> Tracer:
+    """np.full_like: fill_value cast to a's dtype (or `dtype`), as NumPy's unsafe copy does."""
     return _like("full_like", a, fill_value, dtype, shape)
 
 
@@ -213,6 +221,7 @@ def _arange_length(start: Any, stop: Any, step: Any) -> int:
 
 
 def _bits(value: np.generic) -> bytes:
+    """A scalar's bytes: equal values bit for bit (signed zeros and NaNs told apart)."""
     return np.asarray(value).tobytes()
 
 
@@ -286,6 +295,7 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retste
 
 # --- matrices ---------------------------------------------------------------------------------------------
 def _tri_sizes(name: str, N: Any, M: Any, k: Any) -> tuple[int, int, int]:
+    """Rows, columns (M, else N) and the clamped diagonal offset of an eye or tri."""
     rows = _size(name, N)
     cols = rows if M is None else _size(name, M)
     if rows < 0 or cols < 0:
@@ -303,6 +313,7 @@ def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = float, order: str = "C",
 
 @implements("identity")
 def identity(n: Any, dtype: Any = None, *, like: Any = None) -> Tracer:
+    """np.identity: np.eye(n)."""
     return eye(n, dtype=dtype)
 
 
@@ -325,11 +336,13 @@ def _triangle(name: str, m: Any, k: Any, lower: bool) -> Tracer:
 
 @implements("tril")
 def tril(m: Any, k: Any = 0) -> Tracer:
+    """np.tril: where(tri(k), m, 0) over the last two axes (a 1-D m is broadcast to a square first)."""
     return _triangle("tril", m, k, lower=True)
 
 
 @implements("triu")
 def triu(m: Any, k: Any = 0) -> Tracer:
+    """np.triu: where(tri(k - 1), 0, m) over the last two axes."""
     return _triangle("triu", m, k, lower=False)
 
 
