@@ -84,7 +84,8 @@ ARANGES_DTYPED = [
 
 
 def _aranges(x):
-    return tuple(np.arange(*a) for a in ARANGES) + tuple(np.arange(*a[:3], dtype=a[3]) for a in ARANGES_DTYPED)
+    keywords = np.arange(stop=4), np.arange(5, step=2), np.arange(start=2, stop=9, step=3, dtype=np.float32)
+    return tuple(np.arange(*a) for a in ARANGES) + tuple(np.arange(*a[:3], dtype=a[3]) for a in ARANGES_DTYPED) + keywords
 
 
 def test_arange_values_and_dtypes_bit_for_bit() -> None:
@@ -235,6 +236,7 @@ def test_diag_both_ways(dtype) -> None:
         (lambda x, n: np.arange(0, np.nan), et.TracingError, "cannot compute length"),
         (lambda x, n: np.arange(0, n), et.TracingError, "needs a concrete value"),
         (lambda x, n: np.arange(5, dtype=bool), et.TracingError, "no fill-function for data-type bool"),
+        (lambda x, n: np.arange(step=2), et.TracingError, "requires stop to be specified"),
         (lambda x, n: np.linspace(x[0], 1.0), et.UnsupportedError, "start and stop must be Python or NumPy scalars"),
         (lambda x, n: np.linspace(0, 1, -2), et.TracingError, "must be non-negative"),
         (lambda x, n: np.diag(x.reshape(1, 2, 3)), et.TracingError, "input must be 1- or 2-d"),

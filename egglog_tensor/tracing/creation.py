@@ -226,11 +226,14 @@ def _bits(value: np.generic) -> bytes:
 
 
 @implements("arange")
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *, device: Any = None, like: Any = None) -> Tracer:
+def arange(start: Any = None, stop: Any = None, step: Any = None, dtype: Any = None, *, device: Any = None,
+           like: Any = None) -> Tracer:
     """np.arange as NumPy computes it: the first two values stored as given (start, start + step),
     the rest start + i * delta in the dtype, delta the difference of the first two."""
     trace = _current("arange")
-    start, stop = (0, start) if stop is None else (start, stop)
+    if start is None and stop is None:
+        raise fail(TracingError, "np.arange() requires stop to be specified")
+    start, stop = (0, start) if stop is None else (0 if start is None else start, stop)
     step = 1 if step is None else step
     for v in (start, stop, step):
         if isinstance(v, Tracer):
