@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy import zeros as numpy_zeros  # bound before any trace: NumPy's own function
 from strategies import check
@@ -214,6 +214,18 @@ def _triangles(x, b):
 @pytest.mark.parametrize("x", [X, X32, I], ids=["2-D float64", "2-D float32", "3-D int64"])
 def test_triu_tril_on_matrices_batches_and_vectors(x: np.ndarray) -> None:
     exact(_triangles, x, x > 0)
+
+
+@settings(max_examples=6)  # a compilation each
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=3), st.integers(-7, 7), st.integers(0, 5), st.sampled_from([np.float32, np.int64, np.bool_]))
+def test_triangles_and_diagonals_drawn(shape: list, k: int, n: int, dtype) -> None:
+    x = rng.standard_normal(shape).astype(dtype)
+
+    def f(x):
+        out = np.triu(x, k), np.tril(x, k), np.eye(n, x.shape[-1], k, dtype), np.tri(x.shape[-1], n, k, dtype)
+        return out + ((np.diag(x, k),) if x.ndim <= 2 else ())
+
+    exact(f, x)
 
 
 def _diagonals(v, m):
