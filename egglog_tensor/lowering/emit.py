@@ -174,6 +174,8 @@ class Emitter:
             return self._reduction(node)
         if node.op == "concat":
             return self._concat(node)
+        if node.op == "update_slice":
+            return self._update_slice(node)
         if node.op == "reshape" and not is_view(node):
             return self._reshape(node)
         return self._group(node)
@@ -390,6 +392,16 @@ class Emitter:
                 result = tensor.insert_slice(self._group(part), result, [], [], [], offsets, sizes, strides)
             offset += part.shape[axis]
         return result
+
+    def _update_slice(self, node: Node) -> ir.Value:
+        """The value (fused, views as maps) inserted into the base's strided box; an argument base is
+        copied first (bufferization must not write into the caller's array)."""
+        base, value = node.inputs
+        into = self._group(base) if base.op == "arg" else self.materialize(base)
+        if not value.size:
+            return into
+        start, step, size = (list(node.attr(n)) for n in ("start", "step", "size"))
+        return tensor.insert_slice(self._group(value), into, [], [], [], start, size, step)
 
     def _reshape(self, node: Node) -> ir.Value:
         src = node.inputs[0]

@@ -1,0 +1,110 @@
+"""In-place updates of the arrays a kernel owns: `B[1:-1] = v`, `B[i] += v`, `B[mask] = v`, `x += y`.
+
+Each is traced as a functional update that rebinds the written array (a strided box replaced:
+`update_slice`; a mask: `where`); the views taken of it follow (core.derived), as NumPy's views
+see writes into their base. Arguments and their views are never written: the caller's data stays.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError, UnsupportedError
+from ..graph import Node
+from .core import Trace, Tracer, as_tracer, base_of, box_of, fail, implements, lift, result, trace_of
+from .shapes import basic_index, broadcast_to, reshape
+
+
+@implements("setitem")
+def setitem(x: Tracer, key: Any, value: Any) -> None:
+    """`x[key] = value`: basic indices write a box of x, a boolean mask of x's leading dims selects where."""
+    mask = boolean_mask(key)
+    if mask is not None:
+        store(x, masked(x, mask, value))
+        return
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, (Tracer, np.ndarray, list)):
+            raise fail(UnsupportedError, "assignment through an index array (x[idx] = v) is not supported; "
+                                         "use slices, a boolean mask of x's shape, or np.where")
+    store(basic_index(x, key), value)
+
+
+@implements("copy")
+def copy(a: Any, order: str = "K", subok: bool = False) -> Tracer:
+    """`np.copy(a)` / `a.copy()`: an array of its own, which the kernel may write into."""
+    x = as_tracer(trace_of([a]), a)
+    return result(x._trace, x._node, x._weak)
+
+
+def boolean_mask(key: Any) -> Tracer | np.ndarray | None:
+    """The boolean array `key` is (alone, or alone in a tuple), else None."""
+    k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    is_bool = isinstance(k, (Tracer, np.ndarray)) and k.dtype == np.bool_ and np.ndim(k) > 0
+    return k if is_bool else None
+
+
+def store(target: Tracer, value: Any) -> None:
+    """`target[...] = value`: value broadcast to target's shape and cast as NumPy assigns, written
+    into the array target is (or views): that array is rebound to its updated value."""
+    writable(target)
+    node = assigned(target._trace, value, target.shape, target._node.dtype)
+    start, step, size = box_of(target)
+    base = base_of(target)
+    if 0 in size or node is target._node:
+        return
+    trace = target._trace
+    part = node if node.shape == size else trace.make("reshape", (node,), (size,))
+    whole = size == base.shape and not any(start) and all(k == 1 for k in step)
+    base._own = part if whole else trace.make("update_slice", (base._node, part), (start, step, size))
+
+
+def writable(target: Tracer) -> None:
+    """Refuse writes NumPy would make into the caller's memory, or that this trace cannot follow."""
+    base = base_of(target)
+    if base._view:
+        raise fail(TracingError,
+                   f"writing into argument {base._node.attr('name')!r} (or a view of it) would change the caller's array; "
+                   "a kernel does not: write into a copy (B = A.copy()) and return it")
+    reason = target._frozen or base._frozen
+    if reason:
+        raise fail(UnsupportedError, f"writing into this array is not supported: {reason}; write into a copy (x.copy())")
+    if box_of(target) is None:
+        raise fail(UnsupportedError, "writing into a transposed, broadcast or diagonal view is not supported; "
+                                     "write into the array it views, through slices")
+
+
+def assigned(trace: Trace, value: Any, shape: tuple[int, ...], dtype: str) -> Node:
+    """The node of `value` as NumPy assigns it into an array of `shape` and `dtype`: broadcast (extra
+    leading unit dims dropped), cast unsafely (a Python int must fit an integer dtype)."""
+    if not isinstance(value, Tracer) and np.ndim(value) == 0 and not (type(value) is int and dtype.startswith("int")):
+        value = np.asarray(value).astype(dtype)[()]
+    v = as_tracer(trace, value)
+    while v.ndim > len(shape) and v.shape[0] == 1:
+        v = reshape(v, v.shape[1:])
+    if v.ndim > len(shape) or any(d not in (1, n) for d, n in zip(reversed(v.shape), reversed(shape))):
+        raise fail(TracingError, f"could not broadcast input array from shape {v.shape} into shape {shape}")
+    return lift(trace, broadcast_to(v, shape), dtype)
+
+
+def masked(x: Tracer, mask: Any, value: Any) -> Tracer:
+    """x with `value` where `mask` (x's leading dims) is True: np.where(mask, value, x)."""
+    trace = x._trace
+    m = as_tracer(trace, mask)
+    if m.ndim > x.ndim:
+        raise fail(TracingError, f"too many indices for array: array is {x.ndim}-dimensional, but {m.ndim} were indexed")
+    for axis, (k, n) in enumerate(zip(m.shape, x.shape)):
+        if k != n:
+            raise fail(TracingError, f"boolean index did not match indexed array along axis {axis}; "
+                                     f"size of axis is {n} but size of corresponding boolean axis is {k}")
+    rest = x.shape[m.ndim:]
+    shape = np.shape(value) if not isinstance(value, Tracer) else value.shape
+    if len(shape) > len(rest) and math.prod(shape[: len(shape) - len(rest)]) != 1:
+        raise fail(UnsupportedError,
+                   f"assigning an array of shape {shape} to a boolean-masked selection needs one value per True "
+                   "element, a count known only at run time; use np.where(mask, values, x)")
+    v = assigned(trace, value, rest, x._node.dtype)
+    cond = reshape(m, m.shape + (1,) * len(rest))._node
+    return result(trace, trace.make("where", (cond, v, x._node)))
