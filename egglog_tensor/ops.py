@@ -185,7 +185,7 @@ def _update_slice(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     start, step, size = attrs
     if value.shape != tuple(size) or value.dtype != base.dtype:
         raise TracingError(f"the value {value.dtype}{list(value.shape)} must be {base.dtype}{list(size)}")
-    if not len(start) == len(step) == len(size) == base.ndim or any(
+    if not len(start) == len(step) == len(size) == len(base.shape) or any(
         n and not (0 <= a and 0 < k and a + k * (n - 1) < d) for a, k, n, d in zip(start, step, size, base.shape, strict=True)
     ):
         raise TracingError(f"box start={start} step={step} size={size} does not fit shape {base.shape}")

@@ -57,6 +57,11 @@ def store(target: Tracer, value: Any) -> None:
         return
     trace = target._trace
     part = node if node.shape == size else trace.make("reshape", (node,), (size,))
+    if any(k < 0 for k in step):  # a box walked backwards: the value reversed into the box walked forwards
+        part = trace.make("slice", (part,), (tuple(n - 1 if k < 0 else 0 for k, n in zip(step, size)),
+                                             tuple(-1 if k < 0 else 1 for k in step), size))
+        start = tuple(a + k * (n - 1) if k < 0 else a for a, k, n in zip(start, step, size))
+        step = tuple(abs(k) for k in step)
     whole = size == base.shape and not any(start) and all(k == 1 for k in step)
     base._own = part if whole else trace.make("update_slice", (base._node, part), (start, step, size))
 
@@ -66,8 +71,8 @@ def writable(target: Tracer) -> None:
     base = base_of(target)
     if base._view:
         raise fail(TracingError,
-                   f"writing into argument {base._node.attr('name')!r} (or a view of it) would change the caller's array; "
-                   "a kernel does not: write into a copy (B = A.copy()) and return it")
+                   f"in-place update of an argument ({base._node.attr('name')!r}, or a view of it) would change the caller's "
+                   f"array, which a kernel does not do: write into a copy (B = {base._node.attr('name')}.copy()) and return it")
     reason = target._frozen or base._frozen
     if reason:
         raise fail(UnsupportedError, f"writing into this array is not supported: {reason}; write into a copy (x.copy())")
@@ -79,8 +84,8 @@ def writable(target: Tracer) -> None:
 def assigned(trace: Trace, value: Any, shape: tuple[int, ...], dtype: str) -> Node:
     """The node of `value` as NumPy assigns it into an array of `shape` and `dtype`: broadcast (extra
     leading unit dims dropped), cast unsafely (a Python int must fit an integer dtype)."""
-    if not isinstance(value, Tracer) and np.ndim(value) == 0 and not (type(value) is int and dtype.startswith("int")):
-        value = np.asarray(value).astype(dtype)[()]
+    if not isinstance(value, Tracer) and np.ndim(value) == 0:  # a Python int stays exact: trace.const checks its range
+        value = result(trace, lift(trace, value if type(value) is int and dtype.startswith("int") else np.asarray(value).astype(dtype), dtype))
     v = as_tracer(trace, value)
     while v.ndim > len(shape) and v.shape[0] == 1:
         v = reshape(v, v.shape[1:])
