@@ -293,6 +293,7 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
         cache="disabled",
         cache_note=STAGED_CACHE_NOTE,
         narrowed_ints=traced.narrowed_ints,
+        static=getattr(traced.fn, "static", ()),
     )
     comp.native = _native(module, traced.specs, optimized.outputs, lowered.workspace)
     return Compiled(lowered, comp)

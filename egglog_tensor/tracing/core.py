@@ -172,12 +172,16 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     # --- what cannot be traced ----------------------------------------------------------------
     def _concrete(self, what: str) -> TracingError:
-        names = sorted({n.attr("name") for n in ancestors(self._node) if n.op == "arg"})
+        args = [n for n in ancestors(self._node) if n.op == "arg"]
+        names = sorted({n.attr("name") for n in args})
         deps = f"it depends on argument(s) {', '.join(names)}" if names else "it is a traced value"
+        scalars = sorted({n.attr("name") for n in args if not n.shape})
+        hint = (f"; to use a number argument as a constant (a shape, a slice bound, a loop count), make it static: "
+                f"et.kernel(f, static_argnames={tuple(scalars)!r})" if scalars else "")
         return fail(
             TracingError,
             f"{what} needs a concrete value, but {deps}, whose values are not known while tracing; "
-            "use np.where / np.maximum etc. instead of Python control flow",
+            f"use np.where / np.maximum etc. instead of Python control flow{hint}",
         )
 
     def __bool__(self) -> bool:
