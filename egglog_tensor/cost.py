@@ -200,7 +200,7 @@ class TensorCostModel:
     def price(self, op: str, ins: list[Cost], out: Node) -> Cost:
         """The Cost of `op` producing `out` from children costs `ins`."""
         m = self.machine
-        if op == "arg":
+        if op in ("arg", "array"):
             return self._buffer(out, 0.0)
         if op == "const":
             return Cost(_EPSILON, out, buffer=False)

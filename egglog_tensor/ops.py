@@ -103,6 +103,10 @@ def _arg(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     return tuple(attrs[1]), attrs[2]
 
 
+def _array(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    return tuple(attrs[1]), attrs[2]
+
+
 def _const(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     return (), attrs[1]
 
@@ -279,6 +283,8 @@ _RECORDS = [
     OpDef("concat", Kind.SHAPE, None, ("axis",), "concat", _concat),
     # in-place updates (tracing/updates.py): base with the strided box start + i * step (i < size) replaced by value
     OpDef("update_slice", Kind.SHAPE, 2, ("start", "step", "size"), "update_slice", _update_slice),
+    # captured NumPy arrays (tracing/core.py's constant_array): C-ordered bytes as hex, embedded in the module
+    OpDef("array", Kind.LEAF, 0, ("data", "shape", "dtype"), "array", _array),
     OpDef("materialize", Kind.SCHEDULE, 1, (), "materialize", _same),
     OpDef("fuse_rows", Kind.SCHEDULE, 1, (), "fuse_rows", _same),
     OpDef("fuse_rows_tiled", Kind.SCHEDULE, 1, ("tiles",), "fuse_rows_tiled", _same),

@@ -49,7 +49,7 @@ def concat_extent(parts: Vec[Tensor], axis: i64, n: i64) -> i64:
 
 # One variable per attribute name of the registry, of its egglog sort.
 ATTRS = {name: var(name, sort) for name, sort in {
-    "name": String, "shape": Vec[i64], "dtype": DType, "layout": Layout, "value": f64, "axes": Vec[i64],
+    "name": String, "data": String, "shape": Vec[i64], "dtype": DType, "layout": Layout, "value": f64, "axes": Vec[i64],
     "lanes": i64, "tiles": Vec[i64], "perm": Vec[i64], "start": Vec[i64], "step": Vec[i64], "size": Vec[i64],
     "offset": i64, "axis1": i64, "axis2": i64, "axis": i64,
 }.items()}  # fmt: skip

@@ -300,10 +300,7 @@ def dtype_key(v: Any) -> Any:
     if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0:
         return np.asarray(v).dtype
     if isinstance(v, np.ndarray):
-        raise fail(
-            UnsupportedError,
-            f"a NumPy array of shape {v.shape} captured as a constant; pass it as a kernel argument instead",
-        )
+        return v.dtype
     raise fail(UnsupportedError, f"operand of type {type(v).__name__} is not supported")
 
 
@@ -312,9 +309,26 @@ def lift(trace: Trace, v: Any, dtype: str) -> Node:
     if isinstance(v, Tracer):
         node = v._node
         return node if node.dtype == dtype else trace.make("astype", (node,), (dtype,))
+    if isinstance(v, np.ndarray) and v.ndim:
+        return constant_array(trace, v, dtype)
     if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
         v = v.item()
     return trace.const(v, dtype)
+
+
+CONSTANT_LIMIT = 1 << 16  # bytes of a captured NumPy array embedded in the kernel (docs/calling.md)
+
+
+def constant_array(trace: Trace, v: np.ndarray, dtype: str) -> Node:
+    """A NumPy array captured by the kernel (a global, a closure, a default): a constant of the module,
+    its contents as they are now (frozen: a later change of the array is not seen)."""
+    if v.dtype.name not in DTYPES or dtype not in DTYPES:
+        raise fail(UnsupportedError, f"a captured NumPy array of dtype {v.dtype} is not supported (supported: {', '.join(DTYPES)})")
+    if v.size * np.dtype(dtype).itemsize > CONSTANT_LIMIT:
+        raise fail(UnsupportedError, f"a captured NumPy array of shape {v.shape} and dtype {dtype} is larger than the "
+                                     f"{CONSTANT_LIMIT // 1024} KiB embedded as constants; pass it as a kernel argument")
+    data = np.ascontiguousarray(v.astype(dtype, copy=False)).tobytes().hex()
+    return trace.make("array", (), (data, tuple(v.shape), dtype))
 
 
 def result(trace: Trace, node: Node, weak: type | None = None, view: bool = False) -> Tracer:

@@ -20,16 +20,18 @@ from .shapes import basic_index, broadcast_to, reshape
 
 @implements("setitem")
 def setitem(x: Tracer, key: Any, value: Any) -> None:
-    """`x[key] = value`: basic indices write a box of x, a boolean mask of x's leading dims selects where."""
-    mask = boolean_mask(key)
-    if mask is not None:
-        store(x, masked(x, mask, value))
+    """`x[key] = value`: basic indices write a box of x, a boolean mask (after full slices) selects where."""
+    key = key if isinstance(key, tuple) else (key,)
+    arrays = [i for i, k in enumerate(key) if isinstance(k, (Tracer, np.ndarray, list))]
+    if not arrays:
+        store(basic_index(x, key), value)
         return
-    for k in key if isinstance(key, tuple) else (key,):
-        if isinstance(k, (Tracer, np.ndarray, list)):
-            raise fail(UnsupportedError, "assignment through an index array (x[idx] = v) is not supported; "
-                                         "use slices, a boolean mask of x's shape, or np.where")
-    store(basic_index(x, key), value)
+    (at,) = arrays if len(arrays) == 1 else (None,)
+    mask = key[at] if at is not None else None
+    if not (is_mask(mask) and all(k == slice(None) for i, k in enumerate(key) if i != at)):
+        raise fail(UnsupportedError, "assignment through an index array, or a mask with other indices than full slices "
+                                     "(x[idx] = v, x[m, 1:] = v), is not supported; use slices, a boolean mask, or np.where")
+    store(x, masked(x, at, mask, value))
 
 
 @implements("copy")
@@ -39,11 +41,9 @@ def copy(a: Any, order: str = "K", subok: bool = False) -> Tracer:
     return result(x._trace, x._node, x._weak)
 
 
-def boolean_mask(key: Any) -> Tracer | np.ndarray | None:
-    """The boolean array `key` is (alone, or alone in a tuple), else None."""
-    k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
-    is_bool = isinstance(k, (Tracer, np.ndarray)) and k.dtype == np.bool_ and np.ndim(k) > 0
-    return k if is_bool else None
+def is_mask(k: Any) -> bool:
+    """Whether index `k` is a boolean array (a mask)."""
+    return isinstance(k, (Tracer, np.ndarray)) and k.dtype == np.bool_ and np.ndim(k) > 0
 
 
 def store(target: Tracer, value: Any) -> None:
@@ -94,22 +94,24 @@ def assigned(trace: Trace, value: Any, shape: tuple[int, ...], dtype: str) -> No
     return lift(trace, broadcast_to(v, shape), dtype)
 
 
-def masked(x: Tracer, mask: Any, value: Any) -> Tracer:
-    """x with `value` where `mask` (x's leading dims) is True: np.where(mask, value, x)."""
+def masked(x: Tracer, at: int, mask: Any, value: Any) -> Tracer:
+    """x with `value` where `mask`, over x's dims from `at` on, is True: np.where(mask, value, x)."""
     trace = x._trace
     m = as_tracer(trace, mask)
-    if m.ndim > x.ndim:
-        raise fail(TracingError, f"too many indices for array: array is {x.ndim}-dimensional, but {m.ndim} were indexed")
-    for axis, (k, n) in enumerate(zip(m.shape, x.shape)):
+    if at + m.ndim > x.ndim:
+        raise fail(TracingError, f"too many indices for array: array is {x.ndim}-dimensional, but {at + m.ndim} were indexed")
+    for axis, (k, n) in enumerate(zip(m.shape, x.shape[at:]), start=at):
         if k != n:
             raise fail(TracingError, f"boolean index did not match indexed array along axis {axis}; "
                                      f"size of axis is {n} but size of corresponding boolean axis is {k}")
-    rest = x.shape[m.ndim:]
+    lead, rest = x.shape[:at], x.shape[at + m.ndim:]
     shape = np.shape(value) if not isinstance(value, Tracer) else value.shape
-    if len(shape) > len(rest) and math.prod(shape[: len(shape) - len(rest)]) != 1:
+    count = len(shape) - len(rest) - 1  # the value's dim matching the True elements' count, if it has one
+    if 0 <= count and math.prod(shape[: count + 1]) != 1 and shape[count] != 1:
         raise fail(UnsupportedError,
                    f"assigning an array of shape {shape} to a boolean-masked selection needs one value per True "
                    "element, a count known only at run time; use np.where(mask, values, x)")
-    v = assigned(trace, value, rest, x._node.dtype)
-    cond = reshape(m, m.shape + (1,) * len(rest))._node
+    v = assigned(trace, value, lead + (1,) + rest, x._node.dtype)
+    v = trace.make("reshape", (v,), (lead + (1,) * m.ndim + rest,))
+    cond = reshape(m, (1,) * at + m.shape + (1,) * len(rest))._node
     return result(trace, trace.make("where", (cond, v, x._node)))
