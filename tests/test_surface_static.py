@@ -94,3 +94,19 @@ def test_bad_static_options_and_values() -> None:
         et.kernel(blocks, static_argnums=7)
     with pytest.raises(et.KernelArgumentError, match="static argument 'n' must be hashable"):
         et.kernel(blocks, static_argnames="n")(X, [4], 1, "sum")
+
+
+def test_npbench_style_size_and_step_arguments() -> None:
+    """NPBench's loop kernels take their sizes and time steps as Python ints."""
+
+    def jacobi_1d(tsteps, a, b):
+        a, b = a.copy(), b.copy()
+        for _ in range(1, tsteps):
+            b[1:-1] = 0.33333 * (a[:-2] + a[1:-1] + a[2:])
+            a[1:-1] = 0.33333 * (b[:-2] + b[1:-1] + b[2:])
+        return a, b
+
+    a, b = np.linspace(0.0, 1.0, 32), np.linspace(1.0, 2.0, 32)
+    k = et.kernel(jacobi_1d, static_argnums=0)
+    for got, want in zip(k(6, a, b), jacobi_1d(6, a, b), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-15)

@@ -18,8 +18,8 @@ I = RNG.integers(-50, 50, (7, 9))
 
 def check(fn, *args) -> None:
     """fn compiled gives exactly NumPy's result (and dtype), and leaves its arguments unchanged."""
-    before = [a.copy() for a in args]
-    got, want = et.kernel(fn)(*args), fn(*[a.copy() for a in args])
+    before = [np.copy(a) for a in args]
+    got, want = et.kernel(fn)(*args), fn(*[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
     for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,), strict=True):
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
@@ -258,3 +258,18 @@ def test_empty_slice_store_is_a_no_op() -> None:
         return b
 
     check(f, A)
+
+
+def test_values_read_before_a_write_keep_their_value() -> None:
+    """A result computed from B before B is written is not a view: it keeps B's old values; a
+    Python number argument's `n += 2` rebinds n (Python numbers are immutable)."""
+
+    def f(a, n):
+        b = a * 1.0
+        c = b + 0
+        b[0] = 1
+        n += 2
+        b[1] += n
+        return b, c
+
+    check(f, A, 3)

@@ -83,6 +83,8 @@ def scalar_power(trace: Trace, x: Node, exponent: float) -> Node | None:
 def in_place(out: tuple, result: Tracer) -> Tracer:
     """`x += y` / `out=x`: x, an array the kernel owns, updated in place (NumPy's same_kind cast)."""
     (target,) = out
+    if isinstance(target, Tracer) and target._weak is not None:  # a Python number: `n += 1` rebinds n
+        return result
     if not isinstance(target, Tracer):
         raise fail(UnsupportedError, f"out= must be an array of the kernel, not {type(target).__name__}")
     if result.shape != target.shape:
