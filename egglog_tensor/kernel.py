@@ -113,9 +113,9 @@ class Kernel:
         out = kwargs.pop("out", None) if kwargs and self._takes_out else None
         fn, names, values = self._specialize(*self._bind(args, kwargs))
         specs = specs_of(names, values)
-        static = getattr(fn, "static", ())
-        if names != comp.arg_names or specs != comp.specs or static != comp.static:
-            raise KernelArgumentError(f"{self.name}(): compiled for ({signature(comp.arg_names, comp.specs, comp.static)}), called with "
+        static, own = getattr(fn, "static", ()), len(comp.arg_names) - len(comp.captured)  # (hidden arguments last)
+        if names != comp.arg_names[:own] or specs != comp.specs[:own] or static != comp.static:
+            raise KernelArgumentError(f"{self.name}(): compiled for ({signature(comp.arg_names[:own], comp.specs[:own], comp.static)}), called with "
                                       f"({signature(names, specs, static)}); call the kernel to compile for any signature, or trace again")
         return _run_checked(_Dispatch(comp, specs, self.name), values, specs, out)
 
@@ -196,7 +196,7 @@ REFUSED = object()  # a fast-path call the native reader refused (nothing ran): 
 class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
-    __slots__ = ("arg_names", "call", "empty", "name", "narrowed", "native", "out_dtypes", "outputs", "returns_tuple", "scalars",
+    __slots__ = ("arg_names", "call", "captured", "empty", "name", "narrowed", "native", "out_dtypes", "outputs", "returns_tuple", "scalars",
                  "workspace")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
@@ -207,6 +207,7 @@ class _Dispatch:
         self.empty = allocator(self.outputs)
         self.returns_tuple = comp.returns_tuple
         self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
+        self.captured = comp.captured  # large captured arrays: hidden arguments after the call's own
         # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
         self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None or not s.shape)
         # every Python int argument is checked against the integer dtype it becomes (int64 unless narrowed)
@@ -217,7 +218,7 @@ class _Dispatch:
         self.call: Callable[[tuple, Any], Any] = self._typed_call
         if not self.native.reads_natively:
             self.call = self._checked_call
-        elif len(self.outputs) == 1 and self.outputs[0][0] and not (self.returns_tuple or self.scalars or self.workspace):
+        elif len(self.outputs) == 1 and self.outputs[0][0] and not (self.returns_tuple or self.scalars or self.workspace or self.captured):
             self.call = self._one_array_call()
 
     def _one_array_call(self) -> Callable[[tuple, Any], Any]:
@@ -246,7 +247,7 @@ class _Dispatch:
             outs = list(out) if type(out) is tuple else [out]
             if tuple([t.dtype if type(t) is np.ndarray else None for t in outs]) != self.out_dtypes:
                 return REFUSED
-        if self.native.try_typed(*args, *outs, *self._lend()):
+        if self.native.try_typed(*args, *self.captured, *outs, *self._lend()):
             return REFUSED
         return self._results(outs, out)
 
@@ -278,7 +279,7 @@ class _Dispatch:
         if out is not None:
             return self._into_checked(arrays, out)
         outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
-        self.native(*arrays, *outs, *self._lend())
+        self.native(*arrays, *self.captured, *outs, *self._lend())
         return self._results(outs, None)
 
     def _results(self, outs: list[np.ndarray], out: Any) -> Any:
@@ -299,7 +300,7 @@ class _Dispatch:
         when the kernel can, else through a temporary (a strided target, or one overlapping an input)."""
         targets = check_out(out, self.outputs, self.name)
         outs = [t if direct(t, arrays) else POOL.empty(t.shape, t.dtype) for t in targets]
-        self.native(*arrays, *outs, *self._lend())
+        self.native(*arrays, *self.captured, *outs, *self._lend())
         for target, result in zip(targets, outs, strict=True):
             if result is not target:
                 np.copyto(target, result)

@@ -39,8 +39,10 @@ def function_name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
 
 
-def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]) -> tuple[list[Node], bool]:
-    """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple."""
+def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec],
+                   captured: list[tuple[str, np.ndarray]] | None = None) -> tuple[list[Node], bool]:
+    """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple,
+    and appends to `captured` the (name, array) of each large captured array, a hidden argument."""
     trace = Trace(Builder(), tuple(names))
     tracers = []
     for name, spec in zip(names, specs, strict=True):
@@ -54,7 +56,7 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     results = list(result) if is_tuple else [result]
     outputs = []
     for i, r in enumerate(results):
-        if isinstance(r, (bool, int, float, np.generic, np.ndarray)) and np.ndim(r) == 0:
+        if isinstance(r, np.ndarray) or (isinstance(r, (bool, int, float, np.generic)) and np.ndim(r) == 0):  # a constant
             r = as_tracer(trace, r)
         if not isinstance(r, Tracer):
             where = f"output {i}" if is_tuple else "the result"
@@ -63,4 +65,9 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
                 f"{where} is {type(r).__name__}"
             )
         outputs.append(r._node)
+    if trace.captured and captured is None:
+        raise TracingError(f"{function_name(fn)} captures NumPy arrays larger than the constants a kernel embeds; "
+                           "pass them as arguments")
+    if captured is not None:
+        captured.extend((node.attr("name"), array) for node, array in trace.captured.values())
     return outputs, is_tuple

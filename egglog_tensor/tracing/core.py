@@ -13,7 +13,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -75,6 +75,7 @@ class Trace:
 
     builder: Builder
     arg_names: tuple[str, ...]
+    captured: dict[int, tuple[Node, np.ndarray]] = field(default_factory=dict)  # large captured arrays: hidden arguments
 
     def make(self, op: str, inputs: tuple[Node, ...] = (), attrs: tuple = ()) -> Node:
         try:
@@ -316,19 +317,23 @@ def lift(trace: Trace, v: Any, dtype: str) -> Node:
     return trace.const(v, dtype)
 
 
-CONSTANT_LIMIT = 1 << 16  # bytes of a captured NumPy array embedded in the kernel (docs/calling.md)
+CONSTANT_LIMIT = 4096  # bytes of a captured NumPy array embedded in the module; larger: a hidden argument (docs/calling.md)
 
 
 def constant_array(trace: Trace, v: np.ndarray, dtype: str) -> Node:
-    """A NumPy array captured by the kernel (a global, a closure, a default): a constant of the module,
-    its contents as they are now (frozen: a later change of the array is not seen)."""
+    """A NumPy array the kernel captured (a global, a closure): its contents as they are now (frozen:
+    a later change is not seen), a constant of the module or, larger, a hidden argument holding a copy."""
     if v.dtype.name not in DTYPES or dtype not in DTYPES:
         raise fail(UnsupportedError, f"a captured NumPy array of dtype {v.dtype} is not supported (supported: {', '.join(DTYPES)})")
-    if v.size * np.dtype(dtype).itemsize > CONSTANT_LIMIT:
-        raise fail(UnsupportedError, f"a captured NumPy array of shape {v.shape} and dtype {dtype} is larger than the "
-                                     f"{CONSTANT_LIMIT // 1024} KiB embedded as constants; pass it as a kernel argument")
-    data = np.ascontiguousarray(v.astype(dtype, copy=False)).tobytes().hex()
-    return trace.make("array", (), (data, tuple(v.shape), dtype))
+    if v.size * np.dtype(dtype).itemsize <= CONSTANT_LIMIT:
+        data = np.ascontiguousarray(v.astype(dtype, copy=False)).tobytes().hex()
+        return trace.make("array", (), (data, tuple(v.shape), dtype))
+    if id(v) not in trace.captured:  # one hidden argument per array object, in the array's own dtype
+        name = f"captured#{len(trace.captured)}"  # not an identifier: no parameter has this name
+        node = trace.make("arg", (), (name, tuple(v.shape), v.dtype.name, "C"))
+        trace.captured[id(v)] = (node, np.array(v, order="C"))
+    node = trace.captured[id(v)][0]
+    return node if node.dtype == dtype else trace.make("astype", (node,), (dtype,))
 
 
 def result(trace: Trace, node: Node, weak: type | None = None, view: bool = False) -> Tracer:
