@@ -7,8 +7,12 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import egglog_tensor as et
+from strategies import arrays, dtypes, layouts, shapes
+from strategies import check as check_drawn
 
 RNG = np.random.default_rng(25)
 A = RNG.standard_normal((7, 9))
@@ -273,3 +277,30 @@ def test_values_read_before_a_write_keep_their_value() -> None:
         return b, c
 
     check(f, A, 3)
+
+
+@st.composite
+def boxes(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[slice, ...]:
+    """A basic index of `shape`: per dim a slice with any start, stop and (nonzero) step."""
+    bound = st.none() | st.integers(-7, 7)
+    return tuple(slice(draw(bound), draw(bound), draw(st.none() | st.integers(-3, 3).filter(bool))) for _ in shape)
+
+
+@pytest.mark.slow
+@settings(max_examples=20, deadline=None)
+@given(st.data(), shapes(min_dims=1, max_dims=3, max_side=6), dtypes(), layouts)
+def test_drawn_slice_and_mask_stores_match_numpy(data, shape, dtype, layout) -> None:
+    a = data.draw(arrays(dtype, shape, layout=layout))
+    v = data.draw(arrays(dtype, shape))
+    m = data.draw(arrays("bool", shape))
+    key = data.draw(boxes(shape))
+    scalar = data.draw(st.sampled_from([0, 1, -2, 2.5, True, np.nan]))
+
+    def f(a, v, m):
+        b = a.copy()
+        b[key] = v[key]
+        b[key] += v[key]
+        b[m] = scalar if b.dtype.kind == "f" or not isinstance(scalar, float) else 3
+        return b
+
+    check_drawn(f, a, v, m)
