@@ -77,6 +77,8 @@ class Compilation:
     cache: str = "disabled"  # on-disk cache: "hit", "miss-stored", "disabled" or "unwritable"
     cache_note: str = ""  # the entry's path, or why it was not used / not stored
     narrowed_ints: tuple[tuple[int, str], ...] = ()  # (index, int dtype) of Python-int arguments cast narrower: a call checks their range
+    static: tuple[tuple[str, Any], ...] = ()  # (name, value) of each static argument, compiled in (kernel.py)
+    captured: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)  # hidden arguments: large captured arrays
 
     @property
     def workspace(self) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
@@ -225,6 +227,8 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         cache=cache.HIT,
         cache_note=lookup.note,
         narrowed_ints=narrowed,
+        static=getattr(fn, "static", ()),
+        captured=traced.captured,
     )
     comp.native = _timed(timings, "native", lambda: _native(entry.module, specs, entry.outputs, comp.workspace))
     if level := debug_level():

@@ -200,7 +200,7 @@ class TensorCostModel:
     def price(self, op: str, ins: list[Cost], out: Node) -> Cost:
         """The Cost of `op` producing `out` from children costs `ins`."""
         m = self.machine
-        if op == "arg":
+        if op in ("arg", "array"):
             return self._buffer(out, 0.0)
         if op == "const":
             return Cost(_EPSILON, out, buffer=False)
@@ -268,6 +268,9 @@ class TensorCostModel:
                     tiles = choose_tiles("linalg.matmul", loops, itemsize, self.target).tiles
                 slowdown *= tile_slowdown(loops, tiles, itemsize, self.target, math.prod(batch) if batch else None)
             return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown))
+        if op == "update_slice":  # the base copied (unless updated in place), the value written into it
+            base, value = ins
+            return self._buffer(out, self.closed(base) + self.closed(value) + m.kernel(0.0, 2 * _bytes(value.meta)))
         # general reshape: a copy of its materialized input
         (x,) = ins
         return self._buffer(out, self.closed(x) + m.kernel(0.0, 2 * _bytes(out)))

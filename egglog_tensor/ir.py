@@ -169,6 +169,15 @@ globals().update({OPS[name].term: fn for name, fn in GENERATED.items()})
 def where(cond: Tensor, a: Tensor, b: Tensor) -> Tensor: ...
 @function
 def concat(parts: VecLike[Tensor, Tensor], axis: i64Like) -> Tensor: ...
+@function
+def array(data: StringLike, shape: VecLike[i64, i64Like], dtype: DType) -> Tensor:
+    """A constant array (a captured NumPy array): its C-ordered bytes as hex."""
+
+
+@function
+def update_slice(base: Tensor, value: Tensor, start: VecLike[i64, i64Like], step: VecLike[i64, i64Like],
+                 size: VecLike[i64, i64Like]) -> Tensor:
+    """base with base[start + i * step] = value[i] for i < size (an in-place update, functionally)."""
 
 
 def _constructor(term: str) -> object:

@@ -35,7 +35,7 @@ from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
 from .runtime import NativeFunction
-from .spec import ArgSpec, signature
+from .spec import ArgSpec, signature, spec_of
 from .target import Target
 from .texts import StageTexts
 from .tracing import function_name, narrowed_int_args, trace_function
@@ -90,6 +90,7 @@ class Traced(_Stage):
     outputs: tuple[Node, ...] = field(compare=False)
     timings: Timings = field(default=(), compare=False)
     kernel: Any = field(default=None, compare=False)  # the Kernel that traced it: binds a call's arguments
+    captured: tuple[np.ndarray, ...] = field(default=(), compare=False)  # the hidden arguments' arrays, after `names`' own
     _memo: dict[str, Any] = field(default_factory=dict, compare=False)  # term and its text, made once (shared by replace())
 
     @property
@@ -247,9 +248,13 @@ def trace(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]
     """Trace `fn` on tracers for `specs`: the first stage."""
     pipeline_for(options.target)  # (ValueError for a target with no pipeline, before tracing)
     timings: dict[str, float] = {}
-    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs))
+    captured: list[tuple[str, np.ndarray]] = []
+    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs, captured))
     narrowed = narrowed_int_args(outputs, specs, names)
-    return Traced(fn, tuple(names), tuple(specs), options, returns_tuple, narrowed, tuple(outputs), tuple(timings.items()), kernel)
+    names = (*names, *(n for n, _ in captured))  # large captured arrays: hidden arguments, passed by each call
+    specs = (*specs, *(spec_of(a, n) for n, a in captured))
+    return Traced(fn, tuple(names), tuple(specs), options, returns_tuple, narrowed, tuple(outputs), tuple(timings.items()), kernel,
+                  tuple(a for _, a in captured))
 
 
 def optimize(traced: Traced) -> Optimized:
@@ -314,6 +319,8 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
         cache="disabled",
         cache_note=STAGED_CACHE_NOTE,
         narrowed_ints=traced.narrowed_ints,
+        static=getattr(traced.fn, "static", ()),
+        captured=traced.captured,
     )
     comp.native = _native(module, traced.specs, optimized.outputs, lowered.workspace)
     return Compiled(lowered, comp)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import affine, arith, bufferization, func, linalg, memref, tensor
 
@@ -166,6 +167,8 @@ class Emitter:
             return value
         if node.size == 0:
             return self._empty(node)
+        if node.op == "array":  # a captured NumPy array: a dense constant of the module
+            return arith.constant(_tensor_type(node), constant_attr(node))
         if node.op in ("matmul", "matmul_tiled"):  # matmul_tiled: the optimizer chose its cache tiles
             if node.inputs[0].shape[-1] == 0:  # empty contraction: zeros (tiling a size-0 loop asserts in MLIR)
                 return self._filled(node, 0)
@@ -174,6 +177,8 @@ class Emitter:
             return self._reduction(node)
         if node.op == "concat":
             return self._concat(node)
+        if node.op == "update_slice":
+            return self._update_slice(node)
         if node.op == "reshape" and not is_view(node):
             return self._reshape(node)
         return self._group(node)
@@ -397,6 +402,16 @@ class Emitter:
             offset += part.shape[axis]
         return result
 
+    def _update_slice(self, node: Node) -> ir.Value:
+        """The value (fused, views as maps) inserted into the base's strided box; an argument base is
+        copied first (bufferization must not write into the caller's array)."""
+        base, value = node.inputs
+        into = self._group(base) if base.op in ("arg", "array") else self.materialize(base)
+        if not value.size:
+            return into
+        start, step, size = (list(node.attr(n)) for n in ("start", "step", "size"))
+        return tensor.insert_slice(self._group(value), into, [], [], [], start, size, step)
+
     def _reshape(self, node: Node) -> ir.Value:
         src = node.inputs[0]
         # A non-C argument cannot be collapsed in place: copy it to C order with a generic first.
@@ -407,6 +422,12 @@ class Emitter:
         if node.ndim != 1:
             value = tensor.expand_shape(_tensor_type(node), value, _reassociation(node.ndim), [], list(node.shape))
         return value
+
+
+def constant_attr(node: Node) -> ir.DenseElementsAttr:
+    """The elements of an `array` node (bool stored as 0/1 bytes, as NumPy's)."""
+    data = np.frombuffer(bytes.fromhex(node.attr("data")), dtype=node.dtype).reshape(node.shape)
+    return ir.DenseElementsAttr.get(data.astype(np.int8) if node.dtype == "bool" else data, type=_tensor_type(node))
 
 
 def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:

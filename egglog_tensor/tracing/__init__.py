@@ -3,7 +3,7 @@
 `core.py` holds the Tracer and the registry of NumPy functions; each module after it implements
 one part of NumPy's surface and registers it (`@implements("name")`): ufuncs.py (elementwise),
 shapes.py (views and shapes), reductions.py, linalg.py, creation.py (arrays made in the kernel: np.zeros,
-arange, eye...). A new NumPy function goes in the module of
+arange, eye...), einsum.py, updates.py (in-place updates). A new NumPy function goes in the module of
 its kind, or a new module imported here.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import TracingError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import creation, einsum, linalg, reductions, shapes, ufuncs  # noqa: F401  (they register their functions)
+from . import creation, einsum, linalg, reductions, shapes, ufuncs, updates  # noqa: F401  (they register their functions)
 from .core import Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
@@ -40,8 +40,10 @@ def function_name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
 
 
-def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]) -> tuple[list[Node], bool]:
-    """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple."""
+def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec],
+                   captured: list[tuple[str, np.ndarray]] | None = None) -> tuple[list[Node], bool]:
+    """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple,
+    and appends to `captured` the (name, array) of each large captured array, a hidden argument."""
     trace = Trace(Builder(), tuple(names))
     tracers = []
     for name, spec in zip(names, specs, strict=True):
@@ -56,7 +58,7 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     results = list(result) if is_tuple else [result]
     outputs = []
     for i, r in enumerate(results):
-        if isinstance(r, (bool, int, float, np.generic, np.ndarray)) and np.ndim(r) == 0:
+        if isinstance(r, np.ndarray) or (isinstance(r, (bool, int, float, np.generic)) and np.ndim(r) == 0):  # a constant
             r = as_tracer(trace, r)
         if not isinstance(r, Tracer):
             where = f"output {i}" if is_tuple else "the result"
@@ -65,4 +67,9 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
                 f"{where} is {type(r).__name__}"
             )
         outputs.append(r._node)
+    if trace.captured and captured is None:
+        raise TracingError(f"{function_name(fn)} captures NumPy arrays larger than the constants a kernel embeds; "
+                           "pass them as arguments")
+    if captured is not None:
+        captured.extend((node.attr("name"), array) for node, array in trace.captured.values())
     return outputs, is_tuple

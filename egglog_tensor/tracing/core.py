@@ -13,7 +13,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -80,6 +80,7 @@ class Trace:
 
     builder: Builder
     arg_names: tuple[str, ...]
+    captured: dict[int, tuple[Node, np.ndarray]] = field(default_factory=dict)  # large captured arrays: hidden arguments
 
     def make(self, op: str, inputs: tuple[Node, ...] = (), attrs: tuple = ()) -> Node:
         try:
@@ -132,10 +133,22 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     def __init__(self, trace: Trace, node: Node, weak: type | None = None, view: bool = False) -> None:
         self._trace = trace
-        self._node = node
+        self._own = node
         self._weak = weak
-        self._view = view  # args and views alias caller memory: in-place updates are refused
-        self._viewed = False
+        self._view = view  # an argument: it aliases the caller's memory, writes into it are refused
+        self._base: Tracer | None = None  # a view: the array it views (never itself a view) ...
+        self._derive: Callable[[Node], Node] | None = None  # ... and its node as a function of the base's
+        self._seen: Node | None = None  # the base's node that _own was derived from
+        self._box: Box | None = None  # where writes into a view go in its base (None: they cannot)
+        self._frozen: str | None = None  # why writes into this array are refused
+
+    @property
+    def _node(self) -> Node:
+        """The array's current value: a view's follows its base's, which in-place updates rebind."""
+        if self._base is not None and self._base._own is not self._seen:
+            self._seen = self._base._own
+            self._own = self._derive(self._seen)
+        return self._own
 
     def __getattr__(self, name: str) -> Any:
         """Only called for attributes Tracer lacks: an ndarray method or attribute it does not support."""
@@ -165,12 +178,16 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     # --- what cannot be traced ----------------------------------------------------------------
     def _concrete(self, what: str) -> TracingError:
-        names = sorted({n.attr("name") for n in ancestors(self._node) if n.op == "arg"})
+        args = [n for n in ancestors(self._node) if n.op == "arg"]
+        names = sorted({n.attr("name") for n in args})
         deps = f"it depends on argument(s) {', '.join(names)}" if names else "it is a traced value"
+        scalars = sorted({n.attr("name") for n in args if not n.shape})
+        hint = (f"; to use a number argument as a constant (a shape, a slice bound, a loop count), make it static: "
+                f"et.kernel(f, static_argnames={tuple(scalars)!r})" if scalars else "")
         return fail(
             TracingError,
             f"{what} needs a concrete value, but {deps}, whose values are not known while tracing; "
-            "use np.where / np.maximum etc. instead of Python control flow",
+            f"use np.where / np.maximum etc. instead of Python control flow{hint}",
         )
 
     def __bool__(self) -> bool:
@@ -188,8 +205,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def __array__(self, dtype=None, copy=None):
         raise self._concrete("converting a traced array to a NumPy array (np.asarray / np.array)")
 
-    def __setitem__(self, key, value) -> None:
-        raise fail(TracingError, "in-place assignment (x[...] = v) is not supported; build a new array (np.where)")
+    def __setitem__(self, key: Any, value: Any) -> None:
+        IMPLEMENTATIONS["setitem"](self, key, value)
 
     # --- NumPy protocols: dispatched through IMPLEMENTATIONS, which the surface modules fill ----------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -207,7 +224,10 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     # --- methods: ndarray's signatures, NumPy's functions ----------------------------------------
     def astype(self, dtype: Any, copy: bool = True) -> Tracer:
-        return astype(self, dtype_name(dtype))
+        return self if not copy and self.dtype == dtype_name(dtype) else astype(self, dtype_name(dtype))
+
+    def copy(self, order: str = "K") -> Tracer:
+        return IMPLEMENTATIONS["copy"](self)
 
     def sum(self, axis=None, dtype=None, keepdims=False) -> Tracer:
         return IMPLEMENTATIONS["sum"](self, axis, dtype, keepdims=keepdims)
@@ -287,10 +307,7 @@ def dtype_key(v: Any) -> Any:
     if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0:
         return np.asarray(v).dtype
     if isinstance(v, np.ndarray):
-        raise fail(
-            UnsupportedError,
-            f"a NumPy array of shape {v.shape} captured as a constant; pass it as a kernel argument instead",
-        )
+        return v.dtype
     raise fail(UnsupportedError, f"operand of type {type(v).__name__} is not supported")
 
 
@@ -299,9 +316,30 @@ def lift(trace: Trace, v: Any, dtype: str) -> Node:
     if isinstance(v, Tracer):
         node = v._node
         return node if node.dtype == dtype else trace.make("astype", (node,), (dtype,))
+    if isinstance(v, np.ndarray) and v.ndim:
+        return constant_array(trace, v, dtype)
     if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
         v = v.item()
     return trace.const(v, dtype)
+
+
+CONSTANT_LIMIT = 4096  # bytes of a captured NumPy array embedded in the module; larger: a hidden argument (docs/calling.md)
+
+
+def constant_array(trace: Trace, v: np.ndarray, dtype: str) -> Node:
+    """A NumPy array the kernel captured (a global, a closure): its contents as they are now (frozen:
+    a later change is not seen), a constant of the module or, larger, a hidden argument holding a copy."""
+    if v.dtype.name not in DTYPES or dtype not in DTYPES:
+        raise fail(UnsupportedError, f"a captured NumPy array of dtype {v.dtype} is not supported (supported: {', '.join(DTYPES)})")
+    if v.size * np.dtype(dtype).itemsize <= CONSTANT_LIMIT:
+        data = np.ascontiguousarray(v.astype(dtype, copy=False)).tobytes().hex()
+        return trace.make("array", (), (data, tuple(v.shape), dtype))
+    if id(v) not in trace.captured:  # one hidden argument per array object, in the array's own dtype
+        name = f"captured#{len(trace.captured)}"  # not an identifier: no parameter has this name
+        node = trace.make("arg", (), (name, tuple(v.shape), v.dtype.name, "C"))
+        trace.captured[id(v)] = (node, np.array(v, order="C"))
+    node = trace.captured[id(v)][0]
+    return node if node.dtype == dtype else trace.make("astype", (node,), (dtype,))
 
 
 def result(trace: Trace, node: Node, weak: type | None = None, view: bool = False) -> Tracer:
@@ -356,7 +394,42 @@ def normalize_axes(ndim: int, axis: Any) -> tuple[int, ...]:
 
 
 def view(x: Tracer, op: str, attrs: tuple) -> Tracer:
-    x._viewed = True
-    return result(x._trace, x._trace.make(op, (x._node,), attrs), x._weak, view=True)
+    box = slice_box(box_of(x), x.shape, *attrs) if op == "slice" else None
+    return derived(x, lambda n: x._trace.make(op, (n,), attrs), box)
+
+
+Box = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # start, step, size per dim of the base
+
+
+def base_of(x: Tracer) -> Tracer:
+    """The array x views, or x itself: the array writes into x rebind."""
+    return x if x._base is None else x._base
+
+
+def box_of(x: Tracer) -> Box | None:
+    """Where x's elements are in its base: all of it for an array that is not a view."""
+    return x._box if x._base is not None else ((0,) * x.ndim, (1,) * x.ndim, x.shape)
+
+
+def derived(x: Tracer, make: Callable[[Node], Node], box: Box | None) -> Tracer:
+    """A view of x (NumPy shares memory): its node is `make` of x's, re-derived when x's base is updated in place."""
+    base, inner = base_of(x), x._derive
+    derive = make if inner is None else (lambda n: make(inner(n)))
+    out = Tracer(x._trace, derive(base._own), x._weak)
+    out._base, out._derive, out._seen, out._box, out._frozen = base, derive, base._own, box, x._frozen
+    return out
+
+
+def slice_box(box: Box | None, shape: tuple[int, ...], start: tuple, step: tuple, size: tuple) -> Box | None:
+    """The box of x[slices] in x's base, from x's box (whose size x's shape is a unit reshape of)."""
+    if box is None or 0 in size:
+        return None if box is None else ((0,) * len(box[0]), (1,) * len(box[0]), (0,) * len(box[0]))
+    b_start, b_step, b_size = (list(b) for b in box)
+    mine = [d for d, n in enumerate(b_size) if n != 1]
+    for d, k in zip(mine, (d for d, n in enumerate(shape) if n != 1), strict=True):
+        b_start[d] += b_step[d] * start[k]
+        b_step[d] *= step[k]
+        b_size[d] = size[k]
+    return tuple(b_start), tuple(b_step), tuple(b_size)
 
 
