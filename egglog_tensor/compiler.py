@@ -26,6 +26,7 @@ from .optimize import Limits, OptimizeReport
 from .runtime import ArgType, NativeFunction
 from .spec import ArgSpec, signature
 from .target import Target
+from .texts import StageTexts
 from .tracing import function_name
 
 
@@ -68,7 +69,7 @@ class Compilation:
     traced_term: str
     report: OptimizeReport
     extracted_term: str
-    texts: dict[str, str] = field(default_factory=dict)
+    texts: StageTexts = field(default_factory=lambda: StageTexts(()))  # by stage name; made when first read (texts.py)
     facts: dict[str, Any] = field(default_factory=dict)  # what each stage decided, by stage name (lowering/stages/)
     timings: dict[str, float] = field(default_factory=dict)
     native: NativeFunction | None = field(default=None, repr=False)
@@ -77,6 +78,8 @@ class Compilation:
     cache_note: str = ""  # the entry's path, or why it was not used / not stored
     narrowed_ints: tuple[tuple[int, str], ...] = ()  # (index, int dtype) of Python-int arguments cast narrower: a call checks their range
     checks: tuple[str, ...] = ()  # messages of the run-time checks: the last len(checks) outputs, 0-d bools (true: raise)
+    static: tuple[tuple[str, Any], ...] = ()  # (name, value) of each static argument, compiled in (kernel.py)
+    captured: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)  # hidden arguments: large captured arrays
 
     @property
     def workspace(self) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
@@ -202,6 +205,8 @@ def _native(module: LoadedModule, specs: Sequence[ArgSpec], outputs: Sequence[No
 def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) -> Compilation:
     """The Compilation of a cache hit (`traced`: the Traced of stages.py): the stored stage texts and
     report, the loaded object."""
+    from . import stages
+
     fn, names, specs, options, narrowed = traced.fn, traced.names, traced.specs, traced.options, traced.narrowed_ints
     entry = lookup.entry
     assert entry is not None
@@ -215,7 +220,8 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         traced_term=entry.texts.get("traced", ""),
         report=entry.report,
         extracted_term=str(entry.header.get("extracted_term", "")),
-        texts=dict(entry.texts),
+        texts=StageTexts(entry.texts.items(), {**stages.mlir_remakes(list(entry.texts.items()), options.target),
+                                               "asm": lambda: {"asm": entry.module.asm}}),
         facts=dict(entry.facts),
         timings=timings,
         module=entry.module,
@@ -223,6 +229,8 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         cache_note=lookup.note,
         narrowed_ints=narrowed,
         checks=traced.checks,
+        static=getattr(fn, "static", ()),
+        captured=traced.captured,
     )
     comp.native = _timed(timings, "native", lambda: _native(entry.module, specs, entry.outputs, comp.workspace))
     if level := debug_level():

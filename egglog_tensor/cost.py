@@ -200,10 +200,12 @@ class TensorCostModel:
     def price(self, op: str, ins: list[Cost], out: Node) -> Cost:
         """The Cost of `op` producing `out` from children costs `ins`."""
         m = self.machine
-        if op == "arg":
+        if op in ("arg", "array"):
             return self._buffer(out, 0.0)
         if op == "const":
             return Cost(_EPSILON, out, buffer=False)
+        if op == "iota":  # an index computed per element of its reader: one op each, no memory read
+            return self._fused(out, 0.0, float(out.size), 0.0)
         if op in ("fuse_rows", "fuse_rows_tiled"):
             return self._fuse_rows(ins[0], out, out.attr("tiles") if op == "fuse_rows_tiled" else None)
         if op == "materialize":
@@ -269,6 +271,9 @@ class TensorCostModel:
         if op == "gather":  # reads x at indices computed in its loop: priced as a copy of its size
             x, idx = ins
             return self._buffer(out, self.closed(x) + self.closed(idx) + m.kernel(0.0, 2 * _bytes(out)))
+        if op == "update_slice":  # the base copied (unless updated in place), the value written into it
+            base, value = ins
+            return self._buffer(out, self.closed(base) + self.closed(value) + m.kernel(0.0, 2 * _bytes(value.meta)))
         # general reshape: a copy of its materialized input
         (x,) = ins
         return self._buffer(out, self.closed(x) + m.kernel(0.0, 2 * _bytes(out)))

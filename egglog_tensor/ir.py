@@ -58,6 +58,11 @@ class Tensor(Expr):
     def const(cls, value: f64Like, dtype: DType) -> Tensor:
         """A 0-d constant; broadcasts like a NumPy scalar."""
 
+    @classmethod
+    def iota(cls, shape: VecLike[i64, i64Like], axis: i64Like, dtype: DType) -> Tensor:
+        """An array of `shape` whose elements are their index along `axis`, as `dtype` (np.arange's
+        and np.eye's building block): computed where it is read, never loaded from memory."""
+
     def __add__(self, other: Tensor) -> Tensor: ...
     def __sub__(self, other: Tensor) -> Tensor: ...
     def __mul__(self, other: Tensor) -> Tensor: ...
@@ -167,6 +172,17 @@ def concat(parts: VecLike[Tensor, Tensor], axis: i64Like) -> Tensor: ...
 @function
 def gather(x: Tensor, idx: Tensor, axis: i64Like) -> Tensor:
     """x read at the int64 indices idx along `axis` (ops.py: the shape of idx)."""
+
+
+@function
+def array(data: StringLike, shape: VecLike[i64, i64Like], dtype: DType) -> Tensor:
+    """A constant array (a captured NumPy array): its C-ordered bytes as hex."""
+
+
+@function
+def update_slice(base: Tensor, value: Tensor, start: VecLike[i64, i64Like], step: VecLike[i64, i64Like],
+                 size: VecLike[i64, i64Like]) -> Tensor:
+    """base with base[start + i * step] = value[i] for i < size (an in-place update, functionally)."""
 
 
 def _constructor(term: str) -> object:

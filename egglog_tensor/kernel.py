@@ -31,7 +31,7 @@ class Kernel:
     """A compiled-on-demand NumPy function. Call it like the function; `inspect` shows every stage,
     `trace(*args)` starts the staged API (`.optimize().lower().compile()`, egglog_tensor/stages.py)."""
 
-    def __init__(self, fn: Callable[..., Any], options: Options) -> None:
+    def __init__(self, fn: Callable[..., Any], options: Options, static: frozenset[str] = frozenset()) -> None:
         if not callable(fn):
             raise TypeError(f"kernel expects a function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
@@ -51,6 +51,21 @@ class Kernel:
         self._fast: dict[tuple, Callable[[tuple, Any], Any]] = {}  # fast-path key -> the specialization's call
         # `out=` names the result buffer(s), unless the function has a parameter of that name.
         self._takes_out = "out" not in self._signature.parameters
+        self._static = static
+
+    def _specialize(self, names: tuple[str, ...], values: list[Any]) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
+        """The function to trace (its static arguments bound, as compile-time constants), and the runtime arguments' names and values."""
+        if not self._static:
+            return self.fn, names, values
+        static = tuple((n, v) for n, v in zip(names, values, strict=True) if n in self._static)
+        for n, v in static:
+            try:
+                hash(v)
+            except TypeError:
+                raise KernelArgumentError(f"{self.name}(): static argument {n!r} must be hashable (an int, tuple, bool, str...), "
+                                          f"got {type(v).__name__}") from None
+        runtime = [(n, v) for n, v in zip(names, values, strict=True) if n not in self._static]
+        return _Static(self.fn, names, static), tuple(n for n, _ in runtime), [v for _, v in runtime]
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any]]:
         try:
@@ -69,56 +84,58 @@ class Kernel:
                 values.append(value)
         return tuple(names), values
 
-    def _compilation(self, names: tuple[str, ...], specs: tuple[ArgSpec, ...]) -> Compilation:
-        key = (names, specs)  # options are fixed per Kernel
+    def _compilation(self, fn: Callable[..., Any], names: tuple[str, ...], specs: tuple[ArgSpec, ...]) -> Compilation:
+        key = (names, specs, getattr(fn, "static", ()))  # options are fixed per Kernel
         comp = self._cache.get(key)
         if comp is None:
             with self._lock:
                 comp = self._cache.get(key)
                 if comp is None:
-                    comp = compile_kernel(self.fn, names, specs, self.options)
+                    comp = compile_kernel(fn, names, specs, self.options)
                     self._cache[key] = comp
         return comp
 
     def inspect(self, *args: Any, **kwargs: Any) -> Compilation:
         """The compilation (all stages) for these arguments' signature, compiling if needed."""
-        names, values = self._bind(args, kwargs)
-        return self._compilation(names, specs_of(names, values))
+        fn, names, values = self._specialize(*self._bind(args, kwargs))
+        return self._compilation(fn, names, specs_of(names, values))
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """Trace for these arguments' signature: the first stage of `f.trace(*args).optimize().lower().compile()`
         (egglog_tensor/stages.py; it does not use the on-disk cache, nor this kernel's specializations)."""
-        names, values = self._bind(args, kwargs)
-        return trace(self.fn, names, specs_of(names, values), self.options, kernel=self)
+        fn, names, values = self._specialize(*self._bind(args, kwargs))
+        return trace(fn, names, specs_of(names, values), self.options, kernel=self)
 
     def call_compilation(self, comp: Compilation, args: tuple, kwargs: dict) -> Any:
         """Run one compilation (a Compiled stage's) on arguments bound and checked as a call of the kernel:
         KernelArgumentError unless they have the signature it was compiled for."""
         kwargs = dict(kwargs)
         out = kwargs.pop("out", None) if kwargs and self._takes_out else None
-        names, values = self._bind(args, kwargs)
+        fn, names, values = self._specialize(*self._bind(args, kwargs))
         specs = specs_of(names, values)
-        if names != comp.arg_names or specs != comp.specs:
-            raise KernelArgumentError(f"{self.name}(): compiled for ({signature(comp.arg_names, comp.specs)}), called with "
-                                      f"({signature(names, specs)}); call the kernel to compile for any signature, or trace again")
+        static, own = getattr(fn, "static", ()), len(comp.arg_names) - len(comp.captured)  # (hidden arguments last)
+        if names != comp.arg_names[:own] or specs != comp.specs[:own] or static != comp.static:
+            raise KernelArgumentError(f"{self.name}(): compiled for ({signature(comp.arg_names[:own], comp.specs[:own], comp.static)}), called with "
+                                      f"({signature(names, specs, static)}); call the kernel to compile for any signature, or trace again")
         return _run_checked(_Dispatch(comp, specs, self.name), values, specs, out)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run the kernel; `out=` (an array, or a tuple of one per result) receives the result instead
         of a new array, like NumPy's ufuncs: exact shape and dtype, any strides, may overlap inputs."""
         out = kwargs.pop("out", None) if kwargs and self._takes_out else None
-        if not kwargs and len(args) == self._arity:
+        fast = not kwargs and len(args) == self._arity and not self._static  # (static values are not in the fast key)
+        if fast:
             key = tuple(map(_fast_key, args))
             hit = self._fast.get(key)
             if hit is not None:
                 result = hit(args, out)
                 if result is not REFUSED:
                     return result
-        names, values = self._bind(args, kwargs)
+        fn, names, values = self._specialize(*self._bind(args, kwargs))
         specs = specs_of(names, values)
-        comp = self._compilation(names, specs)
+        comp = self._compilation(fn, names, specs)
         dispatch = _Dispatch(comp, specs, self.name)
-        if not kwargs and len(args) == self._arity and hit is None and all(k[-1] for k in key if isinstance(k, tuple)):
+        if fast and hit is None and all(k[-1] for k in key if isinstance(k, tuple)):
             self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
         return _run_checked(dispatch, values, specs, out)
 
@@ -129,6 +146,33 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"<egglog_tensor kernel {self.name}, {len(self._cache)} specialization(s), {self.options}>"
+
+
+class _Static:
+    """A kernel's function with its static arguments bound: traced with the runtime ones, in order."""
+
+    def __init__(self, fn: Callable[..., Any], names: tuple[str, ...], static: tuple[tuple[str, Any], ...]) -> None:
+        self.fn, self.names, self.static = fn, names, static
+        self.__name__ = function_name(fn)
+
+    def __call__(self, *runtime: Any) -> Any:
+        given, rest = dict(self.static), iter(runtime)
+        return self.fn(*(given[n] if n in given else next(rest) for n in self.names))
+
+
+def static_names(fn: Callable[..., Any], argnums: Any, argnames: Any) -> frozenset[str]:
+    """The parameter names `static_argnums` (positions) and `static_argnames` name; TypeError for one fn lacks."""
+    params = list(inspect.signature(fn).parameters.values())
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums or ())
+    names = (argnames,) if isinstance(argnames, str) else tuple(argnames or ())
+    named = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for i in nums:
+        if not -len(named) <= i < len(named):
+            raise TypeError(f"static_argnums {i} is out of range: {function_name(fn)} has {len(named)} positional parameters")
+    for n in names:
+        if n not in named:
+            raise TypeError(f"static_argnames {n!r} is not a parameter of {function_name(fn)} (it has {', '.join(named)})")
+    return frozenset(names) | {named[i] for i in nums}
 
 
 def _fast_key(a: Any) -> Any:
@@ -152,8 +196,8 @@ REFUSED = object()  # a fast-path call the native reader refused (nothing ran): 
 class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
-    __slots__ = ("arg_names", "call", "checks", "empty", "name", "narrowed", "native", "out_dtypes", "outputs", "returns_tuple",
-                 "scalars", "visible", "workspace")
+    __slots__ = ("arg_names", "call", "captured", "checks", "empty", "name", "narrowed", "native", "out_dtypes", "outputs",
+                 "returns_tuple", "scalars", "visible", "workspace")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
         self.name = name
@@ -165,6 +209,7 @@ class _Dispatch:
         self.empty = allocator(self.outputs)
         self.returns_tuple = comp.returns_tuple
         self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
+        self.captured = comp.captured  # large captured arrays: hidden arguments after the call's own
         # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
         self.scalars = tuple((i, np.dtype(s.dtype)) for i, s in enumerate(specs) if s.weak is not None or not s.shape)
         # every Python int argument is checked against the integer dtype it becomes (int64 unless narrowed)
@@ -175,7 +220,7 @@ class _Dispatch:
         self.call: Callable[[tuple, Any], Any] = self._typed_call
         if not self.native.reads_natively:
             self.call = self._checked_call
-        elif len(self.outputs) == 1 and self.outputs[0][0] and not (self.returns_tuple or self.scalars or self.workspace):
+        elif len(self.outputs) == 1 and self.outputs[0][0] and not (self.returns_tuple or self.scalars or self.workspace or self.captured):
             self.call = self._one_array_call()
 
     def _one_array_call(self) -> Callable[[tuple, Any], Any]:
@@ -204,7 +249,7 @@ class _Dispatch:
             outs = list(out) if type(out) is tuple else [out]
             if tuple([t.dtype if type(t) is np.ndarray else None for t in outs]) != self.out_dtypes:
                 return REFUSED
-        if self.native.try_typed(*args, *outs, *self._lend()):
+        if self.native.try_typed(*args, *self.captured, *outs, *self._lend()):
             return REFUSED
         return self._results(outs, out)
 
@@ -236,7 +281,7 @@ class _Dispatch:
         if out is not None:
             return self._into_checked(arrays, out)
         outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
-        self.native(*arrays, *outs, *self._lend())
+        self.native(*arrays, *self.captured, *outs, *self._lend())
         return self._results(outs, None)
 
     def _results(self, outs: list[np.ndarray], out: Any) -> Any:
@@ -268,7 +313,7 @@ class _Dispatch:
         targets = check_out(out, self.visible, self.name)
         outs = [t if direct(t, arrays) else POOL.empty(t.shape, t.dtype) for t in targets]
         flags = [np.empty((), np.bool_) for _ in self.checks]
-        self.native(*arrays, *outs, *flags, *self._lend())
+        self.native(*arrays, *self.captured, *outs, *flags, *self._lend())
         self._checked_flags(outs + flags)
         for target, result in zip(targets, outs, strict=True):
             if result is not target:
@@ -288,13 +333,13 @@ def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:
 
 
 @overload
-def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ...) -> Kernel: ...
+def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ..., static_argnums: int | tuple[int, ...] = ..., static_argnames: str | tuple[str, ...] = ...) -> Kernel: ...
 @overload
-def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ..., static_argnums: int | tuple[int, ...] = ..., static_argnames: str | tuple[str, ...] = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
 
 
 def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None, cache=True, threads=None, machine=None,
-           streaming=True):
+           streaming=True, static_argnums=(), static_argnames=()):
     """Compile a NumPy function: `@kernel`, `@kernel(target=...)` or `kernel(fn, rules=...)`.
 
     rules: an egglog ruleset or schedule (default: egglog_tensor.rulesets.DEFAULT; None runs none).
@@ -312,12 +357,16 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
         et.Machine.measure() on this machine); replaces the Target's.
     streaming: write outputs larger than the last-level cache with non-temporal stores where that
         pays (arithmetic-only loops; lowering/nontemporal.py); False keeps plain stores.
+    static_argnums, static_argnames: arguments (by position or name, as JAX's) that are compile-time
+        constants: any hashable value (an int used in a shape, a slice or range(), a tuple, a str...),
+        one specialization per distinct value (docs/calling.md).
     """
     from .lowering.pipelines import resolve_target
     from .rulesets import DEFAULT
 
     options = Options(DEFAULT if rules is _UNSET else rules, bool(fastmath), resolve_target(target, threads, machine),
                       limits or Limits(), cache=bool(cache), streaming=bool(streaming))
-    if fn is None:
-        return lambda f: Kernel(f, options)
-    return Kernel(fn, options)
+    def make(f: Callable[..., Any]) -> Kernel:
+        return Kernel(f, options, static_names(f, static_argnums, static_argnames))
+
+    return make if fn is None else make(fn)

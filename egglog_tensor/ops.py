@@ -103,6 +103,10 @@ def _arg(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     return tuple(attrs[1]), attrs[2]
 
 
+def _array(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    return tuple(attrs[1]), attrs[2]
+
+
 def _const(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     return (), attrs[1]
 
@@ -194,6 +198,25 @@ def _gather(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     return idx.shape, x.dtype
 
 
+def _iota(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    shape, axis, dtype = attrs
+    if not 0 <= axis < len(shape) or dtype == "bool":
+        raise TracingError(f"the index along axis {axis} of shape {tuple(shape)} as {dtype} is not a value it has")
+    return tuple(shape), dtype
+
+
+def _update_slice(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    base, value = ins
+    start, step, size = attrs
+    if value.shape != tuple(size) or value.dtype != base.dtype:
+        raise TracingError(f"the value {value.dtype}{list(value.shape)} must be {base.dtype}{list(size)}")
+    if not len(start) == len(step) == len(size) == len(base.shape) or any(
+        n and not (0 <= a and 0 < k and a + k * (n - 1) < d) for a, k, n, d in zip(start, step, size, base.shape, strict=True)
+    ):
+        raise TracingError(f"box start={start} step={step} size={size} does not fit shape {base.shape}")
+    return base.shape, base.dtype
+
+
 def _concat(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     axis, first = attrs[0], ins[0]
     total = sum(t.shape[axis] for t in ins)
@@ -224,6 +247,9 @@ _NUMERIC = {"float": C, "int": C}
 _RECORDS = [
     OpDef("arg", Kind.LEAF, 0, ("name", "shape", "dtype", "layout"), "Tensor.arg", _arg),
     OpDef("const", Kind.LEAF, 0, ("value", "dtype"), "Tensor.const", _const),
+    # arrays made in the kernel (tracing/creation.py): each element's index along `axis` of `shape`,
+    # as `dtype`, computed in the loop body that reads it (linalg.index), never stored unless materialized
+    OpDef("iota", Kind.LEAF, 0, ("shape", "axis", "dtype"), "Tensor.iota", _iota),
     # unary elementwise (Tensor.__neg__ is `-x`)
     _unary("negative", {"float": "arith.negf", "int": C}, term="Tensor.__neg__"),
     _unary("absolute", {"float": "math.absf", "int": "math.absi", "bool": C}),
@@ -281,6 +307,10 @@ _RECORDS = [
     OpDef("concat", Kind.SHAPE, None, ("axis",), "concat", _concat),
     # shapefns: a gather reads x at run-time indices along one axis (np.take, take_along_axis, x[idx])
     OpDef("gather", Kind.SHAPE, 2, ("axis",), "gather", _gather),
+    # in-place updates (tracing/updates.py): base with the strided box start + i * step (i < size) replaced by value
+    OpDef("update_slice", Kind.SHAPE, 2, ("start", "step", "size"), "update_slice", _update_slice),
+    # captured NumPy arrays (tracing/core.py's constant_array): C-ordered bytes as hex, embedded in the module
+    OpDef("array", Kind.LEAF, 0, ("data", "shape", "dtype"), "array", _array),
     OpDef("materialize", Kind.SCHEDULE, 1, (), "materialize", _same),
     OpDef("fuse_rows", Kind.SCHEDULE, 1, (), "fuse_rows", _same),
     OpDef("fuse_rows_tiled", Kind.SCHEDULE, 1, ("tiles",), "fuse_rows_tiled", _same),

@@ -32,9 +32,9 @@ class ArgSpec:
 PYTHON_SCALARS = {bool: "bool", int: "int64", float: "float64"}
 
 
-def signature(names: Sequence[str], specs: Sequence[ArgSpec]) -> str:
-    """A signature as messages and summaries show it: `x: float32[4,3], n: python int`."""
-    return ", ".join(f"{n}: {s}" for n, s in zip(names, specs, strict=True))
+def signature(names: Sequence[str], specs: Sequence[ArgSpec], static: Sequence[tuple[str, object]] = ()) -> str:
+    """A signature as messages and summaries show it: `x: float32[4,3], n: python int`, static ones `k=3`."""
+    return ", ".join([f"{n}: {s}" for n, s in zip(names, specs, strict=True)] + [f"{n}={v!r}" for n, v in static])
 
 
 def specs_of(names: Sequence[str], values: Sequence[object]) -> tuple[ArgSpec, ...]:

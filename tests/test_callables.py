@@ -45,5 +45,5 @@ def test_callable_object() -> None:
 def test_partial_errors_name_it() -> None:
     with pytest.raises(et.KernelArgumentError, match=r"partial\(scaled\)\(\): got an unexpected keyword argument 's'"):
         et.kernel(functools.partial(scaled, s=4.0))(X, s=5.0)
-    with pytest.raises(et.UnsupportedError, match="captured as a constant"):
-        et.kernel(functools.partial(scaled, s=np.ones(3, np.float32)))(X)
+    s = np.arange(3, dtype=np.float32)  # a bound array is a constant of the kernel (issue 25)
+    np.testing.assert_array_equal(et.kernel(functools.partial(scaled, s=s))(X), X * s)

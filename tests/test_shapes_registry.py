@@ -164,6 +164,13 @@ def f64(*shape: int) -> np.ndarray:
     return np.ones(shape)
 
 
+def _updated(x: np.ndarray) -> np.ndarray:
+    """In-place updates (update_slice) of an array the program owns, and a captured NumPy array."""
+    b = x * 2.0
+    b[1:3, ::2] = x[:2, :3] + 1.0
+    return b * np.arange(5.0)  # a captured array: the `array` op
+
+
 # Programs that together build every op of the registry (test_every_op_is_covered checks it).
 PROGRAMS = {
     "unary": (lambda x: -np.abs(np.square(np.reciprocal(np.sign(np.exp(np.log(np.sqrt(np.tanh(np.sin(np.cos(x)))))))))), f64(4, 5)),
@@ -195,9 +202,11 @@ PROGRAMS = {
                                       + np.concatenate([x, x], axis=0).sum(axis=0) + np.concatenate([x, 2.0 * x], axis=1)[0, :5], f64(4, 5), f64(5)),
     "gathers": (lambda x, i, j: np.take(x, i, axis=1).sum(axis=0) + x[i % 4, :3].sum(axis=1) + np.take_along_axis(x, j, axis=1)[:, 0].sum(),
                 f64(4, 5), np.ones(3, np.int64), np.ones((4, 2), np.int32)),
+    "update_slice, array": (_updated, f64(4, 5)),
     "collapses": (lambda x, v: (x - x) + np.broadcast_to(v, (4, 5)).sum(axis=0) * 1.0 + np.broadcast_to(v, (3, 4, 5)).sum(axis=(0, 1)), f64(4, 5), f64(5)),
     "softmax rows": (lambda x: np.exp(x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True), f64(64, 100)),
     "layer norm rows": (lambda x: (x - x.mean(axis=1, keepdims=True)) / np.sqrt(((x - x.mean(axis=1, keepdims=True)) ** 2).mean(axis=1, keepdims=True) + 1e-5), f64(64, 100)),
+    "arrays made in the kernel": (lambda x: x + np.arange(5) * 0.5 + np.eye(4, 5, 1) + np.tril(x) + np.linspace(0.0, 1.0, 5), f64(4, 5)),
     "fast math": (lambda a, b, v, x, y: (a @ b) @ v + np.log(np.exp(x)) + np.exp(x) * np.exp(y) + x / y + np.sqrt(x) * np.sqrt(x), f64(5, 5), f64(5, 5), f64(5), f64(5), f64(5)),
 }  # fmt: skip
 

@@ -1,5 +1,5 @@
 """Shape functions and gathers against NumPy (issue 25): flip/flipud/fliplr, roll, pad, tile, repeat,
-moveaxis/rollaxis, split/array_split, the stacks, diag of a matrix (tracing/rearrange.py); np.take,
+moveaxis/rollaxis, split/array_split, the stacks (tracing/rearrange.py); np.take,
 take_along_axis and integer-array indexing with constant and traced indices, the run-time index
 check, and the clear errors of boolean-mask reads (tracing/indexing.py)."""
 
@@ -116,7 +116,6 @@ def test_views_fuse_into_one_loop() -> None:
         (lambda x: np.pad(x[:0], 1, mode="edge"), et.TracingError, "can't extend empty axis"),
         (lambda x: np.repeat(x, [1, 2], axis=0), et.TracingError, "could not be broadcast"),
         (lambda x: np.moveaxis(x, (0, 1), 0), et.TracingError, "same number of elements"),
-        (lambda x: np.diag(x[0]), et.UnsupportedError, "np.diag of a 1-D array"),
         (lambda x: np.hstack(x), et.TracingError, "needs a sequence of arrays"),
     ],
 )

@@ -94,7 +94,9 @@ def hold():
 thread = threading.Thread(target=hold)
 thread.start()
 held.wait()
-object_code, asm = _codegen("define i32 @f() {\\n  ret i32 1\\n}\\n", host)  # forks its code generator now
+ir = "define i32 @f() {\\n  ret i32 1\\n}\\n"
+object_code = _codegen(ir, host)  # forks its code generator now
+asm = _codegen(ir, host, assembly=True)
 thread.join()
 print("generated", len(object_code) > 0, "f:" in asm)
 """

@@ -15,8 +15,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from mlir import ir
-from mlir.dialects import arith, bufferization, func, linalg, memref, tensor
+from mlir.dialects import affine, arith, bufferization, func, linalg, memref, tensor
 
 from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
@@ -27,8 +28,8 @@ from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
 from . import blocking, payload, policy, scalar, tiling
-from .stages import lanes, loops, rows
-from .stages.math import FAST
+from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
+from .stages import rows
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 
@@ -171,6 +172,8 @@ class Emitter:
             return value
         if node.size == 0:
             return self._empty(node)
+        if node.op == "array":  # a captured NumPy array: a dense constant of the module
+            return arith.constant(_tensor_type(node), constant_attr(node))
         if node.op in ("matmul", "matmul_tiled"):  # matmul_tiled: the optimizer chose its cache tiles
             if node.inputs[0].shape[-1] == 0:  # empty contraction: zeros (tiling a size-0 loop asserts in MLIR)
                 return self._filled(node, 0)
@@ -179,6 +182,8 @@ class Emitter:
             return self._reduction(node)
         if node.op == "concat":
             return self._concat(node)
+        if node.op == "update_slice":
+            return self._update_slice(node)
         if node.op == "reshape" and not is_view(node):
             return self._reshape(node)
         if node.op == "gather":
@@ -202,17 +207,20 @@ class Emitter:
         return self._group(node) if node.op == "arg" else self.materialize(node)
 
     # --- fused elementwise groups ------------------------------------------------------------
-    def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan) -> tuple:
-        """The body expression computing `node` at `idx` (fused unless the term materializes it)."""
+    def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool = True) -> tuple:
+        """The body expression computing `node` at `idx` (fused unless the term materializes it; an
+        iota from the loop indices, or with `indices` False read from its own buffer)."""
         if node.op == "const":
             return ("c", node.attr("value"), node.dtype)
+        if node.op == "iota" and indices:
+            return ("iota", ir.AffineMap.get(len(plan.domain), 0, [idx[node.attr("axis")]]), node.dtype)
         if is_view(node):
             if reverses(node):  # read from its own copy: linalg's tiling asserts on a negative map coefficient
                 return plan.input(self.materialize(node), idx, node.dtype)
-            return self._scalar(node.inputs[0], view_index(node, idx), plan)
+            return self._scalar(node.inputs[0], view_index(node, idx), plan, indices)
         if node.op not in ELEMENTWISE:
             return plan.input(self.materialize(node), idx, node.dtype)
-        children = tuple(self._scalar(i, broadcast_index(i.shape, node.shape, idx), plan) for i in node.inputs)
+        children = tuple(self._scalar(i, broadcast_index(i.shape, node.shape, idx), plan, indices) for i in node.inputs)
         return (node.op, node.inputs[0].dtype, node.dtype, children)
 
     def _generic(self, plan: _Plan, tree: tuple, init: ir.Value, out_map: ir.AffineMap,
@@ -275,6 +283,9 @@ class Emitter:
             vf = policy.simd_lanes(payload.element_bytes(scalar.element_type(node.dtype)), self.target)
             steps = blocking.plan(x.shape, tuple(axes), self._unit_stride(plan), vf, lanes_attr)
             if steps != [blocking.Step(tuple(sorted(axes)), None, lanes_attr)]:
+                if _reads_indices(tree):  # blocked steps renumber the loops: an iota is read from its own buffer
+                    plan = _Plan(x.shape)
+                    tree = self._scalar(x, dims, plan, indices=False)
                 blocked = self._blocked_sum(node, x, plan, tree, steps)
                 if blocked is not None:
                     return blocked
@@ -431,6 +442,16 @@ class Emitter:
             linalg.YieldOp([tensor.extract(source, coords)])
         return op.result
 
+    def _update_slice(self, node: Node) -> ir.Value:
+        """The value (fused, views as maps) inserted into the base's strided box; an argument base is
+        copied first (bufferization must not write into the caller's array)."""
+        base, value = node.inputs
+        into = self._group(base) if base.op in ("arg", "array") else self.materialize(base)
+        if not value.size:
+            return into
+        start, step, size = (list(node.attr(n)) for n in ("start", "step", "size"))
+        return tensor.insert_slice(self._group(value), into, [], [], [], start, size, step)
+
     def _reshape(self, node: Node) -> ir.Value:
         src = node.inputs[0]
         # A non-C argument cannot be collapsed in place: copy it to C order with a generic first.
@@ -443,6 +464,12 @@ class Emitter:
         return value
 
 
+def constant_attr(node: Node) -> ir.DenseElementsAttr:
+    """The elements of an `array` node (bool stored as 0/1 bytes, as NumPy's)."""
+    data = np.frombuffer(bytes.fromhex(node.attr("data")), dtype=node.dtype).reshape(node.shape)
+    return ir.DenseElementsAttr.get(data.astype(np.int8) if node.dtype == "bool" else data, type=_tensor_type(node))
+
+
 def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:
     init = tensor.empty(list(shape), scalar.storage_type(dtype))
     return linalg.fill(scalar.constant(value, dtype, stored=True), outs=[init])
@@ -451,7 +478,7 @@ def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:
 def _tag_lanes(value: ir.Value, lanes_attr: int | None) -> None:
     """Hand the lanes the optimizer chose to the "lanes" stage (lowering/stages/lanes.py)."""
     if lanes_attr is not None:
-        value.owner.attributes[lanes.TAG] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), lanes_attr)
+        value.owner.attributes[LANES] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), lanes_attr)
 
 
 def _kept(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
@@ -527,6 +554,18 @@ def _reassociation(rank: int) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.ArrayAttr.get(group)] if rank else [])
 
 
+def _reads_indices(tree: tuple) -> bool:
+    """Whether a body expression computes an iota from the loop indices."""
+    return tree[0] == "iota" or (tree[0] not in ("in", "c") and any(_reads_indices(c) for c in tree[3]))
+
+
+def _index_value(amap: ir.AffineMap, dtype: str) -> ir.Value:
+    """The index `amap` gives (of the loop indices, linalg.index) as a scalar of `dtype`."""
+    loops = [linalg.IndexOp(d).result for d in range(amap.n_dims)]
+    index = affine.AffineApplyOp(amap, loops).result
+    return scalar.cast(arith.index_cast(scalar.element_type("int64"), index), "int64", dtype)
+
+
 def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -> ir.Value:
     """Emit the scalar ops of a body expression tree once per distinct subtree."""
     done = memo.get(tree)
@@ -537,6 +576,8 @@ def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -
         value = args[tree[1]]
     elif kind == "c":
         value = scalar.constant(tree[1], tree[2])
+    elif kind == "iota":
+        value = _index_value(tree[1], tree[2])
     else:
         op, in_dtype, out_dtype, children = tree
         operands = [_emit_tree(c, args, memo) for c in children]
@@ -557,12 +598,12 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(fn_name, (arg_types + out_types, []))
             fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-            tags = [ir.DictAttr.get({})] * len(arg_types) + [ir.DictAttr.get({loops.MARK: ir.UnitAttr.get()})] * len(out_types)
+            tags = [ir.DictAttr.get({})] * len(arg_types) + [ir.DictAttr.get({OUTPUT: ir.UnitAttr.get()})] * len(out_types)
             fn.attributes["arg_attrs"] = ir.ArrayAttr.get(tags)  # outputs marked: lowering/stages/loops.py streams large ones
             if not streaming:
-                fn.attributes[loops.PLAIN] = ir.UnitAttr.get()
+                fn.attributes[PLAIN_STORES] = ir.UnitAttr.get()
             if fastmath:
-                fn.attributes[FAST] = ir.UnitAttr.get()
+                fn.attributes[FASTMATH] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
                 emitter = Emitter(target)

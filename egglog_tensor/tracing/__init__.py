@@ -2,7 +2,8 @@
 
 `core.py` holds the Tracer and the registry of NumPy functions; each module after it implements
 one part of NumPy's surface and registers it (`@implements("name")`): ufuncs.py (elementwise),
-shapes.py (views and shapes), reductions.py, linalg.py. A new NumPy function goes in the module of
+shapes.py (views and shapes), reductions.py, linalg.py, creation.py (arrays made in the kernel: np.zeros,
+arange, eye...), einsum.py, updates.py (in-place updates). A new NumPy function goes in the module of
 its kind, or a new module imported here.
 """
 
@@ -17,7 +18,7 @@ import numpy as np
 from ..errors import TracingError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import indexing, linalg, rearrange, reductions, shapes, ufuncs  # noqa: F401  (they register their functions)
+from . import creation, einsum, indexing, linalg, rearrange, reductions, shapes, ufuncs, updates  # noqa: F401  (they register their functions)
 from .core import Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
@@ -40,8 +41,9 @@ def function_name(fn: Callable[..., Any]) -> str:
 
 
 def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec],
-                   checks: list[str] | None = None) -> tuple[list[Node], bool]:
-    """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple.
+                   captured: list[tuple[str, np.ndarray]] | None = None, checks: list[str] | None = None) -> tuple[list[Node], bool]:
+    """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple,
+    and appends to `captured` the (name, array) of each large captured array, a hidden argument.
     Run-time checks (tracing/indexing.py) are 0-d bool outputs after the user's (true: fail);
     their messages are appended to `checks`."""
     trace = Trace(Builder(), tuple(names))
@@ -50,14 +52,15 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         node = trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout))
         tracers.append(Tracer(trace, node, spec.weak, view=True))
     try:
-        result = fn(*tracers)
+        with creation.tracing(trace):
+            result = fn(*tracers)
     except RecursionError:
         raise fail(TracingError, f"recursion limit hit while tracing {function_name(fn)}") from None
     is_tuple = isinstance(result, (tuple, list))
     results = list(result) if is_tuple else [result]
     outputs = []
     for i, r in enumerate(results):
-        if isinstance(r, (bool, int, float, np.generic, np.ndarray)) and np.ndim(r) == 0:
+        if isinstance(r, np.ndarray) or (isinstance(r, (bool, int, float, np.generic)) and np.ndim(r) == 0):  # a constant
             r = as_tracer(trace, r)
         if not isinstance(r, Tracer):
             where = f"output {i}" if is_tuple else "the result"
@@ -66,6 +69,11 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
                 f"{where} is {type(r).__name__}"
             )
         outputs.append(r._node)
+    if trace.captured and captured is None:
+        raise TracingError(f"{function_name(fn)} captures NumPy arrays larger than the constants a kernel embeds; "
+                           "pass them as arguments")
+    if captured is not None:
+        captured.extend((node.attr("name"), array) for node, array in trace.captured.values())
     if checks is not None:
         checks.extend(message for _, message in trace.checks)
     return outputs + [flag for flag, _ in trace.checks], is_tuple

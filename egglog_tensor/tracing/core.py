@@ -42,12 +42,17 @@ def implements(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
     return register
 
 
+def is_user_code(filename: str) -> bool:
+    """Whether code in `filename` is the user's: not this package's, not NumPy's."""
+    path = os.path.abspath(filename)
+    return not path.startswith((_PACKAGE_DIR, _NUMPY_DIR)) and "<__array_function__" not in path
+
+
 def user_location() -> str:
     """'file:line: code' of the innermost frame that is user code (not this package, not NumPy)."""
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith((_PACKAGE_DIR, _NUMPY_DIR)) and "<__array_function__" not in path:
+        if is_user_code(frame.f_code.co_filename):
             info = inspect.getframeinfo(frame, context=1)
             code = info.code_context[0].strip() if info.code_context else ""
             return f"{info.filename}:{info.lineno}: {code}"
@@ -76,6 +81,7 @@ class Trace:
     builder: Builder
     arg_names: tuple[str, ...]
     checks: list[tuple[Node, str]] = field(default_factory=list)  # (0-d bool, message): a call raises the message when it is true
+    captured: dict[int, tuple[Node, np.ndarray]] = field(default_factory=dict)  # large captured arrays: hidden arguments
 
     def make(self, op: str, inputs: tuple[Node, ...] = (), attrs: tuple = ()) -> Node:
         try:
@@ -128,10 +134,22 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     def __init__(self, trace: Trace, node: Node, weak: type | None = None, view: bool = False) -> None:
         self._trace = trace
-        self._node = node
+        self._own = node
         self._weak = weak
-        self._view = view  # args and views alias caller memory: in-place updates are refused
-        self._viewed = False
+        self._view = view  # an argument: it aliases the caller's memory, writes into it are refused
+        self._base: Tracer | None = None  # a view: the array it views (never itself a view) ...
+        self._derive: Callable[[Node], Node] | None = None  # ... and its node as a function of the base's
+        self._seen: Node | None = None  # the base's node that _own was derived from
+        self._box: Box | None = None  # where writes into a view go in its base (None: they cannot)
+        self._frozen: str | None = None  # why writes into this array are refused
+
+    @property
+    def _node(self) -> Node:
+        """The array's current value: a view's follows its base's, which in-place updates rebind."""
+        if self._base is not None and self._base._own is not self._seen:
+            self._seen = self._base._own
+            self._own = self._derive(self._seen)
+        return self._own
 
     def __getattr__(self, name: str) -> Any:
         """Only called for attributes Tracer lacks: an ndarray method or attribute it does not support."""
@@ -161,12 +179,16 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     # --- what cannot be traced ----------------------------------------------------------------
     def _concrete(self, what: str) -> TracingError:
-        names = sorted({n.attr("name") for n in ancestors(self._node) if n.op == "arg"})
+        args = [n for n in ancestors(self._node) if n.op == "arg"]
+        names = sorted({n.attr("name") for n in args})
         deps = f"it depends on argument(s) {', '.join(names)}" if names else "it is a traced value"
+        scalars = sorted({n.attr("name") for n in args if not n.shape})
+        hint = (f"; to use a number argument as a constant (a shape, a slice bound, a loop count), make it static: "
+                f"et.kernel(f, static_argnames={tuple(scalars)!r})" if scalars else "")
         return fail(
             TracingError,
             f"{what} needs a concrete value, but {deps}, whose values are not known while tracing; "
-            "use np.where / np.maximum etc. instead of Python control flow",
+            f"use np.where / np.maximum etc. instead of Python control flow{hint}",
         )
 
     def __bool__(self) -> bool:
@@ -184,8 +206,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def __array__(self, dtype=None, copy=None):
         raise self._concrete("converting a traced array to a NumPy array (np.asarray / np.array)")
 
-    def __setitem__(self, key, value) -> None:
-        raise fail(TracingError, "in-place assignment (x[...] = v) is not supported; build a new array (np.where)")
+    def __setitem__(self, key: Any, value: Any) -> None:
+        IMPLEMENTATIONS["setitem"](self, key, value)
 
     # --- NumPy protocols: dispatched through IMPLEMENTATIONS, which the surface modules fill ----------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -196,13 +218,17 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     def __array_function__(self, func: Callable, types: Any, args: Any, kwargs: Any) -> Any:
         handler = IMPLEMENTATIONS.get(func.__name__)
-        if handler is None or getattr(np, func.__name__, None) is not func:
+        public = getattr(np, func.__name__, None)  # (while tracing, np.zeros & co. wrap NumPy's: creation.py)
+        if handler is None or func not in (public, getattr(public, "__wrapped__", None)):
             raise fail(UnsupportedError, f"np.{func.__name__}({describe(args)}) is not supported")
         return handler(*args, **kwargs)
 
     # --- methods: ndarray's signatures, NumPy's functions ----------------------------------------
     def astype(self, dtype: Any, copy: bool = True) -> Tracer:
-        return astype(self, dtype_name(dtype))
+        return self if not copy and self.dtype == dtype_name(dtype) else astype(self, dtype_name(dtype))
+
+    def copy(self, order: str = "K") -> Tracer:
+        return IMPLEMENTATIONS["copy"](self)
 
     def sum(self, axis=None, dtype=None, keepdims=False) -> Tracer:
         return IMPLEMENTATIONS["sum"](self, axis, dtype, keepdims=keepdims)
@@ -282,10 +308,7 @@ def dtype_key(v: Any) -> Any:
     if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0:
         return np.asarray(v).dtype
     if isinstance(v, np.ndarray):
-        raise fail(
-            UnsupportedError,
-            f"a NumPy array of shape {v.shape} captured as a constant; pass it as a kernel argument instead",
-        )
+        return v.dtype
     raise fail(UnsupportedError, f"operand of type {type(v).__name__} is not supported")
 
 
@@ -294,9 +317,30 @@ def lift(trace: Trace, v: Any, dtype: str) -> Node:
     if isinstance(v, Tracer):
         node = v._node
         return node if node.dtype == dtype else trace.make("astype", (node,), (dtype,))
+    if isinstance(v, np.ndarray) and v.ndim:
+        return constant_array(trace, v, dtype)
     if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
         v = v.item()
     return trace.const(v, dtype)
+
+
+CONSTANT_LIMIT = 4096  # bytes of a captured NumPy array embedded in the module; larger: a hidden argument (docs/calling.md)
+
+
+def constant_array(trace: Trace, v: np.ndarray, dtype: str) -> Node:
+    """A NumPy array the kernel captured (a global, a closure): its contents as they are now (frozen:
+    a later change is not seen), a constant of the module or, larger, a hidden argument holding a copy."""
+    if v.dtype.name not in DTYPES or dtype not in DTYPES:
+        raise fail(UnsupportedError, f"a captured NumPy array of dtype {v.dtype} is not supported (supported: {', '.join(DTYPES)})")
+    if v.size * np.dtype(dtype).itemsize <= CONSTANT_LIMIT:
+        data = np.ascontiguousarray(v.astype(dtype, copy=False)).tobytes().hex()
+        return trace.make("array", (), (data, tuple(v.shape), dtype))
+    if id(v) not in trace.captured:  # one hidden argument per array object, in the array's own dtype
+        name = f"captured#{len(trace.captured)}"  # not an identifier: no parameter has this name
+        node = trace.make("arg", (), (name, tuple(v.shape), v.dtype.name, "C"))
+        trace.captured[id(v)] = (node, np.array(v, order="C"))
+    node = trace.captured[id(v)][0]
+    return node if node.dtype == dtype else trace.make("astype", (node,), (dtype,))
 
 
 def result(trace: Trace, node: Node, weak: type | None = None, view: bool = False) -> Tracer:
@@ -351,7 +395,42 @@ def normalize_axes(ndim: int, axis: Any) -> tuple[int, ...]:
 
 
 def view(x: Tracer, op: str, attrs: tuple) -> Tracer:
-    x._viewed = True
-    return result(x._trace, x._trace.make(op, (x._node,), attrs), x._weak, view=True)
+    box = slice_box(box_of(x), x.shape, *attrs) if op == "slice" else None
+    return derived(x, lambda n: x._trace.make(op, (n,), attrs), box)
+
+
+Box = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # start, step, size per dim of the base
+
+
+def base_of(x: Tracer) -> Tracer:
+    """The array x views, or x itself: the array writes into x rebind."""
+    return x if x._base is None else x._base
+
+
+def box_of(x: Tracer) -> Box | None:
+    """Where x's elements are in its base: all of it for an array that is not a view."""
+    return x._box if x._base is not None else ((0,) * x.ndim, (1,) * x.ndim, x.shape)
+
+
+def derived(x: Tracer, make: Callable[[Node], Node], box: Box | None) -> Tracer:
+    """A view of x (NumPy shares memory): its node is `make` of x's, re-derived when x's base is updated in place."""
+    base, inner = base_of(x), x._derive
+    derive = make if inner is None else (lambda n: make(inner(n)))
+    out = Tracer(x._trace, derive(base._own), x._weak)
+    out._base, out._derive, out._seen, out._box, out._frozen = base, derive, base._own, box, x._frozen
+    return out
+
+
+def slice_box(box: Box | None, shape: tuple[int, ...], start: tuple, step: tuple, size: tuple) -> Box | None:
+    """The box of x[slices] in x's base, from x's box (whose size x's shape is a unit reshape of)."""
+    if box is None or 0 in size:
+        return None if box is None else ((0,) * len(box[0]), (1,) * len(box[0]), (0,) * len(box[0]))
+    b_start, b_step, b_size = (list(b) for b in box)
+    mine = [d for d, n in enumerate(b_size) if n != 1]
+    for d, k in zip(mine, (d for d, n in enumerate(shape) if n != 1), strict=True):
+        b_start[d] += b_step[d] * start[k]
+        b_step[d] *= step[k]
+        b_size[d] = size[k]
+    return tuple(b_start), tuple(b_step), tuple(b_size)
 
 

@@ -1,7 +1,11 @@
-"""Contractions: matmul (`@`, np.matmul, batched), dot and outer."""
+"""Contractions: matmul (`@`, np.matmul) with any batch dimensions, dot, outer, tensordot, inner,
+vdot and kron, each folded at trace time into the 2-D, batched 3-D and vector matmuls of the op
+registry (batch dims flattened by reshapes, broadcast by views) so the tiled fast paths apply."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -9,35 +13,58 @@ import numpy as np
 from ..errors import TracingError, UnsupportedError
 from ..graph import Node
 from ..spec import PYTHON_SCALARS
-from .core import Trace, Tracer, as_tracer, fail, implements, result, trace_of
-from .shapes import reshape
+from .core import Trace, Tracer, as_tracer, fail, implements, normalize_axis, result, trace_of
+from .shapes import broadcast_to, reshape, transpose
 from .ufuncs import apply_ufunc
 
 
 @implements("matmul")  # from apply_ufunc (np.matmul, @), on nodes of the resolved dtype
 def matmul(trace: Trace, a: Node, b: Node) -> Tracer:
+    """NumPy's matmul of any ranks: batch dims broadcast, folded into one 2-D or batched 3-D product."""
     if a.ndim == 0 or b.ndim == 0:
         raise fail(TracingError, "matmul: input operand does not have enough dimensions (0-d)")
-    if a.ndim > 3 or b.ndim > 3 or (max(a.ndim, b.ndim) == 3 and min(a.ndim, b.ndim) == 1):
-        raise fail(UnsupportedError, f"matmul of shapes {a.shape} @ {b.shape} is not supported (up to batched 3-D)")
+    k = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if a.shape[-1] != k:
+        raise fail(TracingError, f"matmul: inner dimensions differ: {a.shape} @ {b.shape} "
+                                 f"(operand 0's last dimension is {a.shape[-1]}, operand 1's contracted one is {k})")
+    batch = batch_shape(a.shape[:-2], b.shape[:-2])
+    out = (*batch, *a.shape[-2:-1], *b.shape[-1:][: b.ndim - 1])
+    x, y = result(trace, a), result(trace, b)
     if a.dtype == "bool":
-        raise fail(UnsupportedError, "matmul of bool arrays is not supported")
-    if max(a.ndim, b.ndim) == 3:
-        batch = max(a.shape[0] if a.ndim == 3 else 1, b.shape[0] if b.ndim == 3 else 1)
-        a = broadcast_batch(trace, a, batch)
-        b = broadcast_batch(trace, b, batch)
-    return result(trace, trace.make("matmul", (a, b)))
+        return reshape(bool_matmul(as_matrix(x, (1, k)), as_matrix(y, (k, 1))), out)
+    if a.ndim <= 2 and b.ndim <= 2:
+        return result(trace, trace.make("matmul", (a, b)))
+    if a.ndim > 1 and math.prod(b.shape[:-2]) == 1:  # one right-hand matrix: the batch folds into the rows
+        x = reshape(x, (math.prod(a.shape[:-1]), k))
+        y = reshape(y, b.shape[-2:] if b.ndim > 1 else (k,))
+    else:
+        x, y = stack_batch(as_matrix(x, (1, k)), batch), stack_batch(as_matrix(y, (k, 1)), batch)
+    return reshape(result(trace, trace.make("matmul", (x._node, y._node))), out)
 
 
-def broadcast_batch(trace: Trace, x: Node, batch: int) -> Node:
-    shape = (batch, *x.shape[-2:])
-    if x.shape == shape:
-        return x
-    if x.ndim == 2:
-        x = trace.make("reshape", (x,), ((1, *x.shape),))
-    if x.shape[0] != 1:
-        raise fail(TracingError, f"matmul: batch dimensions {x.shape[0]} and {batch} do not broadcast")
-    return trace.make("broadcast_to", (x,), (shape,))
+def batch_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast of two matmul operands' batch dims (TracingError naming both when they do not)."""
+    try:
+        return tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        raise fail(TracingError, f"matmul: batch dimensions {a} and {b} do not broadcast") from None
+
+
+def as_matrix(x: Tracer, shape: tuple[int, int]) -> Tracer:
+    """A matmul operand as a matrix: a vector as the 1-row or 1-column matrix `shape`."""
+    return reshape(x, shape) if x.ndim == 1 else x
+
+
+def stack_batch(x: Tracer, batch: tuple[int, ...]) -> Tracer:
+    """A matrix operand broadcast over `batch`, its batch dims flattened into one: (B, rows, cols)."""
+    core = x.shape[-2:]
+    return reshape(broadcast_to(x, (*batch, *core)), (math.prod(batch), *core))
+
+
+def bool_matmul(a: Tracer, b: Tracer) -> Tracer:
+    """Matmul of bool matrices as NumPy computes it: the or over k of a[..., i, k] and b[..., k, j]."""
+    both = apply_ufunc(a._trace, np.logical_and, (reshape(a, (*a.shape, 1)), reshape(b, (*b.shape[:-2], 1, *b.shape[-2:]))))
+    return result(a._trace, a._trace.make("sum", (both._node,), ((both.ndim - 2,),)))
 
 
 def strong(v: Any) -> Any:
@@ -48,21 +75,106 @@ def strong(v: Any) -> Any:
     return np.asarray(v) if type(v) in PYTHON_SCALARS else v
 
 
+def operands(a: Any, b: Any) -> tuple[Tracer, Tracer]:
+    """Both operands of a product function as (strong) tracers of one trace."""
+    trace = trace_of([a, b])
+    return as_tracer(trace, strong(a)), as_tracer(trace, strong(b))
+
+
+def multiply(a: Tracer, b: Tracer) -> Tracer:
+    """a * b with NumPy's broadcasting and dtype resolution."""
+    return apply_ufunc(a._trace, np.multiply, (a, b))
+
+
+def contract(a: Tracer, b: Tracer, axes_a: Sequence[int], axes_b: Sequence[int]) -> Tracer:
+    """The sum over paired axes of a and b (as np.tensordot): a's other axes, then b's, as one matmul
+    of a (free, summed) matrix by a (summed, free) one (a vector where a side has no free axes)."""
+    free_a = [i for i in range(a.ndim) if i not in axes_a]
+    free_b = [i for i in range(b.ndim) if i not in axes_b]
+    shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b)
+    if not axes_a:  # nothing summed: an outer product
+        return multiply(reshape(a, a.shape + (1,) * b.ndim), b)
+    k = math.prod(a.shape[i] for i in axes_a)
+    x = reshape(transpose(a, (*free_a, *axes_a)), (math.prod(shape[: len(free_a)]), k)[not free_a :])
+    y = reshape(transpose(b, (*axes_b, *free_b)), (k, math.prod(shape[len(free_a) :]))[: 1 + bool(free_b)])
+    return reshape(apply_ufunc(a._trace, np.matmul, (x, y)), shape)
+
+
+def check_pairs(a: Tracer, b: Tracer, axes_a: Sequence[int], axes_b: Sequence[int], what: str) -> None:
+    """TracingError naming the axes when paired axes of a and b differ in size."""
+    for i, j in zip(axes_a, axes_b, strict=True):
+        if a.shape[i] != b.shape[j]:
+            raise fail(TracingError, f"{what}: shape mismatch for sum: axis {i} of operand 0 {a.shape} has size "
+                                     f"{a.shape[i]}, axis {j} of operand 1 {b.shape} has size {b.shape[j]}")
+
+
 @implements("dot")
 def dot(a: Any, b: Any, out: Any = None) -> Tracer:
-    trace = trace_of([a, b])
-    a, b = strong(a), strong(b)
+    """np.dot: a product with a scalar, matmul up to a 2-D b, else the sum over a's last and b's second-to-last axis."""
     if out is not None:
         raise fail(UnsupportedError, "np.dot(out=...) is not supported")
-    if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return apply_ufunc(trace, np.multiply, (a, b))
-    if np.ndim(a) > 2 or np.ndim(b) > 2:
-        raise fail(UnsupportedError, "np.dot of arrays with more than 2 dimensions is not supported; use matmul")
-    return apply_ufunc(trace, np.matmul, (a, b))
+    x, y = operands(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return multiply(x, y)
+    if y.ndim <= 2:
+        return apply_ufunc(x._trace, np.matmul, (x, y))
+    check_pairs(x, y, [x.ndim - 1], [y.ndim - 2], "np.dot")
+    return contract(x, y, [x.ndim - 1], [y.ndim - 2])
+
+
+@implements("tensordot")
+def tensordot(a: Any, b: Any, axes: Any = 2) -> Tracer:
+    """np.tensordot with `axes` an int (a's last n axes with b's first n) or a pair of axis lists."""
+    x, y = operands(a, b)
+    if isinstance(axes, (int, np.integer)):
+        if not 0 <= axes <= min(x.ndim, y.ndim):
+            raise fail(TracingError, f"np.tensordot: axes={axes} for operands of {x.ndim} and {y.ndim} dimensions")
+        axes_a, axes_b = list(range(x.ndim - axes, x.ndim)), list(range(axes))
+    else:
+        try:
+            first, second = ([v] if isinstance(v, (int, np.integer)) else list(v) for v in axes)
+        except (TypeError, ValueError):
+            raise fail(TracingError, f"np.tensordot: axes must be an int or a pair of axis lists, got {axes!r}") from None
+        if len(first) != len(second):
+            raise fail(TracingError, f"np.tensordot: shape-mismatch for sum: {len(first)} axes of operand 0, {len(second)} of operand 1")
+        axes_a = [normalize_axis(x.ndim, i) for i in first]
+        axes_b = [normalize_axis(y.ndim, i) for i in second]
+        if len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):
+            raise fail(TracingError, f"np.tensordot: repeated axis in axes={axes!r}")
+    check_pairs(x, y, axes_a, axes_b, "np.tensordot")
+    return contract(x, y, axes_a, axes_b)
+
+
+@implements("inner")
+def inner(a: Any, b: Any) -> Tracer:
+    """np.inner: the sum over the last axes of a and b (a product with a scalar)."""
+    x, y = operands(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return multiply(x, y)
+    check_pairs(x, y, [x.ndim - 1], [y.ndim - 1], "np.inner")
+    return contract(x, y, [x.ndim - 1], [y.ndim - 1])
+
+
+@implements("vdot")
+def vdot(a: Any, b: Any) -> Tracer:
+    """np.vdot of real arrays: the dot product of both flattened (no conjugation to do)."""
+    x, y = (reshape(v, (v.size,)) for v in operands(a, b))
+    if x.size != y.size:
+        raise fail(TracingError, f"np.vdot: vectors have different lengths ({x.size} and {y.size} elements)")
+    return apply_ufunc(x._trace, np.matmul, (x, y))
 
 
 @implements("outer")
 def outer(a: Any, b: Any, out: Any = None) -> Tracer:
-    trace = trace_of([a, b])
-    a, b = reshape(as_tracer(trace, strong(a)), (-1, 1)), reshape(as_tracer(trace, strong(b)), (1, -1))
-    return apply_ufunc(trace, np.multiply, (a, b))
+    x, y = operands(a, b)
+    return multiply(reshape(x, (x.size, 1)), reshape(y, (1, y.size)))
+
+
+@implements("kron")
+def kron(a: Any, b: Any) -> Tracer:
+    """np.kron: each element of a times the whole of b, as one broadcast product of interleaved axes."""
+    x, y = operands(a, b)
+    rank = max(x.ndim, y.ndim)
+    sa, sb = (1,) * (rank - x.ndim) + x.shape, (1,) * (rank - y.ndim) + y.shape
+    pairs = multiply(reshape(x, tuple(d for s in sa for d in (s, 1))), reshape(y, tuple(d for s in sb for d in (1, s))))
+    return reshape(pairs, tuple(p * q for p, q in zip(sa, sb, strict=True)))

@@ -1,5 +1,5 @@
-"""Rearranging functions: flip, roll, pad, tile, repeat, moveaxis/rollaxis, split, the stacks and
-diag of a matrix, each composed of views (slices, broadcasts, transposes, unit reshapes) and
+"""Rearranging functions: flip, roll, pad, tile, repeat, moveaxis/rollaxis, split and the stacks,
+each composed of views (slices, broadcasts, transposes, unit reshapes) and
 concatenations at trace time, so they fuse into their readers."""
 
 from __future__ import annotations
@@ -316,14 +316,3 @@ def column_stack(tup: Any) -> Tracer:
     trace = trace_of(_stack_parts(tup, "column_stack"))
     columns = [_strong(trace, a) for a in tup]
     return concatenate([reshape(c, (c.size, 1)) if c.ndim < 2 else c for c in columns], 1)
-
-
-@implements("diag")
-def diag(v: Any, k: int = 0) -> Tracer:
-    """np.diag of a 2-D array: its k-th diagonal (a view)."""
-    x = _tracer(v)
-    if x.ndim == 1:
-        raise fail(UnsupportedError, "np.diag of a 1-D array (building a diagonal matrix) is not supported")
-    if x.ndim != 2:
-        raise fail(TracingError, "Input must be 1- or 2-d.")
-    return view(x, "diagonal", (operator.index(k), 0, 1))

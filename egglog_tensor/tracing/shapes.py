@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..ops import is_unit_reshape
-from .core import IMPLEMENTATIONS, Tracer, as_tracer, dtype_key, dtype_name, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
+from .core import IMPLEMENTATIONS, Tracer, as_tracer, base_of, box_of, derived, dtype_key, dtype_name, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
 
 
 def reshape(x: Any, shape: Any, order: str = "C") -> Tracer:
@@ -30,10 +30,12 @@ def reshape(x: Any, shape: Any, order: str = "C") -> Tracer:
         raise fail(TracingError, f"cannot reshape array of size {x.size} into shape {shape}")
     if shape == x.shape:
         return x
-    view = is_unit_reshape(x.shape, shape)
-    if view:
-        x._viewed = True
-    return result(x._trace, x._trace.make("reshape", (x._node,), (shape,)), x._weak, view=view)
+    if is_unit_reshape(x.shape, shape):
+        return derived(x, lambda n: x._trace.make("reshape", (n,), (shape,)), box_of(x))
+    out = result(x._trace, x._trace.make("reshape", (x._node,), (shape,)), x._weak)
+    # NumPy's reshape is a view or a copy by memory layout: writes into either would diverge from it.
+    out._frozen = base_of(x)._frozen = "it was reshaped, and NumPy's reshape shares memory with its input or not depending on its layout"
+    return out
 
 
 def transpose(x: Any, axes: Any = None) -> Tracer:
@@ -86,6 +88,14 @@ def squeeze(x: Any, axis: Any = None) -> Tracer:
 
 @implements("getitem")
 def getitem(x: Tracer, key: Any) -> Tracer:
+    """Basic indexing: a view, or for an integer per dim, NumPy's scalar: a copy."""
+    out = basic_index(x, key)
+    key = key if isinstance(key, tuple) else (key,)
+    scalar = len(key) == x.ndim and all(isinstance(k, (int, np.integer)) for k in key)
+    return result(x._trace, out._node, out._weak) if scalar else out
+
+
+def basic_index(x: Tracer, key: Any) -> Tracer:
     """Basic indexing (ints, slices with steps, None, ...) as a slice view plus a unit reshape."""
     key = key if isinstance(key, tuple) else (key,)
     if any(isinstance(k, (Tracer, np.ndarray, list, tuple, bool, np.bool_)) for k in key):
@@ -126,10 +136,7 @@ def getitem(x: Tracer, key: Any) -> Tracer:
     sliced = x
     if tuple(size) != x.shape or any(s != 0 for s in start) or any(s != 1 for s in step):
         sliced = view(x, "slice", (tuple(start), tuple(step), tuple(size)))
-    out = reshape(sliced, tuple(out_shape))
-    x._viewed = True
-    out._view = True
-    return out
+    return reshape(sliced, tuple(out_shape))
 
 
 @implements("diagonal")

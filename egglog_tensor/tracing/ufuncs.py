@@ -14,6 +14,7 @@ from ..ops import BINARY, PREDICATES, UNARY, supports
 from ..spec import PYTHON_SCALARS
 from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, astype, dtype_name, check_dtype, describe, dtype_key, fail, implements, lift, result, trace_of
 from .shapes import broadcast_to
+from .updates import store
 
 _WEAK_OF = {dtype: kind for kind, dtype in PYTHON_SCALARS.items()}  # a result dtype -> the Python type it stays weak as
 _UFUNC_OPS = {"true_divide": "divide", "radians": "deg2rad", "degrees": "rad2deg"}
@@ -80,17 +81,17 @@ def scalar_power(trace: Trace, x: Node, exponent: float) -> Node | None:
 
 
 def in_place(out: tuple, result: Tracer) -> Tracer:
-    """`x += y` on a traced array: rebinds x when x owns its data; refused for arguments and views."""
+    """`x += y` / `out=x`: x, an array the kernel owns, updated in place (NumPy's same_kind cast)."""
     (target,) = out
-    if not isinstance(target, Tracer) or target._view or target._viewed:
-        raise fail(
-            TracingError,
-            "in-place update of an argument or a view (e.g. `x += 1`, out=...) would mutate the caller's data; "
-            "write `x = x + 1` instead",
-        )
+    if isinstance(target, Tracer) and target._weak is not None:  # a Python number: `n += 1` rebinds n
+        return result
+    if not isinstance(target, Tracer):
+        raise fail(UnsupportedError, f"out= must be an array of the kernel, not {type(target).__name__}")
     if result.shape != target.shape:
-        raise fail(TracingError, f"in-place update would change shape {target.shape} to {result.shape}")
-    target._node = lift(result._trace, result, target._node.dtype)
+        raise fail(TracingError, f"non-broadcastable output operand with shape {target.shape} doesn't match the broadcast shape {result.shape}")
+    if not np.can_cast(result.dtype, target.dtype, "same_kind"):
+        raise fail(TracingError, f"Cannot cast ufunc output from {result.dtype} to {target.dtype} with casting rule 'same_kind'")
+    store(target, result)
     return target
 
 

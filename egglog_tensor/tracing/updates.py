@@ -1,0 +1,117 @@
+"""In-place updates of the arrays a kernel owns: `B[1:-1] = v`, `B[i] += v`, `B[mask] = v`, `x += y`.
+
+Each is traced as a functional update that rebinds the written array (a strided box replaced:
+`update_slice`; a mask: `where`); the views taken of it follow (core.derived), as NumPy's views
+see writes into their base. Arguments and their views are never written: the caller's data stays.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError, UnsupportedError
+from ..graph import Node
+from .core import Trace, Tracer, as_tracer, base_of, box_of, fail, implements, lift, result, trace_of
+from .shapes import basic_index, broadcast_to, reshape
+
+
+@implements("setitem")
+def setitem(x: Tracer, key: Any, value: Any) -> None:
+    """`x[key] = value`: basic indices write a box of x, a boolean mask (after full slices) selects where."""
+    key = key if isinstance(key, tuple) else (key,)
+    arrays = [i for i, k in enumerate(key) if isinstance(k, (Tracer, np.ndarray, list))]
+    if not arrays:
+        store(basic_index(x, key), value)
+        return
+    (at,) = arrays if len(arrays) == 1 else (None,)
+    mask = key[at] if at is not None else None
+    if not (is_mask(mask) and all(k == slice(None) for i, k in enumerate(key) if i != at)):
+        raise fail(UnsupportedError, "assignment through an index array, or a mask with other indices than full slices "
+                                     "(x[idx] = v, x[m, 1:] = v), is not supported; use slices, a boolean mask, or np.where")
+    store(x, masked(x, at, mask, value))
+
+
+@implements("copy")
+def copy(a: Any, order: str = "K", subok: bool = False) -> Tracer:
+    """`np.copy(a)` / `a.copy()`: an array of its own, which the kernel may write into."""
+    x = as_tracer(trace_of([a]), a)
+    return result(x._trace, x._node, x._weak)
+
+
+def is_mask(k: Any) -> bool:
+    """Whether index `k` is a boolean array (a mask)."""
+    return isinstance(k, (Tracer, np.ndarray)) and k.dtype == np.bool_ and np.ndim(k) > 0
+
+
+def store(target: Tracer, value: Any) -> None:
+    """`target[...] = value`: value broadcast to target's shape and cast as NumPy assigns, written
+    into the array target is (or views): that array is rebound to its updated value."""
+    writable(target)
+    node = assigned(target._trace, value, target.shape, target._node.dtype)
+    start, step, size = box_of(target)
+    base = base_of(target)
+    if 0 in size or node is target._node:
+        return
+    trace = target._trace
+    part = node if node.shape == size else trace.make("reshape", (node,), (size,))
+    if any(k < 0 for k in step):  # a box walked backwards: the value reversed into the box walked forwards
+        part = trace.make("slice", (part,), (tuple(n - 1 if k < 0 else 0 for k, n in zip(step, size)),
+                                             tuple(-1 if k < 0 else 1 for k in step), size))
+        start = tuple(a + k * (n - 1) if k < 0 else a for a, k, n in zip(start, step, size))
+        step = tuple(abs(k) for k in step)
+    whole = size == base.shape and not any(start) and all(k == 1 for k in step)
+    base._own = part if whole else trace.make("update_slice", (base._node, part), (start, step, size))
+
+
+def writable(target: Tracer) -> None:
+    """Refuse writes NumPy would make into the caller's memory, or that this trace cannot follow."""
+    base = base_of(target)
+    if base._view:
+        raise fail(TracingError,
+                   f"in-place update of an argument ({base._node.attr('name')!r}, or a view of it) would change the caller's "
+                   f"array, which a kernel does not do: write into a copy (B = {base._node.attr('name')}.copy()) and return it")
+    reason = target._frozen or base._frozen
+    if reason:
+        raise fail(UnsupportedError, f"writing into this array is not supported: {reason}; write into a copy (x.copy())")
+    if box_of(target) is None:
+        raise fail(UnsupportedError, "writing into a transposed, broadcast or diagonal view is not supported; "
+                                     "write into the array it views, through slices")
+
+
+def assigned(trace: Trace, value: Any, shape: tuple[int, ...], dtype: str) -> Node:
+    """The node of `value` as NumPy assigns it into an array of `shape` and `dtype`: broadcast (extra
+    leading unit dims dropped), cast unsafely (a Python int must fit an integer dtype)."""
+    if not isinstance(value, Tracer) and np.ndim(value) == 0:  # a Python int stays exact: trace.const checks its range
+        value = result(trace, lift(trace, value if type(value) is int and dtype.startswith("int") else np.asarray(value).astype(dtype), dtype))
+    v = as_tracer(trace, value)
+    while v.ndim > len(shape) and v.shape[0] == 1:
+        v = reshape(v, v.shape[1:])
+    if v.ndim > len(shape) or any(d not in (1, n) for d, n in zip(reversed(v.shape), reversed(shape))):
+        raise fail(TracingError, f"could not broadcast input array from shape {v.shape} into shape {shape}")
+    return lift(trace, broadcast_to(v, shape), dtype)
+
+
+def masked(x: Tracer, at: int, mask: Any, value: Any) -> Tracer:
+    """x with `value` where `mask`, over x's dims from `at` on, is True: np.where(mask, value, x)."""
+    trace = x._trace
+    m = as_tracer(trace, mask)
+    if at + m.ndim > x.ndim:
+        raise fail(TracingError, f"too many indices for array: array is {x.ndim}-dimensional, but {at + m.ndim} were indexed")
+    for axis, (k, n) in enumerate(zip(m.shape, x.shape[at:]), start=at):
+        if k != n:
+            raise fail(TracingError, f"boolean index did not match indexed array along axis {axis}; "
+                                     f"size of axis is {n} but size of corresponding boolean axis is {k}")
+    lead, rest = x.shape[:at], x.shape[at + m.ndim:]
+    shape = np.shape(value) if not isinstance(value, Tracer) else value.shape
+    count = len(shape) - len(rest) - 1  # the value's dim matching the True elements' count, if it has one
+    if 0 <= count and math.prod(shape[: count + 1]) != 1 and shape[count] != 1:
+        raise fail(UnsupportedError,
+                   f"assigning an array of shape {shape} to a boolean-masked selection needs one value per True "
+                   "element, a count known only at run time; use np.where(mask, values, x)")
+    v = assigned(trace, value, lead + (1,) + rest, x._node.dtype)
+    v = trace.make("reshape", (v,), (lead + (1,) * m.ndim + rest,))
+    cond = reshape(m, (1,) * at + m.shape + (1,) * len(rest))._node
+    return result(trace, trace.make("where", (cond, v, x._node)))
