@@ -95,10 +95,10 @@ def test_pad_constant_is_cast_like_numpy() -> None:
 
 
 def test_views_fuse_into_one_loop() -> None:
-    """flip, moveaxis and a constant take are index maps: one linalg.generic reads the argument."""
-    k = et.kernel(lambda x: np.flip(np.moveaxis(x, 0, 1), 0) * 2.0 + np.take(x, [2, 1, 0], axis=0).T)
-    x = make_array(7, "float64", (3, 3))
-    np.testing.assert_array_equal(k(x), np.flip(np.moveaxis(x, 0, 1), 0) * 2.0 + np.take(x, [2, 1, 0], axis=0).T)
+    """moveaxis, slices and a constant take with a regular pattern are index maps: one linalg.generic."""
+    k = et.kernel(lambda x: np.moveaxis(x, 0, 1)[:, :2] * 2.0 + np.take(x, [0, 2], axis=1))
+    x = make_array(7, "float64", (4, 4))
+    np.testing.assert_array_equal(k(x), np.moveaxis(x, 0, 1)[:, :2] * 2.0 + np.take(x, [0, 2], axis=1))
     assert k.compilations[0].stage("linalg").count("linalg.generic") == 1
 
 

@@ -54,6 +54,8 @@ def _valid(k: Tracer, n: int, axis: int, mode: str) -> Tracer:
     k = k if k.dtype == np.int64 else k.astype("int64")
     if n == 0 and k.size:
         raise fail(IndexOutOfBoundsError, f"cannot do a non-empty take from an empty axis {axis}")
+    if not k.size:
+        return k
     if mode == "wrap":
         return np.remainder(k, n)
     if mode == "clip":
