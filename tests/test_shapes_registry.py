@@ -164,11 +164,14 @@ def f64(*shape: int) -> np.ndarray:
     return np.ones(shape)
 
 
+_CAPTURED = np.linspace(0.0, 1.0, 5)  # made outside the kernel: a constant of the program
+
+
 def _updated(x: np.ndarray) -> np.ndarray:
     """In-place updates (update_slice) of an array the program owns, and a captured NumPy array."""
     b = x * 2.0
     b[1:3, ::2] = x[:2, :3] + 1.0
-    return b * np.arange(5.0)  # a captured array: the `array` op
+    return b * _CAPTURED  # a captured array: the `array` op
 
 
 # Programs that together build every op of the registry (test_every_op_is_covered checks it).
