@@ -12,17 +12,17 @@ inlines its elementwise producer (`sum(a*b)` reads a and b once). Arguments come
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
-from mlir.dialects import bufferization, func, linalg, memref, tensor
+from mlir.dialects import arith, bufferization, func, linalg, memref, tensor
 
 from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node
-from egglog_tensor.ops import ELEMENTWISE, REDUCTIONS
+from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
@@ -204,23 +204,31 @@ class Emitter:
     def _generic(self, plan: _Plan, tree: tuple, init: ir.Value, out_map: ir.AffineMap,
                  iterators: list[str], combine: str | None, out_dtype: str) -> ir.Value:
         """Create the linalg.generic for `plan` and fill its body from `tree`."""
-        maps = [m for _, m, _ in plan.inputs] + [out_map]
+
+        def body(value: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
+            return [value if combine is None else scalar.combine(combine, out_dtype, value, accs[0])]
+
+        return self._generic_with(plan, tree, [init], [out_map], iterators, [out_dtype], body)[0]
+
+    def _generic_with(self, plan: _Plan, tree: tuple, inits: list[ir.Value], out_maps: list[ir.AffineMap],
+                      iterators: list[str], out_dtypes: list[str],
+                      body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]]) -> list[ir.Value]:
+        """The linalg.generic over `plan` writing `inits`: it yields body(tree's value, the outputs' values)."""
+        maps = [m for _, m, _ in plan.inputs] + out_maps
         op = linalg.GenericOp(
-            result_tensors=[init.type],
+            result_tensors=[init.type for init in inits],
             inputs=[v for v, _, _ in plan.inputs],
-            outputs=[init],
+            outputs=inits,
             indexing_maps=ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
             iterator_types=ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{it}>") for it in iterators]),
         )
-        dtypes = [dt for _, _, dt in plan.inputs] + [out_dtype]
+        dtypes = [dt for _, _, dt in plan.inputs] + out_dtypes
         block = op.regions[0].blocks.append(*(scalar.storage_type(dt) for dt in dtypes))
         with ir.InsertionPoint(block):
             args = [scalar.load(a, dt) for a, dt in zip(block.arguments, dtypes, strict=True)]
-            value = _emit_tree(tree, args, {})
-            if combine is not None:
-                value = scalar.combine(combine, out_dtype, value, args[-1])
-            linalg.YieldOp([scalar.store(value, out_dtype)])
-        return op.result
+            values = body(_emit_tree(tree, args, {}), args[len(plan.inputs):])
+            linalg.YieldOp([scalar.store(v, dt) for v, dt in zip(values, out_dtypes, strict=True)])
+        return list(op.results)
 
     def _group(self, node: Node) -> ir.Value:
         rank = node.ndim
@@ -247,9 +255,6 @@ class Emitter:
         dims = [ir.AffineDimExpr.get(i) for i in range(x.ndim)]
         if any(x.shape[a] == 0 for a in axes):  # nothing to read (slicing a size-0 operand does not verify)
             return self._filled(node, scalar.reduction_identity(node.op, node.dtype, True))
-        lanes_attr = node.attr("lanes")  # {op}_lanes: the optimizer chose them
-        if lanes_attr is not None and lanes_attr < 1:
-            raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {lanes_attr}")
         plan = _Plan(x.shape)
         tree = self._scalar(x, dims, plan)
         if not all(plan.spans(a) for a in axes):
@@ -257,6 +262,11 @@ class Emitter:
             # a reduced dim read only at an offset or broadcast (a[1:], a[::-1]) has none, so
             # reduce a materialized x instead.
             plan, tree = self._plain_input(self.materialize(x), x.dtype)
+        if node.op in INDEX_REDUCTIONS:
+            return self._index_reduction(node, plan, tree)
+        lanes_attr = node.attr("lanes")  # {op}_lanes: the optimizer chose them
+        if lanes_attr is not None and lanes_attr < 1:
+            raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {lanes_attr}")
         if node.op == "sum" and node.dtype.startswith("float"):
             vf = policy.simd_lanes(payload.element_bytes(scalar.element_type(node.dtype)), self.target)
             steps = blocking.plan(x.shape, tuple(axes), self._unit_stride(plan), vf, lanes_attr)
@@ -266,6 +276,26 @@ class Emitter:
                     return blocked
         init = self._filled(node, scalar.reduction_identity(node.op, node.dtype, False))
         return self._reduce(plan, tree, tuple(axes), init, node.op, node.dtype, lanes_attr)
+
+    def _index_reduction(self, node: Node, plan: _Plan, tree: tuple) -> ir.Value:
+        """argmax/argmin as one generic carrying the best value and its row-major index within the
+        reduced axes (scalar.pick: NumPy's first index on ties, NaN first); the index is the result."""
+        dtype, axes, domain = node.inputs[0].dtype, tuple(node.attr("axes")), plan.domain
+        pick = "max" if node.op == "argmax" else "min"
+        kept = _kept(domain, axes)
+        inits = [_fill(kept, dtype, scalar.reduction_identity(pick, dtype, False)), _fill(kept, "int64", 0)]
+        dims = [ir.AffineDimExpr.get(i) for i in range(len(domain))]
+        out_map = ir.AffineMap.get(len(domain), 0, [d for i, d in enumerate(dims) if i not in axes])
+        iterators = ["reduction" if i in axes else "parallel" for i in range(len(domain))]
+
+        def body(value: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
+            index, i64 = scalar.constant(0, "int64"), scalar.element_type("int64")
+            for a in axes:  # Horner: index * extent + i, over the reduced axes in order
+                at = arith.index_cast(i64, linalg.IndexOp(a).result)
+                index = arith.addi(arith.muli(index, scalar.constant(domain[a], "int64")), at)
+            return list(scalar.pick(pick, dtype, value, index, *accs))
+
+        return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [dtype, "int64"], body)[1]
 
     def _plain_input(self, value: ir.Value, dtype: str) -> tuple[_Plan, tuple]:
         """A plan reading one tensor at the identity index, and its body."""

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import TracingError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import linalg, reductions, shapes, ufuncs  # noqa: F401  (they register their functions)
+from . import linalg, reductions, shapes, statistics, ufuncs  # noqa: F401  (they register their functions)
 from .core import Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
