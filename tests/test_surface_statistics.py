@@ -75,6 +75,22 @@ def test_argmax_argmin_of_2_20_elements(target: str) -> None:
             np.testing.assert_array_equal(g, w, err_msg=name)
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_argmax_argmin_in_lanes(dtype: str) -> None:
+    """Rows long enough to be reduced in vector lanes (with a tail past the last row of lanes), many
+    ties and NaN/inf: the first index wins across lanes; a Fortran-ordered copy takes the plain loop."""
+    x = make_array(12, dtype, (5, 1001), lo=-3, hi=3, integral=True, special=dtype in FLOATS)
+    if dtype in FLOATS:
+        x[3, :] = np.nan
+        x[4, 990:] = np.nan
+
+    def f(a):
+        return np.argmax(a, axis=1), np.argmin(a, axis=-1), np.argmax(a), np.argmin(a[1:3]), np.argmax(a[:, :640], axis=1)
+
+    check(f, x)
+    check(f, with_layout(x, "F"))
+
+
 @settings(max_examples=15)
 @given(x=arrays(st.sampled_from(ALL_DTYPES), shapes(min_dims=1, min_side=1), layout=layouts, special=True, lo=-2, hi=2),
        data=st.data())
