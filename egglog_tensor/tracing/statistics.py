@@ -33,7 +33,7 @@ def _index_reduction(op: str, a: Any, axis: Any, out: Any, keepdims: bool) -> Tr
     _no_out(op, out)
     trace = trace_of([a])
     x = as_tracer(trace, a)
-    if axis is not None and not isinstance(axis, int):
+    if axis is not None and not isinstance(axis, (int, np.integer)):
         raise fail(UnsupportedError, f"np.{op}: axis must be an int or None, got {axis!r}")
     if not x.ndim:  # a 0-d array is read as its one element (axis 0 or -1 allowed)
         normalize_axes(1, axis)
