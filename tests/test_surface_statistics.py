@@ -214,6 +214,8 @@ def test_average(dtype: str) -> None:
     check(averages, a, w, w1)
     with pytest.raises(TracingError, match="axis must be specified"):
         et.kernel(lambda x, v: np.average(x, weights=v))(a, w1)
+    with pytest.raises(TracingError, match="empty result"):
+        et.kernel(lambda x: np.average(x, axis=0))(np.ones((0, 0)))
     with pytest.raises(UnsupportedError, match="returned"):
         et.kernel(lambda x: np.average(x, returned=True))(a)
 
@@ -234,3 +236,26 @@ def test_norm(dtype: str) -> None:
         et.kernel(lambda a: np.linalg.norm(a, 2))(np.ones((3, 3)))
     with pytest.raises(TracingError, match="invalid norm order"):
         et.kernel(lambda a: np.linalg.norm(a, "fro", axis=0))(np.ones((3, 3)))
+
+
+@settings(max_examples=12)
+@given(x=arrays(st.sampled_from(FLOATS), shapes(min_dims=1, max_side=4), layout=layouts, special=True), data=st.data())
+def test_statistics_over_drawn_shapes(x: np.ndarray, data: st.DataObject) -> None:
+    """Size-0 and size-1 dims, NaN and +-inf, every layout; the reductions without an identity only
+    where the reduced axes are not empty (NumPy raises there, as the kernel does)."""
+    axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1))
+    keepdims = data.draw(st.booleans())
+    reduced = x.size if axis is None else x.shape[axis]
+
+    def f(a):
+        out = (np.any(a, axis=axis, keepdims=keepdims), np.all(a, axis=axis), np.count_nonzero(a, axis=axis),
+               np.var(a, axis=axis, keepdims=keepdims), np.std(a, axis=axis, ddof=1), np.nansum(a, axis=axis),
+               np.nanprod(a, axis=axis, keepdims=keepdims), np.nanmean(a, axis=axis))
+        if axis is None or all(d for i, d in enumerate(x.shape) if i != axis % x.ndim):  # (an empty result: NumPy raises)
+            out += (np.average(a, axis=axis),)
+        if reduced:
+            out += (np.ptp(a, axis=axis), np.nanmax(a, axis=axis, keepdims=keepdims), np.nanmin(a, axis=axis),
+                    np.argmax(a, axis=axis), np.linalg.norm(a, np.inf, axis=-1 if axis is None else axis))
+        return out
+
+    check(f, x, rtol=1e-4 if x.dtype == np.float32 else 1e-10, atol=1e-4 if x.dtype == np.float32 else 1e-10)

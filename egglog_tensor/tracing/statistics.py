@@ -202,7 +202,10 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     trace = trace_of([a, weights])
     x = as_tracer(trace, a)
     if weights is None:
-        return mean(x, axis, keepdims=keepdims)
+        out = mean(x, axis, keepdims=keepdims)
+        if not out.size:  # NumPy divides by the result's size (for `returned`) and raises
+            raise fail(TracingError, "np.average of an empty result: NumPy raises ZeroDivisionError")
+        return out
     w = as_tracer(trace, weights)
     dtype = np.result_type(x.dtype, w.dtype, *(["f8"] if x.dtype.kind in "biu" else [])).name
     if w.shape != x.shape:
