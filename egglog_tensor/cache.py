@@ -58,7 +58,7 @@ from .graph import Builder, Node, topological
 from .optimize import Limits, OptimizeReport, RulesetStats
 from .toolchain import user_cache_dir
 
-FORMAT_VERSION = 3  # 2: the header lists the workspace buffers; 3: the stages' facts (the workspace among them)
+FORMAT_VERSION = 4  # 2: the header lists the workspace buffers; 3: the stages' facts (the workspace among them); 4: texts not made are null
 _MAGIC = b"EGGLOG-TENSOR-KERNEL\n"
 _HEADER = struct.Struct("<IQQ32s")  # format version, header length, object length, sha256(header + object)
 _SUFFIX = ".etk"
@@ -469,7 +469,7 @@ class CachedKernel:
     """A usable entry: everything a Compilation needs, and the loaded code."""
 
     header: dict[str, Any]
-    texts: dict[str, str]
+    texts: dict[str, str | None]  # None: not made by the compile (texts.py makes it when read)
     report: OptimizeReport
     outputs: list[Node]
     returns_tuple: bool
@@ -506,7 +506,7 @@ class Lookup:
                 "key": self.key,
                 "created": time.time(),
                 "name": comp.name,
-                "texts": comp.texts,
+                "texts": comp.texts.made(),
                 "report": encode_report(comp.report),
                 "extracted_term": comp.extracted_term,
                 "outputs": encode_nodes(comp.outputs),
@@ -578,7 +578,7 @@ def _load(path: Path, key: str, target: Any) -> CachedKernel:
     try:
         if header.get("key") != key:
             raise BadEntry("entry has another key")
-        texts = {str(k): str(v) for k, v in header["texts"].items()}
+        texts = {str(k): None if v is None else str(v) for k, v in header["texts"].items()}
         report = decode_report(header["report"])
         outputs = decode_nodes(header["outputs"])
         returns_tuple = bool(header["returns_tuple"])
@@ -596,8 +596,7 @@ def _load(path: Path, key: str, target: Any) -> CachedKernel:
         raise BadEntry(f"symbols {', '.join(missing)} are not defined by any loaded library")
     check_object(object_code)
     try:
-        module = load_object(object_code, target, texts.get("llvm-ir", ""), texts.get("llvm-ir-optimized", ""), texts.get("asm", ""),
-                             streamed=facts["streams"])
+        module = load_object(object_code, target, texts.get("llvm-ir") or "", texts.get("llvm-ir-optimized") or "", streamed=facts["streams"])
         module.address(SYMBOL)
     except Exception as exc:
         raise BadEntry(f"object does not load: {exc}") from None

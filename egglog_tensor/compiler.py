@@ -26,6 +26,7 @@ from .optimize import Limits, OptimizeReport
 from .runtime import ArgType, NativeFunction
 from .spec import ArgSpec, signature
 from .target import Target
+from .texts import StageTexts
 from .tracing import function_name
 
 
@@ -68,7 +69,7 @@ class Compilation:
     traced_term: str
     report: OptimizeReport
     extracted_term: str
-    texts: dict[str, str] = field(default_factory=dict)
+    texts: StageTexts = field(default_factory=lambda: StageTexts(()))  # by stage name; made when first read (texts.py)
     facts: dict[str, Any] = field(default_factory=dict)  # what each stage decided, by stage name (lowering/stages/)
     timings: dict[str, float] = field(default_factory=dict)
     native: NativeFunction | None = field(default=None, repr=False)
@@ -201,6 +202,8 @@ def _native(module: LoadedModule, specs: Sequence[ArgSpec], outputs: Sequence[No
 def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) -> Compilation:
     """The Compilation of a cache hit (`traced`: the Traced of stages.py): the stored stage texts and
     report, the loaded object."""
+    from . import stages
+
     fn, names, specs, options, narrowed = traced.fn, traced.names, traced.specs, traced.options, traced.narrowed_ints
     entry = lookup.entry
     assert entry is not None
@@ -214,7 +217,8 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         traced_term=entry.texts.get("traced", ""),
         report=entry.report,
         extracted_term=str(entry.header.get("extracted_term", "")),
-        texts=dict(entry.texts),
+        texts=StageTexts(entry.texts.items(), {**stages.mlir_remakes(list(entry.texts.items()), options.target),
+                                               "asm": lambda: {"asm": entry.module.asm}}),
         facts=dict(entry.facts),
         timings=timings,
         module=entry.module,

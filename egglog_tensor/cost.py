@@ -204,6 +204,8 @@ class TensorCostModel:
             return self._buffer(out, 0.0)
         if op == "const":
             return Cost(_EPSILON, out, buffer=False)
+        if op == "iota":  # an index computed per element of its reader: one op each, no memory read
+            return self._fused(out, 0.0, float(out.size), 0.0)
         if op in ("fuse_rows", "fuse_rows_tiled"):
             return self._fuse_rows(ins[0], out, out.attr("tiles") if op == "fuse_rows_tiled" else None)
         if op == "materialize":

@@ -58,6 +58,11 @@ class Tensor(Expr):
     def const(cls, value: f64Like, dtype: DType) -> Tensor:
         """A 0-d constant; broadcasts like a NumPy scalar."""
 
+    @classmethod
+    def iota(cls, shape: VecLike[i64, i64Like], axis: i64Like, dtype: DType) -> Tensor:
+        """An array of `shape` whose elements are their index along `axis`, as `dtype` (np.arange's
+        and np.eye's building block): computed where it is read, never loaded from memory."""
+
     def __add__(self, other: Tensor) -> Tensor: ...
     def __sub__(self, other: Tensor) -> Tensor: ...
     def __mul__(self, other: Tensor) -> Tensor: ...

@@ -193,6 +193,13 @@ def _diagonal(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     return tuple(d for i, d in enumerate(x.shape) if i not in (a1, a2)) + (n,), x.dtype
 
 
+def _iota(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    shape, axis, dtype = attrs
+    if not 0 <= axis < len(shape) or dtype == "bool":
+        raise TracingError(f"the index along axis {axis} of shape {tuple(shape)} as {dtype} is not a value it has")
+    return tuple(shape), dtype
+
+
 def _concat(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     axis, first = attrs[0], ins[0]
     total = sum(t.shape[axis] for t in ins)
@@ -223,6 +230,9 @@ _NUMERIC = {"float": C, "int": C}
 _RECORDS = [
     OpDef("arg", Kind.LEAF, 0, ("name", "shape", "dtype", "layout"), "Tensor.arg", _arg),
     OpDef("const", Kind.LEAF, 0, ("value", "dtype"), "Tensor.const", _const),
+    # arrays made in the kernel (tracing/creation.py): each element's index along `axis` of `shape`,
+    # as `dtype`, computed in the loop body that reads it (linalg.index), never stored unless materialized
+    OpDef("iota", Kind.LEAF, 0, ("shape", "axis", "dtype"), "Tensor.iota", _iota),
     # unary elementwise (Tensor.__neg__ is `-x`)
     _unary("negative", {"float": "arith.negf", "int": C}, term="Tensor.__neg__"),
     _unary("absolute", {"float": "math.absf", "int": "math.absi", "bool": C}),

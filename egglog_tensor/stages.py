@@ -20,7 +20,7 @@ These functions are the only implementation of each stage: `compile_kernel` (com
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -36,6 +36,8 @@ from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
 from .runtime import NativeFunction
 from .spec import ArgSpec, signature
+from .target import Target
+from .texts import StageTexts
 from .tracing import function_name, narrowed_int_args, trace_function
 
 Timings = tuple[tuple[str, float], ...]
@@ -46,7 +48,7 @@ STAGED_CACHE_NOTE = "not used by the staged API"
 class _Stage:
     """What every stage object shows: its stages' texts, by name."""
 
-    def _texts(self) -> dict[str, str]:
+    def _texts(self) -> Mapping[str, str]:
         raise NotImplementedError
 
     def _main_text(self) -> str:
@@ -104,7 +106,7 @@ class Traced(_Stage):
             self._memo["text"] = egglog_text(self.term)
         return self._memo["text"]
 
-    def _texts(self) -> dict[str, str]:
+    def _texts(self) -> Mapping[str, str]:
         return {"traced": self.traced_term}
 
     def _main_text(self) -> str:
@@ -128,7 +130,7 @@ class Optimized(_Stage):
     report: OptimizeReport = field(compare=False)  # (its times differ from run to run)
     timings: Timings = field(default=(), compare=False)
 
-    def _texts(self) -> dict[str, str]:
+    def _texts(self) -> Mapping[str, str]:
         return {**self.traced._texts(), "optimizer": str(self.report), "extracted": self.extracted_term}
 
     def _main_text(self) -> str:
@@ -144,13 +146,14 @@ class Optimized(_Stage):
 
 @dataclass(frozen=True, repr=False)
 class Lowered(_Stage):
-    """The lowered program: linalg MLIR (`module_text`), the MLIR after each pipeline stage, LLVM IR, and what
-    each stage decided (`facts`)."""
+    """The lowered program: linalg MLIR (`module_text`), the MLIR after each pipeline stage (made when
+    first read: a compile does not print them), LLVM IR, and what each stage decided (`facts`)."""
 
     optimized: Optimized
-    texts: tuple[tuple[str, str], ...]  # ("linalg", ...), (each MLIR stage, ...), ("llvm-ir", ...)
+    texts: tuple[tuple[str, str | None], ...]  # ("linalg", ...), (each MLIR stage, None: not printed), ("llvm-ir", ...)
     facts: tuple[tuple[str, Any], ...]  # (stage name, what it decided: lowering/stages/)
     timings: Timings = field(default=(), compare=False)
+    _memo: dict[str, Any] = field(default_factory=dict, compare=False)  # the texts, once made
 
     @property
     def workspace(self) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
@@ -160,15 +163,18 @@ class Lowered(_Stage):
     @property
     def module_text(self) -> str:
         """The emitted linalg MLIR module."""
-        return dict(self.texts)["linalg"]
+        return self._texts()["linalg"]
 
     @property
     def llvm_ir(self) -> str:
         """The LLVM IR from mlir-translate."""
-        return dict(self.texts)["llvm-ir"]
+        return self._texts()["llvm-ir"]
 
-    def _texts(self) -> dict[str, str]:
-        return {**self.optimized._texts(), **dict(self.texts)}
+    def _texts(self) -> StageTexts:
+        if "texts" not in self._memo:
+            target = self.optimized.traced.options.target
+            self._memo["texts"] = StageTexts(self.optimized._texts().items()).plus(self.texts, mlir_remakes(self.texts, target))
+        return self._memo["texts"]
 
     def _main_text(self) -> str:
         return self.module_text
@@ -213,8 +219,8 @@ class Compiled(_Stage):
     def summary(self) -> str:
         return self.compilation.summary()
 
-    def _texts(self) -> dict[str, str]:
-        return dict(self.compilation.texts)
+    def _texts(self) -> Mapping[str, str]:
+        return self.compilation.texts
 
     def _main_text(self) -> str:
         return self.compilation.texts["asm"]
@@ -258,16 +264,31 @@ def optimize(traced: Traced) -> Optimized:
 
 
 def lower(optimized: Optimized) -> Lowered:
-    """Emit linalg MLIR, run the target's pipeline (each stage's MLIR kept), mlir-translate to LLVM IR."""
+    """Emit linalg MLIR, run the target's pipeline (the module passed from stage to stage unprinted),
+    mlir-translate to LLVM IR."""
     traced, nodes = optimized.traced, list(optimized.outputs)
     options = traced.options
     timings = dict(optimized.timings)
     linalg = _timed(timings, "emit", lambda: emit(nodes, traced.names, traced.specs, options.target, streaming=options.streaming,
                                                  fastmath=options.fastmath))
-    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg, pipeline_for(options.target)))
-    texts = {"linalg": linalg, **dict(ran.texts)}
-    texts["llvm-ir"] = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(ran.texts[-1][1]))
-    return Lowered(optimized, tuple(texts.items()), tuple(ran.facts.items()), tuple(timings.items()))
+    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg, pipeline_for(options.target), printed=False))
+    llvm_ir = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(ran.final))
+    texts = (("linalg", linalg), *ran.texts, ("llvm-ir", llvm_ir))
+    return Lowered(optimized, texts, tuple(ran.facts.items()), tuple(timings.items()))
+
+
+def mlir_remakes(texts: Sequence[tuple[str, str | None]], target: Target) -> dict[str, Callable[[], Mapping[str, str]]]:
+    """How to make the MLIR stage texts a compile did not print: one printed run of `target`'s pipeline
+    on the linalg text (the stages are deterministic), shared by every unprinted stage."""
+    linalg = dict(texts)["linalg"]
+    made: dict[str, str] = {}
+
+    def remake() -> Mapping[str, str]:
+        if not made:
+            made.update((name, text) for name, text in run_pipeline(linalg, pipeline_for(target)).texts if text is not None)
+        return made
+
+    return {name: remake for name, text in texts if text is None}
 
 
 def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
@@ -286,7 +307,7 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
         traced_term=traced.traced_term,
         report=optimized.report,
         extracted_term=optimized.extracted_term,
-        texts={**lowered._texts(), "llvm-ir-optimized": module.optimized_ir, "asm": module.asm},
+        texts=lowered._texts().plus((("llvm-ir-optimized", module.optimized_ir), ("asm", None)), {"asm": lambda: {"asm": module.asm}}),
         facts={**dict(lowered.facts), "streams": module.streamed},
         timings=timings,
         module=module,

@@ -197,6 +197,7 @@ PROGRAMS = {
     "collapses": (lambda x, v: (x - x) + np.broadcast_to(v, (4, 5)).sum(axis=0) * 1.0 + np.broadcast_to(v, (3, 4, 5)).sum(axis=(0, 1)), f64(4, 5), f64(5)),
     "softmax rows": (lambda x: np.exp(x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True), f64(64, 100)),
     "layer norm rows": (lambda x: (x - x.mean(axis=1, keepdims=True)) / np.sqrt(((x - x.mean(axis=1, keepdims=True)) ** 2).mean(axis=1, keepdims=True) + 1e-5), f64(64, 100)),
+    "arrays made in the kernel": (lambda x: x + np.arange(5) * 0.5 + np.eye(4, 5, 1) + np.tril(x) + np.linspace(0.0, 1.0, 5), f64(4, 5)),
     "fast math": (lambda a, b, v, x, y: (a @ b) @ v + np.log(np.exp(x)) + np.exp(x) * np.exp(y) + x / y + np.sqrt(x) * np.sqrt(x), f64(5, 5), f64(5, 5), f64(5), f64(5), f64(5)),
 }  # fmt: skip
 

@@ -15,6 +15,7 @@ import pytest
 import egglog_tensor as et
 from egglog_tensor import cache, stages
 from egglog_tensor.graph import Node
+from egglog_tensor.lowering.pipelines import pipeline_for, run_pipeline
 
 rng = np.random.default_rng(0)
 
@@ -26,6 +27,26 @@ def softmax(x):
 
 def dense(A, B, c):
     return np.maximum(A @ B + c, 0.0)
+
+
+def test_a_compile_prints_only_what_it_needs(monkeypatch, tmp_path) -> None:
+    """The MLIR after each lowering stage and the assembly are made when first read, equal to a printed
+    run of the stages, after a fresh compile and after a cache hit (the cache stores them as null)."""
+    monkeypatch.setenv("EGGLOG_TENSOR_CACHE_DIR", str(tmp_path))
+    x = rng.standard_normal((64, 100), dtype=np.float32)
+    comp = et.kernel(softmax, target="cpu").inspect(x)
+    made = comp.texts.made()
+    last = comp.stages[comp.stages.index("llvm-ir") - 1]  # the last MLIR stage: the LLVM dialect mlir-translate takes
+    assert made["linalg"] and made[last] and made["llvm-ir"] and made["llvm-ir-optimized"]  # what the compile needs
+    assert made["rows"] is None and made["loops"] is None and made["asm"] is None and comp.cache == "miss-stored"
+    printed = dict(run_pipeline(comp.stage("linalg"), pipeline_for(comp.options.target)).texts)
+    assert comp.stage("loops") == printed["loops"] and "scf.for" in comp.stage("loops")
+    assert all(comp.texts.made()[name] == text for name, text in printed.items())  # one run made every MLIR stage
+    assert comp.texts.made()["asm"] is None and "_mlir_ciface_kernel:" in comp.stage("asm")
+
+    hit = et.kernel(softmax, target="cpu").inspect(x)
+    assert hit.cache == "hit" and hit.texts.made()["rows"] is None and hit.stages == comp.stages
+    assert hit.stage("rows") == printed["rows"] and hit.stage("asm") == comp.stage("asm")
 
 
 def test_softmax_chain_texts_results_and_errors(monkeypatch) -> None:

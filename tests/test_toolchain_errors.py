@@ -43,20 +43,25 @@ def saved_path(message: str) -> Path:
     return path
 
 
-def test_failing_pass_names_stage_and_saves_input() -> None:
+PRINTED = pytest.mark.parametrize("printed", [True, False], ids=["printed", "unprinted"])  # unprinted: as a compile runs it
+
+
+@PRINTED
+def test_failing_pass_names_stage_and_saves_input(printed: bool) -> None:
     text = VALID.replace(" restrict :", " :")  # One-Shot Bufferize rejects to_tensor without `restrict`
     with pytest.raises(CompileError) as info:
-        run_pipeline(text, pipeline_for(resolve_target("cpu")))
+        run_pipeline(text, pipeline_for(resolve_target("cpu")), printed=printed)
     message = str(info.value)
     assert "pipeline 'cpu' failed at stage 'bufferize'" in message
     assert "one-shot-bufferize" in message and "without `restrict`" in message
     assert "bufferization.to_tensor %a :" in saved_path(message).read_text()
 
 
-def test_later_stage_failure_saves_that_stages_input() -> None:
+@PRINTED
+def test_later_stage_failure_saves_that_stages_input(printed: bool) -> None:
     broken = Pipeline("broken", (Passes("first", ("canonicalize",)), Passes("second", ("no-such-pass",))))
     with pytest.raises(CompileError, match="stage 'second'") as info:
-        run_pipeline(VALID, broken)
+        run_pipeline(VALID, broken, printed=printed)
     assert "bufferization.materialize_in_destination" in saved_path(str(info.value)).read_text()
 
 
@@ -90,12 +95,12 @@ func.func @kernel(%a: memref<1x100xf32>, %x: memref<100xf32>, %out: memref<1xf32
 """
 
 
-@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
-def test_stage_abort_becomes_compile_error(target: str) -> None:
+@pytest.mark.parametrize(("target", "printed"), [("cpu", True), ("cpu-openmp", True), ("cpu", False)])
+def test_stage_abort_becomes_compile_error(target: str, printed: bool) -> None:
     """An assertion in a stage aborts only the forked process running the pipeline: a CompileError
     names the stage, says how it ended with the assertion's message, and saves the stage's input."""
     with pytest.raises(CompileError, match=f"pipeline '{target}' failed at stage 'tile'") as info:
-        run_pipeline(ABORTING_MATVEC, pipeline_for(resolve_target(target)))
+        run_pipeline(ABORTING_MATVEC, pipeline_for(resolve_target(target)), printed=printed)
     message = str(info.value)
     assert "killed by SIGABRT" in message and "Assertion" in message and "MaskableOpInterface" in message
     assert "transform.structured.vectorize" in message  # the script

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
-from mlir.dialects import arith, bufferization, func, linalg, memref, tensor
+from mlir.dialects import affine, arith, bufferization, func, linalg, memref, tensor
 
 from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
@@ -27,8 +27,8 @@ from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
 from . import blocking, payload, policy, scalar, tiling
-from .stages import lanes, loops, rows
-from .stages.math import FAST
+from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
+from .stages import rows
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 
@@ -190,15 +190,18 @@ class Emitter:
         return self._group(node) if node.op == "arg" else self.materialize(node)
 
     # --- fused elementwise groups ------------------------------------------------------------
-    def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan) -> tuple:
-        """The body expression computing `node` at `idx` (fused unless the term materializes it)."""
+    def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool = True) -> tuple:
+        """The body expression computing `node` at `idx` (fused unless the term materializes it; an
+        iota from the loop indices, or with `indices` False read from its own buffer)."""
         if node.op == "const":
             return ("c", node.attr("value"), node.dtype)
+        if node.op == "iota" and indices:
+            return ("iota", ir.AffineMap.get(len(plan.domain), 0, [idx[node.attr("axis")]]), node.dtype)
         if is_view(node):
-            return self._scalar(node.inputs[0], view_index(node, idx), plan)
+            return self._scalar(node.inputs[0], view_index(node, idx), plan, indices)
         if node.op not in ELEMENTWISE:
             return plan.input(self.materialize(node), idx, node.dtype)
-        children = tuple(self._scalar(i, broadcast_index(i.shape, node.shape, idx), plan) for i in node.inputs)
+        children = tuple(self._scalar(i, broadcast_index(i.shape, node.shape, idx), plan, indices) for i in node.inputs)
         return (node.op, node.inputs[0].dtype, node.dtype, children)
 
     def _generic(self, plan: _Plan, tree: tuple, init: ir.Value, out_map: ir.AffineMap,
@@ -271,6 +274,9 @@ class Emitter:
             vf = policy.simd_lanes(payload.element_bytes(scalar.element_type(node.dtype)), self.target)
             steps = blocking.plan(x.shape, tuple(axes), self._unit_stride(plan), vf, lanes_attr)
             if steps != [blocking.Step(tuple(sorted(axes)), None, lanes_attr)]:
+                if _reads_indices(tree):  # blocked steps renumber the loops: an iota is read from its own buffer
+                    plan = _Plan(x.shape)
+                    tree = self._scalar(x, dims, plan, indices=False)
                 blocked = self._blocked_sum(node, x, plan, tree, steps)
                 if blocked is not None:
                     return blocked
@@ -288,7 +294,12 @@ class Emitter:
         inits = [_fill(kept, dtype, scalar.reduction_identity(pick, dtype, False)), _fill(kept, "int64", 0)]
         inner, n = len(domain) - 1, domain[-1]
         lanes = blocking.ACCUMULATORS * policy.simd_lanes(payload.element_bytes(scalar.element_type(dtype)), self.target)
-        split = _split_inputs(plan, inner, lanes, n // lanes) if inner in axes and n >= 2 * lanes and self._unit_stride(plan) else None
+        long = inner in axes and n >= 2 * lanes and self._unit_stride(plan)
+        if long and _reads_indices(tree):  # the lanes renumber the loops: an iota is read from its own buffer
+            x = node.inputs[0]
+            plan = _Plan(x.shape)
+            tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan, indices=False)
+        split = _split_inputs(plan, inner, lanes, n // lanes) if long else None
         if split is None:
             return self._pick(pick, dtype, plan, tree, axes, inits, _loop_index, domain)[1]
         count = n // lanes
@@ -473,7 +484,7 @@ def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:
 def _tag_lanes(value: ir.Value, lanes_attr: int | None) -> None:
     """Hand the lanes the optimizer chose to the "lanes" stage (lowering/stages/lanes.py)."""
     if lanes_attr is not None:
-        value.owner.attributes[lanes.TAG] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), lanes_attr)
+        value.owner.attributes[LANES] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), lanes_attr)
 
 
 def _kept(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
@@ -562,6 +573,18 @@ def _reassociation(rank: int) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.ArrayAttr.get(group)] if rank else [])
 
 
+def _reads_indices(tree: tuple) -> bool:
+    """Whether a body expression computes an iota from the loop indices."""
+    return tree[0] == "iota" or (tree[0] not in ("in", "c") and any(_reads_indices(c) for c in tree[3]))
+
+
+def _index_value(amap: ir.AffineMap, dtype: str) -> ir.Value:
+    """The index `amap` gives (of the loop indices, linalg.index) as a scalar of `dtype`."""
+    loops = [linalg.IndexOp(d).result for d in range(amap.n_dims)]
+    index = affine.AffineApplyOp(amap, loops).result
+    return scalar.cast(arith.index_cast(scalar.element_type("int64"), index), "int64", dtype)
+
+
 def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -> ir.Value:
     """Emit the scalar ops of a body expression tree once per distinct subtree."""
     done = memo.get(tree)
@@ -572,6 +595,8 @@ def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -
         value = args[tree[1]]
     elif kind == "c":
         value = scalar.constant(tree[1], tree[2])
+    elif kind == "iota":
+        value = _index_value(tree[1], tree[2])
     else:
         op, in_dtype, out_dtype, children = tree
         operands = [_emit_tree(c, args, memo) for c in children]
@@ -592,12 +617,12 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(fn_name, (arg_types + out_types, []))
             fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-            tags = [ir.DictAttr.get({})] * len(arg_types) + [ir.DictAttr.get({loops.MARK: ir.UnitAttr.get()})] * len(out_types)
+            tags = [ir.DictAttr.get({})] * len(arg_types) + [ir.DictAttr.get({OUTPUT: ir.UnitAttr.get()})] * len(out_types)
             fn.attributes["arg_attrs"] = ir.ArrayAttr.get(tags)  # outputs marked: lowering/stages/loops.py streams large ones
             if not streaming:
-                fn.attributes[loops.PLAIN] = ir.UnitAttr.get()
+                fn.attributes[PLAIN_STORES] = ir.UnitAttr.get()
             if fastmath:
-                fn.attributes[FAST] = ir.UnitAttr.get()
+                fn.attributes[FASTMATH] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
                 emitter = Emitter(target)

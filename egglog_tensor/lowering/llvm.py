@@ -4,8 +4,10 @@ code in a forked child, load it with MCJIT, keep IR and assembly."""
 from __future__ import annotations
 
 import ctypes
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import llvmlite.binding as llvm
 
@@ -28,7 +30,7 @@ class LoadedModule:
 
     llvm_ir: str
     optimized_ir: str
-    asm: str
+    target: Target
     streamed: streams.Streamed = field(repr=False)  # the vector stores `_optimize` made non-temporal
     object_code: bytes = field(repr=False)  # the relocatable object the engine loaded (the cache stores it)
     _engine: llvm.ExecutionEngine = field(repr=False)
@@ -39,6 +41,12 @@ class LoadedModule:
         if not address:
             raise CompileError(f"symbol {symbol!r} not found in the JIT-compiled module")
         return address
+
+    @functools.cached_property
+    def asm(self) -> str:
+        """The assembly of the optimized IR, generated when first read: it costs as much as the object
+        code, and only inspection reads it."""
+        return _codegen(self.optimized_ir, self.target, assembly=True)
 
 
 def _parse(llvm_ir: str) -> llvm.ModuleRef:
@@ -105,21 +113,22 @@ def load_llvm_ir(llvm_ir: str, target: Target) -> LoadedModule:
     module.data_layout = str(machine.target_data)
     optimized, streamed = _optimize(module, target)
     optimized_ir = str(optimized)
-    object_code, asm = _codegen(optimized_ir, target)
-    return load_object(object_code, target, llvm_ir, optimized_ir, asm, machine, streamed=streamed)
+    object_code = _codegen(optimized_ir, target)
+    return load_object(object_code, target, llvm_ir, optimized_ir, machine, streamed=streamed)
 
 
-def _codegen(optimized_ir: str, target: Target) -> tuple[bytes, str]:
-    """The object code and assembly of optimized IR, generated in a forked child: LLVM's code
-    generator ends the process on what it cannot select ("LLVM ERROR: Cannot select"), which must
-    not be this one (a notebook's kernel); that becomes a CompileError with the IR saved."""
+def _codegen(optimized_ir: str, target: Target, assembly: bool = False) -> Any:
+    """The object code (bytes) or, with `assembly`, the assembly (str) of optimized IR, generated in a
+    forked child: LLVM's code generator ends the process on what it cannot select ("LLVM ERROR:
+    Cannot select"), which must not be this one (a notebook's kernel); that becomes a CompileError
+    with the IR saved."""
 
-    def generate(send: Callable[[tuple[bytes, str]], None]) -> None:
+    def generate(send: Callable[[Any], None]) -> None:
         machine = _target_machine(target)
         module = llvm.parse_assembly(optimized_ir)
-        send((machine.emit_object(module), machine.emit_assembly(module)))
+        send(machine.emit_assembly(module) if assembly else machine.emit_object(module))
 
-    generated: list[tuple[bytes, str]] = []
+    generated: list[Any] = []
     try:
         run_forked(generate, generated.append)
     except ChildDied as died:
@@ -139,7 +148,7 @@ def check_runs_here(target: Target) -> None:
                            f"{', '.join(missing)}); inspect it with f.lower(*args) instead of calling it")
 
 
-def load_object(object_code: bytes, target: Target, llvm_ir: str = "", optimized_ir: str = "", asm: str = "",
+def load_object(object_code: bytes, target: Target, llvm_ir: str = "", optimized_ir: str = "",
                 machine: llvm.TargetMachine | None = None, *, streamed: streams.Streamed) -> LoadedModule:
     """JIT-load a relocatable object file (from `emit_object`) for `target` into a fresh MCJIT engine
     (`streamed`: its non-temporal stores, as `_optimize` counted them).
@@ -154,4 +163,5 @@ def load_object(object_code: bytes, target: Target, llvm_ir: str = "", optimized
     engine = llvm.create_mcjit_compiler(empty, machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()
-    return LoadedModule(llvm_ir=llvm_ir, optimized_ir=optimized_ir, asm=asm, streamed=streamed, _engine=engine, object_code=bytes(object_code))
+    return LoadedModule(llvm_ir=llvm_ir, optimized_ir=optimized_ir, target=target, streamed=streamed, _engine=engine,
+                        object_code=bytes(object_code))

@@ -35,11 +35,19 @@ class Pipeline:
 
 @dataclass(frozen=True)
 class Ran:
-    """What running a pipeline gave: [(stage name, IR after it)] (and each script as "<stage>-script"),
-    and each stage's facts (the typed record its rewrite or script returned) by stage name."""
+    """What running a pipeline gave: [(stage name, IR after it)] (and each script as "<stage>-script";
+    the text None where the run did not print it: `run_pipeline(printed=False)` prints only the last
+    stage's), and each stage's facts (the typed record its rewrite or script returned) by stage name."""
 
-    texts: list[tuple[str, str]]
+    texts: list[tuple[str, str | None]]
     facts: dict[str, Any]
+
+    @property
+    def final(self) -> str:
+        """The IR after the last stage (LLVM dialect): what mlir-translate takes."""
+        text = self.texts[-1][1]
+        assert text is not None
+        return text
 
 
 NAMES = ("cpu", "cpu-openmp")  # the pipelines a Target may name
@@ -99,12 +107,15 @@ def _unlowered_ops(ir_text: str) -> list[str]:
     return sorted({f"{d}.{o}" for d, o in _OP_NAME.findall(ir_text) if d not in ("llvm", "builtin", "omp")})
 
 
-def run_pipeline(module_text: str, pipeline: Pipeline) -> Ran:
+def run_pipeline(module_text: str, pipeline: Pipeline, printed: bool = True) -> Ran:
     """Run each stage of pipeline on module_text: the IR after each stage, and the stages' facts.
 
     The stages run in a forked child (egglog_tensor.forked): an MLIR assertion aborts that child
     only, and becomes a CompileError naming the stage it was in, with the stage's input IR saved.
-    The facts cross the process boundary pickled, with the texts."""
+    The facts cross the process boundary pickled, with the texts. With `printed=False` the module
+    passes from stage to stage as an object and only the last stage's IR is printed (a compile does
+    not pay for texts only `inspect` reads); a failure then runs the stages again printed, for the
+    error's saved input IR."""
     ran = Ran([], {})
     started = ["parse"]  # the stage the child was in last
 
@@ -118,38 +129,47 @@ def run_pipeline(module_text: str, pipeline: Pipeline) -> Ran:
             ran.facts[name] = value
 
     try:
-        run_forked(lambda send: _run_stages(module_text, pipeline, send), sink)
-    except ChildDied as died:
-        results = ran.texts
+        run_forked(lambda send: _run_stages(module_text, pipeline, send, printed), sink)
+    except (ChildDied, CompileError) as failed:
+        if not printed:  # the stages are deterministic: a printed run fails the same way, with the IR to save
+            run_pipeline(module_text, pipeline, printed=True)
+            raise
+        if isinstance(failed, CompileError):
+            raise
+        results = [(name, text) for name, text in ran.texts if text is not None]
         stage = next((s for s in pipeline.stages if s.name == started[0]), Passes(started[0]))
         inputs = [text for name, text in results if not name.endswith("-script")] or [module_text]
         script = results[-1][1] if results and results[-1][0] == f"{stage.name}-script" else ""
-        raise _fail(pipeline, stage, inputs[-1], f"the stage ended the process running it ({died.how}):\n{died.stderr}"
+        raise _fail(pipeline, stage, inputs[-1], f"the stage ended the process running it ({failed.how}):\n{failed.stderr}"
                     + (f"\n  transform script:\n{script}" if script else "")) from None
     return ran
 
 
-def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str, str, Any]], None]) -> None:
+def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str, str, Any]], None], printed: bool) -> None:
     """Run the stages in this process: send ("start", stage name, None) as each starts, ("text", stage
     name, IR after it) as it ends, ("text", "<stage>-script", script) for a transform script and
-    ("facts", stage name, record) for what a stage decided."""
+    ("facts", stage name, record) for what a stage decided. Unless `printed`, each text but the last
+    stage's is None."""
     with ir.Context():
         send(("start", "parse", None))
         try:
             module = ir.Module.parse(module_text)
         except ir.MLIRError as exc:
             raise _fail(pipeline, Passes("parse"), module_text, str(exc)) from None
-        current = module_text
+        current: str | None = module_text
         plan = None
         for stage in pipeline.stages:
             send(("start", stage.name, None))
             plan = pipeline.plan(stage, module, plan)
             after = run_stage(module, stage, pipeline, current,
-                              on_script=lambda script, name=stage.name: send(("text", f"{name}-script", script)),
+                              on_script=lambda script, name=stage.name: send(("text", f"{name}-script", str(script) if printed else None)),
                               on_facts=lambda facts, name=stage.name: send(("facts", name, facts)), plan=plan)
             if after is not None:
-                module, current = after, str(after)
+                module, current = after, None
+            if current is None and (printed or stage is pipeline.stages[-1]):
+                current = str(module)
             send(("text", stage.name, current))
+        assert current is not None
         left = _unlowered_ops(current)
         if left:  # conversions are partial: a missing pass leaves ops that mlir-translate cannot take
             last = pipeline.stages[-1]
@@ -157,16 +177,18 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
 
 
 def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str | None = None,
-              on_script: Callable[[str], None] | None = None, on_facts: Callable[[Any], None] | None = None,
+              on_script: Callable[[Any], None] | None = None, on_facts: Callable[[Any], None] | None = None,
               plan: Plan | None = None) -> ir.Module | None:
     """Apply one stage to `module` (in the active MLIR context), in place: build its transform script
     (a planned stage's from the run's `plan`, made here when not given) and apply it, run its passes, apply its rewrite. Return the module after it, or None when its
     script builder has nothing to do (the IR is unchanged).
-    `on_script` receives the script's text before it runs, `on_facts` the stage's facts (its rewrite's
-    record, else its script's) when it has any; `current` is the module's text (printed here if not
-    given), saved with the CompileError naming the stage when it fails."""
-    current = str(module) if current is None else current
-    if _I1_MEMREF.search(current) and any(p.startswith("finalize-memref-to-llvm") for p in stage.passes):
+    `on_script` receives the script before it runs, `on_facts` the stage's facts (its rewrite's
+    record, else its script's) when it has any; `current` is the module's text when printed, saved
+    with the CompileError naming the stage when it fails (None: printed then)."""
+    lowers_memrefs = any(p.startswith("finalize-memref-to-llvm") for p in stage.passes)
+    if lowers_memrefs and current is None:
+        current = str(module)
+    if lowers_memrefs and _I1_MEMREF.search(current):
         raise _fail(pipeline, stage, current, "memrefs of i1 cannot be lowered to LLVM; use i8 (0/1) in memory")
     script, facts = None, None
     if stage.scripted:
@@ -174,7 +196,7 @@ def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str 
         if script is None:  # nothing to transform: the stage keeps its place, IR unchanged
             return None
         if on_script is not None:
-            on_script(str(script))
+            on_script(script)
         facts = stage.decided(script)
     try:
         if script is not None:
@@ -183,7 +205,7 @@ def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str 
         manager.run(module.operation)
         rewritten = stage.rewrite(module)
     except (ir.MLIRError, ValueError) as exc:  # ValueError: the pass pipeline text does not parse
-        raise _fail(pipeline, stage, current, str(exc) + (f"\n  transform script:\n{script}" if script is not None else "")) from None
+        raise _fail(pipeline, stage, current if current is not None else "(not printed)", str(exc) + (f"\n  transform script:\n{script}" if script is not None else "")) from None
     facts = facts if rewritten is None else rewritten
     if facts is not None and on_facts is not None:
         on_facts(facts)

@@ -16,6 +16,7 @@ from typing import Literal
 from mlir import ir
 
 from ..target import Target
+from .annotations import ROWS, TILES, VEC
 from .payload import as_operation, element_bytes, indexing_maps, int_list, loop_extents
 from .policy import packing, packs_panels, padded_loops, padded_tiles, panel_k
 
@@ -50,7 +51,7 @@ def tagged(module: ir.Module) -> list[ir.Operation]:
     found: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in CONTRACTIONS and "et.tiles" in op.attributes and "et.vec" in op.attributes:
+        if op.name in CONTRACTIONS and TILES in op.attributes and VEC in op.attributes:
             found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -101,7 +102,7 @@ def _epilogue(op: ir.Operation, claimed: list[ir.Operation]) -> ir.Operation | N
         return None
     if user.name == "linalg.matvec" and uses[0].operand_number == 0:
         return user
-    if user.name != "linalg.generic" or len(user.results) != 1 or "et.rows" in user.attributes:
+    if user.name != "linalg.generic" or len(user.results) != 1 or ROWS in user.attributes:
         return None
     maps = indexing_maps(user)
     iterators = ir.ArrayAttr(user.attributes["iterator_types"])
@@ -138,10 +139,10 @@ def _fill(t: Contraction, op: ir.Operation) -> Literal["block", "rows"] | None:
 def _planned(op: ir.Operation, ident: int, user: ir.Operation | None, target: Target) -> Contraction:
     """The record of one tagged contraction whose epilogue is `user` (None: none)."""
     elem = ir.ShapedType(op.results[0].type).element_type
-    t = Contraction(op.name, target, int_list(op.attributes["et.tiles"]), int_list(op.attributes["et.vec"]), loop_extents(op),
+    t = Contraction(op.name, target, int_list(op.attributes[TILES]), int_list(op.attributes[VEC]), loop_extents(op),
                     ident, elem=str(elem), itemsize=element_bytes(elem))
     if user is not None:
-        t = replace(t, epilogue=user.name, reduce=int_list(user.attributes["et.vec"]) if user.name == "linalg.matvec" else None)
+        t = replace(t, epilogue=user.name, reduce=int_list(user.attributes[VEC]) if user.name == "linalg.matvec" else None)
     if packs_panels(t.loops, t.tiles, t.vec, target, t.reduce is not None):
         t = replace(t, tiles=(*t.tiles[:2], panel_k(t.loops[2], t.tiles[2])), panels=True)
     # (an epilogue's loop computes the matmul block by block: its blocks are not padded; panels are

@@ -117,6 +117,7 @@ from mlir.dialects.transform import structured, tensor, vector
 
 from ..target import Target
 from . import scripts
+from .annotations import ID, KCHUNK, TILES, VEC
 from .payload import as_operation, element_bytes, loop_extents
 from .plan import Contraction, Plan
 from .policy import MIN_WORK, Tiles, choose_tiles, divisor_tile, fit, simd_lanes
@@ -149,7 +150,7 @@ class Sums(NamedTuple):
 
 def _match(s: _Script, t: Contraction) -> ir.Value:
     """The contraction `t` (et.id)."""
-    return scripts.match(s.root, (t.op,), {"et.id": t.ident})
+    return scripts.match(s.root, (t.op,), {ID: t.ident})
 
 
 def _epilogue(op: ir.Value) -> ir.Value:
@@ -337,7 +338,6 @@ def _k_steps(t: Contraction, i: int, tile: ir.Value, steps: list[int]) -> ir.Val
     return step
 
 
-KCHUNK = "et.kchunk"
 
 
 def _k_loop(t: Contraction, i: int, packed: frozenset[str], c_dims: list[int], sizes: list[int], block: ir.Value) -> ir.Value:
@@ -586,7 +586,7 @@ def _vectorize_matmul(s: _Script, t: Contraction, i: int, sums: Sums | None) -> 
 
 def _vectorize_tagged(s: _Script, t: Contraction, i: int) -> None:
     """The register tiles (they keep the tags): full tiles are static, remainder tiles get masks."""
-    scripts.vectorize(scripts.match(s.funcs, (t.op,), {"et.id": t.ident}), list(t.vec))
+    scripts.vectorize(scripts.match(s.funcs, (t.op,), {ID: t.ident}), list(t.vec))
 
 
 def _matvec(s: _Script, t: Contraction, i: int) -> None:
@@ -683,7 +683,7 @@ def transform_script(module: ir.Module, plan: Plan) -> ir.Module | None:
     i64 = ir.IntegerType.get_signless(64)
     fills: set[int] = set()
     for t, op in zip(found, plan.ops(module), strict=True):
-        op.attributes["et.id"] = ir.IntegerAttr.get(i64, t.ident)
+        op.attributes[ID] = ir.IntegerAttr.get(i64, t.ident)
         init = as_operation(op.operands[-1].owner)
         if t.fill == "rows" and init is not None and init.name == "linalg.fill":
             fills.add(t.ident)
@@ -750,5 +750,5 @@ def tag(op: ir.Operation | ir.OpView, target: Target, cache_tiles: tuple[int, ..
         # (a register tile larger than the cache tile in m and n left a partial tile in both, whose
         # copy bufferized to a memrefCopy runtime call: (5, 7, 3) on 64^3 failed to link)
         tiles = Tiles(full, tuple(min(v, t) for v, t in zip(tiles.vec, full, strict=True)))
-    op.attributes["et.tiles"] = ir.Attribute.parse(_ints(tiles.tiles))
-    op.attributes["et.vec"] = ir.Attribute.parse(_ints(tiles.vec))
+    op.attributes[TILES] = ir.Attribute.parse(_ints(tiles.tiles))
+    op.attributes[VEC] = ir.Attribute.parse(_ints(tiles.vec))

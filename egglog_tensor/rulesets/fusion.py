@@ -81,7 +81,7 @@ def shared(b: Tensor, a: Tensor) -> Tensor:
 
 @group("shared-row-values", fusion)
 def _shared_row_values(a: Tensor, b: Tensor, x: Tensor, y: Tensor, axes: Vec[i64], s: Vec[i64],
-                       dt: DType, name: String, layout: Layout, v: f64, outs: Vec[Tensor]) -> object:
+                       dt: DType, name: String, layout: Layout, v: f64, outs: Vec[Tensor], axis: i64) -> object:
     """Offer `fuse_rows(b')` for an output b, b' computing once a value b reads directly and
     through a reduction (one such value per variant: the variants do not multiply)."""
     for i in range(MAX_OUTPUTS):
@@ -117,6 +117,7 @@ def _shared_row_values(a: Tensor, b: Tensor, x: Tensor, y: Tensor, axes: Vec[i64
     yield rewrite(shared(a, a)).to(materialize_shared(a))  # shared(a, a) = shared a
     yield rewrite(shared(Tensor.arg(name, s, dt, layout), a)).to(Tensor.arg(name, s, dt, layout))  # shared(arg, a) = arg
     yield rewrite(shared(Tensor.const(v, dt), a)).to(Tensor.const(v, dt))  # shared(c, a) = c
+    yield rewrite(shared(Tensor.iota(s, axis, dt), a)).to(Tensor.iota(s, axis, dt))  # shared(iota, a) = iota
     for op in UNARY:
         g = CONSTRUCTORS[op]
         yield rewrite(shared(g(x), a)).to(g(shared(x, a)), ne(g(x)).to(a))  # shared(g(x), a) = g(shared(x, a))

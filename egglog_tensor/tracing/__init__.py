@@ -2,7 +2,8 @@
 
 `core.py` holds the Tracer and the registry of NumPy functions; each module after it implements
 one part of NumPy's surface and registers it (`@implements("name")`): ufuncs.py (elementwise),
-shapes.py (views and shapes), reductions.py, linalg.py. A new NumPy function goes in the module of
+shapes.py (views and shapes), reductions.py, linalg.py, creation.py (arrays made in the kernel: np.zeros,
+arange, eye...). A new NumPy function goes in the module of
 its kind, or a new module imported here.
 """
 
@@ -17,7 +18,7 @@ import numpy as np
 from ..errors import TracingError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import linalg, reductions, shapes, statistics, ufuncs  # noqa: F401  (they register their functions)
+from . import creation, linalg, reductions, shapes, statistics, ufuncs  # noqa: F401  (they register their functions)
 from .core import Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
@@ -47,7 +48,8 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         node = trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout))
         tracers.append(Tracer(trace, node, spec.weak, view=True))
     try:
-        result = fn(*tracers)
+        with creation.tracing(trace):
+            result = fn(*tracers)
     except RecursionError:
         raise fail(TracingError, f"recursion limit hit while tracing {function_name(fn)}") from None
     is_tuple = isinstance(result, (tuple, list))

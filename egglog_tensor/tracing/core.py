@@ -42,12 +42,17 @@ def implements(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
     return register
 
 
+def is_user_code(filename: str) -> bool:
+    """Whether code in `filename` is the user's: not this package's, not NumPy's."""
+    path = os.path.abspath(filename)
+    return not path.startswith((_PACKAGE_DIR, _NUMPY_DIR)) and "<__array_function__" not in path
+
+
 def user_location() -> str:
     """'file:line: code' of the innermost frame that is user code (not this package, not NumPy)."""
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith((_PACKAGE_DIR, _NUMPY_DIR)) and "<__array_function__" not in path:
+        if is_user_code(frame.f_code.co_filename):
             info = inspect.getframeinfo(frame, context=1)
             code = info.code_context[0].strip() if info.code_context else ""
             return f"{info.filename}:{info.lineno}: {code}"
@@ -194,10 +199,14 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return handler(ufunc, *inputs, **kwargs)
 
     def __array_function__(self, func: Callable, types: Any, args: Any, kwargs: Any) -> Any:
-        name = func.__name__ if getattr(np.linalg, func.__name__, None) is not func else f"linalg.{func.__name__}"
+        public = getattr(np, func.__name__, None)  # (while tracing, np.zeros & co. wrap NumPy's: creation.py)
+        if func in (public, getattr(public, "__wrapped__", None)):
+            name = func.__name__
+        else:  # np.linalg's functions are registered as "linalg.<name>"
+            name = f"linalg.{func.__name__}" if getattr(np.linalg, func.__name__, None) is func else None
         handler = IMPLEMENTATIONS.get(name)
-        if handler is None or (getattr(np, func.__name__, None) is not func and name == func.__name__):
-            raise fail(UnsupportedError, f"np.{name}({describe(args)}) is not supported")
+        if handler is None:
+            raise fail(UnsupportedError, f"np.{name or func.__name__}({describe(args)}) is not supported")
         return handler(*args, **kwargs)
 
     # --- methods: ndarray's signatures, NumPy's functions ----------------------------------------

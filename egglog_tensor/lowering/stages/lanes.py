@@ -26,11 +26,11 @@ from mlir import ir
 
 from ...target import Target
 from .. import scripts
+from ..annotations import LANES
 from ..policy import simd_lanes
 from ..payload import element_bytes, linalg_ops
 from .stage import Stage
 
-TAG = "et.lanes"
 
 
 def vector_lanes(elem: ir.Type, target: Target) -> int:
@@ -61,14 +61,14 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
     """The transform module lowering each `et.lanes` op to loops with its reduction loop annotated
     for `target`'s vectors (None when no op carries lanes)."""
     ops = linalg_ops(module)
-    tagged = [(i, op) for i, op in enumerate(ops) if TAG in op.attributes and _innermost_reduces(op)]
+    tagged = [(i, op) for i, op in enumerate(ops) if LANES in op.attributes and _innermost_reduces(op)]
     if not tagged:
         return None
 
     def body(root: ir.Value) -> None:
         handles = scripts.linalg_handles(root, len(ops))
         for i, op in tagged:
-            lanes = ir.IntegerAttr(op.attributes[TAG]).value
+            lanes = ir.IntegerAttr(op.attributes[LANES]).value
             rank = len(ir.ArrayAttr(op.attributes["iterator_types"]))
             elem = ir.ShapedType(op.operands[len(op.operands) - 1].type).element_type  # the accumulator's
             loops = scripts.split(scripts.convert_to_loops(handles[i]), rank)

@@ -31,11 +31,10 @@ from mlir.dialects import arith, builtin, llvm, memref, scf
 
 from ...outputs import ALIGN  # the output pool's alignment, a cache line: also the widest (AVX-512) vector store
 from ...target import Target
+from ..annotations import OUTPUT, PLAIN_STORES
 from ..payload import element_bytes
 from .stage import Stage
 
-MARK = "et.output"  # argument attribute of a kernel's output buffers (set by lowering/emit.py)
-PLAIN = "et.plain_stores"  # function attribute: never stream (et.kernel(..., streaming=False)); removed by guard
 
 _VIEWS = ("memref.subview", "memref.cast", "memref.collapse_shape", "memref.expand_shape", "memref.reinterpret_cast")
 _INLINE_MATH = ("math.sqrt", "math.absf", "math.absi", "math.fma", "math.copysign", "math.floor", "math.ceil",
@@ -80,12 +79,12 @@ def _bytes(value_type: ir.Type) -> int:
 
 
 def _outputs(func: ir.Operation, target: Target) -> list[ir.Value]:
-    """The function's output arguments (tagged MARK) of at least min_bytes(target)."""
+    """The function's output arguments (tagged et.output) of at least min_bytes(target)."""
     if "arg_attrs" not in func.attributes:
         return []
     arguments = func.regions[0].blocks[0].arguments
     tagged = [arg for arg, attrs in zip(arguments, ir.ArrayAttr(func.attributes["arg_attrs"]), strict=False)
-              if MARK in ir.DictAttr(attrs)]
+              if OUTPUT in ir.DictAttr(attrs)]
     return [arg for arg in tagged if _bytes(arg.type) >= min_bytes(target)]
 
 
@@ -231,8 +230,8 @@ def guard(module: ir.Module, target: Target) -> None:
         func = func.operation
         if func.name != "func.func":
             continue
-        if PLAIN in func.attributes:  # et.kernel(..., streaming=False)
-            del func.attributes[PLAIN]
+        if PLAIN_STORES in func.attributes:  # et.kernel(..., streaming=False)
+            del func.attributes[PLAIN_STORES]
             continue
         if _argument_bytes(func) < 4 * min_bytes(target) or not (outputs := _outputs(func, target)):
             continue

@@ -30,7 +30,7 @@ of the interleave stage: 41 without); over 4096x4096, where libmvec's calls also
 core from helping as much, gelu is 1.26x faster on two cores, 1.06x on one
 (`benchmarks/families.py --only tanh`).
 
-tanh(x) in kernels compiled with fastmath=True (the function carries FAST): x P(x^2) / Q(x^2)
+tanh(x) in kernels compiled with fastmath=True (the function carries et.fastmath): x P(x^2) / Q(x^2)
 on [-9, 9] (minimax relative error 0.4 ULP for these float32 coefficients), +-1 beyond. The float32
 evaluation of the two polynomials adds up to ~4 ULP near |x| = 4..9, so it is fastmath only: 17
 cycles per 16 elements in L2, gelu 26 (`benchmarks/families.py --only fasttanh`: 1.19-1.47x).
@@ -55,9 +55,9 @@ from mlir.dialects import llvm as llvmd
 from mlir.dialects import math as mathd
 
 from ...target import Target
+from ..annotations import FASTMATH
 from .stage import Stage
 
-FAST = "et.fastmath"  # function attribute (lowering/emit.py, fastmath=True): approximate tanh too; removed here
 
 
 @dataclass(frozen=True)
@@ -214,14 +214,14 @@ def _element(value_type: ir.Type) -> ir.Type:
 
 
 def inline_math(module: ir.Module, target: Target) -> None:
-    """Replace each float32/float64 math.exp and float32 math.tanh (the rational one in FAST
+    """Replace each float32/float64 math.exp and float32 math.tanh (the rational one in FASTMATH
     functions) by its inline computation for `target` (in place)."""
     found: list[tuple[ir.Operation, Callable[[_Builder, ir.Value], ir.Value]]] = []
     for func in module.body.operations:
         func = func.operation
-        fast = FAST in func.attributes
+        fast = FASTMATH in func.attributes
         if fast:
-            del func.attributes[FAST]
+            del func.attributes[FASTMATH]
         table = {**EXACT, **APPROXIMATE} if fast else EXACT
 
         def visit(op: ir.Operation, table=table) -> ir.WalkResult:

@@ -35,17 +35,17 @@ from mlir.dialects.transform import structured, tensor
 
 from ...target import Target
 from .. import scripts
+from ..annotations import ROWS
 from ..policy import block_rows
 from ..payload import as_operation, element_bytes, indexing_maps, linalg_ops, loop_extents
 from .stage import Stage
 
-TAG = "et.rows"
 
 
 def tag(op: ir.Operation | ir.OpView, tiles: tuple[int, ...] | None = None) -> None:
     """Mark the op computing a `fuse_rows` value (the consumer whose row loop is tiled), with the
     tiles the term chose (`fuse_rows_tiled`: rows per block) if it chose them."""
-    op.operation.attributes[TAG] = ir.UnitAttr.get() if tiles is None else ir.DenseI64ArrayAttr.get(list(tiles))
+    op.operation.attributes[ROWS] = ir.UnitAttr.get() if tiles is None else ir.DenseI64ArrayAttr.get(list(tiles))
 
 
 def _row_loop(amap: ir.AffineMap) -> int | None:
@@ -91,7 +91,7 @@ def producers(root: ir.Operation) -> list[ir.Operation]:
 
 def _tiles(root: ir.Operation) -> tuple[int, ...]:
     """The (rows per block,) a tagged op carries, or () for a bare tag."""
-    attr = root.attributes[TAG]
+    attr = root.attributes[ROWS]
     return tuple(ir.DenseI64ArrayAttr(attr)) if isinstance(attr, ir.DenseI64ArrayAttr) else ()
 
 
@@ -111,7 +111,7 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
     """The transform module building the row-block loop of each tagged op, or None if there is none
     (the loop's iterations are spread over `target`'s threads)."""
     ops = linalg_ops(module)
-    roots = [op for op in ops if TAG in op.attributes and op.name == "linalg.generic" and loop_extents(op)]
+    roots = [op for op in ops if ROWS in op.attributes and op.name == "linalg.generic" and loop_extents(op)]
     if not roots:
         return None
     groups: list[list[int]] = []  # each root's producers to fuse (indices in ops), consumers first

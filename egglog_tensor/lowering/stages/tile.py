@@ -32,7 +32,8 @@ from mlir.dialects import arith, linalg, tensor
 from ...target import Target
 from ..payload import as_operation
 from ..plan import Plan
-from ..tiling import KCHUNK, transform_script
+from ..annotations import KCHUNK
+from ..tiling import transform_script
 from .stage import Stage
 
 

@@ -1,0 +1,365 @@
+"""Arrays made inside a kernel: np.zeros, ones, full, empty (and their `_like` forms), arange,
+linspace, eye, identity, tri, triu, tril and diag, with NumPy's values and dtypes.
+
+None of them is ever stored unless the optimizer chooses to: a filled array is a constant broadcast
+to its shape, and the others are elementwise functions of `iota`, the op giving each element its
+index along one axis (computed in the loop body that reads it), so `x + np.arange(n)` is one loop.
+
+`np.zeros(3)` has no traced argument, so NumPy never hands it to the Tracer: while a kernel is
+traced, the NumPy functions in CREATORS are replaced in the `numpy` module by wrappers that return
+traced arrays when called from user code in the thread that traces, and call NumPy's own function
+everywhere else (other threads, NumPy's and this package's own code). The wrappers are installed
+while any thread traces and removed after the last one finishes. A name bound before tracing
+(`from numpy import zeros`) is NumPy's own function: `zeros(3, like=x)` reaches the Tracer anyway.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import operator
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError, UnsupportedError
+from ..graph import DTYPES
+from .core import IMPLEMENTATIONS, Trace, Tracer, dtype_name, fail, implements, is_user_code, lift, result
+from .shapes import concatenate, diagonal, reshape
+from .ufuncs import where
+
+CREATORS = ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "identity", "tri")
+_NUMPY = {name: getattr(np, name) for name in CREATORS}  # NumPy's own functions
+_STATE = threading.local()  # .traces: the traces this thread is running, innermost last
+_LOCK = threading.Lock()
+_tracing_threads = 0  # how many traces run in all threads (the wrappers are installed while > 0)
+
+
+# --- the traces in progress -----------------------------------------------------------------------
+def _wrap(name: str) -> Callable[..., Any]:
+    """np.<name> as seen while tracing: traced when user code of a tracing thread calls it."""
+    numpy_fn = _NUMPY[name]
+
+    @functools.wraps(numpy_fn)
+    def creator(*args: Any, **kwargs: Any) -> Any:
+        if getattr(_STATE, "traces", None) and is_user_code(sys._getframe(1).f_code.co_filename):
+            return IMPLEMENTATIONS[name](*args, **kwargs)
+        return numpy_fn(*args, **kwargs)
+
+    return creator
+
+
+_WRAPPERS = {name: _wrap(name) for name in CREATORS}
+
+
+def _install(delta: int) -> None:
+    """Count a trace starting (+1) or ending (-1) in any thread; install or remove the wrappers."""
+    global _tracing_threads
+    with _LOCK:
+        _tracing_threads += delta
+        for name, wrapper in _WRAPPERS.items():
+            if _tracing_threads and getattr(np, name) is _NUMPY[name]:
+                setattr(np, name, wrapper)
+            elif not _tracing_threads and getattr(np, name) is wrapper:
+                setattr(np, name, _NUMPY[name])
+
+
+@contextlib.contextmanager
+def tracing(trace: Trace) -> Iterator[None]:
+    """Make `trace` the one that NumPy's creation functions called in this thread add to."""
+    traces = _STATE.__dict__.setdefault("traces", [])
+    traces.append(trace)
+    _install(+1)
+    try:
+        yield
+    finally:
+        _install(-1)
+        traces.pop()
+
+
+def _current(name: str) -> Trace:
+    """The trace this thread runs (the innermost)."""
+    traces = getattr(_STATE, "traces", None)
+    if not traces:
+        raise fail(TracingError, f"np.{name} made a traced array outside a kernel's trace")
+    return traces[-1]
+
+
+# --- shared pieces ---------------------------------------------------------------------------------
+def _size(name: str, value: Any) -> int:
+    """A size or offset as a Python int (operator.index): it must be concrete, not traced."""
+    if isinstance(value, Tracer):
+        raise value._concrete(f"np.{name}: a size or offset")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise fail(TracingError, f"np.{name}: {type(value).__name__} {value!r} is not an integer size") from None
+
+
+def _shape(name: str, shape: Any) -> tuple[int, ...]:
+    """A shape (an int or a sequence of them) as NumPy takes it: non-negative Python ints."""
+    dims = tuple(_size(name, d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    if any(d < 0 for d in dims):
+        raise fail(TracingError, f"np.{name}: negative dimensions are not allowed (shape {dims})")
+    return dims
+
+
+def _dtype(name: str, dtype: Any, default: str) -> str:
+    """The name of `dtype` (None: `default`), which the compiler must support."""
+    dt = default if dtype is None else dtype_name(dtype)
+    if dt not in DTYPES:
+        raise fail(UnsupportedError, f"np.{name}: dtype {dt} is not supported (supported: {', '.join(DTYPES)})")
+    return dt
+
+
+def _scalar(name: str, value: Any, dtype: str) -> Any:
+    """A Python number as NumPy stores it into an array of `dtype` (np.full's unsafe cast), as a Python value."""
+    stored = np.empty((), dtype)
+    try:
+        np.copyto(stored, value, casting="unsafe")
+    except (OverflowError, TypeError, ValueError) as e:
+        raise fail(TracingError, f"np.{name}: {e}") from None
+    return stored.item()
+
+
+def _fill(name: str, trace: Trace, shape: tuple[int, ...], value: Any, dtype: str) -> Tracer:
+    """`value` (a number, or a traced array that broadcasts to `shape`) cast to `dtype` and broadcast to
+    `shape`: an array the kernel owns (not a view: in-place updates may rebind it)."""
+    if not isinstance(value, Tracer) and np.ndim(value):
+        raise fail(UnsupportedError, f"np.{name}: a fill value that is a list or NumPy array is not supported; "
+                                     "pass it as a kernel argument")
+    if isinstance(value, Tracer):
+        node = lift(trace, value, dtype)
+        if len(node.shape) > len(shape) or any(d not in (1, s) for d, s in zip(node.shape[::-1], shape[::-1])):
+            raise fail(TracingError, f"np.{name}: a fill value of shape {node.shape} does not broadcast to {shape}")
+    else:
+        node = trace.const(_scalar(name, value, dtype), dtype)
+    return result(trace, node if node.shape == shape else trace.make("broadcast_to", (node,), (shape,)))
+
+
+def iota(trace: Trace, shape: tuple[int, ...], axis: int, dtype: str = "int64") -> Tracer:
+    """The array of `shape` whose elements are their index along `axis`, as `dtype`."""
+    return result(trace, trace.make("iota", (), (shape, axis, dtype)))
+
+
+def _offsets(trace: Trace, rows: int, cols: int) -> Tracer:
+    """j - i at each (i, j) of a rows x cols matrix: which diagonal each element is on."""
+    return iota(trace, (rows, cols), 1) - iota(trace, (rows, cols), 0)
+
+
+def _clamp(k: int, rows: int, cols: int) -> int:
+    """A diagonal offset clamped to [-rows, cols]: the same elements lie on either side of it."""
+    return max(-rows, min(k, cols))
+
+
+# --- filled arrays -------------------------------------------------------------------------------------
+@implements("zeros", "empty")
+def zeros(shape: Any, dtype: Any = None, order: str = "C", *, device: Any = None, like: Any = None) -> Tracer:
+    """np.zeros; np.empty is zeros too (its contents are unspecified: zeros are a valid choice, and free)."""
+    return _fill("zeros", _current("zeros"), _shape("zeros", shape), 0, _dtype("zeros", dtype, "float64"))
+
+
+@implements("ones")
+def ones(shape: Any, dtype: Any = None, order: str = "C", *, device: Any = None, like: Any = None) -> Tracer:
+    """np.ones: a constant 1 broadcast to `shape`."""
+    return _fill("ones", _current("ones"), _shape("ones", shape), 1, _dtype("ones", dtype, "float64"))
+
+
+def _value_dtype(value: Any) -> np.dtype:
+    """The dtype NumPy gives an array of `value` (np.full's default)."""
+    return value.dtype if isinstance(value, Tracer) else np.asarray(value).dtype
+
+
+@implements("full")
+def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", *, device: Any = None, like: Any = None) -> Tracer:
+    """np.full: fill_value (a number or a traced array) cast to the dtype and broadcast to `shape`."""
+    dt = _dtype("full", dtype, _value_dtype(fill_value).name)
+    return _fill("full", _current("full"), _shape("full", shape), fill_value, dt)
+
+
+def _like(name: str, a: Any, fill_value: Any, dtype: Any, shape: Any) -> Tracer:
+    """An array filled with `fill_value`, of a's dtype and shape unless `dtype` or `shape` say otherwise."""
+    dt = _dtype(name, dtype, _value_dtype(a).name)
+    return _fill(name, _current(name), a.shape if shape is None else _shape(name, shape), fill_value, dt)
+
+
+@implements("zeros_like", "empty_like")
+def zeros_like(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *, device: Any = None) -> Tracer:
+    """np.zeros_like; np.empty_like is zeros too (as np.empty)."""
+    return _like("zeros_like", a, 0, dtype, shape)
+
+
+@implements("ones_like")
+def ones_like(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *, device: Any = None) -> Tracer:
+    """np.ones_like."""
+    return _like("ones_like", a, 1, dtype, shape)
+
+
+@implements("full_like")
+def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None,
+              *, device: Any = None) -> Tracer:
+    """np.full_like: fill_value cast to a's dtype (or `dtype`), as NumPy's unsafe copy does."""
+    return _like("full_like", a, fill_value, dtype, shape)
+
+
+# --- ranges ---------------------------------------------------------------------------------------------
+def _arange_length(start: Any, stop: Any, step: Any) -> int:
+    """NumPy's length of arange(start, stop, step): ceil((stop - start) / step) in Python arithmetic, at least 0."""
+    try:
+        ratio = float((stop - start) / step)
+    except ZeroDivisionError:
+        raise fail(TracingError, "np.arange: step is zero (division by zero)") from None
+    if math.isnan(ratio):
+        raise fail(TracingError, "np.arange: cannot compute length")
+    if ratio > sys.maxsize:
+        raise fail(TracingError, "np.arange: maximum allowed size exceeded")
+    return max(0, math.ceil(ratio))
+
+
+def _bits(value: np.generic) -> bytes:
+    """A scalar's bytes: equal values bit for bit (signed zeros and NaNs told apart)."""
+    return np.asarray(value).tobytes()
+
+
+@implements("arange")
+def arange(start: Any = None, stop: Any = None, step: Any = None, dtype: Any = None, *, device: Any = None,
+           like: Any = None) -> Tracer:
+    """np.arange as NumPy computes it: the first two values stored as given (start, start + step),
+    the rest start + i * delta in the dtype, delta the difference of the first two."""
+    trace = _current("arange")
+    if start is None and stop is None:
+        raise fail(TracingError, "np.arange() requires stop to be specified")
+    start, stop = (0, start) if stop is None else (0 if start is None else start, stop)
+    step = 1 if step is None else step
+    for v in (start, stop, step):
+        if isinstance(v, Tracer):
+            raise v._concrete("np.arange: start, stop or step")
+    n = _arange_length(start, stop, step)
+    dt = _dtype("arange", dtype, np.result_type(np.intp, *(np.asarray(v).dtype for v in (start, stop, step))).name)
+    if dt == "bool" and n > 2:
+        raise fail(TracingError, f"np.arange: no fill-function for data-type bool (length {n} > 2)")
+    stored = np.zeros(min(n, 2), dt)  # NumPy's own stores (and casts) of the first two values
+    if n:
+        stored[0] = start
+    if n > 1:
+        stored[1] = start + step
+    at = iota(trace, (n,), 0)
+    if n <= 2:
+        return where(at == 0, stored[0], stored[-1]) if n else result(trace, lift(trace, at, dt))
+    first, second = stored
+    with np.errstate(all="ignore"):
+        delta = second - first
+        values = iota(trace, (n,), 0, dt)
+        if delta != 1 or _bits(first) != _bits(np.zeros((), dt)):  # (else start + i * delta is i itself)
+            values = first + values * delta
+        for i, value in ((0, first), (1, second)):  # where start + i * delta is not the stored value
+            if _bits(first + np.dtype(dt).type(i) * delta) != _bits(value):
+                values = where(at == i, value, values)
+    return values
+
+
+@implements("linspace")
+def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retstep: bool = False, dtype: Any = None,
+             axis: int = 0, *, device: Any = None) -> Any:
+    """np.linspace of scalar bounds, by NumPy's formula: i * step + start (i / div * delta when the
+    step underflows to 0), the last point `stop` itself when `endpoint`."""
+    trace = _current("linspace")
+    num = _size("linspace", num)
+    if num < 0:
+        raise fail(TracingError, f"np.linspace: number of samples, {num}, must be non-negative")
+    for v in (start, stop):
+        if isinstance(v, Tracer) or np.ndim(v):
+            raise fail(UnsupportedError, "np.linspace: start and stop must be Python or NumPy scalars (not arrays)")
+    if axis not in (0, -1):
+        raise fail(TracingError, f"np.linspace: axis {axis} is out of bounds for an array of dimension 1")
+    dt = np.dtype(_dtype("linspace", _NUMPY["linspace"](start, stop, 0).dtype, ""))  # NumPy's computation dtype
+    out = _dtype("linspace", dtype, dt.name)
+    div = num - 1 if endpoint else num
+    with np.errstate(all="ignore"):
+        delta = np.subtract(stop, start, dtype=dt.type)
+        y = iota(trace, (num,), 0, dt.name)
+        step = delta / div if div > 0 else np.nan
+        if div > 0 and step == 0:  # NumPy's way for denormal steps
+            y = y / div * delta
+        else:
+            y = y * (step if div > 0 else delta)
+        y = (y + start).astype(dt)
+        if endpoint and num > 1:
+            y = where(iota(trace, (num,), 0) == num - 1, dt.type(_scalar("linspace", stop, dt.name)), y)
+    if np.issubdtype(out, np.integer):
+        y = np.floor(y)
+    y = result(trace, lift(trace, y, out))
+    return (y, step) if retstep else y
+
+
+# --- matrices ---------------------------------------------------------------------------------------------
+def _tri_sizes(name: str, N: Any, M: Any, k: Any) -> tuple[int, int, int]:
+    """Rows, columns (M, else N) and the clamped diagonal offset of an eye or tri."""
+    rows = _size(name, N)
+    cols = rows if M is None else _size(name, M)
+    if rows < 0 or cols < 0:
+        raise fail(TracingError, f"np.{name}: negative dimensions are not allowed ({rows}, {cols})")
+    return rows, cols, _clamp(_size(name, k), rows, cols)
+
+
+@implements("eye")
+def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = float, order: str = "C", *, device: Any = None, like: Any = None) -> Tracer:
+    """Ones on diagonal k (j - i == k), zeros elsewhere."""
+    rows, cols, k = _tri_sizes("eye", N, M, k)
+    trace = _current("eye")
+    return result(trace, lift(trace, _offsets(trace, rows, cols) == k, _dtype("eye", dtype, "float64")))
+
+
+@implements("identity")
+def identity(n: Any, dtype: Any = None, *, like: Any = None) -> Tracer:
+    """np.identity: np.eye(n)."""
+    return eye(n, dtype=dtype)
+
+
+@implements("tri")
+def tri(N: Any, M: Any = None, k: Any = 0, dtype: Any = float, *, like: Any = None) -> Tracer:
+    """Ones on and below diagonal k (j - i <= k), zeros above."""
+    rows, cols, k = _tri_sizes("tri", N, M, k)
+    trace = _current("tri")
+    return result(trace, lift(trace, _offsets(trace, rows, cols) <= k, _dtype("tri", dtype, "float64")))
+
+
+def _triangle(name: str, m: Any, k: Any, lower: bool) -> Tracer:
+    """m with the elements above diagonal k (lower) or below it (upper) zeroed, over its last two axes."""
+    if not isinstance(m, Tracer) or m.ndim == 0:
+        raise fail(TracingError, f"np.{name}: needs an array of at least one dimension")
+    mask = tri(*m.shape[-2:], k=_size(name, k) - (0 if lower else 1), dtype=bool)
+    zero = m.dtype.type(0)
+    return where(mask, m, zero) if lower else where(mask, zero, m)
+
+
+@implements("tril")
+def tril(m: Any, k: Any = 0) -> Tracer:
+    """np.tril: where(tri(k), m, 0) over the last two axes (a 1-D m is broadcast to a square first)."""
+    return _triangle("tril", m, k, lower=True)
+
+
+@implements("triu")
+def triu(m: Any, k: Any = 0) -> Tracer:
+    """np.triu: where(tri(k - 1), 0, m) over the last two axes."""
+    return _triangle("triu", m, k, lower=False)
+
+
+@implements("diag")
+def diag(v: Any, k: Any = 0) -> Tracer:
+    """A 1-D v on diagonal k of a square matrix (each element reads v by its row, or by its column
+    below the main diagonal, from v padded with |k| zeros); a 2-D v's diagonal k (a view)."""
+    k = _size("diag", k)
+    if not isinstance(v, Tracer) or v.ndim not in (1, 2):
+        raise fail(TracingError, "np.diag: input must be 1- or 2-d")
+    if v.ndim == 2:
+        return diagonal(v, k)
+    trace, n = v._trace, v.shape[0] + abs(k)
+    zero = v.dtype.type(0)
+    padded = concatenate([v, zeros(abs(k), v.dtype)]) if k else v
+    along = reshape(padded, (n, 1) if k >= 0 else (1, n))
+    return where(_offsets(trace, n, n) == k, along, zero)
