@@ -86,9 +86,10 @@ def test_argmax_argmin_in_lanes(dtype: str) -> None:
         x[4, 990:] = np.nan
 
     def f(a):
-        steps = np.arange(a.shape[1]) // 7  # an iota in the fused input: the lanes renumber the loops
+        steps = np.arange(a.shape[1]) * 37 % a.shape[1] * 10  # an iota in the fused input: the lanes renumber the loops
+        finite = np.where(np.isnan(a), 0, a)
         return (np.argmax(a, axis=1), np.argmin(a, axis=-1), np.argmax(a), np.argmin(a[1:3]), np.argmax(a[:, :640], axis=1),
-                np.argmax(a - steps, axis=1), np.argmin(a + steps))
+                np.argmax(finite - steps, axis=1), np.argmin(finite + steps))
 
     check(f, x)
     check(f, with_layout(x, "F"))
