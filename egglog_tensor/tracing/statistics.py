@@ -22,9 +22,9 @@ def _no_out(name: str, out: Any, **unsupported: Any) -> None:
         raise fail(UnsupportedError, f"np.{name}: keyword arguments {given} are not supported")
 
 
-def _kept(out: Tracer, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Tracer:
-    """A reduction's result, with its reduced axes kept as size 1 when `keepdims`."""
-    return reshape(out, tuple(1 if i in axes else d for i, d in enumerate(shape))) if keepdims else out
+def _reduced_shape(x: Tracer, axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
+    """The shape of a reduction of `axes` of x (with them kept as size 1 when `keepdims`)."""
+    return tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keepdims or i not in axes)
 
 
 def _index_reduction(op: str, a: Any, axis: Any, out: Any, keepdims: bool) -> Tracer:
@@ -39,16 +39,19 @@ def _index_reduction(op: str, a: Any, axis: Any, out: Any, keepdims: bool) -> Tr
         normalize_axes(1, axis)
         return result(trace, trace.const(0, "int64"))
     axes = normalize_axes(x.ndim, axis)
-    return _kept(result(trace, trace.make(op, (x._node,), (axes,))), x.shape, axes, keepdims)
+    out = result(trace, trace.make(op, (x._node,), (axes,)))
+    return reshape(out, _reduced_shape(x, axes, True)) if keepdims else out
 
 
 @implements("argmax")
 def argmax(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Tracer:
+    """np.argmax / x.argmax: the index of the first max (or first NaN)."""
     return _index_reduction("argmax", a, axis, out, keepdims)
 
 
 @implements("argmin")
 def argmin(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Tracer:
+    """np.argmin / x.argmin: the index of the first min (or first NaN)."""
     return _index_reduction("argmin", a, axis, out, keepdims)
 
 
@@ -60,10 +63,6 @@ def _empty(x: Tracer, axes: tuple[int, ...]) -> bool:
 def _filled(trace: Trace, value: Any, dtype: str, shape: tuple[int, ...]) -> Tracer:
     """`value` of `dtype` broadcast to `shape`: what a reduction over an empty axis gives."""
     return broadcast_to(result(trace, trace.const(value, dtype)), shape)
-
-
-def _reduced_shape(x: Tracer, axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
-    return tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keepdims or i not in axes)
 
 
 def _truth(op: str, a: Any, axis: Any, out: Any, keepdims: bool, where: Any) -> Tracer:
@@ -79,11 +78,13 @@ def _truth(op: str, a: Any, axis: Any, out: Any, keepdims: bool, where: Any) -> 
 
 @implements("any")
 def any_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> Tracer:
+    """np.any / x.any: whether some element is nonzero."""
     return _truth("max", a, axis, out, keepdims, where)
 
 
 @implements("all")
 def all_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> Tracer:
+    """np.all / x.all: whether every element is nonzero."""
     return _truth("min", a, axis, out, keepdims, where)
 
 
@@ -108,7 +109,7 @@ def _divide(total: Tracer, count: Any) -> Tracer:
 
 
 def _accumulator(x: Tracer, dtype: Any) -> str:
-    """NumPy's dtype for var, std and mean's sums: `dtype`, else float64 for ints and bools."""
+    """NumPy's dtype for var's and std's sums: `dtype`, else x's float dtype, float64 for ints and bools."""
     return dtype_name(dtype) if dtype is not None else (x.dtype.name if x.dtype.kind == "f" else "float64")
 
 
@@ -132,11 +133,13 @@ def _var(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims
 
 @implements("var")
 def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, **kw: Any) -> Tracer:
+    """np.var / x.var (`correction` as ddof's alias)."""
     return _var("var", a, axis, dtype, out, ddof, keepdims, **kw)
 
 
 @implements("std")
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, **kw: Any) -> Tracer:
+    """np.std / x.std: the square root of var."""
     return np.sqrt(_var("std", a, axis, dtype, out, ddof, keepdims, **kw))
 
 
@@ -152,12 +155,14 @@ def _nan_args(name: str, a: Any, out: Any, **unsupported: Any) -> Tracer:
 
 @implements("nansum")
 def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> Tracer:
+    """np.nansum: NaN skipped."""
     x = _nan_args("nansum", a, out, initial=initial, where=where)
     return sum_(_without_nan(x, 0), axis, dtype, keepdims=keepdims)
 
 
 @implements("nanprod")
 def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> Tracer:
+    """np.nanprod: NaN skipped."""
     x = _nan_args("nanprod", a, out, initial=initial, where=where)
     return prod(_without_nan(x, 1), axis, dtype, keepdims=keepdims)
 
@@ -175,11 +180,13 @@ def _nan_extreme(op: str, a: Any, axis: Any, out: Any, keepdims: bool, **unsuppo
 
 @implements("nanmax")
 def nanmax(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> Tracer:
+    """np.nanmax: NaN skipped (an all-NaN slice: NaN)."""
     return _nan_extreme("max", a, axis, out, keepdims, initial=initial, where=where)
 
 
 @implements("nanmin")
 def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> Tracer:
+    """np.nanmin: NaN skipped (an all-NaN slice: NaN)."""
     return _nan_extreme("min", a, axis, out, keepdims, initial=initial, where=where)
 
 
