@@ -262,3 +262,29 @@ def test_statistics_over_drawn_shapes(x: np.ndarray, data: st.DataObject) -> Non
         return out
 
     check(f, x, rtol=1e-4 if x.dtype == np.float32 else 1e-10, atol=1e-4 if x.dtype == np.float32 else 1e-10)
+
+
+def softmax_argmax(a):
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    return np.argmax(p, axis=1), p
+
+
+def centered_var(a):
+    c = a - a.mean(0)
+    return c.var(axis=0), np.std(c, axis=1, keepdims=True) + a
+
+
+def mixed(a):
+    return (a * np.argmax(a, axis=1, keepdims=True), np.argmin(np.abs(a), axis=0) + np.count_nonzero(a > 1, axis=0),
+            np.nanmax(a, axis=1) - np.ptp(a, axis=1))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn", [softmax_argmax, centered_var, mixed])
+def test_fusion_with_neighbours(fn, target: str) -> None:
+    """argmax of a row-fused softmax, var of a centered array, an argmax read by elementwise work."""
+    x = np.random.default_rng(3).standard_normal((300, 700)).astype(np.float32)
+    for got, want in zip(et.kernel(fn, target=target)(x), fn(x), strict=True):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-5)
