@@ -33,7 +33,7 @@ import numpy as np
 from egglog import EGraph, get_callable_fn
 
 from .graph import Node
-from .ops import ELEMENTWISE, REDUCTIONS, TRANSCENDENTAL, infer, is_view
+from .ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, TRANSCENDENTAL, infer, is_view
 from .ir import OP_OF, literal
 from .lowering.policy import block_rows, choose_tiles, padded_loops, padded_tiles, register_tile, simd_lanes
 from .target import Machine, Target
@@ -244,13 +244,14 @@ class TensorCostModel:
             reads = _bytes(x.meta) if x.buffer else x.reads
             inputs = x.inputs if not x.buffer else frozenset() if x.rows else frozenset({(_identity(x), _bytes(x.meta))})
             latency = 0.0
+            index = op in INDEX_REDUCTIONS  # argmax: one (value, index) pair at a time, never row-fused
             if x.meta.ndim and x.meta.ndim - 1 in out.attr("axes"):  # the innermost loop reduces: priced by its lanes
                 itemsize = np.dtype(out.dtype).itemsize
-                lanes = out.attr("lanes")  # {op}_lanes, or LLVM's own
+                lanes = 1 if index else out.attr("lanes")  # {op}_lanes, or LLVM's own
                 latency = (reduce_slowdown(x.meta.shape[-1], lanes, itemsize, self.target) - 1.0) * x.meta.size / m.gflops
             time = m.kernel(flops, reads + _bytes(out)) + latency
-            rows = self._closing(x, out, flops, inputs, time, latency) if 0 not in out.attr("axes") else None
-            chosen = _EPSILON if out.attr("lanes") is not None else 0.0  # {op}_lanes: taken only when it saves time
+            rows = self._closing(x, out, flops, inputs, time, latency) if 0 not in out.attr("axes") and not index else None
+            chosen = _EPSILON if not index and out.attr("lanes") is not None else 0.0  # {op}_lanes: taken only when it saves time
             return self._buffer(out, x.done + time + chosen, rows)
         if op in ("matmul", "matmul_tiled"):
             a, b = ins

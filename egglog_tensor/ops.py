@@ -42,6 +42,7 @@ class Kind(enum.Flag):
     REDUCTION = enum.auto()
     CONTRACTION = enum.auto()
     SCHEDULE = enum.auto()  # a choice of how to compute its input (materialize, fuse_rows), same value
+    INDEX = enum.auto()  # a reduction giving where its pick is (argmax): an int64 index, not a value
 
 
 Infer = Callable[[Sequence["Node"], tuple[Any, ...]], tuple[Shape, str]]
@@ -147,6 +148,18 @@ def _reduce(op: str) -> Infer:
         if op in ("max", "min") and any(x.shape[a] == 0 for a in axes):
             raise TracingError(f"zero-size array to reduction operation {op} which has no identity")
         return tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype
+
+    return infer
+
+
+def _index_reduce(op: str) -> Infer:
+    """argmax/argmin: the reduction's shape, an int64 index; an empty reduced axis has no index."""
+
+    def infer(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+        (x,) = ins
+        if any(x.shape[a] == 0 for a in attrs[0]):
+            raise TracingError(f"attempt to get {op} of an empty sequence")
+        return tuple(d for i, d in enumerate(x.shape) if i not in attrs[0]), "int64"
 
     return infer
 
@@ -297,6 +310,8 @@ _RECORDS = [
     # reductions: `lanes` once rulesets.tiling chose them (the `<op>_lanes` constructors of ir.py)
     *(OpDef(name, Kind.REDUCTION, 1, ("axes",), f"Tensor.{name}", _reduce(name), chosen=("lanes",))
       for name in ("sum", "max", "min", "prod")),
+    # reductions (issue 24): argmax/argmin, the row-major index within `axes` of the first max/min (NaN first)
+    *(OpDef(name, Kind.REDUCTION | Kind.INDEX, 1, ("axes",), f"Tensor.{name}", _index_reduce(name)) for name in ("argmax", "argmin")),
     OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
     OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
     OpDef("transpose", Kind.VIEW, 1, ("perm",), "Tensor.transpose", _transpose),
@@ -329,6 +344,7 @@ PREDICATES = names(Kind.PREDICATE | Kind.BINARY)
 ELEMENTWISE = frozenset(names(Kind.ELEMENTWISE))
 TRANSCENDENTAL = frozenset(names(Kind.TRANSCENDENTAL))
 REDUCTIONS = names(Kind.REDUCTION)
+INDEX_REDUCTIONS = names(Kind.INDEX)
 VIEWS = frozenset(names(Kind.VIEW))
 
 

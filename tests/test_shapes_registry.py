@@ -164,11 +164,14 @@ def f64(*shape: int) -> np.ndarray:
     return np.ones(shape)
 
 
+_CAPTURED = np.linspace(0.0, 1.0, 5)  # made outside the kernel: a constant of the program
+
+
 def _updated(x: np.ndarray) -> np.ndarray:
     """In-place updates (update_slice) of an array the program owns, and a captured NumPy array."""
     b = x * 2.0
     b[1:3, ::2] = x[:2, :3] + 1.0
-    return b * np.arange(5.0)  # a captured array: the `array` op
+    return b * _CAPTURED  # a captured array: the `array` op
 
 
 # Programs that together build every op of the registry (test_every_op_is_covered checks it).
@@ -189,6 +192,7 @@ PROGRAMS = {
     "astype": (lambda x: x.astype(np.float32) * np.float32(2) + (x.astype(np.int32) - x.astype(np.int32)).astype(np.float32), f64(4, 5)),
     "reductions rank 3": (lambda x: sum(getattr(np, r)(x, axis=a).sum() for r in ("sum", "max", "min", "prod")
                                         for a in (0, 1, 2, (0, 1), (0, 2), (1, 2), None)), f64(2, 3, 4)),
+    "index reductions": (lambda x: np.argmax(x, axis=1) + np.argmin(x) + np.argmax(x.reshape(2, 2, 5), axis=1).sum(), f64(4, 5)),
     "reductions rank 2 and 1, keepdims": (lambda x, v: x.sum(axis=1, keepdims=True) + x.max(axis=0) + v.prod() + x.min(), f64(4, 5), f64(5)),
     "rank 4": (lambda x, y: (np.broadcast_to(x, (2, 3, 4, 5)) * y).sum(axis=(0, 1, 2, 3)) + np.transpose(y, (3, 1, 2, 0)).max(axis=(1, 3)).sum(), f64(4, 5), f64(2, 1, 4, 5)),
     "matmuls": (lambda a, b, v, w: (a @ b).sum() + (a @ v).sum() + (w @ a).sum() + v @ v, f64(4, 5), f64(5, 6), f64(5), f64(4)),

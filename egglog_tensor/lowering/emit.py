@@ -12,7 +12,7 @@ inlines its elementwise producer (`sum(a*b)` reads a and b once). Arguments come
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,7 +23,7 @@ from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node
-from egglog_tensor.ops import ELEMENTWISE, REDUCTIONS
+from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
@@ -226,23 +226,31 @@ class Emitter:
     def _generic(self, plan: _Plan, tree: tuple, init: ir.Value, out_map: ir.AffineMap,
                  iterators: list[str], combine: str | None, out_dtype: str) -> ir.Value:
         """Create the linalg.generic for `plan` and fill its body from `tree`."""
-        maps = [m for _, m, _ in plan.inputs] + [out_map]
+
+        def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
+            return [value if combine is None else scalar.combine(combine, out_dtype, value, args[-1])]
+
+        return self._generic_with(plan, tree, [init], [out_map], iterators, [out_dtype], body)[0]
+
+    def _generic_with(self, plan: _Plan, tree: tuple, inits: list[ir.Value], out_maps: list[ir.AffineMap],
+                      iterators: list[str], out_dtypes: list[str],
+                      body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]]) -> list[ir.Value]:
+        """The linalg.generic over `plan` writing `inits`: it yields body(tree's value, the block's arguments)."""
+        maps = [m for _, m, _ in plan.inputs] + out_maps
         op = linalg.GenericOp(
-            result_tensors=[init.type],
+            result_tensors=[init.type for init in inits],
             inputs=[v for v, _, _ in plan.inputs],
-            outputs=[init],
+            outputs=inits,
             indexing_maps=ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
             iterator_types=ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{it}>") for it in iterators]),
         )
-        dtypes = [dt for _, _, dt in plan.inputs] + [out_dtype]
+        dtypes = [dt for _, _, dt in plan.inputs] + out_dtypes
         block = op.regions[0].blocks.append(*(scalar.storage_type(dt) for dt in dtypes))
         with ir.InsertionPoint(block):
             args = [scalar.load(a, dt) for a, dt in zip(block.arguments, dtypes, strict=True)]
-            value = _emit_tree(tree, args, {})
-            if combine is not None:
-                value = scalar.combine(combine, out_dtype, value, args[-1])
-            linalg.YieldOp([scalar.store(value, out_dtype)])
-        return op.result
+            values = body(_emit_tree(tree, args, {}), args)
+            linalg.YieldOp([scalar.store(v, dt) for v, dt in zip(values, out_dtypes, strict=True)])
+        return list(op.results)
 
     def _group(self, node: Node) -> ir.Value:
         rank = node.ndim
@@ -269,9 +277,6 @@ class Emitter:
         dims = [ir.AffineDimExpr.get(i) for i in range(x.ndim)]
         if any(x.shape[a] == 0 for a in axes):  # nothing to read (slicing a size-0 operand does not verify)
             return self._filled(node, scalar.reduction_identity(node.op, node.dtype, True))
-        lanes_attr = node.attr("lanes")  # {op}_lanes: the optimizer chose them
-        if lanes_attr is not None and lanes_attr < 1:
-            raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {lanes_attr}")
         plan = _Plan(x.shape)
         tree = self._scalar(x, dims, plan)
         if not all(plan.spans(a) for a in axes):
@@ -279,6 +284,11 @@ class Emitter:
             # a reduced dim read only at an offset or broadcast (a[1:], a[::-1]) has none, so
             # reduce a materialized x instead.
             plan, tree = self._plain_input(self.materialize(x), x.dtype)
+        if node.op in INDEX_REDUCTIONS:
+            return self._index_reduction(node, plan, tree)
+        lanes_attr = node.attr("lanes")  # {op}_lanes: the optimizer chose them
+        if lanes_attr is not None and lanes_attr < 1:
+            raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {lanes_attr}")
         if node.op == "sum" and node.dtype.startswith("float"):
             vf = policy.simd_lanes(payload.element_bytes(scalar.element_type(node.dtype)), self.target)
             steps = blocking.plan(x.shape, tuple(axes), self._unit_stride(plan), vf, lanes_attr)
@@ -291,6 +301,63 @@ class Emitter:
                     return blocked
         init = self._filled(node, scalar.reduction_identity(node.op, node.dtype, False))
         return self._reduce(plan, tree, tuple(axes), init, node.op, node.dtype, lanes_attr)
+
+    def _index_reduction(self, node: Node, plan: _Plan, tree: tuple) -> ir.Value:
+        """argmax/argmin: generics carrying the best value and its row-major index within the reduced
+        axes (scalar.pick: NumPy's first index on ties, NaN first, in any order); the index is the
+        result. A long unit-stride innermost reduced loop is split into `lanes` side by side, whose
+        loop LLVM vectorizes, then the lanes are reduced and the tail past the last full row of lanes."""
+        dtype, axes, domain = node.inputs[0].dtype, tuple(node.attr("axes")), plan.domain
+        pick = "max" if node.op == "argmax" else "min"
+        kept = _kept(domain, axes)
+        inits = [_fill(kept, dtype, scalar.reduction_identity(pick, dtype, False)), _fill(kept, "int64", 0)]
+        inner, n = len(domain) - 1, domain[-1]
+        lanes = blocking.ACCUMULATORS * policy.simd_lanes(payload.element_bytes(scalar.element_type(dtype)), self.target)
+        long = inner in axes and n >= 2 * lanes and self._unit_stride(plan)
+        if long and _reads_indices(tree):  # the lanes renumber the loops: an iota is read from its own buffer
+            x = node.inputs[0]
+            plan = _Plan(x.shape)
+            tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan, indices=False)
+        split = _split_inputs(plan, inner, lanes, n // lanes) if long else None
+        if split is None:
+            return self._pick(pick, dtype, plan, tree, axes, inits, _loop_index, domain)[1]
+        count = n // lanes
+        # 1. (count, lanes): each lane's best over the reduced axes and its count loop
+        rows = _Plan(domain[:inner] + (count, lanes), split)
+        lane_inits = [_fill(kept + (lanes,), dtype, scalar.reduction_identity(pick, dtype, False)), _fill(kept + (lanes,), "int64", 0)]
+        partial = self._pick(pick, dtype, rows, tree, axes, lane_inits, lambda a: _lane_index(a, inner, lanes), domain)
+        # 2. the lanes' bests, each with its own index
+        across = _Plan(kept + (lanes,))
+        value = across.input(partial[0], [ir.AffineDimExpr.get(i) for i in range(len(kept) + 1)], dtype)
+        index = across.input(partial[1], [ir.AffineDimExpr.get(i) for i in range(len(kept) + 1)], "int64")
+        best = self._pick(pick, dtype, across, value, (len(kept),), inits, index, across.domain)
+        tail = n - count * lanes
+        if not tail:
+            return best[1]
+        # 3. the elements past the last full row of lanes
+        rest = _Plan(domain[:inner] + (tail,), _tail_inputs(plan, inner, count * lanes, tail))
+        return self._pick(pick, dtype, rest, tree, axes, best, lambda a: _loop_index(a, count * lanes if a == inner else 0), domain)[1]
+
+    def _pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
+              index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...]) -> list[ir.Value]:
+        """The generic reducing `axes` of plan's domain into (best value, its index) `inits`: an
+        element's index is an input of the plan, or the row-major index of the positions index(axis)
+        along `axes` in an array of shape `extents`."""
+        rank = len(plan.domain)
+        dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
+        out_map = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i not in axes])
+        iterators = ["reduction" if i in axes else "parallel" for i in range(rank)]
+
+        def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
+            if callable(index):
+                at = scalar.constant(0, "int64")
+                for a in axes:  # Horner: at * extent + position, over the reduced axes in order
+                    at = arith.addi(arith.muli(at, scalar.constant(extents[a], "int64")), index(a))
+            else:
+                at = args[index[1]]
+            return list(scalar.pick(pick, dtype, value, at, *args[-2:]))
+
+        return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [dtype, "int64"], body)
 
     def _plain_input(self, value: ir.Value, dtype: str) -> tuple[_Plan, tuple]:
         """A plan reading one tensor at the identity index, and its body."""
@@ -483,6 +550,19 @@ def _tag_lanes(value: ir.Value, lanes_attr: int | None) -> None:
 
 def _kept(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
     return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def _loop_index(dim: int, offset: int = 0) -> ir.Value:
+    """Loop `dim`'s index in a linalg body as an i64, plus `offset`."""
+    at = arith.index_cast(scalar.element_type("int64"), linalg.IndexOp(dim).result)
+    return arith.addi(at, scalar.constant(offset, "int64")) if offset else at
+
+
+def _lane_index(dim: int, inner: int, lanes: int) -> ir.Value:
+    """The position along loop `dim` of a domain whose loop `inner` is split into (blocks, lanes)."""
+    if dim != inner:
+        return _loop_index(dim)
+    return arith.addi(arith.muli(_loop_index(inner), scalar.constant(lanes, "int64")), _loop_index(inner + 1))
 
 
 def _is_dim(expr: ir.AffineExpr, dim: int) -> bool:

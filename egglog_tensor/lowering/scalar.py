@@ -390,3 +390,21 @@ def combine(op: str, dtype: str, value: ir.Value, acc: ir.Value) -> ir.Value:
     if _is_float(dtype) and op in ("sum", "prod"):
         result.owner.attributes["fastmath"] = ir.Attribute.parse("#arith.fastmath<reassoc>")
     return result
+
+
+def pick(op: str, dtype: str, value: ir.Value, index: ir.Value, best: ir.Value, best_index: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """One step of argmax (op "max") or argmin: (value, index) replaces (best, best_index) when it
+    is larger (smaller), equal at a smaller index, or NaN where best is not (both NaN: the smaller
+    index). A total order, so the result is NumPy's (the first index of the first max, or of the
+    first NaN) in whatever order the elements come."""
+    earlier = arith.cmpi(I.slt, index, best_index)
+    if _is_float(dtype):
+        beyond = arith.cmpf(F.OGT if op == "max" else F.OLT, value, best)
+        tie = arith.andi(arith.cmpf(F.OEQ, value, best), earlier)
+        nan = arith.andi(arith.cmpf(F.UNO, value, value), arith.ori(arith.cmpf(F.ORD, best, best), earlier))
+        better = arith.ori(arith.ori(beyond, tie), nan)
+    else:  # bool (i1) compares unsigned: True is 1, not -1
+        signed = dtype != "bool"
+        order = {("max", True): I.sgt, ("min", True): I.slt, ("max", False): I.ugt, ("min", False): I.ult}[op, signed]
+        better = arith.ori(arith.cmpi(order, value, best), arith.andi(arith.cmpi(I.eq, value, best), earlier))
+    return arith.select(better, value, best), arith.select(better, index, best_index)

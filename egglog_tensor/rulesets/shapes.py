@@ -114,14 +114,16 @@ def _where(record: OpDef) -> Iterator[object]:
 
 
 def _reduction(record: OpDef) -> Iterator[object]:
-    """Reductions drop their axes (ascending, as the tracer and the rules write them)."""
+    """Reductions drop their axes (ascending, as the tracer and the rules write them); an index
+    reduction (argmax) is int64."""
     axes = ATTRS["axes"]
+    dtype = DType.int64 if Kind.INDEX in record.kind else dt
     for k in range(SHAPE_RANK + 1):
         kept = s
         for j in reversed(range(k)):
             kept = kept.remove(axes[j])
         for t in _forms(record, a):
-            yield rule(eq(t).to(t), *_typed(a, s, dt), eq(axes.length()).to(i64(k))).then(*_gives(t, kept, dt))
+            yield rule(eq(t).to(t), *_typed(a, s, dt), eq(axes.length()).to(i64(k))).then(*_gives(t, kept, dtype))
 
 
 def _contraction(record: OpDef) -> Iterator[object]:

@@ -217,10 +217,14 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return handler(ufunc, *inputs, **kwargs)
 
     def __array_function__(self, func: Callable, types: Any, args: Any, kwargs: Any) -> Any:
-        handler = IMPLEMENTATIONS.get(func.__name__)
         public = getattr(np, func.__name__, None)  # (while tracing, np.zeros & co. wrap NumPy's: creation.py)
-        if handler is None or func not in (public, getattr(public, "__wrapped__", None)):
-            raise fail(UnsupportedError, f"np.{func.__name__}({describe(args)}) is not supported")
+        if func in (public, getattr(public, "__wrapped__", None)):
+            name = func.__name__
+        else:  # np.linalg's functions are registered as "linalg.<name>"
+            name = f"linalg.{func.__name__}" if getattr(np.linalg, func.__name__, None) is func else None
+        handler = IMPLEMENTATIONS.get(name)
+        if handler is None:
+            raise fail(UnsupportedError, f"np.{name or func.__name__}({describe(args)}) is not supported")
         return handler(*args, **kwargs)
 
     # --- methods: ndarray's signatures, NumPy's functions ----------------------------------------
@@ -244,6 +248,25 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     def mean(self, axis=None, dtype=None, keepdims=False) -> Tracer:
         return IMPLEMENTATIONS["mean"](self, axis, dtype, keepdims=keepdims)
+
+    # statistics (tracing/statistics.py)
+    def argmax(self, axis=None, out=None, *, keepdims=False) -> Tracer:
+        return IMPLEMENTATIONS["argmax"](self, axis, out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False) -> Tracer:
+        return IMPLEMENTATIONS["argmin"](self, axis, out, keepdims=keepdims)
+
+    def any(self, axis=None, out=None, keepdims=False, *, where=True) -> Tracer:
+        return IMPLEMENTATIONS["any"](self, axis, out, keepdims, where=where)
+
+    def all(self, axis=None, out=None, keepdims=False, *, where=True) -> Tracer:
+        return IMPLEMENTATIONS["all"](self, axis, out, keepdims, where=where)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["var"](self, axis, dtype, out, ddof, keepdims, **kw)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["std"](self, axis, dtype, out, ddof, keepdims, **kw)
 
     def reshape(self, *shape, order: str = "C") -> Tracer:
         return IMPLEMENTATIONS["reshape"](self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape, order)

@@ -9,12 +9,13 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from ..graph import FLOAT_DTYPES
-from .core import Tracer, as_tracer, dtype_name, fail, implements, lift, normalize_axes, result, trace_of
+from .core import IMPLEMENTATIONS, Tracer, as_tracer, dtype_name, fail, implements, lift, normalize_axes, result, trace_of
 from .shapes import diagonal, reshape
 from .ufuncs import apply_ufunc
 
 
 REDUCE_UFUNCS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}
+LOGICAL_UFUNCS = {"logical_and": "all", "logical_or": "any"}  # reduce to bool: tracing/statistics.py
 
 
 def accumulator_dtype(dtype: str) -> str:
@@ -48,13 +49,18 @@ def reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, **unsu
 @implements("ufunc.reduce")
 def ufunc_reduce(ufunc: np.ufunc, x: Any, axis: Any = 0, dtype: Any = None, keepdims: bool = False, **unsupported: Any) -> Tracer:
     """`np.add.reduce(x, axis, dtype, keepdims=...)` and kin (NumPy passes all but `x` as keywords)."""
-    if ufunc.__name__ not in REDUCE_UFUNCS:
-        raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce is not supported (reducing ufuncs: {', '.join(REDUCE_UFUNCS)})")
+    if ufunc.__name__ not in REDUCE_UFUNCS | LOGICAL_UFUNCS:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce is not supported "
+                                     f"(reducing ufuncs: {', '.join(REDUCE_UFUNCS | LOGICAL_UFUNCS)})")
     if unsupported.get("where", False) is True:  # where=True is the default: every element
         del unsupported["where"]
     if unsupported:
         given = ", ".join(f"{k}=..." for k in sorted(unsupported))
         raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce({given}) is not supported; axis, dtype and keepdims are")
+    if ufunc.__name__ in LOGICAL_UFUNCS and dtype in (None, bool, np.bool_, "bool"):
+        return IMPLEMENTATIONS[LOGICAL_UFUNCS[ufunc.__name__]](x, axis, None, keepdims)
+    if ufunc.__name__ in LOGICAL_UFUNCS:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce(dtype={dtype!r}) is not supported; its result is bool")
     return reduce(REDUCE_UFUNCS[ufunc.__name__], x, axis, keepdims, dtype)
 
 

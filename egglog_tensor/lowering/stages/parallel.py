@@ -18,7 +18,8 @@ Which loop is split (`choose`):
   (`tile_reduction_using_forall num_threads`): each thread reduces its chunk into its own partial
   result, initialized with the combiner's neutral element, and a `linalg.reduce` combines the T
   partials afterwards. The combiner must be one arith op (addf, maximumf, addi, ...); bool
-  reductions (an i1 op between i8 loads/stores) are left sequential.
+  reductions (an i1 op between i8 loads/stores) and argmax's (two results, value and index) are
+  left sequential.
 - ops with less than MIN_WORK iterations in total are left alone: a parallel region costs a few
   microseconds.
 
@@ -121,7 +122,7 @@ def _in_forall(op: ir.Operation) -> bool:
 def choose(op: ir.Operation, target: Target) -> Split | None:
     """The split of one linalg op over `target`'s threads, or None to leave it sequential."""
     threads = target.threads
-    if threads <= 1 or len(op.results) != 1 or _in_forall(op) or reverses(op):
+    if threads <= 1 or _in_forall(op) or reverses(op):
         return None  # (inside a row-block loop, lowering/rows.py: that loop is the parallel one)
     iterators = _iterators(op)
     extents = _extents(op)

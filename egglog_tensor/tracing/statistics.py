@@ -1,0 +1,285 @@
+"""Statistics and index reductions (issue 24): argmax/argmin (the `argmax` primitive), any/all,
+count_nonzero, ptp, var/std, average, the nan-reductions and np.linalg.norm, decomposed at trace
+time into the existing primitives where that gives NumPy's exact semantics."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError, UnsupportedError
+from .core import Trace, Tracer, as_tracer, dtype_name, fail, implements, normalize_axes, normalize_axis, result, trace_of
+from .reductions import max_, mean, min_, prod, reduce, sum_
+from .shapes import broadcast_to, reshape, transpose
+
+
+def _no_out(name: str, out: Any, **unsupported: Any) -> None:
+    """Refuse `out=` and keyword arguments the traced function does not take."""
+    given = sorted(k for k, v in unsupported.items() if v is not None) + (["out"] if out is not None else [])
+    if given:
+        raise fail(UnsupportedError, f"np.{name}: keyword arguments {given} are not supported")
+
+
+def _reduced_shape(x: Tracer, axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
+    """The shape of a reduction of `axes` of x (with them kept as size 1 when `keepdims`)."""
+    return tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keepdims or i not in axes)
+
+
+def _index_reduction(op: str, a: Any, axis: Any, out: Any, keepdims: bool) -> Tracer:
+    """argmax/argmin: the index of the first max/min (of the first NaN) over the flattened array
+    (axis=None) or along one axis, int64."""
+    _no_out(op, out)
+    trace = trace_of([a])
+    x = as_tracer(trace, a)
+    if axis is not None and not isinstance(axis, (int, np.integer)):
+        raise fail(UnsupportedError, f"np.{op}: axis must be an int or None, got {axis!r}")
+    if not x.ndim:  # a 0-d array is read as its one element (axis 0 or -1 allowed)
+        normalize_axes(1, axis)
+        return result(trace, trace.const(0, "int64"))
+    axes = normalize_axes(x.ndim, axis)
+    out = result(trace, trace.make(op, (x._node,), (axes,)))
+    return reshape(out, _reduced_shape(x, axes, True)) if keepdims else out
+
+
+@implements("argmax")
+def argmax(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Tracer:
+    """np.argmax / x.argmax: the index of the first max (or first NaN)."""
+    return _index_reduction("argmax", a, axis, out, keepdims)
+
+
+@implements("argmin")
+def argmin(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Tracer:
+    """np.argmin / x.argmin: the index of the first min (or first NaN)."""
+    return _index_reduction("argmin", a, axis, out, keepdims)
+
+
+def _empty(x: Tracer, axes: tuple[int, ...]) -> bool:
+    """Whether the reduction of `axes` of x reads no element."""
+    return any(x.shape[a] == 0 for a in axes)
+
+
+def _filled(trace: Trace, value: Any, dtype: str, shape: tuple[int, ...]) -> Tracer:
+    """`value` of `dtype` broadcast to `shape`: what a reduction over an empty axis gives."""
+    return broadcast_to(result(trace, trace.const(value, dtype)), shape)
+
+
+def _truth(op: str, a: Any, axis: Any, out: Any, keepdims: bool, where: Any) -> Tracer:
+    """any (op "max") or all ("min") of a's truth values: a bool reduction (empty: False, True)."""
+    _no_out("any" if op == "max" else "all", out, where=None if where is True else where)
+    trace = trace_of([a])
+    x = as_tracer(trace, a)
+    axes = normalize_axes(x.ndim, axis)
+    if _empty(x, axes):
+        return _filled(trace, op == "min", "bool", _reduced_shape(x, axes, keepdims))
+    return reduce(op, x.astype("bool"), axis, keepdims)
+
+
+@implements("any")
+def any_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> Tracer:
+    """np.any / x.any: whether some element is nonzero."""
+    return _truth("max", a, axis, out, keepdims, where)
+
+
+@implements("all")
+def all_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> Tracer:
+    """np.all / x.all: whether every element is nonzero."""
+    return _truth("min", a, axis, out, keepdims, where)
+
+
+@implements("count_nonzero")
+def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Tracer:
+    """The number of nonzero (True, NaN) elements, int64."""
+    x = as_tracer(trace_of([a]), a)
+    return sum_(x.astype("bool"), axis, "int64", keepdims=keepdims)
+
+
+@implements("ptp")
+def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Tracer:
+    """max - min, in a's dtype (ints wrap like NumPy's)."""
+    _no_out("ptp", out)
+    return max_(a, axis, keepdims=keepdims) - min_(a, axis, keepdims=keepdims)
+
+
+def _divide(total: Tracer, count: Any) -> Tracer:
+    """A reduction's total divided by its count as NumPy does it (true_divide into the total with
+    casting='unsafe'): in float64, rounded to the total's dtype."""
+    return (total.astype("float64") / as_tracer(total._trace, count).astype("float64")).astype(total.dtype)
+
+
+def _accumulator(x: Tracer, dtype: Any) -> str:
+    """NumPy's dtype for var's and std's sums: `dtype`, else x's float dtype, float64 for ints and bools."""
+    return dtype_name(dtype) if dtype is not None else (x.dtype.name if x.dtype.kind == "f" else "float64")
+
+
+def _var(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims: bool, **given: Any) -> Tracer:
+    """NumPy's two-pass variance: the mean in the accumulator dtype, then the mean square of
+    x - mean (in the promotion of x's and the accumulator's dtype), divided by max(n - ddof, 0)."""
+    correction = given.pop("correction", None)
+    _no_out(name, out, where=None if given.pop("where", True) is True else True, **given)
+    if correction is not None:
+        if ddof != 0:
+            raise fail(TracingError, f"np.{name}: ddof and correction can't be provided simultaneously")
+        ddof = correction
+    trace = trace_of([a])
+    x = as_tracer(trace, a)
+    axes = normalize_axes(x.ndim, axis)
+    acc = _accumulator(x, dtype)
+    n = math.prod(x.shape[i] for i in axes)
+    centered = x - _divide(sum_(x, axis, acc, keepdims=True), n)
+    return _divide(sum_(centered * centered, axis, acc, keepdims=keepdims), max(n - ddof, 0))
+
+
+@implements("var")
+def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, **kw: Any) -> Tracer:
+    """np.var / x.var (`correction` as ddof's alias)."""
+    return _var("var", a, axis, dtype, out, ddof, keepdims, **kw)
+
+
+@implements("std")
+def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, **kw: Any) -> Tracer:
+    """np.std / x.std: the square root of var."""
+    return np.sqrt(_var("std", a, axis, dtype, out, ddof, keepdims, **kw))
+
+
+def _without_nan(x: Tracer, value: float) -> Tracer:
+    """x with its NaNs replaced by `value` (NumPy's _replace_nan), or x itself if it cannot hold NaN."""
+    return np.where(np.isnan(x), value, x) if x.dtype.kind == "f" else x
+
+
+def _nan_args(name: str, a: Any, out: Any, **unsupported: Any) -> Tracer:
+    _no_out(name, out, **unsupported)
+    return as_tracer(trace_of([a]), a)
+
+
+@implements("nansum")
+def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> Tracer:
+    """np.nansum: NaN skipped."""
+    x = _nan_args("nansum", a, out, initial=initial, where=where)
+    return sum_(_without_nan(x, 0), axis, dtype, keepdims=keepdims)
+
+
+@implements("nanprod")
+def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> Tracer:
+    """np.nanprod: NaN skipped."""
+    x = _nan_args("nanprod", a, out, initial=initial, where=where)
+    return prod(_without_nan(x, 1), axis, dtype, keepdims=keepdims)
+
+
+def _nan_extreme(op: str, a: Any, axis: Any, out: Any, keepdims: bool, **unsupported: Any) -> Tracer:
+    """nanmax (op "max") / nanmin: the max (min) of the non-NaN elements; an all-NaN slice gives NaN
+    (NumPy also warns: no warning here)."""
+    x = _nan_args(f"nan{op}", a, out, **unsupported)
+    pick = max_ if op == "max" else min_
+    if x.dtype.kind != "f":
+        return pick(x, axis, keepdims=keepdims)
+    found = pick(_without_nan(x, -np.inf if op == "max" else np.inf), axis, keepdims=keepdims)
+    return np.where(all_(np.isnan(x), axis, keepdims=keepdims), np.nan, found)
+
+
+@implements("nanmax")
+def nanmax(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> Tracer:
+    """np.nanmax: NaN skipped (an all-NaN slice: NaN)."""
+    return _nan_extreme("max", a, axis, out, keepdims, initial=initial, where=where)
+
+
+@implements("nanmin")
+def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> Tracer:
+    """np.nanmin: NaN skipped (an all-NaN slice: NaN)."""
+    return _nan_extreme("min", a, axis, out, keepdims, initial=initial, where=where)
+
+
+@implements("nanmean")
+def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None) -> Tracer:
+    """The mean of the non-NaN elements (an all-NaN slice: NaN, without NumPy's warning)."""
+    x = _nan_args("nanmean", a, out, where=where)
+    if x.dtype.kind != "f":
+        return mean(x, axis, dtype, keepdims=keepdims)
+    total = sum_(_without_nan(x, 0), axis, dtype, keepdims=keepdims)
+    return _divide(total, count_nonzero(~np.isnan(x), axis, keepdims=keepdims))
+
+
+@implements("average")
+def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *, keepdims: bool = False) -> Tracer:
+    """The mean, or sum(a * w) / sum(w) in NumPy's result dtype (weights of a's shape, or of the
+    reduced axes' extents). Weights summing to zero give inf/NaN, where NumPy raises."""
+    if returned:
+        raise fail(UnsupportedError, "np.average(..., returned=True) is not supported")
+    trace = trace_of([a, weights])
+    x = as_tracer(trace, a)
+    if weights is None:
+        out = mean(x, axis, keepdims=keepdims)
+        if not out.size:  # NumPy divides by the result's size (for `returned`) and raises
+            raise fail(TracingError, "np.average of an empty result: NumPy raises ZeroDivisionError")
+        return out
+    w = as_tracer(trace, weights)
+    dtype = np.result_type(x.dtype, w.dtype, *(["f8"] if x.dtype.kind in "biu" else [])).name
+    if w.shape != x.shape:
+        if axis is None:
+            raise fail(TracingError, "np.average: axis must be specified when shapes of a and weights differ")
+        axes = tuple(normalize_axis(x.ndim, i) for i in (axis if isinstance(axis, tuple) else (axis,)))
+        if w.shape != tuple(x.shape[i] for i in axes):
+            raise fail(TracingError, f"np.average: weights of shape {w.shape} do not fit a's axes {axes} of {x.shape}")
+        w = reshape(transpose(w, tuple(np.argsort(axes))), tuple(d if i in axes else 1 for i, d in enumerate(x.shape)))
+    w = w.astype(dtype)
+    return sum_(x.astype(dtype) * w, axis, keepdims=keepdims) / sum_(w, axis, keepdims=keepdims)
+
+
+def _max_or_zero(x: Tracer, axis: Any, keepdims: bool) -> Tracer:
+    """x.max(axis, initial=0) of a nonnegative x: 0 over an empty axis."""
+    axes = normalize_axes(x.ndim, axis)
+    if _empty(x, axes):
+        return _filled(x._trace, 0, x.dtype.name, _reduced_shape(x, axes, keepdims))
+    return max_(x, axis, keepdims=keepdims)
+
+
+def _vector_norm(x: Tracer, ord: Any, axis: tuple[int, ...], keepdims: bool) -> Tracer:
+    """Vector norms along one axis: max/min |x| (±inf), nonzero count (0), sum |x|^ord ** 1/ord."""
+    if ord is None or ord == 2:
+        return np.sqrt(sum_(x * x, axis, keepdims=keepdims))
+    if ord == np.inf:
+        return _max_or_zero(abs(x), axis, keepdims)
+    if ord == -np.inf:
+        return min_(abs(x), axis, keepdims=keepdims)
+    if ord == 0:
+        return sum_((x != 0).astype(x.dtype), axis, keepdims=keepdims)
+    if ord == 1:
+        return sum_(abs(x), axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise fail(TracingError, f"np.linalg.norm: invalid norm order {ord!r} for vectors")
+    return sum_(abs(x) ** ord, axis, keepdims=keepdims) ** np.reciprocal(float(ord), dtype=x.dtype)
+
+
+def _matrix_norm(x: Tracer, ord: Any, rows: int, cols: int, keepdims: bool) -> Tracer:
+    """Matrix norms over axes (rows, cols): Frobenius, or the max/min absolute column (1, -1) or row (inf, -inf) sum."""
+    if rows == cols:
+        raise fail(TracingError, "np.linalg.norm: duplicate axes given")
+    if ord in (None, "fro", "f"):
+        out = np.sqrt(sum_(x * x, (rows, cols)))
+    elif ord in (1, -1, np.inf, -np.inf):
+        summed, other = (rows, cols) if ord in (1, -1) else (cols, rows)
+        sums = sum_(abs(x), summed)
+        other -= other > summed
+        out = _max_or_zero(sums, other, False) if ord > 0 else min_(sums, other)
+    else:
+        raise fail(UnsupportedError, f"np.linalg.norm: matrix norm ord={ord!r} is not supported (None, 'fro', 1, -1, inf, -inf are)")
+    return reshape(out, tuple(1 if i in (rows, cols) else d for i, d in enumerate(x.shape))) if keepdims else out
+
+
+@implements("linalg.norm")
+def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Tracer:
+    """np.linalg.norm of vectors (ord None, 0, ±1, 2, ±inf, or any p) and matrices (Frobenius, ±1, ±inf); ints as float64."""
+    trace = trace_of([x])
+    a = as_tracer(trace, x)
+    if a.dtype.kind != "f":
+        a = a.astype("float64")
+    if axis is None and (ord is None or (ord in ("f", "fro") and a.ndim == 2) or (ord == 2 and a.ndim == 1)):
+        out = np.sqrt(sum_(a * a))
+        return reshape(out, (1,) * a.ndim) if keepdims else out
+    axes = tuple(range(a.ndim)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    if len(axes) == 1:
+        return _vector_norm(a, ord, normalize_axes(a.ndim, axes), keepdims)
+    if len(axes) == 2:
+        return _matrix_norm(a, ord, normalize_axis(a.ndim, axes[0]), normalize_axis(a.ndim, axes[1]), keepdims)
+    raise fail(TracingError, "np.linalg.norm: improper number of dimensions to norm")

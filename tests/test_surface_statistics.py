@@ -1,0 +1,290 @@
+"""Index reductions and statistics against NumPy (issue 24): argmax/argmin (the index-reduction
+primitive: first index on ties, NaN first, int64, both targets, 2^20+ elements), any/all,
+count_nonzero, ptp, var/std (accuracy at 2^22 float32 with a large mean), the nan-reductions,
+average, np.linalg.norm and the logical ufuncs' reduce."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import ALL_DTYPES, FLOATS, arrays, check, layouts, make_array, shapes, with_layout
+
+import egglog_tensor as et
+from egglog_tensor.errors import TracingError, UnsupportedError
+
+TARGETS = ["cpu", "cpu-openmp"]
+
+
+def _with_nan_and_ties(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Integral data (many ties) with NaN in a few places, whole NaN rows, and an all-equal column."""
+    x = make_array(7, dtype, shape, lo=-3, hi=3, integral=True)
+    if dtype in FLOATS:
+        x[1, 2] = x[1, 5] = np.nan
+        x[4, :] = np.nan
+        x[:, 3] = np.inf
+    x[:, 6] = x[0, 6]
+    return x
+
+
+def arg_reductions(a):
+    return (np.argmax(a), np.argmin(a), np.argmax(a, axis=0), np.argmin(a, axis=1), a.argmax(axis=-1, keepdims=True),
+            a.argmin(keepdims=True), a.T.argmax(0), a[::2, 1:].argmin(axis=0), np.argmax(a * 2 if a.dtype != bool else a, axis=1))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_argmax_argmin_match_numpy(dtype: str, target: str) -> None:
+    x = _with_nan_and_ties(dtype, (9, 11))
+    got = et.kernel(arg_reductions, target=target)(x)
+    for g, w in zip(got, arg_reductions(x), strict=True):
+        assert g.dtype == np.int64 and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def _big_cases(n: int) -> dict[str, np.ndarray]:
+    """2^20+ float32 inputs: all equal, ties of the max and min, NaN first/middle/last, only -inf."""
+    ties = np.zeros(n, np.float32)
+    ties[[17, 600_000, n - 1]] = 5.0
+    ties[[3, 900_000]] = -5.0
+    cases = {"all equal": np.full(n, 0.1, np.float32), "ties": ties, "-inf": np.full(n, -np.inf, np.float32),
+             "random": np.random.default_rng(1).standard_normal(n, dtype=np.float32)}
+    for at in (0, n // 2 + 1, n - 1):
+        x = cases["random"].copy()
+        x[at] = np.nan
+        x[at + (1 if at < n - 1 else -5)] = np.nan
+        cases[f"NaN at {at}"] = x
+    return cases
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_argmax_argmin_of_2_20_elements(target: str) -> None:
+    """Flattened, and along both axes of the same data as 1024 x 1025 (rows and columns)."""
+    n = 1024 * 1025
+
+    def f(v):
+        m = v.reshape(1024, 1025)
+        return np.argmax(v), np.argmin(v), m.argmax(axis=1), m.argmin(axis=0), np.argmax(m)
+
+    kernel = et.kernel(f, target=target)
+    for name, x in _big_cases(n).items():
+        for g, w in zip(kernel(x), f(x), strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_argmax_argmin_in_lanes(dtype: str) -> None:
+    """Rows long enough to be reduced in vector lanes (with a tail past the last row of lanes), many
+    ties and NaN/inf: the first index wins across lanes; a Fortran-ordered copy takes the plain loop."""
+    x = make_array(12, dtype, (5, 1001), lo=-3, hi=3, integral=True, special=dtype in FLOATS)
+    if dtype in FLOATS:
+        x[3, :] = np.nan
+        x[4, 990:] = np.nan
+
+    def f(a):
+        steps = np.arange(a.shape[1]) * 37 % a.shape[1] * 10  # an iota in the fused input: the lanes renumber the loops
+        finite = np.where(np.isnan(a), 0, a)
+        return (np.argmax(a, axis=1), np.argmin(a, axis=-1), np.argmax(a), np.argmin(a[1:3]), np.argmax(a[:, :640], axis=1),
+                np.argmax(finite - steps, axis=1), np.argmin(finite + steps))
+
+    check(f, x)
+    check(f, with_layout(x, "F"))
+
+
+def test_row_argmax_is_split_over_threads_on_cpu_openmp() -> None:
+    """The lanes' generic (two results: values and indices) is split over rows, one chunk per thread."""
+    x = np.zeros((512, 1024), np.float32)
+    x[:, 700], x[3, 5], x[9, 1000:] = 1.0, np.nan, 2.0
+    kernel = et.kernel(lambda a: np.argmax(a, axis=1), target="cpu-openmp", threads=2)
+    split = re.search(r"scf.forall \(%\w+\) in \(2\) shared_outs\(.*\) -> \(tensor<512x64xf32>, tensor<512x64xi64>\)",
+                      kernel.inspect(x).stage("parallel"))
+    assert split is not None
+    np.testing.assert_array_equal(kernel(x), np.argmax(x, axis=1))
+
+
+@settings(max_examples=15)
+@given(x=arrays(st.sampled_from(ALL_DTYPES), shapes(min_dims=1, min_side=1), layout=layouts, special=True, lo=-2, hi=2),
+       data=st.data())
+def test_argmax_over_drawn_shapes_and_layouts(x: np.ndarray, data: st.DataObject) -> None:
+    axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1))
+    keepdims = data.draw(st.booleans())
+    check(lambda a: (np.argmax(a, axis=axis, keepdims=keepdims), np.argmin(a, axis=axis, keepdims=keepdims)), x)
+
+
+def test_argmax_edge_cases() -> None:
+    """0-d arrays (axis 0 allowed), size-1 axes, empty kept axes; an empty reduced axis is an error."""
+    check(lambda a: (np.argmax(a), np.argmin(a, axis=0), np.argmax(a, axis=-1, keepdims=True)), np.float32(3.0))
+    check(lambda a: (np.argmax(a, axis=1), a.argmin(axis=-1, keepdims=True)), np.ones((0, 3), np.float64))
+    check(lambda a: (np.argmax(a, axis=0), np.argmin(a)), np.ones((1, 3), np.int32))
+    with pytest.raises(TracingError, match="argmax of an empty sequence"):
+        et.kernel(lambda a: np.argmax(a))(np.ones((2, 0)))
+    with pytest.raises(UnsupportedError, match="axis must be an int or None"):
+        et.kernel(lambda a: np.argmax(a, axis=(0, 1)))(np.ones((2, 3)))
+    with pytest.raises(UnsupportedError, match="out"):
+        et.kernel(lambda a, o: np.argmax(a, out=o))(np.ones(3), np.zeros((), np.int64))
+
+
+def truths(a):
+    return (np.any(a), a.all(), np.any(a, axis=0), np.all(a > 0, axis=1, keepdims=True), np.count_nonzero(a),
+            np.count_nonzero(a, axis=1), np.count_nonzero(a, axis=0, keepdims=True),
+            np.logical_and.reduce(a), np.logical_or.reduce(a, axis=1, keepdims=True), np.logical_or.reduce(a, axis=None))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_any_all_count_nonzero(dtype: str) -> None:
+    x = _with_nan_and_ties(dtype, (9, 11))
+    check(truths, x)
+    check(truths, np.zeros((0, 3), dtype))  # empty: any False, all True, count 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_ptp(dtype: str) -> None:
+    check(lambda a: (np.ptp(a), np.ptp(a, axis=0), np.ptp(a, 1, keepdims=True)), make_array(3, dtype, (6, 7), special=True))
+
+
+def variances(a):
+    return (np.var(a), a.var(axis=0), np.var(a, axis=1, ddof=1, keepdims=True), np.std(a), a.std(axis=(0, 1), ddof=2),
+            np.var(a, dtype=np.float64), np.std(a, axis=0, correction=1), np.var(a, ddof=1.5))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_var_std(dtype: str) -> None:
+    check(variances, make_array(4, dtype, (7, 9)))
+    check(variances, with_layout(make_array(5, dtype, (7, 9)), "F"))
+
+
+def test_var_std_edge_cases() -> None:
+    """ddof >= n gives inf/NaN (NumPy warns), an empty array NaN; bad keywords are refused."""
+    check(lambda a: (np.var(a, ddof=3), np.std(a, axis=0, ddof=1)), np.ones((1, 3), np.float32))
+    check(lambda a: (np.var(a), np.var(a, axis=0)), np.ones((0, 2), np.float64))
+    with pytest.raises(TracingError, match="ddof and correction"):
+        et.kernel(lambda a: np.var(a, ddof=1, correction=1))(np.ones(3))
+    with pytest.raises(UnsupportedError, match="where"):
+        et.kernel(lambda a: np.std(a, where=a > 0))(np.ones(3))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", TARGETS)
+def test_var_std_of_2_22_float32_with_a_large_mean(target: str) -> None:
+    """1000 + small noise: the largest relative error of the variance, whole and along both axes,
+    within twice NumPy's (plus 4 eps). Constant data (a stride-0 view of 1000.1, exact variance 0): within the
+    square of the mean's error bound, (2 eps log2(n) 1000.1)^2 (docs/accuracy.md)."""
+    n = 2**22
+    noise = np.random.default_rng(2).standard_normal(n, dtype=np.float32) * np.float32(0.01)
+    x = np.float32(1000) + noise
+
+    def f(a):
+        m = a.reshape(2048, 2048)
+        return np.var(a), np.std(a), np.var(m, axis=1), np.std(m, axis=0, ddof=1)
+
+    for g, numpy, exact in zip(et.kernel(f, target=target)(x), f(x), f(x.astype(np.float64)), strict=True):
+        assert g.dtype == np.float32
+        ours, theirs = (float(np.max(np.abs(r - exact) / exact)) for r in (g, numpy))
+        assert ours <= 2 * theirs + 4 * float(np.finfo(np.float32).eps), (ours, theirs)
+    constant = np.broadcast_to(np.float32(1000.1), (2048, 2048))
+    bound = (2 * float(np.finfo(np.float32).eps) * math.log2(n) * 1000.1) ** 2
+    variance, deviations = et.kernel(lambda a: (np.var(a), np.std(a, axis=0)), target=target)(constant)
+    assert 0 <= variance <= bound and np.all(deviations <= math.sqrt(bound))
+
+
+def nan_reductions(a):
+    return (np.nansum(a), np.nansum(a, axis=0), np.nanprod(a, axis=1, keepdims=True), np.nanmax(a), np.nanmax(a, axis=1),
+            np.nanmin(a, axis=0, keepdims=True), np.nanmin(a), np.nanmean(a), np.nanmean(a, axis=1), np.nanmean(a, axis=0, dtype=np.float64))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_nan_reductions(dtype: str) -> None:
+    """NaN skipped; an all-NaN row gives NaN for nanmax/nanmin/nanmean (NumPy also warns) and 0 for nansum."""
+    x = make_array(6, dtype, (6, 7), lo=-2, hi=2, special=True)
+    if dtype in FLOATS:
+        x[2, :] = np.nan
+    check(nan_reductions, x, rtol=1e-4 if dtype == "float32" else None, atol=1e-5 if dtype == "float32" else None)
+
+
+def averages(a, w, w1):
+    return (np.average(a), np.average(a, axis=0), np.average(a, weights=w), np.average(a, axis=1, weights=w1),
+            np.average(a, axis=(0, 1), weights=w, keepdims=True), np.average(a.T, axis=0, weights=w1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "bool"])
+def test_average(dtype: str) -> None:
+    a = make_array(8, dtype, (5, 7))
+    w, w1 = make_array(9, "float32", (5, 7), lo=0.5, hi=2), make_array(10, "float64", (7,), lo=0.5, hi=2)
+    check(averages, a, w, w1)
+    with pytest.raises(TracingError, match="axis must be specified"):
+        et.kernel(lambda x, v: np.average(x, weights=v))(a, w1)
+    with pytest.raises(TracingError, match="empty result"):
+        et.kernel(lambda x: np.average(x, axis=0))(np.ones((0, 0)))
+    with pytest.raises(UnsupportedError, match="returned"):
+        et.kernel(lambda x: np.average(x, returned=True))(a)
+
+
+def norms(a):
+    inf = np.inf
+    return (np.linalg.norm(a), np.linalg.norm(a, axis=0), np.linalg.norm(a, 1, axis=1), np.linalg.norm(a, inf, axis=1),
+            np.linalg.norm(a, -inf, axis=0), np.linalg.norm(a, 0, axis=1), np.linalg.norm(a, 3, axis=1, keepdims=True),
+            np.linalg.norm(a, "fro"), np.linalg.norm(a, 1), np.linalg.norm(a, -1), np.linalg.norm(a, inf), np.linalg.norm(a, -inf),
+            np.linalg.norm(a, axis=(1, 0), keepdims=True), np.linalg.norm(a[0]), np.linalg.norm(a[0], 2), np.linalg.norm(a[:, 0], -inf))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_norm(dtype: str) -> None:
+    check(norms, make_array(11, dtype, (6, 5)), rtol=1e-5 if dtype == "float32" else 1e-12)
+    check(lambda a: (np.linalg.norm(a, np.inf, axis=0), np.linalg.norm(a, axis=1)), np.ones((0, 3), dtype))
+    with pytest.raises(UnsupportedError, match="ord=2 is not supported"):
+        et.kernel(lambda a: np.linalg.norm(a, 2))(np.ones((3, 3)))
+    with pytest.raises(TracingError, match="invalid norm order"):
+        et.kernel(lambda a: np.linalg.norm(a, "fro", axis=0))(np.ones((3, 3)))
+
+
+@settings(max_examples=12)
+@given(x=arrays(st.sampled_from(FLOATS), shapes(min_dims=1, max_side=4), layout=layouts, special=True), data=st.data())
+def test_statistics_over_drawn_shapes(x: np.ndarray, data: st.DataObject) -> None:
+    """Size-0 and size-1 dims, NaN and +-inf, every layout; the reductions without an identity only
+    where the reduced axes are not empty (NumPy raises there, as the kernel does)."""
+    axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1))
+    keepdims = data.draw(st.booleans())
+    reduced = x.size if axis is None else x.shape[axis]
+
+    def f(a):
+        out = (np.any(a, axis=axis, keepdims=keepdims), np.all(a, axis=axis), np.count_nonzero(a, axis=axis),
+               np.var(a, axis=axis, keepdims=keepdims), np.std(a, axis=axis, ddof=1), np.nansum(a, axis=axis),
+               np.nanprod(a, axis=axis, keepdims=keepdims), np.nanmean(a, axis=axis))
+        if axis is None or all(d for i, d in enumerate(x.shape) if i != axis % x.ndim):  # (an empty result: NumPy raises)
+            out += (np.average(a, axis=axis),)
+        if reduced:
+            out += (np.ptp(a, axis=axis), np.nanmax(a, axis=axis, keepdims=keepdims), np.nanmin(a, axis=axis),
+                    np.argmax(a, axis=axis), np.linalg.norm(a, np.inf, axis=-1 if axis is None else axis))
+        return out
+
+    check(f, x, rtol=1e-4 if x.dtype == np.float32 else 1e-10, atol=1e-4 if x.dtype == np.float32 else 1e-10)
+
+
+def softmax_argmax(a):
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    return np.argmax(p, axis=1), p
+
+
+def centered_var(a):
+    c = a - a.mean(0)
+    return c.var(axis=0), np.std(c, axis=1, keepdims=True) + a
+
+
+def mixed(a):
+    return (a * np.argmax(a, axis=1, keepdims=True), np.argmin(np.abs(a), axis=0) + np.count_nonzero(a > 1, axis=0),
+            np.nanmax(a, axis=1) - np.ptp(a, axis=1))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn", [softmax_argmax, centered_var, mixed])
+def test_fusion_with_neighbours(fn, target: str) -> None:
+    """argmax of a row-fused softmax, var of a centered array, an argmax read by elementwise work."""
+    x = np.random.default_rng(3).standard_normal((300, 700)).astype(np.float32)
+    for got, want in zip(et.kernel(fn, target=target)(x), fn(x), strict=True):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-5)
