@@ -145,6 +145,8 @@ TRACED = {
     "int and array": lambda e, i: e[2, i % 5] + e[i, 4],
     "index of a computed table": lambda e, i: np.exp(e)[i].sum(axis=1),
     "computed indices": lambda e, i: e[(i * 3 + 1) % 8],
+    "argmax result": lambda e, i: (e[np.argmax(e, axis=0)], np.take(e[0], np.argmax(e, axis=1))),
+    "take_along_axis of argmax": lambda e, i: np.take_along_axis(e, np.argmax(e, axis=1, keepdims=True), axis=1),
     "take_along_axis": lambda e, i: np.take_along_axis(e, np.broadcast_to(i[:5] % 5, (8, 5)), axis=1),
     "take_along_axis broadcast": lambda e, i: np.take_along_axis(e, (i[:, None] % 8)[:3], axis=0),
 }
