@@ -2,7 +2,7 @@
 
 `core.py` holds the Tracer and the registry of NumPy functions; each module after it implements
 one part of NumPy's surface and registers it (`@implements("name")`): ufuncs.py (elementwise),
-shapes.py (views and shapes), reductions.py, linalg.py, creation.py (arrays made in the kernel: np.zeros,
+shapes.py (views and shapes), reductions.py, statistics.py, linalg.py, rearrange.py, indexing.py (gathers), creation.py (arrays made in the kernel: np.zeros,
 arange, eye...), einsum.py, updates.py (in-place updates). A new NumPy function goes in the module of
 its kind, or a new module imported here.
 """
