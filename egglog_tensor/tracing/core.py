@@ -25,7 +25,8 @@ from ..spec import PYTHON_SCALARS
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # egglog_tensor/: not user code
 _NUMPY_DIR = os.path.dirname(np.__file__)
 
-# name -> implementation: `np.<name>` functions, "getitem", and "ufunc.<method>" ("ufunc.__call__", "ufunc.reduce")
+# name -> implementation: `np.<name>` functions, "getitem", "ufunc.<method>" ("ufunc.__call__", "ufunc.reduce"),
+# and "ufunc.<name>" for a ufunc composed of others (np.float_power)
 IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {}
 
 
@@ -282,6 +283,9 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     def trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Tracer:
         return IMPLEMENTATIONS["trace"](self, offset, axis1, axis2, dtype)
+
+    def round(self, decimals: int = 0) -> Tracer:
+        return IMPLEMENTATIONS["round"](self, decimals)
 
     def clip(self, a_min=None, a_max=None) -> Tracer:
         return IMPLEMENTATIONS["clip"](self, a_min, a_max)

@@ -136,7 +136,8 @@ def call_ufunc(ufunc: np.ufunc, *inputs: Any, out: Any = None, **kwargs: Any) ->
     """`np.<ufunc>(...)` with a traced operand; `out=` only as an in-place update of a kernel's own array."""
     if kwargs:
         raise fail(UnsupportedError, f"np.{ufunc.__name__}: keyword arguments {sorted(kwargs)} are not supported")
-    value = apply_ufunc(trace_of(inputs), ufunc, inputs)
+    composed = IMPLEMENTATIONS.get(f"ufunc.{ufunc.__name__}")  # a ufunc with no op of its own (elementwise.py)
+    value = composed(*inputs) if composed is not None else apply_ufunc(trace_of(inputs), ufunc, inputs)
     return value if out is None else in_place(out, value)
 
 
