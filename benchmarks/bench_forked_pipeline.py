@@ -49,7 +49,7 @@ def main() -> None:
         comps = [et.kernel(fn, target=target).inspect(*args) for fn, args in KERNELS]
         pipeline = pipeline_for(resolve_target(target))
         _paired(f"{target} MLIR stages", rounds, [c.stage("linalg") for c in comps],
-                lambda text: _run_stages(text, pipeline, lambda item: None), lambda text: run_pipeline(text, pipeline))
+                lambda text: _run_stages(text, pipeline, lambda item: None, True), lambda text: run_pipeline(text, pipeline))
         _paired(f"{target} codegen", rounds, [c.stage("llvm-ir-optimized") for c in comps], _codegen_here,
                 lambda text: llvm._codegen(text, Target.host()))
 

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 import egglog_tensor as et
-from egglog_tensor.cost import copy_bandwidth
+from egglog_tensor.target import copy_bandwidth
 
 F32 = np.float32
 
