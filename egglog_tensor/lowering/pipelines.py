@@ -1,5 +1,5 @@
 """Named MLIR pipelines (linalg on tensors -> LLVM dialect): the stages of lowering/stages/ made for a Target, run
-stage by stage in a forked child, keeping every stage's IR and what each decided (its facts)."""
+stage by stage in a forked child, keeping what each decided (its facts) and, when printed, each stage's IR."""
 
 from __future__ import annotations
 
