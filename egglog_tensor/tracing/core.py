@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EgglogTensorError, OutOfBoundsError, TracingError, UnsupportedError
+from ..errors import ConcreteValueError, EgglogTensorError, OutOfBoundsError, TracingError, UnsupportedError
 from ..graph import DTYPES, Builder, Node, topological
 from ..spec import PYTHON_SCALARS
 
@@ -179,18 +179,20 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return f"Tracer({self._node.dtype}{list(self.shape)})"
 
     # --- what cannot be traced ----------------------------------------------------------------
-    def _concrete(self, what: str) -> TracingError:
+    def _concrete(self, what: str) -> ConcreteValueError:
         args = [n for n in ancestors(self._node) if n.op == "arg"]
         names = sorted({n.attr("name") for n in args})
         deps = f"it depends on argument(s) {', '.join(names)}" if names else "it is a traced value"
         scalars = sorted({n.attr("name") for n in args if not n.shape})
         hint = (f"; to use a number argument as a constant (a shape, a slice bound, a loop count), make it static: "
                 f"et.kernel(f, static_argnames={tuple(scalars)!r})" if scalars else "")
-        return fail(
-            TracingError,
+        error = fail(
+            ConcreteValueError,
             f"{what} needs a concrete value, but {deps}, whose values are not known while tracing; "
             f"use np.where / np.maximum etc. instead of Python control flow{hint}",
         )
+        error.needs = frozenset(names)
+        return error
 
     def __bool__(self) -> bool:
         raise self._concrete("Python control flow (bool() / if / while / and / or) on a traced array")
@@ -407,6 +409,8 @@ def as_tracer(trace: Trace, v: Any) -> Tracer:
 
 
 def normalize_axis(ndim: int, axis: int, what: str = "axis") -> int:
+    if isinstance(axis, Tracer):
+        raise axis._concrete(what)
     if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
         raise fail(TracingError, f"{what} {axis!r} is out of bounds for an array of dimension {ndim}")
     return int(axis) % ndim
