@@ -68,7 +68,7 @@ def _convert(name: str, a: Any, dtype: Any, copy: bool | None, ndmin: int = 0) -
         raise fail(TracingError, f"np.{name}(copy=False): unable to avoid a copy making an array of {target}, as NumPy raises")
     if not isinstance(a, Tracer):
         x = _stacked(_traced(a)._trace, a, target)
-    elif a.dtype != target:
+    elif a.dtype != target or a._weak:  # (a Python-number argument becomes a NumPy value: strong, NEP 50)
         x = astype(a, target)
     else:
         x = copied(a) if copy else a
