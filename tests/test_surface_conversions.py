@@ -23,7 +23,7 @@ def _conversions(x):
     return (np.asarray(x), np.asanyarray(x), np.array(x), np.array(x, dtype=np.float32), np.array(x, copy=None, ndmin=3),
             np.asarray(x, dtype=np.int64), np.ascontiguousarray(x.T), np.asfortranarray(x), np.ascontiguousarray(x.max()),
             np.asfortranarray(x[0, 0], dtype=np.float64), x.astype(np.int32, copy=False), x.astype(x.dtype, copy=False),
-            np.copy(x), x.copy(), np.astype(x, np.float32))
+            np.copy(x), x.copy(), np.astype(x, np.float32), x.astype(np.float64, "C", "safe"), x.astype(bool, casting="unsafe"))
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
@@ -98,6 +98,8 @@ def test_scalar_types_and_functions_are_numpy_s_again_after_tracing() -> None:
         (lambda x: np.array([x[0], x[1]], copy=False), et.TracingError, r"unable to avoid a copy"),
         (lambda x: np.array([x, x[:2]]), et.TracingError, "inhomogeneous shape"),
         (lambda x: np.asarray(x, dtype=np.complex64), et.UnsupportedError, "dtype complex64 is not supported"),
+        (lambda x: x.astype(np.float32, casting="safe"), et.TracingError, "Cannot cast array data from dtype.'float64'. to dtype.'float32'. according to the rule 'safe'"),
+        (lambda x: np.float32(x, 1), et.TracingError, r"np.float32\(\) takes one argument"),
     ],
 )
 def test_bad_conversions_raise_clear_errors(fn, error, message: str) -> None:

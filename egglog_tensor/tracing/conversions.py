@@ -136,7 +136,9 @@ def _scalar_type(numpy_type: type) -> type:
     (any shape, as NumPy's call converts an array), anything else is NumPy's own float32(...)."""
 
     def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
-        if args and _traced(args[0]) is not None:
+        if any(_traced(a) is not None for a in (*args, *kwargs.values())):
+            if len(args) != 1 or kwargs:
+                raise fail(TracingError, f"np.{numpy_type.__name__}() takes one argument, the value to convert")
             return _convert(numpy_type.__name__, args[0], numpy_type, None)
         return numpy_type(*args, **kwargs)
 

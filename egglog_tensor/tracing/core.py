@@ -231,7 +231,10 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return handler(*args, **kwargs)
 
     # --- methods: ndarray's signatures, NumPy's functions ----------------------------------------
-    def astype(self, dtype: Any, copy: bool = True) -> Tracer:
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True, copy: bool = True) -> Tracer:
+        """ndarray.astype: a copy converted to dtype (copy=False: self when it has that dtype); `order` is not traced."""
+        if not np.can_cast(self.dtype, dtype_name(dtype), casting):
+            raise fail(TracingError, f"Cannot cast array data from {self.dtype!r} to {np.dtype(dtype)!r} according to the rule {casting!r}")
         return self if not copy and self.dtype == dtype_name(dtype) else astype(self, dtype_name(dtype))
 
     def copy(self, order: str = "K") -> Tracer:
