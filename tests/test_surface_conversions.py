@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from strategies import check
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import arrays, check, dtypes, layouts
 
 import egglog_tensor as et
 
@@ -31,6 +33,14 @@ def _conversions(x):
 def test_conversions_match_numpy(dtype) -> None:
     """Identity or a copy, converted to dtype= as NumPy converts; 0-d made 1-d by ascontiguousarray."""
     exact(_conversions, X.astype(dtype))
+
+
+@settings(max_examples=8, deadline=None)  # a compilation each
+@given(arrays(dtypes(), layout=layouts, special=True), st.sampled_from(["float32", "float64", "bool"]))
+def test_drawn_arrays_convert_as_numpy_converts(x, target) -> None:
+    """Any shape (0-d, size 0), dtype and layout, NaN and +-inf: the values NumPy's conversions give."""
+    exact(lambda x: (np.asarray(x), np.array(x, dtype=target), np.ascontiguousarray(x), np.asfortranarray(x, dtype=target),
+                     getattr(np, target)(x), np.array([x, x], ndmin=2)), x)
 
 
 def _scalar_types(x):

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import DTYPES
-from .core import Tracer, astype, dtype_name, fail, implements, lift, result
+from .core import Trace, Tracer, astype, dtype_name, fail, implements, lift, result
 from .creation import replace_while_tracing
 from .shapes import reshape, stack
 from .updates import copy as copied
@@ -46,7 +46,7 @@ def _element_dtype(value: Any) -> np.dtype:
     return np.asarray(value).dtype
 
 
-def _stacked(trace: Any, value: Any, dtype: str) -> Tracer:
+def _stacked(trace: Trace, value: Any, dtype: str) -> Tracer:
     """A (nested) list holding traced arrays as one traced array of `dtype`, as NumPy stacks it."""
     if not isinstance(value, (list, tuple)):
         return result(trace, lift(trace, value, dtype))
