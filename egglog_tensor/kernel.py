@@ -17,7 +17,13 @@ import numpy as np
 from egglog import Ruleset, Schedule
 
 from .compiler import Compilation, Options, compile_kernel
-from .errors import ConcreteValueError, IndexOutOfBoundsError, KernelArgumentError, OutOfBoundsError, SpecializationWarning
+from .errors import (
+    ConcreteValueError,
+    IndexOutOfBoundsError,
+    KernelArgumentError,
+    OutOfBoundsError,
+    SpecializationWarning,
+)
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of

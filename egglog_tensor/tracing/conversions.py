@@ -124,7 +124,7 @@ class _ScalarTypeMeta(type):
     def __subclasscheck__(cls, sub: type) -> bool:
         return issubclass(sub, cls.numpy_type)
 
-    def __eq__(cls, other: Any) -> bool:
+    def __eq__(cls, other: object) -> bool:
         return True if other is cls or other is cls.numpy_type else NotImplemented
 
     def __hash__(cls) -> int:

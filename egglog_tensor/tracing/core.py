@@ -18,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConcreteValueError, EgglogTensorError, OutOfBoundsError, TracingError, UnsupportedError
+from ..errors import (
+    ConcreteValueError,
+    EgglogTensorError,
+    OutOfBoundsError,
+    TracingError,
+    UnsupportedError,
+)
 from ..graph import DTYPES, Builder, Node, topological
 from ..spec import PYTHON_SCALARS
 
