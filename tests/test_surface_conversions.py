@@ -14,6 +14,7 @@ import egglog_tensor as et
 
 rng = np.random.default_rng(19)
 X = rng.standard_normal((3, 4)) * 50
+NUMPY_FLOAT32 = np.float32  # bound before tracing: NumPy's own type
 
 
 def exact(fn, *args):
@@ -109,6 +110,7 @@ def test_scalar_types_and_functions_are_numpy_s_again_after_tracing() -> None:
         (lambda x: np.array([x, x[:2]]), et.TracingError, "inhomogeneous shape"),
         (lambda x: np.asarray(x, dtype=np.complex64), et.UnsupportedError, "dtype complex64 is not supported"),
         (lambda x: x.astype(np.float32, casting="safe"), et.TracingError, "Cannot cast array data from dtype.'float64'. to dtype.'float32'. according to the rule 'safe'"),
+        (lambda x: NUMPY_FLOAT32(x), et.TracingError, "bound before tracing"),
         (lambda x: np.float32(x, 1), et.TracingError, r"np.float32\(\) takes one argument"),
     ],
 )

@@ -213,7 +213,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         raise self._concrete("using a traced array as an index")
 
     def __array__(self, dtype=None, copy=None):
-        raise self._concrete("converting a traced array to a NumPy array (np.asarray / np.array)")
+        raise self._concrete("converting a traced array to a NumPy array (with np.asarray, np.float32... bound before tracing, "
+                             "or np.frombuffer & co.)")
 
     def __setitem__(self, key: Any, value: Any) -> None:
         IMPLEMENTATIONS["setitem"](self, key, value)
