@@ -111,6 +111,7 @@ def test_scalar_types_and_functions_are_numpy_s_again_after_tracing() -> None:
         (lambda x: np.asarray(x, dtype=np.complex64), et.UnsupportedError, "dtype complex64 is not supported"),
         (lambda x: x.astype(np.float32, casting="safe"), et.TracingError, "Cannot cast array data from dtype.'float64'. to dtype.'float32'. according to the rule 'safe'"),
         (lambda x: NUMPY_FLOAT32(x), et.TracingError, "bound before tracing"),
+        (lambda x: np.array([x, x], ndmax=1), et.UnsupportedError, "ndmax"),
         (lambda x: np.float32(x, 1), et.TracingError, r"np.float32\(\) takes one argument"),
     ],
 )

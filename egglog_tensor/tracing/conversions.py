@@ -104,6 +104,8 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
 def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str = "K", subok: bool = False, ndmin: int = 0,
           ndmax: int = 0) -> Tracer:
     """np.array: a copy of the traced array (copy=None: only if needed), converted to `dtype`, with `ndmin` dims."""
+    if ndmax:
+        raise fail(UnsupportedError, "np.array(ndmax=...) of traced values is not supported")
     return _convert("array", obj, dtype, copy, ndmin)
 
 
