@@ -23,7 +23,7 @@ from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node
-from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS
+from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
@@ -180,6 +180,8 @@ class Emitter:
             return self._matmul(node, node.attr("tiles") if node.op == "matmul_tiled" else None)
         if node.op in REDUCTIONS:
             return self._reduction(node)
+        if node.op in SCANS:
+            return self._scan(node)
         if node.op == "concat":
             return self._concat(node)
         if node.op == "update_slice":
@@ -430,6 +432,80 @@ class Emitter:
         _tag_lanes(value, lanes_attr)
         return value
 
+    # --- scans ---------------------------------------------------------------------------------
+    def _scan(self, node: Node) -> ir.Value:
+        """cumsum/cumprod along `axis`, its producers fused; a long axis the other loops cannot give
+        the threads work over is scanned in two passes over blocks (_blocked_scan)."""
+        (x,) = node.inputs
+        axis, op = node.attr("axis"), _SCAN_OPS[node.op]
+        plan = _Plan(x.shape)
+        tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan)
+        n, threads = x.shape[axis], self.target.threads
+        if threads > 1 and x.size // n < threads and n >= policy.SCAN_SPLIT:
+            count = next((c for c in range(8 * threads, 32 * threads) if n % c == 0), 8 * threads)
+            if _reads_indices(tree):  # the blocks renumber the loops: an iota is read from its own buffer
+                plan = _Plan(x.shape)
+                tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan, indices=False)
+            blocked = self._blocked_scan(plan, tree, axis, op, node.dtype, count)
+            if blocked is not None:
+                return blocked
+        start = _fill(_kept(x.shape, (axis,)), node.dtype, _scan_start(op, node.dtype))
+        return self._scan_generic(plan, tree, axis, op, node.dtype, start)[1]
+
+    def _blocked_scan(self, plan: _Plan, tree: tuple, axis: int, op: str, dtype: str, count: int) -> ir.Value | None:
+        """The scan of `axis` split into `count` blocks (and a tail): 1. each block's total (a
+        reduction the threads share), 2. the running totals before each block (a short scan), 3. each
+        block scanned from its offset (the threads share the blocks), 4. the tail from the last
+        block's end. None when an operand reads the axis other than by its bare index."""
+        shape = plan.domain
+        size, tail = divmod(shape[axis], count)
+        split = _split_inputs(plan, axis, size, count)
+        if split is None:
+            return None
+        domain = shape[:axis] + (count, size) + shape[axis + 1:]
+        blocks = _Plan(domain, split)
+        kept = _kept(domain, (axis + 1,))
+        totals = self._reduce(blocks, tree, (axis + 1,), _fill(kept, dtype, _scan_start(op, dtype)), op, dtype, None)
+        before, totals_tree = self._plain_input(totals, dtype)
+        start = _fill(_kept(kept, (axis,)), dtype, _scan_start(op, dtype))
+        offsets = self._scan_generic(before, totals_tree, axis, op, dtype, start, exclusive=True)[1]
+        ends, scanned = self._scan_generic(blocks, tree, axis + 1, op, dtype, offsets)
+        groups = [[d] for d in range(axis)] + [[axis, axis + 1]] + [[d + 1] for d in range(axis + 1, len(shape))]
+        flat = tensor.collapse_shape(ir.RankedTensorType.get([count * size if d == axis else n for d, n in enumerate(shape)],
+                                                             scalar.storage_type(dtype)), scanned, _groups(groups))
+        if not tail:
+            return flat
+        rank = len(kept)
+        last_type = ir.RankedTensorType.get(list(_kept(kept, (axis,))), scalar.storage_type(dtype))
+        last = tensor.extract_slice(last_type, ends, [], [], [], [count - 1 if d == axis else 0 for d in range(rank)],
+                                    [1 if d == axis else n for d, n in enumerate(kept)], [1] * rank)
+        rest = _Plan(shape[:axis] + (tail,) + shape[axis + 1:], _tail_inputs(plan, axis, count * size, tail))
+        tail_values = self._scan_generic(rest, tree, axis, op, dtype, last)[1]
+        result = _fill(shape, dtype, 0)
+        ones = [1] * len(shape)
+        result = tensor.insert_slice(flat, result, [], [], [], [0] * len(shape), list(ir.RankedTensorType(flat.type).shape), ones)
+        return tensor.insert_slice(tail_values, result, [], [], [], [count * size if d == axis else 0 for d in range(len(shape))],
+                                   list(rest.domain), ones)
+
+    def _scan_generic(self, plan: _Plan, tree: tuple, axis: int, op: str, dtype: str, start: ir.Value,
+                      exclusive: bool = False) -> list[ir.Value]:
+        """The generic scanning loop `axis` of plan's domain with `op` from `start` (the values
+        without that axis): a reduction loop whose running value is an output (returned first) and
+        whose every step writes the result (the running value before the element when `exclusive`)."""
+        rank = len(plan.domain)
+        dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
+        running = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i != axis])
+        iterators = ["reduction" if i == axis else "parallel" for i in range(rank)]
+        name = "add" if op == "sum" else "multiply"
+
+        def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
+            step = scalar.apply(name, dtype, dtype, [args[-2], value])
+            return [step, args[-2] if exclusive else step]
+
+        result = tensor.empty(list(plan.domain), scalar.storage_type(dtype))
+        return self._generic_with(plan, tree, [start, result], [running, ir.AffineMap.get_identity(rank)], iterators,
+                                  [dtype, dtype], body)
+
     # --- contractions and data movement -------------------------------------------------------
     def _operand(self, node: Node) -> tuple[ir.Value, bool]:
         """A matmul operand as (tensor, transposed): a 2-D transpose is folded into the indexing map."""
@@ -535,6 +611,21 @@ def constant_attr(node: Node) -> ir.DenseElementsAttr:
     """The elements of an `array` node (bool stored as 0/1 bytes, as NumPy's)."""
     data = np.frombuffer(bytes.fromhex(node.attr("data")), dtype=node.dtype).reshape(node.shape)
     return ir.DenseElementsAttr.get(data.astype(np.int8) if node.dtype == "bool" else data, type=_tensor_type(node))
+
+
+_SCAN_OPS = {"cumsum": "sum", "cumprod": "prod"}
+
+
+def _scan_start(op: str, dtype: str) -> float:
+    """A scan's running value before the first element: adding (multiplying) it gives the element
+    exactly, as NumPy's first output is its first element (-0.0 stays -0.0)."""
+    return (-0.0 if dtype.startswith("float") else 0) if op == "sum" else 1
+
+
+def _groups(groups: list[list[int]]) -> ir.ArrayAttr:
+    """A reassociation attribute (tensor.collapse_shape) of dim `groups`."""
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in group]) for group in groups])
 
 
 def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:
