@@ -442,7 +442,8 @@ class Emitter:
         tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan)
         n, threads = x.shape[axis], self.target.threads
         if threads > 1 and x.size // n < threads and n >= policy.SCAN_SPLIT:
-            count = next((c for c in range(8 * threads, 32 * threads) if n % c == 0), 8 * threads)
+            step = policy.SCAN_ROWS * threads  # blocks rescanned side by side (_interleaved_scan) on each thread
+            count = next((c for c in range(step, 64 * threads, step) if n % c == 0), 8 * threads)
             if _reads_indices(tree):  # the blocks renumber the loops: an iota is read from its own buffer
                 plan = _Plan(x.shape)
                 tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan, indices=False)
@@ -469,30 +470,34 @@ class Emitter:
         before, totals_tree = self._plain_input(totals, dtype)
         start = _fill(_kept(kept, (axis,)), dtype, _scan_start(op, dtype))
         offsets = self._scan_generic(before, totals_tree, axis, op, dtype, start, exclusive=True)[1]
-        ends, scanned = self._scan_generic(blocks, tree, axis + 1, op, dtype, offsets)
-        groups = [[d] for d in range(axis)] + [[axis, axis + 1]] + [[d + 1] for d in range(axis + 1, len(shape))]
-        flat = tensor.collapse_shape(ir.RankedTensorType.get([count * size if d == axis else n for d, n in enumerate(shape)],
-                                                             scalar.storage_type(dtype)), scanned, _groups(groups))
+        # the blocks and the tail write the result in place, at (block * size + index in block) and past them
+        rank = len(shape)
+        e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
+        at = ir.AffineMap.get(rank + 1, 0, e[:axis] + [e[axis] * size + e[axis + 1]] + e[axis + 2:])
+        into = tensor.empty(list(shape), scalar.storage_type(dtype))
+        ends, scanned = self._scan_generic(blocks, tree, axis + 1, op, dtype, offsets, into=(into, at))
         if not tail:
-            return flat
-        rank = len(kept)
+            return scanned
         last_type = ir.RankedTensorType.get(list(_kept(kept, (axis,))), scalar.storage_type(dtype))
         last = tensor.extract_slice(last_type, ends, [], [], [], [count - 1 if d == axis else 0 for d in range(rank)],
                                     [1 if d == axis else n for d, n in enumerate(kept)], [1] * rank)
+        d = e[:rank]
+        past = ir.AffineMap.get(rank, 0, d[:axis] + [d[axis] + count * size] + d[axis + 1:])
         rest = _Plan(shape[:axis] + (tail,) + shape[axis + 1:], _tail_inputs(plan, axis, count * size, tail))
-        tail_values = self._scan_generic(rest, tree, axis, op, dtype, last)[1]
-        result = _fill(shape, dtype, 0)
-        ones = [1] * len(shape)
-        result = tensor.insert_slice(flat, result, [], [], [], [0] * len(shape), list(ir.RankedTensorType(flat.type).shape), ones)
-        return tensor.insert_slice(tail_values, result, [], [], [], [count * size if d == axis else 0 for d in range(len(shape))],
-                                   list(rest.domain), ones)
+        return self._scan_generic(rest, tree, axis, op, dtype, last, into=(scanned, past))[1]
 
     def _scan_generic(self, plan: _Plan, tree: tuple, axis: int, op: str, dtype: str, start: ir.Value,
-                      exclusive: bool = False) -> list[ir.Value]:
+                      exclusive: bool = False, into: tuple[ir.Value, ir.AffineMap] | None = None) -> list[ir.Value]:
         """The generic scanning loop `axis` of plan's domain with `op` from `start` (the values
         without that axis): a reduction loop whose running value is an output (returned first) and
-        whose every step writes the result (the running value before the element when `exclusive`)."""
-        rank = len(plan.domain)
+        whose every step writes the result (the running value before the element when `exclusive`),
+        a new tensor of the domain's shape or `into` a tensor at an index map."""
+        rank, rows = len(plan.domain), policy.SCAN_ROWS
+        result, at = into or (tensor.empty(list(plan.domain), scalar.storage_type(dtype)), ir.AffineMap.get_identity(rank))
+        if axis == rank - 1 and rank > 1 and plan.domain[-2] % rows == 0 and plan.domain[-2] > rows and not exclusive:
+            interleaved = self._interleaved_scan(plan, tree, op, dtype, start, result, at)
+            if interleaved is not None:
+                return interleaved
         dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
         running = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i != axis])
         iterators = ["reduction" if i == axis else "parallel" for i in range(rank)]
@@ -502,9 +507,39 @@ class Emitter:
             step = scalar.apply(name, dtype, dtype, [args[-2], value])
             return [step, args[-2] if exclusive else step]
 
-        result = tensor.empty(list(plan.domain), scalar.storage_type(dtype))
-        return self._generic_with(plan, tree, [start, result], [running, ir.AffineMap.get_identity(rank)], iterators,
-                                  [dtype, dtype], body)
+        return self._generic_with(plan, tree, [start, result], [running, at], iterators, [dtype, dtype], body)
+
+    def _interleaved_scan(self, plan: _Plan, tree: tuple, op: str, dtype: str, start: ir.Value, result: ir.Value,
+                          at: ir.AffineMap) -> list[ir.Value] | None:
+        """A scan of the innermost loop with SCAN_ROWS rows at a time side by side (loops: row blocks,
+        the scanned loop, the rows of a block), so that each step adds into SCAN_ROWS independent running
+        values rather than waiting on one; None when an operand reads the rows other than by their index."""
+        rank, rows = len(plan.domain), policy.SCAN_ROWS
+        p, count = rank - 2, plan.domain[-2] // rows
+        split = _split_inputs(plan, p, rows, count)
+        if split is None:
+            return None
+        e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
+        order = ir.AffineMap.get(rank + 1, 0, e[:p] + [e[p], e[p + 2], e[p + 1]])  # (blocks, scanned, rows) -> split domain
+        whole = ir.AffineMap.get(rank + 1, 0, e[:p] + [e[p] * rows + e[p + 2], e[p + 1]])  # -> the unsplit domain
+        inputs = [(value, _compose(amap, order), dt) for value, amap, dt in split]
+        domain = plan.domain[:p] + (count, plan.domain[-1], rows)
+        kept = plan.domain[:p] + (count, rows)
+        i64 = ir.IntegerType.get_signless(64)
+        groups = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, g) for g in group])
+                                   for group in [[d] for d in range(p)] + [[p, p + 1]]])
+        starts = tensor.expand_shape(ir.RankedTensorType.get(list(kept), scalar.storage_type(dtype)), start, groups, [], list(kept))
+        running = ir.AffineMap.get(rank + 1, 0, e[:p] + [e[p], e[p + 2]])
+        iterators = ["parallel"] * p + ["parallel", "reduction", "parallel"]
+        name = "add" if op == "sum" else "multiply"
+
+        def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
+            step = scalar.apply(name, dtype, dtype, [args[-2], value])
+            return [step, step]
+
+        ends, scanned = self._generic_with(_Plan(domain, inputs), tree, [starts, result], [running, _compose(at, whole)],
+                                           iterators, [dtype, dtype], body)
+        return [tensor.collapse_shape(start.type, ends, groups), scanned]
 
     # --- contractions and data movement -------------------------------------------------------
     def _operand(self, node: Node) -> tuple[ir.Value, bool]:
@@ -616,16 +651,15 @@ def constant_attr(node: Node) -> ir.DenseElementsAttr:
 _SCAN_OPS = {"cumsum": "sum", "cumprod": "prod"}
 
 
+def _compose(amap: ir.AffineMap, inner: ir.AffineMap) -> ir.AffineMap:
+    """amap after `inner`: the index amap gives of the index `inner` gives of inner's loops."""
+    return ir.AffineMap.get(inner.n_dims, 0, [r.compose(inner) for r in amap.results])
+
+
 def _scan_start(op: str, dtype: str) -> float:
     """A scan's running value before the first element: adding (multiplying) it gives the element
     exactly, as NumPy's first output is its first element (-0.0 stays -0.0)."""
     return (-0.0 if dtype.startswith("float") else 0) if op == "sum" else 1
-
-
-def _groups(groups: list[list[int]]) -> ir.ArrayAttr:
-    """A reassociation attribute (tensor.collapse_shape) of dim `groups`."""
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in group]) for group in groups])
 
 
 def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:
