@@ -52,6 +52,15 @@ def test_edge_cases() -> None:
     check(lambda i: (np.cumsum(i), np.cumprod(i)), np.array([2**62, 2**62, 3], np.int64))
 
 
+def test_rows_scanned_side_by_side() -> None:
+    """An innermost-axis scan of a multiple of 4 rows runs 4 rows at a time: the same values, any layout."""
+    x = np.random.default_rng(3).standard_normal((2, 12, 33))
+    x[1, 5, 3], x[0, 7, 10] = np.nan, np.inf
+    check(lambda a: (np.cumsum(a, axis=-1), np.cumprod(a * 0.5 + 1.0, axis=2), np.cumsum(a.astype(np.float32), axis=-1)), x)
+    check(lambda a: np.cumsum(a, axis=1), np.asfortranarray(x[0]))
+    check(lambda i: np.cumsum(i, axis=1), np.arange(16 * 9, dtype=np.int32).reshape(16, 9)[::-1])
+
+
 @pytest.mark.skipif(not hasattr(np, "cumulative_sum"), reason="NumPy < 2.1 has no cumulative_sum")
 def test_cumulative_sum_and_prod() -> None:
     x = np.arange(1, 13, dtype=np.float64).reshape(3, 4) / 3
@@ -94,6 +103,8 @@ def test_long_axis_is_scanned_in_two_passes() -> None:
     assert parallel.count("scf.forall") >= 4  # each scan's block totals and rescan split over the threads
     y = np.broadcast_to(np.float64(0.5), (2, 2**17)).T  # a strided view: the scan reads it as it is
     check(lambda a: np.cumsum(a, axis=0), y)
+    z = np.arange(2**17, dtype=np.float64).reshape(1, 2**17, 1) % 7  # one long axis among unit ones
+    check(lambda a: (np.cumsum(a, axis=1), np.cumsum(a.reshape(2**17, 1), axis=0)), z)
 
 
 @pytest.mark.slow
