@@ -15,7 +15,7 @@ import numpy as np
 
 os.environ.setdefault("EGGLOG_TENSOR_CACHE", "0")
 
-from run import Workload, describe, machine_numbers, print_row, run_workload  # noqa: E402
+from run import Workload, describe, machine_numbers, print_row, run_workload
 
 N = 4096
 

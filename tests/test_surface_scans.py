@@ -75,7 +75,7 @@ def test_cumulative_sum_and_prod() -> None:
 def test_producers_fuse_into_the_scan() -> None:
     """np.cumsum(x * 2 + y, axis=1) is one generic reading x and y (no temporary for x * 2 + y)."""
     x = np.random.default_rng(0).standard_normal((6, 9))
-    fn = lambda a, b: np.cumsum(a * 2.0 + np.exp(b), axis=1) - 1.0  # noqa: E731
+    fn = lambda a, b: np.cumsum(a * 2.0 + np.exp(b), axis=1) - 1.0
     check(fn, x, x[::-1])
     linalg = et.kernel(fn).inspect(x, x).stage("linalg")
     assert linalg.count("linalg.generic") == 2  # the scan (its producers inlined), its consumer

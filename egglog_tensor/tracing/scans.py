@@ -8,7 +8,17 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError
-from .core import Tracer, as_tracer, dtype_name, fail, implements, lift, normalize_axis, result, trace_of
+from .core import (
+    Tracer,
+    as_tracer,
+    dtype_name,
+    fail,
+    implements,
+    lift,
+    normalize_axis,
+    result,
+    trace_of,
+)
 from .reductions import accumulator_dtype
 from .shapes import concatenate, reshape
 from .statistics import _filled, _no_out
