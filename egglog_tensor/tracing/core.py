@@ -269,6 +269,13 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def argmin(self, axis=None, out=None, *, keepdims=False) -> Tracer:
         return IMPLEMENTATIONS["argmin"](self, axis, out, keepdims=keepdims)
 
+    # scans (tracing/scans.py)
+    def cumsum(self, axis=None, dtype=None, out=None) -> Tracer:
+        return IMPLEMENTATIONS["cumsum"](self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None) -> Tracer:
+        return IMPLEMENTATIONS["cumprod"](self, axis, dtype, out)
+
     def any(self, axis=None, out=None, keepdims=False, *, where=True) -> Tracer:
         return IMPLEMENTATIONS["any"](self, axis, out, keepdims, where=where)
 
