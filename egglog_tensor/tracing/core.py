@@ -95,7 +95,7 @@ class Trace:
         """A 0-d constant of `dtype`, holding the value NumPy would compute with (NEP 50): a Python
         int outside an integer dtype raises OverflowError, a number beyond a float dtype's range is
         +-inf (with NumPy's RuntimeWarning), both as in NumPy."""
-        bounds = np.iinfo(dtype) if dtype.startswith("int") else None
+        bounds = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
         if bounds is not None and type(value) is int and not bounds.min <= value <= bounds.max:
             raise fail(OutOfBoundsError, f"Python integer {value} out of bounds for {dtype}")
         try:
@@ -107,7 +107,7 @@ class Trace:
             raise fail(OutOfBoundsError, f"Python integer {value} too large to convert to {dtype}") from None
         except TypeError:
             raise fail(TracingError, f"Python scalar {value!r} does not fit in {dtype}") from None
-        if dtype.startswith("int") and abs(int(typed)) > 2**53:
+        if np.dtype(dtype).kind in "iu" and abs(int(typed)) > 2**53:
             raise fail(UnsupportedError, f"integer constant {value!r} is too large (|value| > 2**53)")
         value = float(typed)
         if value == 0.0 and math.copysign(1.0, value) < 0:

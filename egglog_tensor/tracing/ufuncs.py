@@ -34,7 +34,7 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     except (TypeError, np.exceptions.DTypePromotionError) as e:
         raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}): {e}") from None
     check_dtype(ufunc.__name__, loop, inputs)
-    if name in PREDICATES and loop[0].kind == "i":
+    if name in PREDICATES and loop[0].kind in "iu":
         if any(type(v) is int and not -(2**63) <= v < 2**63 for v in inputs):  # beyond int64: one answer for every element
             value = np.bool_(ufunc(*(v if type(v) is int else np.int64(0) for v in inputs)))
             shape = np.broadcast_shapes(*(v.shape if isinstance(v, Tracer) else np.shape(v) for v in inputs))
