@@ -101,6 +101,8 @@ class Trace:
         try:
             if dtype.startswith("float") and type(value) in (int, float):
                 typed = to_float(value, dtype)
+            elif bounds is not None and type(value) is int:  # in bounds: `uint8_array - 1` subtracts a uint8 1
+                typed = np.asarray(value, dtype)
             else:
                 typed = np.asarray(value).astype(dtype, casting="same_kind")
         except OverflowError:  # float(10**400)
