@@ -199,6 +199,19 @@ def test_indices_of_every_int_dtype(dtype: str) -> None:
     check(lambda x, i: (np.take(x, i, axis=0), x[i], x[:, i], x[i, i], np.argmax(x[i], axis=1)), x, idx)
 
 
+def test_index_values_as_numpy_reads_them() -> None:
+    """Negative int8 indices count from the end; uint64 2**64-1 is -1 to NumPy too (it casts to intp);
+    a uint8 255 past the axis raises IndexError as NumPy's."""
+    x = np.arange(10.0)
+    take = lambda x, i: (x[i], np.take(x, i))  # noqa: E731
+    check(take, x, np.array([-1, 3, -10], np.int8))
+    check(take, x, np.array([2**64 - 1, 0], np.uint64))
+    with pytest.raises(IndexError):
+        x[np.array([255], np.uint8)]  # noqa: B018  (NumPy itself)
+    with pytest.raises(et.IndexOutOfBoundsError, match="out of bounds for axis 0 with size 10"):
+        kernel_of(take)(x, np.array([255, 1], np.uint8))
+
+
 # --- promotion: every pair, and Python scalars ------------------------------------------------
 
 
