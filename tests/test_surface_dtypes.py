@@ -271,3 +271,21 @@ def test_unsupported_dtype_is_refused() -> None:
         for bad in (np.zeros(3, np.complex64), np.zeros(3, np.longdouble)):
             with pytest.raises(et.KernelArgumentError, match="uint8"):
                 kernel_of(lambda a: a + 1)(bad)
+
+
+def _cached(a, h):
+    return a // 3 + 100, np.maximum(a, 7), (h * 2.5).sum(), a.sum(), h.astype(np.uint16)
+
+
+def test_new_dtypes_through_the_disk_cache() -> None:
+    """A uint8/float16 kernel is stored and loaded back (a fresh Kernel hits) with the same results, and
+    a uint8 argument does not hit an int8 entry (the dtype is in the key)."""
+    a, h = np.array([1, 200, 255, 0], np.uint8), np.array([1.5, -2, 3, 0.25], np.float16)
+    cold, warm = et.kernel(_cached), et.kernel(_cached)
+    assert_same(cold(a, h), reference(_cached, a, h))
+    assert cold.inspect(a, h).cache == "miss-stored"
+    assert_same(warm(a, h), reference(_cached, a, h))
+    assert warm.inspect(a, h).cache == "hit"
+    signed = a.astype(np.int8)
+    assert_same(warm(signed, h), reference(_cached, signed, h))
+    assert warm.inspect(signed, h).cache == "miss-stored"
