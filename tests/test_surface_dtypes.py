@@ -260,8 +260,8 @@ def test_unsigned_compared_with_negative_python_int() -> None:
 
 
 def test_bool_loops_resolving_to_int8() -> None:
-    """NumPy runs bool << bool, bool >> bool and ~(bool + int8) in int8 loops: the same dtypes and values."""
-    check(lambda a, b: (a << b, a >> b, ~(a + b.astype(np.int8))), np.array([True, False, True]), np.array([True, True, False]))
+    """NumPy runs bool << bool, bool >> bool, bool // bool and ~(bool + int8) in int8 loops: the same dtypes and values."""
+    check(lambda a, b: (a << b, a >> b, a // b, a % b, ~(a + b.astype(np.int8))), np.array([True, False, True]), np.array([True, True, False]))
 
 
 def test_unsupported_dtype_is_refused() -> None:
