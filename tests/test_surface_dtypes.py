@@ -259,6 +259,18 @@ def test_unsigned_compared_with_negative_python_int() -> None:
     check(lambda a, b: (a + b, np.maximum(a, b)), np.array([2**63, 5], np.uint64), np.array([-1, 7], np.int64))
 
 
+@pytest.mark.parametrize("dtype", NEW_DTYPES)
+def test_round_and_clip(dtype: str) -> None:
+    """np.round (decimals < 0 wraps for unsigned as NumPy's: 255 -> 260 -> 4) and np.clip, whose Python-int
+    bounds beyond the dtype cannot bind (NumPy ignores them)."""
+    a = np.array([0, 7, 15, 126, 127, 5, 25, 35], dtype=dtype)
+    if dtype != "float16":  # (a 32/64-bit maximum rounds past the dtype: casting that back is undefined in C, NumPy too)
+        a[:2] = np.array([np.iinfo(dtype).max if a.itemsize < 4 else 1, np.iinfo(dtype).min], dtype=object).astype(dtype)
+        check(lambda a: (np.round(a), np.round(a, -1), np.round(a, 2), np.clip(a, -5, 300), np.clip(a, 3, 100)), a)
+    else:
+        check(lambda a: (np.round(a), np.round(a / 3, 1), np.round(a, -1), np.clip(a, -5, 300), np.clip(a, 3, 100)), a)
+
+
 def test_bool_loops_resolving_to_int8() -> None:
     """NumPy runs bool << bool, bool >> bool, bool // bool and ~(bool + int8) in int8 loops: the same dtypes and values."""
     check(lambda a, b: (a << b, a >> b, a // b, a % b, ~(a + b.astype(np.int8))), np.array([True, False, True]), np.array([True, True, False]))

@@ -119,7 +119,7 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: An
     a_min = kw.pop("min", a_min)
     result = a
     trace = trace_of([a])
-    if isinstance(a, Tracer) and a._weak is None and a.dtype.kind == "i":  # as NumPy: an int bound beyond the dtype cannot bind
+    if isinstance(a, Tracer) and a._weak is None and a.dtype.kind in "iu":  # as NumPy: an int bound beyond the dtype cannot bind
         info = np.iinfo(a.dtype)
         a_min = None if type(a_min) is int and a_min < info.min else a_min
         a_max = None if type(a_max) is int and a_max > info.max else a_max
