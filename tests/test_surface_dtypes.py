@@ -271,6 +271,31 @@ def test_round_and_clip(dtype: str) -> None:
         check(lambda a: (np.round(a), np.round(a / 3, 1), np.round(a, -1), np.clip(a, -5, 300), np.clip(a, 3, 100)), a)
 
 
+def _stores(a):
+    b = a.copy()
+    b[0] = 200
+    b[1:3] = 2.7
+    b[3] += 100
+    return b
+
+
+def test_item_assignment_into_new_dtypes() -> None:
+    """Stores cast as NumPy's (unsafe for arrays and floats, 2.7 -> 2); a Python int outside the
+    dtype raises OverflowError as NumPy's `uint8_array[0] = 300`."""
+    for dtype in ("uint8", "int16", "float16"):
+        check(_stores, np.arange(6, dtype=dtype))
+    with pytest.raises(OverflowError):
+        np.zeros(2, np.uint8)[0] = 300
+    with pytest.raises(et.OutOfBoundsError, match="300 out of bounds for uint8"):
+        kernel_of(lambda a: _set(a, 300))(np.zeros(2, np.uint8))
+
+
+def _set(a, value):
+    b = a.copy()
+    b[0] = value
+    return b
+
+
 def test_bool_loops_resolving_to_int8() -> None:
     """NumPy runs bool << bool, bool >> bool, bool // bool and ~(bool + int8) in int8 loops: the same dtypes and values."""
     check(lambda a, b: (a << b, a >> b, a // b, a % b, ~(a + b.astype(np.int8))), np.array([True, False, True]), np.array([True, True, False]))
