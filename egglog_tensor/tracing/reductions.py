@@ -35,7 +35,7 @@ def reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, **unsu
     else:
         target = accumulator_dtype(x.dtype.name) if op in ("sum", "prod") else x.dtype.name
     if target == "float16" and op in ("sum", "prod"):  # NumPy's half loops accumulate in float32, round once
-        return reduce(op, x.astype("float32"), axis, keepdims).astype("float16")
+        return reduce(op, x.astype("float16").astype("float32"), axis, keepdims).astype("float16")
     node = lift(trace, x, target)
     if axes:
         reduced = trace.make(op, (node,), (axes,))
