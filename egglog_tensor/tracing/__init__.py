@@ -29,7 +29,7 @@ def narrowed_int_args(outputs: Sequence[Node], specs: Sequence[ArgSpec], names: 
     dtype (`int32_array + n`): NumPy raises OverflowError for a value outside it, so a call checks."""
     index = {n: i for i, (n, s) in enumerate(zip(names, specs, strict=True)) if s.weak is int}
     found = {(index[n.inputs[0].attr("name")], n.dtype) for n in topological(list(outputs))
-             if n.op == "astype" and n.dtype.startswith("int") and n.inputs[0].op == "arg" and n.inputs[0].attr("name") in index}
+             if n.op == "astype" and n.dtype.lstrip("u").startswith("int") and n.inputs[0].op == "arg" and n.inputs[0].attr("name") in index}
     return tuple(sorted(found))
 
 

@@ -101,19 +101,21 @@ class Trace:
         """A 0-d constant of `dtype`, holding the value NumPy would compute with (NEP 50): a Python
         int outside an integer dtype raises OverflowError, a number beyond a float dtype's range is
         +-inf (with NumPy's RuntimeWarning), both as in NumPy."""
-        bounds = np.iinfo(dtype) if dtype.startswith("int") else None
+        bounds = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
         if bounds is not None and type(value) is int and not bounds.min <= value <= bounds.max:
             raise fail(OutOfBoundsError, f"Python integer {value} out of bounds for {dtype}")
         try:
             if dtype.startswith("float") and type(value) in (int, float):
                 typed = to_float(value, dtype)
+            elif bounds is not None and type(value) is int:  # in bounds: `uint8_array - 1` subtracts a uint8 1
+                typed = np.asarray(value, dtype)
             else:
                 typed = np.asarray(value).astype(dtype, casting="same_kind")
         except OverflowError:  # float(10**400)
             raise fail(OutOfBoundsError, f"Python integer {value} too large to convert to {dtype}") from None
         except TypeError:
             raise fail(TracingError, f"Python scalar {value!r} does not fit in {dtype}") from None
-        if dtype.startswith("int") and abs(int(typed)) > 2**53:
+        if np.dtype(dtype).kind in "iu" and abs(int(typed)) > 2**53:
             raise fail(UnsupportedError, f"integer constant {value!r} is too large (|value| > 2**53)")
         value = float(typed)
         if value == 0.0 and math.copysign(1.0, value) < 0:
