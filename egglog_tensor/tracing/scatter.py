@@ -76,7 +76,9 @@ def bincount(x: Any, weights: Any = None, minlength: Any = None) -> Tracer:
                                 "'list' argument must have no negative elements)")
     check_at_run_time(beyond, f"np.bincount: x has a value >= minlength={bins}, the kernel's number of bins; pass a larger minlength")
     idx = np.where(negative | beyond, 0, idx)
-    return scatter_add(idx, w if weights is None else w.astype("float64"), bins)
+    if weights is None or not x.size:  # NumPy counts an empty x as int64, weighted or not
+        return scatter_add(idx, _ones(trace, x.size), bins)
+    return scatter_add(idx, w.astype("float64"), bins)
 
 
 @implements("histogram")
