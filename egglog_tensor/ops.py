@@ -214,7 +214,7 @@ def _gather(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
 def _scatter_add(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     """scatter_add(idx, weights, bins): `bins` bins of the weights' dtype; idx int64 and shaped like the 1-D weights."""
     idx, w = ins
-    if idx.dtype != "int64" or idx.ndim != 1 or w.shape != idx.shape or attrs[0] < 0:
+    if idx.dtype != "int64" or len(idx.shape) != 1 or w.shape != idx.shape or attrs[0] < 0:
         raise TracingError(f"1-D int64 indices shaped like the weights and bins >= 0 expected, got "
                            f"{idx.dtype}{list(idx.shape)}, {w.dtype}{list(w.shape)}, bins {attrs[0]}")
     return (attrs[0],), w.dtype
