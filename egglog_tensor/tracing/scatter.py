@@ -10,7 +10,11 @@ import operator
 from typing import Any
 
 import numpy as np
-from numpy.lib import _histograms_impl as numpy_histograms
+
+try:  # NumPy's histogram internals, reused so that bins and edges are NumPy's own (numpy.lib.histograms before 2.0)
+    from numpy.lib import _histograms_impl as numpy_histograms
+except ImportError:  # pragma: no cover
+    from numpy.lib import histograms as numpy_histograms  # type: ignore[no-redef]
 
 from ..errors import TracingError, UnsupportedError
 from .core import Trace, Tracer, ancestors, as_tracer, fail, implements, result, trace_of, user_location
