@@ -135,6 +135,17 @@ def test_histogram(n: int, dtype: str, case: str, seed: int) -> None:
         check(fn, x, **EXACT)
 
 
+MANY_EDGES = np.concatenate([np.linspace(-3, 0, 50), [0.0, 0.0], np.linspace(0.1, 2.5, 77), [2.5]])  # 130 edges: searched
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_histogram_many_edges_are_searched(dtype: type) -> None:
+    x = make_array(9, np.dtype(dtype).name, (2000,), lo=-4, hi=4, special=True)
+    x[: MANY_EDGES.size] = MANY_EDGES
+    check(lambda x: np.histogram(x, bins=MANY_EDGES), x, **EXACT)
+    check(lambda x, e: np.histogram(x, bins=e)[0], x, MANY_EDGES[::2])
+
+
 @pytest.mark.parametrize("case", ["awkward edges", "7 bins, float range"])
 def test_histogram_values_on_the_edges(case: str) -> None:
     """Each edge, and the float next to it on both sides: NumPy's index computation, corrected by the edges."""

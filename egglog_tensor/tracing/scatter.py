@@ -22,6 +22,7 @@ from .creation import iota
 from .indexing import gather
 from .shapes import broadcast_to, reshape
 
+SEARCH_FROM = 64  # bin edges beyond this many are searched (log2 steps), not each compared with every element
 BLOCK = 65536  # NumPy's histogram adds up its bins block by block of this many elements (a float sum's rounding)
 
 
@@ -142,14 +143,28 @@ def _uniform(x: Tracer, edges: np.ndarray, uniform: tuple, weights: Tracer | Non
     return _count(idx, keep, weights, n)
 
 
+def _edges_at_most(x: Tracer, edges: Tracer) -> Tracer:
+    """How many of the sorted edges are <= each element (0 for NaN): every edge compared with it
+    when they are few, else a binary search (a gather of one edge per element and step)."""
+    count = edges.size
+    if count <= SEARCH_FROM:
+        return np.sum(reshape(x, (x.size, 1)) >= reshape(edges, (1, count)), axis=1)
+    found = broadcast_to(as_tracer(x._trace, np.int64(0)), x.shape)
+    step = 1 << (count.bit_length() - 1)
+    while step:
+        more = found + step
+        below = (more <= count) & (gather(edges, np.minimum(more, count) - 1, 0) <= x)
+        found, step = np.where(below, more, found), step // 2
+    return found
+
+
 def _by_edges(x: Tracer, edges: Tracer, weights: Tracer | None) -> Tracer:
-    """Bins of sorted edges: an element's bin is the last edge <= it (the last bin closed), found by
-    counting the edges <= it; elements outside the edges, and NaN, dropped."""
+    """Bins of sorted edges: an element's bin is the last edge <= it (the last bin closed);
+    elements outside the edges, and NaN, dropped."""
     n = edges.size - 1
     if n < 1:
         raise fail(TracingError, "np.histogram: bins must have at least 2 edges")
-    below = np.sum(reshape(x, (x.size, 1)) >= reshape(edges, (1, n + 1)), axis=1)
-    idx = np.minimum(below - 1, n - 1)
+    idx = np.minimum(_edges_at_most(x, edges) - 1, n - 1)
     keep = (x >= edges[0]) & (x <= edges[n])
     return _count(np.where(keep, idx, 0), keep, weights, n)
 
