@@ -274,7 +274,7 @@ class TensorCostModel:
                     tiles = choose_tiles("linalg.matmul", loops, itemsize, self.target).tiles
                 slowdown *= tile_slowdown(loops, tiles, itemsize, self.target, math.prod(batch) if batch else None)
             return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown))
-        if op == "gather":  # reads x at indices computed in its loop: priced as a copy of its size
+        if op in ("gather", "scatter_add"):  # reads x at indices computed in its loop: priced as a copy of its size
             x, idx = ins
             return self._buffer(out, self.closed(x) + self.closed(idx) + m.kernel(0.0, 2 * _bytes(out)))
         if op == "update_slice":  # the base copied (unless updated in place), the value written into it

@@ -186,6 +186,11 @@ def gather(x: Tensor, idx: Tensor, axis: i64Like) -> Tensor:
 
 
 @function
+def scatter_add(idx: Tensor, weights: Tensor, bins: i64Like) -> Tensor:
+    """`bins` bins, each the sum of the weights whose int64 index idx is that bin (ops.py)."""
+
+
+@function
 def array(data: StringLike, shape: VecLike[i64, i64Like], dtype: DType) -> Tensor:
     """A constant array (a captured NumPy array): its C-ordered bytes as hex."""
 

@@ -220,6 +220,15 @@ def _gather(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     return idx.shape, x.dtype
 
 
+def _scatter_add(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """scatter_add(idx, weights, bins): `bins` bins of the weights' dtype; idx int64 and shaped like the 1-D weights."""
+    idx, w = ins
+    if idx.dtype != "int64" or len(idx.shape) != 1 or w.shape != idx.shape or attrs[0] < 0:
+        raise TracingError(f"1-D int64 indices shaped like the weights and bins >= 0 expected, got "
+                           f"{idx.dtype}{list(idx.shape)}, {w.dtype}{list(w.shape)}, bins {attrs[0]}")
+    return (attrs[0],), w.dtype
+
+
 def _iota(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     shape, axis, dtype = attrs
     if not 0 <= axis < len(shape) or dtype == "bool":
@@ -337,6 +346,10 @@ _RECORDS = [
     OpDef("update_slice", Kind.SHAPE, 2, ("start", "step", "size"), "update_slice", _update_slice),
     # captured NumPy arrays (tracing/core.py's constant_array): C-ordered bytes as hex, embedded in the module
     OpDef("array", Kind.LEAF, 0, ("data", "shape", "dtype"), "array", _array),
+    # scatter (bincount, histogram: tracing/scatter.py): integer gcd/lcm, and scatter_add, the
+    # weights summed into `bins` bins at the int64 indices (each in range: the tracer checks)
+    *(_binary_op(name, {"int": C}) for name in ("gcd", "lcm")),
+    OpDef("scatter_add", Kind.SHAPE, 2, ("bins",), "scatter_add", _scatter_add),
     OpDef("materialize", Kind.SCHEDULE, 1, (), "materialize", _same),
     OpDef("fuse_rows", Kind.SCHEDULE, 1, (), "fuse_rows", _same),
     OpDef("fuse_rows_tiled", Kind.SCHEDULE, 1, ("tiles",), "fuse_rows_tiled", _same),

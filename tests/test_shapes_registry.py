@@ -208,6 +208,8 @@ PROGRAMS = {
     "gathers": (lambda x, i, j: np.take(x, i, axis=1).sum(axis=0) + x[i % 4, :3].sum(axis=1) + np.take_along_axis(x, j, axis=1)[:, 0].sum(),
                 f64(4, 5), np.ones(3, np.int64), np.ones((4, 2), np.int32)),
     "update_slice, array": (_updated, f64(4, 5)),
+    "scatter_add, gcd, lcm": (lambda x, i: np.bincount(i % 3, weights=x, minlength=3) + np.gcd(i, i + 2)[:3] + np.lcm(i, 3)[:3],
+                              f64(5), np.ones(5, np.int64)),
     "collapses": (lambda x, v: (x - x) + np.broadcast_to(v, (4, 5)).sum(axis=0) * 1.0 + np.broadcast_to(v, (3, 4, 5)).sum(axis=(0, 1)), f64(4, 5), f64(5)),
     "softmax rows": (lambda x: np.exp(x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True), f64(64, 100)),
     "layer norm rows": (lambda x: (x - x.mean(axis=1, keepdims=True)) / np.sqrt(((x - x.mean(axis=1, keepdims=True)) ** 2).mean(axis=1, keepdims=True) + 1e-5), f64(64, 100)),

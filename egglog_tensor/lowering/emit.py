@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import affine, arith, bufferization, func, linalg, memref, tensor
+from mlir.dialects import affine, arith, bufferization, func, linalg, memref, scf, tensor
 
 from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
@@ -190,6 +190,8 @@ class Emitter:
             return self._reshape(node)
         if node.op == "gather":
             return self._gather(node)
+        if node.op == "scatter_add":
+            return self._scatter_add(node)
         if reverses(node):  # the reversed copy: a generic of its own, which the parallel stage leaves sequential
             plan = _Plan(node.shape)
             tree = self._scalar(node.inputs[0], view_index(node, [ir.AffineDimExpr.get(i) for i in range(node.ndim)]), plan)
@@ -619,6 +621,31 @@ class Emitter:
                       for d, n in enumerate(x.shape)]
             linalg.YieldOp([tensor.extract(source, coords)])
         return op.result
+
+    def _scatter_add(self, node: Node) -> ir.Value:
+        """A serial scf.for over the elements computing each index and weight (fused, iotas read from
+        their own buffers) and adding the weight into its bin: read-modify-write of the bins, in order
+        (NumPy's bincount order, so float sums round as NumPy's); the tracer made every index valid."""
+        idx, weights = node.inputs
+        bins = self._filled(node, 0)
+        if not idx.size:
+            return bins
+        plan = _Plan(idx.shape)
+        at = [ir.AffineDimExpr.get(0)]
+        trees = [self._scalar(x, at, plan, indices=False) for x in (idx, weights)]
+        index = ir.IndexType.get()
+        lower, upper, one = (arith.constant(index, n) for n in (0, idx.size, 1))
+        loop = scf.ForOp(lower, upper, one, [bins])
+        with ir.InsertionPoint(loop.body):
+            i, acc = loop.induction_variable, loop.inner_iter_args[0]
+            args = [scalar.load(tensor.extract(v, [affine.AffineApplyOp(ir.AffineMap.get(1, 0, [e]), [i]).result for e in m.results]), dt)
+                    for v, m, dt in plan.inputs]
+            memo: dict[tuple, ir.Value] = {}
+            k, w = (_emit_tree(t, args, memo) for t in trees)
+            k = arith.index_cast(index, k)
+            total = scalar.apply("add", node.dtype, node.dtype, [scalar.load(tensor.extract(acc, [k]), node.dtype), w])
+            scf.YieldOp([tensor.insert(scalar.store(total, node.dtype), acc, [k])])
+        return loop.results[0]
 
     def _update_slice(self, node: Node) -> ir.Value:
         """The value (fused, views as maps) inserted into the base's strided box; an argument base is

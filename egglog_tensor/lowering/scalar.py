@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, math
+from mlir.dialects import arith, math, scf
 
 from egglog_tensor import ops
 from egglog_tensor.errors import UnsupportedError
@@ -337,6 +337,39 @@ def _shift(op: str) -> Composed:
     return emit
 
 
+def _magnitude(x: ir.Value, dtype: str) -> ir.Value:
+    """|x| read as unsigned, as NumPy's npy_gcd takes it (|INT_MIN| wraps to 2**(bits-1))."""
+    return arith.select(arith.cmpi(I.slt, x, constant(0, dtype)), arith.subi(constant(0, dtype), x), x)
+
+
+def _euclid(a: ir.Value, b: ir.Value) -> ir.Value:
+    """gcd of unsigned a and b by Euclid's loop (scf.while: while a != 0, (a, b) = (b % a, a)), as NumPy's npy_gcdu."""
+    loop = scf.WhileOp([a.type, a.type], [a, b])
+    before = loop.before.blocks.append(a.type, a.type)
+    with ir.InsertionPoint(before):
+        x, y = before.arguments
+        scf.ConditionOp(arith.cmpi(I.ne, x, arith.constant(a.type, 0)), [x, y])
+    after = loop.after.blocks.append(a.type, a.type)
+    with ir.InsertionPoint(after):
+        x, y = after.arguments
+        scf.YieldOp([arith.remui(y, x), x])
+    return loop.results[1]
+
+
+def _gcd(args: list[ir.Value], dtype: str) -> ir.Value:
+    """NumPy's gcd of integers: of their magnitudes, never negative (but gcd(INT_MIN, 0) wraps, as NumPy's)."""
+    return _euclid(*(_magnitude(x, dtype) for x in args))
+
+
+def _lcm(args: list[ir.Value], dtype: str) -> ir.Value:
+    """NumPy's lcm: |a| / gcd * |b| in unsigned arithmetic wrapping like NumPy's, 0 if either is 0."""
+    a, b = (_magnitude(x, dtype) for x in args)
+    g = _euclid(a, b)
+    zero = constant(0, dtype)
+    g_zero = arith.cmpi(I.eq, g, zero)
+    return arith.select(g_zero, zero, arith.muli(arith.divui(a, arith.select(g_zero, constant(1, dtype), g)), b))
+
+
 # The ops whose semantics take several MLIR ops (records mark them ops.COMPOSED), by name: the
 # scalar result from the operands and their dtype.
 _COMPOSED: dict[str, Composed] = {
@@ -368,6 +401,8 @@ _COMPOSED: dict[str, Composed] = {
     "logaddexp2": _logaddexp(base2=True),
     "left_shift": _shift("left_shift"),
     "right_shift": _shift("right_shift"),
+    "gcd": _gcd,
+    "lcm": _lcm,
 }
 
 

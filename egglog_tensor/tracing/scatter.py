@@ -1,0 +1,197 @@
+"""Scatter-add reductions: np.bincount with a static `minlength` and np.histogram with static bins and
+range, each a `scatter_add` (the weights summed into static bins at computed indices, in NumPy's
+order). Their result shapes would depend on the data without those static arguments: a clear error
+says what to pass. Indices outside the bins are flagged at run time (the call raises
+IndexOutOfBoundsError), never written. np.gcd and np.lcm are registry ops reached through ufuncs.py."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+try:  # NumPy's histogram internals, reused so that bins and edges are NumPy's own (numpy.lib.histograms before 2.0)
+    from numpy.lib import _histograms_impl as numpy_histograms
+except ImportError:  # pragma: no cover
+    from numpy.lib import histograms as numpy_histograms  # type: ignore[no-redef]
+
+from ..errors import TracingError, UnsupportedError
+from .core import Trace, Tracer, ancestors, as_tracer, fail, implements, result, trace_of, user_location
+from .creation import iota
+from .indexing import gather
+from .shapes import broadcast_to, reshape
+
+SEARCH_FROM = 64  # bin edges beyond this many are searched (log2 steps), not each compared with every element
+BLOCK = 65536  # NumPy's histogram adds up its bins block by block of this many elements (a float sum's rounding)
+
+
+def check_at_run_time(bad: Tracer, message: str) -> None:
+    """Make the call raise IndexOutOfBoundsError with `message` when any element of `bad` is true."""
+    if not bad.size:
+        return
+    trace = bad._trace
+    flag = bad._node if bad.ndim == 0 else trace.make("max", (bad._node,), (tuple(range(bad.ndim)),))
+    names = sorted({a.attr("name") for a in ancestors(bad._node) if a.op == "arg"})
+    trace.checks.append((flag, f"{message} (computed from argument(s) {', '.join(names)})\n  at {user_location()}"))
+
+
+def scatter_add(idx: Tracer, weights: Tracer, bins: int) -> Tracer:
+    """`bins` bins, each the sum of the weights whose int64 index (each in [0, bins)) is that bin."""
+    trace = idx._trace
+    return result(trace, trace.make("scatter_add", (idx.astype("int64")._node, weights._node), (bins,)))
+
+
+def _ones(trace: Trace, n: int) -> Tracer:
+    """n int64 ones: the weight of each element of an unweighted count."""
+    return broadcast_to(as_tracer(trace, np.int64(1)), (n,))
+
+
+def _static_int(name: str, value: Any) -> int:
+    """A static integer argument (a Python or NumPy int), else a clear error."""
+    if isinstance(value, Tracer):
+        raise fail(UnsupportedError, f"{name} must be a static Python int (it sets the result's shape), not a traced value")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise fail(TracingError, f"{name} must be an integer, got {type(value).__name__} {value!r}") from None
+
+
+@implements("bincount")
+def bincount(x: Any, weights: Any = None, minlength: Any = None) -> Tracer:
+    """np.bincount with exactly `minlength` bins: int64 counts, or float64 sums of the weights."""
+    if minlength is None:
+        raise fail(UnsupportedError, "np.bincount needs a static minlength= in a kernel: its result has max(x) + 1 bins, "
+                                     "which depends on the data; pass minlength=N (then every value must be < N)")
+    bins = _static_int("np.bincount: minlength", minlength)
+    if bins < 0:
+        raise fail(TracingError, "np.bincount: 'minlength' must not be negative")
+    trace = trace_of([x, weights])
+    x = as_tracer(trace, x)
+    if x.ndim != 1:
+        raise fail(TracingError, f"np.bincount: x must be 1-D, got {x.ndim}-D")
+    if not np.can_cast(x.dtype, np.int64, "safe"):
+        raise fail(TracingError, f"np.bincount: cannot cast x from {x.dtype} to int64 according to the rule 'safe'")
+    w = _ones(trace, x.size) if weights is None else as_tracer(trace, weights)
+    if w.shape != x.shape:
+        raise fail(TracingError, f"np.bincount: the weights {w.shape} and x {x.shape} don't have the same length")
+    idx = x.astype("int64")
+    negative, beyond = idx < 0, idx >= bins
+    check_at_run_time(negative, "np.bincount: x has a negative value (NumPy raises ValueError: "
+                                "'list' argument must have no negative elements)")
+    check_at_run_time(beyond, f"np.bincount: x has a value >= minlength={bins}, the kernel's number of bins; pass a larger minlength")
+    idx = np.where(negative | beyond, 0, idx)
+    if weights is None or not x.size:  # NumPy counts an empty x as int64, weighted or not
+        return scatter_add(idx, _ones(trace, x.size), bins)
+    return scatter_add(idx, w.astype("float64"), bins)
+
+
+@implements("histogram")
+def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> tuple[Tracer, Any]:
+    """np.histogram with static bins: equal bins of a static range (NumPy's bin index computation,
+    bit for bit) or bin edges (a constant or an argument); values outside them, and NaN, dropped."""
+    trace = trace_of([a, weights, bins])
+    x = reshape(as_tracer(trace, a), (-1,))
+    w = None
+    if weights is not None:
+        w = as_tracer(trace, weights)
+        if w.shape != as_tracer(trace, a).shape:
+            raise fail(TracingError, "np.histogram: weights should have the same shape as a")
+        w = reshape(w, (-1,))
+    if isinstance(bins, Tracer):
+        hist, edges = _by_traced_edges(x, bins, w), bins
+    else:
+        edges, uniform = _static_edges(x, bins, range)
+        hist = _by_edges(x, as_tracer(trace, edges), w) if uniform is None else _uniform(x, edges, uniform, w)
+    if density:
+        width = (edges[1:] - edges[:-1]).astype("float64") if isinstance(edges, Tracer) else np.array(np.diff(edges), float)
+        hist = hist / width / hist.sum()
+    return hist, edges
+
+
+def _static_edges(x: Tracer, bins: Any, range: Any) -> tuple[np.ndarray, tuple | None]:
+    """NumPy's bin edges (and its (first, last, count) of equal bins) of static bins and range."""
+    if isinstance(bins, str):
+        raise fail(UnsupportedError, f"np.histogram(bins={bins!r}): the number of bins would depend on the data; "
+                                     "pass an int and a static range=(lo, hi), or the bin edges")
+    if np.ndim(bins) == 0 and range is None:
+        raise fail(UnsupportedError, "np.histogram(bins=int) needs a static range=(lo, hi) in a kernel: the default range "
+                                     "is the data's min and max, which are not known while tracing")
+    if range is not None and any(isinstance(v, Tracer) for v in range):
+        raise fail(UnsupportedError, "np.histogram: range must be static (Python or NumPy numbers), not traced values")
+    if np.ndim(bins) == 1 and np.isnan(np.asarray(bins, float)).any():
+        raise fail(TracingError, "np.histogram: bin edges must not be NaN")
+    try:
+        return numpy_histograms._get_bin_edges(np.empty(0, x.dtype), bins, range, None)
+    except (ValueError, TypeError) as e:
+        raise fail(TracingError, f"np.histogram: {e}") from None
+
+
+def _uniform(x: Tracer, edges: np.ndarray, uniform: tuple, weights: Tracer | None) -> Tracer:
+    """Equal bins as NumPy computes each element's bin: (a - first) / (last - first) * n truncated,
+    then corrected against the edges (last bin closed); elements outside [first, last] dropped."""
+    first, last, n = uniform
+    denom = numpy_histograms._unsigned_subtract(last, first)
+    keep = (x >= first) & (x <= last)
+    xa = x.astype(edges.dtype.name)
+    f = np.where(keep, (xa - first) / denom * n, 0)
+    idx = f.astype("int64")
+    idx = np.where(idx == n, n - 1, idx)
+    table = as_tracer(x._trace, edges)
+    idx = idx - (xa < gather(table, idx, 0)).astype("int64")
+    idx = idx + ((xa >= gather(table, idx + 1, 0)) & (idx != n - 1)).astype("int64")
+    return _count(idx, keep, weights, n)
+
+
+def _edges_at_most(x: Tracer, edges: Tracer) -> Tracer:
+    """How many of the sorted edges are <= each element (0 for NaN): every edge compared with it
+    when they are few, else a binary search (a gather of one edge per element and step)."""
+    count = edges.size
+    if count <= SEARCH_FROM:
+        return np.sum(reshape(x, (x.size, 1)) >= reshape(edges, (1, count)), axis=1)
+    found = broadcast_to(as_tracer(x._trace, np.int64(0)), x.shape)
+    step = 1 << (count.bit_length() - 1)
+    while step:
+        more = found + step
+        below = (more <= count) & (gather(edges, np.minimum(more, count) - 1, 0) <= x)
+        found, step = np.where(below, more, found), step // 2
+    return found
+
+
+def _by_edges(x: Tracer, edges: Tracer, weights: Tracer | None) -> Tracer:
+    """Bins of sorted edges: an element's bin is the last edge <= it (the last bin closed);
+    elements outside the edges, and NaN, dropped."""
+    n = edges.size - 1
+    if n < 1:
+        raise fail(TracingError, "np.histogram: bins must have at least 2 edges")
+    idx = np.minimum(_edges_at_most(x, edges) - 1, n - 1)
+    keep = (x >= edges[0]) & (x <= edges[n])
+    return _count(np.where(keep, idx, 0), keep, weights, n)
+
+
+def _by_traced_edges(x: Tracer, edges: Tracer, weights: Tracer | None) -> Tracer:
+    """Bin edges passed as an argument: 1-D, checked to increase monotonically at run time."""
+    if edges.ndim != 1:
+        raise fail(TracingError, "np.histogram: `bins` must be 1d, when an array")
+    if edges.size >= 2:
+        check_at_run_time(edges[:-1] > edges[1:], "np.histogram: `bins` must increase monotonically, when an array "
+                                                  "(NumPy raises ValueError)")
+    return _by_edges(x, edges, weights)
+
+
+def _count(idx: Tracer, keep: Tracer, weights: Tracer | None, n: int) -> Tracer:
+    """The histogram of bin indices (valid where kept): int64 counts, or the weights summed as NumPy
+    does (in float64 per block of BLOCK elements, each block's sums cast to the weights' dtype and added)."""
+    idx = np.where(keep, idx, 0)
+    if weights is None:
+        return scatter_add(idx, keep.astype("int64"), n)
+    w = np.where(keep, weights.astype("float64"), 0.0)
+    blocks = -(-idx.size // BLOCK)
+    if blocks <= 1:
+        return scatter_add(idx, w, n).astype(weights.dtype.name)
+    block = iota(idx._trace, idx.shape, 0) // BLOCK
+    parts = reshape(scatter_add(block * n + idx, w, blocks * n), (blocks, n))
+    total = parts[0].astype(weights.dtype.name)
+    for b in range(1, blocks):
+        total = total + parts[b].astype(weights.dtype.name)
+    return total
