@@ -55,16 +55,17 @@ class Kernel:
 
     def _specialize(self, names: tuple[str, ...], values: list[Any]) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
         """The function to trace (its static arguments bound, as compile-time constants), and the runtime arguments' names and values."""
-        if not self._static:
+        fixed = self._static | {n for n, v in zip(names, values, strict=True) if v is None}  # None: a constant, as in JAX
+        if not fixed:
             return self.fn, names, values
-        static = tuple((n, v) for n, v in zip(names, values, strict=True) if n in self._static)
+        static = tuple((n, v) for n, v in zip(names, values, strict=True) if n in fixed)
         for n, v in static:
             try:
                 hash(v)
             except TypeError:
                 raise KernelArgumentError(f"{self.name}(): static argument {n!r} must be hashable (an int, tuple, bool, str...), "
                                           f"got {type(v).__name__}") from None
-        runtime = [(n, v) for n, v in zip(names, values, strict=True) if n not in self._static]
+        runtime = [(n, v) for n, v in zip(names, values, strict=True) if n not in fixed]
         return _Static(self.fn, names, static), tuple(n for n, _ in runtime), [v for _, v in runtime]
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any]]:
@@ -135,7 +136,7 @@ class Kernel:
         specs = specs_of(names, values)
         comp = self._compilation(fn, names, specs)
         dispatch = _Dispatch(comp, specs, self.name)
-        if fast and hit is None and all(k[-1] for k in key if isinstance(k, tuple)):
+        if fast and hit is None and len(names) == len(args) and all(k[-1] for k in key if isinstance(k, tuple)):
             self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
         return _run_checked(dispatch, values, specs, out)
 

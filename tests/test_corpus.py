@@ -35,8 +35,6 @@ WRITES = ("writes into its array arguments, which a kernel refuses (docs/calling
 DICTS = "takes dicts of weight arrays as arguments (KernelArgumentError: no pytree arguments)"
 SCANS = "needs np.cumulative_sum (branch scans)"
 ASARRAY = "needs np.asarray on a traced array (branch args)"
-NONE_ARG = ("a parameter defaulting to None is bound as an argument, and None is refused "
-            "(KernelArgumentError: expected a NumPy array or a Python number)")
 KWONLY = "keyword-only parameters are refused by et.kernel (TypeError)"
 NDARRAY = ("makes its buffers with the np.ndarray constructor, a NumPy array that traced values cannot be written "
            "into (TracingError: converting a traced array to a NumPy array)")
@@ -249,11 +247,10 @@ def features(n: int, dtype: Any = np.float64) -> np.ndarray:
 
 SKLEARN = {
     "linear_kernel": Case(sklearn_pairwise.linear_kernel, lambda: (features(9), features(7))),
-    "polynomial_kernel": Case(sklearn_pairwise.polynomial_kernel, lambda: (features(9), features(7)), xfail=NONE_ARG),
-    "sigmoid_kernel": Case(sklearn_pairwise.sigmoid_kernel, lambda: (features(9), features(7)), xfail=NONE_ARG),
-    "rbf_kernel": Case(sklearn_pairwise.rbf_kernel, lambda: (features(9), features(7)), xfail=NONE_ARG),
-    "rbf_kernel_float32": Case(sklearn_pairwise.rbf_kernel, lambda: (features(9, np.float32), features(7, np.float32)),
-                                xfail=NONE_ARG),
+    "polynomial_kernel": Case(sklearn_pairwise.polynomial_kernel, lambda: (features(9), features(7))),
+    "sigmoid_kernel": Case(sklearn_pairwise.sigmoid_kernel, lambda: (features(9), features(7))),
+    "rbf_kernel": Case(sklearn_pairwise.rbf_kernel, lambda: (features(9), features(7))),
+    "rbf_kernel_float32": Case(sklearn_pairwise.rbf_kernel, lambda: (features(9, np.float32), features(7, np.float32))),
     "euclidean_distances": Case(sklearn_pairwise.euclidean_distances, lambda: (features(9), features(7)), xfail=KWONLY),
     "euclidean_distances_self": Case(sklearn_pairwise.euclidean_distances, lambda: (features(9),), xfail=KWONLY),
     "cosine_similarity": Case(sklearn_pairwise.cosine_similarity, lambda: (features(9), features(7))),
@@ -271,12 +268,12 @@ SCIPY = {
     "py_vq": Case(scipy_kernels.py_vq, lambda: (normal(20, 3, dtype=np.float64), normal(4, 3, dtype=np.float64)),
                   xfail=ASARRAY),
     "cumulative_trapezoid": Case(scipy_kernels.cumulative_trapezoid, lambda: (normal(3, 11, dtype=np.float64),),
-                                 xfail=f"{NONE_ARG}; {ASARRAY}; {SCANS}"),
+                                 xfail=f"{ASARRAY}; {SCANS}"),
     "cumulative_trapezoid_x": Case(scipy_kernels.cumulative_trapezoid,
                                    lambda: (normal(3, 11, dtype=np.float64), np.linspace(0.0, 2.0, 11) ** 2),
-                                   xfail=f"{NONE_ARG}; {ASARRAY}; {SCANS}"),
+                                   xfail=f"{ASARRAY}; {SCANS}"),
     "cumulative_trapezoid_initial": Case(scipy_kernels.cumulative_trapezoid, lambda: (normal(3, 11, dtype=np.float64),),
-                                         kw={"initial": 0}, xfail=f"{NONE_ARG}; {ASARRAY}; {SCANS}"),
+                                         kw={"initial": 0}, xfail=f"{ASARRAY}; {SCANS}"),
 }
 
 
