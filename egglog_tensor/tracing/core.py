@@ -18,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EgglogTensorError, OutOfBoundsError, TracingError, UnsupportedError
+from ..errors import (
+    ConcreteValueError,
+    EgglogTensorError,
+    OutOfBoundsError,
+    TracingError,
+    UnsupportedError,
+)
 from ..graph import DTYPES, Builder, Node, topological
 from ..spec import PYTHON_SCALARS
 
@@ -179,18 +185,20 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return f"Tracer({self._node.dtype}{list(self.shape)})"
 
     # --- what cannot be traced ----------------------------------------------------------------
-    def _concrete(self, what: str) -> TracingError:
+    def _concrete(self, what: str) -> ConcreteValueError:
         args = [n for n in ancestors(self._node) if n.op == "arg"]
         names = sorted({n.attr("name") for n in args})
         deps = f"it depends on argument(s) {', '.join(names)}" if names else "it is a traced value"
         scalars = sorted({n.attr("name") for n in args if not n.shape})
         hint = (f"; to use a number argument as a constant (a shape, a slice bound, a loop count), make it static: "
                 f"et.kernel(f, static_argnames={tuple(scalars)!r})" if scalars else "")
-        return fail(
-            TracingError,
+        error = fail(
+            ConcreteValueError,
             f"{what} needs a concrete value, but {deps}, whose values are not known while tracing; "
             f"use np.where / np.maximum etc. instead of Python control flow{hint}",
         )
+        error.needs = frozenset(names)
+        return error
 
     def __bool__(self) -> bool:
         raise self._concrete("Python control flow (bool() / if / while / and / or) on a traced array")
@@ -205,7 +213,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         raise self._concrete("using a traced array as an index")
 
     def __array__(self, dtype=None, copy=None):
-        raise self._concrete("converting a traced array to a NumPy array (np.asarray / np.array)")
+        raise self._concrete("converting a traced array to a NumPy array (with np.asarray, np.float32... bound before tracing, "
+                             "or np.frombuffer & co.)")
 
     def __setitem__(self, key: Any, value: Any) -> None:
         IMPLEMENTATIONS["setitem"](self, key, value)
@@ -229,7 +238,10 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return handler(*args, **kwargs)
 
     # --- methods: ndarray's signatures, NumPy's functions ----------------------------------------
-    def astype(self, dtype: Any, copy: bool = True) -> Tracer:
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True, copy: bool = True) -> Tracer:
+        """ndarray.astype: a copy converted to dtype (copy=False: self when it has that dtype); `order` is not traced."""
+        if not np.can_cast(self.dtype, dtype_name(dtype), casting):
+            raise fail(TracingError, f"Cannot cast array data from {self.dtype!r} to {np.dtype(dtype)!r} according to the rule {casting!r}")
         return self if not copy and self.dtype == dtype_name(dtype) else astype(self, dtype_name(dtype))
 
     def copy(self, order: str = "K") -> Tracer:
@@ -256,6 +268,13 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     def argmin(self, axis=None, out=None, *, keepdims=False) -> Tracer:
         return IMPLEMENTATIONS["argmin"](self, axis, out, keepdims=keepdims)
+
+    # scans (tracing/scans.py)
+    def cumsum(self, axis=None, dtype=None, out=None) -> Tracer:
+        return IMPLEMENTATIONS["cumsum"](self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None) -> Tracer:
+        return IMPLEMENTATIONS["cumprod"](self, axis, dtype, out)
 
     def any(self, axis=None, out=None, keepdims=False, *, where=True) -> Tracer:
         return IMPLEMENTATIONS["any"](self, axis, out, keepdims, where=where)
@@ -407,6 +426,8 @@ def as_tracer(trace: Trace, v: Any) -> Tracer:
 
 
 def normalize_axis(ndim: int, axis: int, what: str = "axis") -> int:
+    if isinstance(axis, Tracer):
+        raise axis._concrete(what)
     if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
         raise fail(TracingError, f"{what} {axis!r} is out of bounds for an array of dimension {ndim}")
     return int(axis) % ndim

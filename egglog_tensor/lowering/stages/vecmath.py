@@ -1,11 +1,13 @@
 """Vectorized transcendental math: glibc's libmvec behind LLVM's vector-function ABI.
 
-After conversion to the LLVM dialect, `math.exp/log/tanh/sin/cos` are scalar intrinsics
-(`llvm.intr.exp`, ...) or libm calls, which LLVM splits back into one libm call per element, so
+After conversion to the LLVM dialect, the math ops (`math.exp/log/tanh/sin/cos`, `log2 log10 exp2
+sinh cosh tan asin acos atan asinh acosh atanh cbrt`, two-argument `atan2 powf`) are scalar
+intrinsics (`llvm.intr.exp`, ...) or libm calls, which LLVM splits back into one libm call per element, so
 a fused elementwise loop does not vectorize. The `vecmath` stage rewrites each of them (float32
 and float64) into a call to the libm function (`expf`, `exp`, ...) and declares that function
 `memory(none)` with the attribute `vector-function-abi-variant` naming glibc's vector variants
-for this CPU (`_ZGVeN16v_expf` on AVX-512, `_ZGVdN8v_expf` on AVX2, `_ZGVbN4v_expf` on SSE).
+for this CPU (`_ZGVeN16v_expf` on AVX-512, `_ZGVdN8v_expf` on AVX2, `_ZGVbN4v_expf` on SSE;
+`_ZGVeN16vv_powf` for two arguments).
 LLVM's loop vectorizer then calls one of those per 16 (8, 4) elements; the remainder of a loop
 calls the scalar libm function. Nothing here approximates anything itself: libmvec is glibc's
 maintained implementation, and special inputs (inf, NaN, huge arguments) go through its own
@@ -31,6 +33,7 @@ tests/test_vecmath.py asserts the bound, libmvec's documented 4-ULP criterion:
     tanh                1       1      4                 1         1      4   (float32 now math.py's: 1, bound 2)
     sin                 2       1      4                 3         1      4
     cos                 2       1      4                 3         1      4
+    atan2, pow          tested at 4 (tests/test_vecmath.py); the one-argument rest: docs/accuracy.md
 
 Special values match NumPy exactly (tested): NaN where NumPy gives NaN (log(x<0), sin/cos(+-inf)),
 exp overflow to inf and underflow through subnormals to +0.0, exp(-inf) = 0, log(0) = -inf,
@@ -57,7 +60,8 @@ from ...target import Target
 from .stage import Stage
 
 # NumPy ufunc / math op -> libm name per element type.
-FUNCTIONS = {"exp": "exp", "log": "log", "tanh": "tanh", "sin": "sin", "cos": "cos"}
+FUNCTIONS = {name: name for name in ("exp log tanh sin cos log2 log10 exp2 sinh cosh tan asin acos atan asinh acosh "
+                                      "atanh cbrt atan2 pow").split()}
 _TYPES = {"f32": ("f", 32), "f64": ("", 64)}
 
 # Max ULP error asserted by tests/test_vecmath.py per (op, dtype): libmvec's documented criterion;
@@ -82,34 +86,34 @@ def _libmvec() -> ctypes.CDLL | None:
 
 
 @functools.cache
-def variants(scalar: str, bits: int, target: Target) -> tuple[tuple[int, str], ...]:
-    """(lanes, vector function name) of libmvec variants of libm `scalar` usable on `target`'s CPU."""
+def variants(scalar: str, bits: int, target: Target, arity: int = 1) -> tuple[tuple[int, str], ...]:
+    """(lanes, vector function name) of libmvec variants of libm `scalar` (of `arity` vector arguments) usable on `target`'s CPU."""
     lib = _libmvec()
     if lib is None:
         return ()
     found = []
     for letter, feature, width in _ISAS:
         lanes = width // bits
-        name = f"_ZGV{letter}N{lanes}v_{scalar}"
+        name = f"_ZGV{letter}N{lanes}{'v' * arity}_{scalar}"
         if target.has(feature) and hasattr(lib, name):
             found.append((lanes, name))
     return tuple(found)
 
 
-def _declarations(calls: dict[str, tuple[str, int]], target: Target) -> str:
+def _declarations(calls: dict[str, tuple[str, int, int]], target: Target) -> str:
     """LLVM-dialect declarations: each scalar function with its vector variants, and @llvm.compiler.used."""
     lines, used = [], []
-    for scalar, (type_name, bits) in sorted(calls.items()):
-        vecs = variants(scalar, bits, target)
-        mapping = ",".join(f"_ZGV_LLVM_N{lanes}v_{scalar}({name})" for lanes, name in vecs)
+    for scalar, (type_name, bits, arity) in sorted(calls.items()):
+        vecs = variants(scalar, bits, target, arity)
+        mapping = ",".join(f"_ZGV_LLVM_N{lanes}{'v' * arity}_{scalar}({name})" for lanes, name in vecs)
         lines.append(
-            f"llvm.func @{scalar}({type_name}) -> {type_name} attributes {{"
+            f"llvm.func @{scalar}({', '.join([type_name] * arity)}) -> {type_name} attributes {{"
             "memory_effects = #llvm.memory_effects<other = none, argMem = none, inaccessibleMem = none, errnoMem = none, targetMem0 = none, targetMem1 = none>, "
             f'no_unwind, passthrough = [["vector-function-abi-variant", "{mapping}"]]}}'
         )
         for lanes, name in vecs:
             vtype = f"vector<{lanes}x{type_name}>"
-            lines.append(f"llvm.func @{name}({vtype}) -> {vtype} attributes {{no_unwind}}")
+            lines.append(f"llvm.func @{name}({', '.join([vtype] * arity)}) -> {vtype} attributes {{no_unwind}}")
             used.append(name)
     if used:  # keeps the vector declarations alive until the loop vectorizer runs
         n = len(used)
@@ -124,11 +128,11 @@ def _declarations(calls: dict[str, tuple[str, int]], target: Target) -> str:
 
 
 def _scalar_name(op: ir.Operation) -> tuple[str, str, int] | None:
-    """(libm name, MLIR type, bits) if `op` is a scalar f32/f64 exp/log/tanh/sin/cos intrinsic or libm call."""
-    if len(op.results) != 1 or len(op.operands) != 1:
+    """(libm name, MLIR type, bits) if `op` is a scalar f32/f64 intrinsic or libm call of one of FUNCTIONS."""
+    if len(op.results) != 1 or len(op.operands) not in (1, 2):
         return None
     type_name = str(op.results[0].type)
-    if type_name not in _TYPES:
+    if type_name not in _TYPES or any(str(v.type) != type_name for v in op.operands):
         return None
     suffix, bits = _TYPES[type_name]
     if op.name.startswith("llvm.intr.") and op.name[len("llvm.intr."):] in FUNCTIONS:
@@ -141,17 +145,17 @@ def _scalar_name(op: ir.Operation) -> tuple[str, str, int] | None:
 
 
 def vectorize_math(module: ir.Module, target: Target) -> None:
-    """Rewrite scalar exp/log/tanh/sin/cos into libm calls that LLVM may vectorize with `target`'s libmvec variants (in place)."""
+    """Rewrite scalar calls of FUNCTIONS into libm calls that LLVM may vectorize with `target`'s libmvec variants (in place)."""
     found: list[tuple[ir.Operation, str]] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         hit = _scalar_name(op)
-        if hit is not None and variants(hit[0], hit[2], target):
+        if hit is not None and variants(hit[0], hit[2], target, len(op.operands)):
             found.append((op, hit[0]))
-            calls[hit[0]] = (hit[1], hit[2])
+            calls[hit[0]] = (hit[1], hit[2], len(op.operands))
         return ir.WalkResult.ADVANCE
 
-    calls: dict[str, tuple[str, int]] = {}
+    calls: dict[str, tuple[str, int, int]] = {}
     module.operation.walk(visit)
     if not calls:
         return
@@ -162,11 +166,11 @@ def vectorize_math(module: ir.Module, target: Target) -> None:
             call = ir.Operation.create(
                 "llvm.call",
                 results=[op.results[0].type],
-                operands=[op.operands[0]],
+                operands=list(op.operands),
                 attributes={
                     "callee": ir.FlatSymbolRefAttr.get(scalar),
                     "op_bundle_sizes": ir.DenseI32ArrayAttr.get([]),
-                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0]),
+                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get([len(op.operands), 0]),
                 },
             )
         op.results[0].replace_all_uses_with(call.results[0])
@@ -185,7 +189,7 @@ def vectorize_math(module: ir.Module, target: Target) -> None:
 
 @dataclass(frozen=True)
 class Vecmath(Stage):
-    """Scalar exp/log/tanh/sin/cos become libm calls that LLVM vectorizes with glibc's libmvec variants for the Target."""
+    """Scalar math (FUNCTIONS) becomes libm calls that LLVM vectorizes with glibc's libmvec variants for the Target."""
 
     target: Target
     name: ClassVar[str] = "vecmath"
