@@ -32,12 +32,9 @@ from corpus.npbench import (adi, atax, bicg, conv2d_bias, correlation, covarianc
 OPTIMIZER = ("fails in some runs only, the optimizer's result depending on the run: the extraction's cost model "
              "meets an update_slice whose base e-class is 0-d (pyo3 PanicException), the emitted MLIR fails "
              "verification, or (once in ~10 runs) wrong values")
-ARGS = "needs int arguments specialized on their value (branch args)"
 WRITES = ("writes into its array arguments, which a kernel refuses (docs/calling.md#in-place-updates: "
           "TracingError, 'write into a copy and return it')")
 DICTS = "takes dicts of weight arrays as arguments (KernelArgumentError: no pytree arguments)"
-SCANS = "needs np.cumulative_sum (branch scans)"
-ASARRAY = "needs np.asarray on a traced array (branch args)"
 KWONLY = "keyword-only parameters are refused by et.kernel (TypeError)"
 NDARRAY = ("makes its buffers with the np.ndarray constructor, a NumPy array that traced values cannot be written "
            "into (TracingError: converting a traced array to a NumPy array)")
@@ -109,14 +106,14 @@ def names(cases: dict[str, Case]) -> list[Any]:
 
 
 NPBENCH = {
-    "fdtd_2d": Case(fdtd_2d.kernel, lambda: (6, *outputs(fdtd_2d.initialize, 6, 20, 22)), xfail=f"{ARGS}; {WRITES}"),
-    "adi": Case(adi.kernel, lambda: (2, 12, *outputs(adi.initialize, 12)), xfail=f"{ARGS}; {WRITES}"),
-    "seidel_2d": Case(seidel_2d.kernel, lambda: (3, 10, *outputs(seidel_2d.initialize, 10)), xfail=f"{ARGS}; {WRITES}"),
+    "fdtd_2d": Case(fdtd_2d.kernel, lambda: (6, *outputs(fdtd_2d.initialize, 6, 20, 22)), xfail=WRITES),
+    "adi": Case(adi.kernel, lambda: (2, 12, *outputs(adi.initialize, 12)), xfail=WRITES),
+    "seidel_2d": Case(seidel_2d.kernel, lambda: (3, 10, *outputs(seidel_2d.initialize, 10)), xfail=WRITES),
     "deriche": Case(deriche.kernel, lambda: outputs(deriche.initialize, 20, 16), slow=True, flaky=OPTIMIZER),
     "gramschmidt": Case(gramschmidt.kernel, lambda: outputs(gramschmidt.initialize, 12, 8), xfail=WRITES),
-    "jacobi_1d": Case(jacobi_1d.kernel, lambda: (10, *outputs(jacobi_1d.initialize, 64)), xfail=f"{ARGS}; {WRITES}"),
-    "jacobi_2d": Case(jacobi_2d.kernel, lambda: (8, *outputs(jacobi_2d.initialize, 20)), xfail=f"{ARGS}; {WRITES}"),
-    "heat_3d": Case(heat_3d.kernel, lambda: (5, *outputs(heat_3d.initialize, 10)), xfail=f"{ARGS}; {WRITES}"),
+    "jacobi_1d": Case(jacobi_1d.kernel, lambda: (10, *outputs(jacobi_1d.initialize, 64)), xfail=WRITES),
+    "jacobi_2d": Case(jacobi_2d.kernel, lambda: (8, *outputs(jacobi_2d.initialize, 20)), xfail=WRITES),
+    "heat_3d": Case(heat_3d.kernel, lambda: (5, *outputs(heat_3d.initialize, 10)), xfail=WRITES),
     "syrk": Case(syrk.kernel, lambda: outputs(syrk.initialize, 6, 8), xfail=WRITES),
     "syr2k": Case(syr2k.kernel, lambda: outputs(syr2k.initialize, 6, 8), xfail=WRITES),
     "gemver": Case(gemver.kernel, lambda: outputs(gemver.initialize, 64), xfail=WRITES),
@@ -124,9 +121,9 @@ NPBENCH = {
     "atax": Case(atax.kernel, lambda: outputs(atax.initialize, 40, 50)[::-1]),
     "bicg": Case(bicg.kernel, lambda: outputs(bicg.initialize, 40, 50)),
     "mvt": Case(mvt.kernel, lambda: outputs(mvt.initialize, 64), xfail=WRITES),
-    "doitgen": Case(doitgen.kernel, lambda: (4, 5, 8, *outputs(doitgen.initialize, 4, 5, 8)), xfail=f"{ARGS}; {WRITES}"),
-    "covariance": Case(covariance.kernel, lambda: (12, *outputs(covariance.initialize, 12, 16)), xfail=f"{ARGS}; {WRITES}"),
-    "correlation": Case(correlation.kernel, lambda: (12, *outputs(correlation.initialize, 12, 16)), xfail=f"{ARGS}; {WRITES}"),
+    "doitgen": Case(doitgen.kernel, lambda: (4, 5, 8, *outputs(doitgen.initialize, 4, 5, 8)), xfail=WRITES),
+    "covariance": Case(covariance.kernel, lambda: (12, *outputs(covariance.initialize, 12, 16)), xfail=WRITES),
+    "correlation": Case(correlation.kernel, lambda: (12, *outputs(correlation.initialize, 12, 16)), xfail=WRITES),
     "floyd_warshall": Case(floyd_warshall.kernel, lambda: outputs(floyd_warshall.initialize, 12),
                            xfail=WRITES),
     "vadv": Case(vadv.vadv, lambda: (lambda d, *a: (*a, d))(*outputs(vadv.initialize, 6, 5, 8)),
@@ -181,12 +178,12 @@ PICOGPT = {
     "ffn": Case(picogpt.ffn, lambda: (normal(N_SEQ, N_EMBD), *BLOCK["mlp"].values()), xfail=DICTS),
     "attention": Case(picogpt.attention, lambda: (*(normal(N_SEQ, N_EMBD // N_HEAD) for _ in range(3)),
                                                   (1 - np.tri(N_SEQ, dtype=np.float32)) * -1e10)),
-    "mha": Case(picogpt.mha, lambda: (normal(N_SEQ, N_EMBD), *BLOCK["attn"].values(), N_HEAD), xfail=f"{DICTS}; {ARGS}"),
+    "mha": Case(picogpt.mha, lambda: (normal(N_SEQ, N_EMBD), *BLOCK["attn"].values(), N_HEAD), xfail=DICTS),
     "transformer_block": Case(picogpt.transformer_block, lambda: (normal(N_SEQ, N_EMBD), *BLOCK.values(), N_HEAD),
-                              xfail=f"{DICTS}; {ARGS}"),
+                              xfail=DICTS),
     "gpt2": Case(picogpt.gpt2, lambda: ([3, 1, 4, 1, 5, 9, 2, 6], normal(N_VOCAB, N_EMBD), normal(N_SEQ, N_EMBD),
                                         [BLOCK, gpt2_layer_weights(N_EMBD)], {"g": normal(N_EMBD), "b": normal(N_EMBD)},
-                                        N_HEAD), xfail=f"{DICTS}; needs Python list arguments (branch args)"),
+                                        N_HEAD), xfail=DICTS),
 }
 
 
@@ -236,13 +233,13 @@ LLAMA3 = {
     "rmsnorm": Case(LAYER.input_layernorm, lambda: (normal(1, L, LLAMA_ARGS.dim),)),
     "rope": Case(llama3np.apply_rotary_emb, lambda: (normal(1, L, LLAMA_ARGS.n_heads, HEAD_DIM),
                                                     normal(1, L, LLAMA_ARGS.n_kv_heads, HEAD_DIM), *rope_tables())),
-    "repeat_kv": Case(llama3np.repeat_kv, lambda: (normal(1, L, LLAMA_ARGS.n_kv_heads, HEAD_DIM), 2), xfail=ARGS),
+    "repeat_kv": Case(llama3np.repeat_kv, lambda: (normal(1, L, LLAMA_ARGS.n_kv_heads, HEAD_DIM), 2)),
     "feed_forward": Case(LAYER.feed_forward, lambda: (normal(1, L, LLAMA_ARGS.dim),)),
     "attention": Case(LAYER.attention, lambda: (normal(1, L, LLAMA_ARGS.dim), 0, causal_mask(), *rope_tables()),
-                      xfail=f"{ARGS}; {NUMPY_STATE}"),
+                      xfail=NUMPY_STATE),
     "transformer_block": Case(LAYER, lambda: (normal(1, L, LLAMA_ARGS.dim), 0, causal_mask(), *rope_tables()),
-                              xfail=f"{ARGS}; {NUMPY_STATE}"),
-    "forward": Case(LLAMA, lambda: (np.array([[1, 5, 7, 2, 9, 3]]), 0), xfail=f"{ARGS}; {NUMPY_INDEX}; {NUMPY_STATE}"),
+                              xfail=NUMPY_STATE),
+    "forward": Case(LLAMA, lambda: (np.array([[1, 5, 7, 2, 9, 3]]), 0), xfail=f"{NUMPY_INDEX}; {NUMPY_STATE}"),
 }
 
 
@@ -278,15 +275,12 @@ def test_sklearn(name: str, request: pytest.FixtureRequest) -> None:
 
 
 SCIPY = {
-    "py_vq": Case(scipy_kernels.py_vq, lambda: (normal(20, 3, dtype=np.float64), normal(4, 3, dtype=np.float64)),
-                  xfail=ASARRAY),
-    "cumulative_trapezoid": Case(scipy_kernels.cumulative_trapezoid, lambda: (normal(3, 11, dtype=np.float64),),
-                                 xfail=f"{ASARRAY}; {SCANS}"),
+    "py_vq": Case(scipy_kernels.py_vq, lambda: (normal(20, 3, dtype=np.float64), normal(4, 3, dtype=np.float64))),
+    "cumulative_trapezoid": Case(scipy_kernels.cumulative_trapezoid, lambda: (normal(3, 11, dtype=np.float64),)),
     "cumulative_trapezoid_x": Case(scipy_kernels.cumulative_trapezoid,
-                                   lambda: (normal(3, 11, dtype=np.float64), np.linspace(0.0, 2.0, 11) ** 2),
-                                   xfail=f"{ASARRAY}; {SCANS}"),
+                                   lambda: (normal(3, 11, dtype=np.float64), np.linspace(0.0, 2.0, 11) ** 2)),
     "cumulative_trapezoid_initial": Case(scipy_kernels.cumulative_trapezoid, lambda: (normal(3, 11, dtype=np.float64),),
-                                         kw={"initial": 0}, xfail=f"{ASARRAY}; {SCANS}"),
+                                         kw={"initial": 0}),
 }
 
 
