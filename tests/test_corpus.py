@@ -5,7 +5,8 @@ scalars, dicts of weights) and compares with `fn` run by NumPy on copies of the 
 results, and the array arguments afterwards (NPBench's kernels update their arguments in place, and
 NumPy code run on a kernel's arguments must leave them as NumPy leaves them). Sizes are NPBench's "S"
 preset or smaller (Python loops unroll at trace time). A case that stops today is
-`xfail(strict=True)` with the reason: it fails loudly once the reason is gone.
+`xfail(strict=True)` with the reason: it fails loudly once the reason is gone (a case failing in
+some runs only is `xfail(strict=False)`, its reason saying so).
 
 Tolerances: float64 results to 1e-12 relative (sums of at most a few hundred terms, a few dozen
 roundings per element: well under 1e-13), float32 to 2e-5 (the same over 2^-24, with float32
