@@ -66,11 +66,12 @@ class Kernel:
     def _specialize(self, names: tuple[str, ...], values: list[Any]) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
         """The function to trace (its static arguments bound, as compile-time constants), and the runtime arguments' names and values."""
         pairs = list(zip(names, values, strict=True))
-        chosen = {n for n, v in pairs if n in self._static or (n in self._auto and _literal(v))}
+        # None (passed, or a `=None` default) is always a constant, as in JAX
+        chosen = {n for n, v in pairs if n in self._static or v is None or (n in self._auto and _literal(v))}
         if not chosen:
             return self.fn, names, values
         static = tuple((n, v if n in self._static else _hashable(v)) for n, v in pairs if n in chosen)
-        self._count(dict(static), chosen - self._static)
+        self._count(dict(static), (chosen & self._auto) - self._static)
         for n, v in static:
             try:
                 hash(v)
@@ -170,7 +171,7 @@ class Kernel:
                     return result
         comp, values, specs = self._traced(args, kwargs, lambda fn, names, values, specs: (self._compilation(fn, names, specs), values, specs))
         dispatch = _Dispatch(comp, specs, self.name)
-        if fast and hit is None and not self._auto and all(k[-1] for k in key if isinstance(k, tuple)):
+        if fast and hit is None and not self._auto and len(values) == len(args) and all(k[-1] for k in key if isinstance(k, tuple)):
             self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
         return _run_checked(dispatch, values, specs, out)
 
