@@ -253,7 +253,7 @@ class TensorCostModel:
             rows = self._closing(x, out, flops, inputs, time, latency) if 0 not in out.attr("axes") and not index else None
             chosen = _EPSILON if not index and out.attr("lanes") is not None else 0.0  # {op}_lanes: taken only when it saves time
             return self._buffer(out, x.done + time + chosen, rows)
-        if op in ("matmul", "matmul_tiled"):
+        if op in ("matmul", "matmul_tiled", "einsum_matmul"):  # einsum_matmul: its `@` sibling wins ties (_EPSILON)
             a, b = ins
             flops = 2.0 * out.size * a.meta.shape[-1]
             moved = _bytes(a.meta) + _bytes(b.meta) + _bytes(out)
@@ -268,7 +268,8 @@ class TensorCostModel:
                 if len(tiles) != 3 or min(tiles) < 1:  # (malformed tiles of a user's rule: the emitter rejects them)
                     tiles = choose_tiles("linalg.matmul", loops, itemsize, self.target).tiles
                 slowdown *= tile_slowdown(loops, tiles, itemsize, self.target, math.prod(batch) if batch else None)
-            return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown))
+            order_free = _EPSILON if op == "einsum_matmul" else 0.0
+            return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown) + order_free)
         if op == "gather":  # reads x at indices computed in its loop: priced as a copy of its size
             x, idx = ins
             return self._buffer(out, self.closed(x) + self.closed(idx) + m.kernel(0.0, 2 * _bytes(out)))

@@ -314,6 +314,8 @@ _RECORDS = [
     *(OpDef(name, Kind.REDUCTION | Kind.INDEX, 1, ("axes",), f"Tensor.{name}", _index_reduce(name)) for name in ("argmax", "argmin")),
     OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
     OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
+    # einsum order (issue 24): a product of a 3+-operand einsum, whose pairwise order is free
+    OpDef("einsum_matmul", Kind.CONTRACTION, 2, (), "Tensor.einsum_matmul", _matmul),
     OpDef("transpose", Kind.VIEW, 1, ("perm",), "Tensor.transpose", _transpose),
     OpDef("broadcast_to", Kind.VIEW, 1, ("shape",), "Tensor.broadcast_to", _to_shape),
     OpDef("slice", Kind.VIEW, 1, ("start", "step", "size"), "Tensor.slice", _slice),
