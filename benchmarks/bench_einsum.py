@@ -1,5 +1,6 @@
 """Einsum benchmark: an einsum-spelled matmul against `@` (they trace to one term, so they should
-time the same), and 3- and 4-operand einsum chains against NumPy's `np.einsum(..., optimize=True)`.
+time the same), a batched matrix-vector product `bij,bj->bi` against its `@` form and NumPy, and
+3- and 4-operand einsum chains against NumPy's `np.einsum(..., optimize=True)`.
 
     python benchmarks/bench_einsum.py                 # matmul 512 and 1024, chains, cpu
     python benchmarks/bench_einsum.py --repeats 5 --target cpu-openmp
@@ -45,6 +46,13 @@ def main() -> None:
         at = median_s(lambda: at_kernel(a, b), args.repeats)
         es = median_s(lambda: es_kernel(a, b), args.repeats)
         print(f"{f'einsum ij,jk->ik {n} (vs @)':<36}{es * 1e3:>10.2f}{at * 1e3:>10.2f}{at / es:>8.2f}")
+    matvec = et.kernel(contraction("bij,bj->bi"), target=args.target)
+    a, x = rng.standard_normal((64, 512, 512), np.float32), rng.standard_normal((64, 512), np.float32)
+    ours = median_s(lambda: matvec(a, x), args.repeats)
+    at = median_s(lambda: a @ x[..., None], args.repeats)
+    numpy = median_s(lambda: np.einsum("bij,bj->bi", a, x), args.repeats)
+    print(f"{'bij,bj->bi 64x512x512 (vs NumPy @)':<36}{ours * 1e3:>10.2f}{at * 1e3:>10.2f}{at / ours:>8.2f}")
+    print(f"{'bij,bj->bi 64x512x512 (vs NumPy)':<36}{ours * 1e3:>10.2f}{numpy * 1e3:>10.2f}{numpy / ours:>8.2f}")
     for spec, shapes in CHAINS.items():
         ops = [rng.standard_normal(s, np.float32) for s in shapes]
         kernel = et.kernel(contraction(spec), target=args.target)

@@ -258,7 +258,7 @@ class TensorCostModel:
             flops = x.meta.size + (0.0 if x.buffer else x.flops)
             reads = _bytes(x.meta) if x.buffer else x.reads
             return self._buffer(out, x.done + m.kernel(flops, reads + _bytes(out)))
-        if op in ("matmul", "matmul_tiled"):
+        if op in ("matmul", "matmul_tiled", "einsum_matmul"):  # einsum_matmul: its `@` sibling wins ties (_EPSILON)
             a, b = ins
             flops = 2.0 * out.size * a.meta.shape[-1]
             moved = _bytes(a.meta) + _bytes(b.meta) + _bytes(out)
@@ -273,7 +273,8 @@ class TensorCostModel:
                 if len(tiles) != 3 or min(tiles) < 1:  # (malformed tiles of a user's rule: the emitter rejects them)
                     tiles = choose_tiles("linalg.matmul", loops, itemsize, self.target).tiles
                 slowdown *= tile_slowdown(loops, tiles, itemsize, self.target, math.prod(batch) if batch else None)
-            return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown))
+            order_free = _EPSILON if op == "einsum_matmul" else 0.0
+            return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown) + order_free)
         if op in ("gather", "scatter_add"):  # reads x at indices computed in its loop: priced as a copy of its size
             x, idx = ins
             return self._buffer(out, self.closed(x) + self.closed(idx) + m.kernel(0.0, 2 * _bytes(out)))

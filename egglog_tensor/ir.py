@@ -84,6 +84,10 @@ class Tensor(Expr):
         """self @ other (2-D, or batched 3-D) with cache tiles (TM, TN, TK) of each product: a choice
         offered by rulesets.tiling."""
 
+    def einsum_matmul(self, other: Tensor) -> Tensor:
+        """self @ other from an einsum of 3+ operands: NumPy leaves their order unspecified, so
+        rulesets.algebra's `einsum-order` may reassociate it without fast math."""
+
     def astype(self, dtype: DType) -> Tensor: ...
     def sum(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
     def max(self, axes: VecLike[i64, i64Like]) -> Tensor: ...

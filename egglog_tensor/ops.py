@@ -334,6 +334,8 @@ _RECORDS = [
     *(OpDef(name, Kind.SCAN, 1, ("axis",), f"Tensor.{name}", _scan) for name in ("cumsum", "cumprod")),
     OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
     OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
+    # einsum order (issue 24): a product of a 3+-operand einsum, whose pairwise order is free
+    OpDef("einsum_matmul", Kind.CONTRACTION, 2, (), "Tensor.einsum_matmul", _matmul),
     OpDef("transpose", Kind.VIEW, 1, ("perm",), "Tensor.transpose", _transpose),
     OpDef("broadcast_to", Kind.VIEW, 1, ("shape",), "Tensor.broadcast_to", _to_shape),
     OpDef("slice", Kind.VIEW, 1, ("start", "step", "size"), "Tensor.slice", _slice),

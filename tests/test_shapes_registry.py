@@ -198,6 +198,7 @@ PROGRAMS = {
     "rank 4": (lambda x, y: (np.broadcast_to(x, (2, 3, 4, 5)) * y).sum(axis=(0, 1, 2, 3)) + np.transpose(y, (3, 1, 2, 0)).max(axis=(1, 3)).sum(), f64(4, 5), f64(2, 1, 4, 5)),
     "matmuls": (lambda a, b, v, w: (a @ b).sum() + (a @ v).sum() + (w @ a).sum() + v @ v, f64(4, 5), f64(5, 6), f64(5), f64(4)),
     "batched matmul": (lambda a, b: (a @ b) * 2.0, f64(2, 3, 4), f64(2, 4, 5)),
+    "einsum chain": (lambda a, b, c, v: np.einsum("ij,jk,kl,l->i", a, b, c, v), f64(3, 4), f64(4, 5), f64(5, 2), f64(2)),
     "large matmul (tiles)": (lambda a, b: np.tanh(a @ b.T), f64(300, 200), f64(400, 200)),
     "transposes": (lambda x, m: sum(np.transpose(x, p).sum(axis=0).sum() for p in ((1, 0, 2), (2, 1, 0), (1, 2, 0), (2, 0, 1), (0, 2, 1)))
                    + (m.T * 2.0).T.sum() + np.exp(m).T.sum(), f64(2, 3, 4), f64(4, 5)),

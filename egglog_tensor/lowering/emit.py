@@ -174,7 +174,7 @@ class Emitter:
             return self._empty(node)
         if node.op == "array":  # a captured NumPy array: a dense constant of the module
             return arith.constant(_tensor_type(node), constant_attr(node))
-        if node.op in ("matmul", "matmul_tiled"):  # matmul_tiled: the optimizer chose its cache tiles
+        if node.op in ("matmul", "matmul_tiled", "einsum_matmul"):  # matmul_tiled: the optimizer chose its cache tiles
             if node.inputs[0].shape[-1] == 0:  # empty contraction: zeros (tiling a size-0 loop asserts in MLIR)
                 return self._filled(node, 0)
             return self._matmul(node, node.attr("tiles") if node.op == "matmul_tiled" else None)

@@ -225,6 +225,17 @@ def _reassociation(a: Tensor, b: Tensor, c: Tensor, s: Vec[i64]) -> object:
     yield rewrite(a * b + a * c).to(a * (b + c), eq(shape_of(b)).to(s), eq(shape_of(c)).to(s))  # ab + ac = a(b+c)
 
 
+@group("einsum-order", algebra)
+def _einsum_order(a: Tensor, b: Tensor, c: Tensor) -> object:
+    """The products of a 3+-operand einsum reassociate without fast math: NumPy leaves einsum's
+    contraction order unspecified, so every order is its result (tracing/einsum.py traces a chain
+    left to right; the cost model picks the cheapest order). Each is also a plain `@`, so the
+    matmul rules (tiling, transposes, epilogues) apply to it."""
+    yield rewrite(a.einsum_matmul(b)).to(a @ b)  # the product itself
+    yield rewrite(a.einsum_matmul(b).einsum_matmul(c)).to(a.einsum_matmul(b.einsum_matmul(c)))  # (AB)C = A(BC)
+    yield rewrite(a.einsum_matmul(b.einsum_matmul(c))).to(a.einsum_matmul(b).einsum_matmul(c))  # A(BC) = (AB)C
+
+
 @group("domain-restricted", algebra_fastmath)
 def _domain_restricted(x: Tensor, y: Tensor) -> object:
     """Identities that fail on part of the domain: log(exp(x)) = x (exp overflows), exp(log(x)) = x

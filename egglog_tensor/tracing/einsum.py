@@ -3,9 +3,11 @@ summed first, then pairwise contractions (broadcast multiplies, or matmuls of th
 transposed and reshaped to (batch, free, summed) matrices, so `einsum("ij,jk->ik", a, b)` is the very
 term of `a @ b`), and a final transpose to the output order.
 
-With three or more operands the pairwise order is chosen here, by a dynamic program over the static
-shapes that minimizes the products' total loop size (NumPy leaves the order unspecified; `optimize=`
-is accepted and this order used whatever it says).
+With three or more operands NumPy leaves the pairwise order unspecified (`optimize=` is accepted and
+ignored). A (batched) matrix chain is traced left to right as `einsum_matmul` products, which the
+e-graph reassociates without fast math (rulesets/algebra.py's `einsum-order`) and the cost model
+orders. Any other form gets its order here, by a dynamic program over the static shapes that
+minimizes the products' total loop size.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, **unsupported
              for n, (v, labels) in enumerate(zip(values, inputs, strict=True))]
     sizes = label_sizes(terms)
     terms = [Term(broadcast_to(t.value, tuple(sizes[l] for l in t.labels)), t.labels) for t in terms]
+    if len(terms) > 2 and dtype != "bool" and is_chain([t.labels for t in terms], output):
+        return chain(terms)
     for left, right in contraction_order([set(t.labels) for t in terms], set(output), sizes):
         a, b = terms[left], terms[right]
         rest = [t for i, t in enumerate(terms) if i not in (left, right)]
@@ -185,25 +189,50 @@ def sum_out(term: Term, keep: set[str]) -> Term:
 def contract_pair(a: Term, b: Term, keep: set[str]) -> Term:
     """The product of two terms with the labels in neither `keep` summed: labels of both that stay are
     the batch, those summed the contracted dim of one matmul ((batch, free a, summed) @ (batch, summed, free b));
-    with nothing summed, a broadcast multiply."""
+    with nothing summed, or a batch and one side with no free label (a batched matvec, which as a
+    batch_matmul of one column ran 3x slower), a broadcast multiply, summed."""
     a, b = sum_out(a, keep | set(b.labels)), sum_out(b, keep | set(a.labels))
     shared = [l for l in a.labels if l in b.labels]
     batch, summed = [l for l in shared if l in keep], [l for l in shared if l not in keep]
     free_a, free_b = [l for l in a.labels if l not in shared], [l for l in b.labels if l not in shared]
-    labels = (*batch, *free_a, *free_b)
     x = transpose(a.value, [a.labels.index(l) for l in (*batch, *free_a, *summed)])
     y = transpose(b.value, [b.labels.index(l) for l in (*batch, *summed, *free_b)])
-    extent = {l: s for t in (a, b) for l, s in zip(t.labels, t.value.shape, strict=True)}
-    dims = [math.prod(extent[l] for l in group) for group in (batch, free_a, summed, free_b)]
-    if not summed:  # (batch, free a, 1...) * (batch, 1..., free b)
+    if not summed or (batch and not (free_a and free_b)):  # (batch, free a, summed, 1...) * (batch, 1..., summed, free b)
         x = reshape(x, (*x.shape, *(1,) * len(free_b)))
         y = reshape(y, (*y.shape[: len(batch)], *(1,) * len(free_a), *y.shape[len(batch) :]))
-        return Term(multiply(x, y), labels)
-    nb, m, k, n = dims
+        return sum_out(Term(multiply(x, y), (*batch, *free_a, *summed, *free_b)), keep)
+    extent = {l: s for t in (a, b) for l, s in zip(t.labels, t.value.shape, strict=True)}
+    nb, m, k, n = [math.prod(extent[l] for l in group) for group in (batch, free_a, summed, free_b)]
     lead = (nb,) if batch else ()
     x = reshape(x, (*lead, m, k) if batch or free_a else (k,))
     y = reshape(y, (*lead, k, n) if batch or free_b else (k,))
+    labels = (*batch, *free_a, *free_b)
     return Term(reshape(matmul(x._trace, x._node, y._node), tuple(extent[l] for l in labels)), labels)
+
+
+def is_chain(inputs: Sequence[tuple[str, ...]], output: tuple[str, ...]) -> bool:
+    """Whether the einsum is a (batched) matrix chain, `b?ij,b?jk,...,b?yz->b?iz` (an unbatched chain may
+    start or end with a vector): then each product is a matmul of the last one's result, and the
+    e-graph chooses the order."""
+    batch = inputs[0][:-2] if len(inputs[0]) == 3 else ()
+    cores = [labels[len(batch):] for labels in inputs]
+    ends = (1, 2) if not batch else (2,)
+    shaped = all(len(c) == 2 for c in cores[1:-1]) and len(cores[0]) in ends and len(cores[-1]) in ends
+    if not shaped or any(labels[: len(batch)] != batch for labels in inputs):
+        return False
+    free = (*cores[0][:-1], *cores[-1][1:])
+    linked = all(a[-1] == b[0] for a, b in itertools.pairwise(cores))
+    distinct = len({l for c in cores for l in c}) == len(cores) - 1 + len(free)
+    return linked and distinct and output == (*batch, *free)
+
+
+def chain(terms: Sequence[Term]) -> Tracer:
+    """A matrix chain's products left to right as `einsum_matmul`s, which the e-graph reassociates
+    without fast math (NumPy leaves einsum's order unspecified) into the cheapest order."""
+    value = terms[0].value
+    for term in terms[1:]:
+        value = result(value._trace, value._trace.make("einsum_matmul", (value._node, term.value._node)))
+    return value
 
 
 def contraction_order(operands: Sequence[set[str]], output: set[str], sizes: dict[str, int]) -> list[tuple[int, int]]:
