@@ -21,7 +21,7 @@ These functions are the only implementation of each stage: `compile_kernel` (com
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
