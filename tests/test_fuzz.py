@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 from fuzz_oracle import Approx, Tie, check_result, evaluate
-from fuzz_programs import Program, Step, arguments, programs
+from fuzz_programs import NEWER_KINDS, Program, Step, arguments, programs
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -83,6 +83,14 @@ def differential(program: Program, args: list[np.ndarray], configs: tuple[str, .
 @given(program=programs(), data=st.data())
 def test_fuzz_exact(program: Program, data: st.DataObject) -> None:
     """Default and all-exact rules against NumPy on data with NaN, inf, signed zeros, denormals, huge values."""
+    differential(program, data.draw(arguments(program)), ("default", "all-exact"), fast=False)
+
+
+@fuzz_settings(60)
+@given(program=programs(kinds=NEWER_KINDS), data=st.data())
+def test_fuzz_newer(program: Program, data: st.DataObject) -> None:
+    """Programs mostly of the newer surface (einsum, N-D matmul, statistics, shape functions, gathers,
+    arrays made in the kernel, in-place updates, syr2k's shared epilogue) under the default and all-exact rules."""
     differential(program, data.draw(arguments(program)), ("default", "all-exact"), fast=False)
 
 
