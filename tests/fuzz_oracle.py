@@ -305,11 +305,15 @@ def _astype(step: Step, ins: list[Approx]) -> Approx:
     return _finish(out, ins, ins[0].err, True, ROUNDED if narrowing else 0)
 
 
+def _swapped(x: Approx) -> Approx:
+    """x with its last two axes swapped (a view)."""
+    nd = np.ndim(x.value)
+    return _view(Step("transpose", (0,), (tuple(range(nd - 2)) + (nd - 1, nd - 2),)), [x])
+
+
 def _gram(x: Approx) -> Approx:
     """x @ x.T over the last two axes (x @ x for a vector), as fuzz_programs.gram."""
-    nd = x.value.ndim
-    swap = Step("transpose", (0,), (tuple(range(nd - 2)) + (nd - 1, nd - 2),))
-    return _matmul(x, _view(swap, [x]) if nd >= 2 else x)
+    return _matmul(x, _swapped(x) if np.ndim(x.value) >= 2 else x)
 
 
 def _step(step: Step, ins: list[Approx]) -> Approx:
@@ -391,12 +395,6 @@ def _einsum(step: Step, ins: list[Approx]) -> Approx:
     if len(ins) == 1 and k == 1:
         return _view(step, ins)
     return _contract(lambda *xs: np.einsum(spec, *xs), ins, k)
-
-
-def _swapped(x: Approx) -> Approx:
-    """x with its last two axes swapped (a view)."""
-    nd = np.ndim(x.value)
-    return _view(Step("transpose", (0,), (tuple(range(nd - 2)) + (nd - 1, nd - 2),)), [x])
 
 
 def _statistic(step: Step, ins: list[Approx]) -> Approx:
