@@ -13,10 +13,12 @@ from . import ir  # noqa: E402
 from .compiler import Compilation  # noqa: E402
 from .errors import (  # noqa: E402
     CompileError,
+    ConcreteValueError,
     EgglogTensorError,
     IndexOutOfBoundsError,
     KernelArgumentError,
     OutOfBoundsError,
+    SpecializationWarning,
     ToolchainError,
     TracingError,
     UnsupportedError,
@@ -32,6 +34,7 @@ __all__ = [
     "Compilation",
     "CompileError",
     "Compiled",
+    "ConcreteValueError",
     "EgglogTensorError",
     "IndexOutOfBoundsError",
     "Kernel",
@@ -42,6 +45,7 @@ __all__ = [
     "OptimizeReport",
     "Optimized",
     "OutOfBoundsError",
+    "SpecializationWarning",
     "Target",
     "ToolchainError",
     "Traced",

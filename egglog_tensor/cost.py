@@ -33,7 +33,7 @@ import numpy as np
 from egglog import EGraph, get_callable_fn
 
 from .graph import Node
-from .ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, TRANSCENDENTAL, infer, is_view
+from .ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS, TRANSCENDENTAL, infer, is_view
 from .ir import OP_OF, literal
 from .lowering.policy import block_rows, choose_tiles, padded_loops, padded_tiles, register_tile, simd_lanes
 from .target import Machine, Target
@@ -253,6 +253,11 @@ class TensorCostModel:
             rows = self._closing(x, out, flops, inputs, time, latency) if 0 not in out.attr("axes") and not index else None
             chosen = _EPSILON if not index and out.attr("lanes") is not None else 0.0  # {op}_lanes: taken only when it saves time
             return self._buffer(out, x.done + time + chosen, rows)
+        if op in SCANS:  # one pass reading x (its producers fused) and writing the running values
+            (x,) = ins
+            flops = x.meta.size + (0.0 if x.buffer else x.flops)
+            reads = _bytes(x.meta) if x.buffer else x.reads
+            return self._buffer(out, x.done + m.kernel(flops, reads + _bytes(out)))
         if op in ("matmul", "matmul_tiled"):
             a, b = ins
             flops = 2.0 * out.size * a.meta.shape[-1]

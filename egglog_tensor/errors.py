@@ -15,6 +15,17 @@ class TracingError(EgglogTensorError):
     """The function cannot be traced: shape mismatch, Python control flow on a traced value, ..."""
 
 
+class ConcreteValueError(TracingError):
+    """A traced value was needed as a Python value (a shape, slice bound, loop count, branch); `needs` names
+    the arguments it depends on (a kernel retraces with Python-number ones static: docs/calling.md)."""
+
+    needs: frozenset[str] = frozenset()
+
+
+class SpecializationWarning(UserWarning):
+    """A kernel compiled one specialization per value for many values of a Python argument (docs/calling.md)."""
+
+
 class OutOfBoundsError(EgglogTensorError, OverflowError):
     """A Python integer outside the integer dtype NumPy converts it to (`int32_array + 2**40`): NumPy raises OverflowError too."""
 

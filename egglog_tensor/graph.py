@@ -10,8 +10,8 @@ from typing import Any
 from .errors import TracingError
 from .ops import OPS, Shape, infer
 
-DTYPES = ("float32", "float64", "int32", "int64", "bool")
-FLOAT_DTYPES = ("float32", "float64")
+DTYPES = ("float32", "float64", "int32", "int64", "bool", "float16", "int8", "int16", "uint8", "uint16", "uint32", "uint64")
+FLOAT_DTYPES = ("float32", "float64", "float16")
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,7 +40,8 @@ class Node:
         return f"Node({self.op}, {self.shape}, {self.dtype})"
 
 
-_ITEMSIZE = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "bool": 1}
+_ITEMSIZE = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "bool": 1, "float16": 2, "int8": 1, "int16": 2,
+             "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8}
 _MAX_BYTES = 2**63 - 1
 
 

@@ -38,6 +38,13 @@ class DType(Expr):
     int32: ClassVar[DType]
     int64: ClassVar[DType]
     bool_: ClassVar[DType]
+    float16: ClassVar[DType]
+    int8: ClassVar[DType]
+    int16: ClassVar[DType]
+    uint8: ClassVar[DType]
+    uint16: ClassVar[DType]
+    uint32: ClassVar[DType]
+    uint64: ClassVar[DType]
 
 
 class Layout(Expr):
@@ -84,6 +91,8 @@ class Tensor(Expr):
     def prod(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
     def argmax(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
     def argmin(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
+    def cumsum(self, axis: i64Like) -> Tensor: ...
+    def cumprod(self, axis: i64Like) -> Tensor: ...
 
     # A reduction with its vector lanes chosen (rulesets.tiling): its innermost loop, when that loop
     # reduces, accumulates `lanes` elements side by side (lowering/stages/lanes.py), in a row-fused loop too.
@@ -206,6 +215,7 @@ DTYPE_TERMS = {
     "int32": DType.int32,
     "int64": DType.int64,
     "bool": DType.bool_,
+    **{name: getattr(DType, name) for name in ("float16", "int8", "int16", "uint8", "uint16", "uint32", "uint64")},
 }
 LAYOUT_TERMS = {"C": Layout.C, "F": Layout.F, "strided": Layout.strided}
 _CONSTANT_NAMES = {**{str(t): k for k, t in DTYPE_TERMS.items()}, **{str(t): k for k, t in LAYOUT_TERMS.items()}}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any, overload
 
@@ -16,7 +17,13 @@ import numpy as np
 from egglog import Ruleset, Schedule
 
 from .compiler import Compilation, Options, compile_kernel
-from .errors import IndexOutOfBoundsError, KernelArgumentError, OutOfBoundsError
+from .errors import (
+    ConcreteValueError,
+    IndexOutOfBoundsError,
+    KernelArgumentError,
+    OutOfBoundsError,
+    SpecializationWarning,
+)
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
@@ -25,6 +32,7 @@ from .target import Machine, Target
 from .tracing import function_name
 
 _UNSET: Any = object()
+SPECIALIZATION_LIMIT = 8  # distinct values of an automatically static argument before a SpecializationWarning
 
 
 class Kernel:
@@ -52,20 +60,51 @@ class Kernel:
         # `out=` names the result buffer(s), unless the function has a parameter of that name.
         self._takes_out = "out" not in self._signature.parameters
         self._static = static
+        self._auto: frozenset[str] = frozenset()  # Python-value arguments tracing needed the value of: static when given one
+        self._seen: dict[str, set[Any]] = {}  # the values each of those was specialized on
 
     def _specialize(self, names: tuple[str, ...], values: list[Any]) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
         """The function to trace (its static arguments bound, as compile-time constants), and the runtime arguments' names and values."""
-        if not self._static:
+        pairs = list(zip(names, values, strict=True))
+        chosen = {n for n, v in pairs if n in self._static or (n in self._auto and _literal(v))}
+        if not chosen:
             return self.fn, names, values
-        static = tuple((n, v) for n, v in zip(names, values, strict=True) if n in self._static)
+        static = tuple((n, v if n in self._static else _hashable(v)) for n, v in pairs if n in chosen)
+        self._count(dict(static), chosen - self._static)
         for n, v in static:
             try:
                 hash(v)
             except TypeError:
                 raise KernelArgumentError(f"{self.name}(): static argument {n!r} must be hashable (an int, tuple, bool, str...), "
                                           f"got {type(v).__name__}") from None
-        runtime = [(n, v) for n, v in zip(names, values, strict=True) if n not in self._static]
-        return _Static(self.fn, names, static), tuple(n for n, _ in runtime), [v for _, v in runtime]
+        runtime = [(n, v) for n, v in pairs if n not in chosen]
+        given = {n: v for n, v in pairs if n in chosen}
+        return _Static(self.fn, names, static, given), tuple(n for n, _ in runtime), [v for _, v in runtime]
+
+    def _count(self, static: dict[str, Any], auto: set[str]) -> None:
+        """Note the values automatically static arguments take; SpecializationWarning when one passes the limit."""
+        for n in auto:
+            seen = self._seen.setdefault(n, set())
+            seen.add(static[n])
+            if len(seen) == SPECIALIZATION_LIMIT + 1:
+                warnings.warn(f"{self.name}(): argument {n!r} has been specialized on {len(seen)} distinct values, one "
+                              "compilation each, because tracing needs its value (a shape, slice bound, loop count or branch); "
+                              f"pass static_argnames=({n!r},) to say that is intended (docs/calling.md#automatic-specialization)",
+                              SpecializationWarning, stacklevel=5)
+
+    def _traced(self, args: tuple, kwargs: dict, step: Callable[..., Any]) -> Any:
+        """step(fn, names, values, specs) for a call's arguments, tracing again with the Python-value arguments
+        (numbers, lists, tuples) static when tracing needed their values (ConcreteValueError)."""
+        names, values = self._bind(args, kwargs)
+        while True:
+            fn, runtime_names, runtime_values = self._specialize(names, values)
+            try:
+                return step(fn, runtime_names, runtime_values, specs_of(runtime_names, runtime_values))
+            except ConcreteValueError as e:
+                python = {n for n, v in zip(names, values, strict=True) if _literal(v)}
+                if not e.needs or not e.needs <= python - self._auto - self._static:
+                    raise
+                self._auto = self._auto | e.needs
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any]]:
         try:
@@ -97,14 +136,12 @@ class Kernel:
 
     def inspect(self, *args: Any, **kwargs: Any) -> Compilation:
         """The compilation (all stages) for these arguments' signature, compiling if needed."""
-        fn, names, values = self._specialize(*self._bind(args, kwargs))
-        return self._compilation(fn, names, specs_of(names, values))
+        return self._traced(args, kwargs, lambda fn, names, values, specs: self._compilation(fn, names, specs))
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """Trace for these arguments' signature: the first stage of `f.trace(*args).optimize().lower().compile()`
         (egglog_tensor/stages.py; it does not use the on-disk cache, nor this kernel's specializations)."""
-        fn, names, values = self._specialize(*self._bind(args, kwargs))
-        return trace(fn, names, specs_of(names, values), self.options, kernel=self)
+        return self._traced(args, kwargs, lambda fn, names, values, specs: trace(fn, names, specs, self.options, kernel=self))
 
     def call_compilation(self, comp: Compilation, args: tuple, kwargs: dict) -> Any:
         """Run one compilation (a Compiled stage's) on arguments bound and checked as a call of the kernel:
@@ -123,7 +160,7 @@ class Kernel:
         """Run the kernel; `out=` (an array, or a tuple of one per result) receives the result instead
         of a new array, like NumPy's ufuncs: exact shape and dtype, any strides, may overlap inputs."""
         out = kwargs.pop("out", None) if kwargs and self._takes_out else None
-        fast = not kwargs and len(args) == self._arity and not self._static  # (static values are not in the fast key)
+        fast = not kwargs and len(args) == self._arity and not self._static and not self._auto  # (static values are not in the fast key)
         if fast:
             key = tuple(map(_fast_key, args))
             hit = self._fast.get(key)
@@ -131,11 +168,9 @@ class Kernel:
                 result = hit(args, out)
                 if result is not REFUSED:
                     return result
-        fn, names, values = self._specialize(*self._bind(args, kwargs))
-        specs = specs_of(names, values)
-        comp = self._compilation(fn, names, specs)
+        comp, values, specs = self._traced(args, kwargs, lambda fn, names, values, specs: (self._compilation(fn, names, specs), values, specs))
         dispatch = _Dispatch(comp, specs, self.name)
-        if fast and hit is None and all(k[-1] for k in key if isinstance(k, tuple)):
+        if fast and hit is None and not self._auto and all(k[-1] for k in key if isinstance(k, tuple)):
             self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
         return _run_checked(dispatch, values, specs, out)
 
@@ -151,12 +186,12 @@ class Kernel:
 class _Static:
     """A kernel's function with its static arguments bound: traced with the runtime ones, in order."""
 
-    def __init__(self, fn: Callable[..., Any], names: tuple[str, ...], static: tuple[tuple[str, Any], ...]) -> None:
-        self.fn, self.names, self.static = fn, names, static
+    def __init__(self, fn: Callable[..., Any], names: tuple[str, ...], static: tuple[tuple[str, Any], ...], given: dict[str, Any]) -> None:
+        self.fn, self.names, self.static, self.given = fn, names, static, given  # static: the key (lists as tuples); given: as passed
         self.__name__ = function_name(fn)
 
     def __call__(self, *runtime: Any) -> Any:
-        given, rest = dict(self.static), iter(runtime)
+        given, rest = self.given, iter(runtime)
         return self.fn(*(given[n] if n in given else next(rest) for n in self.names))
 
 
@@ -176,11 +211,21 @@ def static_names(fn: Callable[..., Any], argnums: Any, argnames: Any) -> frozens
 
 
 def _fast_key(a: Any) -> Any:
-    """A cheap signature key: (shape, dtype, contiguity) for arrays (contiguity 0: neither, slow path)."""
+    """A cheap signature key: (shape, dtype, contiguity) for arrays (contiguity 0: neither, slow path; so for lists)."""
     if type(a) is np.ndarray:
         flags = a.flags
         return (a.shape, a.dtype, 1 if flags.c_contiguous else (2 if flags.f_contiguous else 0))
-    return type(a)
+    return (type(a), 0) if isinstance(a, (list, tuple)) else type(a)
+
+
+def _literal(value: Any) -> bool:
+    """Whether an argument is a Python value a kernel specializes on when tracing needs it: a number, list or tuple."""
+    return type(value) in PYTHON_SCALARS or isinstance(value, (list, tuple))
+
+
+def _hashable(value: Any) -> Any:
+    """An automatically static value as a key: lists (nested) as tuples."""
+    return tuple(map(_hashable, value)) if isinstance(value, (list, tuple)) else value
 
 
 def _run_checked(dispatch: _Dispatch, values: list[Any], specs: tuple[ArgSpec, ...], out: Any) -> Any:

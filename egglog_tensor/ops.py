@@ -43,6 +43,7 @@ class Kind(enum.Flag):
     CONTRACTION = enum.auto()
     SCHEDULE = enum.auto()  # a choice of how to compute its input (materialize, fuse_rows), same value
     INDEX = enum.auto()  # a reduction giving where its pick is (argmax): an int64 index, not a value
+    SCAN = enum.auto()  # a running reduction along one axis (cumsum): its input's shape
 
 
 Infer = Callable[[Sequence["Node"], tuple[Any, ...]], tuple[Shape, str]]
@@ -162,6 +163,14 @@ def _index_reduce(op: str) -> Infer:
         return tuple(d for i, d in enumerate(x.shape) if i not in attrs[0]), "int64"
 
     return infer
+
+
+def _scan(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """cumsum/cumprod along one axis of an array of rank >= 1: its shape and dtype."""
+    (x,) = ins
+    if not 0 <= attrs[0] < len(x.shape):
+        raise TracingError(f"axis {attrs[0]} is out of bounds for an array of shape {x.shape}")
+    return x.shape, x.dtype
 
 
 def _matmul(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
@@ -312,6 +321,8 @@ _RECORDS = [
       for name in ("sum", "max", "min", "prod")),
     # reductions (issue 24): argmax/argmin, the row-major index within `axes` of the first max/min (NaN first)
     *(OpDef(name, Kind.REDUCTION | Kind.INDEX, 1, ("axes",), f"Tensor.{name}", _index_reduce(name)) for name in ("argmax", "argmin")),
+    # scans (issue 24, tracing/scans.py): the running sum/product along `axis`, emitted as loops carrying it
+    *(OpDef(name, Kind.SCAN, 1, ("axis",), f"Tensor.{name}", _scan) for name in ("cumsum", "cumprod")),
     OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
     OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
     OpDef("transpose", Kind.VIEW, 1, ("perm",), "Tensor.transpose", _transpose),
@@ -345,6 +356,7 @@ ELEMENTWISE = frozenset(names(Kind.ELEMENTWISE))
 TRANSCENDENTAL = frozenset(names(Kind.TRANSCENDENTAL))
 REDUCTIONS = names(Kind.REDUCTION)
 INDEX_REDUCTIONS = names(Kind.INDEX)
+SCANS = names(Kind.SCAN)
 VIEWS = frozenset(names(Kind.VIEW))
 
 

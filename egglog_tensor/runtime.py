@@ -13,7 +13,8 @@ import numpy as np
 from .errors import KernelArgumentError
 
 SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(
-    np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64, np.bool_)
+    np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64, np.bool_,
+                          np.float16, np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64)
 )
 
 # PyArrayObject_fields (numpy/ndarraytypes.h), stable across NumPy 1.x / 2.x on 64-bit CPython:

@@ -55,8 +55,8 @@ def spec_of(value: object, name: str) -> ArgSpec:
     """The ArgSpec of a call argument; KernelArgumentError for anything the kernel cannot take."""
     if type(value) in PYTHON_SCALARS:
         return ArgSpec((), PYTHON_SCALARS[type(value)], "C", type(value))
-    if isinstance(value, np.generic):
-        value = np.asarray(value)
+    if isinstance(value, (np.generic, list, tuple, complex)):
+        value = as_array(value, name)
     if not isinstance(value, np.ndarray):
         raise KernelArgumentError(
             f"argument {name!r}: expected a NumPy array or a Python number, got {type(value).__name__}"
@@ -74,3 +74,11 @@ def spec_of(value: object, name: str) -> ArgSpec:
     if not value.dtype.isnative:
         raise KernelArgumentError(f"argument {name!r}: non-native byte order {value.dtype.str} is not supported")
     return ArgSpec(tuple(value.shape), value.dtype.name, layout_of(value))
+
+
+def as_array(value: object, name: str) -> np.ndarray:
+    """A NumPy scalar, Python list or tuple (nested: N-D) or complex argument as NumPy converts it (np.asarray)."""
+    try:
+        return np.asarray(value)
+    except (ValueError, OverflowError) as e:  # a ragged list; an int beyond 64 bits
+        raise KernelArgumentError(f"argument {name!r}: NumPy cannot make an array of this {type(value).__name__}: {e}") from None

@@ -17,6 +17,7 @@ from egglog_tensor.target import Target
 A = np.ones((4, 5), np.float32)
 B = np.ones((3, 5), np.float32)
 THIS_FILE = os.path.basename(__file__)
+NUMPY_ASARRAY = np.asarray
 
 
 def line_of(fn, marker: str) -> int:
@@ -47,8 +48,8 @@ def test_unsupported_ndarray_method_names_method_and_line() -> None:
 
 
 def test_unsupported_dtype_promotion_is_reported() -> None:
-    with pytest.raises(et.UnsupportedError, match="floor_divide"):
-        et.kernel(lambda a, b: a // b)(np.ones(3, bool), np.ones(3, bool))
+    with pytest.raises(et.UnsupportedError, match="np.add.*complex64"):  # (bool // bool runs in int8, supported)
+        et.kernel(lambda a: a + np.complex64(1))(np.ones(3, bool))
 
 
 def test_shape_mismatch_at_trace_time() -> None:
@@ -84,7 +85,7 @@ def test_python_if_on_traced_value_names_the_argument() -> None:
     ("fn", "pattern"),
     [
         (lambda x: float(x.sum()), "float()"),
-        (lambda x: np.asarray(x), "np.asarray"),
+        (lambda x: NUMPY_ASARRAY(x), "np.asarray"),  # bound before tracing: NumPy's own (np.asarray itself traces)
         (lambda x: x[x > 0], "boolean-mask indexing (x[mask]) is not supported"),
         (lambda x: x.reshape(3, 3), "cannot reshape array of size 20"),
         (lambda x: x.max(axis=2), "axis 2 is out of bounds"),
@@ -146,7 +147,7 @@ def test_max_of_empty_array() -> None:
         ((A,), "missing a required argument"),
         ((A, A, A), "too many positional arguments"),
         ((A, "hello"), "argument 'b': expected a NumPy array or a Python number, got str"),
-        ((A, [1.0, 2.0]), "argument 'b': expected a NumPy array or a Python number, got list"),
+        ((A, [[1.0], [2.0, 3.0]]), "argument 'b': NumPy cannot make an array of this list: setting an array element with a sequence"),
         ((A, np.ones(5, np.complex64)), "argument 'b': dtype complex64 is not supported"),
         ((A, np.ones(5, object)), "argument 'b': dtype object is not supported"),
         ((A, np.ones(5, ">f4")), "non-native byte order"),

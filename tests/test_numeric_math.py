@@ -196,5 +196,3 @@ def test_an_op_missing_a_dtype_names_op_dtype_and_line() -> None:
     assert "test_numeric_math.py" in str(info.value) and "# MARK" in str(info.value)
     with pytest.raises(et.UnsupportedError, match=r"np.invert\(tracer float32\[3\]\)"):
         et.kernel(lambda x: ~x)(np.ones(3, np.float32))
-    with pytest.raises(et.UnsupportedError, match="left_shift.*int8"):
-        et.kernel(lambda x: x << x)(np.ones(3, bool))

@@ -117,8 +117,8 @@ def test_inference_errors_name_the_op() -> None:
         b.make("add", (x, y))
     with pytest.raises(TracingError, match="^exp: takes 1 tensor inputs, got 2"):
         infer("exp", (x, y), ())
-    with pytest.raises(UnsupportedError, match="unknown op 'cumsum'"):
-        b.make("cumsum", (x,), ())
+    with pytest.raises(UnsupportedError, match="unknown op 'no_such_op'"):
+        b.make("no_such_op", (x,), ())
 
 
 def test_op_sets_come_from_the_registry() -> None:

@@ -65,12 +65,12 @@ def test_on_disk_cache_key_covers_static_values(tmp_path, monkeypatch) -> None:
     assert caches == {(("n", 4),): "hit", (("n", 3),): "miss-stored"}
 
 
-def test_runtime_int_used_as_a_shape_suggests_static() -> None:
+def test_runtime_numpy_int_used_as_a_shape_suggests_static() -> None:
     def f(x, n):
         return x.reshape(n, -1)
 
     with pytest.raises(et.TracingError, match=re.escape("make it static: et.kernel(f, static_argnames=('n',))")):
-        et.kernel(f)(X, 4)
+        et.kernel(f)(X, np.int64(4))  # (a Python int is specialized automatically: tests/test_surface_arguments.py)
 
 
 def test_runtime_int_stays_a_runtime_scalar() -> None:

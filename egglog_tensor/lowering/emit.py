@@ -23,7 +23,7 @@ from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node
-from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS
+from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
@@ -180,6 +180,8 @@ class Emitter:
             return self._matmul(node, node.attr("tiles") if node.op == "matmul_tiled" else None)
         if node.op in REDUCTIONS:
             return self._reduction(node)
+        if node.op in SCANS:
+            return self._scan(node)
         if node.op == "concat":
             return self._concat(node)
         if node.op == "update_slice":
@@ -430,6 +432,115 @@ class Emitter:
         _tag_lanes(value, lanes_attr)
         return value
 
+    # --- scans ---------------------------------------------------------------------------------
+    def _scan(self, node: Node) -> ir.Value:
+        """cumsum/cumprod along `axis`, its producers fused; a long axis the other loops cannot give
+        the threads work over is scanned in two passes over blocks (_blocked_scan)."""
+        (x,) = node.inputs
+        axis, op = node.attr("axis"), _SCAN_OPS[node.op]
+        plan = _Plan(x.shape)
+        tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan)
+        n, threads = x.shape[axis], self.target.threads
+        if threads > 1 and x.size // n < threads and n >= policy.SCAN_SPLIT:
+            step = policy.SCAN_ROWS * threads  # blocks rescanned side by side (_interleaved_scan) on each thread
+            count = next((c for c in range(step, 64 * threads, step) if n % c == 0), 8 * threads)
+            if _reads_indices(tree):  # the blocks renumber the loops: an iota is read from its own buffer
+                plan = _Plan(x.shape)
+                tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan, indices=False)
+            blocked = self._blocked_scan(plan, tree, axis, op, node.dtype, count)
+            if blocked is not None:
+                return blocked
+        start = _fill(_kept(x.shape, (axis,)), node.dtype, _scan_start(op, node.dtype))
+        return self._scan_generic(plan, tree, axis, op, node.dtype, start)[1]
+
+    def _blocked_scan(self, plan: _Plan, tree: tuple, axis: int, op: str, dtype: str, count: int) -> ir.Value | None:
+        """The scan of `axis` split into `count` blocks (and a tail): 1. each block's total (a
+        reduction the threads share), 2. the running totals before each block (a short scan), 3. each
+        block scanned from its offset (the threads share the blocks), 4. the tail from the last
+        block's end. None when an operand reads the axis other than by its bare index."""
+        shape = plan.domain
+        size, tail = divmod(shape[axis], count)
+        split = _split_inputs(plan, axis, size, count)
+        if split is None:
+            return None
+        domain = shape[:axis] + (count, size) + shape[axis + 1:]
+        blocks = _Plan(domain, split)
+        kept = _kept(domain, (axis + 1,))
+        totals = self._reduce(blocks, tree, (axis + 1,), _fill(kept, dtype, _scan_start(op, dtype)), op, dtype, None)
+        before, totals_tree = self._plain_input(totals, dtype)
+        start = _fill(_kept(kept, (axis,)), dtype, _scan_start(op, dtype))
+        offsets = self._scan_generic(before, totals_tree, axis, op, dtype, start, exclusive=True)[1]
+        # the blocks and the tail write the result in place, at (block * size + index in block) and past them
+        rank = len(shape)
+        e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
+        at = ir.AffineMap.get(rank + 1, 0, e[:axis] + [e[axis] * size + e[axis + 1]] + e[axis + 2:])
+        into = tensor.empty(list(shape), scalar.storage_type(dtype))
+        ends, scanned = self._scan_generic(blocks, tree, axis + 1, op, dtype, offsets, into=(into, at))
+        if not tail:
+            return scanned
+        last_type = ir.RankedTensorType.get(list(_kept(kept, (axis,))), scalar.storage_type(dtype))
+        last = tensor.extract_slice(last_type, ends, [], [], [], [count - 1 if d == axis else 0 for d in range(rank)],
+                                    [1 if d == axis else n for d, n in enumerate(kept)], [1] * rank)
+        d = e[:rank]
+        past = ir.AffineMap.get(rank, 0, d[:axis] + [d[axis] + count * size] + d[axis + 1:])
+        rest = _Plan(shape[:axis] + (tail,) + shape[axis + 1:], _tail_inputs(plan, axis, count * size, tail))
+        return self._scan_generic(rest, tree, axis, op, dtype, last, into=(scanned, past))[1]
+
+    def _scan_generic(self, plan: _Plan, tree: tuple, axis: int, op: str, dtype: str, start: ir.Value,
+                      exclusive: bool = False, into: tuple[ir.Value, ir.AffineMap] | None = None) -> list[ir.Value]:
+        """The generic scanning loop `axis` of plan's domain with `op` from `start` (the values
+        without that axis): a reduction loop whose running value is an output (returned first) and
+        whose every step writes the result (the running value before the element when `exclusive`),
+        a new tensor of the domain's shape or `into` a tensor at an index map."""
+        rank, rows = len(plan.domain), policy.SCAN_ROWS
+        result, at = into or (tensor.empty(list(plan.domain), scalar.storage_type(dtype)), ir.AffineMap.get_identity(rank))
+        if axis == rank - 1 and rank > 1 and plan.domain[-2] % rows == 0 and plan.domain[-2] > rows and not exclusive:
+            interleaved = self._interleaved_scan(plan, tree, op, dtype, start, result, at)
+            if interleaved is not None:
+                return interleaved
+        dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
+        running = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i != axis])
+        iterators = ["reduction" if i == axis else "parallel" for i in range(rank)]
+        name = "add" if op == "sum" else "multiply"
+
+        def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
+            step = scalar.apply(name, dtype, dtype, [args[-2], value])
+            return [step, args[-2] if exclusive else step]
+
+        return self._generic_with(plan, tree, [start, result], [running, at], iterators, [dtype, dtype], body)
+
+    def _interleaved_scan(self, plan: _Plan, tree: tuple, op: str, dtype: str, start: ir.Value, result: ir.Value,
+                          at: ir.AffineMap) -> list[ir.Value] | None:
+        """A scan of the innermost loop with SCAN_ROWS rows at a time side by side (loops: row blocks,
+        the scanned loop, the rows of a block), so that each step adds into SCAN_ROWS independent running
+        values rather than waiting on one; None when an operand reads the rows other than by their index."""
+        rank, rows = len(plan.domain), policy.SCAN_ROWS
+        p, count = rank - 2, plan.domain[-2] // rows
+        split = _split_inputs(plan, p, rows, count)
+        if split is None:
+            return None
+        e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
+        order = ir.AffineMap.get(rank + 1, 0, e[:p] + [e[p], e[p + 2], e[p + 1]])  # (blocks, scanned, rows) -> split domain
+        whole = ir.AffineMap.get(rank + 1, 0, e[:p] + [e[p] * rows + e[p + 2], e[p + 1]])  # -> the unsplit domain
+        inputs = [(value, _compose(amap, order), dt) for value, amap, dt in split]
+        domain = plan.domain[:p] + (count, plan.domain[-1], rows)
+        kept = plan.domain[:p] + (count, rows)
+        i64 = ir.IntegerType.get_signless(64)
+        groups = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, g) for g in group])
+                                   for group in [[d] for d in range(p)] + [[p, p + 1]]])
+        starts = tensor.expand_shape(ir.RankedTensorType.get(list(kept), scalar.storage_type(dtype)), start, groups, [], list(kept))
+        running = ir.AffineMap.get(rank + 1, 0, e[:p] + [e[p], e[p + 2]])
+        iterators = ["parallel"] * p + ["parallel", "reduction", "parallel"]
+        name = "add" if op == "sum" else "multiply"
+
+        def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
+            step = scalar.apply(name, dtype, dtype, [args[-2], value])
+            return [step, step]
+
+        ends, scanned = self._generic_with(_Plan(domain, inputs), tree, [starts, result], [running, _compose(at, whole)],
+                                           iterators, [dtype, dtype], body)
+        return [tensor.collapse_shape(start.type, ends, groups), scanned]
+
     # --- contractions and data movement -------------------------------------------------------
     def _operand(self, node: Node) -> tuple[ir.Value, bool]:
         """A matmul operand as (tensor, transposed): a 2-D transpose is folded into the indexing map."""
@@ -535,6 +646,20 @@ def constant_attr(node: Node) -> ir.DenseElementsAttr:
     """The elements of an `array` node (bool stored as 0/1 bytes, as NumPy's)."""
     data = np.frombuffer(bytes.fromhex(node.attr("data")), dtype=node.dtype).reshape(node.shape)
     return ir.DenseElementsAttr.get(data.astype(np.int8) if node.dtype == "bool" else data, type=_tensor_type(node))
+
+
+_SCAN_OPS = {"cumsum": "sum", "cumprod": "prod"}
+
+
+def _compose(amap: ir.AffineMap, inner: ir.AffineMap) -> ir.AffineMap:
+    """amap after `inner`: the index amap gives of the index `inner` gives of inner's loops."""
+    return ir.AffineMap.get(inner.n_dims, 0, [r.compose(inner) for r in amap.results])
+
+
+def _scan_start(op: str, dtype: str) -> float:
+    """A scan's running value before the first element: adding (multiplying) it gives the element
+    exactly, as NumPy's first output is its first element (-0.0 stays -0.0)."""
+    return (-0.0 if dtype.startswith("float") else 0) if op == "sum" else 1
 
 
 def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:

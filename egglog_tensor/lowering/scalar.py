@@ -22,14 +22,11 @@ Composed = Callable[[list[ir.Value], str], ir.Value]
 
 
 def element_type(dtype: str) -> ir.Type:
-    """MLIR element type of a NumPy dtype name (bool is i1, one byte in memory like NumPy's)."""
-    return {
-        "float32": ir.F32Type.get,
-        "float64": ir.F64Type.get,
-        "int32": lambda: ir.IntegerType.get_signless(32),
-        "int64": lambda: ir.IntegerType.get_signless(64),
-        "bool": lambda: ir.IntegerType.get_signless(1),
-    }[dtype]()
+    """MLIR element type of a NumPy dtype name (bool is i1, one byte in memory like NumPy's; signed and
+    unsigned integers are both signless, the ops say which they are)."""
+    if _is_float(dtype):
+        return {16: ir.F16Type.get, 32: ir.F32Type.get, 64: ir.F64Type.get}[_bits(dtype)]()
+    return ir.IntegerType.get_signless(_bits(dtype))
 
 
 def storage_type(dtype: str) -> ir.Type:
@@ -55,11 +52,21 @@ def constant(value: float, dtype: str, stored: bool = False) -> ir.Value:
     t = storage_type(dtype) if stored else element_type(dtype)
     if dtype.startswith("float"):
         return arith.constant(t, ir.FloatAttr.get(t, float(value)))
-    return arith.constant(t, ir.IntegerAttr.get(t, int(value)))
+    bits = _bits(dtype)
+    value = int(value) % (1 << bits) if bits > 1 else int(value)  # an unsigned value as its signless bit pattern
+    return arith.constant(t, ir.IntegerAttr.get(t, value - (1 << bits) if bits > 1 and value >> (bits - 1) else value))
 
 
 def _is_float(dtype: str) -> bool:
     return dtype.startswith("float")
+
+
+def _is_unsigned(dtype: str) -> bool:
+    return dtype.startswith("uint")
+
+
+def _bits(dtype: str) -> int:
+    return 1 if dtype == "bool" else np.dtype(dtype).itemsize * 8
 
 
 def cast(x: ir.Value, src: str, dst: str) -> ir.Value:
@@ -73,12 +80,16 @@ def cast(x: ir.Value, src: str, dst: str) -> ir.Value:
     if src == "bool":
         return arith.uitofp(t, x) if _is_float(dst) else arith.extui(t, x)
     if _is_float(src) and _is_float(dst):
-        return arith.extf(t, x) if dst == "float64" else arith.truncf(t, x)
+        return arith.extf(t, x) if _bits(dst) > _bits(src) else arith.truncf(t, x)
     if _is_float(dst):
-        return arith.sitofp(t, x)
+        return (arith.uitofp if _is_unsigned(src) else arith.sitofp)(t, x)
     if _is_float(src):
-        return arith.fptosi(t, x)
-    return arith.extsi(t, x) if dst == "int64" else arith.trunci(t, x)
+        return (arith.fptoui if _is_unsigned(dst) else arith.fptosi)(t, x)
+    if _bits(dst) == _bits(src):  # int32 <-> uint32: the same bits
+        return x
+    if _bits(dst) < _bits(src):
+        return arith.trunci(t, x)
+    return (arith.extui if _is_unsigned(src) else arith.extsi)(t, x)
 
 
 def _sign(x: ir.Value, dtype: str) -> ir.Value:
@@ -86,6 +97,8 @@ def _sign(x: ir.Value, dtype: str) -> ir.Value:
     if _is_float(dtype):
         pos, neg, is_zero = arith.cmpf(F.OGT, x, zero), arith.cmpf(F.OLT, x, zero), arith.cmpf(F.OEQ, x, zero)
         return arith.select(pos, one, arith.select(neg, minus_one, arith.select(is_zero, zero, x)))
+    if _is_unsigned(dtype):
+        return arith.select(arith.cmpi(I.ne, x, zero), one, zero)
     pos, neg = arith.cmpi(I.sgt, x, zero), arith.cmpi(I.slt, x, zero)
     return arith.select(pos, one, arith.select(neg, minus_one, zero))
 
@@ -111,6 +124,10 @@ def _float_divmod(a: ir.Value, b: ir.Value, dtype: str) -> tuple[ir.Value, ir.Va
 def _int_divmod(a: ir.Value, b: ir.Value, dtype: str, want: str) -> ir.Value:
     """Python-style integer // and %, with NumPy's 0 for division by zero and no INT_MIN // -1 trap."""
     zero, one, minus_one = constant(0, dtype), constant(1, dtype), constant(-1, dtype)
+    if _is_unsigned(dtype):
+        b_zero = arith.cmpi(I.eq, b, zero)
+        divided = (arith.divui if want == "floor_divide" else arith.remui)(a, arith.select(b_zero, one, b))
+        return arith.select(b_zero, zero, divided)
     b_zero, b_minus_one = arith.cmpi(I.eq, b, zero), arith.cmpi(I.eq, b, minus_one)
     safe_b = arith.select(arith.ori(b_zero, b_minus_one), one, b)
     if want == "floor_divide":
@@ -129,12 +146,12 @@ def _int_power(a: ir.Value, b: ir.Value, dtype: str) -> ir.Value:
     """
     zero, one = constant(0, dtype), constant(1, dtype)
     result, base, bits = one, a, b
-    for _ in range(int(dtype[3:]) - 1):
+    for _ in range(_bits(dtype) - 1):
         odd = arith.cmpi(I.ne, arith.andi(bits, one), zero)
         result = arith.select(odd, arith.muli(result, base), result)
         base = arith.muli(base, base)
         bits = arith.shrui(bits, one)
-    return arith.select(arith.cmpi(I.slt, b, zero), zero, result)
+    return result if _is_unsigned(dtype) else arith.select(arith.cmpi(I.slt, b, zero), zero, result)
 
 
 _FLOAT_PREDICATES = {"equal": F.OEQ, "not_equal": F.UNE, "less": F.OLT, "less_equal": F.OLE, "greater": F.OGT, "greater_equal": F.OGE}
@@ -148,7 +165,8 @@ def _compare(op: str) -> Composed:
     def emit(args: list[ir.Value], dtype: str) -> ir.Value:
         if _is_float(dtype):
             return arith.cmpf(_FLOAT_PREDICATES[op], *args)
-        return arith.cmpi((_BOOL_PREDICATES if dtype == "bool" else _INT_PREDICATES)[op], *args)
+        unsigned = dtype == "bool" or _is_unsigned(dtype)
+        return arith.cmpi((_BOOL_PREDICATES if unsigned else _INT_PREDICATES)[op], *args)
 
     return emit
 
@@ -173,10 +191,6 @@ def _divmod(op: str) -> Composed:
         return _int_divmod(*args, dtype, op)
 
     return emit
-
-
-def _bits(dtype: str) -> int:
-    return int(dtype[-2:]) if dtype != "bool" else 1
 
 
 def _signbit(args: list[ir.Value], dtype: str) -> ir.Value:
@@ -210,8 +224,11 @@ def _int_fmod(args: list[ir.Value], dtype: str) -> ir.Value:
     """C's truncated integer remainder as NumPy's fmod: 0 for a zero divisor, no MIN % -1 trap."""
     a, b = args
     zero, one, minus_one = constant(0, dtype), constant(1, dtype), constant(-1, dtype)
-    no_remainder = arith.ori(arith.cmpi(I.eq, b, zero), arith.cmpi(I.eq, b, minus_one))
-    return arith.select(no_remainder, zero, arith.remsi(a, arith.select(no_remainder, one, b)))
+    no_remainder = arith.cmpi(I.eq, b, zero)
+    if not _is_unsigned(dtype):
+        no_remainder = arith.ori(no_remainder, arith.cmpi(I.eq, b, minus_one))
+    remainder = arith.remui if _is_unsigned(dtype) else arith.remsi
+    return arith.select(no_remainder, zero, remainder(a, arith.select(no_remainder, one, b)))
 
 
 def _heaviside(args: list[ir.Value], dtype: str) -> ir.Value:
@@ -306,13 +323,15 @@ def _logaddexp(base2: bool) -> Composed:
 
 def _shift(op: str) -> Composed:
     """NumPy's shifts: a count of the bit width or more (a negative one too, read unsigned) shifts
-    every bit out: 0 for <<, the sign for >>."""
+    every bit out: 0 for << and an unsigned >>, the sign for a signed >>."""
 
     def emit(args: list[ir.Value], dtype: str) -> ir.Value:
         a, b = args
         last = constant(_bits(dtype) - 1, dtype)
-        if op == "right_shift":
+        if op == "right_shift" and not _is_unsigned(dtype):
             return arith.shrsi(a, arith.minui(b, last))
+        if op == "right_shift":
+            return arith.select(arith.cmpi(I.ule, b, last), arith.shrui(a, b), constant(0, dtype))
         return arith.select(arith.cmpi(I.ule, b, last), arith.shli(a, b), constant(0, dtype))
 
     return emit
@@ -367,8 +386,23 @@ def apply(op: str, dtype: str, out_dtype: str, args: list[ir.Value]) -> ir.Value
         return arith.select(*args)
     if not ops.supports(op, dtype):
         raise UnsupportedError(f"op {op} is not supported for dtype {dtype}")
+    if dtype == "float16":
+        return _in_float32(op, out_dtype, args)
     named = ops.op(op).scalar[ops.dtype_class(dtype)]
+    if _is_unsigned(dtype) and named in _UNSIGNED:
+        return _UNSIGNED[named](*args)
     return mlir_op(named)(*args) if named != ops.COMPOSED else _COMPOSED[op](args, dtype)
+
+
+# The signed ops of the "int" records and their unsigned forms (np.abs of an unsigned is itself).
+_UNSIGNED: dict[str, Callable[..., ir.Value]] = {"arith.maxsi": arith.maxui, "arith.minsi": arith.minui, "math.absi": lambda x: x}
+
+
+def _in_float32(op: str, out_dtype: str, args: list[ir.Value]) -> ir.Value:
+    """A float16 op as NumPy's half loops compute it: in float32, the result rounded back to float16."""
+    wide = "float32" if out_dtype == "float16" else out_dtype
+    value = apply(op, "float32", wide, [cast(a, "float16", "float32") for a in args])
+    return cast(value, wide, out_dtype)
 
 
 # Where NumPy starts a float sum: NumPy 2 starts at the identity +0.0 (sum([-0.0]) is 0.0), older
@@ -382,10 +416,12 @@ def reduction_identity(op: str, dtype: str, empty: bool) -> float:
         return _SUM_START if _is_float(dtype) and not empty else 0
     if op == "prod":
         return 1
-    bits = {"int32": 31, "int64": 63}.get(dtype)
-    if op == "max":
-        return float("-inf") if _is_float(dtype) else (0 if dtype == "bool" else -(2**bits))
-    return float("inf") if _is_float(dtype) else (1 if dtype == "bool" else 2**bits - 1)
+    if _is_float(dtype):
+        return float("-inf") if op == "max" else float("inf")
+    if dtype == "bool":
+        return 0 if op == "max" else 1
+    info = np.iinfo(dtype)
+    return int(info.min) if op == "max" else int(info.max)
 
 
 def combine(op: str, dtype: str, value: ir.Value, acc: ir.Value) -> ir.Value:
@@ -397,7 +433,7 @@ def combine(op: str, dtype: str, value: ir.Value, acc: ir.Value) -> ir.Value:
     reassociated; max/min need no flag (they vectorize as is)."""
     name = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}[op]
     result = apply(name, dtype, dtype, [acc, value])
-    if _is_float(dtype) and op in ("sum", "prod"):
+    if _is_float(dtype) and dtype != "float16" and op in ("sum", "prod"):  # (float16: the step ends in a truncf)
         result.owner.attributes["fastmath"] = ir.Attribute.parse("#arith.fastmath<reassoc>")
     return result
 
@@ -414,7 +450,7 @@ def pick(op: str, dtype: str, value: ir.Value, index: ir.Value, best: ir.Value, 
         nan = arith.andi(arith.cmpf(F.UNO, value, value), arith.ori(arith.cmpf(F.ORD, best, best), earlier))
         better = arith.ori(arith.ori(beyond, tie), nan)
     else:  # bool (i1) compares unsigned: True is 1, not -1
-        signed = dtype != "bool"
+        signed = dtype != "bool" and not _is_unsigned(dtype)
         order = {("max", True): I.sgt, ("min", True): I.slt, ("max", False): I.ugt, ("min", False): I.ult}[op, signed]
         better = arith.ori(arith.cmpi(order, value, best), arith.andi(arith.cmpi(I.eq, value, best), earlier))
     return arith.select(better, value, best), arith.select(better, index, best_index)

@@ -83,7 +83,7 @@ def _result_dtype(record: OpDef, operand: DType) -> DType:
 
 
 def _same_shape(record: OpDef) -> Iterator[object]:
-    """Unary elementwise ops and schedule choices: the operand's shape."""
+    """Unary elementwise ops, scans and schedule choices: the operand's shape."""
     for t in _forms(record, a):
         yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s, _result_dtype(record, dt)))
 
@@ -214,7 +214,7 @@ BY_NAME: dict[str, Callable[[OpDef], Iterator[object]]] = {
 }  # fmt: skip
 BY_KIND: tuple[tuple[Kind, Callable[[OpDef], Iterator[object]]], ...] = (
     (Kind.LEAF, _leaf), (Kind.UNARY, _same_shape), (Kind.SCHEDULE, _same_shape), (Kind.BINARY, _binary),
-    (Kind.REDUCTION, _reduction), (Kind.CONTRACTION, _contraction),
+    (Kind.REDUCTION, _reduction), (Kind.CONTRACTION, _contraction), (Kind.SCAN, _same_shape),
 )  # fmt: skip
 
 

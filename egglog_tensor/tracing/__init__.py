@@ -2,8 +2,8 @@
 
 `core.py` holds the Tracer and the registry of NumPy functions; each module after it implements
 one part of NumPy's surface and registers it (`@implements("name")`): ufuncs.py and elementwise.py,
-shapes.py (views and shapes), reductions.py, statistics.py, linalg.py, rearrange.py, indexing.py (gathers), creation.py (arrays made in the kernel: np.zeros,
-arange, eye...), einsum.py, updates.py (in-place updates). A new NumPy function goes in the module of
+shapes.py (views and shapes), reductions.py, statistics.py, linalg.py, conversions.py (np.asarray, np.float32(x)...), rearrange.py, indexing.py (gathers), creation.py (arrays made in the kernel: np.zeros,
+arange, eye...), einsum.py, updates.py (in-place updates), scans.py (cumsum, cumprod). A new NumPy function goes in the module of
 its kind, or a new module imported here.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import TracingError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import creation, einsum, elementwise, indexing, linalg, rearrange, reductions, shapes, statistics, ufuncs, updates  # noqa: F401  (they register their functions)
+from . import conversions, creation, einsum, elementwise, indexing, linalg, rearrange, reductions, scans, shapes, statistics, ufuncs, updates  # noqa: F401  (they register their functions)
 from .core import Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
@@ -29,7 +29,7 @@ def narrowed_int_args(outputs: Sequence[Node], specs: Sequence[ArgSpec], names: 
     dtype (`int32_array + n`): NumPy raises OverflowError for a value outside it, so a call checks."""
     index = {n: i for i, (n, s) in enumerate(zip(names, specs, strict=True)) if s.weak is int}
     found = {(index[n.inputs[0].attr("name")], n.dtype) for n in topological(list(outputs))
-             if n.op == "astype" and n.dtype.startswith("int") and n.inputs[0].op == "arg" and n.inputs[0].attr("name") in index}
+             if n.op == "astype" and n.dtype.lstrip("u").startswith("int") and n.inputs[0].op == "arg" and n.inputs[0].attr("name") in index}
     return tuple(sorted(found))
 
 

@@ -18,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EgglogTensorError, OutOfBoundsError, TracingError, UnsupportedError
+from ..errors import (
+    ConcreteValueError,
+    EgglogTensorError,
+    OutOfBoundsError,
+    TracingError,
+    UnsupportedError,
+)
 from ..graph import DTYPES, Builder, Node, topological
 from ..spec import PYTHON_SCALARS
 
@@ -95,19 +101,21 @@ class Trace:
         """A 0-d constant of `dtype`, holding the value NumPy would compute with (NEP 50): a Python
         int outside an integer dtype raises OverflowError, a number beyond a float dtype's range is
         +-inf (with NumPy's RuntimeWarning), both as in NumPy."""
-        bounds = np.iinfo(dtype) if dtype.startswith("int") else None
+        bounds = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
         if bounds is not None and type(value) is int and not bounds.min <= value <= bounds.max:
             raise fail(OutOfBoundsError, f"Python integer {value} out of bounds for {dtype}")
         try:
             if dtype.startswith("float") and type(value) in (int, float):
                 typed = to_float(value, dtype)
+            elif bounds is not None and type(value) is int:  # in bounds: `uint8_array - 1` subtracts a uint8 1
+                typed = np.asarray(value, dtype)
             else:
                 typed = np.asarray(value).astype(dtype, casting="same_kind")
         except OverflowError:  # float(10**400)
             raise fail(OutOfBoundsError, f"Python integer {value} too large to convert to {dtype}") from None
         except TypeError:
             raise fail(TracingError, f"Python scalar {value!r} does not fit in {dtype}") from None
-        if dtype.startswith("int") and abs(int(typed)) > 2**53:
+        if np.dtype(dtype).kind in "iu" and abs(int(typed)) > 2**53:
             raise fail(UnsupportedError, f"integer constant {value!r} is too large (|value| > 2**53)")
         value = float(typed)
         if value == 0.0 and math.copysign(1.0, value) < 0:
@@ -179,18 +187,20 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return f"Tracer({self._node.dtype}{list(self.shape)})"
 
     # --- what cannot be traced ----------------------------------------------------------------
-    def _concrete(self, what: str) -> TracingError:
+    def _concrete(self, what: str) -> ConcreteValueError:
         args = [n for n in ancestors(self._node) if n.op == "arg"]
         names = sorted({n.attr("name") for n in args})
         deps = f"it depends on argument(s) {', '.join(names)}" if names else "it is a traced value"
         scalars = sorted({n.attr("name") for n in args if not n.shape})
         hint = (f"; to use a number argument as a constant (a shape, a slice bound, a loop count), make it static: "
                 f"et.kernel(f, static_argnames={tuple(scalars)!r})" if scalars else "")
-        return fail(
-            TracingError,
+        error = fail(
+            ConcreteValueError,
             f"{what} needs a concrete value, but {deps}, whose values are not known while tracing; "
             f"use np.where / np.maximum etc. instead of Python control flow{hint}",
         )
+        error.needs = frozenset(names)
+        return error
 
     def __bool__(self) -> bool:
         raise self._concrete("Python control flow (bool() / if / while / and / or) on a traced array")
@@ -205,7 +215,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         raise self._concrete("using a traced array as an index")
 
     def __array__(self, dtype=None, copy=None):
-        raise self._concrete("converting a traced array to a NumPy array (np.asarray / np.array)")
+        raise self._concrete("converting a traced array to a NumPy array (with np.asarray, np.float32... bound before tracing, "
+                             "or np.frombuffer & co.)")
 
     def __setitem__(self, key: Any, value: Any) -> None:
         IMPLEMENTATIONS["setitem"](self, key, value)
@@ -229,7 +240,10 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return handler(*args, **kwargs)
 
     # --- methods: ndarray's signatures, NumPy's functions ----------------------------------------
-    def astype(self, dtype: Any, copy: bool = True) -> Tracer:
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True, copy: bool = True) -> Tracer:
+        """ndarray.astype: a copy converted to dtype (copy=False: self when it has that dtype); `order` is not traced."""
+        if not np.can_cast(self.dtype, dtype_name(dtype), casting):
+            raise fail(TracingError, f"Cannot cast array data from {self.dtype!r} to {np.dtype(dtype)!r} according to the rule {casting!r}")
         return self if not copy and self.dtype == dtype_name(dtype) else astype(self, dtype_name(dtype))
 
     def copy(self, order: str = "K") -> Tracer:
@@ -256,6 +270,13 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     def argmin(self, axis=None, out=None, *, keepdims=False) -> Tracer:
         return IMPLEMENTATIONS["argmin"](self, axis, out, keepdims=keepdims)
+
+    # scans (tracing/scans.py)
+    def cumsum(self, axis=None, dtype=None, out=None) -> Tracer:
+        return IMPLEMENTATIONS["cumsum"](self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None) -> Tracer:
+        return IMPLEMENTATIONS["cumprod"](self, axis, dtype, out)
 
     def any(self, axis=None, out=None, keepdims=False, *, where=True) -> Tracer:
         return IMPLEMENTATIONS["any"](self, axis, out, keepdims, where=where)
@@ -407,6 +428,8 @@ def as_tracer(trace: Trace, v: Any) -> Tracer:
 
 
 def normalize_axis(ndim: int, axis: int, what: str = "axis") -> int:
+    if isinstance(axis, Tracer):
+        raise axis._concrete(what)
     if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
         raise fail(TracingError, f"{what} {axis!r} is out of bounds for an array of dimension {ndim}")
     return int(axis) % ndim

@@ -53,7 +53,14 @@ def _wrap(name: str) -> Callable[..., Any]:
     return creator
 
 
-_WRAPPERS = {name: _wrap(name) for name in CREATORS}
+_WRAPPERS: dict[str, Any] = {name: _wrap(name) for name in CREATORS}
+
+
+def replace_while_tracing(name: str, replacement: Any = None) -> None:
+    """Make np.<name> `replacement` (default: traced when user code calls it) while any thread traces, as the
+    creators are (conversions.py: np.asarray, np.float32...)."""
+    _NUMPY[name] = getattr(np, name)
+    _WRAPPERS[name] = _wrap(name) if replacement is None else replacement
 
 
 def _install(delta: int) -> None:

@@ -51,7 +51,8 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, **unsupported
     if dtype not in DTYPES:
         raise fail(UnsupportedError, f"np.einsum on dtype {dtype} is not supported")
     inputs, output = parse(subscripts, [v.ndim for v in values])
-    terms = [collapse_repeats(Term(result(trace, lift(trace, v, dtype)), labels), n)
+    work = "float32" if dtype == "float16" else dtype  # NumPy's half einsum multiplies and sums in float32
+    terms = [collapse_repeats(Term(result(trace, lift(trace, v, work)), labels), n)
              for n, (v, labels) in enumerate(zip(values, inputs, strict=True))]
     sizes = label_sizes(terms)
     terms = [Term(broadcast_to(t.value, tuple(sizes[l] for l in t.labels)), t.labels) for t in terms]
@@ -62,7 +63,7 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, **unsupported
         terms = [*rest, contract_pair(a, b, keep)]
     (final,) = terms
     final = sum_out(final, set(output))
-    return transpose(final.value, [final.labels.index(l) for l in output])
+    return transpose(final.value, [final.labels.index(l) for l in output]).astype(dtype, copy=False)
 
 
 def split_arguments(operands: Sequence[Any]) -> tuple[str, list[Any]]:

@@ -37,13 +37,13 @@ def round_(a: Any, decimals: Any = 0, out: Any = None) -> Tracer:
     d = operator.index(decimals)
     if x.dtype.kind == "b":
         raise fail(UnsupportedError, "np.round of a bool array is not supported")
-    if x.dtype.kind == "i" and d >= 0:
+    if x.dtype.kind in "iu" and d >= 0:
         return IMPLEMENTATIONS["copy"](x)
-    scaled = astype(x, "float64") if x.dtype.kind == "i" else x
+    scaled = astype(x, "float64") if x.dtype.kind in "iu" else x
     f = _power_of_ten(abs(d))
     first, then = (np.multiply, np.true_divide) if d >= 0 else (np.true_divide, np.multiply)
     rounded = apply_ufunc(trace, then, (apply_ufunc(trace, np.rint, (apply_ufunc(trace, first, (scaled, f)),)), f))
-    return astype(rounded, x.dtype.name) if x.dtype.kind == "i" else rounded
+    return astype(rounded, x.dtype.name) if x.dtype.kind in "iu" else rounded
 
 
 @implements("nan_to_num")

@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import TracingError, UnsupportedError
 from ..graph import Node
 from ..spec import PYTHON_SCALARS
-from .core import Trace, Tracer, as_tracer, fail, implements, normalize_axis, result, trace_of
+from .core import Trace, Tracer, as_tracer, fail, implements, lift, normalize_axis, result, trace_of
 from .shapes import broadcast_to, reshape, transpose
 from .ufuncs import apply_ufunc
 
@@ -30,6 +30,8 @@ def matmul(trace: Trace, a: Node, b: Node) -> Tracer:
     batch = batch_shape(a.shape[:-2], b.shape[:-2])
     out = (*batch, *a.shape[-2:-1], *b.shape[-1:][: b.ndim - 1])
     x, y = result(trace, a), result(trace, b)
+    if a.dtype == "float16":  # NumPy's half matmul and dot accumulate in float32 and round once
+        return matmul(trace, lift(trace, x, "float32"), lift(trace, y, "float32")).astype("float16")
     if a.dtype == "bool":
         return reshape(bool_matmul(as_matrix(x, (1, k)), as_matrix(y, (k, 1))), out)
     if a.ndim <= 2 and b.ndim <= 2:

@@ -19,8 +19,9 @@ LOGICAL_UFUNCS = {"logical_and": "all", "logical_or": "any"}  # reduce to bool: 
 
 
 def accumulator_dtype(dtype: str) -> str:
-    """NumPy's default accumulator for sum/prod: small ints and bool widen to int64."""
-    return "int64" if dtype in ("bool", "int32") else dtype
+    """NumPy's default accumulator for sum/prod: small ints and bool widen to int64, small unsigned ints to uint64."""
+    return {"bool": "int64", "int8": "int64", "int16": "int64", "int32": "int64",
+            "uint8": "uint64", "uint16": "uint64", "uint32": "uint64"}.get(dtype, dtype)
 
 
 def reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, **unsupported: Any) -> Tracer:
@@ -33,6 +34,8 @@ def reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, **unsu
         target = dtype_name(dtype)
     else:
         target = accumulator_dtype(x.dtype.name) if op in ("sum", "prod") else x.dtype.name
+    if target == "float16" and op in ("sum", "prod"):  # NumPy's half loops accumulate in float32, round once
+        return reduce(op, x.astype("float16").astype("float32"), axis, keepdims).astype("float16")
     node = lift(trace, x, target)
     if axes:
         reduced = trace.make(op, (node,), (axes,))
@@ -75,6 +78,8 @@ def sum_(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
 def mean(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Tracer:
     trace = trace_of([x])
     x = as_tracer(trace, x)
+    if dtype is None and x.dtype == "float16":  # NumPy sums and divides in float32, then rounds to float16
+        return mean(x, axis, "float32", out, keepdims, **kw).astype("float16")
     if dtype is None:
         dtype = x.dtype.name if x.dtype.name.startswith("float") else "float64"
     total = sum_(x, axis, dtype, out, keepdims, **kw)

@@ -34,7 +34,7 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     except (TypeError, np.exceptions.DTypePromotionError) as e:
         raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}): {e}") from None
     check_dtype(ufunc.__name__, loop, inputs)
-    if name in PREDICATES and loop[0].kind == "i":
+    if name in PREDICATES and loop[0].kind in "iu":
         if any(type(v) is int and not -(2**63) <= v < 2**63 for v in inputs):  # beyond int64: one answer for every element
             value = np.bool_(ufunc(*(v if type(v) is int else np.int64(0) for v in inputs)))
             shape = np.broadcast_shapes(*(v.shape if isinstance(v, Tracer) else np.shape(v) for v in inputs))
@@ -119,7 +119,7 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: An
     a_min = kw.pop("min", a_min)
     result = a
     trace = trace_of([a])
-    if isinstance(a, Tracer) and a._weak is None and a.dtype.kind == "i":  # as NumPy: an int bound beyond the dtype cannot bind
+    if isinstance(a, Tracer) and a._weak is None and a.dtype.kind in "iu":  # as NumPy: an int bound beyond the dtype cannot bind
         info = np.iinfo(a.dtype)
         a_min = None if type(a_min) is int and a_min < info.min else a_min
         a_max = None if type(a_max) is int and a_max > info.max else a_max

@@ -85,7 +85,7 @@ def assigned(trace: Trace, value: Any, shape: tuple[int, ...], dtype: str) -> No
     """The node of `value` as NumPy assigns it into an array of `shape` and `dtype`: broadcast (extra
     leading unit dims dropped), cast unsafely (a Python int must fit an integer dtype)."""
     if not isinstance(value, Tracer) and np.ndim(value) == 0:  # a Python int stays exact: trace.const checks its range
-        value = result(trace, lift(trace, value if type(value) is int and dtype.startswith("int") else np.asarray(value).astype(dtype), dtype))
+        value = result(trace, lift(trace, value if type(value) is int and np.dtype(dtype).kind in "iu" else np.asarray(value).astype(dtype), dtype))
     v = as_tracer(trace, value)
     while v.ndim > len(shape) and v.shape[0] == 1:
         v = reshape(v, v.shape[1:])

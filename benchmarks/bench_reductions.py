@@ -1,0 +1,78 @@
+"""Reduction and scan benchmark (issue 24): argmax, cumsum and var over a 4096x4096 float32 array,
+along axis 0, axis 1 and flattened, against NumPy, with the memory roofline as benchmarks/run.py
+reports it (the input read once and the output written once, at the copy bandwidth it measures).
+
+    python benchmarks/bench_reductions.py              # every case, 9 rounds
+    python benchmarks/bench_reductions.py --only cumsum_rows,argmax_flat --rounds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+
+os.environ.setdefault("EGGLOG_TENSOR_CACHE", "0")
+
+from run import Workload, describe, machine_numbers, print_row, run_workload
+
+N = 4096
+
+
+def argmax_cols(x):
+    return np.argmax(x, axis=0)
+
+
+def argmax_rows(x):
+    return np.argmax(x, axis=1)
+
+
+def argmax_flat(x):
+    return np.argmax(x)
+
+
+def cumsum_cols(x):
+    return np.cumsum(x, axis=0)
+
+
+def cumsum_rows(x):
+    return np.cumsum(x, axis=1)
+
+
+def cumsum_flat(x):
+    return np.cumsum(x)
+
+
+def var_cols(x):
+    return np.var(x, axis=0)
+
+
+def var_rows(x):
+    return np.var(x, axis=1)
+
+
+def var_flat(x):
+    return np.var(x)
+
+
+CASES = (argmax_cols, argmax_rows, argmax_flat, cumsum_cols, cumsum_rows, cumsum_flat, var_cols, var_rows, var_flat)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--rounds", type=int, default=9, help="turns each system takes per case")
+    parser.add_argument("--only", default="", help="comma-separated case names (default: all)")
+    args = parser.parse_args()
+    wanted = set(args.only.split(",")) if args.only else {f.__name__ for f in CASES}
+    machine = machine_numbers()
+    print(describe(machine))
+    print(f"{'workload':13s} {'system':14s} {'ms':>10s} {'vs numpy':>9s} {'vs peer':>9s} {'roofline':>8s}")
+    rng = np.random.default_rng(0)
+    for fn in CASES:
+        if fn.__name__ in wanted:
+            print_row(run_workload(Workload(fn, lambda r: (r.standard_normal((N, N), np.float32),)), rng, machine, args.rounds))
+
+
+if __name__ == "__main__":
+    main()

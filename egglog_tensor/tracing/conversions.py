@@ -1,0 +1,160 @@
+"""Conversions real code calls on its inputs: np.asarray, np.asanyarray, np.array, np.ascontiguousarray,
+np.asfortranarray, and the scalar types as functions (`np.float32(x)`), on traced arrays.
+
+None of them dispatches to `__array_function__` (only with `like=`), and a scalar type's constructor
+always makes a NumPy scalar: so while a kernel is traced they are replaced in the `numpy` module, as
+creation.py replaces np.zeros (the same mechanism): the functions by wrappers that trace when user
+code passes a traced array (NumPy's own function otherwise), each scalar type by a subclass of itself
+that converts a traced array and is the type for everything else (isinstance, np.dtype, equality).
+On a traced array they are the array itself (asarray) or an array of its own (a copy: the kernel may
+write into it), converted as `astype` converts; layout (`order`) is not traced: results are C-ordered.
+A (nested) list mixing traced arrays and numbers is stacked, with NumPy's dtype for the list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError, UnsupportedError
+from ..graph import DTYPES
+from .core import Trace, Tracer, astype, dtype_name, fail, implements, lift, result
+from .creation import replace_while_tracing
+from .shapes import reshape, stack
+from .updates import copy as copied
+
+# names of NumPy's scalar types besides their own: np.bool_, np.double...
+_ALIASES = ("bool_", "double", "single", "half", "int_", "intp", "intc", "short", "byte", "longlong",
+            "uint", "uintp", "uintc", "ushort", "ubyte", "ulonglong")
+
+
+def _traced(value: Any) -> Tracer | None:
+    """The first Tracer of value: itself, or in a (nested) list or tuple; None if it holds none."""
+    if isinstance(value, Tracer):
+        return value
+    found = (_traced(v) for v in value) if isinstance(value, (list, tuple)) else ()
+    return next((t for t in found if t is not None), None)
+
+
+def _element_dtype(value: Any) -> np.dtype:
+    """The dtype NumPy gives an element of a list it makes an array of (Python numbers: their default dtype)."""
+    if isinstance(value, Tracer):
+        return value.dtype
+    if isinstance(value, (list, tuple)):
+        return np.result_type(*map(_element_dtype, value)) if value else np.dtype("float64")
+    return np.asarray(value).dtype
+
+
+def _stacked(trace: Trace, value: Any, dtype: str) -> Tracer:
+    """A (nested) list holding traced arrays as one traced array of `dtype`, as NumPy stacks it."""
+    if not isinstance(value, (list, tuple)):
+        return result(trace, lift(trace, value, dtype))
+    parts = [_stacked(trace, v, dtype) for v in value]
+    if any(p.shape != parts[0].shape for p in parts):
+        raise fail(TracingError, "setting an array element with a sequence: the list has an inhomogeneous shape "
+                                 f"(elements of shapes {[p.shape for p in parts]}), as NumPy raises")
+    return stack(parts)
+
+
+def _convert(name: str, a: Any, dtype: Any, copy: bool | None, ndmin: int = 0) -> Tracer:
+    """Traced `a` as an array of `dtype` (None: a's own): itself when no copy is needed and `copy` is not
+    True, else an array of its own; copy=False where a copy is needed raises, as NumPy does."""
+    target = dtype_name(dtype) if dtype is not None else _element_dtype(a).name
+    if target not in DTYPES:
+        raise fail(UnsupportedError, f"np.{name}: dtype {target} is not supported (supported: {', '.join(DTYPES)})")
+    needs_copy = not isinstance(a, Tracer) or a.dtype != target
+    if needs_copy and copy is False:
+        raise fail(TracingError, f"np.{name}(copy=False): unable to avoid a copy making an array of {target}, as NumPy raises")
+    if not isinstance(a, Tracer):
+        x = _stacked(_traced(a)._trace, a, target)
+    elif a.dtype != target or a._weak:  # (a Python-number argument becomes a NumPy value: strong, NEP 50)
+        x = astype(a, target)
+    else:
+        x = copied(a) if copy else a
+    return reshape(x, (1,) * (ndmin - x.ndim) + x.shape) if x.ndim < ndmin else x
+
+
+def _conversion(*names: str) -> Any:
+    """Register `convert` as np.<name> for each name: it converts a value holding a traced array, NumPy's own
+    function converts the rest (user code calling np.asarray([1, 2]) while tracing gets an ndarray)."""
+
+    def register(convert: Any) -> Any:
+        for name in names:
+            numpy_fn = getattr(np, name)
+
+            def traced_or_numpy(a: Any, *args: Any, _numpy: Any = numpy_fn, **kwargs: Any) -> Any:
+                kwargs.pop("like", None)  # (np.asarray(a, like=tracer) reached the Tracer: a is not traced)
+                return convert(a, *args, **kwargs) if _traced(a) is not None else _numpy(a, *args, **kwargs)
+
+            implements(name)(traced_or_numpy)
+            replace_while_tracing(name)
+        return convert
+
+    return register
+
+
+@_conversion("asarray", "asanyarray")
+def asarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None, copy: bool | None = None) -> Tracer:
+    """np.asarray: the traced array itself, or converted to `dtype`."""
+    return _convert("asarray", a, dtype, copy)
+
+
+@_conversion("array")
+def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str = "K", subok: bool = False, ndmin: int = 0,
+          ndmax: int = 0) -> Tracer:
+    """np.array: a copy of the traced array (copy=None: only if needed), converted to `dtype`, with `ndmin` dims."""
+    if ndmax:
+        raise fail(UnsupportedError, "np.array(ndmax=...) of traced values is not supported")
+    return _convert("array", obj, dtype, copy, ndmin)
+
+
+@_conversion("ascontiguousarray", "asfortranarray")
+def ascontiguousarray(a: Any, dtype: Any = None) -> Tracer:
+    """np.ascontiguousarray / np.asfortranarray: the traced array (at least 1-d), converted to `dtype`."""
+    return _convert("ascontiguousarray", a, dtype, None, ndmin=1)
+
+
+class _ScalarTypeMeta(type):
+    """The metaclass of a scalar type's stand-in: it is the type itself for isinstance, issubclass, == and hash."""
+
+    numpy_type: type
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, cls.numpy_type)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return issubclass(sub, cls.numpy_type)
+
+    def __eq__(cls, other: object) -> bool:
+        return True if other is cls or other is cls.numpy_type else NotImplemented
+
+    def __hash__(cls) -> int:
+        return hash(cls.numpy_type)
+
+
+def _scalar_type(numpy_type: type) -> type:
+    """The stand-in for a NumPy scalar type while tracing: `np.float32(x)` of a traced x is x.astype(float32)
+    (any shape, as NumPy's call converts an array), anything else is NumPy's own float32(...)."""
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if any(_traced(a) is not None for a in (*args, *kwargs.values())):
+            if len(args) != 1 or kwargs:
+                raise fail(TracingError, f"np.{numpy_type.__name__}() takes one argument, the value to convert")
+            return _convert(numpy_type.__name__, args[0], numpy_type, None)
+        return numpy_type(*args, **kwargs)
+
+    return _ScalarTypeMeta(numpy_type.__name__, (numpy_type,), {"__new__": __new__, "numpy_type": numpy_type,
+                                                                  "__module__": numpy_type.__module__})
+
+
+def _install_scalar_types() -> None:
+    """Replace each supported NumPy scalar type (by its name and its aliases: np.bool_, np.double) while tracing."""
+    types = {np.dtype(d).type: _scalar_type(np.dtype(d).type) for d in DTYPES}
+    for name in (*(t.__name__ for t in types), *_ALIASES):
+        stand_in = types.get(getattr(np, name, None))
+        if stand_in is not None:
+            replace_while_tracing(name, stand_in)
+
+
+_install_scalar_types()

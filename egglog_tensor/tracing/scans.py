@@ -1,0 +1,104 @@
+"""Scans (issue 24): cumsum/cumprod, their nan- forms and cumulative_sum/cumulative_prod, on the
+`cumsum`/`cumprod` primitives (a running value along one axis), with NumPy's accumulator dtypes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError
+from .core import (
+    Tracer,
+    as_tracer,
+    dtype_name,
+    fail,
+    implements,
+    lift,
+    normalize_axis,
+    result,
+    trace_of,
+)
+from .reductions import accumulator_dtype
+from .shapes import concatenate, reshape
+from .statistics import _filled, _no_out
+
+_IDENTITY = {"cumsum": 0, "cumprod": 1}
+
+
+def scan(op: str, a: Any, axis: Any, dtype: Any, out: Any) -> Tracer:
+    """np.cumsum/np.cumprod: the running sum/product along `axis` (None: of the flattened array),
+    in `dtype` (else a's, small ints and bool widened to int64), the input cast to it first."""
+    _no_out(op, out)
+    trace = trace_of([a])
+    x = as_tracer(trace, a)
+    if axis is None or not x.ndim:
+        if axis is not None:
+            normalize_axis(1, axis)
+        x, axis = reshape(x, (x.size,)), 0
+    axis = normalize_axis(x.ndim, axis)
+    target = dtype_name(dtype) if dtype is not None else accumulator_dtype(x.dtype.name)
+    node = lift(trace, x, target)
+    if not x.size:
+        return result(trace, node)
+    return result(trace, trace.make(op, (node,), (axis,)))
+
+
+@implements("cumsum")
+def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tracer:
+    """np.cumsum / x.cumsum: the running sum along an axis."""
+    return scan("cumsum", a, axis, dtype, out)
+
+
+@implements("cumprod")
+def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tracer:
+    """np.cumprod / x.cumprod: the running product along an axis."""
+    return scan("cumprod", a, axis, dtype, out)
+
+
+def _nan_scan(op: str, a: Any, axis: Any, dtype: Any, out: Any) -> Tracer:
+    """nancumsum/nancumprod: NaN read as the identity (0, 1), as NumPy replaces it before scanning."""
+    trace = trace_of([a])
+    x = as_tracer(trace, a)
+    if x.dtype.kind == "f":
+        x = np.where(np.isnan(x), x.dtype.type(_IDENTITY[op]), x)
+    return scan(op, x, axis, dtype, out)
+
+
+@implements("nancumsum")
+def nancumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tracer:
+    """np.nancumsum: the running sum with NaN counted as 0."""
+    return _nan_scan("cumsum", a, axis, dtype, out)
+
+
+@implements("nancumprod")
+def nancumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tracer:
+    """np.nancumprod: the running product with NaN counted as 1."""
+    return _nan_scan("cumprod", a, axis, dtype, out)
+
+
+def _cumulative(op: str, x: Any, axis: Any, dtype: Any, out: Any, include_initial: bool) -> Tracer:
+    """np.cumulative_sum/prod (the array API's): axis needed above 1-D; `include_initial` puts the
+    identity before the first element along the axis."""
+    x = as_tracer(trace_of([x]), x)
+    if axis is None and x.ndim > 1:
+        raise fail(TracingError, f"np.cumulative_{op.removeprefix('cum')}: an array of more than one dimension needs `axis`")
+    scanned = scan(op, x, axis, dtype, out)
+    if not include_initial:
+        return scanned
+    axis = normalize_axis(scanned.ndim, 0 if axis is None else axis)
+    shape = tuple(1 if d == axis else n for d, n in enumerate(scanned.shape))
+    return concatenate([_filled(scanned._trace, _IDENTITY[op], scanned.dtype.name, shape), scanned], axis=axis)
+
+
+@implements("cumulative_sum")
+def cumulative_sum(x: Any, /, *, axis: Any = None, dtype: Any = None, out: Any = None, include_initial: bool = False) -> Tracer:
+    """np.cumulative_sum: cumsum, optionally starting with 0."""
+    return _cumulative("cumsum", x, axis, dtype, out, include_initial)
+
+
+@implements("cumulative_prod")
+def cumulative_prod(x: Any, /, *, axis: Any = None, dtype: Any = None, out: Any = None, include_initial: bool = False) -> Tracer:
+    """np.cumulative_prod: cumprod, optionally starting with 1."""
+    return _cumulative("cumprod", x, axis, dtype, out, include_initial)
+
