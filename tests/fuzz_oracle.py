@@ -459,6 +459,24 @@ def _spread(step: Step, x: Approx, out: np.ndarray) -> Approx:
     return Approx(out, np.where(fragile, np.inf, err), np.zeros(np.shape(out), bool))
 
 
+def _scan(step: Step, ins: list[Approx]) -> Approx:
+    """cumsum: element j a sum of its j + 1 prefix terms, each within (j + 1) eps sum|x| (any order)."""
+    x, axis = ins[0], step.params[1]
+    out = np.asarray(OPS["scan"].run([x.value], step.params))
+    eps, sub, big = _eps(out.dtype)
+    v = np.asarray(x.value, f64)
+    e, exact_in, ax = np.broadcast_to(x.err, v.shape), np.broadcast_to(x.exact, v.shape), axis
+    if axis is None:  # the flattened array
+        v, e, exact_in, ax = v.ravel(), e.ravel(), exact_in.ravel(), 0
+    count = np.cumsum(np.ones(v.shape), axis=ax)
+    with np.errstate(all="ignore"):
+        total = np.cumsum(np.where(np.isfinite(v), np.abs(v), 0.0), axis=ax)
+        err = np.cumsum(e, axis=ax) + count * (eps * total + sub)
+        fragile = (total > big) | (np.cumsum(np.isinf(e), axis=ax) > 0)
+        err = np.where(np.isfinite(out), err, np.where(np.cumsum(e > 0, axis=ax) > 0, np.inf, 0.0))
+    return Approx(out, np.where(fragile, np.inf, err), (count == 1) & exact_in)
+
+
 def _predicate(step: Step, ins: list[Approx]) -> Approx:
     """isnan/isinf/isfinite: wherever the oracle bounds an element, its class is NumPy's (exact)."""
     out = np.asarray(OPS[step.op].run([ins[0].value], ()))
@@ -504,6 +522,7 @@ ORACLES: dict[str, Callable[[Step, list[Approx]], Approx]] = {
     "einsum": _einsum,
     "matmul_t": lambda step, ins: _matmul(ins[0], _swapped(ins[1])),
     "statistic": _statistic,
+    "scan": _scan,
     **{name: _predicate for name in PREDICATES},
     "nan_to_num": lambda step, ins: _finish(OPS["nan_to_num"].run([ins[0].value], ()), ins, ins[0].err, True, 0),
     "round": _round,
