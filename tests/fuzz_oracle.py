@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from fuzz_programs import BINARY, COMPARE_FNS, OPS, SCALAR, UNARY, Program, Step
+import fuzz_programs
+from fuzz_programs import BINARY, COMPARE_FNS, OPS, PREDICATES, SCALAR, UNARY, Program, Step, einsum_terms
 
 TOLERANCE = 4.0
 SUM_BOUND = 2.0  # float sums: |error| <= SUM_BOUND * eps * log2(n) * sum|x| (docs/accuracy.md, "Known differences")
@@ -251,21 +252,43 @@ def _axes(ndim: int, axis: Any) -> tuple[int, ...]:
     return tuple(a % ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
 
 
-def _matmul(a: Approx, b: Approx) -> Approx:
-    out = np.asarray(np.matmul(a.value, b.value))
-    A, B = np.asarray(a.value, f64), np.asarray(b.value, f64)
-    k = A.shape[-1]
+def _contract(fn: Callable[..., Any], ins: list[Approx], k: int) -> Approx:
+    """fn (matmul, einsum) of the operands: a sum over k terms, each a product of len(ins) factors.
+
+    Error: the telescoped propagation sum_i fn(|x_1|+e_1, ..., e_i, |x_i+1|, ...) (exact for a
+    multilinear fn), plus (k + len(ins)) eps per term for the products' and the sum's roundings,
+    plus an underflow of sub per product amplified by the later factors. Fragile: an overflow
+    that depends on the order of the factors or of the sum, or a fragile operand."""
+    out = np.asarray(fn(*[a.value for a in ins]))
     eps, sub, big = _eps(out.dtype)
+    n = len(ins)
     with np.errstate(all="ignore"):
-        mA, mB = np.where(np.isfinite(A), np.abs(A), 0.0), np.where(np.isfinite(B), np.abs(B), 0.0)
-        err = a.err @ mB + mA @ b.err + a.err @ b.err + k * eps * (mA @ mB) + k * sub
+        vals = [np.asarray(a.value, f64) for a in ins]
+        mags = [np.where(np.isfinite(v), np.abs(v), 0.0) for v in vals]
+        ones = [np.ones(v.shape) for v in vals]
+
+        def each(i: int, a: np.ndarray, before: list[np.ndarray], after: list[np.ndarray]) -> np.ndarray:
+            return np.asarray(fn(*before[:i], a, *after[i + 1:]), f64)
+
+        def involved(masks: list[np.ndarray]) -> np.ndarray:
+            return sum(each(i, masks[i].astype(f64), ones, ones) for i in range(n)) > 0
+
+        widened, floors = [m + a.err for m, a in zip(mags, ins)], [np.maximum(m, 1) for m in mags]
+        total = each(0, mags[0], mags, mags)
+        err = sum(each(i, ins[i].err, widened, mags) for i in range(n))
+        err = err + (k + n) * eps * total + n * sub * each(0, floors[0], floors, floors)
         err = np.where(np.isnan(err), np.inf, err)
-        ones_a, ones_b = np.ones(A.shape), np.ones(B.shape)
-        uncertain = ((a.err > 0) @ ones_b + ones_a @ (b.err > 0)) > 0
-        certain_nan = ((np.isnan(A) & (a.err == 0)) @ ones_b + ones_a @ (np.isnan(B) & (b.err == 0))) > 0
-        fragile = (mA @ mB > big) | np.isinf(a.err @ ones_b + ones_a @ b.err)
+        uncertain = involved([a.err > 0 for a in ins])
+        certain_nan = involved([np.isnan(v) & (a.err == 0) for v, a in zip(vals, ins)])
+        fragile = (total > big) | involved([np.isinf(a.err) for a in ins])
+        for i in range(n if n > 2 else 0):  # a partial product of all factors but one
+            fragile |= each(i, ones[i], mags, mags) > big
         err = np.where(np.isfinite(out), err, np.where(uncertain & ~certain_nan, np.inf, 0.0))
     return Approx(out, np.where(fragile, np.inf, err), np.zeros(out.shape, bool))
+
+
+def _matmul(a: Approx, b: Approx) -> Approx:
+    return _contract(np.matmul, [a, b], np.shape(a.value)[-1])
 
 
 def _view(step: Step, ins: list[Approx]) -> Approx:
@@ -282,11 +305,15 @@ def _astype(step: Step, ins: list[Approx]) -> Approx:
     return _finish(out, ins, ins[0].err, True, ROUNDED if narrowing else 0)
 
 
+def _swapped(x: Approx) -> Approx:
+    """x with its last two axes swapped (a view)."""
+    nd = np.ndim(x.value)
+    return _view(Step("transpose", (0,), (tuple(range(nd - 2)) + (nd - 1, nd - 2),)), [x])
+
+
 def _gram(x: Approx) -> Approx:
     """x @ x.T over the last two axes (x @ x for a vector), as fuzz_programs.gram."""
-    nd = x.value.ndim
-    swap = Step("transpose", (0,), (tuple(range(nd - 2)) + (nd - 1, nd - 2),))
-    return _matmul(x, _view(swap, [x]) if nd >= 2 else x)
+    return _matmul(x, _swapped(x) if np.ndim(x.value) >= 2 else x)
 
 
 def _step(step: Step, ins: list[Approx]) -> Approx:
@@ -304,13 +331,16 @@ def _step(step: Step, ins: list[Approx]) -> Approx:
         return _elementwise(Step(step.params[0], (0, 1)), [_gram(ins[0]), _gram(ins[1])])
     if step.op == "astype":
         return _astype(step, ins)
+    if step.op in ORACLES:
+        return ORACLES[step.op](step, ins)
     return _view(step, ins)
 
 
 def evaluate(program: Program, args: list[np.ndarray]) -> list[Approx]:
     """NumPy's result for each output of program on args, with error bounds and exactness; raises Tie."""
     values = [_argument(a) for a in args]
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices, means of empty slices
         for s in program.steps:
             ins = [values[i] for i in s.args]
             if s.op in SCALAR:
@@ -353,3 +383,150 @@ def _mismatches(g: np.ndarray, want: Approx, fast: bool) -> np.ndarray:
         same_class = (np.isnan(g) == np.isnan(w)) & (np.isposinf(g) == np.isposinf(w)) & (np.isneginf(g) == np.isneginf(w))
         ok_inexact = ~np.isfinite(err) | (same_class & (~both_finite | close))
     return np.where(want.exact, ~same_bits, ~ok_inexact)
+
+
+# --- the newer surface (fuzz_programs.NEWER) ---------------------------------------------------
+
+
+def _einsum(step: Step, ins: list[Approx]) -> Approx:
+    """A view (one operand, nothing summed) moves exactness along; anything else is a contraction."""
+    spec = step.params[0]
+    k = einsum_terms(spec, [np.shape(a.value) for a in ins])
+    if len(ins) == 1 and k == 1:
+        return _view(step, ins)
+    return _contract(lambda *xs: np.einsum(spec, *xs), ins, k)
+
+
+def _statistic(step: Step, ins: list[Approx]) -> Approx:
+    """The STATISTICS reductions, results cast back to the argument's dtype: indices and truth values
+    exact on exact data (truth values also where no element's error reaches zero), ptp one rounded
+    subtraction, nansum/nanmax the sum/max of the data with NaN left out, var/std `_spread`."""
+    name, axis, keepdims = step.params
+    x = ins[0]
+    out = np.asarray(OPS["statistic"].run([x.value], step.params))
+    v, e = np.asarray(x.value, f64), x.err
+
+    def red(fn: Callable[..., Any], a: np.ndarray) -> np.ndarray:
+        return np.asarray(fn(a, axis=axis, keepdims=keepdims))
+
+    fragile_in = red(np.any, np.isinf(e))
+    if name in ("nansum", "nanmax"):  # a NaN that may not be one is fragile
+        cleared = Approx(np.where(np.isnan(v), 0.0 if name == "nansum" else -np.inf, v).astype(out.dtype),
+                         np.where(np.isnan(v) & (e > 0), np.inf, e), x.exact)
+        inner = _reduce(Step("reduce", (0,), ("sum" if name == "nansum" else "max", axis, keepdims)), [cleared])
+        all_nan = red(np.all, np.isnan(v)) & (name == "nanmax")
+        exact = np.where(all_nan, red(np.all, x.exact), inner.exact)
+        return Approx(out, np.where(all_nan, np.where(fragile_in, np.inf, 0.0), inner.err), exact)
+    if name in ("argmax", "argmin", "any", "all"):
+        doubtful = red(np.any, (np.abs(v) <= e) & (e > 0)) if name in ("any", "all") else ~red(np.all, x.exact)
+        return Approx(out, np.where(doubtful | fragile_in, np.inf, 0.0), ~doubtful)
+    if name == "ptp":  # max - min
+        ends = [_reduce(Step("reduce", (0,), (end, axis, keepdims)), [x]) for end in ("max", "min")]
+        return _elementwise(Step("subtract", (0, 1)), ends)
+    return _spread(step, x, out)
+
+
+def _spread(step: Step, x: Approx, out: np.ndarray) -> Approx:
+    """var = mean(|x - mean|^2) and std = sqrt(var): with E the largest error, d the deviations and
+    dmu the mean's rounding, |dvar| <= 2 mean|d| (2E + dmu) + (2E + dmu)^2 + (SUM_BOUND log2 n + 4) eps var;
+    std propagates that through sqrt (at most sqrt(err)) plus an ULP."""
+    name, axis, keepdims = step.params
+    v = np.asarray(x.value, f64)
+    eps, sub, big = _eps(out.dtype)
+    n = int(np.prod([v.shape[a] for a in _axes(v.ndim, axis)]))
+    grow = SUM_BOUND * max(1.0, np.log2(max(n, 1))) * eps
+
+    def red(fn: Callable[..., Any], a: np.ndarray, keep: bool = keepdims) -> np.ndarray:
+        return np.asarray(fn(a, axis=axis, keepdims=keep))
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty slice
+        finite = np.where(np.isfinite(v), v, 0.0)
+        mu = red(np.mean, finite, True)
+        dev = np.abs(finite - mu)
+        var = red(np.mean, dev**2)
+        dmu = grow * red(np.mean, np.abs(finite)) + eps * np.abs(red(np.mean, finite)) + sub
+        spread = 2 * red(np.max, x.err, keepdims) if n else 0.0
+        spread = spread + dmu
+        err = 2 * red(np.mean, dev) * spread + spread**2 + (grow + 4 * eps) * var + n * sub
+        if name == "std":
+            low = np.sqrt(np.maximum(var - err, 0))
+            err = np.where(var >= err, err / (np.sqrt(var) + low), np.sqrt(err)) + eps * np.sqrt(var) + sub
+        fragile = red(np.any, np.isinf(x.err)) | (red(np.sum, dev**2) + TOLERANCE * err > big)
+        uncertain = red(np.any, x.err > 0)
+        err = np.where(n > 0, err, 0.0)
+        err = np.where(np.isfinite(out), err, np.where(uncertain, np.inf, 0.0))
+    return Approx(out, np.where(fragile, np.inf, err), np.zeros(np.shape(out), bool))
+
+
+def _scan(step: Step, ins: list[Approx]) -> Approx:
+    """cumsum: element j a sum of its j + 1 prefix terms, each within (j + 1) eps sum|x| (any order)."""
+    x, axis = ins[0], step.params[1]
+    out = np.asarray(OPS["scan"].run([x.value], step.params))
+    eps, sub, big = _eps(out.dtype)
+    v = np.asarray(x.value, f64)
+    e, exact_in, ax = np.broadcast_to(x.err, v.shape), np.broadcast_to(x.exact, v.shape), axis
+    if axis is None:  # the flattened array
+        v, e, exact_in, ax = v.ravel(), e.ravel(), exact_in.ravel(), 0
+    count = np.cumsum(np.ones(v.shape), axis=ax)
+    with np.errstate(all="ignore"):
+        total = np.cumsum(np.where(np.isfinite(v), np.abs(v), 0.0), axis=ax)
+        err = np.cumsum(e, axis=ax) + count * (eps * total + sub)
+        fragile = (total > big) | (np.cumsum(np.isinf(e), axis=ax) > 0)
+        err = np.where(np.isfinite(out), err, np.where(np.cumsum(e > 0, axis=ax) > 0, np.inf, 0.0))
+    return Approx(out, np.where(fragile, np.inf, err), (count == 1) & exact_in)
+
+
+def _predicate(step: Step, ins: list[Approx]) -> Approx:
+    """isnan/isinf/isfinite: wherever the oracle bounds an element, its class is NumPy's (exact)."""
+    out = np.asarray(OPS[step.op].run([ins[0].value], ()))
+    known = np.isfinite(ins[0].err)
+    return Approx(out, np.where(known, 0.0, np.inf), known)
+
+
+def _round(step: Step, ins: list[Approx]) -> Approx:
+    """NumPy's scale, rint, unscale: IEEE operations, fragile where x's error interval holds a step."""
+    x, d = ins[0], step.params[0]
+    v, e = np.asarray(x.value, f64), x.err
+    out = np.asarray(OPS["round"].run([x.value], step.params))
+    stable = np.round(v - e, d) == np.round(v + e, d)
+    return _finish(out, ins, np.where(stable | (e == 0), 0.0, np.inf), True, 0)
+
+
+def _made(step: Step, ins: list[Approx]) -> Approx:
+    """x combined with an array made in the kernel: an exact argument to the binary op."""
+    made_array = fuzz_programs.made(ins[0].value, step.params[:-1])
+    return _elementwise(Step(step.params[-1], (0, 1)), [ins[0], _argument(made_array)])
+
+
+def _setitem(step: Step, ins: list[Approx]) -> Approx:
+    """B = x.copy(); B[key] = y: y cast to x's dtype (a rounding when narrowing), then moved like a view."""
+    y = _astype(Step("astype", (0,), (np.asarray(ins[0].value).dtype.name,)), [ins[1]])
+    return _view(step, [ins[0], y])
+
+
+def _syr2k(step: Step, ins: list[Approx]) -> Approx:
+    """fuzz_programs.syr2k composed from the oracle's own steps: two contractions, add, scale, mask."""
+    a, b, c = ins
+    alpha, beta = step.params
+    ab = _elementwise(Step("add", (0, 1)), [_matmul(a, _swapped(b)), _matmul(b, _swapped(a))])
+    scaled = [_elementwise(Step("multiply_scalar", (0,)), [_constant(k), x]) for k, x in ((alpha, ab), (beta, c))]
+    blend = _elementwise(Step("add", (0, 1)), [scaled[1], scaled[0]])
+    lower = np.tri(np.shape(a.value)[-2], dtype=bool)
+    out = np.asarray(OPS["syr2k"].run([x.value for x in ins], step.params))
+    pick = [np.broadcast_to(np.where(lower, p(blend), p(c)), out.shape) for p in (lambda t: t.err, lambda t: t.exact)]
+    return Approx(out, pick[0], pick[1])
+
+
+ORACLES: dict[str, Callable[[Step, list[Approx]], Approx]] = {
+    "einsum": _einsum,
+    "matmul_t": lambda step, ins: _matmul(ins[0], _swapped(ins[1])),
+    "statistic": _statistic,
+    "scan": _scan,
+    **{name: _predicate for name in PREDICATES},
+    "nan_to_num": lambda step, ins: _finish(OPS["nan_to_num"].run([ins[0].value], ()), ins, ins[0].err, True, 0),
+    "round": _round,
+    "made": _made,
+    "setitem": _setitem,
+    "syr2k": _syr2k,
+}  # every other NEWER op moves data: `_view`

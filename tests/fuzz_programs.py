@@ -106,6 +106,92 @@ def _products_text(n: list[str], p: tuple) -> str:
     return _BINARY_FNS[p[0]][1].format(one(n[0]), one(n[1]))
 
 
+# --- the newer surface (issues 24, 25): one record per op here, its drawer in DRAWERS below, and
+# its bound in fuzz_oracle.py (views and data movement need none: `_view` moves errors along) ---
+
+# Reductions beyond REDUCTIONS (params: name, axis, keepdims). Index and truth results are cast back
+# to the argument's dtype, so later steps keep drawing on floats. Scans (no keepdims) are SCANS.
+STATISTICS = {"argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all, "var": np.var,
+              "std": np.std, "ptp": np.ptp, "nansum": np.nansum, "nanmax": np.nanmax}  # fmt: skip
+SCANS = {"cumsum": np.cumsum}  # params: name, axis (None: flattened); cumprod: add it with its bound
+PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}  # cast back to the argument's dtype
+MAKERS = ("arange", "eye", "zeros_like", "ones_like", "full_like")  # arrays made in the kernel (params: name, k or fill)
+
+
+def _statistic(x: Any, p: tuple) -> Any:
+    out = STATISTICS[p[0]](x, axis=p[1], keepdims=p[2])
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+def _statistic_text(n: list[str], p: tuple) -> str:
+    cast = "" if p[0] in ("var", "std", "ptp", "nansum", "nanmax") else ".astype({}.dtype)".format(n[0])
+    return f"np.{p[0]}({n[0]}, axis={p[1]!r}, keepdims={p[2]}){cast}"
+
+
+def made(x: Any, p: tuple) -> Any:
+    """The array a `made` step builds in the kernel from x's shape: arange, eye, zeros_like ..."""
+    if p[0] == "arange":
+        return np.arange(x.shape[-1])
+    if p[0] == "eye":
+        return np.eye(x.shape[-2], x.shape[-1], p[1])
+    if p[0] == "full_like":
+        return np.full_like(x, p[1])
+    return getattr(np, p[0])(x)
+
+
+def _made_text(x: str, p: tuple) -> str:
+    if p[0] == "arange":
+        return f"np.arange({x}.shape[-1])"
+    if p[0] == "eye":
+        return f"np.eye({x}.shape[-2], {x}.shape[-1], {p[1]})"
+    return f"np.{p[0]}({x}{'' if p[0] != 'full_like' else f', {p[1]!r}'})"
+
+
+def _updated(v: list[Any], p: tuple) -> Any:
+    out = v[0].copy()
+    out[p[0]] = v[1]
+    return out
+
+
+def syr2k(a: Any, b: Any, c: Any, alpha: float, beta: float) -> Any:
+    """NPBench's syr2k epilogue: two contractions, scaled, added and masked to the lower triangle."""
+    ab = a @ np.swapaxes(b, -1, -2) + b @ np.swapaxes(a, -1, -2)
+    return np.where(np.tri(a.shape[-2], dtype=bool), beta * c + alpha * ab, c)
+
+
+def _syr2k_text(n: list[str], p: tuple) -> str:
+    ab = f"{n[0]} @ np.swapaxes({n[1]}, -1, -2) + {n[1]} @ np.swapaxes({n[0]}, -1, -2)"
+    return f"np.where(np.tri({n[0]}.shape[-2], dtype=bool), {p[1]!r} * {n[2]} + {p[0]!r} * ({ab}), {n[2]})"
+
+
+NEWER: dict[str, OpSpec] = {
+    "einsum": OpSpec(lambda v, p: np.einsum(p[0], *v), lambda n, p: f"np.einsum({p[0]!r}, {', '.join(n)})"),
+    "matmul_t": _call(lambda a, b: a @ np.swapaxes(b, -1, -2), "{} @ np.swapaxes({}, -1, -2)"),
+    "statistic": OpSpec(lambda v, p: _statistic(v[0], p), _statistic_text),
+    **{name: OpSpec(lambda v, p, fn=fn: fn(v[0]).astype(v[0].dtype), lambda n, p, s=name: f"np.{s}({n[0]}).astype({n[0]}.dtype)")
+       for name, fn in PREDICATES.items()},
+    "scan": OpSpec(lambda v, p: SCANS[p[0]](v[0], axis=p[1]), lambda n, p: f"np.{p[0]}({n[0]}, axis={p[1]!r})"),
+    "nan_to_num": _call(np.nan_to_num, "np.nan_to_num({})"),
+    "round": OpSpec(lambda v, p: np.round(v[0], p[0]), lambda n, p: f"np.round({n[0]}, {p[0]})"),
+    "flip": OpSpec(lambda v, p: np.flip(v[0], p[0]), lambda n, p: f"np.flip({n[0]}, {p[0]!r})"),
+    "roll": OpSpec(lambda v, p: np.roll(v[0], p[0], p[1]), lambda n, p: f"np.roll({n[0]}, {p[0]}, {p[1]!r})"),
+    "pad": OpSpec(lambda v, p: np.pad(v[0], p[0], mode=p[1]), lambda n, p: f"np.pad({n[0]}, {p[0]!r}, mode={p[1]!r})"),
+    "tile": OpSpec(lambda v, p: np.tile(v[0], p[0]), lambda n, p: f"np.tile({n[0]}, {p[0]!r})"),
+    "repeat": OpSpec(lambda v, p: np.repeat(v[0], p[0], p[1]), lambda n, p: f"np.repeat({n[0]}, {p[0]}, {p[1]!r})"),
+    "moveaxis": OpSpec(lambda v, p: np.moveaxis(v[0], p[0], p[1]), lambda n, p: f"np.moveaxis({n[0]}, {p[0]}, {p[1]})"),
+    "stack": OpSpec(lambda v, p: np.stack(v, p[0]), lambda n, p: f"np.stack([{', '.join(n)}], {p[0]})"),
+    "take": OpSpec(lambda v, p: np.take(v[0], np.array(p[0], np.intp), p[1]),
+                   lambda n, p: f"np.take({n[0]}, np.array({list(p[0])!r}), {p[1]!r})"),
+    "fancy": OpSpec(lambda v, p: v[0][np.array(p[0], np.intp)], lambda n, p: f"{n[0]}[np.array({list(p[0])!r})]"),
+    # params: the maker's params, then the binary op combining x with the made array
+    "made": OpSpec(lambda v, p: _BINARY_FNS[p[-1]][0](v[0], made(v[0], p[:-1])),
+                   lambda n, p: _BINARY_FNS[p[-1]][1].format(n[0], _made_text(n[0], p[:-1]))),
+    # B = x.copy(); B[key] = y (the source line binds the step's own name, `$out`)
+    "setitem": OpSpec(_updated, lambda n, p: f"{n[0]}.copy(); $out[{key_text(p[0])}] = {n[1]}"),
+    "syr2k": OpSpec(lambda v, p: syr2k(*v, *p), _syr2k_text),
+}
+
+
 OPS: dict[str, OpSpec] = {
     **UNARY,
     **BINARY,
@@ -124,6 +210,7 @@ OPS: dict[str, OpSpec] = {
     "astype": OpSpec(lambda v, p: v[0].astype(p[0]), lambda n, p: f"{n[0]}.astype(np.{p[0]})"),
     "concatenate": OpSpec(lambda v, p: np.concatenate([v[0], v[1]], axis=p[0]),
                           lambda n, p: f"np.concatenate([{n[0]}, {n[1]}], axis={p[0]})"),
+    **NEWER,
 }
 
 
@@ -164,7 +251,8 @@ class Program:
         lines = [f"def f({', '.join(self.name(i) for i in range(len(self.inputs)))}):  # {sig}"]
         for k, s in enumerate(self.steps):
             text = OPS[s.op].text([self.name(i) for i in s.args], s.params)
-            lines.append(f"    {self.name(len(self.inputs) + k)} = {text}")
+            name = self.name(len(self.inputs) + k)
+            lines.append(f"    {name} = {text.replace('$out', name)}")
         lines.append(f"    return {', '.join(self.name(i) for i in self.outputs)}")
         return "\n".join(lines)
 
@@ -211,14 +299,152 @@ def _draw_reshape(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[int, ...]:
     return draw(st.sampled_from(options))
 
 
-def _draw_step(draw: st.DrawFn, values: list[np.ndarray]) -> Step:
+LETTERS = "abcdefghijklmnop"
+
+
+def einsum_terms(spec: str, shapes: list[tuple[int, ...]]) -> int:
+    """How many products an einsum sums per output element: the sizes of the letters not in its output."""
+    ins, arrow, out = spec.partition("->")
+    letters = ins.replace(",", "").replace(".", "")
+    if not arrow:
+        out = "".join(c for c in sorted(set(letters)) if letters.count(c) == 1)
+    sizes = {}
+    for sub, shape in zip(ins.split(","), shapes, strict=True):
+        sub = sub.replace("...", "")
+        sizes.update(zip(sub, shape[len(shape) - len(sub):], strict=True))
+    return int(np.prod([d for c, d in sizes.items() if c not in out]))
+
+
+def _draw_einsum(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    """einsum over 1-3 operands: per axis a fresh letter or one of equal size already used (diagonals,
+    traces, contractions), maybe '...' over leading axes, and an explicit output or NumPy's implicit one."""
+    ops = (i,) + tuple(draw(st.lists(st.integers(0, len(values) - 1), max_size=2)))
+    ellipsis, sizes, subs = draw(st.booleans()), {}, []
+    for j in ops:
+        shape = values[j].shape
+        lead = draw(st.integers(0, len(shape))) if ellipsis else 0
+        letters = ""
+        for d in shape[lead:]:
+            same = [c for c, size in sizes.items() if size == d]
+            c = draw(st.sampled_from(same)) if same and draw(st.booleans()) else LETTERS[len(sizes)]
+            sizes.setdefault(c, d)
+            letters += c
+        subs.append("..." * ellipsis + letters)
+    if np.prod(list(sizes.values())) * max(values[j].size for j in ops) > 16 * MAX_ELEMENTS:
+        return Step("einsum", (i,), ("..." if ellipsis else LETTERS[: values[i].ndim],))  # too many terms: a view
+    spec = ",".join(subs)
+    if draw(st.booleans()):
+        used = draw(st.permutations(sorted(set(spec) - {"."})))
+        spec += "->" + "..." * ellipsis + "".join(used[: draw(st.integers(0, len(used)))])
+    return Step("einsum", ops, (spec,))
+
+
+def _draw_matmul_t(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    """x @ swapaxes(y) for y broadcasting with x: N-D operands with broadcast batch dims."""
+    return Step("matmul_t", (i, _pick(draw, [j for j in range(len(values)) if _broadcasts(values[j], values[i])])))
+
+
+def _draw_axis(draw: st.DrawFn, ndim: int) -> int | None:
+    return draw(st.none() | st.integers(-ndim, ndim - 1)) if ndim else None
+
+
+def _draw_statistic(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    return Step("statistic", (i,), (draw(st.sampled_from(sorted(STATISTICS))), _draw_axis(draw, values[i].ndim), draw(st.booleans())))
+
+
+def _draw_scan(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    return Step("scan", (i,), (draw(st.sampled_from(sorted(SCANS))), _draw_axis(draw, values[i].ndim)))
+
+
+def _draw_elementwise(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    op = draw(st.sampled_from(sorted(PREDICATES) + ["nan_to_num", "round"]))
+    return Step(op, (i,), (draw(st.integers(-1, 3)),) if op == "round" else ())
+
+
+def _draw_shape(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    """flip roll pad tile repeat moveaxis stack (rejected shapes are redrawn by the caller's typing)."""
+    x = values[i]
+    op = draw(st.sampled_from(["flip", "roll", "pad", "tile", "repeat", "moveaxis", "stack"]))
+    axis = _draw_axis(draw, x.ndim)
+    small = st.integers(0, 2)
+    if op == "flip":
+        return Step(op, (i,), (axis,))
+    if op == "roll":
+        return Step(op, (i,), (draw(st.integers(-7, 7)), axis))
+    if op == "pad":
+        width = tuple((draw(small), draw(small)) for _ in range(x.ndim))
+        return Step(op, (i,), (width, draw(st.sampled_from(["constant", "edge", "reflect", "symmetric", "wrap"]))))
+    if op == "tile":
+        return Step(op, (i,), (tuple(draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))),))
+    if op == "repeat":
+        return Step(op, (i,), (draw(st.integers(0, 3)), axis))
+    if op == "moveaxis" and x.ndim:
+        return Step(op, (i,), (draw(st.integers(-x.ndim, x.ndim - 1)), draw(st.integers(-x.ndim, x.ndim - 1))))
+    twins = [j for j in range(len(values)) if values[j].shape == x.shape]
+    return Step("stack", (i, _pick(draw, twins)), (draw(st.integers(-x.ndim - 1, x.ndim)),))
+
+
+def _draw_gather(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    """np.take along an axis (or flat) or x[idx], with a constant index array in range (negative too)."""
+    x = values[i]
+    axis = _draw_axis(draw, x.ndim) if draw(st.booleans()) else None
+    n = x.size if axis is None else x.shape[axis]
+    idx = tuple(draw(st.lists(st.integers(-n, n - 1), max_size=4))) if n else ()
+    if x.ndim and draw(st.booleans()):
+        idx = tuple(draw(st.lists(st.integers(-x.shape[0], x.shape[0] - 1), max_size=4))) if x.shape[0] else ()
+        return Step("fancy", (i,), (idx,))
+    return Step("take", (i,), (idx, axis))
+
+
+def _draw_made(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    """x combined with an array made in the kernel from x's shape."""
+    x = values[i]
+    maker = draw(st.sampled_from([m for m in MAKERS if (m != "eye" or x.ndim >= 2) and (m != "arange" or x.ndim)]))
+    param = (draw(st.integers(-2, 2)),) if maker == "eye" else (draw(st.sampled_from(CONSTANTS)),) if maker == "full_like" else ()
+    return Step("made", (i,), (maker,) + param + (draw(st.sampled_from(["add", "subtract", "multiply", "maximum"])),))
+
+
+def _draw_setitem(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    """B = x.copy(); B[key] = y for a basic key and a value y broadcasting to B[key]."""
+    x = values[i]
+    if not x.ndim:  # x.copy() of a NumPy scalar is no array
+        return Step("negative", (i,))
+    key = _draw_key(draw, x.shape)
+    target = x[key].shape
+    fits = [j for j in range(len(values)) if _broadcasts(values[j], x[key]) and np.broadcast_shapes(values[j].shape, target) == target]
+    return Step("setitem", (i, _pick(draw, fits)), (key,)) if fits else Step("negative", (i,))
+
+
+def _draw_syr2k(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    """syr2k's two contractions and masked epilogue over two values of one shape and a third value."""
+    twins = [(a, b) for a in range(len(values)) for b in range(len(values)) if values[a].shape == values[b].shape and values[a].ndim >= 2]
+    if not twins:
+        return Step("negative", (i,))
+    a, b = draw(st.sampled_from(twins))
+    alpha, beta = draw(st.sampled_from(CONSTANTS[:10])), draw(st.sampled_from(CONSTANTS[:10]))
+    return Step("syr2k", (a, b, i), (alpha, beta))
+
+
+# kind -> drawer(draw, values, i of the value to draw on): the newer surface's step kinds
+DRAWERS = {"einsum": _draw_einsum, "matmul_t": _draw_matmul_t, "statistic": _draw_statistic, "statistic2": _draw_statistic,
+           "elementwise": _draw_elementwise, "shape": _draw_shape, "gather": _draw_gather, "made": _draw_made,
+           "setitem": _draw_setitem, "syr2k": _draw_syr2k}  # fmt: skip
+NEWER_DRAWERS = {**DRAWERS, "scan": _draw_scan}  # scans (newest) only in NEWER_KINDS: the mixed pools' CI set stays
+
+
+KINDS = ("unary", "binary", "binary", "scalar", "where", "reduce", "reduce", "matmul", "products", "products", "products",
+         "transpose", "reshape", "getitem", "broadcast_to", "astype", "concatenate", *DRAWERS)  # fmt: skip
+NEWER_KINDS = (*NEWER_DRAWERS, "unary", "binary", "reduce", "transpose", "getitem")  # the newer surface, with a little glue
+
+
+def _draw_step(draw: st.DrawFn, values: list[np.ndarray], kinds: tuple[str, ...] = KINDS) -> Step:
     """One random step over the typed values so far (typing is checked by running it on dummies)."""
     n = len(values)
     i = draw(st.integers(0, n - 1))
     x = values[i]
-    kind = draw(st.sampled_from(["unary", "binary", "binary", "scalar", "where", "reduce", "reduce",
-                                 "matmul", "products", "products", "products", "transpose", "reshape", "getitem", "broadcast_to",
-                                 "astype", "concatenate"]))
+    kind = draw(st.sampled_from(kinds))
+    if kind in NEWER_DRAWERS:
+        return NEWER_DRAWERS[kind](draw, values, i)
     partners = [j for j in range(n) if _broadcasts(values[j], x)]
     if kind == "unary":
         return Step(draw(st.sampled_from(sorted(UNARY))), (i,))
@@ -264,9 +490,7 @@ def _draw_step(draw: st.DrawFn, values: list[np.ndarray]) -> Step:
 
 
 def _matmul_ok(a: np.ndarray, b: np.ndarray) -> bool:
-    """NumPy accepts a @ b and it is in the supported surface (no 3-D @ 1-D or 1-D @ 3-D)."""
-    if {a.ndim, b.ndim} == {1, 3}:
-        return False
+    """NumPy accepts a @ b (any ranks: 1-D operands and broadcast batch dims included)."""
     try:
         np.matmul(a, b)
     except ValueError:
@@ -288,10 +512,10 @@ def _typed(step: Step, values: list[np.ndarray]) -> np.ndarray | None:
 
 
 @st.composite
-def programs(draw: st.DrawFn, max_steps: int = 7) -> Program:
+def programs(draw: st.DrawFn, max_steps: int = 7, kinds: tuple[str, ...] = KINDS) -> Program:
     """A random program: 1-3 float32/float64 arguments of mutually broadcastable shapes (size-0 and
     size-1 dims included; in half the programs two or three matrices or stacks of one shape), up to
-    max_steps steps, and 1-3 returned values (the last, the largest, maybe one more)."""
+    max_steps steps of the given kinds, and 1-3 returned values (the last, the largest, maybe one more)."""
     n_inputs = draw(st.integers(1, 3))
     if draw(st.booleans()):  # two or three of one shape: `products` of them are contractions with equal tiles
         n_inputs = max(2, n_inputs)
@@ -302,7 +526,7 @@ def programs(draw: st.DrawFn, max_steps: int = 7) -> Program:
     values = [np.ones(shape, dtype) for shape, dtype in inputs]
     steps: list[Step] = []
     for _ in range(draw(st.integers(1, max_steps))):
-        step = _draw_step(draw, values)
+        step = _draw_step(draw, values, kinds)
         out = _typed(step, values)
         if out is not None:
             steps.append(step)

@@ -10,7 +10,7 @@ bytes), so the versioned loop nests of all program shapes run, in whichever bran
 address takes.
 
 CI runs a fixed (derandomized) set of programs. A long run draws fresh random programs:
-`EGGLOG_TENSOR_FUZZ_EXAMPLES=5000 python -m pytest -q tests/test_fuzz.py` (per test function).
+`EGGLOG_TENSOR_FUZZ_EXAMPLES=5000 python -m pytest -q -m slow tests/test_fuzz.py` (per test function).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 from fuzz_oracle import Approx, Tie, check_result, evaluate
-from fuzz_programs import Program, Step, arguments, programs
+from fuzz_programs import NEWER_KINDS, Program, Step, arguments, programs
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -79,10 +79,18 @@ def differential(program: Program, args: list[np.ndarray], configs: tuple[str, .
                                  + "\n".join(f"  x{i} = np.{a!r}" for i, a in enumerate(args))) from e
 
 
-@fuzz_settings(150)
+@fuzz_settings(110)
 @given(program=programs(), data=st.data())
 def test_fuzz_exact(program: Program, data: st.DataObject) -> None:
     """Default and all-exact rules against NumPy on data with NaN, inf, signed zeros, denormals, huge values."""
+    differential(program, data.draw(arguments(program)), ("default", "all-exact"), fast=False)
+
+
+@fuzz_settings(40)
+@given(program=programs(kinds=NEWER_KINDS), data=st.data())
+def test_fuzz_newer(program: Program, data: st.DataObject) -> None:
+    """Programs mostly of the newer surface (einsum, N-D matmul, statistics, shape functions, gathers,
+    arrays made in the kernel, in-place updates, syr2k's shared epilogue) under the default and all-exact rules."""
     differential(program, data.draw(arguments(program)), ("default", "all-exact"), fast=False)
 
 
@@ -110,9 +118,9 @@ _ORACLE_PROGRAM = Program(
 _ORACLE_ARGS = [np.array([1.5, -0.0, np.nan, 3e38], np.float32), np.array([0.25, -0.0, 1.0, 3e38], np.float32)]
 
 
-def _perturbed(k: int, i: int, value: float) -> tuple:
+def _perturbed(k: int, i: Any, value: float, program: Program = _ORACLE_PROGRAM, args: list | None = None) -> tuple:
     """NumPy's results with element i of output k set to `value`, which must change its bits."""
-    got = [np.asarray(w.value).copy() for w in evaluate(_ORACLE_PROGRAM, _ORACLE_ARGS)]
+    got = [np.asarray(w.value).copy() for w in evaluate(program, args or _ORACLE_ARGS)]
     before = got[k][i].copy()
     got[k][i] = value
     assert got[k][i].tobytes() != before.tobytes(), f"{value!r} is no perturbation of {before!r}"
@@ -150,3 +158,37 @@ def test_oracle_skips_signed_zero_ties() -> None:
     tie = Program(inputs=(((2,), "float64"),) * 2, steps=(Step("maximum", (0, 1)),), outputs=(2,))
     with pytest.raises(Tie):
         evaluate(tie, [np.array([0.0, 1.0]), np.array([-0.0, 2.0])])
+
+
+_NEWER_PROGRAM = Program(
+    inputs=(((3, 4), "float64"), ((3, 4), "float32")),
+    steps=(Step("einsum", (0, 1), ("ij,ij->i",)), Step("statistic", (1,), ("argmax", 1, False)),
+           Step("statistic", (0,), ("var", None, False)), Step("einsum", (1,), ("ij->ji",)),
+           Step("gram", (0,)), Step("syr2k", (0, 1, 6), (1.5, -0.5))),
+    outputs=(2, 3, 4, 5, 7),
+)
+_NEWER_ARGS = [np.arange(12.0).reshape(3, 4) / 7, np.array([[1, 5, 5, 2], [0, -1, -3, -1], [9, 8, 7, 6]], np.float32)]
+
+
+def test_oracle_accepts_numpy_on_the_newer_surface() -> None:
+    expected = evaluate(_NEWER_PROGRAM, _NEWER_ARGS)
+    check_result(tuple(np.asarray(w.value).copy() for w in expected[:2]) + (expected[2].value[()],)
+                 + tuple(np.asarray(w.value).copy() for w in expected[3:]), expected)
+
+
+@pytest.mark.parametrize(
+    ("k", "i", "value", "why"),
+    [
+        (0, 0, 0.0, "a contraction off"),
+        (1, 0, 2.0, "the first of tied maxima's index for the second's"),
+        (2, (), 1.01 * np.var(_NEWER_ARGS[0]), "var off by 1%"),
+        (3, (1, 0), np.nextafter(np.float32(5), np.float32(6)), "one ULP off a transpose"),
+        (4, (2, 2), 0.0, "the masked epilogue off on the diagonal"),
+        (4, (0, 2), 1.0, "the epilogue's mask: C above the diagonal"),
+    ],
+)
+def test_oracle_rejects_on_the_newer_surface(k: int, i: Any, value: float, why: str) -> None:
+    got = _perturbed(k, i, value, _NEWER_PROGRAM, _NEWER_ARGS)
+    got = got[:2] + (got[2][()],) + got[3:]
+    with pytest.raises(AssertionError, match="differ from NumPy"):
+        check_result(got, evaluate(_NEWER_PROGRAM, _NEWER_ARGS))
