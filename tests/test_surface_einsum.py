@@ -322,3 +322,12 @@ def test_syr2k_two_contractions_sharing_an_epilogue() -> None:
     lower = np.tril(np.ones((50, 50), bool))
     fn = lambda a, b, c, lower: np.where(lower, 1.5 * c + 1.2 * (a @ b.T + b @ a.T), c)  # noqa: E731
     np.testing.assert_allclose(et.kernel(fn)(a, b, c, lower), fn(a, b, c, lower), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["i,j,kl->i", "ij,jk->ik", "ij->", "i,i->"])
+def test_a_sum_over_an_empty_index_is_zeros_even_beside_nan_and_inf(spec: str) -> None:
+    """NumPy sums no products: 0, where taking the other operands' sums first would give NaN * 0 (found by the fuzzer)."""
+    shapes = {"i,j,kl->i": [(5,), (5,), (0, 1)], "ij,jk->ik": [(3, 0), (0, 4)], "ij->": [(0, 3)], "i,i->": [(0,), (0,)]}[spec]
+    values = [np.full(s, v, np.float32) for s, v in zip(shapes, [np.nan, np.inf, 1.0], strict=False)]
+    got = et.kernel(lambda *x: np.einsum(spec, *x))(*values)
+    np.testing.assert_array_equal(got, np.einsum(spec, *values))
