@@ -1,0 +1,102 @@
+"""NPBench-style code runs unchanged (issue 25): kernels in tests/npstyle_kernels.py, each compiled and
+compared with the same function under NumPy, on the return value and on every argument afterwards.
+
+Tolerances: 0 for int results and for code whose every value is one IEEE-rounded op; rtol 1e-12 for
+float64 sums, products and contractions of a few dozen terms (the summation order may differ from
+NumPy's: about n*eps*cond); math functions (exp, tanh, sqrt of sums) within a few ULP, covered too."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import egglog_tensor as et
+import npstyle_kernels as nk
+
+RNG = np.random.default_rng(2025)
+ARGWRITES = pytest.mark.xfail(strict=True, raises=et.TracingError,
+                              reason="needs writes into arguments (branch argwrites)")
+
+
+def rand(*shape: int) -> np.ndarray:
+    """Standard-normal float64 test data."""
+    return RNG.standard_normal(shape)
+
+
+def spd(n: int) -> np.ndarray:
+    """A well-conditioned symmetric positive definite matrix (for LU and Cholesky)."""
+    a = rand(n, n)
+    return a @ a.T + n * np.eye(n)
+
+
+def copies(args: tuple) -> list:
+    """Fresh copies of the array arguments, the rest as is."""
+    return [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+
+
+def as_tuple(r) -> tuple:
+    """A result as a tuple of outputs (None: no outputs)."""
+    return () if r is None else r if isinstance(r, tuple) else (r,)
+
+
+def check(fn, args: tuple, rtol: float, atol: float = 0.0) -> None:
+    """fn compiled gives NumPy's result and leaves every argument as NumPy's run of fn leaves it."""
+    mine, theirs = copies(args), copies(args)
+    got, want = et.kernel(fn)(*mine), fn(*theirs)
+    for g, w in zip(as_tuple(got), as_tuple(want), strict=True):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+    for g, w in zip(mine, theirs, strict=True):
+        if isinstance(w, np.ndarray):
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+N = 8
+CASES = {
+    # name: (kernel, arguments, rtol, atol, marks)
+    "jacobi_1d": (nk.jacobi_1d, (4, rand(12), rand(12)), 1e-15, 0, [ARGWRITES]),
+    "jacobi_2d": (nk.jacobi_2d, (3, rand(N, N), rand(N, N)), 1e-15, 0, [ARGWRITES]),
+    "jacobi_2d_local": (nk.jacobi_2d_local, (3, N, rand(N, N)), 1e-15, 0, []),
+    "heat_3d": (nk.heat_3d, (3, rand(6, 6, 6), rand(6, 6, 6)), 1e-14, 1e-15, [ARGWRITES]),
+    "fdtd_2d": (nk.fdtd_2d, (3, rand(6, 7), rand(6, 7), rand(6, 7), rand(3)), 1e-14, 1e-15, [ARGWRITES]),
+    "seidel_2d": (nk.seidel_2d, (3, 6, rand(6, 6)), 1e-14, 1e-15, [ARGWRITES]),
+    "adi": (nk.adi, (2, 6, rand(6, 6)), 1e-13, 1e-15, [ARGWRITES]),
+    "deriche": (nk.deriche, (0.25, rand(6, 7)), 1e-12, 1e-14, []),
+    "vadv_columns": (nk.vadv_columns, (6, 3.0, rand(2, 3, 6), 4 + rand(2, 3, 6), rand(2, 3, 6), rand(2, 3, 6)),
+                     1e-12, 1e-14, []),
+    "gemver": (nk.gemver, (1.5, 1.2, rand(N, N), *(rand(N) for _ in range(8))), 1e-12, 1e-13, [ARGWRITES]),
+    "gesummv": (nk.gesummv, (1.5, 1.2, rand(N, N), rand(N, N), rand(N)), 1e-12, 1e-14, []),
+    "atax": (nk.atax, (rand(N, N + 2), rand(N + 2)), 1e-12, 1e-13, []),
+    "bicg": (nk.bicg, (rand(N, N + 2), rand(N + 2), rand(N)), 1e-12, 1e-14, []),
+    "mvt": (nk.mvt, (rand(N), rand(N), rand(N), rand(N), rand(N, N)), 1e-12, 1e-14, [ARGWRITES]),
+    "syrk": (nk.syrk, (1.5, 1.2, rand(6, 6), rand(6, 4)), 1e-12, 1e-14, [ARGWRITES]),
+    "syr2k": (nk.syr2k, (1.5, 1.2, rand(6, 6), rand(6, 4), rand(6, 4)), 1e-12, 1e-14, [ARGWRITES]),
+    "2mm": (nk.k2mm, (1.5, 1.2, rand(5, 6), rand(6, 7), rand(7, 4), rand(5, 4)), 1e-12, 1e-13, [ARGWRITES]),
+    "3mm": (nk.k3mm, (rand(5, 6), rand(6, 7), rand(7, 8), rand(8, 4)), 1e-12, 1e-13, []),
+    "doitgen": (nk.doitgen, (3, 4, 5, rand(3, 4, 5), rand(5, 5)), 1e-12, 1e-14, [ARGWRITES]),
+    "covariance": (nk.covariance, (5, 7.0, rand(7, 5)), 1e-12, 1e-14, [ARGWRITES]),
+    "correlation": (nk.correlation, (5, 7.0, rand(7, 5)), 1e-12, 1e-14, [ARGWRITES]),
+    "gramschmidt": (nk.gramschmidt, (rand(6, 4),), 1e-12, 1e-14, [ARGWRITES]),
+    "trisolv": (nk.trisolv, (np.tril(rand(N, N)) + 4 * np.eye(N), rand(N), rand(N)), 1e-12, 1e-14, [ARGWRITES]),
+    "trisolv_local": (nk.trisolv_local, (N, np.tril(rand(N, N)) + 4 * np.eye(N), rand(N)), 1e-12, 1e-14, []),
+    "lu": (nk.lu, (6, spd(6)), 1e-12, 1e-14, [ARGWRITES]),
+    "cholesky": (nk.cholesky, (spd(6),), 1e-12, 1e-14, [ARGWRITES]),
+    "durbin": (nk.durbin, (0.1 * rand(N),), 1e-12, 1e-14, []),
+    "floyd_warshall": (nk.floyd_warshall, (N, RNG.integers(1, 100, (N, N))), 0, 0, [ARGWRITES]),
+    "floyd_warshall_local": (nk.floyd_warshall_local, (N, RNG.integers(1, 100, (N, N))), 0, 0, []),
+    "adam_step": (nk.adam_step, (3, 1e-3, 0.9, 0.999, 1e-8, rand(4, 5), rand(4, 5), rand(4, 5), np.abs(rand(4, 5))),
+                  1e-13, 0, []),
+    "adam_inplace": (nk.adam_inplace, (3, 1e-3, 0.9, 0.999, 1e-8, rand(4, 5), rand(4, 5), rand(4, 5),
+                                       np.abs(rand(4, 5))), 1e-13, 0, [ARGWRITES]),
+    "rbf_kernel": (nk.rbf_kernel, (rand(6, 3), rand(5, 3), 0.5), 1e-12, 1e-15, []),
+    "pairwise_distances": (nk.pairwise_distances, (rand(6, 3), rand(5, 3)), 1e-14, 0, []),
+    "kmeans_assign": (nk.kmeans_assign, (rand(20, 3), rand(4, 3)), 0, 0, []),
+    "kmeans_step": (nk.kmeans_step, (4, rand(20, 3), rand(4, 3)), 1e-13, 1e-15, []),
+    "cumulative_trapezoid": (nk.cumulative_trapezoid, (rand(17), 0.1), 1e-12, 1e-15, []),
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(k, marks=v[4]) for k, v in CASES.items()])
+def test_kernel(name: str) -> None:
+    fn, args, rtol, atol, _ = CASES[name]
+    check(fn, args, rtol, atol)
