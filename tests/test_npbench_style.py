@@ -39,6 +39,16 @@ def as_tuple(r) -> tuple:
     return () if r is None else r if isinstance(r, tuple) else (r,)
 
 
+def on_copies(fn, args: tuple):
+    """fn run on copies of its array arguments, returning its result and the copies (no argument writes)."""
+    arrays = [isinstance(a, np.ndarray) for a in args]
+
+    def run(*args):
+        local = [a.copy() if is_array else a for a, is_array in zip(args, arrays, strict=True)]
+        return (*as_tuple(fn(*local)), *(a for a, is_array in zip(local, arrays, strict=True) if is_array))
+    return run
+
+
 def check(fn, args: tuple, rtol: float, atol: float = 0.0) -> None:
     """fn compiled gives NumPy's result and leaves every argument as NumPy's run of fn leaves it."""
     mine, theirs = copies(args), copies(args)
@@ -93,6 +103,12 @@ CASES = {
     "kmeans_assign": (nk.kmeans_assign, (rand(20, 3), rand(4, 3)), 0, 0, []),
     "kmeans_step": (nk.kmeans_step, (4, rand(20, 3), rand(4, 3)), 1e-13, 1e-15, []),
     "cumulative_trapezoid": (nk.cumulative_trapezoid, (rand(17), 0.1), 1e-12, 1e-15, []),
+    "gpt2_block": (nk.gpt2_block, (2, rand(5, 8), 1 + 0.1 * rand(8), 0.1 * rand(8), 0.3 * rand(8, 24), 0.1 * rand(24),
+                                   0.3 * rand(8, 8), 0.1 * rand(8), 1 + 0.1 * rand(8), 0.1 * rand(8),
+                                   0.3 * rand(8, 32), 0.1 * rand(32), 0.3 * rand(32, 8), 0.1 * rand(8)), 1e-11, 1e-13, []),
+    "llama_block": (nk.llama_block, (2, rand(5, 8), 1 + 0.1 * rand(8), *(0.3 * rand(8, 8) for _ in range(4)),
+                                     1 + 0.1 * rand(8), 0.3 * rand(8, 16), 0.3 * rand(16, 8), 0.3 * rand(8, 16)),
+                    1e-11, 1e-13, []),
 }
 
 
@@ -100,3 +116,14 @@ CASES = {
 def test_kernel(name: str) -> None:
     fn, args, rtol, atol, _ = CASES[name]
     check(fn, args, rtol, atol)
+
+
+SLOW_ON_COPIES = {"seidel_2d", "adi", "lu"}  # 20-40 s: thousands of unrolled scalar updates
+
+
+@pytest.mark.parametrize("name", [pytest.param(k, marks=[pytest.mark.slow] if k in SLOW_ON_COPIES else [])
+                                  for k, v in CASES.items() if ARGWRITES in v[4]])
+def test_argument_writing_kernel_on_copies(name: str) -> None:
+    """The kernels that write into their arguments, run on local copies: everything but the argument write."""
+    fn, args, rtol, atol, _ = CASES[name]
+    check(on_copies(fn, args), args, rtol, atol)
