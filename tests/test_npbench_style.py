@@ -29,6 +29,11 @@ def spd(n: int) -> np.ndarray:
     return a @ a.T + n * np.eye(n)
 
 
+def f32(args: tuple) -> tuple:
+    """The float64 array arguments as float32 (Python numbers stay weak scalars)."""
+    return tuple(a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float64 else a for a in args)
+
+
 def copies(args: tuple) -> list:
     """Fresh copies of the array arguments, the rest as is."""
     return [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
@@ -110,6 +115,10 @@ CASES = {
                                      1 + 0.1 * rand(8), 0.3 * rand(8, 16), 0.3 * rand(16, 8), 0.3 * rand(8, 16)),
                     1e-11, 1e-13, []),
 }
+# float32 data: float32 results where NumPy keeps float32 (rtol: a few float32 ULP through exp, sums of <= 32 terms)
+CASES.update({f"{k}_f32": (CASES[k][0], f32(CASES[k][1]), 2e-5, 1e-6, CASES[k][4])
+              for k in ("gpt2_block", "llama_block", "rbf_kernel", "adam_step", "cumulative_trapezoid", "kmeans_assign",
+                        "deriche", "jacobi_2d_local", "fdtd_2d")})
 
 
 @pytest.mark.parametrize("name", [pytest.param(k, marks=v[4]) for k, v in CASES.items()])
