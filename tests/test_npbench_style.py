@@ -136,3 +136,15 @@ def test_argument_writing_kernel_on_copies(name: str) -> None:
     """The kernels that write into their arguments, run on local copies: everything but the argument write."""
     fn, args, rtol, atol, _ = CASES[name]
     check(on_copies(fn, args), args, rtol, atol)
+
+
+@pytest.mark.parametrize(("fn", "args", "message"), [
+    (nk.jacobi_2d_local, (3, 10, rand(8, 8)), r"shapes \(7, 7\) and \(7, 8\) cannot be broadcast"),
+    (nk.trisolv_local, (10, np.eye(8), np.ones(8)), "index 8 is out of bounds for axis 0 with size 8"),
+    (nk.floyd_warshall_local, (9, np.ones((8, 8), dtype=np.int64)), "index 8 is out of bounds for axis 1 with size 8"),
+])
+def test_size_argument_not_matching_the_arrays(fn, args: tuple, message: str) -> None:
+    """An int size argument larger than the arrays: a TracingError naming the kernel's line, where NumPy raises."""
+    with pytest.raises(et.TracingError, match=message) as info:
+        et.kernel(fn)(*args)
+    assert "npstyle_kernels.py" in str(info.value)
