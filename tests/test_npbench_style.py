@@ -108,6 +108,8 @@ CASES = {
     "kmeans_assign": (nk.kmeans_assign, (rand(20, 3), rand(4, 3)), 0, 0, []),
     "kmeans_step": (nk.kmeans_step, (4, rand(20, 3), rand(4, 3)), 1e-13, 1e-15, []),
     "cumulative_trapezoid": (nk.cumulative_trapezoid, (rand(17), 0.1), 1e-12, 1e-15, []),
+    # 10^5 steps: |error| <= n * eps * sum(|y| dx) ~ 2e-7, NumPy's own order being sequential too
+    "cumulative_trapezoid_big": (nk.cumulative_trapezoid, (rand(100_000), 0.1), 0, 2e-7, []),
     "gpt2_block": (nk.gpt2_block, (2, rand(5, 8), 1 + 0.1 * rand(8), 0.1 * rand(8), 0.3 * rand(8, 24), 0.1 * rand(24),
                                    0.3 * rand(8, 8), 0.1 * rand(8), 1 + 0.1 * rand(8), 0.1 * rand(8),
                                    0.3 * rand(8, 32), 0.1 * rand(32), 0.3 * rand(32, 8), 0.1 * rand(8)), 1e-11, 1e-13, []),
