@@ -108,6 +108,8 @@ class Compilation:
             str(self.report),
             f"cache: {self.cache}" + (f" ({self.cache_note})" if self.cache_note else ""),
             *([f"workspace (lent by each call): {work}"] if work else []),
+            *([f"writes into argument(s) {', '.join(self.written)}: the outputs after the result, copied back by each call"]
+              if self.written else []),
             *([f"streaming stores: {streamed.stores} non-temporal vector stores (outputs larger than L3, when 64-byte aligned)"]
               if (streamed := self.facts.get("streams")) and streamed.stores else []),
             *([f"flattened: {flat.ops} elementwise op(s) over contiguous buffers, each one loop"]

@@ -175,3 +175,8 @@ def test_a_python_number_is_only_rebound() -> None:
         return n
 
     same_as_numpy(f, 2, RNG.random(4))
+
+
+def test_the_summary_names_the_written_arguments() -> None:
+    summary = et.kernel(jacobi_1d).inspect(3, RNG.random(8), RNG.random(8)).summary()
+    assert "writes into argument(s) A, B" in summary
