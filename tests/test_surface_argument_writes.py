@@ -180,3 +180,13 @@ def test_a_python_number_is_only_rebound() -> None:
 def test_the_summary_names_the_written_arguments() -> None:
     summary = et.kernel(jacobi_1d).inspect(3, RNG.random(8), RNG.random(8)).summary()
     assert "writes into argument(s) A, B" in summary
+
+
+def test_the_staged_path_updates_too() -> None:
+    A, B = RNG.random(10), RNG.random(10)
+    compiled = et.kernel(jacobi_1d).trace(3, A, B).optimize().lower().compile()
+    want_a, want_b = A.copy(), B.copy()
+    jacobi_1d(3, want_a, want_b)
+    assert compiled(3, A, B) is None
+    np.testing.assert_array_equal(A, want_a)
+    np.testing.assert_array_equal(B, want_b)
