@@ -5,7 +5,7 @@ Location: `EGGLOG_TENSOR_CACHE_DIR`, else the user cache dir (`$XDG_CACHE_HOME` 
 
 Key: SHA-256 over everything that decides the code: the traced term (shapes, dtypes, layouts are in
 it), the argument specs, the schedule, fastmath, target and its pipeline, the optimizer limits, the
-host CPU (triple, name, feature string, cache sizes), the versions of egglog_tensor, egglog,
+host CPU (triple, name, feature string, cache sizes), the arguments written into, the versions of egglog_tensor, egglog,
 llvmlite, LLVM, the MLIR tools, Python, NumPy and glibc, libmvec's presence, and a hash of the
 package's own source files (editing the compiler invalidates every entry). The optimizer is skipped
 on a hit; tracing is not (the traced term is part of the key).
@@ -274,7 +274,7 @@ def environment() -> dict[str, Any]:
     }
 
 
-def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], options: Any) -> dict[str, Any] | None:
+def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], options: Any, written: Sequence[str] = ()) -> dict[str, Any] | None:
     """Everything the key hashes; None if the schedule cannot be keyed (see schedule_text)."""
     from .lowering import pipelines
 
@@ -286,6 +286,7 @@ def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], opt
         "environment": environment(),
         "traced": traced_term,
         "names": list(names),
+        "written": list(written),
         "specs": [repr(s) for s in specs],
         "schedule": schedule,
         "fastmath": options.fastmath,
@@ -603,15 +604,16 @@ def _load(path: Path, key: str, target: Any) -> CachedKernel:
     return CachedKernel(header, texts, report, outputs, returns_tuple, module, facts)
 
 
-def lookup(traced_term: Callable[[], str], names: Sequence[str], specs: Sequence[Any], options: Any) -> Lookup:
+def lookup(traced_term: Callable[[], str], names: Sequence[str], specs: Sequence[Any], options: Any, written: Sequence[str] = ()) -> Lookup:
     """Find the entry for this compilation, or say where a fresh compile should be stored.
 
     traced_term: returns the traced term's text (only computed when the cache is on).
+    written: the arguments the kernel writes into (their values are outputs: part of the key).
     """
     directory = cache_dir()
     if directory is None or not getattr(options, "cache", True):
         return Lookup(DISABLED, note="off (EGGLOG_TENSOR_CACHE=0)" if directory is None else "off (cache=False)")
-    inputs = key_inputs(traced_term(), names, specs, options)
+    inputs = key_inputs(traced_term(), names, specs, options, written)
     if inputs is None:
         return Lookup(DISABLED, note="not cacheable: the schedule's text names Python objects")
     key = make_key(inputs)

@@ -78,6 +78,7 @@ class Compilation:
     cache_note: str = ""  # the entry's path, or why it was not used / not stored
     narrowed_ints: tuple[tuple[int, str], ...] = ()  # (index, int dtype) of Python-int arguments cast narrower: a call checks their range
     checks: tuple[str, ...] = ()  # messages of the run-time checks: the last len(checks) outputs, 0-d bools (true: raise)
+    written: tuple[str, ...] = ()  # arguments written into: their final values, the outputs before the checks, copied back by a call
     static: tuple[tuple[str, Any], ...] = ()  # (name, value) of each static argument, compiled in (kernel.py)
     captured: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)  # hidden arguments: large captured arrays
 
@@ -107,6 +108,8 @@ class Compilation:
             str(self.report),
             f"cache: {self.cache}" + (f" ({self.cache_note})" if self.cache_note else ""),
             *([f"workspace (lent by each call): {work}"] if work else []),
+            *([f"writes into argument(s) {', '.join(self.written)}: the outputs after the result, copied back by each call"]
+              if self.written else []),
             *([f"streaming stores: {streamed.stores} non-temporal vector stores (outputs larger than L3, when 64-byte aligned)"]
               if (streamed := self.facts.get("streams")) and streamed.stores else []),
             *([f"flattened: {flat.ops} elementwise op(s) over contiguous buffers, each one loop"]
@@ -172,7 +175,7 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     traced = stages.trace(fn, names, specs, options)
     timings = dict(traced.timings)
     # The on-disk cache is keyed on the traced term (+ schedule text, options, versions, CPU): a hit skips the rest.
-    lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: traced.traced_term, names, specs, options))
+    lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: traced.traced_term, names, specs, options, traced.written))
     traced = replace(traced, timings=tuple(timings.items()))
     if lookup.entry is not None:
         return _from_cache(traced, lookup, timings)
@@ -229,6 +232,7 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         cache_note=lookup.note,
         narrowed_ints=narrowed,
         checks=traced.checks,
+        written=traced.written,
         static=getattr(fn, "static", ()),
         captured=traced.captured,
     )

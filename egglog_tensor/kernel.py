@@ -232,8 +232,9 @@ def _hashable(value: Any) -> Any:
 def _run_checked(dispatch: _Dispatch, values: list[Any], specs: tuple[ArgSpec, ...], out: Any) -> Any:
     """The checked call path: Python ints in range, scalars and odd strides as arrays, then the native call."""
     dispatch.check_ints(values)
+    dispatch.check_written(values)
     arrays = [_as_array(v, s) for v, s in zip(values, specs, strict=True)]
-    return dispatch.run(arrays, out)
+    return dispatch.run(arrays, out, values)
 
 
 REFUSED = object()  # a fast-path call the native reader refused (nothing ran): take the checked path
@@ -243,7 +244,7 @@ class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
     __slots__ = ("arg_names", "call", "captured", "checks", "empty", "name", "narrowed", "native", "out_dtypes", "outputs",
-                 "returns_tuple", "scalars", "visible", "workspace")
+                 "returns_tuple", "scalars", "visible", "workspace", "written")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
         self.name = name
@@ -251,7 +252,8 @@ class _Dispatch:
         self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
         self.out_dtypes = tuple(dtype for _, dtype in self.outputs)
         self.checks = comp.checks  # the last len(checks) outputs are 0-d bool flags (tracing/indexing.py)
-        self.visible = self.outputs[: len(self.outputs) - len(self.checks)]
+        self.written = tuple(comp.arg_names.index(n) for n in comp.written)  # arguments receiving the outputs before the flags
+        self.visible = self.outputs[: len(self.outputs) - len(self.checks) - len(self.written)]
         self.empty = allocator(self.outputs)
         self.returns_tuple = comp.returns_tuple
         self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
@@ -266,7 +268,8 @@ class _Dispatch:
         self.call: Callable[[tuple, Any], Any] = self._typed_call
         if not self.native.reads_natively:
             self.call = self._checked_call
-        elif len(self.outputs) == 1 and self.outputs[0][0] and not (self.returns_tuple or self.scalars or self.workspace or self.captured):
+        elif len(self.outputs) == 1 and self.outputs[0][0] and not (self.returns_tuple or self.scalars or self.workspace or self.captured
+                                                                     or self.written):
             self.call = self._one_array_call()
 
     def _one_array_call(self) -> Callable[[tuple, Any], Any]:
@@ -288,7 +291,8 @@ class _Dispatch:
     def _typed_call(self, args: tuple, out: Any) -> Any:
         """The native reader checks every array (shape, layout, writability, no output meeting an
         input) and runs the kernel on them, writing into `out` when given; REFUSED if it refuses one."""
-        args = self._with_scalars_as_arrays(args)
+        self.check_written(args)
+        given, args = args, self._with_scalars_as_arrays(args)
         if out is None:
             outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
         else:
@@ -297,11 +301,12 @@ class _Dispatch:
                 return REFUSED
         if self.native.try_typed(*args, *self.captured, *outs, *self._lend()):
             return REFUSED
-        return self._results(outs, out)
+        return self._results(outs, out, given)
 
     def _checked_call(self, args: tuple, out: Any) -> Any:
         """The fast path where NumPy's array layout is not the native reader's: checked in Python."""
-        return self.run(self._with_scalars_as_arrays(args), out)
+        self.check_written(args)
+        return self.run(self._with_scalars_as_arrays(args), out, args)
 
     def _with_scalars_as_arrays(self, args: tuple) -> Any:
         """args with each scalar argument a 0-d array of its compiled dtype."""
@@ -322,45 +327,70 @@ class _Dispatch:
                        "(a Python int argument is passed as int64; pass a float for a value beyond it)")
                 raise OutOfBoundsError(f"{self.name}(): argument {self.arg_names[i]!r}: Python integer {args[i]} out of bounds for {info.dtype} {why}")
 
-    def run(self, arrays: Any, out: Any = None) -> Any:
-        """Call the native code on arrays, checked: a clear error for any that does not fit."""
+    def run(self, arrays: Any, out: Any = None, given: Any = None) -> Any:
+        """Call the native code on arrays (`given`: the caller's, which written arguments update), checked:
+        a clear error for any that does not fit."""
+        given = arrays if given is None else given
         if out is not None:
-            return self._into_checked(arrays, out)
+            return self._into_checked(arrays, out, given)
         outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
         self.native(*arrays, *self.captured, *outs, *self._lend())
-        return self._results(outs, None)
+        return self._results(outs, None, given)
 
-    def _results(self, outs: list[np.ndarray], out: Any) -> Any:
-        """What the call returns: the user's `out` (as given), or the new array(s), 0-d ones as scalars."""
-        outs = self._checked_flags(outs)
+    def _results(self, outs: list[np.ndarray], out: Any, given: Any) -> Any:
+        """What the call returns: the user's `out` (as given), or the new array(s), 0-d ones as scalars
+        (None for a kernel returning nothing); written arguments updated first."""
+        outs = self._checked_flags(outs, given)
         if out is not None:
             return out if self.returns_tuple else outs[0]
         if self.returns_tuple:
             return tuple(o[()] if o.ndim == 0 else o for o in outs)
+        if not outs:
+            return None
         result = outs[0]
         return result[()] if result.ndim == 0 else result
 
-    def _checked_flags(self, outs: list[np.ndarray]) -> list[np.ndarray]:
-        """The user's outputs, after raising IndexOutOfBoundsError for the first run-time check that failed."""
-        if not self.checks:
-            return outs
-        for flag, message in zip(outs[len(self.visible) :], self.checks, strict=True):
+    def _checked_flags(self, outs: list[np.ndarray], given: Any) -> list[np.ndarray]:
+        """The user's outputs, after raising IndexOutOfBoundsError for the first run-time check that failed,
+        and copying each written argument's final value into the caller's array."""
+        visible, written = len(self.visible), len(self.written)
+        for flag, message in zip(outs[visible + written :], self.checks, strict=True):
             if flag[()]:
                 raise IndexOutOfBoundsError(f"{self.name}(): {message}")
-        return outs[: len(self.visible)]
+        for i, value in zip(self.written, outs[visible : visible + written], strict=True):
+            np.copyto(given[i], value)
+        return outs[:visible]
+
+    def check_written(self, args: Any) -> None:
+        """KernelArgumentError, before anything runs, for an argument the kernel writes into that cannot
+        take the write as NumPy's would: not a writeable array of its own memory, or sharing memory with
+        another argument (NumPy's result would depend on the aliasing)."""
+        for i in self.written:
+            a, name = args[i], self.arg_names[i]
+            if not isinstance(a, np.ndarray):
+                raise KernelArgumentError(f"{self.name}(): argument {name!r} is written into by the kernel, so it must be a NumPy "
+                                          f"array (the caller's array is updated), not {type(a).__name__}; pass np.asarray(...) and keep it")
+            if not a.flags.writeable or any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+                raise KernelArgumentError(f"{self.name}(): argument {name!r} is written into by the kernel, but the array is read-only "
+                                          "or a broadcast view (zero strides), as NumPy would refuse; pass a writeable copy (.copy())")
+            for j, b in enumerate(args[: len(self.arg_names) - len(self.captured)]):
+                if j != i and isinstance(b, np.ndarray) and np.shares_memory(a, b):
+                    raise KernelArgumentError(f"{self.name}(): argument {name!r} is written into by the kernel and shares memory with "
+                                              f"argument {self.arg_names[j]!r}: the result would depend on the aliasing; "
+                                              f"pass a copy ({self.arg_names[j]}.copy()) for one of them")
 
     def _lend(self) -> list[np.ndarray]:
         """The workspace buffers for one call, from the pool (given back when the call drops them)."""
         return [POOL.empty(shape, dtype, 0) for shape, dtype in self.workspace]
 
-    def _into_checked(self, arrays: Any, out: Any) -> Any:
+    def _into_checked(self, arrays: Any, out: Any, given: Any) -> Any:
         """Write the results into the user's arrays (checked: a clear error for a wrong one): directly
         when the kernel can, else through a temporary (a strided target, or one overlapping an input)."""
         targets = check_out(out, self.visible, self.name)
         outs = [t if direct(t, arrays) else POOL.empty(t.shape, t.dtype) for t in targets]
-        flags = [np.empty((), np.bool_) for _ in self.checks]
-        self.native(*arrays, *self.captured, *outs, *flags, *self._lend())
-        self._checked_flags(outs + flags)
+        hidden = [self.empty(shape, dtype) for shape, dtype in self.outputs[len(self.visible) :]]  # written arguments', flags
+        self.native(*arrays, *self.captured, *outs, *hidden, *self._lend())
+        self._checked_flags(outs + hidden, given)
         for target, result in zip(targets, outs, strict=True):
             if result is not target:
                 np.copyto(target, result)

@@ -92,6 +92,7 @@ class Traced(_Stage):
     kernel: Any = field(default=None, compare=False)  # the Kernel that traced it: binds a call's arguments
     checks: tuple[str, ...] = ()  # messages of the run-time checks: the last len(checks) outputs (tracing/indexing.py)
     captured: tuple[np.ndarray, ...] = field(default=(), compare=False)  # the hidden arguments' arrays, after `names`' own
+    written: tuple[str, ...] = ()  # arguments written into: their final values are the outputs before the checks
     _memo: dict[str, Any] = field(default_factory=dict, compare=False)  # term and its text, made once (shared by replace())
 
     @property
@@ -251,12 +252,13 @@ def trace(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]
     timings: dict[str, float] = {}
     captured: list[tuple[str, np.ndarray]] = []
     checks: list[str] = []
-    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs, captured, checks))
+    written: list[str] = []
+    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs, captured, checks, written))
     narrowed = narrowed_int_args(outputs, specs, names)
     names = (*names, *(n for n, _ in captured))  # large captured arrays: hidden arguments, passed by each call
     specs = (*specs, *(spec_of(a, n) for n, a in captured))
     return Traced(fn, tuple(names), tuple(specs), options, returns_tuple, narrowed, tuple(outputs), tuple(timings.items()), kernel,
-                  captured=tuple(a for _, a in captured), checks=tuple(checks))
+                  captured=tuple(a for _, a in captured), checks=tuple(checks), written=tuple(written))
 
 
 def optimize(traced: Traced) -> Optimized:
@@ -322,6 +324,7 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
         cache_note=STAGED_CACHE_NOTE,
         narrowed_ints=traced.narrowed_ints,
         checks=traced.checks,
+        written=traced.written,
         static=getattr(traced.fn, "static", ()),
         captured=traced.captured,
     )

@@ -41,23 +41,23 @@ def function_name(fn: Callable[..., Any]) -> str:
 
 
 def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec],
-                   captured: list[tuple[str, np.ndarray]] | None = None, checks: list[str] | None = None) -> tuple[list[Node], bool]:
+                   captured: list[tuple[str, np.ndarray]] | None = None, checks: list[str] | None = None,
+                   written: list[str] | None = None) -> tuple[list[Node], bool]:
     """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple,
     and appends to `captured` the (name, array) of each large captured array, a hidden argument.
-    Run-time checks (tracing/indexing.py) are 0-d bool outputs after the user's (true: fail);
-    their messages are appended to `checks`."""
+    The final value of each argument written into follows the user's outputs (its name appended to
+    `written`: the call copies it into the caller's array); then the run-time checks (tracing/indexing.py),
+    0-d bool outputs (true: fail) whose messages are appended to `checks`."""
     trace = Trace(Builder(), tuple(names))
-    tracers = []
-    for name, spec in zip(names, specs, strict=True):
-        node = trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout))
-        tracers.append(Tracer(trace, node, spec.weak, view=True))
+    nodes = [trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout)) for name, spec in zip(names, specs, strict=True)]
+    tracers = [Tracer(trace, node, spec.weak, view=True) for node, spec in zip(nodes, specs)]
     try:
         with creation.tracing(trace):
             result = fn(*tracers)
     except RecursionError:
         raise fail(TracingError, f"recursion limit hit while tracing {function_name(fn)}") from None
     is_tuple = isinstance(result, (tuple, list))
-    results = list(result) if is_tuple else [result]
+    results = list(result) if is_tuple else [] if result is None and trace.written else [result]
     outputs = []
     for i, r in enumerate(results):
         if isinstance(r, np.ndarray) or (isinstance(r, (bool, int, float, np.generic)) and np.ndim(r) == 0):  # a constant
@@ -74,6 +74,12 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
                            "pass them as arguments")
     if captured is not None:
         captured.extend((node.attr("name"), array) for node, array in trace.captured.values())
+    changed = [(n, t._node) for n, t, node in zip(names, tracers, nodes) if any(w is t for w in trace.written) and t._node is not node]
+    if written is None and changed:
+        raise TracingError(f"{function_name(fn)} writes into its argument(s) {', '.join(n for n, _ in changed)}, "
+                           "which this way of tracing cannot hand back")
+    if written is not None:
+        written.extend(n for n, _ in changed)
     if checks is not None:
         checks.extend(message for _, message in trace.checks)
-    return outputs + [flag for flag, _ in trace.checks], is_tuple
+    return outputs + [node for _, node in changed] + [flag for flag, _ in trace.checks], is_tuple

@@ -89,6 +89,7 @@ class Trace:
     arg_names: tuple[str, ...]
     checks: list[tuple[Node, str]] = field(default_factory=list)  # (0-d bool, message): a call raises the message when it is true
     captured: dict[int, tuple[Node, np.ndarray]] = field(default_factory=dict)  # large captured arrays: hidden arguments
+    written: list[Tracer] = field(default_factory=list)  # arguments written into: their final values are hidden outputs
 
     def make(self, op: str, inputs: tuple[Node, ...] = (), attrs: tuple = ()) -> Node:
         try:
@@ -145,7 +146,7 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         self._trace = trace
         self._own = node
         self._weak = weak
-        self._view = view  # an argument: it aliases the caller's memory, writes into it are refused
+        self._view = view  # an argument: it aliases the caller's memory, writes into it reach the caller (Trace.written)
         self._base: Tracer | None = None  # a view: the array it views (never itself a view) ...
         self._derive: Callable[[Node], Node] | None = None  # ... and its node as a function of the base's
         self._seen: Node | None = None  # the base's node that _own was derived from

@@ -81,7 +81,7 @@ def scalar_power(trace: Trace, x: Node, exponent: float) -> Node | None:
 
 
 def in_place(out: tuple, result: Tracer) -> Tracer:
-    """`x += y` / `out=x`: x, an array the kernel owns, updated in place (NumPy's same_kind cast)."""
+    """`x += y` / `out=x`: x, an array of the kernel or an argument, updated in place (NumPy's same_kind cast)."""
     (target,) = out
     if isinstance(target, Tracer) and target._weak is not None:  # a Python number: `n += 1` rebinds n
         return result
@@ -133,7 +133,7 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: An
 
 @implements("ufunc.__call__")
 def call_ufunc(ufunc: np.ufunc, *inputs: Any, out: Any = None, **kwargs: Any) -> Tracer:
-    """`np.<ufunc>(...)` with a traced operand; `out=` only as an in-place update of a kernel's own array."""
+    """`np.<ufunc>(...)` with a traced operand; `out=` only as an in-place update of a kernel's array (or argument)."""
     if kwargs:
         raise fail(UnsupportedError, f"np.{ufunc.__name__}: keyword arguments {sorted(kwargs)} are not supported")
     composed = IMPLEMENTATIONS.get(f"ufunc.{ufunc.__name__}")  # a ufunc with no op of its own (elementwise.py)

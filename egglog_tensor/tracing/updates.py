@@ -2,7 +2,8 @@
 
 Each is traced as a functional update that rebinds the written array (a strided box replaced:
 `update_slice`; a mask: `where`); the views taken of it follow (core.derived), as NumPy's views
-see writes into their base. Arguments and their views are never written: the caller's data stays.
+see writes into their base. A written argument is recorded (Trace.written): its final value is a
+hidden output the call copies into the caller's array, as NumPy would have changed it.
 """
 
 from __future__ import annotations
@@ -64,15 +65,15 @@ def store(target: Tracer, value: Any) -> None:
         step = tuple(abs(k) for k in step)
     whole = size == base.shape and not any(start) and all(k == 1 for k in step)
     base._own = part if whole else trace.make("update_slice", (base._node, part), (start, step, size))
+    if base._view and not any(w is base for w in trace.written):
+        trace.written.append(base)
 
 
 def writable(target: Tracer) -> None:
-    """Refuse writes NumPy would make into the caller's memory, or that this trace cannot follow."""
+    """Refuse writes NumPy would refuse (a Python number, a transposed or broadcast view), or that this trace cannot follow."""
     base = base_of(target)
-    if base._view:
-        raise fail(TracingError,
-                   f"in-place update of an argument ({base._node.attr('name')!r}, or a view of it) would change the caller's "
-                   f"array, which a kernel does not do: write into a copy (B = {base._node.attr('name')}.copy()) and return it")
+    if base._view and base._weak is not None:
+        raise fail(TracingError, "a Python number argument cannot be written into (only rebound: n = n + 1)")
     reason = target._frozen or base._frozen
     if reason:
         raise fail(UnsupportedError, f"writing into this array is not supported: {reason}; write into a copy (x.copy())")
