@@ -21,7 +21,7 @@ from egglog.declarations import RulesetDecl
 from egglog.pretty import pretty_decl
 
 from .cost import TensorCostModel
-from .graph import Node, topological
+from .graph import Builder, Node, topological
 from .ir import Program, Tensor, from_term, static_facts, to_term
 
 T = TypeVar("T")
@@ -303,11 +303,27 @@ def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Ca
 
 
 def _seeded(egraph: EGraph, outputs: list[Node], nodes: list[Node]) -> Program:
-    """Register the traced program's term with the shapes and dtypes of `nodes` (the optimizer: all); the term."""
+    """Register the traced program's term with the shapes and dtypes of `nodes` (the optimizer: all); the term.
+
+    Each node's term is registered on its own, inputs first: egglog-python (13.2) registering a large
+    term with shared subterms in one call sometimes (in some processes, not others) builds wrong
+    e-nodes, e.g. a slice whose start Vec is another Vec of the term (`_registers_traced` checks)."""
     terms: dict[int, Tensor] = {}
     traced = to_term(outputs, terms)
+    for node in topological(outputs):
+        egraph.register(terms[id(node)])
     egraph.register(traced, *static_facts(nodes, terms))
     return traced
+
+
+def _registers_traced(extracted: Program, outputs: list[Node]) -> bool:
+    """Whether a term extracted before any rewriting is the traced program (as it must be: each
+    e-class then holds one e-node); False shows egglog registered the traced term wrongly."""
+    builder = Builder()
+    copies: dict[int, Node] = {}
+    for node in topological(outputs):
+        copies[id(node)] = builder.make(node.op, tuple(copies[id(i)] for i in node.inputs), node.attrs)
+    return all(a is copies[id(b)] for a, b in zip(from_term(extracted, builder), outputs, strict=True))
 
 
 def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
@@ -346,7 +362,12 @@ def _rewrite_and_extract(
     cost_model: TensorCostModel,
 ) -> tuple[Program, Program, list[Node], OptimizeReport]:
     traced = _seeded(egraph, outputs, topological(outputs))
-    _, before = egraph.extract(traced, include_cost=True, cost_model=cost_model)
+    first, before = egraph.extract(traced, include_cost=True, cost_model=cost_model)
+    if not _registers_traced(first, outputs):  # never compile a term of a wrongly built e-graph
+        fallback = "egglog registered the traced program wrongly (its e-graph does not hold the traced term)"
+        report = OptimizeReport("none", 0, "saturated", (), egraph_size(egraph), 0.0, before.total, before.total,
+                                limits, fallback)
+        return traced, traced, from_term(traced), report
     stats, iterations, reason, seconds = _rewrite(egraph, schedule, limits)
     fallback = ""
     try:
