@@ -128,6 +128,7 @@ def test_rearrange_errors(fn, error: type, pattern: str) -> None:
 
 TABLE = make_array(8, "float32", (8, 5))
 IDS = np.array([3, 0, -1, 7, 3, -8], dtype=np.int64)
+PERMUTATION = np.random.default_rng(0).permutation(300)  # a constant index array too big to embed
 
 TRACED = {
     "take axis 0": lambda e, i: np.take(e, i, axis=0),
@@ -230,7 +231,7 @@ def test_out_of_range_check_of_a_multi_output_kernel() -> None:
         (lambda e, i: np.where(e > 0), et.UnsupportedError, "its result shape depends on cond's values"),
         (lambda e, i: np.argwhere(e > 1), et.UnsupportedError, "result shape depends on the values"),
         (lambda e, i: np.take(e, i, mode="bogus"), et.TracingError, "clipmode not understood"),
-        (lambda e, i: e[np.random.default_rng(0).permutation(300) % 8], et.UnsupportedError, "pass them as a kernel argument"),
+        (lambda e, i: e[PERMUTATION % 8], et.UnsupportedError, "pass them as a kernel argument"),
         (lambda e, i: e[[[1], [2]], i[:2] % 5], et.UnsupportedError, "mixing constant index arrays"),
     ],
 )

@@ -59,7 +59,7 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, **unsupported
     sizes = label_sizes(terms)
     terms = [Term(broadcast_to(t.value, tuple(sizes[l] for l in t.labels)), t.labels) for t in terms]
     if any(sizes[l] == 0 for l in sizes if l not in output):  # a sum over no terms: zeros, whatever NaN or inf the rest holds
-        return broadcast_to(result(trace, lift(trace, 0, dtype)), tuple(sizes[l] for l in output))
+        return broadcast_to(result(trace, lift(trace, np.zeros((), dtype)[()], dtype)), tuple(sizes[l] for l in output))
     if len(terms) > 2 and dtype != "bool" and is_chain([t.labels for t in terms], output):
         return chain(terms)
     for left, right in contraction_order([set(t.labels) for t in terms], set(output), sizes):
