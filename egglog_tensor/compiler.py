@@ -22,6 +22,7 @@ from egglog import Ruleset, Schedule
 from . import cache
 from .graph import Node
 from .lowering.llvm import LoadedModule
+from .measure import Timing
 from .optimize import Limits, OptimizeReport
 from .runtime import ArgType, NativeFunction
 from .spec import ArgSpec, signature
@@ -81,6 +82,7 @@ class Compilation:
     written: tuple[str, ...] = ()  # arguments written into: their final values, the outputs before the checks, copied back by a call
     static: tuple[tuple[str, Any], ...] = ()  # (name, value) of each static argument, compiled in (kernel.py)
     captured: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)  # hidden arguments: large captured arrays
+    timing: Timing | None = None  # estimated beside measured time per call, once `Kernel.measure` ran
 
     @property
     def workspace(self) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
@@ -106,6 +108,7 @@ class Compilation:
             f"kernel {self.name}({sig}) -> {outs}",
             f"target {self.options.target.label}, fastmath={self.options.fastmath}",
             str(self.report),
+            *([str(self.timing)] if self.timing else []),
             f"cache: {self.cache}" + (f" ({self.cache_note})" if self.cache_note else ""),
             *([f"workspace (lent by each call): {work}"] if work else []),
             *([f"writes into argument(s) {', '.join(self.written)}: the outputs after the result, copied back by each call"]

@@ -24,6 +24,7 @@ from .errors import (
     OutOfBoundsError,
     SpecializationWarning,
 )
+from .measure import Timing, median_ns
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
@@ -138,6 +139,15 @@ class Kernel:
     def inspect(self, *args: Any, **kwargs: Any) -> Compilation:
         """The compilation (all stages) for these arguments' signature, compiling if needed."""
         return self._traced(args, kwargs, lambda fn, names, values, specs: self._compilation(fn, names, specs))
+
+    def measure(self, *args: Any, min_time: float = 0.2, **kwargs: Any) -> Timing:
+        """Time calls on these arguments beside the cost model's estimate; the compilation keeps the
+        result, so `inspect(...)` shows it. Each timed call is a real call: arguments the kernel
+        writes into are written each time."""
+        comp = self.inspect(*args, **kwargs)
+        measured, batches = median_ns(lambda: self(*args, **kwargs), min_time)
+        comp.timing = Timing(comp.report.cost_after, measured, batches)
+        return comp.timing
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """Trace for these arguments' signature: the first stage of `f.trace(*args).optimize().lower().compile()`
