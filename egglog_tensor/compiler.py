@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from egglog import Ruleset, Schedule
 
-from . import cache
+from . import cache, highlight
 from .graph import Node
 from .lowering.llvm import LoadedModule
 from .measure import Timing
@@ -101,7 +101,7 @@ class Compilation:
         return self.texts[name]
 
     def summary(self) -> str:
-        sig = signature(self.arg_names, self.specs)
+        sig = signature(self.arg_names, self.specs, self.static)
         outs = ", ".join(f"{o.dtype}[{','.join(map(str, o.shape))}]" for o in self.outputs)
         work = ", ".join(f"{dtype}[{','.join(map(str, shape))}]" for shape, dtype in self.workspace)
         lines = [
@@ -132,7 +132,7 @@ class Compilation:
     def _repr_html_(self) -> str:
         parts = [f"<pre>{html.escape(self.summary())}</pre>"]
         for name, text in self.texts.items():
-            parts.append(f"<details><summary>{html.escape(name)}</summary><pre>{html.escape(text)}</pre></details>")
+            parts.append(f"<details><summary>{html.escape(name)}</summary>{highlight.html(text, name)}</details>")
         return "\n".join(parts)
 
 
