@@ -109,6 +109,7 @@ def add_parser(sub: Any) -> None:
     shown.add_argument("--stage", help="print this stage's text (default: the summary)")
     shown.add_argument("--list-stages", action="store_true", help="print the stage names in order")
     shown.add_argument("--all", metavar="OUT_DIR", help="write every stage to OUT_DIR/NN-stage.txt")
+    shown.add_argument("--explain", action="store_true", help="what the optimizer and the lowering decided, in sentences")
     p.add_argument("--target", default=None, help="cpu or cpu-openmp (default: the kernel's own, else cpu)")
     p.add_argument("--fastmath", action="store_true", help="also run the rewrites that are not exact under IEEE-754")
     p.add_argument("--measure", action="store_true", help="also time calls beside the cost model's estimate")
@@ -129,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         k.measure(**kwargs)
     if args.list_stages:
         print("\n".join(comp.stages))
+    elif args.explain:
+        print(comp.explain())
     elif args.all:
         out = Path(args.all)
         out.mkdir(parents=True, exist_ok=True)

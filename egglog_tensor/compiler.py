@@ -126,6 +126,12 @@ class Compilation:
         ]
         return "\n".join(lines)
 
+    def explain(self) -> str:
+        """What the optimizer and the lowering decided and why, in plain sentences (explain.py)."""
+        from .explain import explain
+
+        return explain(self)
+
     def __repr__(self) -> str:
         return self.summary()
 

@@ -44,6 +44,8 @@ def test_summary_stage_and_stage_list(kernels, capsys):
     assert main(["inspect", f"{kernels}:softmax", "--arg", "x=64x32:float32", "--list-stages"]) == 0
     stages = capsys.readouterr().out.split()
     assert stages[:3] == ["traced", "optimizer", "extracted"] and stages[-1] == "asm" and "linalg" in stages
+    assert main(["inspect", f"{kernels}:softmax", "--arg", "x=64x32:float32", "--explain"]) == 0
+    assert "Row fusion: " in capsys.readouterr().out
     assert main(["inspect", f"{kernels}:softmax", "--arg", "x=64x32:float32:F", "--stage", "linalg"]) == 0
     linalg = capsys.readouterr().out
     assert "linalg.generic" in linalg and "\x1b[" not in linalg  # (piped: no colour)
