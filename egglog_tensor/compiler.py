@@ -192,10 +192,12 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     comp = optimized.lower().compile().compilation
     assert comp.module is not None
     module = comp.module
-    if lookup.storing and not optimized.report.fallback:
+    if lookup.storing and not optimized.report.fallback and optimized.report.stop_reason != "interrupted":
         comp.cache, comp.cache_note = _timed(comp.timings, "cache-store", lambda: lookup.store(comp, module.object_code))
     elif optimized.report.fallback:  # a later run must optimize (and warn) again, not load the unoptimized code silently
         comp.cache, comp.cache_note = "disabled", "not stored: the optimizer's extraction failed"
+    elif optimized.report.stop_reason == "interrupted":  # (a later run optimizes in full)
+        comp.cache, comp.cache_note = "disabled", "not stored: the optimizer was interrupted"
     else:
         comp.cache, comp.cache_note = lookup.status, lookup.note
     if level := debug_level():

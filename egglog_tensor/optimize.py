@@ -23,6 +23,7 @@ from egglog.pretty import pretty_decl
 from .cost import TensorCostModel
 from .graph import Builder, Node, topological
 from .ir import Program, Tensor, from_term, static_facts, to_term
+from .progress import Progress
 
 T = TypeVar("T")
 
@@ -80,7 +81,7 @@ class OptimizeReport:
 
     schedule: str
     iterations: int
-    stop_reason: str  # "saturated", "iteration limit", "e-node limit", "time limit"
+    stop_reason: str  # "saturated", "iteration limit", "e-node limit", "time limit", "interrupted" (Ctrl-C)
     rulesets: tuple[RulesetStats, ...]
     enodes: int
     seconds: float
@@ -104,7 +105,8 @@ class OptimizeReport:
         return _most_first(group for rs in self.rulesets for group in rs.groups.items())
 
     def __str__(self) -> str:
-        limit = "" if not self.hit_limit else f" (LIMIT HIT: {self.limits})"
+        limit = ("" if not self.hit_limit else " (Ctrl-C: the best program found so far)" if self.stop_reason == "interrupted"
+                 else f" (LIMIT HIT: {self.limits})")
         lines = [
             f"schedule {self.schedule}: {self.iterations} iteration(s), stopped: {self.stop_reason}{limit}, "
             f"{self.enodes} e-nodes, {self.seconds * 1e3:.1f} ms",
@@ -191,10 +193,21 @@ class _EgglogThread:
                 done.set_exception(e)
 
     def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """fn(*args) on the egglog thread; its result, or its exception raised here."""
+        """fn(*args) on the egglog thread; its result, or its exception raised here. A first Ctrl-C
+        while waiting asks a running rewrite to stop after its current iteration (`INTERRUPT`: the
+        best program found so far is extracted and compiled); a second one is raised."""
         done: Future = Future()
         self._jobs.put((fn, args, done))
-        return done.result()
+        try:
+            return done.result()
+        except KeyboardInterrupt:
+            INTERRUPT.set()
+            warnings.warn("egglog_tensor: interrupted; the optimizer stops after this iteration and the best program "
+                          "found so far is compiled (interrupt again to abandon the compile)", stacklevel=3)
+            return done.result()
+
+
+INTERRUPT = threading.Event()  # set by a Ctrl-C: the rewrite loop stops at its next iteration (stop reason "interrupted")
 
 
 _EGGLOG_THREAD = _EgglogThread()
@@ -335,22 +348,29 @@ def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
     start = time.perf_counter()
     stats: dict[str, _Tally] = {}
     iterations, reason = 0, "saturated"
+    INTERRUPT.clear()
     if schedule is not None:
         reason = "iteration limit"
-        while iterations < limits.iterations:
-            report = egraph.run(schedule)
-            shaped = egraph.run(shapes.saturate())  # shapes and dtypes of the terms this step created, for later conditions
-            iterations += 1
-            _tally(stats, report)
-            if not report.updated and not shaped.updated:
-                reason = "saturated"
-                break
-            if egraph_size(egraph) > limits.enodes:
-                reason = "e-node limit"
-                break
-            if time.perf_counter() - start > limits.seconds:
-                reason = "time limit"
-                break
+        with Progress("optimizer", limits.iterations) as progress:
+            while iterations < limits.iterations:
+                report = egraph.run(schedule)
+                shaped = egraph.run(shapes.saturate())  # shapes and dtypes of the terms this step created, for later conditions
+                iterations += 1
+                _tally(stats, report)
+                size = egraph_size(egraph)
+                progress.update(iterations, f"{size:,} e-nodes")
+                if not report.updated and not shaped.updated:
+                    reason = "saturated"
+                    break
+                if size > limits.enodes:
+                    reason = "e-node limit"
+                    break
+                if time.perf_counter() - start > limits.seconds:
+                    reason = "time limit"
+                    break
+                if INTERRUPT.is_set():
+                    reason = "interrupted"
+                    break
     return stats, iterations, reason, time.perf_counter() - start
 
 
