@@ -8,6 +8,7 @@ with the on-disk cache.
 
 from __future__ import annotations
 
+import difflib
 import html
 import os
 import sys
@@ -125,6 +126,14 @@ class Compilation:
             _indent(self.extracted_term),
         ]
         return "\n".join(lines)
+
+    def diff(self, stage: str, to: str | None = None, other: Compilation | None = None) -> str:
+        """A unified diff of `stage` against stage `to` of this compilation, or against the same stage (or `to`)
+        of `other` (another schedule, target or option): what a pass or a choice changed."""
+        theirs = other or self
+        b = to or stage
+        return "".join(difflib.unified_diff(self.stage(stage).splitlines(keepends=True), theirs.stage(b).splitlines(keepends=True),
+                                            f"{self.name}: {stage}", f"{theirs.name}: {b}" + (" (other)" if other else "")))
 
     def explain(self) -> str:
         """What the optimizer and the lowering decided and why, in plain sentences (explain.py)."""

@@ -47,3 +47,16 @@ def test_broadcast_operand_materialized_and_unoptimized_program():
     assert "recomputing it for each of the 65,536 elements it is broadcast to" in text
     text, _ = _explained(lambda x, b: x * np.tanh(b) + np.exp(b), x, b, rules=None)
     assert "is computed once" not in text and "compiled as traced" in text
+
+
+def test_diff_of_two_stages_and_of_two_schedules():
+    x, b = rng.standard_normal((64, 1024), np.float32), rng.standard_normal(1024, np.float32)
+    fn = lambda x, b: x * np.exp(b)  # noqa: E731
+    comp = et.kernel(fn).inspect(x, b)
+    stages = comp.diff("linalg", "math")
+    assert stages.startswith("--- <lambda>: linalg\n+++ <lambda>: math\n")
+    assert "-" + next(line for line in comp.stage("linalg").splitlines() if "math.exp" in line) + "\n" in stages  # exp inlined
+    assert comp.diff("linalg") == ""  # (a stage against itself)
+    schedules = comp.diff("extracted", other=et.kernel(fn, rules=None).inspect(x, b)).splitlines()
+    assert schedules[1] == "+++ <lambda>: extracted (other)"
+    assert any(line.startswith("-") and "materialize(exp(" in line for line in schedules)  # the default stores exp(b) once
