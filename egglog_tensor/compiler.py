@@ -145,10 +145,7 @@ class Compilation:
         return self.summary()
 
     def _repr_html_(self) -> str:
-        parts = [f"<pre>{html.escape(self.summary())}</pre>"]
-        for name, text in self.texts.items():
-            parts.append(f"<details><summary>{html.escape(name)}</summary>{highlight.html(text, name)}</details>")
-        return "\n".join(parts)
+        return f"<pre>{html.escape(self.summary())}</pre>\n{highlight.stages_html(self.texts)}"
 
 
 def workspace(facts: dict[str, Any]) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:

@@ -3,6 +3,9 @@ assembly lexers, for the terminal (`python -m egglog_tensor inspect`) and notebo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from html import escape
+
 from pygments import highlight as _pygmentize
 from pygments.formatters import HtmlFormatter, TerminalFormatter
 from pygments.lexer import Lexer, RegexLexer, bygroups
@@ -57,6 +60,25 @@ def terminal(text: str, stage: str) -> str:
     return _pygmentize(text, lexer_for(stage), TerminalFormatter())
 
 
+HTML_BUDGET = 600_000  # characters of highlighted HTML per display; stages past it are shown plain, to keep notebooks light
+_CSS = "et-hl"
+
+
+def style() -> str:
+    """The <style> block `html` output needs, once per display."""
+    return f"<style>{HtmlFormatter(nobackground=True).get_style_defs('.' + _CSS)}</style>"
+
+
 def html(text: str, stage: str) -> str:
-    """The text as highlighted HTML with inline styles (a notebook has no stylesheet of ours)."""
-    return _pygmentize(text, lexer_for(stage), HtmlFormatter(noclasses=True, nobackground=True))
+    """The text as HTML highlighted with CSS classes (scoped to `.et-hl`: put `style()` beside it)."""
+    return _pygmentize(text, lexer_for(stage), HtmlFormatter(cssclass=_CSS, nobackground=True))
+
+
+def stages_html(texts: Mapping[str, str]) -> str:
+    """Each stage collapsible, highlighted until HTML_BUDGET is spent and plain after it."""
+    parts, spent = [style()], 0
+    for name, text in texts.items():
+        body = html(text, name) if spent < HTML_BUDGET else f'<div class="{_CSS}"><pre>{escape(text)}</pre></div>'
+        spent += len(body)
+        parts.append(f"<details><summary>{escape(name)}</summary>{body}</details>")
+    return "\n".join(parts)

@@ -97,4 +97,15 @@ def test_every_stage_lexes_without_errors():
         if not stage.startswith("llvm-ir"):  # (Pygments' LLVM lexer lags LLVM 22's syntax; its errors only go uncoloured)
             tokens = list(highlight.lexer_for(stage).get_tokens(comp.stage(stage)))
             assert not [t for t in tokens if t[0] is Error], stage
-    assert highlight.html(comp.stage("linalg"), "linalg").count("<span") > 50
+    assert highlight.html(comp.stage("linalg"), "linalg").count("<span class=") > 50 and ".et-hl" in highlight.style()
+
+
+def test_notebook_html_highlights_stages_within_its_budget(monkeypatch):
+    comp = et.kernel(lambda x: np.exp(x) * 2.0).inspect(np.ones((8, 8), np.float32))
+    shown = comp._repr_html_()
+    assert shown.count("<details><summary>") == len(comp.stages) and "<style>" in shown
+    assert '<span class="nd">' in shown or '<span class="nv">' in shown  # highlighted MLIR
+    monkeypatch.setattr(highlight, "HTML_BUDGET", 0)
+    plain = comp._repr_html_()
+    assert plain.count("<details><summary>") == len(comp.stages) and plain.count("<span class=") < 5
+
