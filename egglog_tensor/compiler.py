@@ -135,6 +135,12 @@ class Compilation:
         return "".join(difflib.unified_diff(self.stage(stage).splitlines(keepends=True), theirs.stage(b).splitlines(keepends=True),
                                             f"{self.name}: {stage}", f"{theirs.name}: {b}" + (" (other)" if other else "")))
 
+    def draw(self) -> Any:
+        """The extracted program as a DAG picture (SVG; shown in notebooks), each kernel with its estimated time (draw.py)."""
+        from .draw import program
+
+        return program(self)
+
     def explain(self) -> str:
         """What the optimizer and the lowering decided and why, in plain sentences (explain.py)."""
         from .explain import explain

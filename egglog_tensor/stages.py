@@ -118,6 +118,12 @@ class Traced(_Stage):
     def _traced(self) -> Traced:
         return self
 
+    def draw_egraph(self, limit: int = 60) -> Any:
+        """The e-graph after rewriting this program, one box per e-class listing its e-nodes (SVG, draw.py)."""
+        from .draw import rewritten_egraph
+
+        return rewritten_egraph(self, limit)
+
     def optimize(self) -> Optimized:
         """Run the optimizer (the options' schedule and limits) and extract the cheapest program."""
         return optimize(self)
