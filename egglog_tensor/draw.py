@@ -91,13 +91,10 @@ def _svg(boxes: dict[Hashable, _Box], edges: list[tuple[Hashable, int, Hashable]
         width = max(width, x)
         y += max(boxes[k].h for k in keys) + GAP_Y
     parts = []
-    for a, row, b in edges:
+    for a, row, b in edges:  # from the bottom of the source, spread by the row (the e-node) it leaves from
         src, dst = boxes[a], boxes[b]
-        x1, y1 = src.x + src.w / 2, src.y + PAD / 2 + (row + 1) * ROW_H - 4
-        x1 = src.x + src.w - 2 if len(src.rows) > 1 else x1
+        x1, y1 = src.x + src.w * (row + 0.5) / len(src.rows), src.y + src.h
         x2, y2 = dst.x + dst.w / 2, dst.y
-        if len(src.rows) == 1:
-            y1 = src.y + src.h
         mid = (y1 + y2) / 2
         parts.append(f'<path d="M{x1:.0f},{y1:.0f} C{x1:.0f},{mid:.0f} {x2:.0f},{mid:.0f} {x2:.0f},{y2:.0f}" '
                      'fill="none" stroke="#888" marker-end="url(#arrow)"/>')
@@ -154,16 +151,18 @@ def _drawn(sort: str) -> bool:
     return sort.endswith((".Tensor", ".Program", ".Tensor]"))
 
 
-def _label(nodes: dict[str, dict], node_id: str, classes: dict[str, dict], depth: int = 0) -> str:
-    """An e-node's text with its non-tensor children inlined (names, shapes, dtypes), tensor children as `·`."""
+def _label(nodes: dict[str, dict], node_id: str, classes: dict[str, dict], simplest: dict[str, str], depth: int = 0) -> str:
+    """An e-node's text with its non-tensor children inlined (names, shapes, dtypes: each e-class's
+    e-node with the fewest children, a literal before `dtype_of(x)`), tensor children as `·`."""
     node = nodes[node_id]
     op = node["op"]
     args = []
     for child in node["children"]:
-        if _drawn(classes.get(nodes[child]["eclass"], {}).get("type", "")):
+        eclass = nodes[child]["eclass"]
+        if _drawn(classes.get(eclass, {}).get("type", "")):
             args.append("·")
         else:
-            args.append(_label(nodes, child, classes, depth + 1) if depth < 3 else "…")
+            args.append(_label(nodes, simplest[eclass], classes, simplest, depth + 1) if depth < 3 else "…")
     if "·" in op and args.count("·") == op.count("·"):
         return op
     text = op + (f"({', '.join(args)})" if args else "")
@@ -176,8 +175,8 @@ def egraph(data: dict, limit: int = 60) -> Picture:
     drawn = {c for c, d in classes.items() if _drawn(d.get("type", ""))}
     members: dict[str, list[str]] = {}
     for node_id, node in nodes.items():
-        if node["eclass"] in drawn:
-            members.setdefault(node["eclass"], []).append(node_id)
+        members.setdefault(node["eclass"], []).append(node_id)
+    simplest = {c: min(ids, key=lambda i: len(nodes[i]["children"])) for c, ids in members.items()}
     roots = [c for c in data.get("root_eclasses", []) if c in drawn] or [c for c in drawn if classes[c]["type"].endswith(".Program")]
     kept: list[str] = []
     queue = deque(roots)
@@ -187,7 +186,7 @@ def egraph(data: dict, limit: int = 60) -> Picture:
             continue
         kept.append(c)
         queue.extend(nodes[ch]["eclass"] for n in members.get(c, []) for ch in nodes[n]["children"] if nodes[ch]["eclass"] in drawn)
-    boxes = {c: _Box([_label(nodes, n, classes) for n in members[c]], "#fff4d6" if len(members[c]) > 1 else "#ffffff")
+    boxes = {c: _Box([_label(nodes, n, classes, simplest) for n in members[c]], "#fff4d6" if len(members[c]) > 1 else "#ffffff")
              for c in kept}
     edges = [(c, row, nodes[ch]["eclass"]) for c in kept for row, n in enumerate(members[c])
              for ch in dict.fromkeys(nodes[n]["children"]) if nodes[ch]["eclass"] in boxes]
