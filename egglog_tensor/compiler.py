@@ -84,6 +84,7 @@ class Compilation:
     static: tuple[tuple[str, Any], ...] = ()  # (name, value) of each static argument, compiled in (kernel.py)
     captured: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)  # hidden arguments: large captured arrays
     timing: Timing | None = None  # estimated beside measured time per call, once `Kernel.measure` ran
+    tuned: Any = None  # the candidates `Kernel.autotune` timed (autotune.Tuned), on the compilation it chose
 
     @property
     def workspace(self) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
@@ -110,6 +111,7 @@ class Compilation:
             f"target {self.options.target.label}, fastmath={self.options.fastmath}",
             str(self.report),
             *([str(self.timing)] if self.timing else []),
+            *([str(self.tuned)] if self.tuned else []),
             f"cache: {self.cache}" + (f" ({self.cache_note})" if self.cache_note else ""),
             *([f"workspace (lent by each call): {work}"] if work else []),
             *([f"writes into argument(s) {', '.join(self.written)}: the outputs after the result, copied back by each call"]

@@ -24,6 +24,7 @@ from .errors import (
     OutOfBoundsError,
     SpecializationWarning,
 )
+from .autotune import Tuned, autotune
 from .measure import Timing, median_ns
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
@@ -148,6 +149,21 @@ class Kernel:
         measured, batches = median_ns(lambda: self(*args, **kwargs), min_time)
         comp.timing = Timing(comp.report.cost_after, measured, batches)
         return comp.timing
+
+    def autotune(self, *args: Any, k: int = 8, again: bool = False, **kwargs: Any) -> Tuned:
+        """Compile up to k candidates for these arguments (the model's choice, neighbouring matmul tiles,
+        no fusion choices), time them on the arguments and call the fastest from now on; the choice is
+        recorded beside the cache and reused unless `again` (egglog_tensor/autotune.py)."""
+        return autotune(self, args, kwargs, k, again)
+
+    def use(self, comp: Compilation, args: tuple, kwargs: dict) -> None:
+        """Call `comp` for the signature of these arguments (it must have been compiled for it)."""
+        key = self._traced(args, kwargs, lambda fn, names, values, specs: (names, specs, getattr(fn, "static", ())))
+        if (comp.arg_names[:len(key[0])], comp.specs[:len(key[1])]) != key[:2]:
+            raise KernelArgumentError(f"{self.name}(): a compilation for other arguments")
+        with self._lock:
+            self._cache[key] = comp
+            self._fast.clear()
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """Trace for these arguments' signature: the first stage of `f.trace(*args).optimize().lower().compile()`
