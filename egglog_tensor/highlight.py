@@ -46,7 +46,7 @@ def lexer_for(stage: str) -> Lexer:
     """The lexer of a stage's text, by the stage's name (egglog_tensor/compiler.py's stage names)."""
     if stage in ("traced", "extracted"):
         return PythonLexer()  # egglog-python terms read as Python expressions
-    if stage == "optimizer":
+    if stage in ("optimizer", "provenance"):
         return TextLexer()
     if stage.startswith("llvm-ir"):
         return LlvmLexer()

@@ -34,6 +34,7 @@ from .lowering.emit import emit
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
+from .provenance import listing, located
 from .runtime import NativeFunction
 from .spec import ArgSpec, signature, spec_of
 from .target import Target
@@ -93,6 +94,7 @@ class Traced(_Stage):
     checks: tuple[str, ...] = ()  # messages of the run-time checks: the last len(checks) outputs (tracing/indexing.py)
     captured: tuple[np.ndarray, ...] = field(default=(), compare=False)  # the hidden arguments' arrays, after `names`' own
     written: tuple[str, ...] = ()  # arguments written into: their final values are the outputs before the checks
+    locations: Mapping[Node, tuple[str, int]] = field(default_factory=dict, compare=False)  # the user's line that made each node
     _memo: dict[str, Any] = field(default_factory=dict, compare=False)  # term and its text, made once (shared by replace())
 
     @property
@@ -259,12 +261,13 @@ def trace(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]
     captured: list[tuple[str, np.ndarray]] = []
     checks: list[str] = []
     written: list[str] = []
-    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs, captured, checks, written))
+    locations: dict[Node, tuple[str, int]] = {}
+    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs, captured, checks, written, locations))
     narrowed = narrowed_int_args(outputs, specs, names)
     names = (*names, *(n for n, _ in captured))  # large captured arrays: hidden arguments, passed by each call
     specs = (*specs, *(spec_of(a, n) for n, a in captured))
     return Traced(fn, tuple(names), tuple(specs), options, returns_tuple, narrowed, tuple(outputs), tuple(timings.items()), kernel,
-                  captured=tuple(a for _, a in captured), checks=tuple(checks), written=tuple(written))
+                  captured=tuple(a for _, a in captured), checks=tuple(checks), written=tuple(written), locations=locations)
 
 
 def optimize(traced: Traced) -> Optimized:
@@ -284,11 +287,13 @@ def lower(optimized: Optimized) -> Lowered:
     traced, nodes = optimized.traced, list(optimized.outputs)
     options = traced.options
     timings = dict(optimized.timings)
+    where = located(traced.outputs, traced.locations, nodes)
+    with_lines: list[tuple[str, list[tuple[str, str]]]] = []
     linalg = _timed(timings, "emit", lambda: emit(nodes, traced.names, traced.specs, options.target, streaming=options.streaming,
-                                                 fastmath=options.fastmath))
-    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg, pipeline_for(options.target), printed=False))
+                                                 fastmath=options.fastmath, locations=where, located=with_lines))
+    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(with_lines[0][0], pipeline_for(options.target), printed=False))
     llvm_ir = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(ran.final))
-    texts = (("linalg", linalg), *ran.texts, ("llvm-ir", llvm_ir))
+    texts = (("linalg", linalg), ("provenance", listing(with_lines[0][1])), *ran.texts, ("llvm-ir", llvm_ir))
     return Lowered(optimized, texts, tuple(ran.facts.items()), tuple(timings.items()))
 
 

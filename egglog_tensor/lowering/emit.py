@@ -12,7 +12,7 @@ inlines its elementwise producer (`sum(a*b)` reads a and b once). Arguments come
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +24,7 @@ from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node
 from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS
+from egglog_tensor.provenance import Where
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
@@ -138,8 +139,9 @@ class _Plan:
 class Emitter:
     """Builds one func.func for a kernel inside the current MLIR context, for `target`."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(self, target: Target, locations: Mapping[int, Where] | None = None) -> None:
         self.target = target
+        self.locations = locations or {}
         self.values: dict[int, ir.Value] = {}
         self.arg_tensors: dict[str, ir.Value] = {}
         self.arg_memrefs: dict[str, ir.Value] = {}
@@ -150,9 +152,20 @@ class Emitter:
         """The tensor value of `node`, emitted once."""
         value = self.values.get(id(node))
         if value is None:
-            value = self._materialize(node)
+            with self._location(node):
+                value = self._materialize(node)
             self.values[id(node)] = value
         return value
+
+    def _location(self, node: Node) -> ir.Location:
+        """The MLIR location of the ops made for `node`: its source lines (fused when several), named
+        "rewritten" when the optimizer made it (egglog_tensor/provenance.py); the enclosing one if unknown."""
+        where = self.locations.get(id(node))
+        if where is None or not where.lines:
+            return ir.Location.current
+        lines = [ir.Location.file(f, n, 0) for f, n in sorted(where.lines)]
+        loc = lines[0] if len(lines) == 1 else ir.Location.fused(lines)
+        return ir.Location.name("rewritten", childLoc=loc) if where.rewritten else loc
 
     def _materialize(self, node: Node) -> ir.Value:
         if node.op == "arg":
@@ -208,7 +221,10 @@ class Emitter:
     def output(self, node: Node) -> ir.Value:
         """The value written to an output buffer. An argument returned as is gets an explicit copy:
         bufferizing it would copy a strided memref with memref.copy, a runtime-library call."""
-        return self._group(node) if node.op == "arg" else self.materialize(node)
+        if node.op != "arg":
+            return self.materialize(node)
+        with self._location(node):
+            return self._group(node)
 
     # --- fused elementwise groups ------------------------------------------------------------
     def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool = True) -> tuple:
@@ -819,10 +835,14 @@ def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -
 
 
 def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], target: Target, fn_name: str = "kernel",
-         streaming: bool = True, fastmath: bool = False) -> str:
+         streaming: bool = True, fastmath: bool = False, locations: Mapping[int, Where] | None = None,
+         located: list[tuple[str, list[tuple[str, str]]]] | None = None) -> str:
     """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`, its contractions
     tagged with `target`'s tiles; streaming=False marks it so that lowering/stages/loops.py keeps plain
-    stores, fastmath=True so that lowering/stages/math.py also approximates tanh."""
+    stores, fastmath=True so that lowering/stages/math.py also approximates tanh. With `locations`
+    (provenance.located) the ops carry the user's source lines: `located` receives the module printed
+    with them (the text the pipeline runs on, so diagnostics name those lines) and (name, location) of
+    each op of the function's body but its boilerplate."""
     with NATIVE, ir.Context(), ir.Location.unknown():  # (no fork meanwhile: egglog_tensor/forked.py)
         module = ir.Module.create()
         arg_types = [memref_type(s) for s in specs]
@@ -838,7 +858,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
                 fn.attributes[FASTMATH] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
-                emitter = Emitter(target)
+                emitter = Emitter(target, locations)
                 for name, spec, arg in zip(names, specs, entry.arguments, strict=False):
                     ttype = ir.RankedTensorType.get(list(spec.shape), scalar.storage_type(spec.dtype))
                     emitter.arg_tensors[name] = bufferization.to_tensor(ttype, arg, restrict=True)
@@ -851,4 +871,10 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
                     bufferization.materialize_in_destination(None, value, out, restrict=True, writable=True)
                 func.ReturnOp([])
         module.operation.verify()
+        if located is not None:
+            ops = [(op.name, str(op.location)) for op in entry.operations if op.name not in _BOILERPLATE]
+            located.append((module.operation.get_asm(enable_debug_info=True), ops))
         return str(module)
+
+
+_BOILERPLATE = ("arith.constant", "func.return", "bufferization.to_tensor", "bufferization.materialize_in_destination")
