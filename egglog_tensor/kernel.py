@@ -50,13 +50,11 @@ class Kernel:
         self._signature = inspect.signature(fn)
         if isinstance(fn, functools.partial):  # its bound keyword arguments are constants of the program, not parameters
             self._signature = self._signature.replace(parameters=[p for p in self._signature.parameters.values() if p.name not in fn.keywords])
-        for p in self._signature.parameters.values():
-            if p.kind in (p.VAR_KEYWORD, p.KEYWORD_ONLY):
-                raise TypeError(f"kernel {self.name}: keyword-only and **kwargs parameters are not supported ({p})")
         self._cache: dict[tuple, Compilation] = {}
         self._lock = threading.Lock()
         params = self._signature.parameters.values()
-        self._arity = -1 if any(p.kind == p.VAR_POSITIONAL for p in params) else len(self._signature.parameters)
+        self._arity = -1 if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in params) \
+            else len(self._signature.parameters)
         self._fast: dict[tuple, Callable[[tuple, Any], Any]] = {}  # fast-path key -> the specialization's call
         # `out=` names the result buffer(s), unless the function has a parameter of that name.
         self._takes_out = "out" not in self._signature.parameters
@@ -64,13 +62,15 @@ class Kernel:
         self._auto: frozenset[str] = frozenset()  # Python-value arguments tracing needed the value of: static when given one
         self._seen: dict[str, set[Any]] = {}  # the values each of those was specialized on
 
-    def _specialize(self, names: tuple[str, ...], values: list[Any]) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
-        """The function to trace (its static arguments bound, as compile-time constants), and the runtime arguments' names and values."""
+    def _specialize(self, names: tuple[str, ...], values: list[Any], keywords: tuple[str, ...]) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
+        """The function to trace (its static arguments bound, as compile-time constants; `keywords`, the last names,
+        passed by keyword), and the runtime arguments' names and values."""
+        fn = _Keywords(self.fn, keywords) if keywords else self.fn
         pairs = list(zip(names, values, strict=True))
         # None (passed, or a `=None` default) is always a constant, as in JAX
         chosen = {n for n, v in pairs if n in self._static or v is None or (n in self._auto and _literal(v))}
         if not chosen:
-            return self.fn, names, values
+            return fn, names, values
         static = tuple((n, v if n in self._static else _hashable(v)) for n, v in pairs if n in chosen)
         self._count(dict(static), (chosen & self._auto) - self._static)
         for n, v in static:
@@ -81,7 +81,7 @@ class Kernel:
                                           f"got {type(v).__name__}") from None
         runtime = [(n, v) for n, v in pairs if n not in chosen]
         given = {n: v for n, v in pairs if n in chosen}
-        return _Static(self.fn, names, static, given), tuple(n for n, _ in runtime), [v for _, v in runtime]
+        return _Static(fn, names, static, given), tuple(n for n, _ in runtime), [v for _, v in runtime]
 
     def _count(self, static: dict[str, Any], auto: set[str]) -> None:
         """Note the values automatically static arguments take; SpecializationWarning when one passes the limit."""
@@ -97,9 +97,9 @@ class Kernel:
     def _traced(self, args: tuple, kwargs: dict, step: Callable[..., Any]) -> Any:
         """step(fn, names, values, specs) for a call's arguments, tracing again with the Python-value arguments
         (numbers, lists, tuples) static when tracing needed their values (ConcreteValueError)."""
-        names, values = self._bind(args, kwargs)
+        names, values, keywords = self._bind(args, kwargs)
         while True:
-            fn, runtime_names, runtime_values = self._specialize(names, values)
+            fn, runtime_names, runtime_values = self._specialize(names, values, keywords)
             try:
                 return step(fn, runtime_names, runtime_values, specs_of(runtime_names, runtime_values))
             except ConcreteValueError as e:
@@ -108,7 +108,9 @@ class Kernel:
                     raise
                 self._auto = self._auto | e.needs
 
-    def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any]]:
+    def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any], tuple[str, ...]]:
+        """The call's argument names and values in the signature's order (defaults applied, *args numbered), and
+        the names passed by keyword (keyword-only parameters and **kwargs entries: the last ones)."""
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -116,14 +118,21 @@ class Kernel:
         bound.apply_defaults()
         names: list[str] = []
         values: list[Any] = []
+        keywords: list[str] = []
         for name, value in bound.arguments.items():
-            if self._signature.parameters[name].kind == inspect.Parameter.VAR_POSITIONAL:
+            kind = self._signature.parameters[name].kind
+            if kind == inspect.Parameter.VAR_POSITIONAL:
                 names += [f"{name}{i}" for i in range(len(value))]
                 values += list(value)
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                names += value
+                values += value.values()
+                keywords += value
             else:
                 names.append(name)
                 values.append(value)
-        return tuple(names), values
+                keywords += [name] if kind == inspect.Parameter.KEYWORD_ONLY else []
+        return tuple(names), values, tuple(keywords)
 
     def _compilation(self, fn: Callable[..., Any], names: tuple[str, ...], specs: tuple[ArgSpec, ...]) -> Compilation:
         key = (names, specs, getattr(fn, "static", ()))  # options are fixed per Kernel
@@ -206,18 +215,31 @@ class _Static:
         return self.fn(*(given[n] if n in given else next(rest) for n in self.names))
 
 
+class _Keywords:
+    """A kernel's function taking the arguments it is given by keyword (the last ones, named `keywords`) positionally, as traced."""
+
+    def __init__(self, fn: Callable[..., Any], keywords: tuple[str, ...]) -> None:
+        self.fn, self.keywords = fn, keywords
+        self.__name__ = function_name(fn)
+
+    def __call__(self, *values: Any) -> Any:
+        n = len(values) - len(self.keywords)
+        return self.fn(*values[:n], **dict(zip(self.keywords, values[n:], strict=True)))
+
+
 def static_names(fn: Callable[..., Any], argnums: Any, argnames: Any) -> frozenset[str]:
     """The parameter names `static_argnums` (positions) and `static_argnames` name; TypeError for one fn lacks."""
     params = list(inspect.signature(fn).parameters.values())
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums or ())
     names = (argnames,) if isinstance(argnames, str) else tuple(argnames or ())
     named = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keyword_only = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
     for i in nums:
         if not -len(named) <= i < len(named):
             raise TypeError(f"static_argnums {i} is out of range: {function_name(fn)} has {len(named)} positional parameters")
     for n in names:
-        if n not in named:
-            raise TypeError(f"static_argnames {n!r} is not a parameter of {function_name(fn)} (it has {', '.join(named)})")
+        if n not in named + keyword_only:
+            raise TypeError(f"static_argnames {n!r} is not a parameter of {function_name(fn)} (it has {', '.join(named + keyword_only)})")
     return frozenset(names) | {named[i] for i in nums}
 
 

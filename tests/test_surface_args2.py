@@ -54,3 +54,48 @@ def test_a_helper_in_user_code_calling_np_zeros_is_traced() -> None:
 def test_complex_arguments_raise_naming_the_supported_dtypes(value) -> None:
     with pytest.raises(KernelArgumentError, match=r"complex.*supported.*float32.*float64.*int64"):
         et.kernel(lambda x: x * 2)(value)
+
+
+# --- keyword-only parameters, defaults, **kwargs -----------------------------------------------------
+def _euclidean(X, Y=None, *, squared=False, scale=1.0):
+    """scikit-learn's euclidean_distances' shape of signature: keyword-only flags and a default."""
+    Y = X if Y is None else Y
+    d = (X * X).sum(axis=1)[:, None] - 2 * X @ Y.T + (Y * Y).sum(axis=1)[None, :]
+    d = np.maximum(d, 0) * scale
+    return d if squared else np.sqrt(d)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"squared": True, "scale": np.float32(2.0)}])
+def test_keyword_only_parameters_with_defaults_are_passed_by_keyword(kwargs) -> None:
+    X = np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3)
+    Y = np.linspace(-1, 2, 6, dtype=np.float32).reshape(2, 3)
+    k = et.kernel(_euclidean)
+    np.testing.assert_allclose(k(X, Y, **kwargs), _euclidean(X, Y, **kwargs), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(k(X, **kwargs), _euclidean(X, **kwargs), rtol=1e-5, atol=1e-5)
+
+
+def test_a_keyword_only_array_argument_and_static_argnames() -> None:
+    def f(x, *, w, n):
+        return (x * w).reshape(n, -1).sum(axis=1)
+
+    k = et.kernel(f, static_argnames="n")
+    x, w = np.arange(6.0), np.arange(6.0)[::-1].copy()
+    np.testing.assert_array_equal(k(x, w=w, n=2), f(x, w=w, n=2))
+    np.testing.assert_array_equal(k(x, n=3, w=w), f(x, w=w, n=3))
+    assert sorted(c.static for c in k.compilations) == [(("n", 2),), (("n", 3),)]
+
+
+def test_var_keyword_arguments_are_passed_by_name() -> None:
+    def f(x, **terms):
+        return x + sum(v * i for i, (_, v) in enumerate(sorted(terms.items())))
+
+    x, a, b = np.arange(3.0), np.ones(3), np.full(3, 2.0)
+    k = et.kernel(f)
+    np.testing.assert_array_equal(k(x, a=a, b=b), f(x, a=a, b=b))
+    np.testing.assert_array_equal(k(x, b=a, a=b), f(x, b=a, a=b))
+    np.testing.assert_array_equal(k(x), f(x))
+
+
+def test_a_missing_keyword_only_argument_is_a_kernel_argument_error() -> None:
+    with pytest.raises(KernelArgumentError, match="missing a required argument: 'w'"):
+        et.kernel(lambda x, *, w: x * w)(np.ones(2))
