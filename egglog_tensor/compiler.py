@@ -83,6 +83,7 @@ class Compilation:
     static: tuple[tuple[str, Any], ...] = ()  # (name, value) of each static argument, compiled in (kernel.py)
     captured: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)  # hidden arguments: large captured arrays
     timing: Timing | None = None  # estimated beside measured time per call, once `Kernel.measure` ran
+    tree: Any = None  # a result that is a dict, list or nested tuple: its structure (pytree.py; set by Kernel), the outputs its leaves
 
     @property
     def workspace(self) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:

@@ -16,6 +16,7 @@ from typing import Any, overload
 import numpy as np
 from egglog import Ruleset, Schedule
 
+from . import pytree
 from .compiler import Compilation, Options, compile_kernel
 from .errors import (
     ConcreteValueError,
@@ -62,10 +63,10 @@ class Kernel:
         self._auto: frozenset[str] = frozenset()  # Python-value arguments tracing needed the value of: static when given one
         self._seen: dict[str, set[Any]] = {}  # the values each of those was specialized on
 
-    def _specialize(self, names: tuple[str, ...], values: list[Any], keywords: tuple[str, ...]) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
-        """The function to trace (its static arguments bound, as compile-time constants; `keywords`, the last names,
-        passed by keyword), and the runtime arguments' names and values."""
-        fn = _Keywords(self.fn, keywords) if keywords else self.fn
+    def _specialize(self, names: tuple[str, ...], values: list[Any], layout: Layout) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
+        """The function to trace, taking the flat arguments (`layout` rebuilds the call; static arguments bound,
+        as compile-time constants), and the runtime arguments' names and values."""
+        fn = _Call(self.fn, layout)
         pairs = list(zip(names, values, strict=True))
         # None (passed, or a `=None` default) is always a constant, as in JAX
         chosen = {n for n, v in pairs if n in self._static or v is None or (n in self._auto and _literal(v))}
@@ -97,9 +98,9 @@ class Kernel:
     def _traced(self, args: tuple, kwargs: dict, step: Callable[..., Any]) -> Any:
         """step(fn, names, values, specs) for a call's arguments, tracing again with the Python-value arguments
         (numbers, lists, tuples) static when tracing needed their values (ConcreteValueError)."""
-        names, values, keywords = self._bind(args, kwargs)
+        names, values, layout = self._bind(args, kwargs)
         while True:
-            fn, runtime_names, runtime_values = self._specialize(names, values, keywords)
+            fn, runtime_names, runtime_values = self._specialize(names, values, layout)
             try:
                 return step(fn, runtime_names, runtime_values, specs_of(runtime_names, runtime_values))
             except ConcreteValueError as e:
@@ -108,40 +109,42 @@ class Kernel:
                     raise
                 self._auto = self._auto | e.needs
 
-    def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any], tuple[str, ...]]:
-        """The call's argument names and values in the signature's order (defaults applied, *args numbered), and
-        the names passed by keyword (keyword-only parameters and **kwargs entries: the last ones)."""
+    def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any], Layout]:
+        """The call's flat argument names and values in the signature's order (defaults applied, *args numbered,
+        dicts/lists/tuples of arrays flattened into their leaves: pytree.py), and the layout that rebuilds the call."""
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
             raise KernelArgumentError(f"{self.name}(): {e}") from None
         bound.apply_defaults()
-        names: list[str] = []
-        values: list[Any] = []
-        keywords: list[str] = []
+        passed: list[tuple[str | None, str, Any]] = []  # (keyword or None: positional, name, value) of each argument fn gets
         for name, value in bound.arguments.items():
             kind = self._signature.parameters[name].kind
             if kind == inspect.Parameter.VAR_POSITIONAL:
-                names += [f"{name}{i}" for i in range(len(value))]
-                values += list(value)
+                passed += [(None, f"{name}{i}", v) for i, v in enumerate(value)]
             elif kind == inspect.Parameter.VAR_KEYWORD:
-                names += value
-                values += value.values()
-                keywords += value
+                passed += [(k, k, v) for k, v in value.items()]
             else:
-                names.append(name)
-                values.append(value)
-                keywords += [name] if kind == inspect.Parameter.KEYWORD_ONLY else []
-        return tuple(names), values, tuple(keywords)
+                passed.append((name if kind == inspect.Parameter.KEYWORD_ONLY else None, name, value))
+        names: list[str] = []
+        values: list[Any] = []
+        layout = []
+        for keyword, name, value in passed:
+            tree, leaf_names, leaves = pytree.flatten(value, name)
+            names += leaf_names
+            values += leaves
+            layout.append((keyword, tree))
+        return tuple(names), values, tuple(layout)
 
     def _compilation(self, fn: Callable[..., Any], names: tuple[str, ...], specs: tuple[ArgSpec, ...]) -> Compilation:
-        key = (names, specs, getattr(fn, "static", ()))  # options are fixed per Kernel
+        key = (names, specs, getattr(fn, "static", ()), _call_of(fn).layout)  # options are fixed per Kernel
         comp = self._cache.get(key)
         if comp is None:
             with self._lock:
                 comp = self._cache.get(key)
                 if comp is None:
                     comp = compile_kernel(fn, names, specs, self.options)
+                    comp.tree = _call_of(fn).tree
                     self._cache[key] = comp
         return comp
 
@@ -215,16 +218,28 @@ class _Static:
         return self.fn(*(given[n] if n in given else next(rest) for n in self.names))
 
 
-class _Keywords:
-    """A kernel's function taking the arguments it is given by keyword (the last ones, named `keywords`) positionally, as traced."""
+Layout = tuple[tuple[str | None, pytree.Tree], ...]  # per argument of the call: its keyword (None: positional), its structure
 
-    def __init__(self, fn: Callable[..., Any], keywords: tuple[str, ...]) -> None:
-        self.fn, self.keywords = fn, keywords
+
+class _Call:
+    """A kernel's function as traced: it takes the flat arguments and rebuilds the call (`layout`: keywords,
+    dicts/lists/tuples), and returns a structured result flat, keeping its structure in `tree`."""
+
+    def __init__(self, fn: Callable[..., Any], layout: Layout) -> None:
+        self.fn, self.layout, self.tree = fn, layout, None
         self.__name__ = function_name(fn)
 
-    def __call__(self, *values: Any) -> Any:
-        n = len(values) - len(self.keywords)
-        return self.fn(*values[:n], **dict(zip(self.keywords, values[n:], strict=True)))
+    def __call__(self, *flat: Any) -> Any:
+        leaves = iter(flat)
+        args = [(keyword, pytree.unflatten(tree, leaves)) for keyword, tree in self.layout]
+        result = self.fn(*(v for k, v in args if k is None), **{k: v for k, v in args if k is not None})
+        self.tree, result = pytree.result_tree(result)
+        return result
+
+
+def _call_of(fn: Callable[..., Any]) -> _Call:
+    """The _Call a traced function is (or its static arguments bind)."""
+    return fn.fn if isinstance(fn, _Static) else fn
 
 
 def static_names(fn: Callable[..., Any], argnums: Any, argnames: Any) -> frozenset[str]:
@@ -276,7 +291,7 @@ class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
     __slots__ = ("arg_names", "call", "captured", "checks", "empty", "name", "narrowed", "native", "out_dtypes", "outputs",
-                 "returns_tuple", "scalars", "visible", "workspace", "written")
+                 "returns_tuple", "scalars", "tree", "visible", "workspace", "written")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
         self.name = name
@@ -288,6 +303,7 @@ class _Dispatch:
         self.visible = self.outputs[: len(self.outputs) - len(self.checks) - len(self.written)]
         self.empty = allocator(self.outputs)
         self.returns_tuple = comp.returns_tuple
+        self.tree = comp.tree  # a dict/list/nested result's structure: the flat results are rebuilt into it
         self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
         self.captured = comp.captured  # large captured arrays: hidden arguments after the call's own
         # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
@@ -374,9 +390,9 @@ class _Dispatch:
         (None for a kernel returning nothing); written arguments updated first."""
         outs = self._checked_flags(outs, given)
         if out is not None:
-            return out if self.returns_tuple else outs[0]
+            return self._structured(out) if self.returns_tuple else outs[0]
         if self.returns_tuple:
-            return tuple(o[()] if o.ndim == 0 else o for o in outs)
+            return self._structured(tuple(o[()] if o.ndim == 0 else o for o in outs))
         if not outs:
             return None
         result = outs[0]
@@ -426,7 +442,11 @@ class _Dispatch:
         for target, result in zip(targets, outs, strict=True):
             if result is not target:
                 np.copyto(target, result)
-        return targets if self.returns_tuple else targets[0]
+        return self._structured(targets) if self.returns_tuple else targets[0]
+
+    def _structured(self, results: Any) -> Any:
+        """The results (a tuple) in the structure the function returned them in (a dict, list or nested tuple)."""
+        return results if self.tree is None else pytree.unflatten(self.tree, iter(results))
 
 
 def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:

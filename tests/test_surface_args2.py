@@ -99,3 +99,74 @@ def test_var_keyword_arguments_are_passed_by_name() -> None:
 def test_a_missing_keyword_only_argument_is_a_kernel_argument_error() -> None:
     with pytest.raises(KernelArgumentError, match="missing a required argument: 'w'"):
         et.kernel(lambda x, *, w: x * w)(np.ones(2))
+
+
+# --- dict / list / tuple (pytree) arguments and results ------------------------------------------------
+def _layer(params, x):
+    return np.tanh(x @ params["w"] + params["b"])
+
+
+def test_a_dict_of_weights_is_an_argument() -> None:
+    rng = np.random.default_rng(1)
+    params = {"w": rng.standard_normal((3, 4)), "b": rng.standard_normal(4)}
+    x = rng.standard_normal((5, 3))
+    k = et.kernel(_layer)
+    np.testing.assert_allclose(k(params, x), _layer(params, x), rtol=1e-12, atol=1e-12)
+    params32 = {k_: v.astype(np.float32) for k_, v in params.items()}
+    out = k(params32, x.astype(np.float32))
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, _layer(params32, x.astype(np.float32)), rtol=1e-5, atol=1e-6)
+
+
+def test_nested_tuples_lists_and_scalar_leaves() -> None:
+    def f(layers, x):
+        for (w, b), scale in layers:
+            x = np.maximum(x @ w + b, 0) * scale
+        return x
+
+    rng = np.random.default_rng(2)
+    layers = [((rng.standard_normal((4, 4)), rng.standard_normal(4)), 0.5), ((rng.standard_normal((4, 2)), np.zeros(2)), 2.0)]
+    x = rng.standard_normal((3, 4))
+    np.testing.assert_allclose(et.kernel(f)(layers, x), f(layers, x), rtol=1e-12, atol=1e-12)
+
+
+def test_results_come_back_in_their_structure() -> None:
+    def f(p, x):
+        y = x * p["a"]
+        return {"y": y, "parts": [y.sum(axis=0), (x - 1, p["a"])]}
+
+    p, x = {"a": np.arange(3.0)}, np.ones((2, 3))
+    got, want = et.kernel(f)(p, x), f(p, x)
+    assert set(got) == {"y", "parts"} and isinstance(got["parts"], list) and isinstance(got["parts"][1], tuple)
+    np.testing.assert_array_equal(got["y"], want["y"])
+    np.testing.assert_array_equal(got["parts"][0], want["parts"][0])
+    np.testing.assert_array_equal(got["parts"][1][0], want["parts"][1][0])
+    np.testing.assert_array_equal(got["parts"][1][1], want["parts"][1][1])
+
+
+def test_the_structure_is_part_of_the_key() -> None:
+    def f(p):
+        return p["a"] - p["b"] if isinstance(p, dict) else p[0] * p[1]
+
+    k = et.kernel(f)
+    a, b = np.arange(3.0), np.full(3, 2.0)
+    np.testing.assert_array_equal(k({"a": a, "b": b}), a - b)
+    np.testing.assert_array_equal(k({"b": a, "a": b}), b - a)
+    np.testing.assert_array_equal(k((a, b)), a * b)
+    np.testing.assert_array_equal(k([a, b]), a * b)
+    assert len(k.compilations) == 4
+
+
+def test_a_leaf_written_into_updates_the_callers_array() -> None:
+    def step(state, g):
+        state["m"][:] = 0.9 * state["m"] + 0.1 * g
+        state["x"] -= state["m"]
+
+    m, x, g = np.zeros(4), np.ones(4), np.arange(4.0)
+    et.kernel(step)({"m": m, "x": x}, g)
+    np.testing.assert_array_equal(m, 0.1 * g)
+    np.testing.assert_array_equal(x, 1 - 0.1 * g)
+
+
+def test_a_tuple_of_numbers_is_still_one_array_argument() -> None:
+    np.testing.assert_array_equal(et.kernel(lambda v: v * 2)((1.0, 2.0)), np.array([2.0, 4.0]))
