@@ -229,6 +229,12 @@ class _Call:
         self.fn, self.layout, self.tree = fn, layout, None
         self.__name__ = function_name(fn)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Call) and (self.fn, self.layout) == (other.fn, other.layout)
+
+    def __hash__(self) -> int:
+        return hash((self.fn, self.layout))
+
     def __call__(self, *flat: Any) -> Any:
         leaves = iter(flat)
         args = [(keyword, pytree.unflatten(tree, leaves)) for keyword, tree in self.layout]
@@ -259,11 +265,11 @@ def static_names(fn: Callable[..., Any], argnums: Any, argnames: Any) -> frozens
 
 
 def _fast_key(a: Any) -> Any:
-    """A cheap signature key: (shape, dtype, contiguity) for arrays (contiguity 0: neither, slow path; so for lists)."""
+    """A cheap signature key: (shape, dtype, contiguity) for arrays (contiguity 0: neither, slow path; so for lists and dicts)."""
     if type(a) is np.ndarray:
         flags = a.flags
         return (a.shape, a.dtype, 1 if flags.c_contiguous else (2 if flags.f_contiguous else 0))
-    return (type(a), 0) if isinstance(a, (list, tuple)) else type(a)
+    return (type(a), 0) if isinstance(a, (list, tuple, dict)) else type(a)
 
 
 def _literal(value: Any) -> bool:

@@ -170,3 +170,11 @@ def test_a_leaf_written_into_updates_the_callers_array() -> None:
 
 def test_a_tuple_of_numbers_is_still_one_array_argument() -> None:
     np.testing.assert_array_equal(et.kernel(lambda v: v * 2)((1.0, 2.0)), np.array([2.0, 4.0]))
+
+
+def test_a_one_leaf_dict_never_takes_the_fast_path_of_another_structure() -> None:
+    k = et.kernel(lambda p: p["a"] * 2 if "a" in p else p["b"] - 1)
+    a = np.arange(3.0)
+    for _ in range(2):
+        np.testing.assert_array_equal(k({"a": a}), a * 2)
+        np.testing.assert_array_equal(k({"b": a}), a - 1)
