@@ -85,6 +85,7 @@ class Compilation:
     captured: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)  # hidden arguments: large captured arrays
     timing: Timing | None = None  # estimated beside measured time per call, once `Kernel.measure` ran
     tuned: Any = None  # the candidates `Kernel.autotune` timed (autotune.Tuned), on the compilation it chose
+    tree: Any = None  # a result that is a dict, list or nested tuple: its structure (pytree.py; set by Kernel), the outputs its leaves
 
     @property
     def workspace(self) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:

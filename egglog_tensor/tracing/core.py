@@ -52,9 +52,11 @@ def implements(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
 
 @functools.lru_cache(maxsize=1024)
 def is_user_code(filename: str) -> bool:
-    """Whether code in `filename` is the user's: not this package's, not NumPy's."""
+    """Whether code in `filename` is the user's: not this package's, not NumPy's, not Python's frozen modules
+    (importlib runs a module first imported while tracing)."""
     path = os.path.abspath(filename)
-    return not path.startswith((_PACKAGE_DIR, _NUMPY_DIR)) and "<__array_function__" not in path
+    return not path.startswith((_PACKAGE_DIR, _NUMPY_DIR)) and "<__array_function__" not in path \
+        and not filename.startswith("<frozen ")
 
 
 def user_location() -> str:
