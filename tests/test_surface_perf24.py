@@ -69,3 +69,23 @@ def test_cumsum_flattened_at_size() -> None:
     got = et.kernel(lambda a: np.cumsum(a), target="cpu-openmp", threads=2)(x)
     exact = np.arange(1, x.size + 1, dtype=np.float64) * np.float64(np.float32(0.1))
     assert np.abs(got - exact).max() <= np.abs(want - exact).max()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_order_keys_tie_signed_zeros_and_rank_every_nan_first(dtype: str) -> None:
+    """argmax/argmin compare floats as integer order keys: -0.0 ties 0.0 (the first wins), a NaN with
+    its sign bit set wins like any NaN, subnormals and infinities keep their order; in lanes and not."""
+    x = np.zeros((6, 1000), dtype)
+    x[0, ::2] = -0.0  # max and min both 0: index 0 (a -0.0) wins
+    x[1, 500:], x[1, 7] = -0.0, np.copysign(np.nan, -1)  # a negative NaN wins both
+    x[2, 10], x[2, 11], x[2, 900] = np.finfo(dtype).smallest_subnormal, -np.finfo(dtype).smallest_subnormal, np.inf
+    x[3, :], x[3, 999] = -np.inf, np.finfo(dtype).min  # the max the last element
+    x[4, 3], x[4, 600], x[4, 601] = np.finfo(dtype).max, -np.inf, np.nan
+    x[5, :] = np.copysign(np.nan, -1)  # all NaN: index 0
+
+    def f(a):
+        return np.argmax(a, axis=1), np.argmin(a, axis=1), np.argmax(a[:, :40], axis=1), np.argmin(a[:, :40], axis=1), np.argmax(a[2:4]), np.argmin(a[2:4])
+
+    for target in TARGETS:
+        for g, w in zip(et.kernel(f, target=target, threads=2)(x), f(x), strict=True):
+            np.testing.assert_array_equal(g, w)

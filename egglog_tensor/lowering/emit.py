@@ -335,7 +335,7 @@ class Emitter:
         rows = _Plan(domain[:inner] + (count, lanes), split)
         lane_inits = [_fill(part, key, scalar.reduction_identity(pick, key, False)), _fill(part, "int64", 0)]
         partial = self._pick(pick, dtype, rows, tree, axes, lane_inits, lambda a: _lane_index(a, inner, lanes), domain,
-                             axes[len(held):])
+                             axes[len(held):], ascending=True)
         # 2. the lanes' bests (and a flattened one's rows'), each with its own index
         across = _Plan(part)
         value = across.input(partial[0], [ir.AffineDimExpr.get(i) for i in range(len(part))], key)
@@ -349,11 +349,13 @@ class Emitter:
         return self._pick(pick, dtype, rest, tree, axes, best, lambda a: _loop_index(a, count * lanes if a == inner else 0), domain)[1]
 
     def _pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
-              index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...], reduced: tuple[int, ...] | None = None) -> list[ir.Value]:
+              index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...], reduced: tuple[int, ...] | None = None,
+              ascending: bool = False) -> list[ir.Value]:
         """The generic reducing `axes` of plan's domain into (best order key, its index) `inits`: an
         element of `dtype` (a key when `dtype` is an integer) is compared by its scalar.order_key; its
         index is an input of the plan, or the row-major index of the positions index(axis) along
-        `axes` in an array of shape `extents`; the loops of `reduced` (default: `axes`) are reduced."""
+        `axes` in an array of shape `extents`; the loops of `reduced` (default: `axes`) are reduced, and
+        `ascending` when each best meets its elements in ascending index order (a tie then never wins)."""
         rank = len(plan.domain)
         reduced = axes if reduced is None else reduced
         dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
@@ -367,7 +369,7 @@ class Emitter:
                     at = arith.addi(arith.muli(at, scalar.constant(extents[a], "int64")), index(a))
             else:
                 at = args[index[1]]
-            return list(scalar.pick(pick, key, scalar.order_key(pick, dtype, value), at, *args[-2:]))
+            return list(scalar.pick(pick, key, scalar.order_key(pick, dtype, value), at, *args[-2:], ascending))
 
         key = scalar.KEYS.get(dtype, dtype)
         return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [key, "int64"], body)
