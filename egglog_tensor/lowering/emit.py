@@ -326,11 +326,14 @@ class Emitter:
         """argmax/argmin: generics carrying the best value and its row-major index within the reduced
         axes (scalar.pick: NumPy's first index on ties, NaN first, in any order); the index is the
         result. A long unit-stride innermost reduced loop is split into `lanes` side by side, whose
-        loop LLVM vectorizes, then the lanes are reduced and the tail past the last full row of lanes."""
+        loop LLVM vectorizes, then the lanes are reduced and the tail past the last full row of lanes.
+        With every axis reduced (a flattened argmax), the outermost one stays a parallel loop of the
+        lanes' generic (the threads' split: one best per row and lane), reduced with the lanes."""
         dtype, axes, domain = node.inputs[0].dtype, tuple(node.attr("axes")), plan.domain
         pick = "max" if node.op == "argmax" else "min"
         kept = _kept(domain, axes)
-        inits = [_fill(kept, dtype, scalar.reduction_identity(pick, dtype, False)), _fill(kept, "int64", 0)]
+        key = scalar.KEYS.get(dtype, dtype)  # the partial results hold order keys, not values
+        inits = [_fill(kept, key, scalar.reduction_identity(pick, key, False)), _fill(kept, "int64", 0)]
         inner, n = len(domain) - 1, domain[-1]
         lanes = blocking.ACCUMULATORS * policy.simd_lanes(payload.element_bytes(scalar.element_type(dtype)), self.target)
         long = inner in axes and n >= 2 * lanes and self._unit_stride(plan)
@@ -342,15 +345,18 @@ class Emitter:
         if split is None:
             return self._pick(pick, dtype, plan, tree, axes, inits, _loop_index, domain)[1]
         count = n // lanes
-        # 1. (count, lanes): each lane's best over the reduced axes and its count loop
+        # 1. (count, lanes): each lane's best over the reduced axes (but a flattened one's outermost) and its count loop
+        held = axes[:1] if not kept and len(axes) > 1 else ()
+        part = _kept(domain, axes[len(held):]) + (lanes,)
         rows = _Plan(domain[:inner] + (count, lanes), split)
-        lane_inits = [_fill(kept + (lanes,), dtype, scalar.reduction_identity(pick, dtype, False)), _fill(kept + (lanes,), "int64", 0)]
-        partial = self._pick(pick, dtype, rows, tree, axes, lane_inits, lambda a: _lane_index(a, inner, lanes), domain)
-        # 2. the lanes' bests, each with its own index
-        across = _Plan(kept + (lanes,))
-        value = across.input(partial[0], [ir.AffineDimExpr.get(i) for i in range(len(kept) + 1)], dtype)
-        index = across.input(partial[1], [ir.AffineDimExpr.get(i) for i in range(len(kept) + 1)], "int64")
-        best = self._pick(pick, dtype, across, value, (len(kept),), inits, index, across.domain)
+        lane_inits = [_fill(part, key, scalar.reduction_identity(pick, key, False)), _fill(part, "int64", 0)]
+        partial = self._pick(pick, dtype, rows, tree, axes, lane_inits, lambda a: _lane_index(a, inner, lanes), domain,
+                             axes[len(held):], ascending=True)
+        # 2. the lanes' bests (and a flattened one's rows'), each with its own index
+        across = _Plan(part)
+        value = across.input(partial[0], [ir.AffineDimExpr.get(i) for i in range(len(part))], key)
+        index = across.input(partial[1], [ir.AffineDimExpr.get(i) for i in range(len(part))], "int64")
+        best = self._pick(pick, key, across, value, tuple(range(len(part) - 1 - len(held), len(part))), inits, index, across.domain)
         tail = n - count * lanes
         if not tail:
             return best[1]
@@ -359,14 +365,18 @@ class Emitter:
         return self._pick(pick, dtype, rest, tree, axes, best, lambda a: _loop_index(a, count * lanes if a == inner else 0), domain)[1]
 
     def _pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
-              index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...]) -> list[ir.Value]:
-        """The generic reducing `axes` of plan's domain into (best value, its index) `inits`: an
-        element's index is an input of the plan, or the row-major index of the positions index(axis)
-        along `axes` in an array of shape `extents`."""
+              index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...], reduced: tuple[int, ...] | None = None,
+              ascending: bool = False) -> list[ir.Value]:
+        """The generic reducing `axes` of plan's domain into (best order key, its index) `inits`: an
+        element of `dtype` (a key when `dtype` is an integer) is compared by its scalar.order_key; its
+        index is an input of the plan, or the row-major index of the positions index(axis) along
+        `axes` in an array of shape `extents`; the loops of `reduced` (default: `axes`) are reduced, and
+        `ascending` when each best meets its elements in ascending index order (a tie then never wins)."""
         rank = len(plan.domain)
+        reduced = axes if reduced is None else reduced
         dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
-        out_map = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i not in axes])
-        iterators = ["reduction" if i in axes else "parallel" for i in range(rank)]
+        out_map = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i not in reduced])
+        iterators = ["reduction" if i in reduced else "parallel" for i in range(rank)]
 
         def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
             if callable(index):
@@ -375,9 +385,10 @@ class Emitter:
                     at = arith.addi(arith.muli(at, scalar.constant(extents[a], "int64")), index(a))
             else:
                 at = args[index[1]]
-            return list(scalar.pick(pick, dtype, value, at, *args[-2:]))
+            return list(scalar.pick(pick, key, scalar.order_key(pick, dtype, value), at, *args[-2:], ascending))
 
-        return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [dtype, "int64"], body)
+        key = scalar.KEYS.get(dtype, dtype)
+        return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [key, "int64"], body)
 
     def _plain_input(self, value: ir.Value, dtype: str) -> tuple[_Plan, tuple]:
         """A plan reading one tensor at the identity index, and its body."""
