@@ -96,6 +96,7 @@ class Cost:
     buffer: bool = True
     inputs: frozenset[Input] = frozenset()
     rows: Rows | None = None
+    value: Any = None  # which value it is, when the DAG extractor prices (egglog_tensor/extract.py: its e-class)
 
     def __lt__(self, other: Cost) -> bool:
         return self.total < other.total
@@ -123,9 +124,12 @@ def _bytes(node: Node) -> float:
 class TensorCostModel:
     """egglog CostModel over the tensor language (see the module docstring for the model)."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(self, target: Target, local: bool = False) -> None:
         self.target = target
         self.machine: Machine = target.machine
+        # local: children come priced alone (done 0: the DAG extractor adds each closed kernel once), so a
+        # row-fused loop's saving on the kernels it absorbs may exceed what this node closes itself
+        self.floor = -math.inf if local else 0.0
 
     # --- helpers ---------------------------------------------------------------------------
     def closed(self, c: Cost) -> float:
@@ -175,7 +179,7 @@ class TensorCostModel:
         fused = balance * (max(flops / m.gflops, memory * (math.fsum(b for _, b in inputs) + _bytes(out)) / m.bandwidth_gbs) + chains)
         fused += m.kernel_overhead_ns + overhead
         own = closed - x.done  # x's own kernel, when x is still pending
-        return self._buffer(out, max(closed - rows.time - own + fused, 0.0) + untiled)
+        return self._buffer(out, max(closed - rows.time - own + fused, self.floor) + untiled)
 
     # --- the model ---------------------------------------------------------------------------
     def __call__(self, egraph: EGraph, expr: Any, children: list[Cost]) -> Cost:
@@ -186,8 +190,16 @@ class TensorCostModel:
                 meta = literal(expr)
             except ValueError:
                 meta = tuple(c.meta for c in children)
-            total = math.fsum(self.closed(c) for c in children)
-            return Cost(total, meta, done=total)
+            return self.container(meta, children)
+        return self.call(op, children)
+
+    def container(self, meta: Any, children: list[Cost]) -> Cost:
+        """The Cost of a literal or container (Vec, Program) of `children`: its tensors in memory."""
+        total = math.fsum(self.closed(c) for c in children)
+        return Cost(total, meta, done=total)
+
+    def call(self, op: str, children: list[Cost]) -> Cost:
+        """The Cost of `op` applied to `children` (tensor and attribute costs in the term's order)."""
         if op == "concat":
             parts, axis = children
             out = _meta(op, tuple(parts.meta), (axis.meta,))
@@ -363,6 +375,8 @@ def _meta(op: str, tensors: tuple[Node, ...], attrs: tuple) -> Node:
 
 def _identity(c: Cost) -> Any:
     """Which buffer a materialized child is: an argument by name, anything else by what it is."""
+    if c.value is not None:
+        return c.value
     if c.meta.op == "arg":
         return ("arg", c.meta.attr("name"))
     return ("buffer", c.meta.shape, c.meta.dtype, c.done)
