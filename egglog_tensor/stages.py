@@ -34,7 +34,7 @@ from .lowering.emit import emit
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
-from .termtext import program_text
+from .termtext import extracted_text, program_text
 from .runtime import NativeFunction
 from .spec import ArgSpec, signature, spec_of
 from .target import Target
@@ -270,7 +270,7 @@ def optimize(traced: Traced) -> Optimized:
     _, extracted, nodes, report = _timed(
         timings, "optimize", lambda: _run_optimizer(list(traced.outputs), options.schedule(), options.limits, cost_model)
     )
-    return Optimized(traced, program_text(nodes, lambda: extracted, egglog_text), tuple(nodes), report, tuple(timings.items()))
+    return Optimized(traced, extracted_text(nodes, lambda: extracted, egglog_text), tuple(nodes), report, tuple(timings.items()))
 
 
 def lower(optimized: Optimized) -> Lowered:

@@ -34,6 +34,11 @@ def program_text(outputs: list[Node], term: Callable[[], Program], pretty: Calla
     return pretty(term()) if depth(outputs) <= PRETTY_DEPTH else listing(outputs)
 
 
+def extracted_text(outputs: list[Node], term: Callable[[], Program], pretty: Callable[[Program], str]) -> str:
+    """program_text of an extracted program, its int Vecs written `Vec(...)` as egglog writes the terms it extracts."""
+    return program_text(outputs, term, pretty).replace("Vec[i64](", "Vec(")
+
+
 def listing(outputs: list[Node]) -> str:
     """One line `_Tensor_<i> = <term over earlier names>` per node, inputs first, then the Program."""
     names: dict[int, str] = {}
