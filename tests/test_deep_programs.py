@@ -13,22 +13,12 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
+from benchmarks.bench_compile import (
+    stencil,  # a 5-point Jacobi step unrolled by a Python loop
+)
 from egglog_tensor.cost import node_time
 from egglog_tensor.graph import topological
 from egglog_tensor.target import Target
-
-
-def stencil(steps: int) -> Callable[[np.ndarray], np.ndarray]:
-    """A 5-point Jacobi step, unrolled `steps` times by a Python loop (runs on NumPy arrays too)."""
-
-    def run(A: np.ndarray) -> np.ndarray:
-        for _ in range(steps):
-            B = A.copy()
-            B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
-            A = B
-        return A
-
-    return run
 
 
 def chain(links: int) -> Callable[[np.ndarray], np.ndarray]:
