@@ -213,19 +213,33 @@ class Emitter:
     # --- fused elementwise groups ------------------------------------------------------------
     def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool = True) -> tuple:
         """The body expression computing `node` at `idx` (fused unless the term materializes it; an
-        iota from the loop indices, or with `indices` False read from its own buffer)."""
+        iota from the loop indices, or with `indices` False read from its own buffer). Walked with an
+        explicit stack, operands left to right (the order the body's inputs are added in): any depth."""
+        done: list[tuple] = []
+        stack: list[tuple[Node, list[ir.AffineExpr], bool]] = [(node, idx, False)]
+        while stack:
+            node, idx, ready = stack.pop()
+            if ready:  # its operands are the last len(inputs) trees done
+                children = tuple(done[len(done) - len(node.inputs):])
+                del done[len(done) - len(node.inputs):]
+                done.append((node.op, node.inputs[0].dtype, node.dtype, children))
+            elif is_view(node) and not reverses(node):
+                stack.append((node.inputs[0], view_index(node, idx), False))
+            elif node.op in ELEMENTWISE:
+                stack.append((node, idx, True))
+                stack.extend((i, broadcast_index(i.shape, node.shape, idx), False) for i in reversed(node.inputs))
+            else:
+                done.append(self._scalar_leaf(node, idx, plan, indices))
+        return done[0]
+
+    def _scalar_leaf(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool) -> tuple:
+        """A body expression's leaf: a constant, an iota's index, or a read of a materialized value."""
         if node.op == "const":
             return ("c", node.attr("value"), node.dtype)
         if node.op == "iota" and indices:
             return ("iota", ir.AffineMap.get(len(plan.domain), 0, [idx[node.attr("axis")]]), node.dtype)
-        if is_view(node):
-            if reverses(node):  # read from its own copy: linalg's tiling asserts on a negative map coefficient
-                return plan.input(self.materialize(node), idx, node.dtype)
-            return self._scalar(node.inputs[0], view_index(node, idx), plan, indices)
-        if node.op not in ELEMENTWISE:
-            return plan.input(self.materialize(node), idx, node.dtype)
-        children = tuple(self._scalar(i, broadcast_index(i.shape, node.shape, idx), plan, indices) for i in node.inputs)
-        return (node.op, node.inputs[0].dtype, node.dtype, children)
+        # a reversed view is read from its own copy: linalg's tiling asserts on a negative map coefficient
+        return plan.input(self.materialize(node), idx, node.dtype)
 
     def _generic(self, plan: _Plan, tree: tuple, init: ir.Value, out_map: ir.AffineMap,
                  iterators: list[str], combine: str | None, out_dtype: str) -> ir.Value:
@@ -799,23 +813,27 @@ def _index_value(amap: ir.AffineMap, dtype: str) -> ir.Value:
 
 
 def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -> ir.Value:
-    """Emit the scalar ops of a body expression tree once per distinct subtree."""
-    done = memo.get(tree)
-    if done is not None:
-        return done
-    kind = tree[0]
-    if kind == "in":
-        value = args[tree[1]]
-    elif kind == "c":
-        value = scalar.constant(tree[1], tree[2])
-    elif kind == "iota":
-        value = _index_value(tree[1], tree[2])
-    else:
-        op, in_dtype, out_dtype, children = tree
-        operands = [_emit_tree(c, args, memo) for c in children]
-        value = scalar.apply(op, in_dtype, out_dtype, operands)
-    memo[tree] = value
-    return value
+    """Emit the scalar ops of a body expression tree once per distinct subtree (operands first, with
+    an explicit stack: any depth)."""
+    stack = [(tree, False)]
+    while stack:
+        sub, ready = stack.pop()
+        if sub in memo:
+            continue
+        kind = sub[0]
+        if kind == "in":
+            memo[sub] = args[sub[1]]
+        elif kind == "c":
+            memo[sub] = scalar.constant(sub[1], sub[2])
+        elif kind == "iota":
+            memo[sub] = _index_value(sub[1], sub[2])
+        elif ready:
+            op, in_dtype, out_dtype, children = sub
+            memo[sub] = scalar.apply(op, in_dtype, out_dtype, [memo[c] for c in children])
+        else:
+            stack.append((sub, True))
+            stack.extend((c, False) for c in reversed(sub[3]))
+    return memo[tree]
 
 
 def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], target: Target, fn_name: str = "kernel",
