@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from .graph import Node, topological
+from .graph import Node, depth, topological
 from .ir import CONSTANT_TEXT, Program
 from .ops import OPS
 
@@ -19,14 +19,6 @@ PRETTY_DEPTH = 24  # levels egglog's printer is given: ~150 frames, well inside 
 _OPERATORS = {"__add__": "+", "__sub__": "-", "__mul__": "*", "__truediv__": "/", "__floordiv__": "//",
               "__mod__": "%", "__pow__": "**", "__matmul__": "@"}
 _CLASS_METHODS = ("arg", "const", "iota")
-
-
-def depth(outputs: list[Node]) -> int:
-    """The longest chain of nodes from an input to an output."""
-    levels: dict[int, int] = {}
-    for node in topological(outputs):
-        levels[id(node)] = 1 + max((levels[id(i)] for i in node.inputs), default=0)
-    return max((levels[id(o)] for o in outputs), default=0)
 
 
 def program_text(outputs: list[Node], term: Callable[[], Program], pretty: Callable[[Program], str]) -> str:

@@ -22,7 +22,7 @@ from mlir.dialects import affine, arith, bufferization, func, linalg, memref, sc
 from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
-from egglog_tensor.graph import Node
+from egglog_tensor.graph import Node, depth, topological
 from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
@@ -32,6 +32,7 @@ from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
 from .stages import rows
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
+DEEP = 64  # programs deeper than this emit their kernels inputs first (Emitter.kernels_first)
 
 
 def memref_type(spec: ArgSpec) -> ir.MemRefType:
@@ -146,6 +147,16 @@ class Emitter:
         self.strided: list[ir.Value] = []  # tensors of arguments not in C order
 
     # --- materialized values ---------------------------------------------------------------
+    def kernels_first(self, outputs: list[Node]) -> None:
+        """In a program deeper than DEEP nodes, emit every value that is a kernel of its own, inputs
+        first: emitting a kernel then never recurses through the kernels below it (an unrolled loop's
+        chain of hundreds). Shallower programs are emitted from their outputs (the IR's order as before)."""
+        if depth(outputs) <= DEEP:
+            return
+        for node in topological(outputs):
+            if node.op not in ELEMENTWISE and node.op not in ("const", "iota", "arg") and (not is_view(node) or reverses(node)):
+                self.materialize(node)
+
     def materialize(self, node: Node) -> ir.Value:
         """The tensor value of `node`, emitted once."""
         value = self.values.get(id(node))
@@ -864,6 +875,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
                         emitter.strided.append(emitter.arg_tensors[name])
                     emitter.arg_memrefs[name] = arg
                 outs = list(entry.arguments)[len(specs):]
+                emitter.kernels_first(outputs)
                 for node, out in zip(outputs, outs, strict=True):
                     value = emitter.output(node)
                     bufferization.materialize_in_destination(None, value, out, restrict=True, writable=True)
