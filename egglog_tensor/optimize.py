@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import atexit
 import gc
+import itertools
+import math
 import queue
 import re
 import threading
@@ -16,13 +18,14 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 from dataclasses import dataclass, field
 
-from egglog import EGraph, Ruleset, RunReport, Schedule
+from egglog import EGraph, Ruleset, RunReport, Schedule, Vec
 from egglog.declarations import RulesetDecl
 from egglog.pretty import pretty_decl
 
 from .cost import TensorCostModel
+from .extract import Extracted, ExtractionError, extract
 from .graph import Builder, Node, topological
-from .ir import Program, Tensor, from_term, static_facts, to_term
+from .ir import Program, Tensor, from_term, node_term, static_facts, to_term
 from .progress import Progress
 
 T = TypeVar("T")
@@ -35,6 +38,7 @@ class Limits:
     iterations: int = 30
     enodes: int = 50_000
     seconds: float = 10.0
+    evaluations: int = 2_000_000  # e-node pricings of the extraction (egglog_tensor/extract.py)
 
 
 SHOWN_RULES = 8  # rules printed per ruleset, most matches first
@@ -89,6 +93,7 @@ class OptimizeReport:
     cost_after: float
     limits: Limits = field(default_factory=Limits)
     fallback: str = ""  # why the traced program was kept instead of an extracted one ("": it was not)
+    cut: str = ""  # what the extraction left undone when it hit its limit ("": nothing)
 
     @property
     def hit_limit(self) -> bool:
@@ -112,6 +117,8 @@ class OptimizeReport:
             f"{self.enodes} e-nodes, {self.seconds * 1e3:.1f} ms",
             f"estimated cost {self.cost_before:,.1f} ns -> {self.cost_after:,.1f} ns",
         ]
+        if self.cut:
+            lines.append(f"EXTRACTION LIMIT HIT: {self.cut}")
         if self.fallback:
             lines.append(f"EXTRACTION FAILED, the traced program is compiled unoptimized: {self.fallback}")
         lines += [str(rs) for rs in self.rulesets] or ["  no rule matched"]
@@ -320,23 +327,33 @@ def _seeded(egraph: EGraph, outputs: list[Node], nodes: list[Node]) -> Program:
 
     Each node's term is registered on its own, inputs first: egglog-python (13.2) registering a large
     term with shared subterms in one call sometimes (in some processes, not others) builds wrong
-    e-nodes, e.g. a slice whose start Vec is another Vec of the term (`_registers_traced` checks)."""
-    terms: dict[int, Tensor] = {}
-    traced = to_term(outputs, terms)
+    e-nodes, e.g. a slice whose start Vec is another Vec of the term (`_registers_traced` checks).
+    Each is bound to a name (egglog's `let`) that its readers' terms refer to, so every registered term
+    is one node deep: registering stays linear in the program's size at any depth."""
+    names: dict[int, Tensor] = {}
     for node in topological(outputs):
-        egraph.register(terms[id(node)])
-    egraph.register(traced, *static_facts(nodes, terms))
+        names[id(node)] = egraph.let(f"et_node_{next(_NAMES)}", node_term(node, names))
+    traced = Program(Vec[Tensor](*(names[id(o)] for o in outputs)))
+    egraph.register(traced, *static_facts(nodes, names))
     return traced
+
+
+_NAMES = itertools.count()  # unique names of the seeded nodes (egglog's globals)
 
 
 def _registers_traced(extracted: Program, outputs: list[Node]) -> bool:
     """Whether a term extracted before any rewriting is the traced program (as it must be: each
     e-class then holds one e-node); False shows egglog registered the traced term wrongly."""
     builder = Builder()
+    return _is_traced(from_term(extracted, builder), outputs, builder)
+
+
+def _is_traced(nodes: list[Node], outputs: list[Node], builder: Builder) -> bool:
+    """Whether `nodes` (made by `builder`) are the traced program `outputs`."""
     copies: dict[int, Node] = {}
     for node in topological(outputs):
         copies[id(node)] = builder.make(node.op, tuple(copies[id(i)] for i in node.inputs), node.attrs)
-    return all(a is copies[id(b)] for a, b in zip(from_term(extracted, builder), outputs, strict=True))
+    return all(a is copies[id(b)] for a, b in zip(nodes, outputs, strict=True))
 
 
 def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
@@ -382,23 +399,27 @@ def _rewrite_and_extract(
     cost_model: TensorCostModel,
 ) -> tuple[Program, Program, list[Node], OptimizeReport]:
     traced = _seeded(egraph, outputs, topological(outputs))
-    first, before = egraph.extract(traced, include_cost=True, cost_model=cost_model)
-    if not _registers_traced(first, outputs):  # never compile a term of a wrongly built e-graph
-        fallback = "egglog registered the traced program wrongly (its e-graph does not hold the traced term)"
-        report = OptimizeReport("none", 0, "saturated", (), egraph_size(egraph), 0.0, before.total, before.total,
-                                limits, fallback)
-        return traced, traced, from_term(traced), report
-    stats, iterations, reason, seconds = _rewrite(egraph, schedule, limits)
-    fallback = ""
+    builder = Builder()
     try:
-        extracted, after = egraph.extract(traced, include_cost=True, cost_model=cost_model)
-    except BaseException as e:  # a Rust panic reaches Python as pyo3's PanicException (a BaseException)
-        if type(e).__name__ != "PanicException":
-            raise
-        fallback = (f"egglog's extractor failed ({e}): a cost that does not fall when a child's cost falls "
-                    "leaves it no acyclic best term (see egglog_tensor/cost.py)")
-        extracted, after = traced, before
-    nodes = from_term(extracted)
+        first = extract(egraph, cost_model, limits.evaluations, builder)
+    except ExtractionError as e:
+        first = Extracted([], math.nan, 0, str(e))
+    before = first.cost
+    if first.cut or not _is_traced(first.outputs, outputs, builder):  # never compile a term of a wrongly built e-graph
+        fallback = "egglog registered the traced program wrongly (its e-graph does not hold the traced term)"
+        if first.cut:
+            fallback = f"the traced program could not be read back from its e-graph ({first.cut})"
+        report = OptimizeReport("none", 0, "saturated", (), egraph_size(egraph), 0.0, before, before,
+                                limits, fallback, first.cut)
+        return traced, to_term(outputs), outputs, report
+    stats, iterations, reason, seconds = _rewrite(egraph, schedule, limits)
+    fallback, nodes, after, cut = "", outputs, before, ""
+    try:
+        got = extract(egraph, cost_model, limits.evaluations)
+        nodes, after, cut = got.outputs, got.cost, got.cut
+    except ExtractionError as e:
+        fallback = f"the extraction found no program ({e})"
+    extracted = to_term(nodes)
     report = OptimizeReport(
         schedule=str(schedule) if schedule is not None else "none",
         iterations=iterations,
@@ -406,9 +427,10 @@ def _rewrite_and_extract(
         rulesets=tuple(t.stats(name) for name, t in stats.items()),
         enodes=egraph_size(egraph),
         seconds=seconds,
-        cost_before=before.total,
-        cost_after=after.total,
+        cost_before=before,
+        cost_after=after,
         limits=limits,
         fallback=fallback,
+        cut=cut,
     )
     return traced, extracted, nodes, report

@@ -35,6 +35,7 @@ from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
 from .provenance import listing, located
+from .termtext import extracted_text, program_text
 from .runtime import NativeFunction
 from .spec import ArgSpec, signature, spec_of
 from .target import Target
@@ -108,7 +109,7 @@ class Traced(_Stage):
     def traced_term(self) -> str:
         """The term's text: the `traced` stage (and the on-disk cache's key)."""
         if "text" not in self._memo:
-            self._memo["text"] = egglog_text(self.term)
+            self._memo["text"] = program_text(list(self.outputs), lambda: self.term, egglog_text)
         return self._memo["text"]
 
     def _texts(self) -> Mapping[str, str]:
@@ -278,7 +279,7 @@ def optimize(traced: Traced) -> Optimized:
     _, extracted, nodes, report = _timed(
         timings, "optimize", lambda: _run_optimizer(list(traced.outputs), options.schedule(), options.limits, cost_model)
     )
-    return Optimized(traced, egglog_text(extracted), tuple(nodes), report, tuple(timings.items()))
+    return Optimized(traced, extracted_text(nodes, lambda: extracted, egglog_text), tuple(nodes), report, tuple(timings.items()))
 
 
 def lower(optimized: Optimized) -> Lowered:

@@ -22,7 +22,7 @@ from mlir.dialects import affine, arith, bufferization, func, linalg, memref, sc
 from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
-from egglog_tensor.graph import Node
+from egglog_tensor.graph import Node, depth, topological
 from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS
 from egglog_tensor.provenance import Where
 from egglog_tensor.spec import ArgSpec
@@ -33,6 +33,7 @@ from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
 from .stages import rows
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
+DEEP = 64  # programs deeper than this emit their kernels inputs first (Emitter.kernels_first)
 
 
 def memref_type(spec: ArgSpec) -> ir.MemRefType:
@@ -148,6 +149,16 @@ class Emitter:
         self.strided: list[ir.Value] = []  # tensors of arguments not in C order
 
     # --- materialized values ---------------------------------------------------------------
+    def kernels_first(self, outputs: list[Node]) -> None:
+        """In a program deeper than DEEP nodes, emit every value that is a kernel of its own, inputs
+        first: emitting a kernel then never recurses through the kernels below it (an unrolled loop's
+        chain of hundreds). Shallower programs are emitted from their outputs (the IR's order as before)."""
+        if depth(outputs) <= DEEP:
+            return
+        for node in topological(outputs):
+            if node.op not in ELEMENTWISE and node.op not in ("const", "iota", "arg") and (not is_view(node) or reverses(node)):
+                self.materialize(node)
+
     def materialize(self, node: Node) -> ir.Value:
         """The tensor value of `node`, emitted once."""
         value = self.values.get(id(node))
@@ -229,19 +240,33 @@ class Emitter:
     # --- fused elementwise groups ------------------------------------------------------------
     def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool = True) -> tuple:
         """The body expression computing `node` at `idx` (fused unless the term materializes it; an
-        iota from the loop indices, or with `indices` False read from its own buffer)."""
+        iota from the loop indices, or with `indices` False read from its own buffer). Walked with an
+        explicit stack, operands left to right (the order the body's inputs are added in): any depth."""
+        done: list[tuple] = []
+        stack: list[tuple[Node, list[ir.AffineExpr], bool]] = [(node, idx, False)]
+        while stack:
+            node, idx, ready = stack.pop()
+            if ready:  # its operands are the last len(inputs) trees done
+                children = tuple(done[len(done) - len(node.inputs):])
+                del done[len(done) - len(node.inputs):]
+                done.append((node.op, node.inputs[0].dtype, node.dtype, children))
+            elif is_view(node) and not reverses(node):
+                stack.append((node.inputs[0], view_index(node, idx), False))
+            elif node.op in ELEMENTWISE:
+                stack.append((node, idx, True))
+                stack.extend((i, broadcast_index(i.shape, node.shape, idx), False) for i in reversed(node.inputs))
+            else:
+                done.append(self._scalar_leaf(node, idx, plan, indices))
+        return done[0]
+
+    def _scalar_leaf(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool) -> tuple:
+        """A body expression's leaf: a constant, an iota's index, or a read of a materialized value."""
         if node.op == "const":
             return ("c", node.attr("value"), node.dtype)
         if node.op == "iota" and indices:
             return ("iota", ir.AffineMap.get(len(plan.domain), 0, [idx[node.attr("axis")]]), node.dtype)
-        if is_view(node):
-            if reverses(node):  # read from its own copy: linalg's tiling asserts on a negative map coefficient
-                return plan.input(self.materialize(node), idx, node.dtype)
-            return self._scalar(node.inputs[0], view_index(node, idx), plan, indices)
-        if node.op not in ELEMENTWISE:
-            return plan.input(self.materialize(node), idx, node.dtype)
-        children = tuple(self._scalar(i, broadcast_index(i.shape, node.shape, idx), plan, indices) for i in node.inputs)
-        return (node.op, node.inputs[0].dtype, node.dtype, children)
+        # a reversed view is read from its own copy: linalg's tiling asserts on a negative map coefficient
+        return plan.input(self.materialize(node), idx, node.dtype)
 
     def _generic(self, plan: _Plan, tree: tuple, init: ir.Value, out_map: ir.AffineMap,
                  iterators: list[str], combine: str | None, out_dtype: str) -> ir.Value:
@@ -826,23 +851,27 @@ def _index_value(amap: ir.AffineMap, dtype: str) -> ir.Value:
 
 
 def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -> ir.Value:
-    """Emit the scalar ops of a body expression tree once per distinct subtree."""
-    done = memo.get(tree)
-    if done is not None:
-        return done
-    kind = tree[0]
-    if kind == "in":
-        value = args[tree[1]]
-    elif kind == "c":
-        value = scalar.constant(tree[1], tree[2])
-    elif kind == "iota":
-        value = _index_value(tree[1], tree[2])
-    else:
-        op, in_dtype, out_dtype, children = tree
-        operands = [_emit_tree(c, args, memo) for c in children]
-        value = scalar.apply(op, in_dtype, out_dtype, operands)
-    memo[tree] = value
-    return value
+    """Emit the scalar ops of a body expression tree once per distinct subtree (operands first, with
+    an explicit stack: any depth)."""
+    stack = [(tree, False)]
+    while stack:
+        sub, ready = stack.pop()
+        if sub in memo:
+            continue
+        kind = sub[0]
+        if kind == "in":
+            memo[sub] = args[sub[1]]
+        elif kind == "c":
+            memo[sub] = scalar.constant(sub[1], sub[2])
+        elif kind == "iota":
+            memo[sub] = _index_value(sub[1], sub[2])
+        elif ready:
+            op, in_dtype, out_dtype, children = sub
+            memo[sub] = scalar.apply(op, in_dtype, out_dtype, [memo[c] for c in children])
+        else:
+            stack.append((sub, True))
+            stack.extend((c, False) for c in reversed(sub[3]))
+    return memo[tree]
 
 
 def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], target: Target, fn_name: str = "kernel",
@@ -877,6 +906,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
                         emitter.strided.append(emitter.arg_tensors[name])
                     emitter.arg_memrefs[name] = arg
                 outs = list(entry.arguments)[len(specs):]
+                emitter.kernels_first(outputs)
                 for node, out in zip(outputs, outs, strict=True):
                     value = emitter.output(node)
                     bufferization.materialize_in_destination(None, value, out, restrict=True, writable=True)
