@@ -26,12 +26,15 @@ COV5 = '!{i32 1, !"amdhsa_code_object_version", i32 500}'  # code object v5: wha
 
 
 @dataclass(frozen=True)
-class Kernel:
+class DeviceKernel:
     """One launch of the host function, in order: the kernel's symbol, grid and block sizes (x, y, z)."""
 
     name: str
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
+
+    def __str__(self) -> str:
+        return f"{self.name} grid {'x'.join(map(str, self.grid))} block {'x'.join(map(str, self.block))}"
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class DeviceCode:
     """What a GPU target's compilation built: its launches, the binary (HSACO bytes, or PTX as UTF-8)
     and the binary's file name suffix."""
 
-    kernels: tuple[Kernel, ...]
+    kernels: tuple[DeviceKernel, ...]
     binary: bytes
     suffix: str
 
@@ -48,10 +51,10 @@ _LAUNCH = re.compile(r"gpu\.launch_func\s+@(\w+)::@\w+ blocks in \((%\w+), (%\w+
 _CONST = re.compile(r"(%\w+) = arith\.constant (\d+) : index")
 
 
-def launches(host_text: str) -> tuple[Kernel, ...]:
+def launches(host_text: str) -> tuple[DeviceKernel, ...]:
     """The gpu.launch_func ops of the lowered module, in order, with their constant sizes."""
     values = dict(_CONST.findall(host_text))
-    return tuple(Kernel(m[0], tuple(int(values[v]) for v in m[1:4]), tuple(int(values[v]) for v in m[4:7]))  # type: ignore[misc]
+    return tuple(DeviceKernel(m[0], tuple(int(values[v]) for v in m[1:4]), tuple(int(values[v]) for v in m[4:7]))  # type: ignore[misc]
                  for m in _LAUNCH.findall(host_text))
 
 
@@ -122,7 +125,7 @@ def link_hsaco(obj: bytes, folder: Path) -> bytes:
     return out.read_bytes()
 
 
-def check_hsaco(path: Path, kernels: tuple[Kernel, ...]) -> str:
+def check_hsaco(path: Path, kernels: tuple[DeviceKernel, ...]) -> str:
     """llvm-readelf's header, dynamic symbols and notes of an HSACO; CompileError unless it is an
     AMDGPU code object v5 holding each kernel's symbol and descriptor (`.kd`) and no undefined symbol."""
     report = _run([str(tool_path("llvm-readelf")), "-h", "--dyn-syms", "--notes", str(path)], "llvm-readelf", "", ".hsaco").stdout
