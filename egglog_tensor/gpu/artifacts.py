@@ -39,7 +39,9 @@ def write(comp: Compilation, out_dir: str | Path) -> Path:
         (folder / f"{comp.name}{device.suffix}").write_bytes(device.binary)
         launches = [{"kernel": k.name, "grid": k.grid, "block": k.block} for k in device.kernels]
         manifest = {"target": f"{comp.options.target.name}:{comp.options.target.cpu}", "binary": f"{comp.name}{device.suffix}",
-                    "arguments": [*comp.arg_names, *(f"out{i}" for i in range(len(comp.outputs)))], "launches": launches}
+                    "arguments": [*comp.arg_names, *(f"out{i}" for i in range(len(comp.outputs)))],
+                    "memrefs": "bare pointers" if comp.facts[comp.options.target.name].bare else "memref descriptors",
+                    "launches": launches}
         (folder / "launches.json").write_text(json.dumps(manifest, indent=2) + "\n")
     elif comp.module is not None:
         (folder / f"{comp.name}.o").write_bytes(comp.module.object_code)

@@ -6,8 +6,9 @@
     gpu-map      launch.py   each forall nest as a gpu.launch (transform dialect), linalg bodies as loops
     gpu-outline  launch.py   launches' bodies outlined as kernels (gpu.module / gpu.func)
     math         ../stages/math.py  exp and float32 tanh inline, on the device code (no device math library)
-    noalias      device.py   kernel memref arguments marked noalias (the compiled kernels' arguments never overlap)
-    rocdl / nvvm device.py   the device code to the ROCDL or NVVM and LLVM dialects (one pointer per memref)
+    noalias      device.py   kernel memref arguments marked noalias (bare pointers); math the device cannot compute refused
+    rocdl / nvvm device.py   the device code to the ROCDL or NVVM and LLVM dialects (one pointer per memref where
+                             every kernel's arguments are static and contiguous, else memref descriptors)
 
 What follows the MLIR stages (device module, LLVM IR, code generation, link and checks) is codegen.py.
 """
@@ -27,4 +28,4 @@ DESTINATIONS = Passes("destinations", ("eliminate-empty-tensors", "empty-tensor-
 
 def gpu_stages(target: Target) -> tuple[Stage, ...]:
     """The stages of a GPU target's pipeline."""
-    return (DESTINATIONS, GpuTile(target), GpuBufferize(), GpuMap(), GpuOutline(), Math(target), NoAlias(), Convert(target))
+    return (DESTINATIONS, GpuTile(target), GpuBufferize(), GpuMap(), GpuOutline(), Math(target), NoAlias(target), Convert(target))

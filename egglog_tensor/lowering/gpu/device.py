@@ -1,5 +1,6 @@
 """The device stages: kernel arguments marked noalias, then the device code converted to the ROCDL
-or NVVM dialect and LLVM (one pointer per memref argument: MLIR's bare-pointer convention).
+or NVVM dialect and LLVM (one pointer per memref argument, MLIR's bare-pointer convention, where
+every kernel argument has a static shape and identity layout; else memref descriptors).
 
 Math on the device: the math stage has made exp (float32, float64) and float32 tanh arithmetic;
 what remains of the math dialect must be one of `DEVICE_MATH` (LLVM intrinsics both backends
@@ -12,13 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from mlir import ir
+from mlir import ir, passmanager
 
 from ...errors import UnsupportedError
 from ...target import Target
 from ..stages.stage import Stage
 
-DEVICE_MATH = ("math.fma", "math.absf", "math.copysign")  # after the math stage; each becomes an LLVM intrinsic
+# What may remain of the math dialect after the math stage: each becomes an LLVM intrinsic the backend selects
+# (NVVM's conversion refuses llvm.intr.sqrt, which would need libdevice's __nv_sqrtf).
+DEVICE_MATH = {"rocdl": ("math.fma", "math.absf", "math.copysign", "math.sqrt"), "nvvm": ("math.fma", "math.absf", "math.copysign")}
 _VIEWS = ("memref.subview", "memref.cast", "memref.expand_shape", "memref.collapse_shape", "memref.reinterpret_cast")
 
 
@@ -35,50 +38,66 @@ def kernels(module: ir.Module) -> list[ir.Operation]:
     return found
 
 
-def _check(kernel: ir.Operation) -> None:
-    """UnsupportedError for what the device code cannot hold: math needing a device library, a
-    memref argument without a static shape and identity layout (the bare-pointer convention's need)."""
-    for arg in kernel.regions[0].blocks[0].arguments:
-        text = str(arg.type)
-        if text.startswith("memref") and ("?" in text or "strided" in text or "affine_map" in text):
-            raise UnsupportedError(f"GPU targets take C-contiguous arrays of static shape only; kernel {_name(kernel)} has {text}")
+def _check_math(kernel: ir.Operation, backend: str) -> None:
+    """UnsupportedError for math the device code cannot compute without the device's math library."""
     left: set[str] = set()
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name.startswith("math.") and op.name not in DEVICE_MATH:
+        if op.name.startswith("math.") and op.name not in DEVICE_MATH[backend]:
             left.add(op.name)
         return ir.WalkResult.ADVANCE
 
     kernel.walk(visit)
     if left:
-        raise UnsupportedError(f"GPU targets: {', '.join(sorted(left))} would need the device's math library, which "
-                               f"GPU targets do not link yet (supported: exp, float32 tanh, abs, fma, arithmetic)")
+        names = ", ".join(m.removeprefix("math.") for m in DEVICE_MATH[backend])
+        raise UnsupportedError(f"GPU target {backend}: {', '.join(sorted(left))} would need the device's math library, which "
+                               f"GPU targets do not link yet (supported: exp, float32 tanh, {names}, arithmetic)")
 
 
-def _name(kernel: ir.Operation) -> str:
-    return ir.StringAttr(kernel.attributes["sym_name"]).value
+def bare(module: ir.Module) -> bool:
+    """Whether every kernel memref argument has a static shape and identity layout: then each is passed
+    as one pointer (MLIR's bare-pointer convention), else every one as a memref descriptor."""
+    for kernel in kernels(module):
+        for arg in kernel.regions[0].blocks[0].arguments:
+            text = str(arg.type)
+            if text.startswith("memref") and ("?" in text or "strided" in text or "affine_map" in text):
+                return False
+    return True
 
 
 @dataclass(frozen=True)
 class NoAlias(Stage):
-    """Every kernel's memref arguments marked `llvm.noalias` (each is a distinct buffer of the
-    compiled function: a kernel stores its result once, not after each step), after checking the
-    device code holds nothing the targets cannot compile."""
+    """Every kernel's memref arguments marked `llvm.noalias` when they are bare pointers (each is a
+    distinct buffer of the compiled function: a kernel stores its result once, not after each step),
+    after checking the device code holds no math the target cannot compile."""
 
+    target: Target
     name: ClassVar[str] = "noalias"
 
     def rewrite(self, module: ir.Module) -> None:
         noalias = ir.DictAttr.get({"llvm.noalias": ir.UnitAttr.get()})
+        marked = bare(module)  # (MLIR keeps noalias only on bare pointers)
         for kernel in kernels(module):
-            _check(kernel)
+            _check_math(kernel, self.target.name)
+            if not marked:
+                continue
             args = kernel.regions[0].blocks[0].arguments
             kernel.attributes["arg_attrs"] = ir.ArrayAttr.get(
                 [noalias if str(a.type).startswith("memref") else ir.DictAttr.get({}) for a in args])
 
 
 @dataclass(frozen=True)
+class Convention:
+    """How the kernels take their memref arguments: one pointer each (`bare`), else a memref
+    descriptor each, expanded (allocated and aligned pointers, offset, sizes, strides)."""
+
+    bare: bool
+
+
+@dataclass(frozen=True)
 class Convert(Stage):
-    """The device code in the ROCDL (AMD) or NVVM (NVIDIA) and LLVM dialects, for the Target's chip."""
+    """The device code in the ROCDL (AMD) or NVVM (NVIDIA) and LLVM dialects, for the Target's chip;
+    memref arguments as bare pointers where every kernel's allow it."""
 
     target: Target
 
@@ -89,8 +108,17 @@ class Convert(Stage):
     @property
     def passes(self) -> tuple[str, ...]:  # type: ignore[override]
         chip = self.target.cpu
-        convert = (f"convert-gpu-to-rocdl{{chipset={chip} runtime=HIP use-bare-ptr-memref-call-conv=true}}"
-                   if self.target.name == "rocdl" else "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}")
         attach = f"rocdl-attach-target{{chip={chip}}}" if self.target.name == "rocdl" else f"nvvm-attach-target{{chip={chip} O=3}}"
-        return (attach, f"gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-math-to-llvm,{convert})",
-                "reconcile-unrealized-casts")
+        return attach, "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-math-to-llvm)"
+
+    def conversion(self, bare_pointers: bool) -> str:
+        """The pass pipeline converting the gpu.modules to the backend's dialect and LLVM."""
+        option = f"use-bare-ptr-memref-call-conv={str(bare_pointers).lower()}"
+        convert = (f"convert-gpu-to-rocdl{{chipset={self.target.cpu} runtime=HIP {option}}}" if self.target.name == "rocdl"
+                   else f"convert-gpu-to-nvvm{{{option}}}")
+        return f"builtin.module(gpu.module({convert}),reconcile-unrealized-casts)"
+
+    def rewrite(self, module: ir.Module) -> Convention:
+        convention = Convention(bare(module))
+        passmanager.PassManager.parse(self.conversion(convention.bare)).run(module.operation)
+        return convention

@@ -71,7 +71,8 @@ class GpuOutline(Stage):
                                    "(an operation the GPU tiling does not map yet)")
 
 
-HOST_OPS = frozenset({"func.return", "arith.constant", "memref.alloc", "memref.dealloc", "memref.get_global", "gpu.launch_func"})
+HOST_OPS = frozenset({"func.return", "arith.constant", "memref.alloc", "memref.dealloc", "memref.get_global", "gpu.launch_func",
+                      "memref.expand_shape", "memref.collapse_shape", "memref.subview", "memref.cast"})  # (views: no work)
 
 
 def host_work(module: ir.Module) -> list[str]:
