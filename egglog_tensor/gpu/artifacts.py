@@ -37,7 +37,7 @@ def write(comp: Compilation, out_dir: str | Path) -> Path:
     device = comp.facts.get("device")
     if device is not None:
         (folder / f"{comp.name}{device.suffix}").write_bytes(device.binary)
-        launches = [{"kernel": k.name, "grid": k.grid, "block": k.block} for k in device.kernels]
+        launches = [{"kernel": k.name, "grid": k.grid, "block": k.block, "args": k.args} for k in device.kernels]
         manifest = {"target": f"{comp.options.target.name}:{comp.options.target.cpu}", "binary": f"{comp.name}{device.suffix}",
                     "arguments": [*comp.arg_names, *(f"out{i}" for i in range(len(comp.outputs)))],
                     "memrefs": "bare pointers" if comp.facts[comp.options.target.name].bare else "memref descriptors",

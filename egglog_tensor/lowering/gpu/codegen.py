@@ -27,11 +27,12 @@ COV5 = '!{i32 1, !"amdhsa_code_object_version", i32 500}'  # code object v5: wha
 
 @dataclass(frozen=True)
 class DeviceKernel:
-    """One launch of the host function, in order: the kernel's symbol, grid and block sizes (x, y, z)."""
+    """One launch of the host function, in order: the kernel's symbol, grid and block sizes (x, y, z), operands."""
 
     name: str
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
+    args: tuple[str, ...] = ()  # its operands in the host function, "%arg0: memref<1000x300xf32>" (temporaries: %alloc...)
 
     def __str__(self) -> str:
         return f"{self.name} grid {'x'.join(map(str, self.grid))} block {'x'.join(map(str, self.block))}"
@@ -47,15 +48,17 @@ class DeviceCode:
     suffix: str
 
 
-_LAUNCH = re.compile(r"gpu\.launch_func\s+@(\w+)::@\w+ blocks in \((%\w+), (%\w+), (%\w+)\) threads in \((%\w+), (%\w+), (%\w+)\)")
+_LAUNCH = re.compile(r"gpu\.launch_func\s+@(\w+)::@\w+ blocks in \((%\w+), (%\w+), (%\w+)\) threads in \((%\w+), (%\w+), (%\w+)\)"
+                     r"\s+args\((.*)\)$", re.MULTILINE)
+_ARG = re.compile(r"(%\w+) : (memref<[^>]*>|\w+)")
 _CONST = re.compile(r"(%\w+) = arith\.constant (\d+) : index")
 
 
 def launches(host_text: str) -> tuple[DeviceKernel, ...]:
     """The gpu.launch_func ops of the lowered module, in order, with their constant sizes."""
     values = dict(_CONST.findall(host_text))
-    return tuple(DeviceKernel(m[0], tuple(int(values[v]) for v in m[1:4]), tuple(int(values[v]) for v in m[4:7]))  # type: ignore[misc]
-                 for m in _LAUNCH.findall(host_text))
+    return tuple(DeviceKernel(m[0], tuple(int(values[v]) for v in m[1:4]), tuple(int(values[v]) for v in m[4:7]),  # type: ignore[arg-type]
+                              tuple(f"{name}: {kind}" for name, kind in _ARG.findall(m[7]))) for m in _LAUNCH.findall(host_text))
 
 
 def device_module(lowered: str, target: Target) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir, passmanager
+from mlir.dialects import arith
 
 from ...errors import UnsupportedError
 from ...target import Target
@@ -86,6 +87,25 @@ class NoAlias(Stage):
                 [noalias if str(a.type).startswith("memref") else ir.DictAttr.get({}) for a in args])
 
 
+def sign_bits(module: ir.Module) -> None:
+    """math.absf and math.copysign as integer ops on the sign bit (the same bits): NVVM's conversion
+    takes neither as an LLVM intrinsic, and would call libdevice's __nv_fabsf / __nv_copysignf."""
+    found: list[ir.Operation] = []
+    module.operation.walk(lambda op: (found.append(op) if op.name in ("math.absf", "math.copysign") else None) or ir.WalkResult.ADVANCE)
+    for op in found:
+        float_type = op.results[0].type
+        width = ir.FloatType(float_type).width
+        int_type = ir.IntegerType.get_signless(width)
+        with ir.InsertionPoint(op), op.location:
+            bits = arith.bitcast(int_type, op.operands[0])
+            magnitude = arith.andi(bits, arith.constant(int_type, (1 << (width - 1)) - 1))
+            if op.name == "math.copysign":
+                sign = arith.andi(arith.bitcast(int_type, op.operands[1]), arith.constant(int_type, -(1 << (width - 1))))
+                magnitude = arith.ori(magnitude, sign)
+            op.results[0].replace_all_uses_with(arith.bitcast(float_type, magnitude))
+        op.erase()
+
+
 @dataclass(frozen=True)
 class Convention:
     """How the kernels take their memref arguments: one pointer each (`bare`), else a memref
@@ -109,16 +129,18 @@ class Convert(Stage):
     def passes(self) -> tuple[str, ...]:  # type: ignore[override]
         chip = self.target.cpu
         attach = f"rocdl-attach-target{{chip={chip}}}" if self.target.name == "rocdl" else f"nvvm-attach-target{{chip={chip} O=3}}"
-        return attach, "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-math-to-llvm)"
+        return attach, "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf)"
 
     def conversion(self, bare_pointers: bool) -> str:
         """The pass pipeline converting the gpu.modules to the backend's dialect and LLVM."""
         option = f"use-bare-ptr-memref-call-conv={str(bare_pointers).lower()}"
         convert = (f"convert-gpu-to-rocdl{{chipset={self.target.cpu} runtime=HIP {option}}}" if self.target.name == "rocdl"
                    else f"convert-gpu-to-nvvm{{{option}}}")
-        return f"builtin.module(gpu.module({convert}),reconcile-unrealized-casts)"
+        return f"builtin.module(gpu.module(convert-math-to-llvm,{convert}),reconcile-unrealized-casts)"
 
     def rewrite(self, module: ir.Module) -> Convention:
+        if self.target.name == "nvvm":
+            sign_bits(module)
         convention = Convention(bare(module))
         passmanager.PassManager.parse(self.conversion(convention.bare)).run(module.operation)
         return convention
