@@ -94,6 +94,7 @@ CASES = {
     "column-max": (lambda x: np.max(x, axis=0), (rng.standard_normal((300, 700)).astype(np.float32),)),
     "row-max-nan": (lambda x: np.max(x, axis=1), (np.where(np.arange(64 * 50).reshape(64, 50) % 97 == 0, np.nan, 1.0).astype(np.float32),)),
     "float64-softmax": (softmax, (rng.standard_normal((100, 70)),)),
+    "fortran-order-transpose": (lambda x: x.T * 2.0 - 1.0, (np.asfortranarray(rng.standard_normal((50, 70)).astype(np.float32)),)),
     "negative-axis-keepdims": (lambda x: x - x.mean(axis=-1, keepdims=True), (rng.standard_normal((64, 500)).astype(np.float32),)),
 }
 
@@ -116,7 +117,7 @@ def test_emulated_cases(case: str, target: str) -> None:
         np.testing.assert_allclose(out, expected, rtol=2e-6 if out.dtype == np.float32 else 1e-13, atol=1e-7)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", [TARGETS[0], pytest.param(TARGETS[1], marks=pytest.mark.slow)])
 def test_long_rows_pass_descriptors(target: str) -> None:
     """A blocked sum over rows of 5000 reads strided views of x: every kernel then takes memref descriptors."""
     x = rng.standard_normal((64, 5000)).astype(np.float32)

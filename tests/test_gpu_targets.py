@@ -107,6 +107,8 @@ def test_staged_lower_shows_gpu_stages() -> None:
 @pytest.mark.parametrize(("fn", "message"), [
     (lambda x: np.log(x), "math.log would need the device's math library"),
     (lambda x: x.sum(), "full reductions are not supported on GPU targets yet"),
+    (lambda x: x[::-1] + 1.0, "a reversed view"),
+    (lambda x: np.cumsum(x, axis=1), "scf.for would run on the host, outside a kernel"),
 ])
 def test_unsupported_on_gpu(fn, message: str) -> None:
     with pytest.raises(et.UnsupportedError, match=message):

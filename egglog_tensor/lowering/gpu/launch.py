@@ -14,21 +14,13 @@ from mlir.dialects.transform import gpu
 from ...errors import UnsupportedError
 from .. import scripts
 from ..stages.stage import Stage
-from .tile import LAUNCH, THREADS
+from .tile import LAUNCH, THREADS, top_foralls
 
 
 def marked(module: ir.Module) -> list[tuple[int, int]]:
-    """(launch number, threads) of each forall the gpu-tile stage marked, in order."""
-    found: list[tuple[int, int]] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if LAUNCH in op.attributes:
-            found.append((ir.IntegerAttr(op.attributes[LAUNCH]).value, ir.IntegerAttr(op.attributes[THREADS]).value))
-            return ir.WalkResult.SKIP
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
+    """(launch number, threads) of each forall the gpu-bufferize stage marked, in order."""
+    return [(ir.IntegerAttr(op.attributes[LAUNCH]).value, ir.IntegerAttr(op.attributes[THREADS]).value)
+            for op in top_foralls(module) if LAUNCH in op.attributes]
 
 
 @dataclass(frozen=True)

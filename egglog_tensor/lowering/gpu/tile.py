@@ -21,7 +21,7 @@ from mlir.dialects.transform import structured
 from ...errors import UnsupportedError
 from ...target import Target
 from .. import scripts
-from ..payload import as_operation, linalg_ops, loop_extents
+from ..payload import as_operation, linalg_ops, loop_extents, reverses
 from ..stages.stage import Stage
 
 GRID_YZ = 65535  # the largest grid y and z of both vendors (x allows 2^31 - 1)
@@ -59,6 +59,8 @@ def loop_kinds(op: ir.Operation) -> str:
 
 def plan_launch(op: ir.Operation, threads: int, wave: int) -> Launch:
     """The tiling of `op` for blocks of at most `threads` threads (whole waves)."""
+    if reverses(op):  # (linalg's tiling asserts on a negative map coefficient)
+        raise UnsupportedError("GPU targets: a reversed view (a[::-1], np.flip, or an index list read backwards) is not supported yet")
     extents = loop_extents(op)
     parallel = [i for i, kind in enumerate(loop_kinds(op)) if kind == "p"]
     if not parallel:
