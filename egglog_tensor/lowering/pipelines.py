@@ -89,7 +89,7 @@ def resolve_target(target: str | Target | None, threads: int | None = None, mach
     threads = threads or default_threads()
     name = base.name if isinstance(target, Target) else target or ("cpu-openmp" if threads > 1 else "cpu")
     if name not in NAMES:
-        raise ValueError(f"unknown target {name!r}; targets: {', '.join(NAMES)}")
+        raise ValueError(f"unknown target {name!r}; targets: {', '.join(NAMES)}, rocdl:<gfx chip>, nvvm:<sm name>")
     return replace(base, name=name, threads=threads if name == "cpu-openmp" else 1, machine=machine or base.machine)
 
 def _gpu(target: str | Target, threads: int | None, machine: Machine | None) -> Target:

@@ -27,5 +27,6 @@ DESTINATIONS = Passes("destinations", ("eliminate-empty-tensors", "empty-tensor-
 
 
 def gpu_stages(target: Target) -> tuple[Stage, ...]:
-    """The stages of a GPU target's pipeline."""
-    return (DESTINATIONS, GpuTile(target), GpuBufferize(), GpuMap(), GpuOutline(), Math(target), NoAlias(target), Convert(target))
+    """The stages of a GPU target's pipeline (`target.device` set)."""
+    assert target.device is not None
+    return (DESTINATIONS, GpuTile(target.device.wave), GpuBufferize(), GpuMap(), GpuOutline(), Math(target), NoAlias(target), Convert(target))

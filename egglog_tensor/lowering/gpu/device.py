@@ -23,7 +23,6 @@ from ..stages.stage import Stage
 # What may remain of the math dialect after the math stage: each becomes an LLVM intrinsic the backend selects
 # (NVVM's conversion refuses llvm.intr.sqrt, which would need libdevice's __nv_sqrtf).
 DEVICE_MATH = {"rocdl": ("math.fma", "math.absf", "math.copysign", "math.sqrt"), "nvvm": ("math.fma", "math.absf", "math.copysign")}
-_VIEWS = ("memref.subview", "memref.cast", "memref.expand_shape", "memref.collapse_shape", "memref.reinterpret_cast")
 
 
 def kernels(module: ir.Module) -> list[ir.Operation]:

@@ -1,4 +1,4 @@
-"""The gpu-tile stage: each linalg op tiled for a GPU launch on tensors, then bufferized.
+"""The gpu-tile and gpu-bufferize stages: each linalg op tiled for a GPU launch on tensors, then bufferized.
 
 Every linalg op but a fill becomes one kernel: its innermost parallel loop is split into blocks of
 `threads` iterations (`#gpu.block<x>`), the two parallel loops outside it into blocks of one
@@ -19,15 +19,12 @@ from mlir import ir
 from mlir.dialects.transform import structured
 
 from ...errors import UnsupportedError
-from ...target import Target
 from .. import scripts
 from ..payload import as_operation, linalg_ops, loop_extents, reverses
 from ..stages.stage import Stage
 
 GRID_YZ = 65535  # the largest grid y and z of both vendors (x allows 2^31 - 1)
 BLOCK_AXES = ("x", "y", "z")
-
-
 _NAMED = {"matmul": "ppr", "batch_matmul": "pppr", "matvec": "pr", "vecmat": "pr", "dot": "r"}  # loop kinds of named ops
 
 
@@ -92,7 +89,7 @@ def _fill_of(op: ir.Operation) -> ir.Operation | None:
 class GpuTile(Stage):
     """Linalg ops tiled over blocks and threads (scf.forall with GPU mappings), fills fused."""
 
-    target: Target
+    wave: int  # the device's wave (warp) size: blocks are whole waves
     threads: int = 256
     name: ClassVar[str] = "gpu-tile"
     scripted: ClassVar[bool] = True
@@ -100,7 +97,7 @@ class GpuTile(Stage):
     def script(self, module: ir.Module) -> ir.Module | None:
         ops = linalg_ops(module)
         fills = [_fill_of(op) for op in ops]
-        kernels = [(i, op, plan_launch(op, self.threads, self.target.device.wave)) for i, op in enumerate(ops)
+        kernels = [(i, op, plan_launch(op, self.threads, self.wave)) for i, op in enumerate(ops)
                    if op.name != "linalg.fill"]
         if not kernels:
             return None
@@ -110,9 +107,9 @@ class GpuTile(Stage):
             for i, op, launch in kernels:
                 fill = fills[i]
                 blocks = structured.TileUsingForallOp(handles[i], tile_sizes=launch.sizes, mapping=_mapping("block", launch.axes))
-                fused = fill and scripts.fuse_into(handles[ops.index(fill)], blocks.forall_op)[0]
+                fused = None if fill is None else scripts.fuse_into(handles[ops.index(fill)], blocks.forall_op)[0]
                 threads = structured.TileUsingForallOp(blocks.tiled_op, num_threads=launch.thread_counts, mapping=_mapping("thread", ("x",)))
-                if fused:
+                if fused is not None:
                     scripts.fuse_into(fused, threads.forall_op)
 
         return scripts.build(module.context, body)
