@@ -99,9 +99,11 @@ CASES = {
 }
 
 
-# each case on one target in the default run, on the other in the slow run
-PAIRS = [pytest.param(case, target, marks=() if (i + j) % 2 == 0 else pytest.mark.slow)
-         for i, case in enumerate(CASES) for j, target in enumerate(TARGETS)]
+# the default run: these cases on one target each (tanh on nvvm: its abs and copysign as sign-bit ops);
+# the slow run: every case on both
+QUICK = {"float64-broadcast": TARGETS[0], "tanh": TARGETS[1], "row-max-nan": TARGETS[0], "float64-softmax": TARGETS[1],
+         "fortran-order-transpose": TARGETS[0]}
+PAIRS = [pytest.param(case, target, marks=() if QUICK.get(case) == target else pytest.mark.slow) for case in CASES for target in TARGETS]
 
 
 @pytest.mark.parametrize(("case", "target"), PAIRS)
@@ -136,3 +138,14 @@ def test_emulated_sums_at_size(dtype) -> None:
     comp = et.kernel(row_sum, target="rocdl:gfx942").inspect(x)
     (out,) = emulate(comp, x)
     np.testing.assert_allclose(out, x.astype(np.float64).sum(axis=1), rtol=4 * np.finfo(dtype).eps)
+
+
+def test_tanh_special_values_on_nvvm() -> None:
+    """float32 tanh inline, its abs and copysign as sign-bit ops (nvvm): -0.0, NaN, +-inf, tiny and large values."""
+    x = np.array([[-0.0, 0.0, np.nan, np.inf, -np.inf, 1e-30, -1e-30, -5.0, 0.69, 0.71, 9.5, -20.0]], np.float32)
+    comp = et.kernel(lambda x: np.tanh(x), target="nvvm:sm_90").inspect(x)
+    assert "math.absf" not in comp.stage("sign-bits") and "math.copysign" not in comp.stage("sign-bits")
+    (out,) = emulate(comp, x)
+    expected = np.tanh(x)
+    np.testing.assert_array_equal(np.signbit(out), np.signbit(expected))
+    np.testing.assert_allclose(out, expected, rtol=2e-7, atol=0)

@@ -6,6 +6,7 @@
     gpu-map      launch.py   each forall nest as a gpu.launch (transform dialect), linalg bodies as loops
     gpu-outline  launch.py   launches' bodies outlined as kernels (gpu.module / gpu.func)
     math         ../stages/math.py  exp and float32 tanh inline, on the device code (no device math library)
+    sign-bits    device.py   nvvm: abs and copysign as sign-bit integer ops (NVVM would call libdevice for them)
     noalias      device.py   kernel memref arguments marked noalias (bare pointers); math the device cannot compute refused
     rocdl / nvvm device.py   the device code to the ROCDL or NVVM and LLVM dialects (one pointer per memref where
                              every kernel's arguments are static and contiguous, else memref descriptors)
@@ -18,7 +19,7 @@ from __future__ import annotations
 from ...target import Target
 from ..stages.math import Math
 from ..stages.stage import Passes, Stage
-from .device import Convert, NoAlias
+from .device import Convert, NoAlias, SignBits
 from .launch import GpuMap, GpuOutline
 from .tile import GpuBufferize, GpuTile
 
@@ -29,4 +30,6 @@ DESTINATIONS = Passes("destinations", ("eliminate-empty-tensors", "empty-tensor-
 def gpu_stages(target: Target) -> tuple[Stage, ...]:
     """The stages of a GPU target's pipeline (`target.device` set)."""
     assert target.device is not None
-    return (DESTINATIONS, GpuTile(target.device.wave), GpuBufferize(), GpuMap(), GpuOutline(), Math(target), NoAlias(target), Convert(target))
+    nvvm = (SignBits(),) if target.name == "nvvm" else ()
+    return (DESTINATIONS, GpuTile(target.device.wave), GpuBufferize(), GpuMap(), GpuOutline(), Math(target), *nvvm, NoAlias(target),
+            Convert(target))

@@ -106,6 +106,16 @@ def sign_bits(module: ir.Module) -> None:
 
 
 @dataclass(frozen=True)
+class SignBits(Stage):
+    """NVVM: math.absf and math.copysign as sign-bit integer ops (before noalias, so the CPU emulation runs them)."""
+
+    name: ClassVar[str] = "sign-bits"
+
+    def rewrite(self, module: ir.Module) -> None:
+        sign_bits(module)
+
+
+@dataclass(frozen=True)
 class Convention:
     """How the kernels take their memref arguments: one pointer each (`bare`), else a memref
     descriptor each, expanded (allocated and aligned pointers, offset, sizes, strides)."""
@@ -138,8 +148,6 @@ class Convert(Stage):
         return f"builtin.module(gpu.module(convert-math-to-llvm,{convert}),reconcile-unrealized-casts)"
 
     def rewrite(self, module: ir.Module) -> Convention:
-        if self.target.name == "nvvm":
-            sign_bits(module)
         convention = Convention(bare(module))
         passmanager.PassManager.parse(self.conversion(convention.bare)).run(module.operation)
         return convention
