@@ -1,7 +1,8 @@
 """A compilation's artifacts as files: `et.compile(f, *args, target=..., out_dir=...)` writes every
 stage's text and the built code (a GPU target's HSACO or PTX with its launches, a CPU target's
 object file), for tools, other runtimes, or a machine with the device. A GPU-targeted kernel
-called here writes them to the cache folder and raises DeviceError naming it (no launching yet).
+called here writes them to `gpu/` beside the saved failures (EGGLOG_TENSOR_CACHE_DIR, else
+~/.cache/egglog_tensor) and raises DeviceError naming the folder (no launching yet).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from ..compiler import Compilation
 from ..errors import DeviceError
-from ..toolchain import user_cache_dir
+from ..toolchain import debug_dir
 
 _SUFFIX = {"linalg": ".mlir", "llvm-ir": ".ll", "llvm-ir-optimized": ".ll", "asm": ".s", "device": ".mlir"}
 
@@ -67,7 +68,7 @@ def device_unavailable(comp: Compilation) -> DeviceError:
     """The error of calling a GPU-targeted kernel here, its artifacts written to the cache folder it names."""
     device = comp.facts["device"]
     key = hashlib.sha256(device.binary).hexdigest()[:16]
-    folder = write(comp, user_cache_dir() / "egglog_tensor" / "gpu" / f"{comp.name}-{key}")
+    folder = write(comp, debug_dir().with_name("gpu") / f"{comp.name}-{key}")  # (beside the saved failures)
     return DeviceError(f"{comp.name} is compiled for {comp.options.target.label}: launching GPU kernels is not supported yet "
                        f"(and needs the device and its driver); its artifacts are in {folder} ({comp.name}{device.suffix}, "
                        "launches.json, every stage's text); et.compile(f, *args, target=..., out_dir=...) writes them anywhere")
