@@ -95,6 +95,7 @@ CASES = {
     "row-max-nan": (lambda x: np.max(x, axis=1), (np.where(np.arange(64 * 50).reshape(64, 50) % 97 == 0, np.nan, 1.0).astype(np.float32),)),
     "float64-softmax": (softmax, (rng.standard_normal((100, 70)),)),
     "fortran-order-transpose": (lambda x: x.T * 2.0 - 1.0, (np.asfortranarray(rng.standard_normal((50, 70)).astype(np.float32)),)),
+    "empty": (lambda x: np.exp(x) + 1.0, (np.ones((0, 5), np.float32),)),
     "negative-axis-keepdims": (lambda x: x - x.mean(axis=-1, keepdims=True), (rng.standard_normal((64, 500)).astype(np.float32),)),
 }
 
@@ -102,7 +103,7 @@ CASES = {
 # the default run: these cases on one target each (tanh on nvvm: its abs and copysign as sign-bit ops);
 # the slow run: every case on both
 QUICK = {"float64-broadcast": TARGETS[0], "tanh": TARGETS[1], "row-max-nan": TARGETS[0], "float64-softmax": TARGETS[1],
-         "fortran-order-transpose": TARGETS[0]}
+         "fortran-order-transpose": TARGETS[0], "empty": TARGETS[1]}
 PAIRS = [pytest.param(case, target, marks=() if QUICK.get(case) == target else pytest.mark.slow) for case in CASES for target in TARGETS]
 
 

@@ -100,7 +100,8 @@ def host_module(text: str) -> str:
             _as_loops(launch)
         for gpu_module in gpu_modules:
             gpu_module.erase()
-        del module.operation.attributes["gpu.container_module"]
+        if "gpu.container_module" in module.operation.attributes:  # (absent when nothing is launched: empty arrays)
+            del module.operation.attributes["gpu.container_module"]
         return str(module)
 
 
