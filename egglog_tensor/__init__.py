@@ -14,6 +14,7 @@ from .compiler import Compilation  # noqa: E402
 from .errors import (  # noqa: E402
     CompileError,
     ConcreteValueError,
+    DeviceError,
     EgglogTensorError,
     IndexOutOfBoundsError,
     KernelArgumentError,
@@ -23,6 +24,7 @@ from .errors import (  # noqa: E402
     TracingError,
     UnsupportedError,
 )
+from .gpu.artifacts import compile  # noqa: E402,A004 (et.compile: ahead of time, artifacts to a folder)
 from .kernel import Kernel, kernel  # noqa: E402
 from .optimize import Limits, OptimizeReport  # noqa: E402
 from .stages import Compiled, Lowered, Optimized, Traced  # noqa: E402
@@ -35,6 +37,7 @@ __all__ = [
     "CompileError",
     "Compiled",
     "ConcreteValueError",
+    "DeviceError",
     "EgglogTensorError",
     "IndexOutOfBoundsError",
     "Kernel",
@@ -52,6 +55,7 @@ __all__ = [
     "TracingError",
     "Tuning",
     "UnsupportedError",
+    "compile",
     "ir",
     "kernel",
 ]

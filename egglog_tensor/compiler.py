@@ -123,6 +123,8 @@ class Compilation:
               if (flat := self.facts.get("flatten")) and flat.ops else []),
             *([f"interleave counts asked of LLVM's vectorizer: {', '.join(map(str, interleaved.counts))}"]
               if (interleaved := self.facts.get("interleave")) and interleaved.counts else []),
+            *([f"GPU kernels ({self.options.target.label}): {'; '.join(map(str, device.kernels))}"]
+              if (device := self.facts.get("device")) else []),
             ("stages (loaded from cache): " if self.cache == cache.HIT else "stages: ") + ", ".join(self.stages),
             "compile time: " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in self.timings.items()),
             "extracted term:",
@@ -197,6 +199,8 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     from . import stages
 
     traced = stages.trace(fn, names, specs, options)
+    if options.target.device is not None:  # GPU targets: not cached on disk yet (the cache stores host objects)
+        return traced.optimize().lower().compile().compilation
     timings = dict(traced.timings)
     # The on-disk cache is keyed on the traced term (+ schedule text, options, versions, CPU): a hit skips the rest.
     lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: traced.traced_term, names, specs, options, traced.written))

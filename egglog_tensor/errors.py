@@ -44,3 +44,7 @@ class CompileError(EgglogTensorError):
 
 class ToolchainError(EgglogTensorError, ImportError):
     """The installed MLIR / LLVM toolchain is missing or its versions do not match."""
+
+
+class DeviceError(EgglogTensorError, RuntimeError):
+    """A kernel compiled for a GPU target was called where it cannot run (no launch support or device)."""

@@ -316,6 +316,10 @@ class _Dispatch:
                  "returns_tuple", "scalars", "tree", "visible", "workspace", "written")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
+        if comp.native is None:  # compiled for a GPU: artifacts only (gpu/artifacts.py)
+            from .gpu.artifacts import device_unavailable
+
+            raise device_unavailable(comp)
         self.name = name
         self.native = comp.native
         self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)

@@ -31,6 +31,7 @@ from .cost import TensorCostModel
 from .graph import Node
 from .ir import Program, to_term
 from .lowering.emit import emit
+from .lowering.gpu.codegen import build as device_code
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
@@ -292,9 +293,15 @@ def lower(optimized: Optimized) -> Lowered:
     with_lines: list[tuple[str, list[tuple[str, str]]]] = []
     linalg = _timed(timings, "emit", lambda: emit(nodes, traced.names, traced.specs, options.target, streaming=options.streaming,
                                                  fastmath=options.fastmath, locations=where, located=with_lines))
-    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(with_lines[0][0], pipeline_for(options.target), printed=False))
+    gpu = options.target.device is not None
+    located_text, ops = with_lines[0]  # (GPU pipelines run on the text without locations: device code takes none)
+    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg if gpu else located_text, pipeline_for(options.target), printed=False))
+    provenance = ("provenance", listing(ops))
+    if gpu:  # a GPU target: device module, LLVM IR, code, its checks (lowering/gpu/codegen.py)
+        built, code = _timed(timings, "device", lambda: device_code(ran.final, options.target))
+        return Lowered(optimized, (("linalg", linalg), provenance, *ran.texts, *built), (*ran.facts.items(), ("device", code)), tuple(timings.items()))
     llvm_ir = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(ran.final))
-    texts = (("linalg", linalg), ("provenance", listing(with_lines[0][1])), *ran.texts, ("llvm-ir", llvm_ir))
+    texts = (("linalg", linalg), provenance, *ran.texts, ("llvm-ir", llvm_ir))
     return Lowered(optimized, texts, tuple(ran.facts.items()), tuple(timings.items()))
 
 
@@ -317,7 +324,8 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
     optimized = lowered.optimized
     traced = optimized.traced
     timings = dict(lowered.timings)
-    module = _timed(timings, "llvm", lambda: load_llvm_ir(lowered.llvm_ir, traced.options.target))
+    gpu = traced.options.target.device is not None  # nothing to load: its code is for a device (calling it raises DeviceError)
+    module = None if gpu else _timed(timings, "llvm", lambda: load_llvm_ir(lowered.llvm_ir, traced.options.target))
     comp = Compilation(
         name=function_name(traced.fn),
         arg_names=traced.names,
@@ -328,8 +336,9 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
         traced_term=traced.traced_term,
         report=optimized.report,
         extracted_term=optimized.extracted_term,
-        texts=lowered._texts().plus((("llvm-ir-optimized", module.optimized_ir), ("asm", None)), {"asm": lambda: {"asm": module.asm}}),
-        facts={**dict(lowered.facts), "streams": module.streamed},
+        texts=lowered._texts() if module is None else
+        lowered._texts().plus((("llvm-ir-optimized", module.optimized_ir), ("asm", None)), {"asm": lambda: {"asm": module.asm}}),
+        facts=dict(lowered.facts) if module is None else {**dict(lowered.facts), "streams": module.streamed},
         timings=timings,
         module=module,
         cache="disabled",
@@ -340,5 +349,6 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
         static=getattr(traced.fn, "static", ()),
         captured=traced.captured,
     )
-    comp.native = _native(module, traced.specs, optimized.outputs, lowered.workspace)
+    if module is not None:
+        comp.native = _native(module, traced.specs, optimized.outputs, lowered.workspace)
     return Compiled(lowered, comp)

@@ -105,6 +105,21 @@ class Tuning:
 
 
 @dataclass(frozen=True)
+class Device:
+    """A GPU a Target compiles for (egglog_tensor/gpu/targets.py): its MLIR backend ("rocdl": AMD,
+    "nvvm": NVIDIA), chip ("gfx942", "sm_90"), compute units (AMD CUs / NVIDIA SMs), wave (warp)
+    size, shared memory (LDS) a block may use in bytes, memory bandwidth (GB/s) and float32 GFLOP/s."""
+
+    backend: str
+    chip: str
+    units: int
+    wave: int
+    shared: int
+    bandwidth_gbs: float
+    gflops: float
+
+
+@dataclass(frozen=True)
 class Target:
     """What code is compiled for: the pipeline (`name`: "cpu", or "cpu-openmp" with `threads` threads),
     LLVM's CPU name and feature string, the SIMD register width the code uses (bytes), per-core data
@@ -123,6 +138,7 @@ class Target:
     threads: int = 1
     machine: Machine = field(default_factory=Machine)
     tuning: Tuning = field(default_factory=Tuning)
+    device: Device | None = None  # a GPU target's device ("rocdl:gfx942", "nvvm:sm_90"): `cpu` is then its chip
 
     @property
     def label(self) -> str:

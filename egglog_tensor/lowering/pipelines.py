@@ -13,6 +13,7 @@ from mlir import ir, passmanager
 
 from ..errors import CompileError
 from ..forked import ChildDied, run_forked
+from ..gpu.targets import gpu_target, is_gpu_name
 from ..target import Machine, Target, default_threads
 from ..toolchain import run_tool, save_failure_input
 from . import scripts
@@ -26,6 +27,7 @@ class Pipeline:
 
     name: str
     stages: tuple[Stage, ...]
+    host: bool = True  # its last stage is all LLVM dialect (a GPU pipeline's keeps host code beside the device's)
 
     def plan(self, stage: Stage, module: ir.Module, plan: Plan | None) -> Plan | None:
         """The contraction plan of a run at `stage`: `plan` once made, else made from `module` (what
@@ -55,7 +57,11 @@ NAMES = ("cpu", "cpu-openmp")  # the pipelines a Target may name
 
 @functools.cache
 def pipeline_for(target: Target) -> Pipeline:
-    """The pipeline of `target.name`, its stages made for `target` (lowering/stages/)."""
+    """The pipeline of `target.name`, its stages made for `target` (lowering/stages/; a GPU target's: lowering/gpu/)."""
+    if target.device is not None:
+        from .gpu import gpu_stages
+
+        return Pipeline(f"{target.name}:{target.cpu}", gpu_stages(target), host=False)
     if target.name not in NAMES:
         raise ValueError(f"unknown target {target.name!r}; targets: {', '.join(NAMES)}")
     if target.threads < 1:
@@ -64,13 +70,16 @@ def pipeline_for(target: Target) -> Pipeline:
 
 
 def resolve_target(target: str | Target | None, threads: int | None = None, machine: Machine | None = None) -> Target:
-    """The Target a kernel compiles for: a pipeline name on this machine (`Target.host()`), or a Target;
+    """The Target a kernel compiles for: a pipeline name on this machine (`Target.host()`), a GPU target
+    ("rocdl:<gfx chip>", "nvvm:<sm name>": gpu/targets.py), or a Target;
     `threads` (cpu-openmp only; default the Target's, else `default_threads()`) and `machine` replace its own.
     None: "cpu-openmp" when this process may use more than one core, else "cpu"."""
     if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
         raise ValueError(f"threads must be a positive int, got {threads!r}")
     if machine is not None and not isinstance(machine, Machine):
         raise ValueError(f"machine must be an egglog_tensor.Machine, got {type(machine).__name__}")
+    if isinstance(target, str) and is_gpu_name(target) or isinstance(target, Target) and target.device is not None:
+        return _gpu(target, threads, machine)
     if isinstance(target, Target):
         base, threads = target, threads or (target.threads if target.name == "cpu-openmp" else None)
     elif target is None or isinstance(target, str):
@@ -80,8 +89,16 @@ def resolve_target(target: str | Target | None, threads: int | None = None, mach
     threads = threads or default_threads()
     name = base.name if isinstance(target, Target) else target or ("cpu-openmp" if threads > 1 else "cpu")
     if name not in NAMES:
-        raise ValueError(f"unknown target {name!r}; targets: {', '.join(NAMES)}")
+        raise ValueError(f"unknown target {name!r}; targets: {', '.join(NAMES)}, rocdl:<gfx chip>, nvvm:<sm name>")
     return replace(base, name=name, threads=threads if name == "cpu-openmp" else 1, machine=machine or base.machine)
+
+def _gpu(target: str | Target, threads: int | None, machine: Machine | None) -> Target:
+    """A GPU target ("rocdl:gfx942", "nvvm:sm_90", or its Target), `machine` replacing its own; it takes no `threads`."""
+    if threads is not None:
+        raise ValueError("threads is for the cpu-openmp target; a GPU target's threads are its launches' blocks and threads")
+    base = gpu_target(target) if isinstance(target, str) else target
+    return replace(base, machine=machine or base.machine)
+
 
 # MLIR 22's memref-to-LLVM lowering asserts (aborting the process: the build has assertions on) on
 # sub-byte element types, so i1 memrefs are refused before that pass runs; store booleans as i8.
@@ -170,7 +187,7 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
                 current = str(module)
             send(("text", stage.name, current))
         assert current is not None
-        left = _unlowered_ops(current)
+        left = _unlowered_ops(current) if pipeline.host else []
         if left:  # conversions are partial: a missing pass leaves ops that mlir-translate cannot take
             last = pipeline.stages[-1]
             raise _fail(pipeline, last, current, f"ops left after the last stage, not in the LLVM dialect: {', '.join(left)}")

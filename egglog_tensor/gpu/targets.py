@@ -1,0 +1,60 @@
+"""GPU targets by name: "rocdl:<gfx chip>" (AMD, through MLIR's ROCDL dialect) and "nvvm:<sm name>"
+(NVIDIA, through NVVM), as Target values carrying the Device and the cost model's numbers.
+
+A few chips have their datasheet numbers (`KNOWN`); any other well-formed chip name gets its
+vendor's defaults (wave size by AMD generation: 64 on gfx9 and older, 32 from gfx10 on).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ..target import Device, Machine, Target
+
+BACKENDS = ("rocdl", "nvvm")
+_CHIP = {"rocdl": re.compile(r"gfx(?:[6-9]|1[0-2])[0-9a-f]{2}"), "nvvm": re.compile(r"sm_([5-9][0-9]|1[0-2][0-9])[af]?")}
+_EXAMPLE = {"rocdl": "gfx942, gfx90a, gfx1100", "nvvm": "sm_80, sm_90, sm_90a, sm_120"}
+
+KB = 1024
+# (CUs or SMs, wave, shared bytes per block, GB/s, float32 GFLOP/s (vector, not matrix units))
+KNOWN: dict[str, tuple[int, int, int, float, float]] = {
+    "gfx90a": (110, 64, 64 * KB, 1638.0, 23_900.0),  # MI250X, one of its two dies
+    "gfx942": (304, 64, 64 * KB, 5300.0, 81_700.0),  # MI300X
+    "gfx1100": (96, 32, 64 * KB, 960.0, 30_700.0),  # RX 7900 XTX (single issue)
+    "sm_80": (108, 32, 163 * KB, 2039.0, 19_500.0),  # A100 SXM 80 GB
+    "sm_89": (128, 32, 99 * KB, 1008.0, 82_600.0),  # RTX 4090
+    "sm_90": (132, 32, 227 * KB, 3350.0, 67_000.0),  # H100 SXM
+    "sm_90a": (132, 32, 227 * KB, 3350.0, 67_000.0),
+    "sm_100": (148, 32, 227 * KB, 8000.0, 80_000.0),  # B200
+}
+_DEFAULT = {"rocdl": (64, 64, 64 * KB, 1000.0, 20_000.0), "nvvm": (64, 32, 48 * KB, 1000.0, 20_000.0)}
+LAUNCH_NS = 4000.0  # a kernel launch and its synchronization, as the cost model's per-kernel overhead
+
+
+def is_gpu_name(name: str) -> bool:
+    """Whether a target name asks for a GPU ("rocdl:..." or "nvvm:...")."""
+    return name.split(":", 1)[0] in BACKENDS
+
+
+def gpu_target(name: str) -> Target:
+    """The Target of "rocdl:<chip>" or "nvvm:<chip>"; ValueError naming what was wrong otherwise."""
+    backend, _, chip = name.partition(":")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown GPU backend {backend!r} in target {name!r}; GPU targets are rocdl:<chip> or nvvm:<chip>")
+    if not _CHIP[backend].fullmatch(chip):
+        raise ValueError(f"target {name!r}: {chip!r} is not a {'AMD gfx' if backend == 'rocdl' else 'NVIDIA sm_'} chip name "
+                         f"(e.g. {_EXAMPLE[backend]})")
+    units, wave, shared, bandwidth, gflops = KNOWN.get(chip) or _defaults(backend, chip)
+    device = Device(backend, chip, units, wave, shared, bandwidth, gflops)
+    machine = Machine(gflops=gflops, gemm_gflops=gflops, bandwidth_gbs=bandwidth, kernel_overhead_ns=LAUNCH_NS,
+                      transcendental_flops=gflops / 16)
+    return replace(Target(), name=backend, cpu=chip, features="", machine=machine, device=device)
+
+
+def _defaults(backend: str, chip: str) -> tuple[int, int, int, float, float]:
+    """A chip not in KNOWN: its vendor's defaults (AMD: wave 32 from gfx10 on)."""
+    units, wave, shared, bandwidth, gflops = _DEFAULT[backend]
+    if backend == "rocdl" and int(chip[3:-2]) >= 10:
+        wave = 32
+    return units, wave, shared, bandwidth, gflops

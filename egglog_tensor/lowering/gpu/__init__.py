@@ -1,0 +1,35 @@
+"""The stages of a GPU target's pipeline (rocdl:<chip>, nvvm:<chip>), beside the CPU's of lowering/stages/:
+
+    destinations (passes)    each result computed in its output argument (no copy after the kernels)
+    gpu-tile     tile.py     each linalg op tiled over blocks and threads (scf.forall, GPU mappings), fills fused
+    gpu-bufferize tile.py    tensors -> buffers (one-shot bufferization)
+    gpu-map      launch.py   each forall nest as a gpu.launch (transform dialect), linalg bodies as loops
+    gpu-outline  launch.py   launches' bodies outlined as kernels (gpu.module / gpu.func)
+    math         ../stages/math.py  exp and float32 tanh inline, on the device code (no device math library)
+    sign-bits    device.py   nvvm: abs and copysign as sign-bit integer ops (NVVM would call libdevice for them)
+    noalias      device.py   kernel memref arguments marked noalias (bare pointers); math the device cannot compute refused
+    rocdl / nvvm device.py   the device code to the ROCDL or NVVM and LLVM dialects (one pointer per memref where
+                             every kernel's arguments are static and contiguous, else memref descriptors)
+
+What follows the MLIR stages (device module, LLVM IR, code generation, link and checks) is codegen.py.
+"""
+
+from __future__ import annotations
+
+from ...target import Target
+from ..stages.math import Math
+from ..stages.stage import Passes, Stage
+from .device import Convert, NoAlias, SignBits
+from .launch import GpuMap, GpuOutline
+from .tile import GpuBufferize, GpuTile
+
+
+DESTINATIONS = Passes("destinations", ("eliminate-empty-tensors", "empty-tensor-to-alloc-tensor"))
+
+
+def gpu_stages(target: Target) -> tuple[Stage, ...]:
+    """The stages of a GPU target's pipeline (`target.device` set)."""
+    assert target.device is not None
+    nvvm = (SignBits(),) if target.name == "nvvm" else ()
+    return (DESTINATIONS, GpuTile(target.device.wave), GpuBufferize(), GpuMap(), GpuOutline(), Math(target), *nvvm, NoAlias(target),
+            Convert(target))

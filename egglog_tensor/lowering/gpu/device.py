@@ -1,0 +1,153 @@
+"""The device stages: kernel arguments marked noalias, then the device code converted to the ROCDL
+or NVVM dialect and LLVM (one pointer per memref argument, MLIR's bare-pointer convention, where
+every kernel argument has a static shape and identity layout; else memref descriptors).
+
+Math on the device: the math stage has made exp (float32, float64) and float32 tanh arithmetic;
+what remains of the math dialect must be one of `DEVICE_MATH` (LLVM intrinsics both backends
+select), else the kernel would call ROCm's or CUDA's device math library, which these targets do
+not link: UnsupportedError names the function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir, passmanager
+from mlir.dialects import arith
+
+from ...errors import UnsupportedError
+from ...target import Target
+from ..stages.stage import Stage
+
+# What may remain of the math dialect after the math stage: each becomes an LLVM intrinsic the backend selects
+# (NVVM's conversion refuses llvm.intr.sqrt, which would need libdevice's __nv_sqrtf).
+DEVICE_MATH = {"rocdl": ("math.fma", "math.absf", "math.copysign", "math.sqrt"), "nvvm": ("math.fma", "math.absf", "math.copysign")}
+
+
+def kernels(module: ir.Module) -> list[ir.Operation]:
+    """The gpu.func kernels of every gpu.module."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "gpu.func" and "gpu.kernel" in op.attributes:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
+
+
+def _check_math(kernel: ir.Operation, backend: str) -> None:
+    """UnsupportedError for math the device code cannot compute without the device's math library."""
+    left: set[str] = set()
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name.startswith("math.") and op.name not in DEVICE_MATH[backend]:
+            left.add(op.name)
+        return ir.WalkResult.ADVANCE
+
+    kernel.walk(visit)
+    if left:
+        names = ", ".join(m.removeprefix("math.") for m in DEVICE_MATH[backend])
+        raise UnsupportedError(f"GPU target {backend}: {', '.join(sorted(left))} would need the device's math library, which "
+                               f"GPU targets do not link yet (supported: exp, float32 tanh, {names}, arithmetic)")
+
+
+def bare(module: ir.Module) -> bool:
+    """Whether every kernel memref argument has a static shape and identity layout: then each is passed
+    as one pointer (MLIR's bare-pointer convention), else every one as a memref descriptor."""
+    for kernel in kernels(module):
+        for arg in kernel.regions[0].blocks[0].arguments:
+            text = str(arg.type)
+            if text.startswith("memref") and ("?" in text or "strided" in text or "affine_map" in text):
+                return False
+    return True
+
+
+@dataclass(frozen=True)
+class NoAlias(Stage):
+    """Every kernel's memref arguments marked `llvm.noalias` when they are bare pointers (each is a
+    distinct buffer of the compiled function: a kernel stores its result once, not after each step),
+    after checking the device code holds no math the target cannot compile."""
+
+    target: Target
+    name: ClassVar[str] = "noalias"
+
+    def rewrite(self, module: ir.Module) -> None:
+        noalias = ir.DictAttr.get({"llvm.noalias": ir.UnitAttr.get()})
+        marked = bare(module)  # (MLIR keeps noalias only on bare pointers)
+        for kernel in kernels(module):
+            _check_math(kernel, self.target.name)
+            if not marked:
+                continue
+            args = kernel.regions[0].blocks[0].arguments
+            kernel.attributes["arg_attrs"] = ir.ArrayAttr.get(
+                [noalias if str(a.type).startswith("memref") else ir.DictAttr.get({}) for a in args])
+
+
+def sign_bits(module: ir.Module) -> None:
+    """math.absf and math.copysign as integer ops on the sign bit (the same bits): NVVM's conversion
+    takes neither as an LLVM intrinsic, and would call libdevice's __nv_fabsf / __nv_copysignf."""
+    found: list[ir.Operation] = []
+    module.operation.walk(lambda op: (found.append(op) if op.name in ("math.absf", "math.copysign") else None) or ir.WalkResult.ADVANCE)
+    for op in found:
+        float_type = op.results[0].type
+        width = ir.FloatType(float_type).width
+        int_type = ir.IntegerType.get_signless(width)
+        with ir.InsertionPoint(op), op.location:
+            bits = arith.bitcast(int_type, op.operands[0])
+            magnitude = arith.andi(bits, arith.constant(int_type, (1 << (width - 1)) - 1))
+            if op.name == "math.copysign":
+                sign = arith.andi(arith.bitcast(int_type, op.operands[1]), arith.constant(int_type, -(1 << (width - 1))))
+                magnitude = arith.ori(magnitude, sign)
+            op.results[0].replace_all_uses_with(arith.bitcast(float_type, magnitude))
+        op.erase()
+
+
+@dataclass(frozen=True)
+class SignBits(Stage):
+    """NVVM: math.absf and math.copysign as sign-bit integer ops (before noalias, so the CPU emulation runs them)."""
+
+    name: ClassVar[str] = "sign-bits"
+
+    def rewrite(self, module: ir.Module) -> None:
+        sign_bits(module)
+
+
+@dataclass(frozen=True)
+class Convention:
+    """How the kernels take their memref arguments: one pointer each (`bare`), else a memref
+    descriptor each, expanded (allocated and aligned pointers, offset, sizes, strides)."""
+
+    bare: bool
+
+
+@dataclass(frozen=True)
+class Convert(Stage):
+    """The device code in the ROCDL (AMD) or NVVM (NVIDIA) and LLVM dialects, for the Target's chip;
+    memref arguments as bare pointers where every kernel's allow it."""
+
+    target: Target
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.target.name
+
+    @property
+    def passes(self) -> tuple[str, ...]:  # type: ignore[override]
+        chip = self.target.cpu
+        attach = f"rocdl-attach-target{{chip={chip}}}" if self.target.name == "rocdl" else f"nvvm-attach-target{{chip={chip} O=3}}"
+        return attach, "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf)"
+
+    def conversion(self, bare_pointers: bool) -> str:
+        """The pass pipeline converting the gpu.modules to the backend's dialect and LLVM."""
+        option = f"use-bare-ptr-memref-call-conv={str(bare_pointers).lower()}"
+        convert = (f"convert-gpu-to-rocdl{{chipset={self.target.cpu} runtime=HIP {option}}}" if self.target.name == "rocdl"
+                   else f"convert-gpu-to-nvvm{{{option}}}")
+        return f"builtin.module(gpu.module(convert-math-to-llvm,{convert}),reconcile-unrealized-casts)"
+
+    def rewrite(self, module: ir.Module) -> Convention:
+        convention = Convention(bare(module))
+        passmanager.PassManager.parse(self.conversion(convention.bare)).run(module.operation)
+        return convention

@@ -1,0 +1,180 @@
+"""The gpu-tile and gpu-bufferize stages: each linalg op tiled for a GPU launch on tensors, then bufferized.
+
+Every linalg op but a fill becomes one kernel: its innermost parallel loop is split into blocks of
+`threads` iterations (`#gpu.block<x>`), the two parallel loops outside it into blocks of one
+iteration (`#gpu.block<y>`, `<z>`; more iterations per block where a loop is longer than a grid
+dimension may be), then each block's slice of the innermost loop over `threads` threads
+(`num_threads`, `#gpu.thread<x>`: static even for a partial last block). Loops beyond those three
+and every reduction loop run inside each thread: a row reduction is one thread per row (no
+reduction split across a block yet). A fill is fused into both foralls of the op it initializes,
+so it runs in that op's kernel. The transform script tiles; MLIR's one-shot bufferization follows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects.transform import structured
+
+from ...errors import UnsupportedError
+from .. import scripts
+from ..payload import as_operation, linalg_ops, loop_extents, reverses
+from ..stages.stage import Stage
+
+GRID_YZ = 65535  # the largest grid y and z of both vendors (x allows 2^31 - 1)
+BLOCK_AXES = ("x", "y", "z")
+_NAMED = {"matmul": "ppr", "batch_matmul": "pppr", "matvec": "pr", "vecmat": "pr", "dot": "r"}  # loop kinds of named ops
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How one linalg op is tiled: block tile sizes per loop (0: not split over blocks), the block
+    axis of each split loop in loop order, the loop split over threads (x) and the threads of a block."""
+
+    sizes: tuple[int, ...]
+    axes: tuple[str, ...]
+    inner: int
+    threads: int
+
+    @property
+    def thread_counts(self) -> list[int]:
+        """num_threads per loop of the thread-level forall: only the innermost parallel loop is split."""
+        return [self.threads if i == self.inner else 0 for i in range(len(self.sizes))]
+
+
+def loop_kinds(op: ir.Operation) -> str:
+    """One letter per loop of a linalg op: "p" parallel, "r" reduction."""
+    if "iterator_types" in op.attributes:
+        return "".join("p" if "parallel" in str(t) else "r" for t in ir.ArrayAttr(op.attributes["iterator_types"]))
+    name = op.name.removeprefix("linalg.")
+    if name not in _NAMED:
+        raise UnsupportedError(f"GPU targets: {op.name} is not supported yet")
+    return _NAMED[name]
+
+
+def plan_launch(op: ir.Operation, threads: int, wave: int) -> Launch:
+    """The tiling of `op` for blocks of at most `threads` threads (whole waves)."""
+    if reverses(op):  # (linalg's tiling asserts on a negative map coefficient)
+        raise UnsupportedError("GPU targets: a reversed view (a[::-1], np.flip, or an index list read backwards) is not supported yet")
+    extents = loop_extents(op)
+    parallel = [i for i, kind in enumerate(loop_kinds(op)) if kind == "p"]
+    if not parallel:
+        raise UnsupportedError(f"GPU targets: {op.name} has no parallel loop (a reduction to one value); "
+                               "full reductions are not supported on GPU targets yet")
+    inner = parallel[-1]
+    block = min(threads, -(-extents[inner] // wave) * wave)
+    sizes = [0] * len(extents)
+    sizes[inner] = block
+    for loop in parallel[-3:-1]:
+        sizes[loop] = -(-extents[loop] // GRID_YZ)
+    split = [i for i, s in enumerate(sizes) if s]
+    axes = tuple(BLOCK_AXES[len(split) - 1 - k] for k in range(len(split)))
+    return Launch(tuple(sizes), axes, inner, block)
+
+
+def _mapping(kind: str, axes: tuple[str, ...]) -> ir.ArrayAttr:
+    """`[#gpu.block<y>, #gpu.block<x>]` (kind "block" or "thread") for the split loops' axes."""
+    return ir.ArrayAttr.get([ir.Attribute.parse(f"#gpu.{kind}<{axis}>") for axis in axes])
+
+
+def _fill_of(op: ir.Operation) -> ir.Operation | None:
+    """The linalg.fill that initializes `op`'s output, if one does."""
+    init = as_operation(op.operands[len(op.operands) - 1].owner)
+    return init if init is not None and init.name == "linalg.fill" else None
+
+
+@dataclass(frozen=True)
+class GpuTile(Stage):
+    """Linalg ops tiled over blocks and threads (scf.forall with GPU mappings), fills fused."""
+
+    wave: int  # the device's wave (warp) size: blocks are whole waves
+    threads: int = 256
+    name: ClassVar[str] = "gpu-tile"
+    scripted: ClassVar[bool] = True
+
+    def script(self, module: ir.Module) -> ir.Module | None:
+        ops = linalg_ops(module)
+        fills = [_fill_of(op) for op in ops]
+        kernels = [(i, op, plan_launch(op, self.threads, self.wave)) for i, op in enumerate(ops)
+                   if op.name != "linalg.fill"]
+        if not kernels:
+            return None
+
+        def body(root: ir.Value) -> None:
+            handles = scripts.linalg_handles(root, len(ops))
+            for i, op, launch in kernels:
+                fill = fills[i]
+                blocks = structured.TileUsingForallOp(handles[i], tile_sizes=launch.sizes, mapping=_mapping("block", launch.axes))
+                fused = None if fill is None else scripts.fuse_into(handles[ops.index(fill)], blocks.forall_op)[0]
+                threads = structured.TileUsingForallOp(blocks.tiled_op, num_threads=launch.thread_counts, mapping=_mapping("thread", ("x",)))
+                if fused is not None:
+                    scripts.fuse_into(fused, threads.forall_op)
+
+        return scripts.build(module.context, body)
+
+    def rewrite(self, module: ir.Module) -> None:
+        drop_dead_fills(module)
+
+
+def drop_dead_fills(module: ir.Module) -> None:
+    """Erase the fills fusion left unused outside the foralls (on tensors, but bufferized they would
+    run on the host, filling whole outputs)."""
+    for op in linalg_ops(module):
+        if op.name == "linalg.fill" and not list(op.results[0].uses):
+            op.erase()
+
+
+def top_foralls(module: ir.Module) -> list[ir.Operation]:
+    """The outermost scf.forall ops (the block loops), in order."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "scf.forall":
+            found.append(op)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+@dataclass(frozen=True)
+class GpuBufferize(Stage):
+    """MLIR's one-shot bufferization of the tiled module; each block forall then numbered for gpu-map."""
+
+    name: ClassVar[str] = "gpu-bufferize"
+    passes: ClassVar[tuple[str, ...]] = (
+        "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}",
+        "canonicalize", "cse", "canonicalize",
+    )
+
+    def rewrite(self, module: ir.Module) -> None:
+        mark_launches(module)
+
+
+LAUNCH = "et.launch"  # on each block-level scf.forall after bufferization: its launch's number, for the gpu-map script
+THREADS = "et.threads"  # beside it: the block's threads
+
+
+def mark_launches(module: ir.Module) -> None:
+    """Number each top-level forall (one launch each) and record its block's threads, read off its thread forall."""
+    i64 = ir.IntegerType.get_signless(64)
+    for number, forall in enumerate(top_foralls(module)):
+        forall.attributes[LAUNCH] = ir.IntegerAttr.get(i64, number)
+        forall.attributes[THREADS] = ir.IntegerAttr.get(i64, _threads(forall))
+
+
+def _threads(forall: ir.Operation) -> int:
+    """The trip count of the thread-level forall nested in a block-level one."""
+    found: list[int] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "scf.forall" and op != forall:
+            found.append(ir.DenseI64ArrayAttr(op.attributes["staticUpperBound"])[0])
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    forall.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found[0]
