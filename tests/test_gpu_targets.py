@@ -95,7 +95,7 @@ def test_compile_for_the_cpu_writes_its_object(tmp_path) -> None:
 
 def test_staged_lower_shows_gpu_stages() -> None:
     lowered = et.kernel(_scale, target="rocdl:gfx942").trace(X, B).optimize().lower()
-    assert lowered.stages[3:] == ["linalg", "destinations", "gpu-tile-script", "gpu-tile", "gpu-bufferize", "gpu-map-script",
+    assert lowered.stages[3:] == ["linalg", "provenance", "destinations", "gpu-tile-script", "gpu-tile", "gpu-bufferize", "gpu-map-script",
                                   "gpu-map", "gpu-outline", "math", "noalias", "rocdl", "device", "llvm-ir", "asm", "hsaco"]
     assert "transform.gpu.map_forall_to_blocks" in lowered.as_text("gpu-map-script")
     assert "gpu.launch blocks" in lowered.as_text("gpu-map")
