@@ -44,3 +44,7 @@ class CompileError(EgglogTensorError):
 
 class ToolchainError(EgglogTensorError, ImportError):
     """The installed MLIR / LLVM toolchain is missing or its versions do not match."""
+
+
+class OptionError(EgglogTensorError, ValueError):
+    """A kernel option given a value it cannot take (an unknown fast-math flag, ...)."""

@@ -819,10 +819,11 @@ def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -
 
 
 def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], target: Target, fn_name: str = "kernel",
-         streaming: bool = True, fastmath: bool = False) -> str:
+         streaming: bool = True, fastmath: frozenset[str] = frozenset()) -> str:
     """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`, its contractions
     tagged with `target`'s tiles; streaming=False marks it so that lowering/stages/loops.py keeps plain
-    stores, fastmath=True so that lowering/stages/math.py also approximates tanh."""
+    stores; `fastmath` (LLVM's flags) go on its float arithmetic, and "afn" marks it so that
+    lowering/stages/math.py also approximates tanh."""
     with NATIVE, ir.Context(), ir.Location.unknown():  # (no fork meanwhile: egglog_tensor/forked.py)
         module = ir.Module.create()
         arg_types = [memref_type(s) for s in specs]
@@ -834,7 +835,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
             fn.attributes["arg_attrs"] = ir.ArrayAttr.get(tags)  # outputs marked: lowering/stages/loops.py streams large ones
             if not streaming:
                 fn.attributes[PLAIN_STORES] = ir.UnitAttr.get()
-            if fastmath:
+            if "afn" in fastmath:
                 fn.attributes[FASTMATH] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
@@ -850,5 +851,6 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
                     value = emitter.output(node)
                     bufferization.materialize_in_destination(None, value, out, restrict=True, writable=True)
                 func.ReturnOp([])
+        scalar.allow_fast_math(module.operation, frozenset(fastmath))
         module.operation.verify()
         return str(module)
