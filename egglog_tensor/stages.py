@@ -267,7 +267,8 @@ def optimize(traced: Traced) -> Optimized:
     timings = dict(traced.timings)
     cost_model = TensorCostModel(options.target)
     _, extracted, nodes, report = _timed(
-        timings, "optimize", lambda: _run_optimizer(list(traced.outputs), options.schedule(), options.limits, cost_model)
+        timings, "optimize", lambda: _run_optimizer(list(traced.outputs), options.schedule(), options.limits, cost_model,
+                                                          options.baseline())
     )
     return Optimized(traced, egglog_text(extracted), tuple(nodes), report, tuple(timings.items()))
 
