@@ -51,7 +51,7 @@ def main() -> None:
     parser.add_argument("--target", default=None, help="cpu or cpu-openmp (default: the kernel's default)")
     args = parser.parse_args()
     options = {"target": args.target} if args.target else {}
-    print(f"| program | NumPy | egglog_tensor |\n|---|---|---|")
+    print("| program | NumPy | egglog_tensor |\n|---|---|---|")
     for label, fn, inputs, exact in cases(args.log2):
         ours = et.kernel(fn, cache=False, **options)(*inputs)
         print(f"| {label} | {_rel(fn(*inputs), exact):.2g} | {_rel(ours, exact):.2g} |", flush=True)

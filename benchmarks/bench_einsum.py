@@ -1,6 +1,7 @@
 """Einsum benchmark: an einsum-spelled matmul against `@` (they trace to one term, so they should
 time the same), a batched matrix-vector product `bij,bj->bi` against its `@` form and NumPy, and
-3- and 4-operand einsum chains against NumPy's `np.einsum(..., optimize=True)`.
+3- and 4-operand einsum chains and general (non-chain) contractions against NumPy's
+`np.einsum(..., optimize=True)`. The einsum-vs-`@` and general rows time both sides in turns.
 
     python benchmarks/bench_einsum.py                 # matmul 512 and 1024, chains, cpu
     python benchmarks/bench_einsum.py --repeats 5 --target cpu-openmp
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 
 import numpy as np
 
@@ -25,6 +27,27 @@ CHAINS = {  # subscripts: operand shapes (skewed, so the order matters)
     "ij,jk,kl,lm->im": [(800, 50), (50, 800), (800, 10), (10, 800)],
     "bij,bjk,bk->bi": [(16, 128, 128), (16, 128, 128), (16, 128)],
 }
+
+
+GENERAL = {  # contractions not in chain form: transposes + reshapes + one (batched) matmul, against NumPy's BLAS path
+    "abc,cd->abd": [(64, 256, 512), (512, 512)],
+    "ijk,jkl->il": [(512, 64, 32), (64, 32, 512)],
+    "abc,bd->acd": [(256, 512, 64), (512, 256)],
+    "bij,bjk->bki": [(32, 256, 256), (32, 256, 256)],
+}
+
+
+def interleaved_s(fns: list, repeats: int) -> list[float]:
+    """Median seconds of each function, timed in turns (so a busy machine's load hits each alike)."""
+    for fn in fns:
+        fn()
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeats):
+        for fn, ts in zip(fns, times):
+            t = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t)
+    return [float(np.median(ts)) for ts in times]
 
 
 def contraction(spec: str):
@@ -43,8 +66,7 @@ def main() -> None:
     es_kernel = et.kernel(lambda a, b: np.einsum("ij,jk->ik", a, b), target=args.target)
     for n in (512, 1024):
         a, b = rng.standard_normal((n, n), np.float32), rng.standard_normal((n, n), np.float32)
-        at = median_s(lambda: at_kernel(a, b), args.repeats)
-        es = median_s(lambda: es_kernel(a, b), args.repeats)
+        es, at = interleaved_s([lambda: es_kernel(a, b), lambda: at_kernel(a, b)], args.repeats)
         print(f"{f'einsum ij,jk->ik {n} (vs @)':<36}{es * 1e3:>10.2f}{at * 1e3:>10.2f}{at / es:>8.2f}")
     matvec = et.kernel(contraction("bij,bj->bi"), target=args.target)
     a, x = rng.standard_normal((64, 512, 512), np.float32), rng.standard_normal((64, 512), np.float32)
@@ -59,6 +81,11 @@ def main() -> None:
         ours = median_s(lambda: kernel(*ops), args.repeats)
         numpy = median_s(lambda: np.einsum(spec, *ops, optimize=True), args.repeats)
         print(f"{spec + ' (vs NumPy)':<36}{ours * 1e3:>10.2f}{numpy * 1e3:>10.2f}{numpy / ours:>8.2f}")
+    for spec, shapes in GENERAL.items():
+        ops = [rng.standard_normal(s, np.float32) for s in shapes]
+        kernel = et.kernel(contraction(spec), target=args.target)
+        ours, numpy = interleaved_s([lambda: kernel(*ops), lambda: np.einsum(spec, *ops, optimize=True)], args.repeats)
+        print(f"{spec + ' (vs NumPy optimize=True)':<36}{ours * 1e3:>10.2f}{numpy * 1e3:>10.2f}{numpy / ours:>8.2f}")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 from run import gelu, machine_numbers, softmax, take_turns
@@ -81,22 +82,15 @@ def compile_with(fn, target: str, options: dict, inputs: tuple) -> et.Kernel:
     return et.kernel(fn, target=target, **options)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--target", default="cpu")
-    parser.add_argument("--only", nargs="+", metavar="FAMILY", help="run only these families")
-    parser.add_argument("--rounds", type=int, default=9, help="turns numpy, without and with take (run.py's take_turns)")
-    args = parser.parse_args()
-    r = np.random.default_rng(0)
-    m = machine_numbers()
-    print(f"copy {m['copy_GBps']:.1f} GB/s, numpy sgemm {m['sgemm_GFLOPs']:.0f} GFLOP/s, target {args.target}")
+def cases(r: np.random.Generator) -> list[tuple[str, Callable[..., Any], tuple, dict, dict]]:
+    """(family, function, inputs, options without, options with) of each family, inputs drawn from r."""
     x, b = r.standard_normal((4096, 1024), F32), r.standard_normal(1024, F32)
     A, B, v = r.standard_normal((2048, 2048), F32), r.standard_normal((2048, 2048), F32), r.standard_normal(2048, F32)
     M, N = r.standard_normal((1024, 1024), F32), r.standard_normal((1024, 1024), F32)
     P, Q = r.standard_normal((1000, 1000), F32), r.standard_normal((1000, 1000), F32)
     c, d = r.standard_normal((512, 100), F32), r.standard_normal((512, 100), F32)
     S, T = r.standard_normal((4096, 4096), F32), r.standard_normal((4096, 4096), F32)
-    families = [
+    return [
         ("fusion", lambda x, b: x * np.tanh(b) + np.exp(b), (x, b), {"rules": None}, {}),
         ("chain", lambda a, b, v: (a @ b) @ v, (A, B, v), {}, {"fastmath": True}),
         ("layout", lambda a, b: a @ b.T, (M, N), {"rules": None}, {}),
@@ -109,6 +103,18 @@ def main() -> None:
         ("tanh", gelu, (S,), {"libmvec": True}, {}),
         ("fasttanh", gelu, (S,), {}, {"fastmath": True}),
     ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--target", default="cpu")
+    parser.add_argument("--only", nargs="+", metavar="FAMILY", help="run only these families")
+    parser.add_argument("--rounds", type=int, default=9, help="turns numpy, without and with take (run.py's take_turns)")
+    args = parser.parse_args()
+    r = np.random.default_rng(0)
+    m = machine_numbers()
+    print(f"copy {m['copy_GBps']:.1f} GB/s, numpy sgemm {m['sgemm_GFLOPs']:.0f} GFLOP/s, target {args.target}")
+    families = cases(r)
     print(f"{'family':8s} {'numpy ms':>9s} {'without ms':>11s} {'with ms':>9s} {'with/without':>12s} {'vs numpy':>9s}  tiles without -> with")
     for name, fn, inputs, without, with_ in families:
         if args.only and name not in args.only:

@@ -158,7 +158,7 @@ def call_overhead(rounds: int) -> list[dict[str, Any]]:
 
 def print_calls(rows: list[dict[str, Any]]) -> None:
     """The call-overhead table: one line per system, one column per size."""
-    print(f"\ncall overhead, a * b + a, float32, us per call (median of rounds): "
+    print("\ncall overhead, a * b + a, float32, us per call (median of rounds): "
           + ", ".join(f"{n}x{n}" for n in CALL_SIZES))
     for name in rows[0]["systems"]:
         cells = []

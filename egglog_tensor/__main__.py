@@ -1,4 +1,5 @@
-"""`python -m egglog_tensor demo`: compile real kernels, check them against NumPy, show what happened."""
+"""`python -m egglog_tensor demo`: compile real kernels, check them against NumPy, show what happened;
+`python -m egglog_tensor inspect FILE.py:FUNC --arg ...`: any stage of a compilation (cli.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import numpy as np
 
 import egglog_tensor as et
+from egglog_tensor import cli
 
 
 def _median_ms(fn: Callable[[], Any], repeat: int = 7) -> float:
@@ -92,7 +94,14 @@ def main(argv: list[str] | None = None) -> int:
     d = sub.add_parser("demo", help="compile and run a few kernels, compare with NumPy")
     d.add_argument("--target", default="cpu", help="lowering pipeline: cpu or cpu-openmp")
     d.add_argument("-v", "--verbose", action="store_true", help="also print extracted terms and linalg MLIR")
+    cli.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "inspect":
+        try:
+            return cli.run(args)
+        except (cli.CliError, et.EgglogTensorError, KeyError) as e:
+            print(f"python -m egglog_tensor inspect: {e.args[0] if isinstance(e, KeyError) else e}", file=sys.stderr)
+            return 2
     return demo(args.target, args.verbose)
 
 

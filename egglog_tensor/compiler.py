@@ -8,6 +8,7 @@ with the on-disk cache.
 
 from __future__ import annotations
 
+import difflib
 import html
 import os
 import sys
@@ -19,9 +20,10 @@ from typing import Any
 import numpy as np
 from egglog import Ruleset, Schedule
 
-from . import cache
+from . import cache, highlight
 from .graph import Node
 from .lowering.llvm import LoadedModule
+from .measure import Timing
 from .optimize import Limits, OptimizeReport
 from .runtime import ArgType, NativeFunction
 from .spec import ArgSpec, signature
@@ -99,6 +101,9 @@ class Compilation:
     written: tuple[str, ...] = ()  # arguments written into: their final values, the outputs before the checks, copied back by a call
     static: tuple[tuple[str, Any], ...] = ()  # (name, value) of each static argument, compiled in (kernel.py)
     captured: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)  # hidden arguments: large captured arrays
+    timing: Timing | None = None  # estimated beside measured time per call, once `Kernel.measure` ran
+    tuned: Any = None  # the candidates `Kernel.autotune` timed (autotune.Tuned), on the compilation it chose
+    tree: Any = None  # a result that is a dict, list or nested tuple: its structure (pytree.py; set by Kernel), the outputs its leaves
 
     @property
     def workspace(self) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
@@ -117,13 +122,15 @@ class Compilation:
         return self.texts[name]
 
     def summary(self) -> str:
-        sig = signature(self.arg_names, self.specs)
+        sig = signature(self.arg_names, self.specs, self.static)
         outs = ", ".join(f"{o.dtype}[{','.join(map(str, o.shape))}]" for o in self.outputs)
         work = ", ".join(f"{dtype}[{','.join(map(str, shape))}]" for shape, dtype in self.workspace)
         lines = [
             f"kernel {self.name}({sig}) -> {outs}",
             f"target {self.options.target.label}, fastmath={self.options.fastmath}",
             str(self.report),
+            *([str(self.timing)] if self.timing else []),
+            *([str(self.tuned)] if self.tuned else []),
             f"cache: {self.cache}" + (f" ({self.cache_note})" if self.cache_note else ""),
             *([f"workspace (lent by each call): {work}"] if work else []),
             *([f"writes into argument(s) {', '.join(self.written)}: the outputs after the result, copied back by each call"]
@@ -141,14 +148,31 @@ class Compilation:
         ]
         return "\n".join(lines)
 
+    def diff(self, stage: str, to: str | None = None, other: Compilation | None = None) -> str:
+        """A unified diff of `stage` against stage `to` of this compilation, or against the same stage (or `to`)
+        of `other` (another schedule, target or option): what a pass or a choice changed."""
+        theirs = other or self
+        b = to or stage
+        return "".join(difflib.unified_diff(self.stage(stage).splitlines(keepends=True), theirs.stage(b).splitlines(keepends=True),
+                                            f"{self.name}: {stage}", f"{theirs.name}: {b}" + (" (other)" if other else "")))
+
+    def draw(self) -> Any:
+        """The extracted program as a DAG picture (SVG; shown in notebooks), each kernel with its estimated time (draw.py)."""
+        from .draw import program
+
+        return program(self)
+
+    def explain(self) -> str:
+        """What the optimizer and the lowering decided and why, in plain sentences (explain.py)."""
+        from .explain import explain
+
+        return explain(self)
+
     def __repr__(self) -> str:
         return self.summary()
 
     def _repr_html_(self) -> str:
-        parts = [f"<pre>{html.escape(self.summary())}</pre>"]
-        for name, text in self.texts.items():
-            parts.append(f"<details><summary>{html.escape(name)}</summary><pre>{html.escape(text)}</pre></details>")
-        return "\n".join(parts)
+        return f"<pre>{html.escape(self.summary())}</pre>\n{highlight.stages_html(self.texts)}"
 
 
 def workspace(facts: dict[str, Any]) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
@@ -201,10 +225,12 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     comp = optimized.lower().compile().compilation
     assert comp.module is not None
     module = comp.module
-    if lookup.storing and not optimized.report.fallback:
+    if lookup.storing and not optimized.report.fallback and optimized.report.stop_reason != "interrupted":
         comp.cache, comp.cache_note = _timed(comp.timings, "cache-store", lambda: lookup.store(comp, module.object_code))
     elif optimized.report.fallback:  # a later run must optimize (and warn) again, not load the unoptimized code silently
         comp.cache, comp.cache_note = "disabled", "not stored: the optimizer's extraction failed"
+    elif optimized.report.stop_reason == "interrupted":  # (a later run optimizes in full)
+        comp.cache, comp.cache_note = "disabled", "not stored: the optimizer was interrupted"
     else:
         comp.cache, comp.cache_note = lookup.status, lookup.note
     if level := debug_level():

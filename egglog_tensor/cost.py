@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -54,10 +54,11 @@ class RowKernel(NamedTuple):
     attrs: Any
     shape: tuple[int, ...]
     dtype: Any
-    below: float  # the time closed below it (kernels alike but for their inputs stay apart)
+    below: Any  # the time closed below it, or its input's value when priced locally (kernels alike but for their inputs stay apart)
     flops: float
     row: int
     latency: float
+    time: float = 0.0  # its own time
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,8 @@ class Cost:
     buffer: bool = True
     inputs: frozenset[Input] = frozenset()
     rows: Rows | None = None
+    value: Any = None  # which value it is, when the DAG extractor prices (egglog_tensor/extract.py: its e-class)
+    escaped: frozenset[RowKernel] = frozenset()  # row kernels below also read outside a row-aligned path (priced locally)
 
     def __lt__(self, other: Cost) -> bool:
         return self.total < other.total
@@ -123,9 +126,12 @@ def _bytes(node: Node) -> float:
 class TensorCostModel:
     """egglog CostModel over the tensor language (see the module docstring for the model)."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(self, target: Target, local: bool = False) -> None:
         self.target = target
         self.machine: Machine = target.machine
+        # local: children come priced alone (done 0: the DAG extractor adds each closed kernel once), so a
+        # row-fused loop's saving on the kernels it absorbs may exceed what this node closes itself
+        self.floor = -math.inf if local else 0.0
 
     # --- helpers ---------------------------------------------------------------------------
     def closed(self, c: Cost) -> float:
@@ -148,7 +154,8 @@ class TensorCostModel:
         the part of `time` a reduction waits on add latency."""
         if out.ndim == 0 or x.meta.ndim == 0 or out.shape[0] != x.meta.shape[0]:
             return None
-        kernel = RowKernel(out.op, out.attrs, out.shape, out.dtype, x.done, flops, x.meta.size // max(out.size, 1), latency)
+        below = x.done if x.value is None else x.value
+        kernel = RowKernel(out.op, out.attrs, out.shape, out.dtype, below, flops, x.meta.size // max(out.size, 1), latency, time)
         return Rows(time, frozenset({kernel}), inputs) + x.rows
 
     def _fuse_rows(self, x: Cost, out: Node, tiles: tuple[int, ...] | None = None) -> Cost:
@@ -175,7 +182,9 @@ class TensorCostModel:
         fused = balance * (max(flops / m.gflops, memory * (math.fsum(b for _, b in inputs) + _bytes(out)) / m.bandwidth_gbs) + chains)
         fused += m.kernel_overhead_ns + overhead
         own = closed - x.done  # x's own kernel, when x is still pending
-        return self._buffer(out, max(closed - rows.time - own + fused, 0.0) + untiled)
+        # locally (the DAG extractor's): each kernel once, as the DAG counts it, but not one also read outside the loop (it still runs)
+        absorbed = rows.time if self.floor == 0.0 else math.fsum(k.time for k in rows.kernels - x.escaped)
+        return self._buffer(out, max(closed - absorbed - own + fused, self.floor) + untiled)
 
     # --- the model ---------------------------------------------------------------------------
     def __call__(self, egraph: EGraph, expr: Any, children: list[Cost]) -> Cost:
@@ -186,8 +195,16 @@ class TensorCostModel:
                 meta = literal(expr)
             except ValueError:
                 meta = tuple(c.meta for c in children)
-            total = math.fsum(self.closed(c) for c in children)
-            return Cost(total, meta, done=total)
+            return self.container(meta, children)
+        return self.call(op, children)
+
+    def container(self, meta: Any, children: list[Cost]) -> Cost:
+        """The Cost of a literal or container (Vec, Program) of `children`: its tensors in memory."""
+        total = math.fsum(self.closed(c) for c in children)
+        return Cost(total, meta, done=total)
+
+    def call(self, op: str, children: list[Cost]) -> Cost:
+        """The Cost of `op` applied to `children` (tensor and attribute costs in the term's order)."""
         if op == "concat":
             parts, axis = children
             out = _meta(op, tuple(parts.meta), (axis.meta,))
@@ -198,7 +215,16 @@ class TensorCostModel:
         return self.price(op, tensors, out)
 
     def price(self, op: str, ins: list[Cost], out: Node) -> Cost:
-        """The Cost of `op` producing `out` from children costs `ins`."""
+        """The Cost of `op` producing `out` from children costs `ins` (priced locally: with the row
+        kernels below that a reader outside a row-aligned path needs, so a row-fused loop cannot absorb them)."""
+        cost = self._price(op, ins, out)
+        if self.floor == 0.0:
+            return cost
+        carried = cost.rows.kernels if cost.rows is not None else frozenset()
+        escaped = frozenset().union(*(c.escaped | (c.rows.kernels - carried if c.rows is not None else frozenset()) for c in ins))
+        return replace(cost, escaped=escaped) if escaped else cost
+
+    def _price(self, op: str, ins: list[Cost], out: Node) -> Cost:
         m = self.machine
         if op in ("arg", "array"):
             return self._buffer(out, 0.0)
@@ -363,6 +389,8 @@ def _meta(op: str, tensors: tuple[Node, ...], attrs: tuple) -> Node:
 
 def _identity(c: Cost) -> Any:
     """Which buffer a materialized child is: an argument by name, anything else by what it is."""
+    if c.value is not None:
+        return c.value
     if c.meta.op == "arg":
         return ("arg", c.meta.attr("name"))
     return ("buffer", c.meta.shape, c.meta.dtype, c.done)

@@ -84,3 +84,11 @@ def topological(outputs: list[Node]) -> list[Node]:
         stack.append((node, True))
         stack.extend((i, False) for i in reversed(node.inputs) if id(i) not in seen)
     return order
+
+
+def depth(outputs: list[Node]) -> int:
+    """The longest chain of nodes from an input to an output."""
+    levels: dict[int, int] = {}
+    for node in topological(outputs):
+        levels[id(node)] = 1 + max((levels[id(i)] for i in node.inputs), default=0)
+    return max((levels[id(o)] for o in outputs), default=0)

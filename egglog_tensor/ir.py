@@ -6,6 +6,7 @@ optimizer turns a traced Node DAG into a `Program` term and the extracted term b
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Callable
 from typing import ClassVar
@@ -26,7 +27,7 @@ from egglog import (
     set_,
 )
 
-from .graph import Builder, Node
+from .graph import Builder, Node, topological
 from .ops import OPS, Kind
 
 
@@ -228,12 +229,19 @@ DTYPE_TERMS = {
 }
 LAYOUT_TERMS = {"C": Layout.C, "F": Layout.F, "strided": Layout.strided}
 _CONSTANT_NAMES = {**{str(t): k for k, t in DTYPE_TERMS.items()}, **{str(t): k for k, t in LAYOUT_TERMS.items()}}
+CONSTANT_TEXT = {k: text for text, k in _CONSTANT_NAMES.items()}  # "float64" -> "DType.float64"
+
+
+@functools.lru_cache(maxsize=4096)
+def _vec_term(value: tuple[int, ...]) -> object:
+    """An int tuple as an egglog Vec[i64] (made once per tuple: egglog-python builds an expression in ~1 ms)."""
+    return Vec[i64](*(i64(v) for v in value)) if value else Vec[i64].empty()
 
 
 def _attr_term(value: object) -> object:
     """A Node attribute as an egglog value: ints, floats, strings, int tuples, dtypes, layouts."""
     if isinstance(value, tuple):
-        return Vec[i64](*(i64(v) for v in value)) if value else Vec[i64].empty()
+        return _vec_term(value)
     if isinstance(value, str) and value in DTYPE_TERMS:
         return DTYPE_TERMS[value]
     if isinstance(value, str) and value in LAYOUT_TERMS:
@@ -249,23 +257,22 @@ def to_term(outputs: list[Node], memo: dict[int, Tensor] | None = None) -> Progr
     `memo` (if given) is filled with the term of every node, keyed by id(node).
     """
     memo = {} if memo is None else memo
+    for node in topological(outputs):  # inputs first, so no recursion at any depth
+        if id(node) not in memo:
+            memo[id(node)] = node_term(node, memo)
+    return Program(Vec[Tensor](*(memo[id(o)] for o in outputs)))
 
-    def term(node: Node) -> Tensor:
-        done = memo.get(id(node))
-        if done is not None:
-            return done
-        ctor = CONSTRUCTORS[node.op]
-        if node.op == "concat":
-            res = ctor(Vec[Tensor](*(term(i) for i in node.inputs)), node.attr("axis"))
-        elif node.op == "arg":
-            name, shape, dtype, layout = node.attrs
-            res = ctor(name, _attr_term(shape), DTYPE_TERMS[dtype], LAYOUT_TERMS[layout])
-        else:
-            res = ctor(*(term(i) for i in node.inputs), *(_attr_term(a) for a in node.attrs))
-        memo[id(node)] = res
-        return res
 
-    return Program(Vec[Tensor](*(term(o) for o in outputs)))
+def node_term(node: Node, memo: dict[int, Tensor]) -> Tensor:
+    """The term of one node whose inputs' terms are in `memo`."""
+    chosen = len(node.attrs) > len(OPS[node.op].attrs)  # a reduction with its lanes chosen
+    ctor = WITH_LANES[node.op] if chosen else CONSTRUCTORS[node.op]
+    if node.op == "concat":
+        return ctor(Vec[Tensor](*(memo[id(i)] for i in node.inputs)), node.attr("axis"))
+    if node.op == "arg":
+        name, shape, dtype, layout = node.attrs
+        return ctor(name, _attr_term(shape), DTYPE_TERMS[dtype], LAYOUT_TERMS[layout])
+    return ctor(*(memo[id(i)] for i in node.inputs), *(_attr_term(a) for a in node.attrs))
 
 
 def static_facts(nodes: list[Node], memo: dict[int, Tensor]) -> list[object]:

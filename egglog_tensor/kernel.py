@@ -16,6 +16,7 @@ from typing import Any, overload
 import numpy as np
 from egglog import Ruleset, Schedule
 
+from . import pytree
 from .compiler import Compilation, Options, compile_kernel
 from .errors import (
     ConcreteValueError,
@@ -24,6 +25,8 @@ from .errors import (
     OutOfBoundsError,
     SpecializationWarning,
 )
+from .autotune import Tuned, autotune
+from .measure import Timing, median_ns
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
@@ -49,13 +52,11 @@ class Kernel:
         self._signature = inspect.signature(fn)
         if isinstance(fn, functools.partial):  # its bound keyword arguments are constants of the program, not parameters
             self._signature = self._signature.replace(parameters=[p for p in self._signature.parameters.values() if p.name not in fn.keywords])
-        for p in self._signature.parameters.values():
-            if p.kind in (p.VAR_KEYWORD, p.KEYWORD_ONLY):
-                raise TypeError(f"kernel {self.name}: keyword-only and **kwargs parameters are not supported ({p})")
         self._cache: dict[tuple, Compilation] = {}
         self._lock = threading.Lock()
         params = self._signature.parameters.values()
-        self._arity = -1 if any(p.kind == p.VAR_POSITIONAL for p in params) else len(self._signature.parameters)
+        self._arity = -1 if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in params) \
+            else len(self._signature.parameters)
         self._fast: dict[tuple, Callable[[tuple, Any], Any]] = {}  # fast-path key -> the specialization's call
         # `out=` names the result buffer(s), unless the function has a parameter of that name.
         self._takes_out = "out" not in self._signature.parameters
@@ -63,13 +64,15 @@ class Kernel:
         self._auto: frozenset[str] = frozenset()  # Python-value arguments tracing needed the value of: static when given one
         self._seen: dict[str, set[Any]] = {}  # the values each of those was specialized on
 
-    def _specialize(self, names: tuple[str, ...], values: list[Any]) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
-        """The function to trace (its static arguments bound, as compile-time constants), and the runtime arguments' names and values."""
+    def _specialize(self, names: tuple[str, ...], values: list[Any], layout: Layout) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
+        """The function to trace, taking the flat arguments (`layout` rebuilds the call; static arguments bound,
+        as compile-time constants), and the runtime arguments' names and values."""
+        fn = _Call(self.fn, layout)
         pairs = list(zip(names, values, strict=True))
         # None (passed, or a `=None` default) is always a constant, as in JAX
         chosen = {n for n, v in pairs if n in self._static or v is None or (n in self._auto and _literal(v))}
         if not chosen:
-            return self.fn, names, values
+            return fn, names, values
         static = tuple((n, v if n in self._static else _hashable(v)) for n, v in pairs if n in chosen)
         self._count(dict(static), (chosen & self._auto) - self._static)
         for n, v in static:
@@ -80,7 +83,7 @@ class Kernel:
                                           f"got {type(v).__name__}") from None
         runtime = [(n, v) for n, v in pairs if n not in chosen]
         given = {n: v for n, v in pairs if n in chosen}
-        return _Static(self.fn, names, static, given), tuple(n for n, _ in runtime), [v for _, v in runtime]
+        return _Static(fn, names, static, given), tuple(n for n, _ in runtime), [v for _, v in runtime]
 
     def _count(self, static: dict[str, Any], auto: set[str]) -> None:
         """Note the values automatically static arguments take; SpecializationWarning when one passes the limit."""
@@ -96,9 +99,9 @@ class Kernel:
     def _traced(self, args: tuple, kwargs: dict, step: Callable[..., Any]) -> Any:
         """step(fn, names, values, specs) for a call's arguments, tracing again with the Python-value arguments
         (numbers, lists, tuples) static when tracing needed their values (ConcreteValueError)."""
-        names, values = self._bind(args, kwargs)
+        names, values, layout = self._bind(args, kwargs)
         while True:
-            fn, runtime_names, runtime_values = self._specialize(names, values)
+            fn, runtime_names, runtime_values = self._specialize(names, values, layout)
             try:
                 return step(fn, runtime_names, runtime_values, specs_of(runtime_names, runtime_values))
             except ConcreteValueError as e:
@@ -107,37 +110,72 @@ class Kernel:
                     raise
                 self._auto = self._auto | e.needs
 
-    def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any]]:
+    def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any], Layout]:
+        """The call's flat argument names and values in the signature's order (defaults applied, *args numbered,
+        dicts/lists/tuples of arrays flattened into their leaves: pytree.py), and the layout that rebuilds the call."""
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
             raise KernelArgumentError(f"{self.name}(): {e}") from None
         bound.apply_defaults()
+        passed: list[tuple[str | None, str, Any]] = []  # (keyword or None: positional, name, value) of each argument fn gets
+        for name, value in bound.arguments.items():
+            kind = self._signature.parameters[name].kind
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                passed += [(None, f"{name}{i}", v) for i, v in enumerate(value)]
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                passed += [(k, k, v) for k, v in value.items()]
+            else:
+                passed.append((name if kind == inspect.Parameter.KEYWORD_ONLY else None, name, value))
         names: list[str] = []
         values: list[Any] = []
-        for name, value in bound.arguments.items():
-            if self._signature.parameters[name].kind == inspect.Parameter.VAR_POSITIONAL:
-                names += [f"{name}{i}" for i in range(len(value))]
-                values += list(value)
-            else:
-                names.append(name)
-                values.append(value)
-        return tuple(names), values
+        layout = []
+        for keyword, name, value in passed:
+            tree, leaf_names, leaves = pytree.flatten(value, name)
+            names += leaf_names
+            values += leaves
+            layout.append((keyword, tree))
+        return tuple(names), values, tuple(layout)
 
     def _compilation(self, fn: Callable[..., Any], names: tuple[str, ...], specs: tuple[ArgSpec, ...]) -> Compilation:
-        key = (names, specs, getattr(fn, "static", ()))  # options are fixed per Kernel
+        key = (names, specs, getattr(fn, "static", ()), _call_of(fn).layout)  # options are fixed per Kernel
         comp = self._cache.get(key)
         if comp is None:
             with self._lock:
                 comp = self._cache.get(key)
                 if comp is None:
                     comp = compile_kernel(fn, names, specs, self.options)
+                    comp.tree = _call_of(fn).tree
                     self._cache[key] = comp
         return comp
 
     def inspect(self, *args: Any, **kwargs: Any) -> Compilation:
         """The compilation (all stages) for these arguments' signature, compiling if needed."""
         return self._traced(args, kwargs, lambda fn, names, values, specs: self._compilation(fn, names, specs))
+
+    def measure(self, *args: Any, min_time: float = 0.2, **kwargs: Any) -> Timing:
+        """Time calls on these arguments beside the cost model's estimate; the compilation keeps the
+        result, so `inspect(...)` shows it. Each timed call is a real call: arguments the kernel
+        writes into are written each time."""
+        comp = self.inspect(*args, **kwargs)
+        measured, batches = median_ns(lambda: self(*args, **kwargs), min_time)
+        comp.timing = Timing(comp.report.cost_after, measured, batches)
+        return comp.timing
+
+    def autotune(self, *args: Any, k: int = 8, again: bool = False, **kwargs: Any) -> Tuned:
+        """Compile up to k candidates for these arguments (the model's choice, neighbouring matmul tiles,
+        no fusion choices), time them on the arguments and call the fastest from now on; the choice is
+        recorded beside the cache and reused unless `again` (egglog_tensor/autotune.py)."""
+        return autotune(self, args, kwargs, k, again)
+
+    def use(self, comp: Compilation, args: tuple, kwargs: dict) -> None:
+        """Call `comp` for the signature of these arguments (it must have been compiled for it)."""
+        key = self._traced(args, kwargs, lambda fn, names, values, specs: (names, specs, getattr(fn, "static", ()), _call_of(fn).layout))
+        if (comp.arg_names[:len(key[0])], comp.specs[:len(key[1])]) != key[:2]:
+            raise KernelArgumentError(f"{self.name}(): a compilation for other arguments")
+        with self._lock:
+            self._cache[key] = comp
+            self._fast.clear()
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """Trace for these arguments' signature: the first stage of `f.trace(*args).optimize().lower().compile()`
@@ -196,27 +234,58 @@ class _Static:
         return self.fn(*(given[n] if n in given else next(rest) for n in self.names))
 
 
+Layout = tuple[tuple[str | None, pytree.Tree], ...]  # per argument of the call: its keyword (None: positional), its structure
+
+
+class _Call:
+    """A kernel's function as traced: it takes the flat arguments and rebuilds the call (`layout`: keywords,
+    dicts/lists/tuples), and returns a structured result flat, keeping its structure in `tree`."""
+
+    def __init__(self, fn: Callable[..., Any], layout: Layout) -> None:
+        self.fn, self.layout, self.tree = fn, layout, None
+        self.__name__ = function_name(fn)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Call) and (self.fn, self.layout) == (other.fn, other.layout)
+
+    def __hash__(self) -> int:
+        return hash((self.fn, self.layout))
+
+    def __call__(self, *flat: Any) -> Any:
+        leaves = iter(flat)
+        args = [(keyword, pytree.unflatten(tree, leaves)) for keyword, tree in self.layout]
+        result = self.fn(*(v for k, v in args if k is None), **{k: v for k, v in args if k is not None})
+        self.tree, result = pytree.result_tree(result)
+        return result
+
+
+def _call_of(fn: Callable[..., Any]) -> _Call:
+    """The _Call a traced function is (or its static arguments bind)."""
+    return fn.fn if isinstance(fn, _Static) else fn
+
+
 def static_names(fn: Callable[..., Any], argnums: Any, argnames: Any) -> frozenset[str]:
     """The parameter names `static_argnums` (positions) and `static_argnames` name; TypeError for one fn lacks."""
     params = list(inspect.signature(fn).parameters.values())
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums or ())
     names = (argnames,) if isinstance(argnames, str) else tuple(argnames or ())
     named = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keyword_only = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
     for i in nums:
         if not -len(named) <= i < len(named):
             raise TypeError(f"static_argnums {i} is out of range: {function_name(fn)} has {len(named)} positional parameters")
     for n in names:
-        if n not in named:
-            raise TypeError(f"static_argnames {n!r} is not a parameter of {function_name(fn)} (it has {', '.join(named)})")
+        if n not in named + keyword_only:
+            raise TypeError(f"static_argnames {n!r} is not a parameter of {function_name(fn)} (it has {', '.join(named + keyword_only)})")
     return frozenset(names) | {named[i] for i in nums}
 
 
 def _fast_key(a: Any) -> Any:
-    """A cheap signature key: (shape, dtype, contiguity) for arrays (contiguity 0: neither, slow path; so for lists)."""
+    """A cheap signature key: (shape, dtype, contiguity) for arrays (contiguity 0: neither, slow path; so for lists and dicts)."""
     if type(a) is np.ndarray:
         flags = a.flags
         return (a.shape, a.dtype, 1 if flags.c_contiguous else (2 if flags.f_contiguous else 0))
-    return (type(a), 0) if isinstance(a, (list, tuple)) else type(a)
+    return (type(a), 0) if isinstance(a, (list, tuple, dict)) else type(a)
 
 
 def _literal(value: Any) -> bool:
@@ -244,7 +313,7 @@ class _Dispatch:
     """The call path of one specialization: scalar conversion, output allocation, native call."""
 
     __slots__ = ("arg_names", "call", "captured", "checks", "empty", "name", "narrowed", "native", "out_dtypes", "outputs",
-                 "returns_tuple", "scalars", "visible", "workspace", "written")
+                 "returns_tuple", "scalars", "tree", "visible", "workspace", "written")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
         self.name = name
@@ -256,6 +325,7 @@ class _Dispatch:
         self.visible = self.outputs[: len(self.outputs) - len(self.checks) - len(self.written)]
         self.empty = allocator(self.outputs)
         self.returns_tuple = comp.returns_tuple
+        self.tree = comp.tree  # a dict/list/nested result's structure: the flat results are rebuilt into it
         self.workspace = comp.workspace  # lent for the call, back to the pool when it returns
         self.captured = comp.captured  # large captured arrays: hidden arguments after the call's own
         # Python and NumPy scalars (and 0-d arrays, unchanged) become 0-d arrays of the compiled dtype.
@@ -342,9 +412,9 @@ class _Dispatch:
         (None for a kernel returning nothing); written arguments updated first."""
         outs = self._checked_flags(outs, given)
         if out is not None:
-            return out if self.returns_tuple else outs[0]
+            return self._structured(out) if self.returns_tuple else outs[0]
         if self.returns_tuple:
-            return tuple(o[()] if o.ndim == 0 else o for o in outs)
+            return self._structured(tuple(o[()] if o.ndim == 0 else o for o in outs))
         if not outs:
             return None
         result = outs[0]
@@ -394,7 +464,11 @@ class _Dispatch:
         for target, result in zip(targets, outs, strict=True):
             if result is not target:
                 np.copyto(target, result)
-        return targets if self.returns_tuple else targets[0]
+        return self._structured(targets) if self.returns_tuple else targets[0]
+
+    def _structured(self, results: Any) -> Any:
+        """The results (a tuple) in the structure the function returned them in (a dict, list or nested tuple)."""
+        return results if self.tree is None else pytree.unflatten(self.tree, iter(results))
 
 
 def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import atexit
 import gc
+import itertools
+import math
 import queue
 import re
 import threading
@@ -16,13 +18,15 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 from dataclasses import dataclass, field, replace
 
-from egglog import EGraph, Ruleset, RunReport, Schedule
+from egglog import EGraph, Ruleset, RunReport, Schedule, Vec
 from egglog.declarations import RulesetDecl
 from egglog.pretty import pretty_decl
 
 from .cost import TensorCostModel
+from .extract import Extracted, ExtractionError, extract
 from .graph import Builder, Node, topological
-from .ir import Program, Tensor, from_term, static_facts, to_term
+from .ir import Program, Tensor, from_term, node_term, static_facts, to_term
+from .progress import Progress
 
 T = TypeVar("T")
 
@@ -34,6 +38,7 @@ class Limits:
     iterations: int = 30
     enodes: int = 50_000
     seconds: float = 10.0
+    evaluations: int = 2_000_000  # e-node pricings of the extraction (egglog_tensor/extract.py)
 
 
 SHOWN_RULES = 8  # rules printed per ruleset, most matches first
@@ -80,7 +85,7 @@ class OptimizeReport:
 
     schedule: str
     iterations: int
-    stop_reason: str  # "saturated", "iteration limit", "e-node limit", "time limit"
+    stop_reason: str  # "saturated", "iteration limit", "e-node limit", "time limit", "interrupted" (Ctrl-C)
     rulesets: tuple[RulesetStats, ...]
     enodes: int
     seconds: float
@@ -88,6 +93,7 @@ class OptimizeReport:
     cost_after: float
     limits: Limits = field(default_factory=Limits)
     fallback: str = ""  # why the traced program was kept instead of an extracted one ("": it was not)
+    cut: str = ""  # what the extraction left undone when it hit its limit ("": nothing)
 
     @property
     def hit_limit(self) -> bool:
@@ -104,12 +110,15 @@ class OptimizeReport:
         return _most_first(group for rs in self.rulesets for group in rs.groups.items())
 
     def __str__(self) -> str:
-        limit = "" if not self.hit_limit else f" (LIMIT HIT: {self.limits})"
+        limit = ("" if not self.hit_limit else " (Ctrl-C: the best program found so far)" if self.stop_reason == "interrupted"
+                 else f" (LIMIT HIT: {self.limits})")
         lines = [
             f"schedule {self.schedule}: {self.iterations} iteration(s), stopped: {self.stop_reason}{limit}, "
             f"{self.enodes} e-nodes, {self.seconds * 1e3:.1f} ms",
             f"estimated cost {self.cost_before:,.1f} ns -> {self.cost_after:,.1f} ns",
         ]
+        if self.cut:
+            lines.append(f"EXTRACTION LIMIT HIT: {self.cut}")
         if self.fallback:
             lines.append(f"EXTRACTION FAILED, the traced program is compiled unoptimized: {self.fallback}")
         lines += [str(rs) for rs in self.rulesets] or ["  no rule matched"]
@@ -191,10 +200,21 @@ class _EgglogThread:
                 done.set_exception(e)
 
     def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """fn(*args) on the egglog thread; its result, or its exception raised here."""
+        """fn(*args) on the egglog thread; its result, or its exception raised here. A first Ctrl-C
+        while waiting asks a running rewrite to stop after its current iteration (`INTERRUPT`: the
+        best program found so far is extracted and compiled); a second one is raised."""
         done: Future = Future()
         self._jobs.put((fn, args, done))
-        return done.result()
+        try:
+            return done.result()
+        except KeyboardInterrupt:
+            INTERRUPT.set()
+            warnings.warn("egglog_tensor: interrupted; the optimizer stops after this iteration and the best program "
+                          "found so far is compiled (interrupt again to abandon the compile)", stacklevel=3)
+            return done.result()
+
+
+INTERRUPT = threading.Event()  # set by a Ctrl-C: the rewrite loop stops at its next iteration (stop reason "interrupted")
 
 
 _EGGLOG_THREAD = _EgglogThread()
@@ -311,23 +331,33 @@ def _seeded(egraph: EGraph, outputs: list[Node], nodes: list[Node]) -> Program:
 
     Each node's term is registered on its own, inputs first: egglog-python (13.2) registering a large
     term with shared subterms in one call sometimes (in some processes, not others) builds wrong
-    e-nodes, e.g. a slice whose start Vec is another Vec of the term (`_registers_traced` checks)."""
-    terms: dict[int, Tensor] = {}
-    traced = to_term(outputs, terms)
+    e-nodes, e.g. a slice whose start Vec is another Vec of the term (`_registers_traced` checks).
+    Each is bound to a name (egglog's `let`) that its readers' terms refer to, so every registered term
+    is one node deep: registering stays linear in the program's size at any depth."""
+    names: dict[int, Tensor] = {}
     for node in topological(outputs):
-        egraph.register(terms[id(node)])
-    egraph.register(traced, *static_facts(nodes, terms))
+        names[id(node)] = egraph.let(f"et_node_{next(_NAMES)}", node_term(node, names))
+    traced = Program(Vec[Tensor](*(names[id(o)] for o in outputs)))
+    egraph.register(traced, *static_facts(nodes, names))
     return traced
+
+
+_NAMES = itertools.count()  # unique names of the seeded nodes (egglog's globals)
 
 
 def _registers_traced(extracted: Program, outputs: list[Node]) -> bool:
     """Whether a term extracted before any rewriting is the traced program (as it must be: each
     e-class then holds one e-node); False shows egglog registered the traced term wrongly."""
     builder = Builder()
+    return _is_traced(from_term(extracted, builder), outputs, builder)
+
+
+def _is_traced(nodes: list[Node], outputs: list[Node], builder: Builder) -> bool:
+    """Whether `nodes` (made by `builder`) are the traced program `outputs`."""
     copies: dict[int, Node] = {}
     for node in topological(outputs):
         copies[id(node)] = builder.make(node.op, tuple(copies[id(i)] for i in node.inputs), node.attrs)
-    return all(a is copies[id(b)] for a, b in zip(from_term(extracted, builder), outputs, strict=True))
+    return all(a is copies[id(b)] for a, b in zip(nodes, outputs, strict=True))
 
 
 def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
@@ -339,22 +369,29 @@ def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
     start = time.perf_counter()
     stats = {} if stats is None else stats
     iterations, reason = 0, "saturated"
+    INTERRUPT.clear()
     if schedule is not None:
         reason = "iteration limit"
-        while iterations < limits.iterations:
-            report = egraph.run(schedule)
-            shaped = egraph.run(shapes.saturate())  # shapes and dtypes of the terms this step created, for later conditions
-            iterations += 1
-            _tally(stats, report)
-            if not report.updated and not shaped.updated:
-                reason = "saturated"
-                break
-            if egraph_size(egraph) > limits.enodes:
-                reason = "e-node limit"
-                break
-            if time.perf_counter() - start > limits.seconds:
-                reason = "time limit"
-                break
+        with Progress("optimizer", limits.iterations) as progress:
+            while iterations < limits.iterations:
+                report = egraph.run(schedule)
+                shaped = egraph.run(shapes.saturate())  # shapes and dtypes of the terms this step created, for later conditions
+                iterations += 1
+                _tally(stats, report)
+                size = egraph_size(egraph)
+                progress.update(iterations, f"{size:,} e-nodes")
+                if not report.updated and not shaped.updated:
+                    reason = "saturated"
+                    break
+                if size > limits.enodes:
+                    reason = "e-node limit"
+                    break
+                if time.perf_counter() - start > limits.seconds:
+                    reason = "time limit"
+                    break
+                if INTERRUPT.is_set():
+                    reason = "interrupted"
+                    break
     return stats, iterations, reason, time.perf_counter() - start
 
 
@@ -367,33 +404,36 @@ def _rewrite_and_extract(
     baseline: tuple[Ruleset | Schedule | None, ...] = (),
 ) -> tuple[Program, Program, list[Node], OptimizeReport]:
     traced = _seeded(egraph, outputs, topological(outputs))
-    first, before = egraph.extract(traced, include_cost=True, cost_model=cost_model)
-    if not _registers_traced(first, outputs):  # never compile a term of a wrongly built e-graph
+    builder = Builder()
+    try:
+        first = extract(egraph, cost_model, limits.evaluations, builder)
+    except ExtractionError as e:
+        first = Extracted([], math.nan, 0, str(e))
+    before = first.cost
+    if first.cut or not _is_traced(first.outputs, outputs, builder):  # never compile a term of a wrongly built e-graph
         fallback = "egglog registered the traced program wrongly (its e-graph does not hold the traced term)"
-        report = OptimizeReport("none", 0, "saturated", (), egraph_size(egraph), 0.0, before.total, before.total,
-                                limits, fallback)
-        return traced, traced, from_term(traced), report
+        if first.cut:
+            fallback = f"the traced program could not be read back from its e-graph ({first.cut})"
+        report = OptimizeReport("none", 0, "saturated", (), egraph_size(egraph), 0.0, before, before,
+                                limits, fallback, first.cut)
+        return traced, to_term(outputs), outputs, report
     stats: dict[str, _Tally] = {}
-    iterations, reasons, seconds, fallback = 0, [], 0.0, ""
-    extracted, after = traced, before
+    iterations, reasons, seconds = 0, [], 0.0
+    fallback, nodes, after, cut = "", outputs, before, ""
     for phase in (*baseline, schedule):  # the e-graph grows phase by phase: the cheapest extraction wins
         left = replace(limits, iterations=max(1, limits.iterations - iterations), seconds=limits.seconds - seconds)
         _, steps, reason, spent = _rewrite(egraph, phase, left, stats)
         iterations, seconds = iterations + steps, seconds + spent
         reasons.append(reason)
         try:
-            found, cost = egraph.extract(traced, include_cost=True, cost_model=cost_model)
-        except BaseException as e:  # a Rust panic reaches Python as pyo3's PanicException (a BaseException)
-            if type(e).__name__ != "PanicException":
-                raise
-            fallback = (f"egglog's extractor failed ({e}): a cost that does not fall when a child's cost falls "
-                        "leaves it no acyclic best term (see egglog_tensor/cost.py)")
-            extracted, after = traced, before
+            got = extract(egraph, cost_model, limits.evaluations)
+        except ExtractionError as e:
+            fallback, nodes, after, cut = f"the extraction found no program ({e})", outputs, before, ""
             break
-        if extracted is traced or cost.total < after.total:  # (the first phase's term is taken as extracted)
-            extracted, after = found, cost
+        if nodes is outputs or got.cost < after:  # (the first phase's program is taken as extracted)
+            nodes, after, cut = got.outputs, got.cost, got.cut
     reason = next((r for r in reasons if r != "saturated"), "saturated")
-    nodes = from_term(extracted)
+    extracted = to_term(nodes)
     report = OptimizeReport(
         schedule=str(schedule) if schedule is not None else "none",
         iterations=iterations,
@@ -401,9 +441,10 @@ def _rewrite_and_extract(
         rulesets=tuple(t.stats(name) for name, t in stats.items()),
         enodes=egraph_size(egraph),
         seconds=seconds,
-        cost_before=before.total,
-        cost_after=after.total,
+        cost_before=before,
+        cost_after=after,
         limits=limits,
         fallback=fallback,
+        cut=cut,
     )
     return traced, extracted, nodes, report

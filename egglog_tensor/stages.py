@@ -34,6 +34,8 @@ from .lowering.emit import emit
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
+from .provenance import listing, located
+from .termtext import extracted_text, program_text
 from .runtime import NativeFunction
 from .spec import ArgSpec, signature, spec_of
 from .target import Target
@@ -93,6 +95,7 @@ class Traced(_Stage):
     checks: tuple[str, ...] = ()  # messages of the run-time checks: the last len(checks) outputs (tracing/indexing.py)
     captured: tuple[np.ndarray, ...] = field(default=(), compare=False)  # the hidden arguments' arrays, after `names`' own
     written: tuple[str, ...] = ()  # arguments written into: their final values are the outputs before the checks
+    locations: Mapping[Node, tuple[str, int]] = field(default_factory=dict, compare=False)  # the user's line that made each node
     _memo: dict[str, Any] = field(default_factory=dict, compare=False)  # term and its text, made once (shared by replace())
 
     @property
@@ -106,7 +109,7 @@ class Traced(_Stage):
     def traced_term(self) -> str:
         """The term's text: the `traced` stage (and the on-disk cache's key)."""
         if "text" not in self._memo:
-            self._memo["text"] = egglog_text(self.term)
+            self._memo["text"] = program_text(list(self.outputs), lambda: self.term, egglog_text)
         return self._memo["text"]
 
     def _texts(self) -> Mapping[str, str]:
@@ -117,6 +120,12 @@ class Traced(_Stage):
 
     def _traced(self) -> Traced:
         return self
+
+    def draw_egraph(self, limit: int = 60) -> Any:
+        """The e-graph after rewriting this program, one box per e-class listing its e-nodes (SVG, draw.py)."""
+        from .draw import rewritten_egraph
+
+        return rewritten_egraph(self, limit)
 
     def optimize(self) -> Optimized:
         """Run the optimizer (the options' schedule and limits) and extract the cheapest program."""
@@ -253,12 +262,13 @@ def trace(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]
     captured: list[tuple[str, np.ndarray]] = []
     checks: list[str] = []
     written: list[str] = []
-    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs, captured, checks, written))
+    locations: dict[Node, tuple[str, int]] = {}
+    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs, captured, checks, written, locations))
     narrowed = narrowed_int_args(outputs, specs, names)
     names = (*names, *(n for n, _ in captured))  # large captured arrays: hidden arguments, passed by each call
     specs = (*specs, *(spec_of(a, n) for n, a in captured))
     return Traced(fn, tuple(names), tuple(specs), options, returns_tuple, narrowed, tuple(outputs), tuple(timings.items()), kernel,
-                  captured=tuple(a for _, a in captured), checks=tuple(checks), written=tuple(written))
+                  captured=tuple(a for _, a in captured), checks=tuple(checks), written=tuple(written), locations=locations)
 
 
 def optimize(traced: Traced) -> Optimized:
@@ -270,7 +280,7 @@ def optimize(traced: Traced) -> Optimized:
         timings, "optimize", lambda: _run_optimizer(list(traced.outputs), options.schedule(), options.limits, cost_model,
                                                           options.baseline())
     )
-    return Optimized(traced, egglog_text(extracted), tuple(nodes), report, tuple(timings.items()))
+    return Optimized(traced, extracted_text(nodes, lambda: extracted, egglog_text), tuple(nodes), report, tuple(timings.items()))
 
 
 def lower(optimized: Optimized) -> Lowered:
@@ -279,11 +289,13 @@ def lower(optimized: Optimized) -> Lowered:
     traced, nodes = optimized.traced, list(optimized.outputs)
     options = traced.options
     timings = dict(optimized.timings)
+    where = located(traced.outputs, traced.locations, nodes)
+    with_lines: list[tuple[str, list[tuple[str, str]]]] = []
     linalg = _timed(timings, "emit", lambda: emit(nodes, traced.names, traced.specs, options.target, streaming=options.streaming,
-                                                 fastmath=options.fastmath))
-    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg, pipeline_for(options.target), printed=False))
+                                                 fastmath=options.fastmath, locations=where, located=with_lines))
+    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(with_lines[0][0], pipeline_for(options.target), printed=False))
     llvm_ir = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(ran.final))
-    texts = (("linalg", linalg), *ran.texts, ("llvm-ir", llvm_ir))
+    texts = (("linalg", linalg), ("provenance", listing(with_lines[0][1])), *ran.texts, ("llvm-ir", llvm_ir))
     return Lowered(optimized, texts, tuple(ran.facts.items()), tuple(timings.items()))
 
 

@@ -57,12 +57,19 @@ class Machine:
 
     @classmethod
     def measure(cls, threads: int | None = None, **overrides: Any) -> Machine:
-        """This machine's copy bandwidth (`copy_bandwidth` over `threads`) and dense matmul rate (NumPy's
-        float32 GEMM at 1024^3), measured now (about a second); other numbers default or from `overrides`."""
-        a = np.ones((1024, 1024), np.float32)
-        gemm_s = _best_seconds(lambda: a @ a)
-        measured = cls(gemm_gflops=2 * 1024**3 / gemm_s / 1e9, bandwidth_gbs=copy_bandwidth(threads or default_threads()))
-        return replace(measured, **overrides)
+        """This machine's numbers, timed now with the project's own kernels (about two seconds):
+        bandwidth, elementwise and GEMM rates, the cost of a transcendental (egglog_tensor/calibrate.py);
+        other numbers default or from `overrides`."""
+        from .calibrate import measure
+
+        return measure(threads, **overrides)
+
+    @classmethod
+    def calibrated(cls, threads: int | None = None) -> Machine:
+        """`measure(threads)` once per host and thread count, kept beside the compilation cache."""
+        from .calibrate import calibrated
+
+        return calibrated(threads)
 
 
 def _best_seconds(fn: Any, repeats: int = 7) -> float:

@@ -224,12 +224,8 @@ def _reduce(step: Step, ins: list[Approx]) -> Approx:
             err = red(np.max, e)
             exact = red(np.all, x.exact)
         elif name == "prod":
-            mag = np.abs(finite_v)
-            err = red(np.prod, mag + e) - red(np.prod, mag) + n * eps * np.abs(out) + n * sub
-            big_part, small_part = red(np.prod, np.maximum(mag, 1)), red(np.prod, np.minimum(mag, 1))
-            certain_zero = red(np.any, (v == 0) & (e == 0))
-            fragile |= (big_part > big) | ((small_part < np.finfo(out.dtype).tiny) & (big_part > 1) & ~certain_zero)
-            fragile |= red(np.any, (np.abs(v) <= e) & (e > 0)) & red(np.any, np.isinf(v))
+            err, more_fragile = _product_bound(v, e, out, n, lambda a: red(np.prod, a), lambda a: red(np.any, a))
+            fragile |= more_fragile
             exact = red(np.all, x.exact) & (n <= 1)
         else:  # sum, mean
             if out.dtype.kind == "f":  # the reference: NumPy's own float sum may chain n roundings
@@ -244,6 +240,21 @@ def _reduce(step: Step, ins: list[Approx]) -> Approx:
             exact = red(np.all, x.exact) & (n <= 1)
         err = np.where(np.isfinite(out), err, 0.0)
     return Approx(out, np.where(fragile, np.inf, err), exact)
+
+
+def _product_bound(v: np.ndarray, e: np.ndarray, out: np.ndarray, n: Any, prod: Callable[[np.ndarray], np.ndarray],
+                   any_: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Error bound and fragility of products of n factors v +- e (`prod`/`any_` reduce or accumulate them):
+    the factors' errors multiplied out plus n eps |out| and n underflows; fragile where it may overflow,
+    underflow to a zero that a larger factor would have scaled back, or multiply inf by a possible 0."""
+    eps, sub, big = _eps(out.dtype)
+    mag = np.abs(np.where(np.isfinite(v), v, 0.0))
+    err = prod(mag + e) - prod(mag) + n * eps * np.abs(out) + n * sub
+    big_part, small_part = prod(np.maximum(mag, 1)), prod(np.minimum(mag, 1))
+    certain_zero = any_((v == 0) & (e == 0))
+    fragile = (big_part > big) | ((small_part < np.finfo(out.dtype).tiny) & (big_part > 1) & ~certain_zero)
+    fragile |= any_((np.abs(v) <= e) & (e > 0)) & any_(np.isinf(v))
+    return err, fragile
 
 
 def _axes(ndim: int, axis: Any) -> tuple[int, ...]:
@@ -460,8 +471,9 @@ def _spread(step: Step, x: Approx, out: np.ndarray) -> Approx:
 
 
 def _scan(step: Step, ins: list[Approx]) -> Approx:
-    """cumsum: element j a sum of its j + 1 prefix terms, each within (j + 1) eps sum|x| (any order)."""
-    x, axis = ins[0], step.params[1]
+    """cumsum: element j a sum of its j + 1 prefix terms, each within (j + 1) eps sum|x| (any order);
+    cumprod (of x/8): a product of j + 1 factors, bound as prod's."""
+    x, (name, axis) = ins[0], step.params
     out = np.asarray(OPS["scan"].run([x.value], step.params))
     eps, sub, big = _eps(out.dtype)
     v = np.asarray(x.value, f64)
@@ -469,12 +481,30 @@ def _scan(step: Step, ins: list[Approx]) -> Approx:
     if axis is None:  # the flattened array
         v, e, exact_in, ax = v.ravel(), e.ravel(), exact_in.ravel(), 0
     count = np.cumsum(np.ones(v.shape), axis=ax)
+    if name == "cumprod":
+        return _cumprod(v, e, exact_in, out, count, ax)
     with np.errstate(all="ignore"):
         total = np.cumsum(np.where(np.isfinite(v), np.abs(v), 0.0), axis=ax)
         err = np.cumsum(e, axis=ax) + count * (eps * total + sub)
         fragile = (total > big) | (np.cumsum(np.isinf(e), axis=ax) > 0)
         err = np.where(np.isfinite(out), err, np.where(np.cumsum(e > 0, axis=ax) > 0, np.inf, 0.0))
     return Approx(out, np.where(fragile, np.inf, err), (count == 1) & exact_in)
+
+
+def _cumprod(v: np.ndarray, e: np.ndarray, exact_in: np.ndarray, out: np.ndarray, count: np.ndarray, ax: int) -> Approx:
+    """cumprod of x * 0.125 along ax: the scaling exact but for subnormal results (half a subnormal
+    step each), then each prefix bound as a product of count factors."""
+    sub = _eps(out.dtype)[1]
+    tiny = float(np.finfo(out.dtype).tiny)
+    scaled_exactly = ~np.isfinite(v) | (v == 0) | (np.abs(v) * 0.125 >= tiny)
+    v, e = v * 0.125, e * 0.125 + np.where(scaled_exactly, 0.0, sub)
+    with np.errstate(all="ignore"):
+        err, fragile = _product_bound(v, e, out, count, lambda a: np.cumprod(a, axis=ax),
+                                      lambda a: np.logical_or.accumulate(a, axis=ax))
+        fragile |= np.logical_or.accumulate(np.isinf(e), axis=ax)
+        err = np.where(np.isfinite(out), err, np.where(np.logical_or.accumulate(e > 0, axis=ax), np.inf, 0.0))
+    exact = (count == 1) & exact_in & scaled_exactly
+    return Approx(out, np.where(fragile, np.inf, err), exact)
 
 
 def _predicate(step: Step, ins: list[Approx]) -> Approx:

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from egglog_tensor.errors import CompileError, KernelArgumentError
-from egglog_tensor.target import Target
 from egglog_tensor.lowering.llvm import LoadedModule, load_llvm_ir
 from egglog_tensor.lowering.pipelines import NAMES, lower_to_llvm_ir, pipeline_for, resolve_target, run_pipeline
 from egglog_tensor.target import Target

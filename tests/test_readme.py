@@ -47,7 +47,7 @@ def test_custom_rules_example_runs_and_fires() -> None:
 
 # What each docs file's blocks print, beyond the asserts the blocks make themselves.
 PRINTED = {
-    "architecture.md": ["'traced', 'optimizer', 'extracted', 'linalg', 'rows-script'"],
+    "architecture.md": ["'traced', 'optimizer', 'extracted', 'linalg', 'provenance', 'rows-script'"],
     "rules-and-fastmath.md": [" @ (Tensor.arg(\"B\""],
     "accuracy.md": ["float32 sum of 2^20 x 0.1: relative error"],
     "cache.md": ["cache: hit", "stages (loaded from cache)"],

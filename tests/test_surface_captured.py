@@ -4,8 +4,6 @@ their contents."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 

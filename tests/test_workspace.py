@@ -10,7 +10,7 @@ from mlir import ir
 
 import egglog_tensor as et
 from egglog_tensor.target import Target
-from egglog_tensor.lowering import tiling, workspace
+from egglog_tensor.lowering import workspace
 
 TARGETS = ["cpu", "cpu-openmp"]
 

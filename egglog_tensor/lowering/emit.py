@@ -12,7 +12,7 @@ inlines its elementwise producer (`sum(a*b)` reads a and b once). Arguments come
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,8 +22,9 @@ from mlir.dialects import affine, arith, bufferization, func, linalg, memref, sc
 from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
-from egglog_tensor.graph import Node
+from egglog_tensor.graph import Node, depth, topological
 from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS
+from egglog_tensor.provenance import Where
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
@@ -32,6 +33,7 @@ from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
 from .stages import rows
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
+DEEP = 64  # programs deeper than this emit their kernels inputs first (Emitter.kernels_first)
 
 
 def memref_type(spec: ArgSpec) -> ir.MemRefType:
@@ -138,21 +140,43 @@ class _Plan:
 class Emitter:
     """Builds one func.func for a kernel inside the current MLIR context, for `target`."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(self, target: Target, locations: Mapping[int, Where] | None = None) -> None:
         self.target = target
+        self.locations = locations or {}
         self.values: dict[int, ir.Value] = {}
         self.arg_tensors: dict[str, ir.Value] = {}
         self.arg_memrefs: dict[str, ir.Value] = {}
         self.strided: list[ir.Value] = []  # tensors of arguments not in C order
 
     # --- materialized values ---------------------------------------------------------------
+    def kernels_first(self, outputs: list[Node]) -> None:
+        """In a program deeper than DEEP nodes, emit every value that is a kernel of its own, inputs
+        first: emitting a kernel then never recurses through the kernels below it (an unrolled loop's
+        chain of hundreds). Shallower programs are emitted from their outputs (the IR's order as before)."""
+        if depth(outputs) <= DEEP:
+            return
+        for node in topological(outputs):
+            if node.op not in ELEMENTWISE and node.op not in ("const", "iota", "arg") and (not is_view(node) or reverses(node)):
+                self.materialize(node)
+
     def materialize(self, node: Node) -> ir.Value:
         """The tensor value of `node`, emitted once."""
         value = self.values.get(id(node))
         if value is None:
-            value = self._materialize(node)
+            with self._location(node):
+                value = self._materialize(node)
             self.values[id(node)] = value
         return value
+
+    def _location(self, node: Node) -> ir.Location:
+        """The MLIR location of the ops made for `node`: its source lines (fused when several), named
+        "rewritten" when the optimizer made it (egglog_tensor/provenance.py); the enclosing one if unknown."""
+        where = self.locations.get(id(node))
+        if where is None or not where.lines:
+            return ir.Location.current
+        lines = [ir.Location.file(f, n, 0) for f, n in sorted(where.lines)]
+        loc = lines[0] if len(lines) == 1 else ir.Location.fused(lines)
+        return ir.Location.name("rewritten", childLoc=loc) if where.rewritten else loc
 
     def _materialize(self, node: Node) -> ir.Value:
         if node.op == "arg":
@@ -208,24 +232,41 @@ class Emitter:
     def output(self, node: Node) -> ir.Value:
         """The value written to an output buffer. An argument returned as is gets an explicit copy:
         bufferizing it would copy a strided memref with memref.copy, a runtime-library call."""
-        return self._group(node) if node.op == "arg" else self.materialize(node)
+        if node.op != "arg":
+            return self.materialize(node)
+        with self._location(node):
+            return self._group(node)
 
     # --- fused elementwise groups ------------------------------------------------------------
     def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool = True) -> tuple:
         """The body expression computing `node` at `idx` (fused unless the term materializes it; an
-        iota from the loop indices, or with `indices` False read from its own buffer)."""
+        iota from the loop indices, or with `indices` False read from its own buffer). Walked with an
+        explicit stack, operands left to right (the order the body's inputs are added in): any depth."""
+        done: list[tuple] = []
+        stack: list[tuple[Node, list[ir.AffineExpr], bool]] = [(node, idx, False)]
+        while stack:
+            node, idx, ready = stack.pop()
+            if ready:  # its operands are the last len(inputs) trees done
+                children = tuple(done[len(done) - len(node.inputs):])
+                del done[len(done) - len(node.inputs):]
+                done.append((node.op, node.inputs[0].dtype, node.dtype, children))
+            elif is_view(node) and not reverses(node):
+                stack.append((node.inputs[0], view_index(node, idx), False))
+            elif node.op in ELEMENTWISE:
+                stack.append((node, idx, True))
+                stack.extend((i, broadcast_index(i.shape, node.shape, idx), False) for i in reversed(node.inputs))
+            else:
+                done.append(self._scalar_leaf(node, idx, plan, indices))
+        return done[0]
+
+    def _scalar_leaf(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool) -> tuple:
+        """A body expression's leaf: a constant, an iota's index, or a read of a materialized value."""
         if node.op == "const":
             return ("c", node.attr("value"), node.dtype)
         if node.op == "iota" and indices:
             return ("iota", ir.AffineMap.get(len(plan.domain), 0, [idx[node.attr("axis")]]), node.dtype)
-        if is_view(node):
-            if reverses(node):  # read from its own copy: linalg's tiling asserts on a negative map coefficient
-                return plan.input(self.materialize(node), idx, node.dtype)
-            return self._scalar(node.inputs[0], view_index(node, idx), plan, indices)
-        if node.op not in ELEMENTWISE:
-            return plan.input(self.materialize(node), idx, node.dtype)
-        children = tuple(self._scalar(i, broadcast_index(i.shape, node.shape, idx), plan, indices) for i in node.inputs)
-        return (node.op, node.inputs[0].dtype, node.dtype, children)
+        # a reversed view is read from its own copy: linalg's tiling asserts on a negative map coefficient
+        return plan.input(self.materialize(node), idx, node.dtype)
 
     def _generic(self, plan: _Plan, tree: tuple, init: ir.Value, out_map: ir.AffineMap,
                  iterators: list[str], combine: str | None, out_dtype: str) -> ir.Value:
@@ -310,11 +351,14 @@ class Emitter:
         """argmax/argmin: generics carrying the best value and its row-major index within the reduced
         axes (scalar.pick: NumPy's first index on ties, NaN first, in any order); the index is the
         result. A long unit-stride innermost reduced loop is split into `lanes` side by side, whose
-        loop LLVM vectorizes, then the lanes are reduced and the tail past the last full row of lanes."""
+        loop LLVM vectorizes, then the lanes are reduced and the tail past the last full row of lanes.
+        With every axis reduced (a flattened argmax), the outermost one stays a parallel loop of the
+        lanes' generic (the threads' split: one best per row and lane), reduced with the lanes."""
         dtype, axes, domain = node.inputs[0].dtype, tuple(node.attr("axes")), plan.domain
         pick = "max" if node.op == "argmax" else "min"
         kept = _kept(domain, axes)
-        inits = [_fill(kept, dtype, scalar.reduction_identity(pick, dtype, False)), _fill(kept, "int64", 0)]
+        key = scalar.KEYS.get(dtype, dtype)  # the partial results hold order keys, not values
+        inits = [_fill(kept, key, scalar.reduction_identity(pick, key, False)), _fill(kept, "int64", 0)]
         inner, n = len(domain) - 1, domain[-1]
         lanes = blocking.ACCUMULATORS * policy.simd_lanes(payload.element_bytes(scalar.element_type(dtype)), self.target)
         long = inner in axes and n >= 2 * lanes and self._unit_stride(plan)
@@ -326,15 +370,18 @@ class Emitter:
         if split is None:
             return self._pick(pick, dtype, plan, tree, axes, inits, _loop_index, domain)[1]
         count = n // lanes
-        # 1. (count, lanes): each lane's best over the reduced axes and its count loop
+        # 1. (count, lanes): each lane's best over the reduced axes (but a flattened one's outermost) and its count loop
+        held = axes[:1] if not kept and len(axes) > 1 else ()
+        part = _kept(domain, axes[len(held):]) + (lanes,)
         rows = _Plan(domain[:inner] + (count, lanes), split)
-        lane_inits = [_fill(kept + (lanes,), dtype, scalar.reduction_identity(pick, dtype, False)), _fill(kept + (lanes,), "int64", 0)]
-        partial = self._pick(pick, dtype, rows, tree, axes, lane_inits, lambda a: _lane_index(a, inner, lanes), domain)
-        # 2. the lanes' bests, each with its own index
-        across = _Plan(kept + (lanes,))
-        value = across.input(partial[0], [ir.AffineDimExpr.get(i) for i in range(len(kept) + 1)], dtype)
-        index = across.input(partial[1], [ir.AffineDimExpr.get(i) for i in range(len(kept) + 1)], "int64")
-        best = self._pick(pick, dtype, across, value, (len(kept),), inits, index, across.domain)
+        lane_inits = [_fill(part, key, scalar.reduction_identity(pick, key, False)), _fill(part, "int64", 0)]
+        partial = self._pick(pick, dtype, rows, tree, axes, lane_inits, lambda a: _lane_index(a, inner, lanes), domain,
+                             axes[len(held):], ascending=True)
+        # 2. the lanes' bests (and a flattened one's rows'), each with its own index
+        across = _Plan(part)
+        value = across.input(partial[0], [ir.AffineDimExpr.get(i) for i in range(len(part))], key)
+        index = across.input(partial[1], [ir.AffineDimExpr.get(i) for i in range(len(part))], "int64")
+        best = self._pick(pick, key, across, value, tuple(range(len(part) - 1 - len(held), len(part))), inits, index, across.domain)
         tail = n - count * lanes
         if not tail:
             return best[1]
@@ -343,14 +390,18 @@ class Emitter:
         return self._pick(pick, dtype, rest, tree, axes, best, lambda a: _loop_index(a, count * lanes if a == inner else 0), domain)[1]
 
     def _pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
-              index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...]) -> list[ir.Value]:
-        """The generic reducing `axes` of plan's domain into (best value, its index) `inits`: an
-        element's index is an input of the plan, or the row-major index of the positions index(axis)
-        along `axes` in an array of shape `extents`."""
+              index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...], reduced: tuple[int, ...] | None = None,
+              ascending: bool = False) -> list[ir.Value]:
+        """The generic reducing `axes` of plan's domain into (best order key, its index) `inits`: an
+        element of `dtype` (a key when `dtype` is an integer) is compared by its scalar.order_key; its
+        index is an input of the plan, or the row-major index of the positions index(axis) along
+        `axes` in an array of shape `extents`; the loops of `reduced` (default: `axes`) are reduced, and
+        `ascending` when each best meets its elements in ascending index order (a tie then never wins)."""
         rank = len(plan.domain)
+        reduced = axes if reduced is None else reduced
         dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
-        out_map = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i not in axes])
-        iterators = ["reduction" if i in axes else "parallel" for i in range(rank)]
+        out_map = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i not in reduced])
+        iterators = ["reduction" if i in reduced else "parallel" for i in range(rank)]
 
         def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
             if callable(index):
@@ -359,9 +410,10 @@ class Emitter:
                     at = arith.addi(arith.muli(at, scalar.constant(extents[a], "int64")), index(a))
             else:
                 at = args[index[1]]
-            return list(scalar.pick(pick, dtype, value, at, *args[-2:]))
+            return list(scalar.pick(pick, key, scalar.order_key(pick, dtype, value), at, *args[-2:], ascending))
 
-        return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [dtype, "int64"], body)
+        key = scalar.KEYS.get(dtype, dtype)
+        return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [key, "int64"], body)
 
     def _plain_input(self, value: ir.Value, dtype: str) -> tuple[_Plan, tuple]:
         """A plan reading one tensor at the identity index, and its body."""
@@ -799,31 +851,39 @@ def _index_value(amap: ir.AffineMap, dtype: str) -> ir.Value:
 
 
 def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -> ir.Value:
-    """Emit the scalar ops of a body expression tree once per distinct subtree."""
-    done = memo.get(tree)
-    if done is not None:
-        return done
-    kind = tree[0]
-    if kind == "in":
-        value = args[tree[1]]
-    elif kind == "c":
-        value = scalar.constant(tree[1], tree[2])
-    elif kind == "iota":
-        value = _index_value(tree[1], tree[2])
-    else:
-        op, in_dtype, out_dtype, children = tree
-        operands = [_emit_tree(c, args, memo) for c in children]
-        value = scalar.apply(op, in_dtype, out_dtype, operands)
-    memo[tree] = value
-    return value
+    """Emit the scalar ops of a body expression tree once per distinct subtree (operands first, with
+    an explicit stack: any depth)."""
+    stack = [(tree, False)]
+    while stack:
+        sub, ready = stack.pop()
+        if sub in memo:
+            continue
+        kind = sub[0]
+        if kind == "in":
+            memo[sub] = args[sub[1]]
+        elif kind == "c":
+            memo[sub] = scalar.constant(sub[1], sub[2])
+        elif kind == "iota":
+            memo[sub] = _index_value(sub[1], sub[2])
+        elif ready:
+            op, in_dtype, out_dtype, children = sub
+            memo[sub] = scalar.apply(op, in_dtype, out_dtype, [memo[c] for c in children])
+        else:
+            stack.append((sub, True))
+            stack.extend((c, False) for c in reversed(sub[3]))
+    return memo[tree]
 
 
 def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], target: Target, fn_name: str = "kernel",
-         streaming: bool = True, fastmath: frozenset[str] = frozenset()) -> str:
+         streaming: bool = True, fastmath: frozenset[str] = frozenset(), locations: Mapping[int, Where] | None = None,
+         located: list[tuple[str, list[tuple[str, str]]]] | None = None) -> str:
     """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`, its contractions
     tagged with `target`'s tiles; streaming=False marks it so that lowering/stages/loops.py keeps plain
     stores; `fastmath` (LLVM's flags) go on its float arithmetic, and "afn" marks it so that
-    lowering/stages/math.py also approximates tanh."""
+    lowering/stages/math.py also approximates tanh. With `locations`
+    (provenance.located) the ops carry the user's source lines: `located` receives the module printed
+    with them (the text the pipeline runs on, so diagnostics name those lines) and (name, location) of
+    each op of the function's body but its boilerplate."""
     with NATIVE, ir.Context(), ir.Location.unknown():  # (no fork meanwhile: egglog_tensor/forked.py)
         module = ir.Module.create()
         arg_types = [memref_type(s) for s in specs]
@@ -839,7 +899,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
                 fn.attributes[FASTMATH] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
-                emitter = Emitter(target)
+                emitter = Emitter(target, locations)
                 for name, spec, arg in zip(names, specs, entry.arguments, strict=False):
                     ttype = ir.RankedTensorType.get(list(spec.shape), scalar.storage_type(spec.dtype))
                     emitter.arg_tensors[name] = bufferization.to_tensor(ttype, arg, restrict=True)
@@ -847,10 +907,17 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
                         emitter.strided.append(emitter.arg_tensors[name])
                     emitter.arg_memrefs[name] = arg
                 outs = list(entry.arguments)[len(specs):]
+                emitter.kernels_first(outputs)
                 for node, out in zip(outputs, outs, strict=True):
                     value = emitter.output(node)
                     bufferization.materialize_in_destination(None, value, out, restrict=True, writable=True)
                 func.ReturnOp([])
         scalar.allow_fast_math(module.operation, frozenset(fastmath))
         module.operation.verify()
+        if located is not None:
+            ops = [(op.name, str(op.location)) for op in entry.operations if op.name not in _BOILERPLATE]
+            located.append((module.operation.get_asm(enable_debug_info=True), ops))
         return str(module)
+
+
+_BOILERPLATE = ("arith.constant", "func.return", "bufferization.to_tensor", "bufferization.materialize_in_destination")

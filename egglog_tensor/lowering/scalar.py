@@ -481,13 +481,14 @@ _FLAGS_TEXT = re.compile(r"<([^>]*)>")
 
 def allow_fast_math(root: ir.Operation, flags: frozenset[str]) -> None:
     """Give each float arithmetic op under `root` (FAST_MATH_OPS: not compares, selects or max/min,
-    whose NaN and inf handling and reduction identities stay exact) the fast-math `flags` the kernel
-    allows, joined with its own (a reduction step's reassoc): LLVM may then contract, reassociate..."""
+    whose NaN and inf handling and reduction identities stay exact, nor an op whose bits are read,
+    as order_key's -0.0 + 0.0) the fast-math `flags` the kernel allows, joined with its own (a
+    reduction step's reassoc): LLVM may then contract, reassociate..."""
     if not flags:
         return
 
     def tag(op: ir.Operation) -> ir.WalkResult:
-        if op.name in FAST_MATH_OPS:
+        if op.name in FAST_MATH_OPS and not any(use.owner.name == "arith.bitcast" for use in op.result.uses):
             own = _FLAGS_TEXT.search(str(op.attributes["fastmath"])) if "fastmath" in op.attributes else None
             joined = flags | set(own[1].replace(" ", "").split(",") if own else ()) - {"none"}
             op.attributes["fastmath"] = ir.Attribute.parse(f"#arith.fastmath<{str(FastMath(joined))}>")
@@ -496,19 +497,42 @@ def allow_fast_math(root: ir.Operation, flags: frozenset[str]) -> None:
     root.walk(tag)
 
 
-def pick(op: str, dtype: str, value: ir.Value, index: ir.Value, best: ir.Value, best_index: ir.Value) -> tuple[ir.Value, ir.Value]:
+KEYS = {"float32": "int32", "float64": "int64"}  # argmax/argmin compare these floats as integer keys (order_key)
+
+
+def order_key(op: str, dtype: str, value: ir.Value) -> ir.Value:
+    """A float32/float64 `value` as the integer (KEYS[dtype]) whose signed order is the float order,
+    with -0.0 equal to 0.0 and every NaN the extreme `op` picks first (NaN wins, as NumPy's argmax):
+    the arg-reduction then keeps a running integer max/min, which vectorizes without masked stores.
+    Other dtypes are their own keys."""
+    if dtype not in KEYS:
+        return value
+    key, bits = KEYS[dtype], _bits(dtype)
+    raw = arith.bitcast(element_type(key), arith.addf(value, constant(0.0, dtype)))  # -0.0 + 0.0 is 0.0
+    magnitude = arith.andi(arith.shrsi(raw, constant(bits - 1, key)), constant((1 << (bits - 1)) - 1, key))
+    nan = constant((1 << (bits - 1)) - 1 if op == "max" else -(1 << (bits - 1)), key)
+    return arith.select(arith.cmpf(F.UNO, value, value), nan, arith.xori(raw, magnitude))
+
+
+def pick(op: str, dtype: str, value: ir.Value, index: ir.Value, best: ir.Value, best_index: ir.Value,
+         ascending: bool = False) -> tuple[ir.Value, ir.Value]:
     """One step of argmax (op "max") or argmin: (value, index) replaces (best, best_index) when it
     is larger (smaller), equal at a smaller index, or NaN where best is not (both NaN: the smaller
     index). A total order, so the result is NumPy's (the first index of the first max, or of the
-    first NaN) in whatever order the elements come."""
-    earlier = arith.cmpi(I.slt, index, best_index)
+    first NaN) in whatever order the elements come; with `ascending` (integers met in ascending
+    index order, as each lane of a split reduction meets them) a tie never wins: one test fewer."""
     if _is_float(dtype):
+        earlier = arith.cmpi(I.slt, index, best_index)
         beyond = arith.cmpf(F.OGT if op == "max" else F.OLT, value, best)
         tie = arith.andi(arith.cmpf(F.OEQ, value, best), earlier)
         nan = arith.andi(arith.cmpf(F.UNO, value, value), arith.ori(arith.cmpf(F.ORD, best, best), earlier))
         better = arith.ori(arith.ori(beyond, tie), nan)
-    else:  # bool (i1) compares unsigned: True is 1, not -1
-        signed = dtype != "bool" and not _is_unsigned(dtype)
-        order = {("max", True): I.sgt, ("min", True): I.slt, ("max", False): I.ugt, ("min", False): I.ult}[op, signed]
-        better = arith.ori(arith.cmpi(order, value, best), arith.andi(arith.cmpi(I.eq, value, best), earlier))
-    return arith.select(better, value, best), arith.select(better, index, best_index)
+        return arith.select(better, value, best), arith.select(better, index, best_index)
+    # bool (i1) compares unsigned: True is 1, not -1
+    signed = dtype != "bool" and not _is_unsigned(dtype)
+    order = {("max", True): I.sgt, ("min", True): I.slt, ("max", False): I.ugt, ("min", False): I.ult}[op, signed]
+    better = arith.cmpi(order, value, best)
+    if not ascending:
+        better = arith.ori(better, arith.andi(arith.cmpi(I.eq, value, best), arith.cmpi(I.slt, index, best_index)))
+    extreme = {("max", True): arith.maxsi, ("min", True): arith.minsi, ("max", False): arith.maxui, ("min", False): arith.minui}[op, signed]
+    return extreme(value, best), arith.select(better, index, best_index)  # the winner's value is the extreme (ties are equal)

@@ -4,8 +4,9 @@
 zeros included), so they always run. `algebra_fastmath` holds rewrites that are not exact
 (they change NaN/inf results or rounding) and only run when a kernel opts into fast math: each of
 its groups names the LLVM fast-math flags it needs (`needs=`), and runs when `fastmath=` allows them.
-Integer arithmetic wraps (it is exact modulo 2**bits), so some identities are exact for integer
-dtypes and fast math only for floats: `x - x` = 0 (NaN - NaN and inf - inf are NaN), the sum of
+Integer arithmetic wraps (it is exact modulo 2**bits, for every width, signed or not: NumPy's integer
+loops and the lowering both wrap), so some identities are exact for every integer dtype (INTS) and
+fast math only for floats: `x - x` = 0 (NaN - NaN and inf - inf are NaN), the sum of
 a broadcast as one multiply (n additions round n times), and integer powers by repeated
 squaring (more roundings than one pow).
 
@@ -28,7 +29,7 @@ from egglog_tensor.rulesets.shapes import MAX_RANK, vec
 algebra = ruleset(name="algebra")
 algebra_fastmath = ruleset(name="algebra_fastmath")
 
-INTS = (DType.int32, DType.int64)
+INTS = (DType.int32, DType.int64, DType.int8, DType.int16, DType.uint8, DType.uint16, DType.uint32, DType.uint64)
 FLOATS = (DType.float32, DType.float64)
 MAX_EXPONENT = 64.0  # integer powers up to this are expanded (at most log2 of it rewrite steps)
 

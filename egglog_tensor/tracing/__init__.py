@@ -42,12 +42,13 @@ def function_name(fn: Callable[..., Any]) -> str:
 
 def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec],
                    captured: list[tuple[str, np.ndarray]] | None = None, checks: list[str] | None = None,
-                   written: list[str] | None = None) -> tuple[list[Node], bool]:
+                   written: list[str] | None = None, locations: dict[Node, tuple[str, int]] | None = None) -> tuple[list[Node], bool]:
     """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple,
     and appends to `captured` the (name, array) of each large captured array, a hidden argument.
     The final value of each argument written into follows the user's outputs (its name appended to
     `written`: the call copies it into the caller's array); then the run-time checks (tracing/indexing.py),
-    0-d bool outputs (true: fail) whose messages are appended to `checks`."""
+    0-d bool outputs (true: fail) whose messages are appended to `checks`. `locations` receives the
+    user's (file, line) that made each node."""
     trace = Trace(Builder(), tuple(names))
     nodes = [trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout)) for name, spec in zip(names, specs, strict=True)]
     tracers = [Tracer(trace, node, spec.weak, view=True) for node, spec in zip(nodes, specs)]
@@ -82,4 +83,6 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         written.extend(n for n, _ in changed)
     if checks is not None:
         checks.extend(message for _, message in trace.checks)
+    if locations is not None:
+        locations.update(trace.locations)
     return outputs + [node for _, node in changed] + [flag for flag, _ in trace.checks], is_tuple

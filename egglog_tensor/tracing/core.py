@@ -7,6 +7,7 @@ module that implements it (`@implements("sum")`), so adding a function never tou
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import os
@@ -49,10 +50,13 @@ def implements(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
     return register
 
 
+@functools.lru_cache(maxsize=1024)
 def is_user_code(filename: str) -> bool:
-    """Whether code in `filename` is the user's: not this package's, not NumPy's."""
+    """Whether code in `filename` is the user's: not this package's, not NumPy's, not Python's frozen modules
+    (importlib runs a module first imported while tracing)."""
     path = os.path.abspath(filename)
-    return not path.startswith((_PACKAGE_DIR, _NUMPY_DIR)) and "<__array_function__" not in path
+    return not path.startswith((_PACKAGE_DIR, _NUMPY_DIR)) and "<__array_function__" not in path \
+        and not filename.startswith("<frozen ")
 
 
 def user_location() -> str:
@@ -65,6 +69,16 @@ def user_location() -> str:
             return f"{info.filename}:{info.lineno}: {code}"
         frame = frame.f_back
     return "<unknown location>"
+
+
+def user_frame() -> tuple[str, int] | None:
+    """(file, line) of the innermost frame that is user code: where a traced value was made."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if is_user_code(frame.f_code.co_filename):
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return None
 
 
 def fail(cls: type[EgglogTensorError], message: str) -> EgglogTensorError:
@@ -90,10 +104,14 @@ class Trace:
     checks: list[tuple[Node, str]] = field(default_factory=list)  # (0-d bool, message): a call raises the message when it is true
     captured: dict[int, tuple[Node, np.ndarray]] = field(default_factory=dict)  # large captured arrays: hidden arguments
     written: list[Tracer] = field(default_factory=list)  # arguments written into: their final values are hidden outputs
+    locations: dict[Node, tuple[str, int]] = field(default_factory=dict)  # the user's (file, line) that first made each node
 
     def make(self, op: str, inputs: tuple[Node, ...] = (), attrs: tuple = ()) -> Node:
         try:
-            return self.builder.make(op, inputs, attrs)
+            node = self.builder.make(op, inputs, attrs)
+            if node not in self.locations and (where := user_frame()) is not None:
+                self.locations[node] = where
+            return node
         except TracingError as e:
             message = str(e) if str(e).startswith(op) else f"{op}: {e}"
             raise fail(TracingError, message) from None

@@ -8,20 +8,28 @@ index along one axis (computed in the loop body that reads it), so `x + np.arang
 `np.zeros(3)` has no traced argument, so NumPy never hands it to the Tracer: while a kernel is
 traced, the NumPy functions in CREATORS are replaced in the `numpy` module by wrappers that return
 traced arrays when called from user code in the thread that traces, and call NumPy's own function
-everywhere else (other threads, NumPy's and this package's own code). The wrappers are installed
+everywhere else (other threads, NumPy's and this package's own code). Compiled code has no Python frame,
+so a call from it seems to come from the user line that called into it (`np.random.default_rng(0)`,
+whose Cython code calls np.zeros): a call counts as the user's only if the call expression running in
+the user's frame names the wrapper itself (looked up without running code), or cannot be resolved. The wrappers are installed
 while any thread traces and removed after the last one finishes. A name bound before tracing
 (`from numpy import zeros`) is NumPy's own function: `zeros(3, like=x)` reaches the Tracer anyway.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import contextlib
 import functools
+import inspect
+import linecache
 import math
 import operator
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -46,11 +54,54 @@ def _wrap(name: str) -> Callable[..., Any]:
 
     @functools.wraps(numpy_fn)
     def creator(*args: Any, **kwargs: Any) -> Any:
-        if getattr(_STATE, "traces", None) and is_user_code(sys._getframe(1).f_code.co_filename):
+        if called_by_user(sys._getframe(1), creator):
             return IMPLEMENTATIONS[name](*args, **kwargs)
         return numpy_fn(*args, **kwargs)
 
     return creator
+
+
+def called_by_user(frame: FrameType, fn: Any) -> bool:
+    """Whether `fn`, called from `frame`, was called by the user's code in a thread that traces."""
+    return bool(getattr(_STATE, "traces", None)) and is_user_code(frame.f_code.co_filename) and _may_call(frame, fn)
+
+
+@functools.lru_cache(maxsize=64)
+def _callees(source: str) -> dict[tuple[int, int, int, int], ast.expr]:
+    """The callee expression of each call in `source`, by the call's position (lines and byte columns)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    return {(n.lineno, n.end_lineno or n.lineno, n.col_offset, n.end_col_offset or 0): n.func
+            for n in ast.walk(tree) if isinstance(n, ast.Call)}
+
+
+def _resolve(frame: FrameType, expr: ast.expr) -> Any:
+    """The object a name or attribute chain in `frame` denotes, found without running code (KeyError/
+    AttributeError if it cannot be found this way)."""
+    if isinstance(expr, ast.Name):
+        for scope in (frame.f_locals, frame.f_globals, vars(builtins)):
+            if expr.id in scope:
+                return scope[expr.id]
+        raise KeyError(expr.id)
+    if isinstance(expr, ast.Attribute):
+        return inspect.getattr_static(_resolve(frame, expr.value), expr.attr)
+    raise KeyError(type(expr).__name__)
+
+
+def _may_call(frame: FrameType, fn: Any) -> bool:
+    """Whether the call `frame` is running may be a call of `fn` itself: False when its callee resolves to
+    another function (which called `fn` from compiled code, e.g. NumPy's Cython internals)."""
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2
+    if not 0 <= index < len(positions) or None in positions[index]:
+        return True
+    callee = _callees("".join(linecache.getlines(frame.f_code.co_filename))).get(positions[index])  # type: ignore[arg-type]
+    try:
+        return callee is None or _resolve(frame, callee) is fn
+    except (KeyError, AttributeError):
+        return True
 
 
 _WRAPPERS: dict[str, Any] = {name: _wrap(name) for name in CREATORS}

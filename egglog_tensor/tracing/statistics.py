@@ -262,8 +262,11 @@ def _matrix_norm(x: Tracer, ord: Any, rows: int, cols: int, keepdims: bool) -> T
         sums = sum_(abs(x), summed)
         other -= other > summed
         out = _max_or_zero(sums, other, False) if ord > 0 else min_(sums, other)
+    elif ord in (2, -2, "nuc"):
+        raise fail(UnsupportedError, f"np.linalg.norm: matrix norm ord={ord!r} is not supported: it needs singular values (an SVD), "
+                                     "which egglog_tensor does not compute (None, 'fro', 1, -1, inf, -inf are supported)")
     else:
-        raise fail(UnsupportedError, f"np.linalg.norm: matrix norm ord={ord!r} is not supported (None, 'fro', 1, -1, inf, -inf are)")
+        raise fail(TracingError, f"np.linalg.norm: invalid norm order {ord!r} for matrices")
     return reshape(out, tuple(1 if i in (rows, cols) else d for i, d in enumerate(x.shape))) if keepdims else out
 
 

@@ -1,0 +1,85 @@
+"""The cost model's numbers measured on this machine with the project's own kernels
+(`et.Machine.measure()`), and kept per host (`et.Machine.calibrated()`).
+
+Each number is timed on a kernel that isolates it, compiled with the default numbers and the
+target's threads: copy bandwidth (np.copyto over the threads), the fused elementwise rate (a chain
+of multiply-adds on an array in L2, so memory is not what is timed), the transcendental cost (an
+exp over the same array, as flop-equivalents of that rate) and the GEMM rate (a 1024^3 float32
+matmul). About two seconds; `calibrated` stores the result in the compilation cache's folder, keyed
+by CPU, features and threads, and measures again only when that is gone.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, replace
+from typing import Any
+
+import numpy as np
+
+from .target import Machine, Target, copy_bandwidth
+
+CHAIN = 16  # multiply-adds per element of the elementwise kernel
+IN_CACHE = 64 * 1024  # float32 elements: 256 KiB, in L2
+
+
+def _rate(fn: Any, args: tuple, target: Target) -> float:
+    """ns per call of `fn` compiled for `target` (uncached: calibration must measure this build)."""
+    from .kernel import kernel
+
+    return kernel(fn, target=target, cache=False).measure(*args, min_time=0.3).measured_ns
+
+
+def _chain(x):
+    for _ in range(CHAIN):
+        x = x * 0.999 + 0.001
+    return x
+
+
+def measure(threads: int | None = None, **overrides: Any) -> Machine:
+    """This machine's numbers (module docstring), for a `cpu-openmp` target of `threads` threads (default: the host's)."""
+    from .lowering.pipelines import resolve_target
+
+    target = resolve_target("cpu-openmp" if (threads or 2) > 1 else "cpu", threads)
+    x = np.linspace(-1.0, 1.0, IN_CACHE * target.threads, dtype=np.float32)
+    a = np.ones((1024, 1024), np.float32)
+    elementwise_ns = _rate(_chain, (x,), target)
+    gflops = 2 * CHAIN * x.size / elementwise_ns
+    exp_ns = _rate(lambda x: np.exp(x), (x,), target)
+    measured = Machine(
+        gflops=gflops,
+        transcendental_flops=max(1.0, exp_ns * gflops / x.size),
+        gemm_gflops=2 * 1024**3 / _rate(lambda a, b: a @ b, (a, a), target),
+        bandwidth_gbs=copy_bandwidth(target.threads),
+    )
+    return replace(measured, **overrides)
+
+
+def _key(target: Target) -> str:
+    import hashlib
+
+    return hashlib.sha256(f"{target.cpu}|{target.features}|{target.threads}".encode()).hexdigest()[:16]
+
+
+def calibrated(threads: int | None = None) -> Machine:
+    """`measure(threads)` once per host and thread count, kept in the cache folder; measured anew
+    (not stored) when there is no writable cache folder."""
+    from .cache import cache_dir
+    from .lowering.pipelines import resolve_target
+
+    target = resolve_target("cpu-openmp", threads)
+    folder = cache_dir()
+    path = folder / f"machine-{_key(target)}.json" if folder is not None else None
+    if path is not None and path.is_file():
+        try:
+            return Machine(**json.loads(path.read_text()))
+        except (OSError, ValueError, TypeError):
+            pass  # (a damaged or older file: measured again and replaced)
+    machine = measure(target.threads)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(asdict(machine)))
+        except OSError:
+            pass
+    return machine

@@ -1,0 +1,78 @@
+"""Where each value of the extracted program came from: the user's source lines, through rewriting.
+
+A value of the extracted program that the traced program also holds (the same op, attributes and
+inputs) has the lines that made it. A value the optimizer made is `rewritten`: it has the lines of
+the traced values of the same op, attributes, shape and dtype (a product reordered, an op whose
+inputs were rewritten), else those of the traced values below it (a materialization), else those
+of its readers. The emitter puts these on the MLIR ops as locations (`loc("file.py":12:0)`, fused
+when several lines made one op), so MLIR's diagnostics name the user's lines, and the `provenance`
+stage lists each emitted op with its lines.
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .graph import Node, topological
+
+Line = tuple[str, int]  # (file, line)
+
+
+@dataclass(frozen=True)
+class Where:
+    """The source lines of one value, and whether the optimizer made it (not in the traced program)."""
+
+    lines: frozenset[Line]
+    rewritten: bool
+
+
+def located(traced: Sequence[Node], locations: Mapping[Node, Line], extracted: Sequence[Node]) -> dict[int, Where]:
+    """Where of each extracted node, by id (module docstring)."""
+    keys: dict[tuple, int] = {}
+
+    def keyed(nodes: list[Node]) -> dict[int, int]:
+        ids: dict[int, int] = {}
+        for n in nodes:
+            ids[id(n)] = keys.setdefault((n.op, n.attrs, tuple(ids[id(i)] for i in n.inputs)), len(keys))
+        return ids
+
+    def kind(n: Node) -> tuple:
+        return n.op, n.attrs, n.shape, n.dtype
+
+    traced_nodes = topological(list(traced))
+    exact: dict[int, set[Line]] = {}
+    alike: dict[tuple, set[Line]] = {}
+    for n, k in zip(traced_nodes, keyed(traced_nodes).values(), strict=True):
+        if n in locations:
+            exact.setdefault(k, set()).add(locations[n])
+            alike.setdefault(kind(n), set()).add(locations[n])
+    known = set(keys.values())
+    nodes = topological(list(extracted))
+    found: dict[int, set[Line]] = {}
+    rewritten: dict[int, bool] = {}
+    for n, k in zip(nodes, keyed(nodes).values(), strict=True):
+        rewritten[id(n)] = k not in known
+        below = set().union(*(found[id(i)] for i in n.inputs))
+        found[id(n)] = set(exact.get(k, ())) if not rewritten[id(n)] else set(alike.get(kind(n), ())) or below
+    for n in reversed(nodes):  # values with no line below them take their readers'
+        for i in n.inputs:
+            if not found[id(i)]:
+                found[id(i)] |= found[id(n)]
+    return {id(n): Where(frozenset(found[id(n)]), rewritten[id(n)]) for n in nodes}
+
+
+def listing(ops: Sequence[tuple[str, str]]) -> str:
+    """The `provenance` stage: each op of the kernel's body (its name, its location as MLIR prints it)
+    with the source lines it came from."""
+    rows = []
+    for name, where in ops:
+        lines = [(f, int(n)) for f, n in _FILE.findall(where)]
+        text = "; ".join(f"{f.rsplit('/', 1)[-1]}:{n}: {linecache.getline(f, n).strip()}" for f, n in lines) or "(no source line)"
+        rows.append(f"{name:24s} <- {text}" + (" [rewritten by the optimizer]" if '"rewritten"' in where else ""))
+    return "\n".join(rows)
+
+
+_FILE = re.compile(r'"([^"]+)":(\d+):\d+')
