@@ -163,13 +163,15 @@ class _Registered:
 
 def _track_package_rulesets() -> tuple[Any, dict[str, tuple[_Registered, ...]]]:
     """`rulesets.DEFAULT` as imported, and a `_Registered` for each ruleset it runs ("DEFAULT") and for
-    `FASTMATH` (at import, before any generator ran); none (full-text keys) if egglog's internals are
-    not as expected."""
+    `FASTMATH` and each of its groups (at import, before any generator ran); none (full-text keys) if
+    egglog's internals are not as expected."""
     from . import rulesets
+    from .rulesets.groups import GROUPS, NEEDS
 
     try:
         return rulesets.DEFAULT, {"DEFAULT": tuple(map(_Registered, rulesets.DEFAULT_RULESETS)),
-                                  "FASTMATH": (_Registered(rulesets.FASTMATH),)}
+                                  "FASTMATH": (_Registered(rulesets.FASTMATH),),
+                                  **{f"FASTMATH:{name}": (_Registered(GROUPS[name]),) for name in NEEDS}}
     except (AttributeError, TypeError):
         return rulesets.DEFAULT, {}
 
@@ -179,10 +181,15 @@ _PACKAGE_DEFAULT, _PACKAGE_RULESETS = _track_package_rulesets()
 
 def package_schedule_text(options: Any) -> str | None:
     """The key text of `options`' schedule when it is the package's own, unmodified (`rulesets.DEFAULT`,
-    `FASTMATH` under fastmath, or both); None otherwise (the full text keys it: `schedule_text`)."""
+    `FASTMATH` or the fast-math groups the flags allow, or both); None otherwise (the full text keys it:
+    `schedule_text`)."""
+    from . import rulesets
+
     if options.rules is not None and options.rules is not _PACKAGE_DEFAULT:
         return None
-    names = ["DEFAULT"] * (options.rules is not None) + ["FASTMATH"] * bool(options.fastmath)
+    fast = ["FASTMATH"] if rulesets.fastmath_rules(options.fastmath) is rulesets.FASTMATH else \
+        [f"FASTMATH:{name}" for name in rulesets.fastmath_groups(options.fastmath)]
+    names = ["DEFAULT"] * (options.rules is not None) + fast
     unmodified = all(name in _PACKAGE_RULESETS and all(r.holds() for r in _PACKAGE_RULESETS[name]) for name in names)
     return "egglog_tensor.rulesets: " + " + ".join(names) if names and unmodified else None
 
@@ -289,7 +296,7 @@ def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], opt
         "written": list(written),
         "specs": [repr(s) for s in specs],
         "schedule": schedule,
-        "fastmath": options.fastmath,
+        "fastmath": str(options.fastmath),
         "target": repr(options.target),
         "pipeline": pipeline_text(pipeline),
         "limits": repr(options.limits),

@@ -111,7 +111,8 @@ def add_parser(sub: Any) -> None:
     shown.add_argument("--all", metavar="OUT_DIR", help="write every stage to OUT_DIR/NN-stage.txt")
     shown.add_argument("--explain", action="store_true", help="what the optimizer and the lowering decided, in sentences")
     p.add_argument("--target", default=None, help="cpu or cpu-openmp (default: the kernel's own, else cpu)")
-    p.add_argument("--fastmath", action="store_true", help="also run the rewrites that are not exact under IEEE-754")
+    p.add_argument("--fastmath", nargs="?", const=True, default=False, metavar="FLAGS",
+                   help="also run the rewrites that are not exact under IEEE-754: all, or LLVM's flags named (reassoc,nsz,...)")
     p.add_argument("--measure", action="store_true", help="also time calls beside the cost model's estimate")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="syntax colour (auto: when stdout is a terminal)")
 

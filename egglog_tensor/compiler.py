@@ -37,25 +37,43 @@ class Options:
     """Compilation options; part of the specialization key."""
 
     rules: Ruleset | Schedule | None
-    fastmath: bool
+    fastmath: frozenset[str]  # the LLVM fast-math flags allowed (fastmath.py); True/False/flags given are normalized
     target: Target  # the machine, its pipeline and threads (compiled in), the cost model's numbers
     limits: Limits
     cache: bool = True  # use the on-disk compilation cache (egglog_tensor/cache.py); not part of its key
     streaming: bool = True  # non-temporal stores for outputs larger than L3 (lowering/nontemporal.py)
 
-    def schedule(self) -> Ruleset | Schedule | None:
-        """The schedule to run: the chosen rules (the package's DEFAULT: the default for the target),
-        plus the fast-math rules when opted in."""
+    def __post_init__(self) -> None:
+        from .fastmath import fastmath_flags
+
+        object.__setattr__(self, "fastmath", fastmath_flags(self.fastmath))
+
+    def exact_schedule(self) -> Ruleset | Schedule | None:
+        """The chosen rules without fast math (the package's DEFAULT: the default for the target)."""
         from . import rulesets
 
-        rules = rulesets.default_for(self.target) if self.rules is rulesets.DEFAULT else self.rules
-        if not self.fastmath:
+        return rulesets.default_for(self.target) if self.rules is rulesets.DEFAULT else self.rules
+
+    def baseline(self) -> tuple[Ruleset | Schedule | None, ...]:
+        """What the optimizer runs and extracts first, on the same e-graph, when fast math adds rules:
+        the exact schedule, whose program the fast-math extraction must beat (optimize.optimize)."""
+        from . import rulesets
+
+        return (self.exact_schedule(),) if rulesets.fastmath_rules(self.fastmath) is not None else ()
+
+    def schedule(self) -> Ruleset | Schedule | None:
+        """The schedule to run: the exact rules plus the fast-math groups the flags allow."""
+        from . import rulesets
+
+        rules = self.exact_schedule()
+        fast = rulesets.fastmath_rules(self.fastmath)
+        if fast is None:
             return rules
         if rules is None:
-            return rulesets.FASTMATH
+            return fast
         if isinstance(rules, Ruleset):
-            return rules | rulesets.FASTMATH
-        return rules + rulesets.FASTMATH
+            return rules | fast
+        return rules + fast
 
 
 @dataclass

@@ -48,3 +48,7 @@ class ToolchainError(EgglogTensorError, ImportError):
 
 class DeviceError(EgglogTensorError, RuntimeError):
     """A kernel compiled for a GPU target was called where it cannot run (no launch support or device)."""
+
+
+class OptionError(EgglogTensorError, ValueError):
+    """A kernel option given a value it cannot take (an unknown fast-math flag, ...)."""

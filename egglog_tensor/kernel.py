@@ -10,7 +10,7 @@ import functools
 import inspect
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, overload
 
 import numpy as np
@@ -487,9 +487,9 @@ def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:
 
 
 @overload
-def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ..., static_argnums: int | tuple[int, ...] = ..., static_argnames: str | tuple[str, ...] = ...) -> Kernel: ...
+def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool | str | Iterable[str] = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ..., static_argnums: int | tuple[int, ...] = ..., static_argnames: str | tuple[str, ...] = ...) -> Kernel: ...
 @overload
-def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ..., static_argnums: int | tuple[int, ...] = ..., static_argnames: str | tuple[str, ...] = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool | str | Iterable[str] = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ..., static_argnums: int | tuple[int, ...] = ..., static_argnames: str | tuple[str, ...] = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
 
 
 def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None, cache=True, threads=None, machine=None,
@@ -497,7 +497,10 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
     """Compile a NumPy function: `@kernel`, `@kernel(target=...)` or `kernel(fn, rules=...)`.
 
     rules: an egglog ruleset or schedule (default: egglog_tensor.rulesets.DEFAULT; None runs none).
-    fastmath: also run rewrites that are not exact under IEEE-754 (rulesets.FASTMATH).
+    fastmath: also run rewrites that are not exact under IEEE-754 and let the float arithmetic use
+        them too: True for all of LLVM's fast-math flags, or some of them ("reassoc", "nnan", "ninf",
+        "nsz", "arcp", "contract", "afn": a set, or a string "reassoc,nsz"); each rule group of
+        rulesets.FASTMATH runs when its flags are allowed (docs/rules-and-fastmath.md).
     target: a lowering pipeline name ("cpu", "cpu-openmp") for this machine (Target.host()), or a
         Target (another CPU's caches and features, its pipeline name and threads); default
         "cpu-openmp" when this process may use more than one core (os.sched_getaffinity or
@@ -516,9 +519,9 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
         one specialization per distinct value (docs/calling.md).
     """
     from .lowering.pipelines import resolve_target
-    from .rulesets import DEFAULT
+    from .rulesets import DEFAULT, fastmath_flags
 
-    options = Options(DEFAULT if rules is _UNSET else rules, bool(fastmath), resolve_target(target, threads, machine),
+    options = Options(DEFAULT if rules is _UNSET else rules, fastmath_flags(fastmath), resolve_target(target, threads, machine),
                       limits or Limits(), cache=bool(cache), streaming=bool(streaming))
     def make(f: Callable[..., Any]) -> Kernel:
         return Kernel(f, options, static_names(f, static_argnums, static_argnames))

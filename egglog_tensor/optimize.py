@@ -12,11 +12,11 @@ import threading
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from concurrent.futures import Future
 from typing import Any, TypeVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from egglog import EGraph, Ruleset, RunReport, Schedule, Vec
 from egglog.declarations import RulesetDecl
@@ -240,13 +240,16 @@ def optimize(
     schedule: Ruleset | Schedule | None,
     limits: Limits,
     cost_model: TensorCostModel,
+    baseline: Sequence[Ruleset | Schedule | None] = (),
 ) -> tuple[Program, Program, list[Node], OptimizeReport]:
     """Rewrite the program's term with `schedule` (one step per iteration) and extract the cheapest
-    under `cost_model` (which prices for one Target).
+    under `cost_model` (which prices for one Target). `baseline`: smaller schedules run to a fixpoint
+    first on the same e-graph, each extracted: the result is the cheapest extraction, so a larger rule
+    set (fast math on top of the default) never extracts a costlier program than the default's.
 
     Returns the traced term, the extracted term, the extracted Nodes and the report.
     """
-    result = _EGGLOG_THREAD.run(_optimize_and_collect, outputs, schedule, limits, cost_model)
+    result = _EGGLOG_THREAD.run(_optimize_and_collect, outputs, schedule, limits, cost_model, tuple(baseline))
     if result[3].fallback:
         warnings.warn(f"egglog_tensor: {result[3].fallback}; the traced program is compiled unoptimized", stacklevel=3)
     return result
@@ -302,9 +305,10 @@ def _optimize(
     schedule: Ruleset | Schedule | None,
     limits: Limits,
     cost_model: TensorCostModel,
+    baseline: tuple[Ruleset | Schedule | None, ...] = (),
 ) -> tuple[Program, Program, list[Node], OptimizeReport]:
     with _pushed(schedule) as egraph:
-        return _rewrite_and_extract(egraph, outputs, schedule, limits, cost_model)
+        return _rewrite_and_extract(egraph, outputs, schedule, limits, cost_model, baseline)
 
 
 def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Callable[[EGraph], T],
@@ -357,13 +361,13 @@ def _is_traced(nodes: list[Node], outputs: list[Node], builder: Builder) -> bool
 
 
 def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
-             limits: Limits) -> tuple[dict[str, _Tally], int, str, float]:
+             limits: Limits, stats: dict[str, _Tally] | None = None) -> tuple[dict[str, _Tally], int, str, float]:
     """Run `schedule` one step per iteration, saturating the shape analysis after each, until nothing
-    changes or a limit is hit: per-ruleset tallies, iterations, why it stopped, seconds."""
+    changes or a limit is hit: per-ruleset tallies (added to `stats`), iterations, why it stopped, seconds."""
     from .rulesets.shapes import shapes
 
     start = time.perf_counter()
-    stats: dict[str, _Tally] = {}
+    stats = {} if stats is None else stats
     iterations, reason = 0, "saturated"
     INTERRUPT.clear()
     if schedule is not None:
@@ -397,6 +401,7 @@ def _rewrite_and_extract(
     schedule: Ruleset | Schedule | None,
     limits: Limits,
     cost_model: TensorCostModel,
+    baseline: tuple[Ruleset | Schedule | None, ...] = (),
 ) -> tuple[Program, Program, list[Node], OptimizeReport]:
     traced = _seeded(egraph, outputs, topological(outputs))
     builder = Builder()
@@ -412,13 +417,22 @@ def _rewrite_and_extract(
         report = OptimizeReport("none", 0, "saturated", (), egraph_size(egraph), 0.0, before, before,
                                 limits, fallback, first.cut)
         return traced, to_term(outputs), outputs, report
-    stats, iterations, reason, seconds = _rewrite(egraph, schedule, limits)
+    stats: dict[str, _Tally] = {}
+    iterations, reasons, seconds = 0, [], 0.0
     fallback, nodes, after, cut = "", outputs, before, ""
-    try:
-        got = extract(egraph, cost_model, limits.evaluations)
-        nodes, after, cut = got.outputs, got.cost, got.cut
-    except ExtractionError as e:
-        fallback = f"the extraction found no program ({e})"
+    for phase in (*baseline, schedule):  # the e-graph grows phase by phase: the cheapest extraction wins
+        left = replace(limits, iterations=max(1, limits.iterations - iterations), seconds=limits.seconds - seconds)
+        _, steps, reason, spent = _rewrite(egraph, phase, left, stats)
+        iterations, seconds = iterations + steps, seconds + spent
+        reasons.append(reason)
+        try:
+            got = extract(egraph, cost_model, limits.evaluations)
+        except ExtractionError as e:
+            fallback, nodes, after, cut = f"the extraction found no program ({e})", outputs, before, ""
+            break
+        if nodes is outputs or got.cost < after:  # (the first phase's program is taken as extracted)
+            nodes, after, cut = got.outputs, got.cost, got.cut
+    reason = next((r for r in reasons if r != "saturated"), "saturated")
     extracted = to_term(nodes)
     report = OptimizeReport(
         schedule=str(schedule) if schedule is not None else "none",

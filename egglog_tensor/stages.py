@@ -278,7 +278,8 @@ def optimize(traced: Traced) -> Optimized:
     timings = dict(traced.timings)
     cost_model = TensorCostModel(options.target)
     _, extracted, nodes, report = _timed(
-        timings, "optimize", lambda: _run_optimizer(list(traced.outputs), options.schedule(), options.limits, cost_model)
+        timings, "optimize", lambda: _run_optimizer(list(traced.outputs), options.schedule(), options.limits, cost_model,
+                                                          options.baseline())
     )
     return Optimized(traced, extracted_text(nodes, lambda: extracted, egglog_text), tuple(nodes), report, tuple(timings.items()))
 

@@ -82,16 +82,16 @@ FAST = [
     C("log_exp", lambda a: np.log(np.exp(a)), lambda a: a, ((6,),), "domain-restricted", rtol=1e-9, fastmath=True),
     C("exp_log", lambda a: np.exp(np.log(a)), lambda a: a, ((6,),), "domain-restricted", rtol=1e-9, fastmath=True, positive=True),
     C("exp_sum", lambda a, b: np.exp(a) * np.exp(b), lambda a, b: np.exp(a + b), ((6,), (6,)), "domain-restricted", rtol=1e-9, fastmath=True),
-    C("reciprocal_mul", lambda a: a / 3.0, lambda a: a * (1.0 / 3.0), ((6,),), "constant-reassociation", rtol=1e-9, fastmath=True),
+    C("reciprocal_mul", lambda a: a / 3.0, lambda a: a * (1.0 / 3.0), ((6,),), "reciprocal", rtol=1e-9, fastmath=True, chosen=False),
     C("const_factors", lambda a: (a * 3.0) * 5.0, lambda a: a * 15.0, ((6,),), "constant-reassociation", rtol=1e-9, fastmath=True, chosen=False),
     C("self_difference", lambda a: a - a, lambda a: a * 0.0, ((2, 3),), "float-collapse", rtol=1e-9, fastmath=True),
-    C("broadcast_sum", lambda a: np.sum(np.broadcast_to(a, (4, 5)), axis=0), lambda a: a * 4.0, ((5,),), "float-collapse", rtol=1e-9, fastmath=True),
-    C("broadcast_sum_units", lambda a: np.sum(np.broadcast_to(a[:, None], (2, 5, 3)), axis=(0, 2)), lambda a: a * 6.0, ((5,),), "float-collapse", rtol=1e-9, fastmath=True),
-    C("broadcast_sum_0d", lambda a: np.sum(np.broadcast_to(a, (3, 4))), lambda a: a * 12.0, ((),), "float-collapse", rtol=1e-9, fastmath=True),
+    C("broadcast_sum", lambda a: np.sum(np.broadcast_to(a, (4, 5)), axis=0), lambda a: a * 4.0, ((5,),), "broadcast-sum", rtol=1e-9, fastmath=True),
+    C("broadcast_sum_units", lambda a: np.sum(np.broadcast_to(a[:, None], (2, 5, 3)), axis=(0, 2)), lambda a: a * 6.0, ((5,),), "broadcast-sum", rtol=1e-9, fastmath=True),
+    C("broadcast_sum_0d", lambda a: np.sum(np.broadcast_to(a, (3, 4))), lambda a: a * 12.0, ((),), "broadcast-sum", rtol=1e-9, fastmath=True),
     C("power_squaring", lambda a: a**5, lambda a: np.square(np.square(a)) * a, ((6,),), "float-power", rtol=1e-9, fastmath=True),
     C("power_negative", lambda a: a**-3, lambda a: 1.0 / (np.square(a) * a), ((6,),), "float-power", rtol=1e-9, fastmath=True),
-    C("power_quotient", lambda a: a**6 / a**4, lambda a: a * a, ((6,),), "float-power", rtol=1e-9, fastmath=True, positive=True),
-    C("power_over_square", lambda a: a**5 / np.square(a), lambda a: a**3, ((6,),), "float-power", rtol=1e-9, fastmath=True, positive=True),
+    C("power_quotient", lambda a: a**6 / a**4, lambda a: a * a, ((6,),), "power-quotient", rtol=1e-9, fastmath=True, positive=True),
+    C("power_over_square", lambda a: a**5 / np.square(a), lambda a: a**3, ((6,),), "power-quotient", rtol=1e-9, fastmath=True, positive=True),
 ]
 ALL = EXACT + CONTRACTIONS + FAST
 

@@ -19,7 +19,7 @@ LANES = "et.lanes"  # reduction: elements its innermost loop accumulates side by
 # on the kernel function and its arguments (lowering/emit.py)
 OUTPUT = "et.output"  # argument attribute of each output buffer; read by stages/loops.py (streaming stores)
 PLAIN_STORES = "et.plain_stores"  # function: never stream stores (kernel(..., streaming=False)); read by stages/loops.py
-FASTMATH = "et.fastmath"  # function: fast math opted in (approximate tanh too); read by stages/math.py
+FASTMATH = "et.fastmath"  # function: approximate functions allowed (fastmath "afn": the rational tanh); read by stages/math.py
 # written by a stage's script, read by a later part of the stage
 ID = "et.id"  # contraction: its index in the contraction plan, the tile script's match (tiling.py)
 KCHUNK = "et.kchunk"  # k loop of a chunked masked tile (tiling.py), summed from zero by stages/tile.py's rewrite

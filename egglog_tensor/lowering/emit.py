@@ -875,11 +875,12 @@ def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -
 
 
 def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], target: Target, fn_name: str = "kernel",
-         streaming: bool = True, fastmath: bool = False, locations: Mapping[int, Where] | None = None,
+         streaming: bool = True, fastmath: frozenset[str] = frozenset(), locations: Mapping[int, Where] | None = None,
          located: list[tuple[str, list[tuple[str, str]]]] | None = None) -> str:
     """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`, its contractions
     tagged with `target`'s tiles; streaming=False marks it so that lowering/stages/loops.py keeps plain
-    stores, fastmath=True so that lowering/stages/math.py also approximates tanh. With `locations`
+    stores; `fastmath` (LLVM's flags) go on its float arithmetic, and "afn" marks it so that
+    lowering/stages/math.py also approximates tanh. With `locations`
     (provenance.located) the ops carry the user's source lines: `located` receives the module printed
     with them (the text the pipeline runs on, so diagnostics name those lines) and (name, location) of
     each op of the function's body but its boilerplate."""
@@ -894,7 +895,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
             fn.attributes["arg_attrs"] = ir.ArrayAttr.get(tags)  # outputs marked: lowering/stages/loops.py streams large ones
             if not streaming:
                 fn.attributes[PLAIN_STORES] = ir.UnitAttr.get()
-            if fastmath:
+            if "afn" in fastmath:
                 fn.attributes[FASTMATH] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
@@ -911,6 +912,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
                     value = emitter.output(node)
                     bufferization.materialize_in_destination(None, value, out, restrict=True, writable=True)
                 func.ReturnOp([])
+        scalar.allow_fast_math(module.operation, frozenset(fastmath))
         module.operation.verify()
         if located is not None:
             ops = [(op.name, str(op.location)) for op in entry.operations if op.name not in _BOILERPLATE]

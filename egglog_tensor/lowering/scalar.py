@@ -7,6 +7,7 @@ trap), sign of NaN and -0.0.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -15,6 +16,7 @@ from mlir.dialects import arith, math, scf
 
 from egglog_tensor import ops
 from egglog_tensor.errors import UnsupportedError
+from egglog_tensor.fastmath import FastMath
 
 F = arith.CmpFPredicate
 I = arith.CmpIPredicate
@@ -471,6 +473,28 @@ def combine(op: str, dtype: str, value: ir.Value, acc: ir.Value) -> ir.Value:
     if _is_float(dtype) and dtype != "float16" and op in ("sum", "prod"):  # (float16: the step ends in a truncf)
         result.owner.attributes["fastmath"] = ir.Attribute.parse("#arith.fastmath<reassoc>")
     return result
+
+
+FAST_MATH_OPS = frozenset({"arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.remf", "arith.negf"})
+_FLAGS_TEXT = re.compile(r"<([^>]*)>")
+
+
+def allow_fast_math(root: ir.Operation, flags: frozenset[str]) -> None:
+    """Give each float arithmetic op under `root` (FAST_MATH_OPS: not compares, selects or max/min,
+    whose NaN and inf handling and reduction identities stay exact, nor an op whose bits are read,
+    as order_key's -0.0 + 0.0) the fast-math `flags` the kernel allows, joined with its own (a
+    reduction step's reassoc): LLVM may then contract, reassociate..."""
+    if not flags:
+        return
+
+    def tag(op: ir.Operation) -> ir.WalkResult:
+        if op.name in FAST_MATH_OPS and not any(use.owner.name == "arith.bitcast" for use in op.result.uses):
+            own = _FLAGS_TEXT.search(str(op.attributes["fastmath"])) if "fastmath" in op.attributes else None
+            joined = flags | set(own[1].replace(" ", "").split(",") if own else ()) - {"none"}
+            op.attributes["fastmath"] = ir.Attribute.parse(f"#arith.fastmath<{str(FastMath(joined))}>")
+        return ir.WalkResult.ADVANCE
+
+    root.walk(tag)
 
 
 KEYS = {"float32": "int32", "float64": "int64"}  # argmax/argmin compare these floats as integer keys (order_key)

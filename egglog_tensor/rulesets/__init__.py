@@ -2,7 +2,8 @@
 
 `DEFAULT` is what `@kernel` runs unless `rules=` says otherwise (one step each of `algebra`,
 `fusion`, `layout` and `tiling`, repeated until nothing changes or a limit is hit); `FASTMATH` is added on top when a
-kernel is compiled with `fastmath=True`. `shapes` is the shape analysis the optimizer always runs.
+kernel is compiled with `fastmath=True`, and `fastmath_rules(flags)` (the groups of `FASTMATH` whose
+fast-math flags `flags` allows) with `fastmath=` some flags. `shapes` is the shape analysis the optimizer always runs.
 `algebra`, `algebra_fastmath`, `fusion` and `layout` are made of named groups of rules
 (`groups.GROUPS`: "transpose", "power", "materialize", ...), rulesets of their own that the report names.
 
@@ -17,11 +18,13 @@ import functools
 from functools import reduce
 from operator import add
 
-from egglog import Ruleset
+from egglog import Ruleset, unstable_combine_rulesets
 
 from ..target import Target
 from .algebra import algebra, algebra_fastmath
+from ..fastmath import FLAGS, fastmath_flags
 from .fusion import fusion
+from .groups import GROUPS, NEEDS
 from .layout import layout
 from .shapes import shapes
 from .tiling import tiling_rules, what_rules_read
@@ -45,10 +48,28 @@ def _default(target: Target) -> Ruleset:
     return reduce(add, default_rulesets(target))
 
 
+def fastmath_groups(flags: frozenset[str]) -> tuple[str, ...]:
+    """The names of the fast-math groups whose flags all are in `flags`."""
+    return tuple(name for name, needs in NEEDS.items() if needs <= flags)
+
+
+def fastmath_rules(flags: frozenset[str]) -> Ruleset | None:
+    """The fast-math groups `flags` allows, as one ruleset: `FASTMATH` itself when that is every
+    group, None when it is none."""
+    return _fastmath_rules(fastmath_groups(flags))
+
+
+@functools.cache
+def _fastmath_rules(names: tuple[str, ...]) -> Ruleset | None:
+    if set(names) == set(NEEDS):
+        return FASTMATH
+    return unstable_combine_rulesets(*(GROUPS[name] for name in names), name="fastmath:" + "+".join(names)) if names else None
+
+
 # The host's (the tiling rules read its caches and SIMD width here, once).
 tiling = tiling_rules(Target.host())
 DEFAULT_RULESETS = default_rulesets(Target.host())
 DEFAULT = default_for(Target.host())
 
-__all__ = ["DEFAULT", "DEFAULT_RULESETS", "FASTMATH", "algebra", "algebra_fastmath", "default_for", "default_rulesets",
-           "fusion", "layout", "shapes", "tiling", "tiling_rules"]
+__all__ = ["DEFAULT", "DEFAULT_RULESETS", "FASTMATH", "FLAGS", "algebra", "algebra_fastmath", "default_for", "default_rulesets",
+           "fastmath_flags", "fastmath_groups", "fastmath_rules", "fusion", "layout", "shapes", "tiling", "tiling_rules"]

@@ -2,7 +2,8 @@
 
 `algebra` holds rewrites that are exact under IEEE-754 for every input (NaN, inf and signed
 zeros included), so they always run. `algebra_fastmath` holds rewrites that are not exact
-(they change NaN/inf results or rounding) and only run when a kernel opts into fast math.
+(they change NaN/inf results or rounding) and only run when a kernel opts into fast math: each of
+its groups names the LLVM fast-math flags it needs (`needs=`), and runs when `fastmath=` allows them.
 Integer arithmetic wraps (it is exact modulo 2**bits, for every width, signed or not: NumPy's integer
 loops and the lowering both wrap), so some identities are exact for every integer dtype (INTS) and
 fast math only for floats: `x - x` = 0 (NaN - NaN and inf - inf are NaN), the sum of
@@ -129,12 +130,17 @@ def _integer_powers(x: Tensor, a: f64) -> object:
         yield from _squarings(x, a, dt)  # x^2k = (x^k)^2, x^(2k+1) = (x^k)^2 x
 
 
-def _collapses(x: Tensor, s: Vec[i64], big: Vec[i64], dt: DType) -> Iterator[object]:
-    """x - x = zeros of x's shape and dtype dt; sum(broadcast_to(x, S), axes) = x * n when `axes`
-    are exactly the broadcast's new leading axes plus size-1 axes of x (n = the product of their
-    extents, at least 1), reshaped without x's summed unit axes."""
+def _self_difference(x: Tensor, s: Vec[i64], dt: DType) -> object:
+    """x - x = zeros of x's shape and dtype dt."""
     typed = eq(dtype_of(x)).to(dt)
-    yield rewrite(x - x).to(Tensor.const(0.0, dt).broadcast_to(s), typed, eq(shape_of(x)).to(s))  # x - x = 0
+    return rewrite(x - x).to(Tensor.const(0.0, dt).broadcast_to(s), typed, eq(shape_of(x)).to(s))  # x - x = 0
+
+
+def _broadcast_sums(x: Tensor, s: Vec[i64], big: Vec[i64], dt: DType) -> Iterator[object]:
+    """sum(broadcast_to(x, S), axes) = x * n for x of dtype dt when `axes` are exactly the broadcast's
+    new leading axes plus size-1 axes of x (n = the product of their extents, at least 1), reshaped
+    without x's summed unit axes."""
+    typed = eq(dtype_of(x)).to(dt)
     for rank in range(1, MAX_RANK + 1):
         for r in range(rank + 1):
             lead = rank - r
@@ -161,7 +167,8 @@ def _integer_collapses(x: Tensor, s: Vec[i64], big: Vec[i64], dt: DType) -> obje
     casts), so int32 sums, which NumPy accumulates in int64, meet the sum rule."""
     yield rewrite(x.broadcast_to(big).astype(dt)).to(x.astype(dt).broadcast_to(big))  # cast(bcast(x)) = bcast(cast(x))
     for it in INTS:
-        yield from _collapses(x, s, big, it)  # x - x = 0, sum(broadcast_to(x, S), axes) = x * n
+        yield _self_difference(x, s, it)  # x - x = 0
+        yield from _broadcast_sums(x, s, big, it)  # sum(broadcast_to(x, S), axes) = x * n
 
 
 @group("identity", algebra)
@@ -204,16 +211,22 @@ def _fold_float64(a: f64, b: f64) -> object:
     yield rewrite(-Tensor.const(a, dt)).to(Tensor.const(-a, dt), ne(a).to(zero))  # -(a) = (-a)
 
 
-@group("constant-reassociation", algebra_fastmath)
+@group("constant-reassociation", algebra_fastmath, needs={"reassoc"})
 def _fastmath(x: Tensor, dt: DType, a: f64, b: f64) -> object:
-    """Reassociating constant factors and dividing by a reciprocal change rounding: fast math only."""
+    """Reassociating constant factors changes rounding: fast math (reassoc) only."""
     yield rewrite((x * Tensor.const(a, dt)) * Tensor.const(b, dt)).to(  # (x*a)*b = x*(a*b)
         x * Tensor.const(a * b, dt), ne(a * b).to(f64(0.0))
     )
+
+
+@group("reciprocal", algebra_fastmath, needs={"arcp"})
+def _reciprocals(x: Tensor, y: Tensor, dt: DType, a: f64) -> object:
+    """A division as a multiply by the reciprocal (two roundings instead of one): fast math (arcp) only."""
     yield rewrite(x / Tensor.const(a, dt)).to(x * Tensor.const(f64(1.0) / a, dt), ne(a).to(f64(0.0)))  # x/a = x*(1/a)
+    yield rewrite(x / y).to(x * reciprocal(y))  # x/y = x * (1/y)
 
 
-@group("reassociation", algebra_fastmath)
+@group("reassociation", algebra_fastmath, needs={"reassoc"})
 def _reassociation(a: Tensor, b: Tensor, c: Tensor, s: Vec[i64]) -> object:
     """Matrix-chain reordering and distributivity: same mathematics, different rounding.
 
@@ -237,39 +250,62 @@ def _einsum_order(a: Tensor, b: Tensor, c: Tensor) -> object:
     yield rewrite(a.einsum_matmul(b.einsum_matmul(c))).to(a.einsum_matmul(b).einsum_matmul(c))  # A(BC) = (AB)C
 
 
-@group("domain-restricted", algebra_fastmath)
+@group("domain-restricted", algebra_fastmath, needs={"afn", "nnan", "ninf"})
 def _domain_restricted(x: Tensor, y: Tensor) -> object:
-    """Identities that fail on part of the domain: log(exp(x)) = x (exp overflows), exp(log(x)) = x
-    (only for x > 0), exp(a)*exp(b) = exp(a+b) (overflow/rounding), x/y as x * (1/y), sqrt(x)^2 = x."""
+    """Identities of math functions that fail on part of the domain: log(exp(x)) = x (exp overflows
+    to inf), exp(log(x)) = x (NaN for x < 0), exp(a)*exp(b) = exp(a+b) (inf*0, rounding)."""
     yield rewrite(log(exp(x))).to(x)  # log(e^x) = x
     yield rewrite(exp(log(x))).to(x)  # e^log(x) = x
     yield rewrite(exp(x) * exp(y)).to(exp(x + y))  # e^x e^y = e^(x+y)
-    yield rewrite(x / y).to(x * reciprocal(y))  # x/y = x * (1/y)
+
+
+@group("square-root", algebra_fastmath, needs={"afn", "nnan"})
+def _square_roots(x: Tensor) -> object:
+    """sqrt(x)^2 = x: NaN for x < 0, and off by the square root's rounding."""
     yield rewrite(sqrt(x) * sqrt(x)).to(x)  # sqrt(x) sqrt(x) = x
 
 
-@group("float-collapse", algebra_fastmath)
-def _float_collapses(x: Tensor, s: Vec[i64], big: Vec[i64], dt: DType) -> object:
-    """Float x - x = 0 (NaN - NaN and inf - inf are NaN) and the sum of a broadcast as x*n (n
-    roundings become one; for an inf or NaN x both agree): fast math only. These match any dtype;
-    for integers they repeat what `algebra` already did."""
-    yield from _collapses(x, s, big, dt)  # x - x = 0, sum(broadcast_to(x, S), axes) = x * n
+@group("float-collapse", algebra_fastmath, needs={"nnan", "ninf"})
+def _float_collapses(x: Tensor, s: Vec[i64], dt: DType) -> object:
+    """Float x - x = 0 (NaN - NaN and inf - inf are NaN; for finite x the difference is +0.0 exactly):
+    fast math only. It matches any dtype; for integers it repeats what `algebra` already did."""
+    yield _self_difference(x, s, dt)  # x - x = 0
 
 
-@group("float-power", algebra_fastmath)
-def _float_powers(x: Tensor, a: f64, b: f64) -> object:
+@group("zero-product", algebra_fastmath, needs={"nnan", "ninf", "nsz"})
+def _zero_products(x: Tensor, s: Vec[i64], dt: DType) -> object:
+    """Float x*0 = 0*x = 0 (NaN for an inf or NaN x, -0.0 for a negative x)."""
+    zero = Tensor.const(0.0, dt)
+    for product in (x * zero, zero * x):
+        yield rewrite(product).to(zero.broadcast_to(s), eq(dtype_of(x)).to(dt), eq(shape_of(x)).to(s))  # x*0 = 0*x = 0
+
+
+@group("broadcast-sum", algebra_fastmath, needs={"reassoc"})
+def _float_broadcast_sums(x: Tensor, s: Vec[i64], big: Vec[i64], dt: DType) -> object:
+    """Float sum of a broadcast as x*n: n roundings become one (for an inf or NaN x both agree)."""
+    yield from _broadcast_sums(x, s, big, dt)  # sum(broadcast_to(x, S), axes) = x * n
+
+
+@group("float-power", algebra_fastmath, needs={"afn"})
+def _float_powers(x: Tensor, a: f64) -> object:
     """Float x**n for integer n by squaring (each squaring doubles the relative error: up to ~|n|
     ulp instead of pow's one, and 1/x**n overflows or underflows where pow does not); x**2 = x*x
-    and x**-1 = 1/x (their correctly rounded values, which libm's pow can miss by an ulp); and
-    x**a / x**b = x**(a-b) for integer a, b, which needs x != 0 and no overflow (x**6 / x**4 is x*x)."""
-    whole = (eq(a % f64(1.0)).to(f64(0.0)), eq(b % f64(1.0)).to(f64(0.0)))
+    and x**-1 = 1/x (their correctly rounded values, which libm's pow can miss by an ulp)."""
     for dt in FLOATS:
         yield from _squarings(x, a, dt)  # x^2k = (x^k)^2, x^(2k+1) = (x^k)^2 x
         yield rewrite(_power(x, a, dt)).to(  # x^-n = 1 / x^n
-            reciprocal(_power(x, -a, dt)), a <= f64(-2.0), a >= f64(-MAX_EXPONENT), whole[0]
+            reciprocal(_power(x, -a, dt)), a <= f64(-2.0), a >= f64(-MAX_EXPONENT), eq(a % f64(1.0)).to(f64(0.0))
         )
         yield rewrite(_power(x, f64(2.0), dt)).to(square(x))  # x^2 = square(x)
         yield rewrite(_power(x, f64(-1.0), dt)).to(reciprocal(x))  # x^-1 = 1/x
+
+
+@group("power-quotient", algebra_fastmath, needs={"afn", "nnan", "ninf"})
+def _power_quotients(x: Tensor, a: f64, b: f64) -> object:
+    """x**a / x**b = x**(a-b) for integer a, b: needs x != 0 (0/0 is NaN) and no overflow (inf/inf);
+    x**6 / x**4 is x*x."""
+    whole = (eq(a % f64(1.0)).to(f64(0.0)), eq(b % f64(1.0)).to(f64(0.0)))
+    for dt in FLOATS:
         yield rewrite(_power(x, a, dt) / _power(x, b, dt)).to(_power(x, a - b, dt), *whole)  # x^a / x^b = x^(a-b)
         yield rewrite(_power(x, a, dt) / square(x)).to(_power(x, a - f64(2.0), dt), whole[0])  # x^a / x^2 = x^(a-2)
         yield rewrite(_power(x, a, dt) / x).to(_power(x, a - f64(1.0), dt), whole[0])  # x^a / x = x^(a-1)

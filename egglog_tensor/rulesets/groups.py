@@ -1,6 +1,8 @@
 """Named groups of rules: each group is a ruleset of its own ("transpose", "power", ...) whose rules
 the public rulesets (`algebra`, `fusion`, ...) also hold, so a schedule runs them as one ruleset
-while the optimizer's report and the tests name the group a fired rule belongs to."""
+while the optimizer's report and the tests name the group a fired rule belongs to. A group that is
+not exact under IEEE-754 names the fast-math flags it needs (`needs=`, fastmath.py): it runs
+only in kernels whose `fastmath=` allows all of them."""
 
 from __future__ import annotations
 
@@ -10,20 +12,28 @@ from typing import Any, get_type_hints
 
 from egglog import Ruleset, ruleset
 
+from egglog_tensor.fastmath import FLAGS
+
 Generator = Callable[..., Iterable[Any]]
 
 GROUPS: dict[str, Ruleset] = {}  # every group, by name, in order of definition
 _MADE: dict[str, list[Any]] = {}  # each group's rules, once a ruleset holding them is expanded
 _INDEX: dict[object, str] = {}  # rule declaration -> its group's name (filled by group_of)
+NEEDS: dict[str, frozenset[str]] = {}  # each inexact group's fast-math flags, by name, in order of definition
 
 
-def group(name: str, *parents: Ruleset) -> Callable[[Generator], Generator]:
+def group(name: str, *parents: Ruleset, needs: Iterable[str] = ()) -> Callable[[Generator], Generator]:
     """Decorator: register a rule generator as the group `name` and in each of `parents`, which
-    run its rules (egglog calls the generator once: the rules are made once and shared)."""
+    run its rules (egglog calls the generator once: the rules are made once and shared); `needs`:
+    the fast-math flags an inexact group's rules need (none: the group is exact)."""
 
     def register(gen: Generator) -> Generator:
         if name in GROUPS:
             raise ValueError(f"rule group {name!r} is defined twice")
+        if not set(needs) <= set(FLAGS):
+            raise ValueError(f"rule group {name!r} needs unknown fast-math flags {sorted(set(needs) - set(FLAGS))}")
+        if needs:
+            NEEDS[name] = frozenset(needs)
         made = _MADE[name] = []
 
         @functools.wraps(gen)
@@ -50,4 +60,4 @@ def group_of(rule: object) -> str | None:
     return _INDEX.get(rule)
 
 
-__all__ = ["GROUPS", "group", "group_of"]
+__all__ = ["GROUPS", "NEEDS", "group", "group_of"]
