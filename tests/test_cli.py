@@ -64,7 +64,7 @@ def test_python_ints_are_static_and_measure_and_all(kernels, capsys, tmp_path):
 
 def test_a_decorated_kernel_keeps_its_options_and_colour_is_asked_for(kernels, capsys):
     assert main(["inspect", f"{kernels}:chain", "--arg", "a=8x8:float32", "--arg", "b=8x8:float32", "--arg", "v=8:float32"]) == 0
-    assert "target cpu-openmp" in (out := capsys.readouterr().out) and "fastmath=True" in out
+    assert "target cpu-openmp" in (out := capsys.readouterr().out) and "fastmath=reassoc,nnan,ninf,nsz,arcp,contract,afn" in out
     assert main(["inspect", f"{kernels}:softmax", "--arg", "x=4x4:float32", "--stage", "linalg", "--color", "always"]) == 0
     assert "\x1b[" in capsys.readouterr().out
 
@@ -87,7 +87,7 @@ def test_the_module_entry_point_runs_it(kernels):
     done = subprocess.run([sys.executable, "-m", "egglog_tensor", "inspect", f"{kernels}:softmax", "--arg", "x=8x8:float32",
                            "--stage", "extracted"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "Program(Vec(" in done.stdout and "\x1b[" not in done.stdout
+    assert "Program(Vec" in done.stdout and "\x1b[" not in done.stdout
 
 
 def test_every_stage_lexes_without_errors():
