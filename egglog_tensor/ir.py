@@ -227,7 +227,8 @@ DTYPE_TERMS = {
     **{name: getattr(DType, name) for name in ("float16", "int8", "int16", "uint8", "uint16", "uint32", "uint64")},
 }
 LAYOUT_TERMS = {"C": Layout.C, "F": Layout.F, "strided": Layout.strided}
-_CONSTANT_NAMES = {**{str(t): k for k, t in DTYPE_TERMS.items()}, **{str(t): k for k, t in LAYOUT_TERMS.items()}}
+# By callable, not by text: str() of a term pretty-prints it (a literal per node of each extracted term)
+_CONSTANTS = {get_callable_fn(t): k for terms in (DTYPE_TERMS, LAYOUT_TERMS) for k, t in terms.items()}
 
 
 def _attr_term(value: object) -> object:
@@ -281,10 +282,9 @@ def literal(value: object) -> object:
     lit = get_literal_value(value)
     if lit is not None:
         return lit
-    name = str(value)
-    if name in _CONSTANT_NAMES:
-        return _CONSTANT_NAMES[name]
     fn = get_callable_fn(value)
+    if fn in _CONSTANTS:
+        return _CONSTANTS[fn]
     if fn is not None and str(fn).startswith("Vec"):
         return tuple(literal(v) for v in get_callable_args(value))
     raise ValueError(f"not a literal term: {value}")

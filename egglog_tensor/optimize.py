@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import gc
 import queue
 import re
@@ -16,7 +17,7 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 from dataclasses import dataclass, field
 
-from egglog import EGraph, Ruleset, RunReport, Schedule
+from egglog import EGraph, Ruleset, Schedule
 from egglog.declarations import RulesetDecl
 from egglog.pretty import pretty_decl
 
@@ -56,7 +57,12 @@ class RulesetStats:
     name: str
     seconds: float
     iterations: int
-    matches: tuple[tuple[str, int], ...]
+    counted: tuple[tuple[object, int], ...]  # (rule: its text, or a _Matched made into text when first read, times matched)
+
+    @functools.cached_property
+    def matches(self) -> tuple[tuple[str, int], ...]:
+        """(rule text, times matched), most first: texts are made when read (black formats each: milliseconds)."""
+        return tuple(_most_first((str(rule), n) for rule, n in self.counted).items())
 
     @property
     def groups(self) -> dict[str, int]:
@@ -64,7 +70,7 @@ class RulesetStats:
         return _most_first(((g[1] if (g := _GROUPED.match(rule)) else self.name), n) for rule, n in self.matches)
 
     def __str__(self) -> str:
-        total = sum(n for _, n in self.matches)
+        total = sum(n for _, n in self.counted)
         spent = f", {self.seconds * 1e3:.1f} ms searching and applying" if self.seconds else ""
         head = f"  ruleset {self.name}: {total} match(es) in {self.iterations} iteration(s){spent}"
         shown = [f"    {n:5d} x {r}" for r, n in self.matches[:SHOWN_RULES]]
@@ -72,6 +78,10 @@ class RulesetStats:
         if rest:  # (all of them stay in `matches`)
             shown.append(f"    ... {len(rest)} more rule(s), {sum(n for _, n in rest)} match(es)")
         return "\n".join([head, *shown])
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled with the texts (a _Matched holds egglog declarations)."""
+        return RulesetStats, (self.name, self.seconds, self.iterations, self.matches)
 
 
 @dataclass(frozen=True)
@@ -120,45 +130,93 @@ class OptimizeReport:
 class _Tally:
     seconds: float = 0.0
     iterations: int = 0
-    matches: dict[str, int] = field(default_factory=dict)
+    matches: dict[object, int] = field(default_factory=dict)  # by rule declaration
+    decls: Any = None  # the declarations the rules are in (for their texts)
 
     def stats(self, name: str) -> RulesetStats:
-        ordered = tuple(sorted(((r, n) for r, n in self.matches.items() if n), key=lambda rn: -rn[1]))
+        ordered = tuple(sorted(((_Matched(self.decls, r), n) for r, n in self.matches.items() if n), key=lambda rn: -rn[1]))
         return RulesetStats(name, self.seconds, self.iterations, ordered)
 
 
 # A rule's text (pretty_decl formats it with black: milliseconds each) and its ruleset, once per rule.
-_RULES: dict[object, tuple[str, str]] = {}
+_RULES: dict[object, str] = {}
+_OWNERS: dict[object, str] = {}
 
 
-def _rule(report: RunReport, rule: object) -> tuple[str, str]:
-    """(ruleset name, readable text: "group: rule" for a rule of a named group) of a rule in a RunReport."""
-    from .rulesets.groups import group_of
+@dataclass(frozen=True, eq=False)
+class _Matched:
+    """A rule a run matched; str() is its readable text ("group: rule" for a rule of a named group),
+    made when a report is first read, not by each compile."""
 
-    known = _RULES.get(rule)
+    decls: Any = field(repr=False)
+    rule: object
+
+    def __str__(self) -> str:
+        from .rulesets.groups import group_of
+
+        known = _RULES.get(self.rule)
+        if known is None:
+            group = group_of(self.rule)
+            text = pretty_decl(self.decls, self.rule)
+            known = _RULES[self.rule] = f"{group}: {text}" if group else text
+        return known
+
+
+def _owner(decls: Any, rule: object) -> str:
+    """The name of the ruleset holding a rule of `decls` (egglog declarations)."""
+    known = _OWNERS.get(rule)
     if known is None:
-        owner = next((_short(ident.name) for ident, decl in report._decls._rulesets.items()
-                      if isinstance(decl, RulesetDecl) and rule in decl.rules), "?")
-        group = group_of(rule)
-        text = pretty_decl(report._decls, rule)
-        known = _RULES[rule] = (owner, f"{group}: {text}" if group else text)
+        known = _OWNERS[rule] = next((_short(ident.name) for ident, decl in decls._rulesets.items()
+                                      if isinstance(decl, RulesetDecl) and rule in decl.rules), "?")
     return known
 
 
-def _tally(stats: dict[str, _Tally], report: RunReport) -> None:
-    """Add one step's RunReport to the per-ruleset tallies (rules are attributed to their ruleset)."""
+def _tally(stats: dict[str, _Tally], step: _Step) -> None:
+    """Add one step to the per-ruleset tallies (rules are attributed to their ruleset)."""
     matched: set[str] = set()
-    for rule, n in report.num_matches_per_rule.items():
-        if n:  # only matched rules are reported
-            name, text = _rule(report, rule)
-            tally = stats.setdefault(name, _Tally())
-            tally.matches[text] = tally.matches.get(text, 0) + n
-            matched.add(name)
-    for name, spent in report.search_and_apply_time_per_ruleset.items():
+    for rule, n in step.matches.items():
+        name = _owner(step.decls, rule)
+        tally = stats.setdefault(name, _Tally())
+        tally.matches[rule] = tally.matches.get(rule, 0) + n
+        tally.decls = step.decls
+        matched.add(name)
+    for name, spent in step.seconds.items():
         if _short(name) in stats:
-            stats[_short(name)].seconds += spent.total_seconds()
+            stats[_short(name)].seconds += spent
     for name in matched:
         stats[name].iterations += 1
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What one run of a schedule did: whether it changed the e-graph, the rules that matched (egglog
+    declarations) and how often, seconds searching and applying per ruleset, the declarations."""
+
+    updated: bool
+    matches: dict[object, int]
+    seconds: dict[str, float]
+    decls: Any
+
+
+_COMMANDS: dict[object, Any] = {}  # a schedule's egglog command, by its declaration (names of rulesets only)
+
+
+def _run(egraph: EGraph, schedule: Ruleset | Schedule) -> _Step:
+    """egraph.run(schedule), its command made once per process: EGraph.run merges the schedule's
+    declarations again and hashes each of its rules deeply on every run, and translates its report
+    rule by rule (a third of a small kernel's rewriting). `_base` registered the rules before any run."""
+    command = _COMMANDS.get(schedule.schedule)
+    if command is None:
+        egraph._add_decls(schedule)
+        command = _COMMANDS[schedule.schedule] = egraph._state.run_schedule_to_egg(schedule.schedule)
+    (output,) = egraph._run_program(command)
+    report, rules = output.report, egraph._state.rule_name_to_command_decl
+    matches: dict[object, int] = {}
+    for name, n in report.num_matches_per_rule.items():
+        if n:
+            matches[rules[name]] = matches.get(rules[name], 0) + n
+    seconds = {name: spent.total_seconds() for name, spent in report.search_and_apply_time_per_ruleset.items()}
+    return _Step(report.updated, matches, seconds, egraph._state.__egg_decls__)
 
 
 def _short(name: str) -> str:
@@ -236,7 +294,9 @@ def _optimize_and_collect(*args: object) -> tuple[Program, Program, list[Node], 
     try:
         return _optimize(*args)  # type: ignore[arg-type]
     finally:
-        gc.collect()  # free what this run dropped here, on the e-graphs' own thread
+        if _DROPPED:  # a base e-graph was let go: free it here, on its own thread (a full collection: ~0.1 s)
+            _DROPPED.clear()
+            gc.collect()
 
 
 # One e-graph per schedule with its rules (and the shape analysis) already declared: egglog-python
@@ -245,6 +305,7 @@ def _optimize_and_collect(*args: object) -> tuple[Program, Program, list[Node], 
 # when the schedule's rulesets change (a ruleset redefined under the same name in a notebook).
 _BASES: OrderedDict[str, tuple[dict, EGraph]] = OrderedDict()
 _MAX_BASES = 8
+_DROPPED: list[bool] = []  # not empty once `_base` let an e-graph go, until it is collected on the egglog thread
 
 
 def _base(schedule: Ruleset | Schedule | None) -> EGraph:
@@ -255,6 +316,8 @@ def _base(schedule: Ruleset | Schedule | None) -> EGraph:
     rulesets = {} if schedule is None else dict(schedule.__egg_decls__._rulesets)
     found = _BASES.get(key)
     if found is None or found[0] != rulesets:
+        if found is not None:
+            _DROPPED.append(True)
         egraph = EGraph()
         if schedule is not None:
             egraph.run(schedule)
@@ -263,6 +326,7 @@ def _base(schedule: Ruleset | Schedule | None) -> EGraph:
     _BASES.move_to_end(key)
     while len(_BASES) > _MAX_BASES:
         _BASES.popitem(last=False)
+        _DROPPED.append(True)
     return found[1]
 
 
@@ -338,8 +402,8 @@ def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
     if schedule is not None:
         reason = "iteration limit"
         while iterations < limits.iterations:
-            report = egraph.run(schedule)
-            shaped = egraph.run(shapes.saturate())  # shapes and dtypes of the terms this step created, for later conditions
+            report = _run(egraph, schedule)
+            shaped = _run(egraph, shapes.saturate())  # shapes and dtypes of the terms this step created, for later conditions
             iterations += 1
             _tally(stats, report)
             if not report.updated and not shaped.updated:
