@@ -198,6 +198,19 @@ class _Step:
     decls: Any
 
 
+_SCHEDULE_TEXTS: dict[object, str] = {}
+
+
+def _schedule_text(schedule: Ruleset | Schedule | None) -> str:
+    """str(schedule), made once per schedule (egglog formats it with black: milliseconds), "none" for None."""
+    if schedule is None:
+        return "none"
+    text = _SCHEDULE_TEXTS.get(schedule.schedule)
+    if text is None:
+        text = _SCHEDULE_TEXTS[schedule.schedule] = str(schedule)
+    return text
+
+
 _COMMANDS: dict[object, Any] = {}  # a schedule's egglog command, by its declaration (names of rulesets only)
 
 
@@ -303,7 +316,7 @@ def _optimize_and_collect(*args: object) -> tuple[Program, Program, list[Node], 
 # converts every rule of a schedule for each new EGraph, about half of a small kernel's optimizer
 # time. A run pushes it, works on the pushed copy and pops back to the empty base. It is rebuilt
 # when the schedule's rulesets change (a ruleset redefined under the same name in a notebook).
-_BASES: OrderedDict[str, tuple[dict, EGraph]] = OrderedDict()
+_BASES: OrderedDict[object, tuple[dict, EGraph]] = OrderedDict()  # by the schedule's declaration (str() formats it: ms)
 _MAX_BASES = 8
 _DROPPED: list[bool] = []  # not empty once `_base` let an e-graph go, until it is collected on the egglog thread
 
@@ -312,7 +325,7 @@ def _base(schedule: Ruleset | Schedule | None) -> EGraph:
     """The empty e-graph with `schedule`'s rules declared (kept for the last _MAX_BASES schedules)."""
     from .rulesets.shapes import shapes
 
-    key = "" if schedule is None else str(schedule)
+    key = None if schedule is None else schedule.schedule
     rulesets = {} if schedule is None else dict(schedule.__egg_decls__._rulesets)
     found = _BASES.get(key)
     if found is None or found[0] != rulesets:
@@ -444,7 +457,7 @@ def _rewrite_and_extract(
         extracted, after = traced, before
     nodes = from_term(extracted)
     report = OptimizeReport(
-        schedule=str(schedule) if schedule is not None else "none",
+        schedule=_schedule_text(schedule),
         iterations=iterations,
         stop_reason=reason,
         rulesets=tuple(t.stats(name) for name, t in stats.items()),
