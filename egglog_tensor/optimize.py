@@ -157,7 +157,7 @@ class _Matched:
         known = _RULES.get(self.rule)
         if known is None:
             group = group_of(self.rule)
-            text = pretty_decl(self.decls, self.rule)
+            text = _EGGLOG_THREAD.run(pretty_decl, self.decls, self.rule)  # (ast.parse: see egglog_text)
             known = _RULES[self.rule] = f"{group}: {text}" if group else text
         return known
 
@@ -262,7 +262,9 @@ class _EgglogThread:
                 done.set_exception(e)
 
     def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """fn(*args) on the egglog thread; its result, or its exception raised here."""
+        """fn(*args) on the egglog thread; its result, or its exception raised here (called directly when on it)."""
+        if threading.current_thread() is self._thread:
+            return fn(*args)
         done: Future = Future()
         self._jobs.put((fn, args, done))
         return done.result()
