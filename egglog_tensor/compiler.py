@@ -272,7 +272,7 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         report=entry.report,
         extracted_term=str(entry.header.get("extracted_term", "")),
         texts=StageTexts(entry.texts.items(), {**stages.mlir_remakes(list(entry.texts.items()), options.target),
-                                               "asm": lambda: {"asm": entry.module.asm}}),
+                                               **stages.report_remake(entry.report), "asm": lambda: {"asm": entry.module.asm}}),
         facts=dict(entry.facts),
         timings=timings,
         module=entry.module,

@@ -228,8 +228,9 @@ DTYPE_TERMS = {
     **{name: getattr(DType, name) for name in ("float16", "int8", "int16", "uint8", "uint16", "uint32", "uint64")},
 }
 LAYOUT_TERMS = {"C": Layout.C, "F": Layout.F, "strided": Layout.strided}
-_CONSTANT_NAMES = {**{str(t): k for k, t in DTYPE_TERMS.items()}, **{str(t): k for k, t in LAYOUT_TERMS.items()}}
-CONSTANT_TEXT = {k: text for text, k in _CONSTANT_NAMES.items()}  # "float64" -> "DType.float64"
+CONSTANT_TEXT = {k: str(t) for terms in (DTYPE_TERMS, LAYOUT_TERMS) for k, t in terms.items()}  # "float64" -> "DType.float64"
+# By callable, not by text: str() of a term pretty-prints it (a literal per node of each extracted term)
+_CONSTANTS = {get_callable_fn(t): k for terms in (DTYPE_TERMS, LAYOUT_TERMS) for k, t in terms.items()}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -288,10 +289,9 @@ def literal(value: object) -> object:
     lit = get_literal_value(value)
     if lit is not None:
         return lit
-    name = str(value)
-    if name in _CONSTANT_NAMES:
-        return _CONSTANT_NAMES[name]
     fn = get_callable_fn(value)
+    if fn in _CONSTANTS:
+        return _CONSTANTS[fn]
     if fn is not None and str(fn).startswith("Vec"):
         return tuple(literal(v) for v in get_callable_args(value))
     raise ValueError(f"not a literal term: {value}")

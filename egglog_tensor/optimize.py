@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import gc
 import itertools
 import math
@@ -18,7 +19,7 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 from dataclasses import dataclass, field, replace
 
-from egglog import EGraph, Ruleset, RunReport, Schedule, Vec
+from egglog import EGraph, Ruleset, Schedule, Vec
 from egglog.declarations import RulesetDecl
 from egglog.pretty import pretty_decl
 
@@ -61,7 +62,12 @@ class RulesetStats:
     name: str
     seconds: float
     iterations: int
-    matches: tuple[tuple[str, int], ...]
+    counted: tuple[tuple[object, int], ...]  # (rule: its text, or a _Matched made into text when first read, times matched)
+
+    @functools.cached_property
+    def matches(self) -> tuple[tuple[str, int], ...]:
+        """(rule text, times matched), most first: texts are made when read (black formats each: milliseconds)."""
+        return tuple(_most_first((str(rule), n) for rule, n in self.counted).items())
 
     @property
     def groups(self) -> dict[str, int]:
@@ -69,7 +75,7 @@ class RulesetStats:
         return _most_first(((g[1] if (g := _GROUPED.match(rule)) else self.name), n) for rule, n in self.matches)
 
     def __str__(self) -> str:
-        total = sum(n for _, n in self.matches)
+        total = sum(n for _, n in self.counted)
         spent = f", {self.seconds * 1e3:.1f} ms searching and applying" if self.seconds else ""
         head = f"  ruleset {self.name}: {total} match(es) in {self.iterations} iteration(s){spent}"
         shown = [f"    {n:5d} x {r}" for r, n in self.matches[:SHOWN_RULES]]
@@ -77,6 +83,10 @@ class RulesetStats:
         if rest:  # (all of them stay in `matches`)
             shown.append(f"    ... {len(rest)} more rule(s), {sum(n for _, n in rest)} match(es)")
         return "\n".join([head, *shown])
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled with the texts (a _Matched holds egglog declarations)."""
+        return RulesetStats, (self.name, self.seconds, self.iterations, self.matches)
 
 
 @dataclass(frozen=True)
@@ -129,45 +139,106 @@ class OptimizeReport:
 class _Tally:
     seconds: float = 0.0
     iterations: int = 0
-    matches: dict[str, int] = field(default_factory=dict)
+    matches: dict[object, int] = field(default_factory=dict)  # by rule declaration
+    decls: Any = None  # the declarations the rules are in (for their texts)
 
     def stats(self, name: str) -> RulesetStats:
-        ordered = tuple(sorted(((r, n) for r, n in self.matches.items() if n), key=lambda rn: -rn[1]))
+        ordered = tuple(sorted(((_Matched(self.decls, r), n) for r, n in self.matches.items() if n), key=lambda rn: -rn[1]))
         return RulesetStats(name, self.seconds, self.iterations, ordered)
 
 
 # A rule's text (pretty_decl formats it with black: milliseconds each) and its ruleset, once per rule.
-_RULES: dict[object, tuple[str, str]] = {}
+_RULES: dict[object, str] = {}
+_OWNERS: dict[object, str] = {}
 
 
-def _rule(report: RunReport, rule: object) -> tuple[str, str]:
-    """(ruleset name, readable text: "group: rule" for a rule of a named group) of a rule in a RunReport."""
-    from .rulesets.groups import group_of
+@dataclass(frozen=True, eq=False)
+class _Matched:
+    """A rule a run matched; str() is its readable text ("group: rule" for a rule of a named group),
+    made when a report is first read, not by each compile."""
 
-    known = _RULES.get(rule)
+    decls: Any = field(repr=False)
+    rule: object
+
+    def __str__(self) -> str:
+        from .rulesets.groups import group_of
+
+        known = _RULES.get(self.rule)
+        if known is None:
+            group = group_of(self.rule)
+            text = _EGGLOG_THREAD.run(pretty_decl, self.decls, self.rule)  # (ast.parse: see egglog_text)
+            known = _RULES[self.rule] = f"{group}: {text}" if group else text
+        return known
+
+
+def _owner(decls: Any, rule: object) -> str:
+    """The name of the ruleset holding a rule of `decls` (egglog declarations)."""
+    known = _OWNERS.get(rule)
     if known is None:
-        owner = next((_short(ident.name) for ident, decl in report._decls._rulesets.items()
-                      if isinstance(decl, RulesetDecl) and rule in decl.rules), "?")
-        group = group_of(rule)
-        text = pretty_decl(report._decls, rule)
-        known = _RULES[rule] = (owner, f"{group}: {text}" if group else text)
+        known = _OWNERS[rule] = next((_short(ident.name) for ident, decl in decls._rulesets.items()
+                                      if isinstance(decl, RulesetDecl) and rule in decl.rules), "?")
     return known
 
 
-def _tally(stats: dict[str, _Tally], report: RunReport) -> None:
-    """Add one step's RunReport to the per-ruleset tallies (rules are attributed to their ruleset)."""
+def _tally(stats: dict[str, _Tally], step: _Step) -> None:
+    """Add one step to the per-ruleset tallies (rules are attributed to their ruleset)."""
     matched: set[str] = set()
-    for rule, n in report.num_matches_per_rule.items():
-        if n:  # only matched rules are reported
-            name, text = _rule(report, rule)
-            tally = stats.setdefault(name, _Tally())
-            tally.matches[text] = tally.matches.get(text, 0) + n
-            matched.add(name)
-    for name, spent in report.search_and_apply_time_per_ruleset.items():
+    for rule, n in step.matches.items():
+        name = _owner(step.decls, rule)
+        tally = stats.setdefault(name, _Tally())
+        tally.matches[rule] = tally.matches.get(rule, 0) + n
+        tally.decls = step.decls
+        matched.add(name)
+    for name, spent in step.seconds.items():
         if _short(name) in stats:
-            stats[_short(name)].seconds += spent.total_seconds()
+            stats[_short(name)].seconds += spent
     for name in matched:
         stats[name].iterations += 1
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What one run of a schedule did: whether it changed the e-graph, the rules that matched (egglog
+    declarations) and how often, seconds searching and applying per ruleset, the declarations."""
+
+    updated: bool
+    matches: dict[object, int]
+    seconds: dict[str, float]
+    decls: Any
+
+
+_SCHEDULE_TEXTS: dict[object, str] = {}
+
+
+def _schedule_text(schedule: Ruleset | Schedule | None) -> str:
+    """str(schedule), made once per schedule (egglog formats it with black: milliseconds), "none" for None."""
+    if schedule is None:
+        return "none"
+    text = _SCHEDULE_TEXTS.get(schedule.schedule)
+    if text is None:
+        text = _SCHEDULE_TEXTS[schedule.schedule] = str(schedule)
+    return text
+
+
+_COMMANDS: dict[object, Any] = {}  # a schedule's egglog command, by its declaration (names of rulesets only)
+
+
+def _run(egraph: EGraph, schedule: Ruleset | Schedule) -> _Step:
+    """egraph.run(schedule), its command made once per process: EGraph.run merges the schedule's
+    declarations again and hashes each of its rules deeply on every run, and translates its report
+    rule by rule (a third of a small kernel's rewriting). `_base` registered the rules before any run."""
+    command = _COMMANDS.get(schedule.schedule)
+    if command is None:
+        egraph._add_decls(schedule)
+        command = _COMMANDS[schedule.schedule] = egraph._state.run_schedule_to_egg(schedule.schedule)
+    (output,) = egraph._run_program(command)
+    report, rules = output.report, egraph._state.rule_name_to_command_decl
+    matches: dict[object, int] = {}
+    for name, n in report.num_matches_per_rule.items():
+        if n:
+            matches[rules[name]] = matches.get(rules[name], 0) + n
+    seconds = {name: spent.total_seconds() for name, spent in report.search_and_apply_time_per_ruleset.items()}
+    return _Step(report.updated, matches, seconds, egraph._state.__egg_decls__)
 
 
 def _short(name: str) -> str:
@@ -200,9 +271,11 @@ class _EgglogThread:
                 done.set_exception(e)
 
     def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """fn(*args) on the egglog thread; its result, or its exception raised here. A first Ctrl-C
-        while waiting asks a running rewrite to stop after its current iteration (`INTERRUPT`: the
-        best program found so far is extracted and compiled); a second one is raised."""
+        """fn(*args) on the egglog thread; its result, or its exception raised here (called directly when on it).
+        A first Ctrl-C while waiting asks a running rewrite to stop after its current iteration (`INTERRUPT`:
+        the best program found so far is extracted and compiled); a second one is raised."""
+        if threading.current_thread() is self._thread:
+            return fn(*args)
         done: Future = Future()
         self._jobs.put((fn, args, done))
         try:
@@ -259,25 +332,30 @@ def _optimize_and_collect(*args: object) -> tuple[Program, Program, list[Node], 
     try:
         return _optimize(*args)  # type: ignore[arg-type]
     finally:
-        gc.collect()  # free what this run dropped here, on the e-graphs' own thread
+        if _DROPPED:  # a base e-graph was let go: free it here, on its own thread (a full collection: ~0.1 s)
+            _DROPPED.clear()
+            gc.collect()
 
 
 # One e-graph per schedule with its rules (and the shape analysis) already declared: egglog-python
 # converts every rule of a schedule for each new EGraph, about half of a small kernel's optimizer
 # time. A run pushes it, works on the pushed copy and pops back to the empty base. It is rebuilt
 # when the schedule's rulesets change (a ruleset redefined under the same name in a notebook).
-_BASES: OrderedDict[str, tuple[dict, EGraph]] = OrderedDict()
+_BASES: OrderedDict[object, tuple[dict, EGraph]] = OrderedDict()  # by the schedule's declaration (str() formats it: ms)
 _MAX_BASES = 8
+_DROPPED: list[bool] = []  # not empty once `_base` let an e-graph go, until it is collected on the egglog thread
 
 
 def _base(schedule: Ruleset | Schedule | None) -> EGraph:
     """The empty e-graph with `schedule`'s rules declared (kept for the last _MAX_BASES schedules)."""
     from .rulesets.shapes import shapes
 
-    key = "" if schedule is None else str(schedule)
+    key = None if schedule is None else schedule.schedule
     rulesets = {} if schedule is None else dict(schedule.__egg_decls__._rulesets)
     found = _BASES.get(key)
     if found is None or found[0] != rulesets:
+        if found is not None:
+            _DROPPED.append(True)
         egraph = EGraph()
         if schedule is not None:
             egraph.run(schedule)
@@ -286,6 +364,7 @@ def _base(schedule: Ruleset | Schedule | None) -> EGraph:
     _BASES.move_to_end(key)
     while len(_BASES) > _MAX_BASES:
         _BASES.popitem(last=False)
+        _DROPPED.append(True)
     return found[1]
 
 
@@ -319,6 +398,7 @@ def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Ca
 
     def run() -> T:
         with _pushed(schedule) as egraph:
+            INTERRUPT.clear()
             _seeded(egraph, outputs, seeded(outputs))
             _rewrite(egraph, schedule, limits)
             return look(egraph)
@@ -369,13 +449,12 @@ def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
     start = time.perf_counter()
     stats = {} if stats is None else stats
     iterations, reason = 0, "saturated"
-    INTERRUPT.clear()
     if schedule is not None:
         reason = "iteration limit"
         with Progress("optimizer", limits.iterations) as progress:
             while iterations < limits.iterations:
-                report = egraph.run(schedule)
-                shaped = egraph.run(shapes.saturate())  # shapes and dtypes of the terms this step created, for later conditions
+                report = _run(egraph, schedule)
+                shaped = _run(egraph, shapes.saturate())  # shapes and dtypes of the terms this step created, for later conditions
                 iterations += 1
                 _tally(stats, report)
                 size = egraph_size(egraph)
@@ -403,6 +482,7 @@ def _rewrite_and_extract(
     cost_model: TensorCostModel,
     baseline: tuple[Ruleset | Schedule | None, ...] = (),
 ) -> tuple[Program, Program, list[Node], OptimizeReport]:
+    INTERRUPT.clear()  # (a Ctrl-C from now on stops the rewriting, every phase of it)
     traced = _seeded(egraph, outputs, topological(outputs))
     builder = Builder()
     try:
@@ -435,7 +515,7 @@ def _rewrite_and_extract(
     reason = next((r for r in reasons if r != "saturated"), "saturated")
     extracted = to_term(nodes)
     report = OptimizeReport(
-        schedule=str(schedule) if schedule is not None else "none",
+        schedule=_schedule_text(schedule),
         iterations=iterations,
         stop_reason=reason,
         rulesets=tuple(t.stats(name) for name, t in stats.items()),

@@ -60,9 +60,10 @@ def _parse(llvm_ir: str) -> llvm.ModuleRef:
     return module
 
 
-def _optimize(module: llvm.ModuleRef, target: Target) -> tuple[llvm.ModuleRef, streams.Streamed]:
+def _optimize(module: llvm.ModuleRef, target: Target) -> tuple[str, streams.Streamed]:
     """LLVM's O3 pipeline (loop and SLP vectorization on) for `target`'s CPU, run by the `opt` tool,
-    then the marked stores it proved aligned made non-temporal (lowering/stages/streams.py: how many).
+    then the marked stores it proved aligned made non-temporal (lowering/stages/streams.py: how many);
+    the optimized IR's text, parsed and verified only where its code is generated (`_codegen`).
 
     `-stackrealign` where the code may call libmvec (lowering/stages/vecmath.py): vectors live across
     the call are spilled to a frame aligned for them, one cache line each, not two (gelu on one
@@ -74,8 +75,7 @@ def _optimize(module: llvm.ModuleRef, target: Target) -> tuple[llvm.ModuleRef, s
     text = str(module)
     realign = ["-stackrealign"] if "vector-function-abi-variant" in text else []
     text = run_tool("opt", ["-O3", *realign, f"-mcpu={target.cpu}", f"-mattr={target.features}", "-S"], text, stage="O3")
-    marked, streamed = streams.mark(text)
-    return _parse(marked), streamed
+    return streams.mark(text)
 
 
 def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
@@ -111,8 +111,7 @@ def load_llvm_ir(llvm_ir: str, target: Target) -> LoadedModule:
     _check_externals(module, llvm_ir)
     module.triple = machine.triple
     module.data_layout = str(machine.target_data)
-    optimized, streamed = _optimize(module, target)
-    optimized_ir = str(optimized)
+    optimized_ir, streamed = _optimize(module, target)
     object_code = _codegen(optimized_ir, target)
     return load_object(object_code, target, llvm_ir, optimized_ir, machine, streamed=streamed)
 
@@ -125,7 +124,7 @@ def _codegen(optimized_ir: str, target: Target, assembly: bool = False) -> Any:
 
     def generate(send: Callable[[Any], None]) -> None:
         machine = _target_machine(target)
-        module = llvm.parse_assembly(optimized_ir)
+        module = _parse(optimized_ir)
         send(machine.emit_assembly(module) if assembly else machine.emit_object(module))
 
     generated: list[Any] = []

@@ -1,0 +1,105 @@
+"""Compile time like a JIT's: the first kernel of a fresh process (gelu) and a second one (softmax),
+512x512 float32, the on-disk cache off, beside jax.jit, Numba and torch.compile when importable.
+
+    python benchmarks/bench_jit_compile.py              # 3 fresh processes per column, medians
+    python benchmarks/bench_jit_compile.py --rounds 5
+
+Each process imports its library, then times the first call of gelu (compile + run) and of softmax
+(compile + run), then one more call of each (run only) to subtract. egglog_tensor's rows also give
+its compile stages (Compilation.timings) for the first and the second kernel. Goal (issue 26): first
+<= 0.5 s, second <= 0.15 s on an idle machine; the load average is printed, as timings scale with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+PROGRAMS = '''
+import json, sys, time
+import numpy as np
+x = np.random.default_rng(0).standard_normal((512, 512)).astype(np.float32)
+def gelu(x):
+    return 0.5 * x * (1.0 + NP.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+def softmax(x):
+    e = NP.exp(x - NP.max(x, axis=-1, keepdims=True))
+    return e / NP.sum(e, axis=-1, keepdims=True)
+def first_calls(kernels, arg, ready=lambda y: y):
+    times = []
+    for k in kernels:
+        t0 = time.perf_counter(); ready(k(arg)); t1 = time.perf_counter(); ready(k(arg)); t2 = time.perf_counter()
+        times.append((t1 - t0) - (t2 - t1))
+    return times
+'''
+
+CHILDREN = {
+    "egglog_tensor": PROGRAMS.replace("NP.", "np.") + '''
+import egglog_tensor as et
+kernels = [et.kernel(gelu, target="cpu"), et.kernel(softmax, target="cpu")]
+times = first_calls(kernels, x)
+print(json.dumps({"times": times, "stages": [k.inspect(x).timings for k in kernels]}))
+''',
+    "jax.jit": PROGRAMS.replace("NP.", "jnp.") + '''
+import jax, jax.numpy as jnp
+xj = jnp.asarray(x)
+print(json.dumps({"times": first_calls([jax.jit(gelu), jax.jit(softmax)], xj, lambda y: y.block_until_ready())}))
+''',
+    "numba": PROGRAMS.replace("NP.", "np.") + '''
+import numba
+print(json.dumps({"times": first_calls([numba.njit(gelu), numba.njit(softmax)], x)}))
+''',
+    "torch.compile": PROGRAMS.replace("NP.", "torch.") + '''
+import torch
+xt = torch.from_numpy(x)
+def softmax(x):
+    e = torch.exp(x - torch.amax(x, dim=-1, keepdim=True))
+    return e / torch.sum(e, dim=-1, keepdim=True)
+print(json.dumps({"times": first_calls([torch.compile(gelu), torch.compile(softmax)], xt)}))
+''',
+}
+MODULES = {"egglog_tensor": "egglog_tensor", "jax.jit": "jax", "numba": "numba", "torch.compile": "torch"}
+
+
+def _importable(module: str) -> bool:
+    """Whether `module` imports in a fresh interpreter (the columns of libraries not installed are skipped)."""
+    return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+def _child(code: str) -> dict:
+    """Run one fresh process with the cache off; its JSON line."""
+    env = {**os.environ, "EGGLOG_TENSOR_CACHE": "0"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _stages(runs: list[dict], index: int) -> str:
+    """Median ms per compile stage of kernel `index` over the runs."""
+    names = runs[0]["stages"][index]
+    return ", ".join(f"{n} {statistics.median(r['stages'][index][n] for r in runs) * 1e3:.0f}" for n in names)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    print(f"512x512 float32, cache off, median of {args.rounds} fresh process(es); load average {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cpu(s)")
+    print(f"{'':16s}{'first (gelu)':>14s}{'second (softmax)':>18s}")
+    for name, code in CHILDREN.items():
+        if not _importable(MODULES[name]):
+            print(f"{name:16s}{'not installed':>14s}")
+            continue
+        runs = [_child(code) for _ in range(args.rounds)]
+        first, second = (statistics.median(r["times"][i] for r in runs) for i in (0, 1))
+        print(f"{name:16s}{first:13.3f}s{second:17.3f}s")
+        if "stages" in runs[0]:
+            for i, kernel in enumerate(("gelu", "softmax")):
+                print(f"    {kernel} stages (ms): {_stages(runs, i)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""Compile time like a JIT's (issue 26): the structural wins guarded, not wall-clock times (the
+benchmark, benchmarks/bench_jit_compile.py, measures those). A second kernel of a process reuses the
+rules, their e-graph and their egglog commands; a compile formats no rule text, collects no garbage
+it need not, pretty-prints no literal, and parses the optimized LLVM IR only where its code is made."""
+
+from __future__ import annotations
+
+import gc
+import pickle
+
+import numpy as np
+import egglog.egraph
+import pytest
+from egglog import EGraph
+from egglog.egraph_state import EGraphState
+
+import egglog_tensor as et
+from egglog_tensor import optimize
+from egglog_tensor.lowering import llvm
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + np.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+
+
+def softmax(x):
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def double_transpose(x):
+    return (x.T).T * 1.0
+
+
+X = np.random.default_rng(0).standard_normal((64, 48)).astype(np.float32)
+
+
+class Counter:
+    """Wraps a callable, counting its calls (across threads: the optimizer's run on the egglog thread)."""
+
+    def __init__(self, fn):
+        self.fn, self.calls = fn, []
+
+    def __call__(self, *args, **kwargs):
+        self.calls.append(args)
+        return self.fn(*args, **kwargs)
+
+
+@pytest.fixture
+def warmed():
+    """A process that compiled one kernel with the default rules (the base e-graph and commands exist)."""
+    np.testing.assert_allclose(et.kernel(gelu, cache=False)(X), gelu(X), rtol=2e-6, atol=1e-6)
+
+
+def test_second_kernel_builds_no_egraph_and_converts_no_schedule(warmed, monkeypatch):
+    bases = {key: egraph for key, (_, egraph) in optimize._BASES.items()}
+    made = Counter(EGraph.__init__)
+    converted = Counter(EGraphState.run_schedule_to_egg)
+    monkeypatch.setattr(EGraph, "__init__", made)
+    monkeypatch.setattr(EGraphState, "run_schedule_to_egg", converted)
+    np.testing.assert_allclose(et.kernel(softmax, cache=False)(X), softmax(X), rtol=2e-6, atol=1e-7)
+    assert made.calls == [] and converted.calls == []
+    assert all(optimize._BASES[key][1] is egraph for key, egraph in bases.items())
+
+
+def test_compile_formats_no_rule_text_until_the_report_is_read(warmed, monkeypatch):
+    formatted = Counter(optimize.pretty_decl)
+    monkeypatch.setattr(optimize, "pretty_decl", formatted)
+    monkeypatch.setattr(egglog.egraph, "pretty_decl", formatted)  # (str() of a schedule or ruleset)
+    monkeypatch.setattr(optimize, "_RULES", {})  # (texts made by earlier tests would not be made again)
+    k = et.kernel(double_transpose, cache=False)
+    np.testing.assert_array_equal(k(X), X)
+    assert formatted.calls == []
+    report = k.inspect(X).report
+    assert any("transpose" in rule for rule, _ in report.matches), str(report)
+    assert formatted.calls  # made when read
+    copied = pickle.loads(pickle.dumps(report))  # pickled with its texts
+    assert [rs.matches for rs in copied.rulesets] == [rs.matches for rs in report.rulesets]
+    assert str(copied) == str(report)
+
+
+def test_compile_collects_garbage_only_after_dropping_an_egraph(warmed, monkeypatch):
+    collected = Counter(gc.collect)
+    monkeypatch.setattr(gc, "collect", collected)
+    np.testing.assert_allclose(et.kernel(softmax, cache=False)(X[:7]), softmax(X[:7]), rtol=2e-6, atol=1e-7)
+    assert collected.calls == []
+
+
+def test_optimized_ir_is_parsed_only_where_code_is_generated(warmed, monkeypatch):
+    parsed = Counter(llvm.llvm.parse_assembly)
+    monkeypatch.setattr(llvm.llvm, "parse_assembly", parsed)
+    x = X[:, :5].copy()
+    k = et.kernel(gelu, cache=False)
+    np.testing.assert_allclose(k(x), gelu(x), rtol=2e-6, atol=1e-6)
+    module = k.inspect(x).module
+    texts = [args[0] for args in parsed.calls]
+    assert module.llvm_ir in texts  # verified here; the O3 output only in the codegen child
+    assert module.optimized_ir.startswith("; ModuleID = '<stdin>'")  # opt's output names its input so
+    assert not any(t.startswith("; ModuleID = '<stdin>'") for t in texts)
