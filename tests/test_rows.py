@@ -127,6 +127,7 @@ def test_cost_of_row_fusion() -> None:
 @settings(max_examples=30)
 @given(fn=st.sampled_from([softmax, layernorm, normalize_rows]), n=st.integers(1, 150), m=st.integers(1, 9),
        dtype=st.sampled_from(["float32", "float64"]), layout=st.sampled_from(["C", "F", "strided"]), seed=seeds)
+@pytest.mark.slow  # (a drawn sweep: minutes on a loaded 2-core machine; .ci/run runs it after the default run)
 def test_row_fused_kernels_match_numpy(fn, n: int, m: int, dtype: str, layout: str, seed: int) -> None:
     """Any row count (prime counts leave a remainder block), any layout, both float types."""
     x = with_layout(make_array(seed, dtype, (n, m), lo=-5, hi=5), layout)

@@ -234,6 +234,7 @@ def test_every_op_is_covered() -> None:
     assert seen == set(ops.OPS)
 
 
+@pytest.mark.slow  # (a drawn sweep: minutes on a loaded 2-core machine; .ci/run runs it after the default run)
 @settings(max_examples=100, derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), st.booleans(), st.sampled_from([topological, arguments]))
 def test_fuzzed_programs_shapes_agree_with_registry(program: Program, fastmath: bool, seeded: Any) -> None:

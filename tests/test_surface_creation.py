@@ -118,6 +118,7 @@ def test_arange_drawn_bit_for_bit(args: list) -> None:
     exact(lambda x: tuple(np.arange(*a) for a in args), X)
 
 
+@pytest.mark.slow  # (a drawn sweep: minutes on a loaded 2-core machine; .ci/run runs it after the default run)
 @given(st.lists(st.tuples(NUMBERS, NUMBERS, st.integers(0, 40), st.booleans(), DTYPES), min_size=1, max_size=8))
 def test_linspace_drawn_bit_for_bit(args: list) -> None:
     exact(lambda x: tuple(np.linspace(a, b, n, endpoint=e, dtype=d) for a, b, n, e, d in args), X)
@@ -216,6 +217,7 @@ def test_triu_tril_on_matrices_batches_and_vectors(x: np.ndarray) -> None:
     exact(_triangles, x, x > 0)
 
 
+@pytest.mark.slow  # (a drawn sweep: minutes on a loaded 2-core machine; .ci/run runs it after the default run)
 @settings(max_examples=6)  # a compilation each
 @given(st.lists(st.integers(0, 5), min_size=1, max_size=3), st.integers(-7, 7), st.integers(0, 5), st.sampled_from([np.float32, np.int64, np.bool_]))
 def test_triangles_and_diagonals_drawn(shape: list, k: int, n: int, dtype) -> None:

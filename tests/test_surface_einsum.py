@@ -76,6 +76,7 @@ def _matmul(a, b):
     return a @ b
 
 
+@pytest.mark.slow  # (a drawn sweep: minutes on a loaded 2-core machine; .ci/run runs it after the default run)
 @settings(max_examples=15, deadline=None)
 @given(matmul_operands())
 def test_nd_matmul_over_drawn_shapes(operands) -> None:

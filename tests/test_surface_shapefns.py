@@ -74,6 +74,7 @@ def test_rearrange_of_arguments_in_every_layout(name: str, layout: str) -> None:
 @settings(max_examples=12, deadline=None, derandomize=True)
 @given(st.tuples(st.integers(0, 4), st.integers(1, 5)), st.integers(-7, 7), st.integers(0, 6),
        st.sampled_from(["constant", "edge", "reflect", "symmetric", "wrap"]))
+@pytest.mark.slow  # (a drawn sweep: minutes on a loaded 2-core machine; .ci/run runs it after the default run)
 def test_roll_flip_pad_drawn(shape: tuple[int, int], shift: int, width: int, mode: str) -> None:
     x = make_array(3, "float32", shape)
     if shape[0] == 0 and mode not in ("constant",):
@@ -246,6 +247,7 @@ _ENTRIES = st.sampled_from(["all", "step", "int", "row", "column", "const", "non
 @settings(max_examples=15, deadline=None, derandomize=True)
 @given(st.lists(_ENTRIES, min_size=1, max_size=4).filter(lambda k: sum(e != "none" for e in k) <= 3 and
                                                          any(e in ("row", "column", "const") for e in k)))
+@pytest.mark.slow  # (a drawn sweep: minutes on a loaded 2-core machine; .ci/run runs it after the default run)
 def test_advanced_index_shapes_drawn(entries: list[str]) -> None:
     """Keys mixing slices, ints, None, traced index arrays of shapes (2,) and (3, 1) and a constant list."""
     x = make_array(12, "float64", (3, 4, 5))

@@ -241,6 +241,7 @@ def test_norm(dtype: str) -> None:
         et.kernel(lambda a: np.linalg.norm(a, "fro", axis=0))(np.ones((3, 3)))
 
 
+@pytest.mark.slow  # (a drawn sweep: minutes on a loaded 2-core machine; .ci/run runs it after the default run)
 @settings(max_examples=12)
 @given(x=arrays(st.sampled_from(FLOATS), shapes(min_dims=1, max_side=4), layout=layouts, special=True), data=st.data())
 def test_statistics_over_drawn_shapes(x: np.ndarray, data: st.DataObject) -> None:
