@@ -15,6 +15,8 @@ SCRIPT = textwrap.dedent('''
     from egglog_tensor import progress
     from npstyle_kernels import jacobi_2d
 
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # (as in a terminal: a parent, e.g. an xdist worker, may ignore it)
+
     def ctrl_c_after_the_first_iteration(self, done, status):  # a user's Ctrl-C, at a known moment
         if done == 1:
             os.kill(os.getpid(), signal.SIGINT)
