@@ -33,7 +33,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="run.py's sizes divided by 4, and no families")
     parser.add_argument("--calibrated", action="store_true", help="price with et.Machine.calibrated(), not the defaults")
     args = parser.parse_args()
-    machine = {"machine": et.Machine.calibrated()} if args.calibrated else {}
+    machine = {"machine": et.Machine.calibrated(1 if args.target == "cpu" else None)} if args.calibrated else {}
     print(machine.get("machine", "default machine numbers"))
     m = machine_numbers()
     print(f"copy {m['copy_GBps']:.1f} GB/s, numpy sgemm {m['sgemm_GFLOPs']:.0f} GFLOP/s, target {args.target}")
