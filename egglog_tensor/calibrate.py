@@ -23,11 +23,11 @@ CHAIN = 16  # multiply-adds per element of the elementwise kernel
 IN_CACHE = 64 * 1024  # float32 elements: 256 KiB, in L2
 
 
-def _rate(fn: Any, args: tuple, target: Target) -> float:
+def _rate(fn: Any, args: tuple, target: Target, **options: Any) -> float:
     """ns per call of `fn` compiled for `target` (uncached: calibration must measure this build)."""
     from .kernel import kernel
 
-    return kernel(fn, target=target, cache=False).measure(*args, min_time=0.3).measured_ns
+    return kernel(fn, target=target, cache=False, **options).measure(*args, min_time=0.3).measured_ns
 
 
 def _chain(x):
@@ -46,11 +46,16 @@ def measure(threads: int | None = None, **overrides: Any) -> Machine:
     elementwise_ns = _rate(_chain, (x,), target)
     gflops = 2 * CHAIN * x.size / elementwise_ns
     exp_ns = _rate(lambda x: np.exp(x), (x,), target)
+    gemm_ns = _rate(lambda a, b: a @ b, (a, a), target)
+    # A transposed operand read as it lies (rules=None: no layout copy), against the row-major product
+    strided_b, strided_a = (_rate(fn, (a, a), target, rules=None) / gemm_ns for fn in (lambda a, b: a @ b.T, lambda a, b: a.T @ b))
     measured = Machine(
         gflops=gflops,
         transcendental_flops=max(1.0, exp_ns * gflops / x.size),
-        gemm_gflops=2 * 1024**3 / _rate(lambda a, b: a @ b, (a, a), target),
+        gemm_gflops=2 * 1024**3 / gemm_ns,
         bandwidth_gbs=copy_bandwidth(target.threads),
+        gemm_strided_b_slowdown=max(1.0, strided_b),
+        gemm_strided_a_slowdown=max(1.0, strided_a),
     )
     return replace(measured, **overrides)
 

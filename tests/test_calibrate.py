@@ -15,17 +15,17 @@ def test_measure_times_each_number_on_its_own_kernel(monkeypatch):
     seen = []
     real = calibrate._rate
 
-    def rate(fn, args, target):
+    def rate(fn, args, target, **options):
         seen.append((args[0].shape, target.threads))
-        return real(fn, args, target)
+        return real(fn, args, target, **options)
 
     monkeypatch.setattr(calibrate, "_rate", rate)
     m = et.Machine.measure(threads=2, kernel_overhead_ns=123.0)
-    assert [s for s, _ in seen] == [(2 * calibrate.IN_CACHE,)] * 2 + [(1024, 1024)] and {t for _, t in seen} == {2}
+    assert [s for s, _ in seen] == [(2 * calibrate.IN_CACHE,)] * 2 + [(1024, 1024)] * 3 and {t for _, t in seen} == {2}
     for value in (m.gflops, m.gemm_gflops, m.bandwidth_gbs, m.transcendental_flops):
         assert math.isfinite(value) and value > 0
     assert m.transcendental_flops >= 1.0 and m.kernel_overhead_ns == 123.0  # (overrides kept)
-    assert m.gemm_strided_b_slowdown == et.Machine().gemm_strided_b_slowdown  # (not measured: the default)
+    assert m.gemm_strided_b_slowdown >= 1.0 and m.gemm_strided_a_slowdown >= 1.0
 
 
 def test_calibrated_measures_once_per_host_and_keeps_it(monkeypatch, tmp_path):
