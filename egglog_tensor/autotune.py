@@ -10,8 +10,6 @@ compiles only the chosen candidate; `inspect` then shows the candidates and thei
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -78,25 +76,21 @@ def _in_turns(kernels: list[Kernel], args: tuple, kwargs: dict, rounds: int = 5)
 
 def _record(comp: Compilation) -> Any:
     """The file recording this signature's choice, or None without a cache dir."""
-    from .cache import cache_dir
+    from .cache import record_path
 
-    folder = cache_dir()
-    if folder is None:
-        return None
-    key = f"{comp.traced_term}|{comp.options.target.label}|{comp.options.target.features}|{comp.options.fastmath}|{comp.specs}"
-    return folder / "autotune" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
+    options = comp.options
+    return record_path("autotune", f"{comp.traced_term}|{options.target.label}|{options.target.features}|{options.fastmath}|{comp.specs}")
 
 
 def autotune(kernel: Kernel, args: tuple, kwargs: dict, k: int = 8, again: bool = False) -> Tuned:
     """Time up to k candidates on these arguments; the kernel then calls the fastest for their signature."""
+    from .cache import read_record, write_record
     from .kernel import Kernel
 
     comp = kernel.inspect(*args, **kwargs)
     found = candidates(kernel.options, comp, k)
     path = _record(comp)
-    recorded = None
-    if path is not None and path.is_file() and not again:
-        recorded = json.loads(path.read_text()).get("chosen")
+    recorded = None if again else (read_record(path) or {}).get("chosen")
     names = tuple(name for name, _ in found)
     if recorded in names:
         tuned = Tuned(names, (None,) * len(names), recorded)
@@ -106,12 +100,7 @@ def autotune(kernel: Kernel, args: tuple, kwargs: dict, k: int = 8, again: bool 
         if timings[best].measured_ns >= MARGIN * timings[0].measured_ns:
             best = 0
         tuned = Tuned(names, timings, names[best])
-        if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps({"chosen": tuned.chosen, "candidates": list(names)}))
-            except OSError:
-                pass  # (an unwritable cache: tuned again next time)
+        write_record(path, {"chosen": tuned.chosen, "candidates": list(names)})
     options = dict(found)[tuned.chosen]
     chosen = Kernel(kernel.fn, options, kernel._static).inspect(*args, **kwargs)
     chosen.tuned = tuned

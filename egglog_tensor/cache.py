@@ -85,6 +85,32 @@ def cache_dir() -> Path | None:
     return user_cache_dir() / "egglog_tensor" / "kernels"
 
 
+def record_path(kind: str, key: str) -> Path | None:
+    """Where a small JSON record lives beside the entries (a host's calibration, an autotuning choice),
+    by kind and the text that identifies it; None without a cache dir."""
+    folder = cache_dir()
+    return None if folder is None else folder / kind / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
+
+
+def read_record(path: Path | None) -> Any:
+    """The record's JSON value, or None when there is none or it is damaged (then it is made again)."""
+    try:
+        return None if path is None else json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def write_record(path: Path | None, value: Any) -> None:
+    """Store a record; an unwritable cache only means it is made again next time."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value))
+    except OSError:
+        pass
+
+
 def clear(directory: Path | None = None) -> int:
     """Delete every entry (and leftover temp file) in the cache dir; returns how many files went."""
     directory = directory or cache_dir()

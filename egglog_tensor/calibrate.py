@@ -11,7 +11,6 @@ by CPU, features and threads, and measures again only when that is gone.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -60,31 +59,18 @@ def measure(threads: int | None = None, **overrides: Any) -> Machine:
     return replace(measured, **overrides)
 
 
-def _key(target: Target) -> str:
-    import hashlib
-
-    return hashlib.sha256(f"{target.cpu}|{target.features}|{target.threads}".encode()).hexdigest()[:16]
-
-
 def calibrated(threads: int | None = None) -> Machine:
-    """`measure(threads)` once per host and thread count, kept in the cache folder; measured anew
-    (not stored) when there is no writable cache folder."""
-    from .cache import cache_dir
+    """`measure(threads)` once per host and thread count, kept beside the compilation cache; measured anew
+    (not stored) when there is no writable cache folder, or when the record is damaged or from an older Machine."""
+    from .cache import read_record, record_path, write_record
     from .lowering.pipelines import resolve_target
 
     target = resolve_target("cpu-openmp", threads)
-    folder = cache_dir()
-    path = folder / f"machine-{_key(target)}.json" if folder is not None else None
-    if path is not None and path.is_file():
-        try:
-            return Machine(**json.loads(path.read_text()))
-        except (OSError, ValueError, TypeError):
-            pass  # (a damaged or older file: measured again and replaced)
-    machine = measure(target.threads)
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(asdict(machine)))
-        except OSError:
-            pass
-    return machine
+    path = record_path("machine", f"{target.cpu}|{target.features}|{target.threads}")
+    stored = read_record(path)
+    try:
+        return Machine(**stored)
+    except TypeError:  # (none, or fields this Machine does not have)
+        machine = measure(target.threads)
+        write_record(path, asdict(machine))
+        return machine

@@ -33,7 +33,7 @@ def test_calibrated_measures_once_per_host_and_keeps_it(monkeypatch, tmp_path):
     made = et.Machine(gflops=11.0, gemm_gflops=22.0, bandwidth_gbs=33.0, transcendental_flops=44.0)
     monkeypatch.setattr(calibrate, "measure", lambda threads: made)
     assert et.Machine.calibrated(2) == made
-    (stored,) = tmp_path.glob("machine-*.json")
+    (stored,) = tmp_path.glob("machine/*.json")
     assert json.loads(stored.read_text())["gemm_gflops"] == 22.0
 
     def fail(threads):
