@@ -67,6 +67,14 @@ class Builder:
             self._nodes[key] = node
         return node
 
+    def copy(self, outputs: list[Node]) -> dict[int, Node]:
+        """Every node of `outputs`' DAG made by this builder, by the original's id: structurally equal
+        nodes of two programs copied into one builder are one node."""
+        copies: dict[int, Node] = {}
+        for node in topological(outputs):
+            copies[id(node)] = self.make(node.op, tuple(copies[id(i)] for i in node.inputs), node.attrs)
+        return copies
+
 
 def topological(outputs: list[Node]) -> list[Node]:
     """All nodes reachable from `outputs`, inputs before users."""

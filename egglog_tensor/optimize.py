@@ -434,9 +434,7 @@ def _registers_traced(extracted: Program, outputs: list[Node]) -> bool:
 
 def _is_traced(nodes: list[Node], outputs: list[Node], builder: Builder) -> bool:
     """Whether `nodes` (made by `builder`) are the traced program `outputs`."""
-    copies: dict[int, Node] = {}
-    for node in topological(outputs):
-        copies[id(node)] = builder.make(node.op, tuple(copies[id(i)] for i in node.inputs), node.attrs)
+    copies = builder.copy(outputs)
     return all(a is copies[id(b)] for a, b in zip(nodes, outputs, strict=True))
 
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .graph import Node, topological
+from .graph import Builder, Node, topological
 
 Line = tuple[str, int]  # (file, line)
 
@@ -31,29 +31,24 @@ class Where:
 
 def located(traced: Sequence[Node], locations: Mapping[Node, Line], extracted: Sequence[Node]) -> dict[int, Where]:
     """Where of each extracted node, by id (module docstring)."""
-    keys: dict[tuple, int] = {}
-
-    def keyed(nodes: list[Node]) -> dict[int, int]:
-        ids: dict[int, int] = {}
-        for n in nodes:
-            ids[id(n)] = keys.setdefault((n.op, n.attrs, tuple(ids[id(i)] for i in n.inputs)), len(keys))
-        return ids
+    builder = Builder()  # (copied into one builder, a value of both programs is one node)
+    traced_copies, copies = builder.copy(list(traced)), builder.copy(list(extracted))
 
     def kind(n: Node) -> tuple:
         return n.op, n.attrs, n.shape, n.dtype
 
-    traced_nodes = topological(list(traced))
     exact: dict[int, set[Line]] = {}
     alike: dict[tuple, set[Line]] = {}
-    for n, k in zip(traced_nodes, keyed(traced_nodes).values(), strict=True):
+    for n in topological(list(traced)):
         if n in locations:
-            exact.setdefault(k, set()).add(locations[n])
+            exact.setdefault(id(traced_copies[id(n)]), set()).add(locations[n])
             alike.setdefault(kind(n), set()).add(locations[n])
-    known = set(keys.values())
+    known = {id(c) for c in traced_copies.values()}
     nodes = topological(list(extracted))
     found: dict[int, set[Line]] = {}
     rewritten: dict[int, bool] = {}
-    for n, k in zip(nodes, keyed(nodes).values(), strict=True):
+    for n in nodes:
+        k = id(copies[id(n)])
         rewritten[id(n)] = k not in known
         below = set().union(*(found[id(i)] for i in n.inputs))
         found[id(n)] = set(exact.get(k, ())) if not rewritten[id(n)] else set(alike.get(kind(n), ())) or below
