@@ -137,8 +137,13 @@ class Kernel:
             layout.append((keyword, tree))
         return tuple(names), values, tuple(layout)
 
+    @staticmethod
+    def _key(fn: Callable[..., Any], names: tuple[str, ...], specs: tuple[ArgSpec, ...]) -> tuple:
+        """A specialization's key in `_cache` (options are fixed per Kernel)."""
+        return names, specs, getattr(fn, "static", ()), _call_of(fn).layout
+
     def _compilation(self, fn: Callable[..., Any], names: tuple[str, ...], specs: tuple[ArgSpec, ...]) -> Compilation:
-        key = (names, specs, getattr(fn, "static", ()), _call_of(fn).layout)  # options are fixed per Kernel
+        key = self._key(fn, names, specs)
         comp = self._cache.get(key)
         if comp is None:
             with self._lock:
@@ -170,7 +175,7 @@ class Kernel:
 
     def use(self, comp: Compilation, args: tuple, kwargs: dict) -> None:
         """Call `comp` for the signature of these arguments (it must have been compiled for it)."""
-        key = self._traced(args, kwargs, lambda fn, names, values, specs: (names, specs, getattr(fn, "static", ()), _call_of(fn).layout))
+        key = self._traced(args, kwargs, lambda fn, names, values, specs: self._key(fn, names, specs))
         if (comp.arg_names[:len(key[0])], comp.specs[:len(key[1])]) != key[:2]:
             raise KernelArgumentError(f"{self.name}(): a compilation for other arguments")
         with self._lock:
