@@ -95,15 +95,37 @@ def test_argmax_argmin_in_lanes(dtype: str) -> None:
     check(f, with_layout(x, "F"))
 
 
-def test_row_argmax_is_split_over_threads_on_cpu_openmp() -> None:
-    """The lanes' generic (two results: order keys and indices) is split over rows, one chunk per thread."""
+def test_row_argmax_is_a_vector_loop_split_over_threads_on_cpu_openmp() -> None:
+    """A plain array's row argmax is lowering/argrows.py's loop over vectors with its bests as
+    loop-carried vectors (no buffer of lanes), one row per iteration of a forall that cpu-openmp
+    runs on its threads."""
     x = np.zeros((512, 1024), np.float32)
     x[:, 700], x[3, 5], x[9, 1000:] = 1.0, np.nan, 2.0
     kernel = et.kernel(lambda a: np.argmax(a, axis=1), target="cpu-openmp", threads=2)
-    split = re.search(r"scf.forall \(%\w+\) in \(2\) shared_outs\(.*\) -> \(tensor<512x64xi32>, tensor<512x64xi64>\)",
-                      kernel.inspect(x).stage("parallel"))
-    assert split is not None
+    comp = kernel.inspect(x)
+    assert re.search(r"scf.forall \(%\w+\) in \(512\) shared_outs\(.*\) -> \(tensor<512x1xi32>, tensor<512x1xi64>\)",
+                     comp.stage("linalg"))
+    assert re.search(r"scf.for .* iter_args\(.*\) -> \(vector<\d+xf32>", comp.stage("linalg"))
+    assert "vector.transfer_read" in comp.stage("linalg") and "omp.wsloop" in comp.stage("openmp")
     np.testing.assert_array_equal(kernel(x), np.argmax(x, axis=1))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_flattened_argmax_in_segments_picks_the_first_best(target: str, dtype: str) -> None:
+    """A flattened argmax/argmin long enough to be cut into segments (three of unequal length on two
+    threads): the best's first index wins across segments, lanes and the tails, NaN first."""
+    x = make_array(3, dtype, (64, 1003), lo=-3, hi=3, integral=True)
+    big = np.iinfo(dtype).max if dtype.startswith("int") else np.inf
+    x[5, 7] = x[40, 2] = x[63, 1000] = big  # ties in the first and last segment, and in a tail
+    x[20, 4] = x[50, 9] = -big
+    if dtype.startswith("float"):
+        x[30, 1] = x[60, 3] = np.nan
+    kernel = et.kernel(lambda a: (np.argmax(a), np.argmin(a), np.argmax(a[1:]), np.argmin(a, axis=1)), target=target, threads=2)
+    for y in (x, np.where(np.isnan(x), 0, x).astype(dtype)):
+        for got, want in zip(kernel(y), (np.argmax(y), np.argmin(y), np.argmax(y[1:]), np.argmin(y, axis=1)), strict=True):
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, want)
 
 
 @settings(max_examples=15)

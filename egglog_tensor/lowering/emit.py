@@ -28,7 +28,7 @@ from egglog_tensor.provenance import Where
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
-from . import blocking, payload, policy, scalar, tiling
+from . import argrows, blocking, payload, policy, scalar, tiling
 from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
 from .stages import rows
 
@@ -367,6 +367,10 @@ class Emitter:
             plan = _Plan(x.shape)
             tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan, indices=False)
         split = _split_inputs(plan, inner, lanes, n // lanes) if long else None
+        if long and split is not None:
+            rows = self._vector_index_reduction(node, plan, tree)
+            if rows is not None:
+                return rows
         if split is None:
             return self._pick(pick, dtype, plan, tree, axes, inits, _loop_index, domain)[1]
         count = n // lanes
@@ -388,6 +392,47 @@ class Emitter:
         # 3. the elements past the last full row of lanes
         rest = _Plan(domain[:inner] + (tail,), _tail_inputs(plan, inner, count * lanes, tail))
         return self._pick(pick, dtype, rest, tree, axes, best, lambda a: _loop_index(a, count * lanes if a == inner else 0), domain)[1]
+
+    def _vector_index_reduction(self, node: Node, plan: _Plan, tree: tuple) -> ir.Value | None:
+        """argmax/argmin of a C-ordered value read as it is, along its last axis or over all of it,
+        as lowering/argrows.py's vector loops (bests in registers); a flattened one's segments (a few
+        per thread) then picked among. None where those do not apply: a fused or strided operand, a
+        view, other axes or dtypes, short rows."""
+        x, pick = node.inputs[0], "max" if node.op == "argmax" else "min"
+        rank, axes = x.ndim, tuple(sorted(node.attr("axes")))
+        if tree != ("in", 0) or len(plan.inputs) != 1 or not argrows.supports(x.dtype):
+            return None
+        value, amap, _ = plan.inputs[0]
+        flat = axes == tuple(range(rank))
+        if amap != ir.AffineMap.get_identity(rank) or any(value == s for s in self.strided) or not (flat or axes == (rank - 1,)):
+            return None
+        n = x.size if flat else x.shape[-1]
+        lanes = policy.simd_lanes(payload.element_bytes(scalar.element_type(x.dtype)), self.target)
+        if n < 2 * lanes * argrows.UNROLL:
+            return None
+        segments = max(1, min(4 * self.target.threads, n // policy.ARG_SEGMENT)) if flat else 1
+        groups = [list(range(rank))] if flat else [list(range(rank - 1)), [rank - 1]]
+        if rank > 1:
+            value = tensor.collapse_shape(ir.RankedTensorType.get([n] if flat else [x.size // n, n], value.type.element_type),
+                                          value, _groups(groups))
+        if flat or rank == 1:
+            value = tensor.expand_shape(ir.RankedTensorType.get([1, n], value.type.element_type), value, _groups([[0, 1]]), [], [1, n])
+        keys, indices = argrows.arg_rows(value, pick, x.dtype, segments, lanes)
+        if segments > 1:  # the segments' bests, each with its index (ties: the smaller)
+            key = scalar.KEYS.get(x.dtype, x.dtype)
+            across = _Plan((1, segments))
+            dims = [ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)]
+            inits = [_fill((), key, scalar.reduction_identity(pick, key, False)), _fill((), "int64", 0)]
+            return self._pick(pick, key, across, across.input(keys, dims, key), (0, 1), inits,
+                              across.input(indices, dims, "int64"), across.domain)[1]
+        kept = _kept(x.shape, axes)
+        if not kept:
+            return tensor.collapse_shape(ir.RankedTensorType.get([], indices.type.element_type), indices, _groups([]))
+        by_row = tensor.collapse_shape(ir.RankedTensorType.get([x.size // n], indices.type.element_type), indices, _groups([[0, 1]]))
+        if len(kept) == 1:
+            return by_row
+        return tensor.expand_shape(ir.RankedTensorType.get(list(kept), indices.type.element_type), by_row,
+                                   _groups([list(range(len(kept)))]), [], list(kept))
 
     def _pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
               index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...], reduced: tuple[int, ...] | None = None,
@@ -832,10 +877,15 @@ def _slice(value: ir.Value, sizes: list[int], offsets: list[int]) -> ir.Value:
     return tensor.extract_slice(rtype, value, [], [], [], offsets, sizes, [1] * len(shape))
 
 
-def _reassociation(rank: int) -> ir.ArrayAttr:
+def _groups(groups: list[list[int]]) -> ir.ArrayAttr:
+    """The reassociation attribute of a collapse/expand_shape: which dims become one."""
     i64 = ir.IntegerType.get_signless(64)
-    group = [ir.IntegerAttr.get(i64, i) for i in range(rank)]
-    return ir.ArrayAttr.get([ir.ArrayAttr.get(group)] if rank else [])
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, i) for i in g]) for g in groups])
+
+
+def _reassociation(rank: int) -> ir.ArrayAttr:
+    """All `rank` dims as one (a collapse to 1-D, or an expand from it)."""
+    return _groups([list(range(rank))] if rank else [])
 
 
 def _reads_indices(tree: tuple) -> bool:

@@ -49,14 +49,20 @@ def store(value: ir.Value, dtype: str) -> ir.Value:
     return arith.extui(storage_type("bool"), value) if dtype == "bool" else value
 
 
-def constant(value: float, dtype: str, stored: bool = False) -> ir.Value:
-    """A scalar constant of `dtype` (of its storage type when `stored`)."""
+def constant(value: float, dtype: str, stored: bool = False, lanes: int = 0) -> ir.Value:
+    """A scalar constant of `dtype` (of its storage type when `stored`); with `lanes`, a vector of
+    that many copies (the operand of vector code such as lowering/argrows.py's)."""
     t = storage_type(dtype) if stored else element_type(dtype)
     if dtype.startswith("float"):
-        return arith.constant(t, ir.FloatAttr.get(t, float(value)))
-    bits = _bits(dtype)
-    value = int(value) % (1 << bits) if bits > 1 else int(value)  # an unsigned value as its signless bit pattern
-    return arith.constant(t, ir.IntegerAttr.get(t, value - (1 << bits) if bits > 1 and value >> (bits - 1) else value))
+        attr = ir.FloatAttr.get(t, float(value))
+    else:
+        bits = _bits(dtype)
+        value = int(value) % (1 << bits) if bits > 1 else int(value)  # an unsigned value as its signless bit pattern
+        attr = ir.IntegerAttr.get(t, value - (1 << bits) if bits > 1 and value >> (bits - 1) else value)
+    if lanes:
+        t = ir.VectorType.get([lanes], t)
+        attr = ir.DenseElementsAttr.get_splat(t, attr)
+    return arith.constant(t, attr)
 
 
 def _is_float(dtype: str) -> bool:
@@ -500,17 +506,18 @@ def allow_fast_math(root: ir.Operation, flags: frozenset[str]) -> None:
 KEYS = {"float32": "int32", "float64": "int64"}  # argmax/argmin compare these floats as integer keys (order_key)
 
 
-def order_key(op: str, dtype: str, value: ir.Value) -> ir.Value:
+def order_key(op: str, dtype: str, value: ir.Value, lanes: int = 0) -> ir.Value:
     """A float32/float64 `value` as the integer (KEYS[dtype]) whose signed order is the float order,
     with -0.0 equal to 0.0 and every NaN the extreme `op` picks first (NaN wins, as NumPy's argmax):
     the arg-reduction then keeps a running integer max/min, which vectorizes without masked stores.
-    Other dtypes are their own keys."""
+    Other dtypes are their own keys. `lanes`: `value` is a vector of that many."""
     if dtype not in KEYS:
         return value
     key, bits = KEYS[dtype], _bits(dtype)
-    raw = arith.bitcast(element_type(key), arith.addf(value, constant(0.0, dtype)))  # -0.0 + 0.0 is 0.0
-    magnitude = arith.andi(arith.shrsi(raw, constant(bits - 1, key)), constant((1 << (bits - 1)) - 1, key))
-    nan = constant((1 << (bits - 1)) - 1 if op == "max" else -(1 << (bits - 1)), key)
+    raw_type = ir.VectorType.get([lanes], element_type(key)) if lanes else element_type(key)
+    raw = arith.bitcast(raw_type, arith.addf(value, constant(0.0, dtype, lanes=lanes)))  # -0.0 + 0.0 is 0.0
+    magnitude = arith.andi(arith.shrsi(raw, constant(bits - 1, key, lanes=lanes)), constant((1 << (bits - 1)) - 1, key, lanes=lanes))
+    nan = constant((1 << (bits - 1)) - 1 if op == "max" else -(1 << (bits - 1)), key, lanes=lanes)
     return arith.select(arith.cmpf(F.UNO, value, value), nan, arith.xori(raw, magnitude))
 
 
