@@ -1,7 +1,11 @@
 """The llvm stage: MLIR's conversions to the LLVM dialect (cpu-openmp: the OpenMP dialect's too).
 
 Math ops with an LLVM intrinsic become intrinsics (LLVM may vectorize them); the rest (atan2, ...)
-call libm.
+call libm. Allocations call aligned_alloc (`use-aligned-alloc`): the default, malloc and a pointer
+rounded up through an integer, hides from LLVM that the block is the call's own, so a running value
+kept there (a scan's, a reduction's accumulator) was loaded and stored around every element, the
+stores to the output possibly overlapping it: np.cumsum of 2^24 float32 on one core 219 -> 52 ms
+(load 6; NumPy 230 ms).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ PASSES = (
     "convert-vector-to-llvm{reassociate-fp-reductions}",
     "expand-strided-metadata",
     "lower-affine",
-    "finalize-memref-to-llvm",
+    "finalize-memref-to-llvm{use-aligned-alloc=true}",
     "convert-arith-to-llvm",
     "convert-index-to-llvm",
     "convert-ub-to-llvm",
