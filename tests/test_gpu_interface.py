@@ -186,3 +186,12 @@ def test_dlpack_capsule_is_read_without_copy() -> None:
     assert (device_type, array.address, array.shape, array.dtype, array.strides) == (1, x.ctypes.data, (3, 3), np.dtype(np.int32), (16, 4))
     assert not array.contiguous
     assert device_array(x) is None  # a CPU DLPack array is host data
+
+
+def test_kernels_take_device_arrays_by_their_interface() -> None:
+    """A device array's signature comes from its __cuda_array_interface__ (no copy to the host); a strided one is refused."""
+    x = np.ones((4, 30), np.float32)
+    comp = et.kernel(lambda x: x * 2.0, target="nvvm:sm_90").inspect(FakeCupyArray(x.ctypes.data, (4, 30), "<f4", None))
+    assert (comp.specs[0].shape, comp.specs[0].dtype, comp.specs[0].layout) == ((4, 30), "float32", "C")
+    with pytest.raises(et.KernelArgumentError, match="argument 'x': a device array must be C-contiguous"):
+        et.kernel(lambda x: x * 2.0, target="nvvm:sm_90")(FakeCupyArray(x.ctypes.data, (30, 4), "<f4", (4, 120)))
