@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.gpu.launch import driver
+from egglog_tensor.gpu.launch import DeviceBuffer, driver, launcher
 
 pytestmark = pytest.mark.gpu
 rng = np.random.default_rng(11)
@@ -58,25 +58,13 @@ def test_launch_matches_numpy(case: str) -> None:
     np.testing.assert_allclose(out, fn(*args), rtol=1e-5, atol=1e-5)
 
 
-class DeviceBuffer:
-    """A device allocation made with the backend's driver, exposing __cuda_array_interface__ as CuPy does."""
-
-    def __init__(self, host: np.ndarray) -> None:
-        self.driver = driver(_backend())
-        self.address = self.driver.alloc(host.nbytes)
-        self.driver.to_device(self.address, np.ascontiguousarray(host))
-        self.__cuda_array_interface__ = {"data": (self.address, False), "shape": host.shape, "typestr": host.dtype.str, "strides": None,
-                                         "version": 3}
-
-    def get(self, like: np.ndarray) -> np.ndarray:
-        out = np.empty_like(like)
-        self.driver.to_host(out, self.address)
-        return out
-
-
 def test_device_arrays_in_place() -> None:
+    """Device arrays (made with the driver, passed by __cuda_array_interface__) read in place, and an output written in place."""
     x = rng.standard_normal((256, 300)).astype(np.float32)
-    on_device = DeviceBuffer(x)
+    on_device = DeviceBuffer(_backend(), x)
     f = et.kernel(softmax, target=_target())
     np.testing.assert_allclose(f(on_device), softmax(x), rtol=1e-5, atol=1e-6)
-    np.testing.assert_array_equal(on_device.get(x), x)  # (an input: not written)
+    np.testing.assert_array_equal(on_device.get(), x)  # (an input: not written)
+    out = DeviceBuffer(_backend(), np.zeros_like(x))
+    launcher(f.inspect(x))(on_device, out)
+    np.testing.assert_allclose(out.get(), softmax(x), rtol=1e-5, atol=1e-6)

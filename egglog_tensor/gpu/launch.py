@@ -12,6 +12,8 @@ driver, `launcher` raises DeviceError saying which library was tried and where t
 from __future__ import annotations
 
 import ctypes
+import functools
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -206,8 +208,9 @@ class _Hip(_Driver):
 _DRIVERS = {"nvvm": _Cuda, "rocdl": _Hip}
 
 
+@functools.cache
 def driver(backend: str) -> _Cuda | _Hip:
-    """The backend's driver on its first device; DeviceError saying which library was tried and why it failed."""
+    """The backend's driver on its first device (made once); DeviceError saying which library was tried and why it failed."""
     kind = _DRIVERS[backend]
     try:
         return kind()
@@ -219,7 +222,8 @@ def driver(backend: str) -> _Cuda | _Hip:
 
 class GpuFunction:
     """A GPU compilation's host function run on the device: called as the CPU's native function is, with
-    the inputs, then the outputs (NumPy arrays, filled in; or device arrays, written in place)."""
+    the inputs, then the outputs (NumPy arrays, filled in; or device arrays, written in place). Its
+    intermediate buffers and constant arrays are allocated on the first call and kept; calls take turns."""
 
     reads_natively = False  # (kernel.py: the checked call path)
 
@@ -227,47 +231,76 @@ class GpuFunction:
         self.code = comp.facts["device"]
         self.driver = driver(comp.options.target.name)
         self.functions = self.driver.load(self.code.binary, sorted({k.name for k in self.code.kernels}))
+        self.kept: dict[str, int] = {}  # the host function's allocations and constants on the device
+        self.lock = threading.Lock()
+
+    def _kept(self) -> dict[str, int]:
+        """The device buffers of the host function's allocations and constant arrays (made once)."""
+        if not self.kept and (self.code.host.allocs or self.code.host.constants):
+            for name, nbytes in self.code.host.allocs.items():
+                self.kept[name] = self.driver.alloc(nbytes)
+            for name, data in self.code.host.constants.items():
+                self.kept[name] = self.driver.alloc(len(data))
+                self.driver.to_device(self.kept[name], np.frombuffer(data, np.uint8))
+        return self.kept
 
     def __call__(self, *arrays: Any) -> None:
         host, driver = self.code.host, self.driver
         owned: list[int] = []
-        bases: dict[str, int] = {}
         results: list[tuple[Any, np.ndarray, int]] = []  # (the caller's output, its C-contiguous copy, its device buffer)
+        with self.lock:
+            try:
+                bases = dict(self._kept())
+                for name, value in zip(host.arguments, arrays, strict=True):
+                    on_device = device_array(value)
+                    if on_device is not None:
+                        if not on_device.contiguous:
+                            raise DeviceError(f"argument {name}: a device array that is not C-contiguous (copy it first)")
+                        bases[name] = on_device.address
+                        continue
+                    array = np.ascontiguousarray(value)
+                    owned.append(driver.alloc(array.nbytes))
+                    bases[name] = owned[-1]
+                    if name in host.outputs:
+                        results.append((value, array, bases[name]))
+                    else:
+                        driver.to_device(bases[name], array)
+                views = {op: bases[root] for op, root in host.roots.items()}
+                for kernel in self.code.kernels:  # (the driver copies the params array when the launch is made)
+                    params = pack(kernel.args, self.code.bare, views, host.scalars)
+                    driver.launch(self.functions[kernel.name], kernel.grid, kernel.block, params.address)
+                driver.synchronize()
+                for given, array, address in results:
+                    driver.to_host(array, address)
+                    if array is not given:
+                        np.copyto(given, array)
+            finally:
+                for address in owned:
+                    driver.free(address)
 
-        def new(nbytes: int) -> int:
-            owned.append(driver.alloc(nbytes))
-            return owned[-1]
+    def __del__(self) -> None:
+        for address in getattr(self, "kept", {}).values():
+            self.driver.free(address)
 
-        try:
-            for name, value in zip(host.arguments, arrays, strict=True):
-                on_device = device_array(value)
-                if on_device is not None:
-                    if not on_device.contiguous:
-                        raise DeviceError(f"argument {name}: a device array that is not C-contiguous (copy it first)")
-                    bases[name] = on_device.address
-                    continue
-                array = np.ascontiguousarray(value)
-                bases[name] = new(array.nbytes)
-                if name in host.outputs:
-                    results.append((value, array, bases[name]))
-                else:
-                    driver.to_device(bases[name], array)
-            for name, nbytes in host.allocs.items():
-                bases[name] = new(nbytes)
-            for name, data in host.constants.items():
-                bases[name] = new(len(data))
-                driver.to_device(bases[name], np.frombuffer(data, np.uint8))
-            views = {op: bases[root] for op, root in host.roots.items()}
-            for kernel in self.code.kernels:  # (the driver copies the params array when the launch is made)
-                driver.launch(self.functions[kernel.name], kernel.grid, kernel.block, pack(kernel.args, self.code.bare, views, host.scalars).address)
-            driver.synchronize()
-            for given, array, address in results:
-                driver.to_host(array, address)
-                if array is not given:
-                    np.copyto(given, array)
-        finally:
-            for address in owned:
-                driver.free(address)
+
+class DeviceBuffer:
+    """A device allocation holding a copy of a NumPy array, with __cuda_array_interface__ (as CuPy's arrays have):
+    a kernel reads and writes it in place; `get()` copies it back. For timing and tests without CuPy."""
+
+    def __init__(self, backend: str, array: np.ndarray) -> None:
+        self.driver, self.like = driver(backend), np.ascontiguousarray(array)
+        self.address = self.driver.alloc(self.like.nbytes)
+        self.driver.to_device(self.address, self.like)
+        self.__cuda_array_interface__ = {"data": (self.address, False), "shape": self.like.shape, "typestr": self.like.dtype.str,
+                                         "strides": None, "version": 3}
+
+    def get(self) -> np.ndarray:
+        out = np.empty_like(self.like)
+        self.driver.to_host(out, self.address)
+        return out
+
+    def __del__(self) -> None:
+        self.driver.free(self.address)
 
 
 def launcher(comp: Compilation) -> GpuFunction:
