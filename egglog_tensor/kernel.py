@@ -322,13 +322,12 @@ class _Dispatch:
                  "returns_tuple", "scalars", "tree", "visible", "workspace", "written")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
-        native: Any = comp.native
-        if native is None:  # compiled for a GPU: run by its driver (gpu/launch.py), DeviceError without one
+        if comp.native is None:  # compiled for a GPU: loaded once by its driver (gpu/launch.py), DeviceError without one
             from .gpu.launch import launcher
 
-            native = launcher(comp)
+            comp.native = launcher(comp)
         self.name = name
-        self.native = native
+        self.native = comp.native
         self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
         self.out_dtypes = tuple(dtype for _, dtype in self.outputs)
         self.checks = comp.checks  # the last len(checks) outputs are 0-d bool flags (tracing/indexing.py)

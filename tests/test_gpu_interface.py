@@ -195,3 +195,16 @@ def test_kernels_take_device_arrays_by_their_interface() -> None:
     assert (comp.specs[0].shape, comp.specs[0].dtype, comp.specs[0].layout) == ((4, 30), "float32", "C")
     with pytest.raises(et.KernelArgumentError, match="argument 'x': a device array must be C-contiguous"):
         et.kernel(lambda x: x * 2.0, target="nvvm:sm_90")(FakeCupyArray(x.ctypes.data, (30, 4), "<f4", (4, 120)))
+
+
+def test_host_constants_become_device_buffers() -> None:
+    """A captured array the host function reads as a constant (memref.get_global): its bytes kept for the
+    launcher to copy to the device, and the launch's operand a view of it."""
+    c = np.sqrt(np.arange(300, dtype=np.float32))
+    comp = et.kernel(lambda a: a * c, target="rocdl:gfx942").inspect(np.ones((10, 300), np.float32))
+    code = comp.facts["device"]
+    ((name, data),) = code.host.constants.items()
+    np.testing.assert_array_equal(np.frombuffer(data, np.float32), c)
+    assert code.host.outputs == (code.host.arguments[-1],) and not code.host.allocs
+    assert any(operand(a).name == name for a in code.kernels[0].args)
+    check_hsaco_metadata(comp.stage("hsaco"), code.kernels, code.bare)

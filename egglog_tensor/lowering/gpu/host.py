@@ -56,8 +56,7 @@ def host_buffers(lowered: str) -> HostBuffers:
                 buffers.roots[name] = name
             elif kind == "memref.get_global":
                 value = ir.DenseElementsAttr(globals_[ir.FlatSymbolRefAttr(op.attributes["name"]).value].attributes["initial_value"])
-                data = np.full(value.type.shape, value.get_splat_value().value) if value.is_splat else np.array(value)
-                buffers.constants[name] = np.ascontiguousarray(data).tobytes()
+                buffers.constants[name] = np.ascontiguousarray(np.array(value)).tobytes()  # (a splat too: NumPy expands it)
                 buffers.roots[name] = name
             elif kind in VIEWS:
                 buffers.roots[name] = buffers.roots[op.operands[0].get_name()]
