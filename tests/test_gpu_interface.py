@@ -102,6 +102,10 @@ def test_hidden_arguments_count_in_the_kernarg_size() -> None:
     check_hsaco_metadata(report, (kernel,), bare=True)
     with pytest.raises(CompileError, match=r"kernel k .*max_flat_workgroup_size is 128, its launch's block has 256 threads"):
         check_hsaco_metadata(report, (replace(kernel, block=(256, 1, 1)),), bare=True)
+    with pytest.raises(CompileError, match="the HSACO's metadata has no kernel other"):
+        check_hsaco_metadata(report, (replace(kernel, name="other"),), bare=True)
+    with pytest.raises(CompileError, match="no AMDGPU metadata note"):
+        check_hsaco_metadata(report[: report.index("Displaying notes")], (kernel,), bare=True)
 
 
 def _read(address: int, kind: type) -> int | float:

@@ -26,7 +26,9 @@ _PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8}
 
 
 def _amdgpu_kernels(report: str) -> dict[str, str]:
-    """Each kernel's entry of the metadata note's `amdhsa.kernels` list, by name."""
+    """Each kernel's entry of the metadata note's `amdhsa.kernels` list, by name; CompileError without the note."""
+    if "amdhsa.kernels:\n" not in report:
+        raise CompileError(f"the HSACO has no AMDGPU metadata note listing its kernels\n{report}")
     start = report.index("amdhsa.kernels:\n") + len("amdhsa.kernels:\n")
     end = re.compile(r"^\S", re.MULTILINE).search(report, start)
     listing = report[start: None if end is None else end.start()]
