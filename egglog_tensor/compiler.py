@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from egglog import Ruleset, Schedule
@@ -30,6 +30,9 @@ from .spec import ArgSpec, signature
 from .target import Target
 from .texts import StageTexts
 from .tracing import function_name
+
+if TYPE_CHECKING:
+    from .gpu.launch import GpuFunction
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ class Compilation:
     texts: StageTexts = field(default_factory=lambda: StageTexts(()))  # by stage name; made when first read (texts.py)
     facts: dict[str, Any] = field(default_factory=dict)  # what each stage decided, by stage name (lowering/stages/)
     timings: dict[str, float] = field(default_factory=dict)
-    native: NativeFunction | None = field(default=None, repr=False)
+    native: NativeFunction | GpuFunction | None = field(default=None, repr=False)  # (a GPU's: made on its first call)
     module: LoadedModule | None = field(default=None, repr=False)
     cache: str = "disabled"  # on-disk cache: "hit", "miss-stored", "disabled" or "unwritable"
     cache_note: str = ""  # the entry's path, or why it was not used / not stored

@@ -47,7 +47,7 @@ class ToolchainError(EgglogTensorError, ImportError):
 
 
 class DeviceError(EgglogTensorError, RuntimeError):
-    """A kernel compiled for a GPU target was called where it cannot run (no launch support or device)."""
+    """A kernel compiled for a GPU target was called where it cannot run (no device, driver or driver library)."""
 
 
 class OptionError(EgglogTensorError, ValueError):

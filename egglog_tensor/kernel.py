@@ -29,6 +29,7 @@ from .autotune import Tuned, autotune
 from .measure import Timing, median_ns
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
+from .gpu.launch import device_array
 from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
 from .stages import Traced, trace
 from .target import Machine, Target
@@ -321,10 +322,10 @@ class _Dispatch:
                  "returns_tuple", "scalars", "tree", "visible", "workspace", "written")
 
     def __init__(self, comp: Compilation, specs: tuple[ArgSpec, ...], name: str) -> None:
-        if comp.native is None:  # compiled for a GPU: artifacts only (gpu/artifacts.py)
-            from .gpu.artifacts import device_unavailable
+        if comp.native is None:  # compiled for a GPU: loaded once by its driver (gpu/launch.py), DeviceError without one
+            from .gpu.launch import launcher
 
-            raise device_unavailable(comp)
+            comp.native = launcher(comp)
         self.name = name
         self.native = comp.native
         self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
@@ -484,6 +485,8 @@ def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:
     """The array handed to native code: scalars become 0-d arrays; odd strides are copied."""
     if spec.weak is not None or type(value) in PYTHON_SCALARS:
         return np.asarray(value, dtype=spec.dtype)
+    if not isinstance(value, np.ndarray) and device_array(value) is not None:  # a GPU target's launcher reads it in place
+        return value
     array = np.asarray(value)
     itemsize = array.itemsize
     if not array.flags.aligned or any(st % itemsize and n > 1 for st, n in zip(array.strides, array.shape)):

@@ -2,6 +2,7 @@
 an MLIR file and print the IR after it (like mlir-opt, for the stage-level golden tests in tests/filecheck).
 
     python -m egglog_tensor.opt --list [--target cpu-openmp]      the target's stage names, in order
+    python -m egglog_tensor.opt --stage gpu-map --target rocdl:gfx942 in.mlir   a GPU target's stage (docs/gpu.md)
     python -m egglog_tensor.opt --stage tile --cpu avx2 in.mlir   tiled for a named CPU, not this one
     python -m egglog_tensor.opt --stage tile in.mlir              the IR after the tile stage
     python -m egglog_tensor.opt --stage tile --print-script in.mlir   the tile stage's transform script
@@ -23,6 +24,7 @@ from mlir import ir
 
 from .errors import CompileError
 from .forked import ChildDied, run_forked
+from .gpu.targets import gpu_target, is_gpu_name
 from .lowering.pipelines import Pipeline, pipeline_for, resolve_target, run_stage
 from .lowering.stages import Stage
 from .target import NAMED, Target, default_threads
@@ -68,13 +70,21 @@ def _run(send: Callable[[tuple[str, str]], None], text: str, source: str, pipeli
         send(("out", str(module)))
 
 
+def _gpu_target(name: str) -> Target:
+    """The Target of a GPU target name; OptError saying what is wrong with a malformed one."""
+    try:
+        return gpu_target(name)
+    except ValueError as exc:
+        raise OptError(str(exc)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m egglog_tensor.opt", description=__doc__.split("\n\n")[0])
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--stage", metavar="NAME", help="run this one stage on the input")
     action.add_argument("--through", metavar="NAME", help="run the stages from the first through this one")
     action.add_argument("--list", action="store_true", help="print the target's stage names in order")
-    parser.add_argument("--target", default="cpu", choices=("cpu", "cpu-openmp"))
+    parser.add_argument("--target", default="cpu", help="cpu, cpu-openmp, rocdl:<gfx chip> or nvvm:<sm name>")
     parser.add_argument("--threads", type=int, metavar="N", help="threads of the cpu-openmp target (default: OMP_NUM_THREADS or the cores)")
     parser.add_argument("--cpu", default="host", choices=("host", *NAMED),
                         help="the machine the stages tile and vectorize for (default: this one)")
@@ -89,7 +99,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.print_script and not args.stage:
             raise OptError("--print-script needs --stage")
         machine = Target.host() if args.cpu == "host" else NAMED[args.cpu]
-        pipeline = pipeline_for(resolve_target(replace(machine, name=args.target, threads=args.threads or default_threads())))
+        if is_gpu_name(args.target):
+            pipeline = pipeline_for(_gpu_target(args.target))
+        elif args.target in ("cpu", "cpu-openmp"):
+            pipeline = pipeline_for(resolve_target(replace(machine, name=args.target, threads=args.threads or default_threads())))
+        else:
+            raise OptError(f"unknown target {args.target!r}: cpu, cpu-openmp, rocdl:<gfx chip> or nvvm:<sm name>")
         if args.list:
             print("\n".join(s.name for s in pipeline.stages))
             return 0

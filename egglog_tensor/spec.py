@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import KernelArgumentError
+from .gpu.launch import device_array
 from .graph import DTYPES
 
 
@@ -57,6 +58,10 @@ def spec_of(value: object, name: str) -> ArgSpec:
         return ArgSpec((), PYTHON_SCALARS[type(value)], "C", type(value))
     if isinstance(value, (np.generic, list, tuple, complex)):
         value = as_array(value, name)
+    if not isinstance(value, np.ndarray) and (device := device_array(value)) is not None:  # CuPy, ...: a GPU target reads it in place
+        if not device.contiguous:
+            raise KernelArgumentError(f"argument {name!r}: a device array must be C-contiguous (e.g. cupy.ascontiguousarray(x))")
+        return ArgSpec(device.shape, device.dtype.name, "C")
     if not isinstance(value, np.ndarray):
         raise KernelArgumentError(
             f"argument {name!r}: expected a NumPy array or a Python number, got {type(value).__name__}"

@@ -301,7 +301,7 @@ def lower(optimized: Optimized) -> Lowered:
     ran = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg if gpu else located_text, pipeline_for(options.target), printed=False))
     provenance = ("provenance", listing(ops))
     if gpu:  # a GPU target: device module, LLVM IR, code, its checks (lowering/gpu/codegen.py)
-        built, code = _timed(timings, "device", lambda: device_code(ran.final, options.target))
+        built, code = _timed(timings, "device", lambda: device_code(ran.final, options.target, ran.facts[options.target.name].bare))
         return Lowered(optimized, (("linalg", linalg), provenance, *ran.texts, *built), (*ran.facts.items(), ("device", code)), tuple(timings.items()))
     llvm_ir = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(ran.final))
     texts = (("linalg", linalg), provenance, *ran.texts, ("llvm-ir", llvm_ir))

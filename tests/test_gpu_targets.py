@@ -55,10 +55,12 @@ X = np.full((40, 300), 0.25, np.float32)
 B = np.linspace(-1.0, 1.0, 300, dtype=np.float32)
 
 
-@pytest.mark.parametrize("target", ["rocdl:gfx942", "nvvm:sm_90"])
-def test_call_without_device_names_artifacts(target: str) -> None:
+@pytest.mark.parametrize(("target", "tried"), [("rocdl:gfx942", r"hip-python is not installed .*pip install hip-python|tried hip-python"),
+                                               ("nvvm:sm_90", r"no GPU device or driver was found \(tried cuda-bindings")])
+def test_call_without_device_names_artifacts(target: str, tried: str) -> None:
+    """Here (no GPU, no driver): DeviceError saying which driver library was tried and where the artifacts are."""
     f = et.kernel(_scale, target=target)
-    with pytest.raises(et.DeviceError, match=r"artifacts are in (\S+)") as raised:
+    with pytest.raises(et.DeviceError, match=rf"cannot run here: .*({tried}).*; its artifacts are in (\S+)") as raised:
         f(X, B)
     folder = raised.value.args[0].split("artifacts are in ")[1].split(" ")[0]
     suffix = ".hsaco" if target.startswith("rocdl") else ".ptx"

@@ -1,8 +1,8 @@
 """A compilation's artifacts as files: `et.compile(f, *args, target=..., out_dir=...)` writes every
 stage's text and the built code (a GPU target's HSACO or PTX with its launches, a CPU target's
 object file), for tools, other runtimes, or a machine with the device. A GPU-targeted kernel
-called here writes them to `gpu/` beside the saved failures (EGGLOG_TENSOR_CACHE_DIR, else
-~/.cache/egglog_tensor) and raises DeviceError naming the folder (no launching yet).
+called where its device or driver is missing writes them to `gpu/` beside the saved failures
+(EGGLOG_TENSOR_CACHE_DIR, else ~/.cache/egglog_tensor) and raises DeviceError naming the folder.
 """
 
 from __future__ import annotations
@@ -64,11 +64,12 @@ def compile(fn: Callable[..., Any], *args: Any, target: Any = None, out_dir: str
     return comp
 
 
-def device_unavailable(comp: Compilation) -> DeviceError:
-    """The error of calling a GPU-targeted kernel here, its artifacts written to the cache folder it names."""
+def device_unavailable(comp: Compilation, why: str) -> DeviceError:
+    """The error of calling a GPU-targeted kernel where it cannot run (`why`: what the launcher found),
+    its artifacts written to the cache folder it names."""
     device = comp.facts["device"]
     key = hashlib.sha256(device.binary).hexdigest()[:16]
     folder = write(comp, debug_dir().with_name("gpu") / f"{comp.name}-{key}")  # (beside the saved failures)
-    return DeviceError(f"{comp.name} is compiled for {comp.options.target.label}: launching GPU kernels is not supported yet "
-                       f"(and needs the device and its driver); its artifacts are in {folder} ({comp.name}{device.suffix}, "
-                       "launches.json, every stage's text); et.compile(f, *args, target=..., out_dir=...) writes them anywhere")
+    return DeviceError(f"{comp.name} is compiled for {comp.options.target.label} and cannot run here: {why}; its artifacts are in "
+                       f"{folder} ({comp.name}{device.suffix}, launches.json, every stage's text); "
+                       "et.compile(f, *args, target=..., out_dir=...) writes them anywhere")

@@ -20,6 +20,8 @@ from ...errors import CompileError, ToolchainError
 from ...forked import NATIVE
 from ...target import Target
 from ...toolchain import run_tool, save_failure_input, tool_path
+from .host import HostBuffers, host_buffers
+from .metadata import check_hsaco_metadata, check_ptx_entries
 
 TRIPLES = {"rocdl": "amdgcn-amd-amdhsa", "nvvm": "nvptx64-nvidia-cuda"}
 COV5 = '!{i32 1, !"amdhsa_code_object_version", i32 500}'  # code object v5: what ROCm 6 loads (llvmlite's default is v6)
@@ -40,17 +42,19 @@ class DeviceKernel:
 
 @dataclass(frozen=True)
 class DeviceCode:
-    """What a GPU target's compilation built: its launches, the binary (HSACO bytes, or PTX as UTF-8)
-    and the binary's file name suffix."""
+    """What a GPU target's compilation built: its launches, the binary (HSACO bytes, or PTX as UTF-8),
+    the binary's file name suffix, the kernels' calling convention and the host function's buffers."""
 
     kernels: tuple[DeviceKernel, ...]
     binary: bytes
     suffix: str
+    bare: bool  # memref arguments as one pointer each, else as memref descriptors (device.py's Convention)
+    host: HostBuffers  # what the host function allocates and views, for the launcher
 
 
 _LAUNCH = re.compile(r"gpu\.launch_func\s+@(\w+)::@\w+ blocks in \((%\w+), (%\w+), (%\w+)\) threads in \((%\w+), (%\w+), (%\w+)\)"
                      r"\s+args\((.*)\)$", re.MULTILINE)
-_ARG = re.compile(r"(%\w+) : (memref<[^>]*>|\w+)")
+_ARG = re.compile(r"(%\w+) : (memref<(?:[^<>]|<[^<>]*>)*>|\w+)")
 _CONST = re.compile(r"(%\w+) = arith\.constant (\d+) : index")
 
 
@@ -156,10 +160,10 @@ def check_ptx(ptx: str, target: Target, folder: Path) -> str:
     return report
 
 
-def build(lowered: str, target: Target) -> tuple[list[tuple[str, str]], DeviceCode]:
+def build(lowered: str, target: Target, bare: bool) -> tuple[list[tuple[str, str]], DeviceCode]:
     """The texts after the MLIR stages ("device", "llvm-ir", "asm" (AMDGPU assembly or PTX), "hsaco"
-    (llvm-readelf's report) or "ptxas" (its report)) and the device code."""
-    kernels = launches(lowered)
+    (llvm-readelf's report) or "ptxas" (its report)) and the device code (`bare`: the kernels' memref convention)."""
+    kernels, host = launches(lowered), host_buffers(lowered)
     device = device_module(lowered, target)
     llvm_ir = run_tool("mlir-translate", ["--mlir-to-llvmir"], device, stage="mlir-to-llvmir")
     if target.name == "rocdl":
@@ -170,6 +174,8 @@ def build(lowered: str, target: Target) -> tuple[list[tuple[str, str]], DeviceCo
         if obj is not None:
             hsaco = link_hsaco(obj, folder)
             report = check_hsaco(folder / "device.hsaco", kernels)
-            return [("device", device), ("llvm-ir", llvm_ir), ("asm", asm), ("hsaco", report)], DeviceCode(kernels, hsaco, ".hsaco")
+            check_hsaco_metadata(report, kernels, bare)
+            return [("device", device), ("llvm-ir", llvm_ir), ("asm", asm), ("hsaco", report)], DeviceCode(kernels, hsaco, ".hsaco", bare, host)
         report = check_ptx(asm, target, folder)
-        return [("device", device), ("llvm-ir", llvm_ir), ("asm", asm), ("ptxas", report)], DeviceCode(kernels, asm.encode(), ".ptx")
+        check_ptx_entries(asm, kernels, bare)
+        return [("device", device), ("llvm-ir", llvm_ir), ("asm", asm), ("ptxas", report)], DeviceCode(kernels, asm.encode(), ".ptx", bare, host)
