@@ -31,7 +31,7 @@ from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .gpu.launch import device_array
 from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
-from .stages import Traced, trace
+from .stages import Lowered, Traced, trace
 from .target import Machine, Target
 from .tracing import function_name
 
@@ -187,6 +187,11 @@ class Kernel:
         """Trace for these arguments' signature: the first stage of `f.trace(*args).optimize().lower().compile()`
         (egglog_tensor/stages.py; it does not use the on-disk cache, nor this kernel's specializations)."""
         return self._traced(args, kwargs, lambda fn, names, values, specs: trace(fn, names, specs, self.options, kernel=self))
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """Trace, optimize and lower for these arguments' signature without loading the code, so any
+        target's stages can be read on any machine (`f.trace(*args).optimize().lower()`)."""
+        return self.trace(*args, **kwargs).optimize().lower()
 
     def call_compilation(self, comp: Compilation, args: tuple, kwargs: dict) -> Any:
         """Run one compilation (a Compiled stage's) on arguments bound and checked as a call of the kernel:

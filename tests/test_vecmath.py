@@ -96,7 +96,8 @@ def _check_special(op: str, x: np.ndarray, got: np.ndarray, npy: np.ndarray) -> 
     if op == "tanh":
         exact |= np.abs(x) >= 20  # saturates to exactly +-1
     np.testing.assert_array_equal(got[exact], npy[exact], err_msg=f"{op} on {x[exact]}")
-    np.testing.assert_array_equal(np.signbit(got[exact]), np.signbit(npy[exact]), err_msg=f"signs of {op}")
+    signed = exact & ~np.isnan(npy)  # a NaN's sign is unspecified (IEEE-754 6.3): glibc's AVX2 and AVX-512 vector logs differ
+    np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(npy[signed]), err_msg=f"signs of {op}")
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
