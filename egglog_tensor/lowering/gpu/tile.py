@@ -19,6 +19,7 @@ from mlir import ir
 from mlir.dialects.transform import structured
 
 from ...errors import UnsupportedError
+from ...target import Device
 from .. import scripts
 from ..payload import as_operation, linalg_ops, loop_extents, reverses
 from ..stages.stage import Stage
@@ -87,23 +88,30 @@ def _fill_of(op: ir.Operation) -> ir.Operation | None:
 
 @dataclass(frozen=True)
 class GpuTile(Stage):
-    """Linalg ops tiled over blocks and threads (scf.forall with GPU mappings), fills fused."""
+    """Linalg ops tiled over blocks and threads (scf.forall with GPU mappings), fills fused; reductions
+    over long rows left whole for gpu-reduce (a linalg.dot generalized for it)."""
 
-    wave: int  # the device's wave (warp) size: blocks are whole waves
+    device: Device
     threads: int = 256
     name: ClassVar[str] = "gpu-tile"
     scripted: ClassVar[bool] = True
 
     def script(self, module: ir.Module) -> ir.Module | None:
+        from .reduce import reduction_plan
+
         ops = linalg_ops(module)
         fills = [_fill_of(op) for op in ops]
-        kernels = [(i, op, plan_launch(op, self.threads, self.wave)) for i, op in enumerate(ops)
-                   if op.name != "linalg.fill"]
-        if not kernels:
+        split = [op.name != "linalg.fill" and reduction_plan(op, self.device) is not None for op in ops]
+        dots = [i for i, op in enumerate(ops) if split[i] and op.name == "linalg.dot"]
+        kernels = [(i, op, plan_launch(op, self.threads, self.device.wave)) for i, op in enumerate(ops)
+                   if op.name != "linalg.fill" and not split[i]]
+        if not kernels and not dots:
             return None
 
         def body(root: ir.Value) -> None:
             handles = scripts.linalg_handles(root, len(ops))
+            for i in dots:
+                structured.GeneralizeOp(scripts.op_type("linalg.generic"), handles[i])
             for i, op, launch in kernels:
                 fill = fills[i]
                 blocks = structured.TileUsingForallOp(handles[i], tile_sizes=launch.sizes, mapping=_mapping("block", launch.axes))
@@ -142,7 +150,7 @@ def top_foralls(module: ir.Module) -> list[ir.Operation]:
 
 @dataclass(frozen=True)
 class GpuBufferize(Stage):
-    """MLIR's one-shot bufferization of the tiled module; each block forall then numbered for gpu-map."""
+    """MLIR's one-shot bufferization of the tiled module."""
 
     name: ClassVar[str] = "gpu-bufferize"
     passes: ClassVar[tuple[str, ...]] = (
@@ -150,8 +158,6 @@ class GpuBufferize(Stage):
         "canonicalize", "cse", "canonicalize",
     )
 
-    def rewrite(self, module: ir.Module) -> None:
-        mark_launches(module)
 
 
 LAUNCH = "et.launch"  # on each block-level scf.forall after bufferization: its launch's number, for the gpu-map script
@@ -159,11 +165,13 @@ THREADS = "et.threads"  # beside it: the block's threads
 
 
 def mark_launches(module: ir.Module) -> None:
-    """Number each top-level forall (one launch each) and record its block's threads, read off its thread forall."""
+    """Number each top-level forall (one launch each) and record its block's threads, read off its
+    thread forall (a block-split reduction's forall has them already)."""
     i64 = ir.IntegerType.get_signless(64)
     for number, forall in enumerate(top_foralls(module)):
         forall.attributes[LAUNCH] = ir.IntegerAttr.get(i64, number)
-        forall.attributes[THREADS] = ir.IntegerAttr.get(i64, _threads(forall))
+        if THREADS not in forall.attributes:
+            forall.attributes[THREADS] = ir.IntegerAttr.get(i64, _threads(forall))
 
 
 def _threads(forall: ir.Operation) -> int:
