@@ -25,7 +25,6 @@ from .launch import GpuMap, GpuOutline
 from .reduce import GpuReduce
 from .tile import GpuBufferize, GpuTile
 
-
 DESTINATIONS = Passes("destinations", ("eliminate-empty-tensors", "empty-tensor-to-alloc-tensor"))
 
 

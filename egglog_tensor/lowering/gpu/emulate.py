@@ -28,11 +28,11 @@ from ...errors import UnsupportedError
 from ...forked import NATIVE
 from ...target import Target
 from ..llvm import load_llvm_ir
+from ..payload import as_operation, nested_ops
 from ..pipelines import Pipeline, lower_to_llvm_ir, run_pipeline
 from ..stages.llvm import PASSES
-from ..payload import as_operation
 from ..stages.stage import Passes
-from .reduce import WORKGROUP
+from .tile import WORKGROUP
 
 _SIZES = {"gpu.grid_dim": "known_grid_size", "gpu.block_dim": "known_block_size"}
 _AXIS = {"x": 0, "y": 1, "z": 2}
@@ -47,12 +47,6 @@ def _axis(op: ir.Operation) -> int:
     return _AXIS[str(op.attributes["dimension"]).rstrip(">")[-1]]
 
 
-def _walk(op: ir.Operation) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-    op.walk(lambda inner: found.append(inner) or ir.WalkResult.ADVANCE)
-    return found
-
-
 def _as_function(kernel: ir.Operation, name: str) -> list[ir.Type]:
     """Replace a gpu.func kernel by a func.func `name` before its gpu.module, taking its arguments, then
     its workgroup buffers, then (block x, y, z); its threads run inside (`_thread_loops`). Returns the
@@ -61,7 +55,7 @@ def _as_function(kernel: ir.Operation, name: str) -> list[ir.Type]:
     entry = kernel.regions[0].blocks[0]
     workgroup = [a.type for a in list(entry.arguments)[len(ir.FunctionType(ir.TypeAttr(kernel.attributes["function_type"]).value).inputs):]]
     ids = [entry.add_argument(index, ir.Location.unknown()) for _ in range(3)]
-    for op in _walk(kernel):
+    for op in nested_ops(kernel):
         if op.name == "gpu.block_id":
             op.results[0].replace_all_uses_with(ids[_axis(op)])
         elif op.name in _SIZES:
@@ -99,7 +93,7 @@ def _thread_loops(entry: ir.Block, block: list[int]) -> None:
     loops or branches, subgroup ops, and memrefs that differ per thread crossing a barrier are refused."""
     body = [o.operation for o in list(entry.operations)[:-1]]
     for op in body:
-        nested = [inner.name for inner in _walk(op) if inner != op and inner.name in COLLECTIVES]
+        nested = [inner.name for inner in nested_ops(op) if inner != op and inner.name in COLLECTIVES]
         if nested or op.name in COLLECTIVES[1:]:
             raise UnsupportedError(f"GPU emulation: {(nested or [op.name])[0]} inside a loop or branch, or a subgroup "
                                    "operation, cannot be emulated (only gpu.barrier at a kernel's top level)")
@@ -133,7 +127,7 @@ def _thread_loops(entry: ir.Block, block: list[int]) -> None:
                                                      arith.constant(index, block[0])), tx)
             for op in phase.ops:
                 op.move_before(phase.end)
-    for op in [o for o in _walk(entry.owner) if o.name == "gpu.thread_id"]:
+    for op in [o for o in nested_ops(entry.owner) if o.name == "gpu.thread_id"]:
         for use in list(op.results[0].uses):
             use.owner.operands[use.operand_number] = phases[_phase_of(use.owner, phases)].ivs[2 - _axis(op)]
         for phase in phases:
@@ -222,7 +216,7 @@ def host_module(text: str) -> str:
             for op in gpu_module.regions[0].blocks[0].operations:
                 if op.operation.name == "gpu.func":
                     workgroups[name] = _as_function(op.operation, name)
-        for launch in [op for op in _walk(module.operation) if op.name == "gpu.launch_func"]:
+        for launch in [op for op in nested_ops(module.operation) if op.name == "gpu.launch_func"]:
             _as_loops(launch, workgroups[_kernel_name(launch)])
         for gpu_module in gpu_modules:
             gpu_module.erase()

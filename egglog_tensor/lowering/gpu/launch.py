@@ -13,9 +13,10 @@ from mlir.dialects.transform import gpu
 
 from ...errors import UnsupportedError
 from .. import scripts
+from ..payload import nested_ops
 from ..stages.stage import Stage
 from .device import kernels
-from .tile import LAUNCH, THREADS, top_foralls
+from .tile import LAUNCH, THREADS, WORKGROUP, top_foralls
 
 
 def marked(module: ir.Module) -> list[tuple[int, int]]:
@@ -69,9 +70,7 @@ def workgroup_attributions(module: ir.Module) -> None:
     """Each kernel's memref.allocs in the workgroup address space (gpu-reduce's) as its workgroup
     attributions: shared memory both conversions lower to one LDS / shared global each."""
     for kernel in kernels(module):
-        found: list[ir.Operation] = []
-        kernel.walk(lambda op: (found.append(op) if op.name == "memref.alloc" and "workgroup" in str(op.results[0].type) else None)
-                    or ir.WalkResult.ADVANCE)
+        found = [op for op in nested_ops(kernel) if op.name == "memref.alloc" and WORKGROUP in str(op.results[0].type)]
         entry = kernel.regions[0].blocks[0]
         for alloc in found:
             alloc.results[0].replace_all_uses_with(entry.add_argument(alloc.results[0].type, alloc.location))

@@ -27,16 +27,16 @@ from mlir.dialects import affine, arith, gpu, memref, scf
 from ...target import Device
 from ..payload import as_operation, indexing_maps, linalg_ops, loop_extents
 from ..stages.stage import Stage
-from .tile import BLOCK_AXES, GRID_YZ, THREADS, loop_kinds, mark_launches
+from .tile import BLOCK_AXES, GRID_YZ, THREADS, WORKGROUP, loop_kinds, mark_launches
 
 GRID_X = 2**31 - 1
-WORKGROUP = "#gpu.address_space<workgroup>"
 FLOAT_IDENTITIES = {"arith.addf": -0.0, "arith.mulf": 1.0, "arith.maximumf": -math.inf, "arith.minimumf": math.inf,
                     "arith.maxnumf": -math.inf, "arith.minnumf": math.inf}
 INT_IDENTITIES = {"arith.addi": lambda w: 0, "arith.muli": lambda w: 1, "arith.ori": lambda w: 0, "arith.xori": lambda w: 0,
                   "arith.andi": lambda w: -1, "arith.maxsi": lambda w: -(1 << (w - 1)), "arith.minsi": lambda w: (1 << (w - 1)) - 1,
                   "arith.maxui": lambda w: 0, "arith.minui": lambda w: -1}
 IDENTITIES = {*FLOAT_IDENTITIES, *INT_IDENTITIES}
+VIEWS = ("arith.constant", "memref.alloc", "memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast")
 MAX_THREADS = 256
 PER_THREAD = 8  # elements each thread of a full reduction's first launch folds, at least (fewer blocks beyond `units` x 4)
 
@@ -173,28 +173,17 @@ def _block_reduce(threads: int, like: ir.Operation, outer: list[int], lower: ir.
 
 
 def _folded_fill(op: ir.Operation, out: ir.Value) -> ir.Value | None:
-    """The scalar of the linalg.fill that last wrote `out` before `op` (erased: the reduction writes
-    every element of `out`, starting from that scalar), or None when something else did."""
-    cursor = op
-    while True:
-        cursor = _previous(cursor)
-        if cursor is None:
+    """The scalar of a linalg.fill of `out` just before `op` (only views, constants and allocations
+    between them), erased: the reduction writes every element of `out` starting from it. None when
+    `out` holds what an earlier kernel wrote."""
+    before = [o.operation for o in op.block.operations]
+    for cursor in reversed(before[:before.index(op)]):
+        if cursor.name == "linalg.fill" and cursor.operands[1] == out:
+            scalar = cursor.operands[0]
+            cursor.erase()
+            return scalar
+        if cursor.name not in VIEWS:
             return None
-        if any(v == out for v in cursor.operands):
-            if cursor.name == "linalg.fill" and cursor.operands[1] == out:
-                scalar = cursor.operands[0]
-                cursor.erase()
-                return scalar
-            return None
-
-
-def _previous(op: ir.Operation) -> ir.Operation | None:
-    """The op before `op` in its block (None at the block's start)."""
-    found = None
-    for other in op.block.operations:
-        if other.operation == op:
-            return found
-        found = other.operation
     return None
 
 
@@ -215,9 +204,9 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
     with ir.InsertionPoint(op), op.location:
         init = _folded_fill(op, out)
 
-        def finish(ivs: list[ir.Value]) -> Callable[[ir.Value], None]:
+        def finish(where: list[ir.Value]) -> Callable[[ir.Value], None]:
+            """Thread 0's store of the block's value into the output element `where` (the parallel ivs: the output map)."""
             def store(value: ir.Value) -> None:
-                where = _apply(maps[-1], ivs) if ivs else []
                 start = init if init is not None else memref.LoadOp(out, where).result
                 memref.StoreOp(_combine(like, start, value), out, where)
             return store

@@ -5,8 +5,9 @@ Every linalg op but a fill becomes one kernel: its innermost parallel loop is sp
 iteration (`#gpu.block<y>`, `<z>`; more iterations per block where a loop is longer than a grid
 dimension may be), then each block's slice of the innermost loop over `threads` threads
 (`num_threads`, `#gpu.thread<x>`: static even for a partial last block). Loops beyond those three
-and every reduction loop run inside each thread: a row reduction is one thread per row (no
-reduction split across a block yet). A fill is fused into both foralls of the op it initializes,
+and every reduction loop run inside each thread: one thread per output element, for the reductions
+gpu-reduce does not split across a block (reduce.py: those are left untiled here, a linalg.dot
+generalized for it). A fill is fused into both foralls of the op it initializes,
 so it runs in that op's kernel. The transform script tiles; MLIR's one-shot bufferization follows.
 """
 
@@ -24,6 +25,7 @@ from .. import scripts
 from ..payload import as_operation, linalg_ops, loop_extents, reverses
 from ..stages.stage import Stage
 
+WORKGROUP = "#gpu.address_space<workgroup>"  # the memory space of a block's shared buffers (gpu-reduce's)
 GRID_YZ = 65535  # the largest grid y and z of both vendors (x allows 2^31 - 1)
 BLOCK_AXES = ("x", "y", "z")
 _NAMED = {"matmul": "ppr", "batch_matmul": "pppr", "matvec": "pr", "vecmat": "pr", "dot": "r"}  # loop kinds of named ops
@@ -62,8 +64,8 @@ def plan_launch(op: ir.Operation, threads: int, wave: int) -> Launch:
     extents = loop_extents(op)
     parallel = [i for i, kind in enumerate(loop_kinds(op)) if kind == "p"]
     if not parallel:
-        raise UnsupportedError(f"GPU targets: {op.name} has no parallel loop (a reduction to one value); "
-                               "full reductions are not supported on GPU targets yet")
+        raise UnsupportedError(f"GPU targets: {op.name} reduces to one value with a body the block split does not "
+                               "take (one combining op: sum, product, max, min, and, or, xor); not supported on GPU targets yet")
     inner = parallel[-1]
     block = min(threads, -(-extents[inner] // wave) * wave)
     sizes = [0] * len(extents)
@@ -111,7 +113,7 @@ class GpuTile(Stage):
         def body(root: ir.Value) -> None:
             handles = scripts.linalg_handles(root, len(ops))
             for i in dots:
-                structured.GeneralizeOp(scripts.op_type("linalg.generic"), handles[i])
+                structured.GeneralizeOp(handles[i])
             for i, op, launch in kernels:
                 fill = fills[i]
                 blocks = structured.TileUsingForallOp(handles[i], tile_sizes=launch.sizes, mapping=_mapping("block", launch.axes))
