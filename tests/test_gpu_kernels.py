@@ -190,11 +190,13 @@ SPLIT = {
     "full-sum": (full_sum, (MILLION,), None),
     "int64-full-sum": (full_sum, (np.arange(10**5, dtype=np.int64) * 7919 % 1000003,), None),
     "dot": (dot, (MILLION, MILLION[::-1].copy()), None),
+    # 2-D: the max's first launch cuts the outer loop into 64 chunks; the sum of the two values is a one-thread kernel
+    "sum-plus-max-2d": (lambda x: x.sum() + x.max(), (rng.standard_normal((64, 3000)).astype(np.float32),), None),
     "softmax": (softmax, (X,), None),
     "layernorm": (layernorm, (rng.standard_normal((64, 5000)).astype(np.float32),), None),
 }
 QUICK_SPLIT = {"long-row-sums": TARGETS[1], "long-row-max": TARGETS[0], "partial-block-rows": TARGETS[1], "rows-of-70": TARGETS[0],
-               "full-max": TARGETS[1], "dot": TARGETS[0], "int64-full-sum": TARGETS[1], "layernorm": TARGETS[0]}
+               "full-max": TARGETS[1], "dot": TARGETS[0], "sum-plus-max-2d": TARGETS[1], "int64-full-sum": TARGETS[1], "layernorm": TARGETS[0]}
 SPLIT_PAIRS = [pytest.param(case, target, marks=() if QUICK_SPLIT.get(case) == target else pytest.mark.slow)
                for case in SPLIT for target in TARGETS if (case, target) != ("layernorm", TARGETS[1])]  # (nvvm: sqrt needs libdevice)
 

@@ -91,8 +91,8 @@ def reduction_plan(op: ir.Operation, device: Device) -> BlockReduce | None:
         return None
     threads = min(MAX_THREADS, max(device.wave, 1 << max(row - 1, 1).bit_length()))
     blocks = 1
-    if not parallel and kinds == "r" and row > threads * PER_THREAD:
-        blocks = min(-(-row // (threads * PER_THREAD)), device.units * 4)
+    if not parallel and math.prod(extents) > threads * PER_THREAD:
+        blocks = min(-(-math.prod(extents) // (threads * PER_THREAD)), device.units * 4, extents[0] if len(extents) > 1 else row)
     return BlockReduce(threads, parallel, blocks)
 
 
@@ -146,14 +146,16 @@ def _fold(loops: list[tuple[ir.Value, ir.Value, ir.Value]], acc: ir.Value,
     return loop.results[0]
 
 
-def _block_reduce(threads: int, like: ir.Operation, outer: list[int], lower: ir.Value, upper: ir.Value,
+def _block_reduce(threads: int, like: ir.Operation, bounds: list[tuple[ir.Value, ir.Value]],
                   element: Callable[[list[ir.Value], ir.Value], ir.Value], store: Callable[[ir.Value], None]) -> None:
-    """Each thread folds elements lower + tid, + threads, ... < upper (inside full loops over `outer`
-    extents) from the identity, the tree over workgroup memory combines them, then thread 0 `store`s the block's value."""
+    """Each thread folds the elements of loops over `bounds` (lower, upper), the innermost's from
+    lower + tid by `threads`, from the identity; the tree over workgroup memory combines the
+    threads' partials, then thread 0 `store`s the block's value."""
     element_type = like.results[0].type
     tid = gpu.ThreadIdOp(gpu.Dimension.x).result
     zero = _index(0)
-    loops = [(zero, _index(n), _index(1)) for n in outer] + [(arith.addi(lower, tid), upper, _index(threads))]
+    *outer, (lower, upper) = bounds
+    loops = [(lo, hi, _index(1)) for lo, hi in outer] + [(arith.addi(lower, tid), upper, _index(threads))]
     partial = _fold(loops, _identity(like.name, element_type), element)
     shared = memref.AllocOp(ir.MemRefType.get([threads], element_type, memory_space=ir.Attribute.parse(WORKGROUP)), [], []).result
     memref.StoreOp(partial, shared, [tid])
@@ -230,46 +232,57 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
                 return like.results[0]
             return fold
 
-        row = extents[-1]
-        outer = [extents[i] for i in reduced[:-1]]
+        full = [(_index(0), _index(extents[i])) for i in reduced]
         if plan.blocks == 1:
             forall = _forall([extents[i] for i in plan.parallel], plan.threads) if plan.parallel else _forall([1], plan.threads)
             with ir.InsertionPoint(forall.body.operations[0]):
                 ivs = list(forall.induction_variables) if plan.parallel else []
-                _block_reduce(plan.threads, like, outer, _index(0), _index(row), element(ivs), finish(ivs))
-        else:
+                _block_reduce(plan.threads, like, full, element(ivs), finish(ivs))
+        else:  # the outermost reduction loop cut into a chunk per block of the first launch
             element_type = like.results[0].type
             partials = memref.AllocOp(ir.MemRefType.get([plan.blocks], element_type), [], []).result
-            chunk = -(-row // plan.blocks)
+            chunk = -(-extents[0] // plan.blocks)
             first = _forall([plan.blocks], plan.threads)
             with ir.InsertionPoint(first.body.operations[0]):
                 block = first.induction_variables[0]
                 lower = arith.muli(block, _index(chunk))
-                upper = arith.minui(arith.addi(lower, _index(chunk)), _index(row))
+                upper = arith.minui(arith.addi(lower, _index(chunk)), _index(extents[0]))
 
                 def partial(value: ir.Value) -> None:
                     memref.StoreOp(value, partials, [block])
 
-                _block_reduce(plan.threads, like, [], lower, upper, element([]), partial)
+                _block_reduce(plan.threads, like, [(lower, upper), *full[1:]], element([]), partial)
             second = _forall([1], plan.threads)
             with ir.InsertionPoint(second.body.operations[0]):
-                _block_reduce(plan.threads, like, [], _index(0), _index(plan.blocks),
+                _block_reduce(plan.threads, like, [(_index(0), _index(plan.blocks))],
                               lambda ivs, acc: _combine(like, acc, memref.LoadOp(partials, ivs).result), finish([]))
     op.erase()
 
 
 @dataclass(frozen=True)
 class GpuReduce(Stage):
-    """Reductions over long rows split across blocks (`reduction_plan`), then every block-level forall numbered for gpu-map."""
+    """Reductions over long rows split across blocks (`reduction_plan`), ops without loops in a
+    one-thread launch, then every block-level forall numbered for gpu-map."""
 
     device: Device
     name: ClassVar[str] = "gpu-reduce"
 
     def rewrite(self, module: ir.Module) -> None:
         for op in linalg_ops(module):
-            if op.name == "linalg.generic" and not _in_forall(op) and (plan := reduction_plan(op, self.device)) is not None:
+            if op.name != "linalg.generic" or _in_forall(op):
+                continue
+            if scalar(op):  # one thread computes it
+                with ir.InsertionPoint(op), op.location:
+                    forall = _forall([1], 1)
+                op.move_before(forall.body.operations[0])
+            elif (plan := reduction_plan(op, self.device)) is not None:
                 split_reduction(op, plan)
         mark_launches(module)
+
+
+def scalar(op: ir.Operation) -> bool:
+    """Whether a linalg op has no loops (a rank-0 elementwise op, e.g. on two full reductions' results): one thread's kernel."""
+    return op.name == "linalg.generic" and not loop_kinds(op)
 
 
 def _in_forall(op: ir.Operation) -> bool:

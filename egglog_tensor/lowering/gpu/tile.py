@@ -99,11 +99,11 @@ class GpuTile(Stage):
     scripted: ClassVar[bool] = True
 
     def script(self, module: ir.Module) -> ir.Module | None:
-        from .reduce import reduction_plan
+        from .reduce import reduction_plan, scalar
 
         ops = linalg_ops(module)
         fills = [_fill_of(op) for op in ops]
-        split = [op.name != "linalg.fill" and reduction_plan(op, self.device) is not None for op in ops]
+        split = [op.name != "linalg.fill" and (scalar(op) or reduction_plan(op, self.device) is not None) for op in ops]
         dots = [i for i, op in enumerate(ops) if split[i] and op.name == "linalg.dot"]
         kernels = [(i, op, plan_launch(op, self.threads, self.device.wave)) for i, op in enumerate(ops)
                    if op.name != "linalg.fill" and not split[i]]
