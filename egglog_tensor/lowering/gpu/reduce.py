@@ -7,8 +7,8 @@ block per output element (its parallel loops over the grid's x, y, z). Each thre
 partial (elements tid, tid + T, tid + 2T, ... of the row, in order, from the combiner's identity)
 into workgroup memory; then a tree over `gpu.barrier`s (level s = T/2, T/4, ..., 1: thread t < s
 combines slots t and t + s) leaves the block's value in slot 0, which thread 0 combines with the
-output's initial value (its fill, folded in, or what an earlier kernel wrote). A reduction to one
-value over a long row is two launches: a grid of blocks each reducing a contiguous chunk into a
+output's initial value (its fill, folded in, or what an earlier kernel wrote). A long reduction to
+one value is two launches: a grid of blocks each reducing a chunk of the outermost loop into a
 partial, then one block reducing the partials (deterministic: no atomics). The workgroup buffer
 is a `memref.alloc` in the workgroup address space here, a kernel's workgroup attribution after
 outlining (`launch.workgroup_attributions`).
@@ -92,7 +92,7 @@ def reduction_plan(op: ir.Operation, device: Device) -> BlockReduce | None:
     threads = min(MAX_THREADS, max(device.wave, 1 << max(row - 1, 1).bit_length()))
     blocks = 1
     if not parallel and math.prod(extents) > threads * PER_THREAD:
-        blocks = min(-(-math.prod(extents) // (threads * PER_THREAD)), device.units * 4, extents[0] if len(extents) > 1 else row)
+        blocks = min(-(-math.prod(extents) // (threads * PER_THREAD)), device.units * 4, extents[0])  # (chunks of the outermost loop)
     return BlockReduce(threads, parallel, blocks)
 
 
@@ -214,6 +214,7 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
             return store
 
         def element(parallel_ivs: list[ir.Value]) -> Callable[[list[ir.Value], ir.Value], ir.Value]:
+            """The op's body moved into a thread's innermost loop (once): its inputs loaded at the loops' ivs, folded into `acc`."""
             def fold(reduction_ivs: list[ir.Value], acc: ir.Value) -> ir.Value:
                 ivs = [None] * len(extents)
                 for i, v in zip(plan.parallel, parallel_ivs, strict=True):
