@@ -176,6 +176,10 @@ def row_max(x):
     return np.max(x, axis=1)
 
 
+def chain_mv(a, b, x):
+    return (a @ b) @ x
+
+
 LONG = np.full((4, 100000), 0.1, np.float32)
 RAMP = np.ascontiguousarray(np.broadcast_to(np.sin(np.arange(100000, dtype=np.float32)), (4, 100000)))
 MILLION = rng.standard_normal(10**6).astype(np.float32)
@@ -192,11 +196,14 @@ SPLIT = {
     "dot": (dot, (MILLION, MILLION[::-1].copy()), None),
     # 2-D: the max's first launch cuts the outer loop into 64 chunks; the sum of the two values is a one-thread kernel
     "sum-plus-max-2d": (lambda x: x.sum() + x.max(), (rng.standard_normal((64, 3000)).astype(np.float32),), None),
+    # a matvec generalized and split (its fill, before the matmul's kernel, folded in)
+    "matvec-after-matmul": (chain_mv, tuple(rng.standard_normal(s).astype(np.float32) for s in ((96, 64), (64, 700), 700)),
+                            None),
     "softmax": (softmax, (X,), None),
     "layernorm": (layernorm, (rng.standard_normal((64, 5000)).astype(np.float32),), None),
 }
 QUICK_SPLIT = {"long-row-sums": TARGETS[1], "long-row-max": TARGETS[0], "partial-block-rows": TARGETS[1], "rows-of-70": TARGETS[0],
-               "full-max": TARGETS[1], "dot": TARGETS[0], "sum-plus-max-2d": TARGETS[1], "int64-full-sum": TARGETS[1], "layernorm": TARGETS[0]}
+               "full-max": TARGETS[1], "dot": TARGETS[0], "sum-plus-max-2d": TARGETS[1], "matvec-after-matmul": TARGETS[0], "int64-full-sum": TARGETS[1], "layernorm": TARGETS[0]}
 SPLIT_PAIRS = [pytest.param(case, target, marks=() if QUICK_SPLIT.get(case) == target else pytest.mark.slow)
                for case in SPLIT for target in TARGETS if (case, target) != ("layernorm", TARGETS[1])]  # (nvvm: sqrt needs libdevice)
 
@@ -222,6 +229,8 @@ def test_block_reductions(case: str, target: str) -> None:
     if fn in (row_sum, full_sum, dot) and out.dtype.kind == "f":
         terms = args[0] * args[1] if fn is dot else args[0]
         assert_sums_close(out, terms, axis=-1 if fn is row_sum else None)
+    elif fn is chain_mv:  # (sums of 64 and 700 products that cancel: within float32 rounding of the largest)
+        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6 * np.abs(expected).max())
     elif out.dtype.kind == "f":
         np.testing.assert_allclose(out, expected, rtol=2e-6, atol=1e-6)
     else:

@@ -25,7 +25,7 @@ from mlir import ir
 from mlir.dialects import affine, arith, gpu, memref, scf
 
 from ...target import Device
-from ..payload import as_operation, indexing_maps, linalg_ops, loop_extents
+from ..payload import as_operation, indexing_maps, linalg_ops, loop_extents, nested_ops
 from ..stages.stage import Stage
 from .tile import BLOCK_AXES, GRID_YZ, THREADS, WORKGROUP, loop_kinds, mark_launches
 
@@ -36,8 +36,9 @@ INT_IDENTITIES = {"arith.addi": lambda w: 0, "arith.muli": lambda w: 1, "arith.o
                   "arith.andi": lambda w: -1, "arith.maxsi": lambda w: -(1 << (w - 1)), "arith.minsi": lambda w: (1 << (w - 1)) - 1,
                   "arith.maxui": lambda w: 0, "arith.minui": lambda w: -1}
 IDENTITIES = {*FLOAT_IDENTITIES, *INT_IDENTITIES}
-VIEWS = ("arith.constant", "memref.alloc", "memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast")
+VIEWS = ("arith.constant", "memref.alloc", "memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast")  # (no work)
 MAX_THREADS = 256
+GENERALIZED = ("linalg.dot", "linalg.matvec")  # named ops gpu-tile generalizes for a block split (a sum of products along rows)
 PER_THREAD = 8  # elements each thread of a full reduction's first launch folds, at least (fewer blocks beyond `units` x 4)
 
 
@@ -73,8 +74,8 @@ def reduction_plan(op: ir.Operation, device: Device) -> BlockReduce | None:
     thread each (a block per short row would idle most of its threads), a reduction that is not the
     innermost loop (then threads over the parallel innermost loop read contiguously), a body without
     a recognized combining op, or more parallel loops than grid dimensions."""
-    if op.name == "linalg.dot":
-        kinds = "r"
+    if op.name in GENERALIZED:
+        kinds = loop_kinds(op)
     elif combiner(op) is None or not _writes_every_output(op):
         return None
     else:
@@ -175,18 +176,28 @@ def _block_reduce(threads: int, like: ir.Operation, bounds: list[tuple[ir.Value,
 
 
 def _folded_fill(op: ir.Operation, out: ir.Value) -> ir.Value | None:
-    """The scalar of a linalg.fill of `out` just before `op` (only views, constants and allocations
-    between them), erased: the reduction writes every element of `out` starting from it. None when
-    `out` holds what an earlier kernel wrote."""
+    """The scalar of the linalg.fill of `out` before `op` (erased: the reduction writes every element
+    of `out` starting from it), when nothing between them touches `out`'s buffer; None when `out`
+    holds what an earlier kernel wrote."""
     before = [o.operation for o in op.block.operations]
+    buffer = _buffer(out)
     for cursor in reversed(before[:before.index(op)]):
         if cursor.name == "linalg.fill" and cursor.operands[1] == out:
             scalar = cursor.operands[0]
             cursor.erase()
             return scalar
-        if cursor.name not in VIEWS:
+        if cursor.name not in VIEWS and any(_buffer(v) == buffer for inner in nested_ops(cursor) for v in inner.operands):
             return None
     return None
+
+
+def _buffer(value: ir.Value) -> ir.Value:
+    """The buffer a memref value views (through subviews, reshapes and casts)."""
+    owner = as_operation(value.owner)
+    while owner is not None and owner.name in VIEWS[2:]:
+        value = owner.operands[0]
+        owner = as_operation(value.owner)
+    return value
 
 
 def _apply(amap: ir.AffineMap, ivs: list[ir.Value]) -> list[ir.Value]:

@@ -7,7 +7,7 @@ dimension may be), then each block's slice of the innermost loop over `threads` 
 (`num_threads`, `#gpu.thread<x>`: static even for a partial last block). Loops beyond those three
 and every reduction loop run inside each thread: one thread per output element, for the reductions
 gpu-reduce does not split across a block (reduce.py: those are left untiled here, a linalg.dot
-generalized for it). A fill is fused into both foralls of the op it initializes,
+or linalg.matvec generalized for it). A fill is fused into both foralls of the op it initializes,
 so it runs in that op's kernel. The transform script tiles; MLIR's one-shot bufferization follows.
 """
 
@@ -91,7 +91,7 @@ def _fill_of(op: ir.Operation) -> ir.Operation | None:
 @dataclass(frozen=True)
 class GpuTile(Stage):
     """Linalg ops tiled over blocks and threads (scf.forall with GPU mappings), fills fused; reductions
-    over long rows left whole for gpu-reduce (a linalg.dot generalized for it)."""
+    over long rows left whole for gpu-reduce (a linalg.dot or matvec generalized for it)."""
 
     device: Device
     threads: int = 256
@@ -99,20 +99,20 @@ class GpuTile(Stage):
     scripted: ClassVar[bool] = True
 
     def script(self, module: ir.Module) -> ir.Module | None:
-        from .reduce import reduction_plan, scalar
+        from .reduce import GENERALIZED, reduction_plan, scalar
 
         ops = linalg_ops(module)
         fills = [_fill_of(op) for op in ops]
         split = [op.name != "linalg.fill" and (scalar(op) or reduction_plan(op, self.device) is not None) for op in ops]
-        dots = [i for i, op in enumerate(ops) if split[i] and op.name == "linalg.dot"]
+        named = [i for i, op in enumerate(ops) if split[i] and op.name in GENERALIZED]
         kernels = [(i, op, plan_launch(op, self.threads, self.device.wave)) for i, op in enumerate(ops)
                    if op.name != "linalg.fill" and not split[i]]
-        if not kernels and not dots:
+        if not kernels and not named:
             return None
 
         def body(root: ir.Value) -> None:
             handles = scripts.linalg_handles(root, len(ops))
-            for i in dots:
+            for i in named:
                 structured.GeneralizeOp(handles[i])
             for i, op, launch in kernels:
                 fill = fills[i]
