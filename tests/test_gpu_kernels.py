@@ -32,8 +32,8 @@ def softmax(x):
 
 X = rng.standard_normal((1000, 300), dtype=np.float32)
 # (function, arguments, (grid, block) of each launch: blocks of 256 threads along the innermost parallel
-# loop (x), one row per block along y; a reduction's rows over threads)
-ROWS = ((4, 1, 1), (256, 1, 1))
+# loop (x), one row per block along y; a reduction over rows of 300 is a block of 256 threads per row)
+ROWS = ((1000, 1, 1), (256, 1, 1))
 ELEMENTS = ((2, 1000, 1), (256, 1, 1))
 KINDS = {"elementwise": (broadcast_exp, (X, rng.standard_normal(300, dtype=np.float32)), [ELEMENTS]),
          "row-sum": (row_sum, (X,), [ROWS]), "softmax": (softmax, (X,), [ROWS, ELEMENTS, ROWS, ELEMENTS])}
@@ -48,8 +48,13 @@ def compiled(request):
 
 def test_device_code_is_checked(compiled) -> None:
     comp, _, _, launches = compiled
+    assert [(k.grid, k.block) for k in comp.facts["device"].kernels] == launches
+    check_device_code(comp)
+
+
+def check_device_code(comp) -> None:
+    """The HSACO's symbols, descriptors and code object version, or ptxas's acceptance without spills."""
     kernels = comp.facts["device"].kernels
-    assert [(k.grid, k.block) for k in kernels] == launches
     assert not re.search(r"__nv_|__ocml_", comp.stage("llvm-ir"))  # no device math library needed
     if comp.options.target.name == "rocdl":
         notes = comp.stage("hsaco")
@@ -149,3 +154,106 @@ def test_tanh_special_values_on_nvvm() -> None:
     expected = np.tanh(x)
     np.testing.assert_array_equal(np.signbit(out), np.signbit(expected))
     np.testing.assert_allclose(out, expected, rtol=2e-7, atol=0)
+
+
+def layernorm(x):
+    return (x - x.mean(axis=1, keepdims=True)) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5)
+
+
+def full_sum(x):
+    return x.sum()
+
+
+def full_max(x):
+    return x.max()
+
+
+def dot(a, b):
+    return np.sum(a * b)
+
+
+def row_max(x):
+    return np.max(x, axis=1)
+
+
+def chain_mv(a, b, x):
+    return (a @ b) @ x
+
+
+LONG = np.full((4, 100000), 0.1, np.float32)
+RAMP = np.ascontiguousarray(np.broadcast_to(np.sin(np.arange(100000, dtype=np.float32)), (4, 100000)))
+MILLION = rng.standard_normal(10**6).astype(np.float32)
+# (function, arguments, the kernels' (grid, block): a block of threads per output element, the reduction over its threads)
+SPLIT = {
+    "long-row-sums": (row_sum, (LONG,), None),
+    "long-row-max": (row_max, (RAMP,), [((4, 1, 1), (256, 1, 1))]),
+    "partial-block-rows": (row_max, (rng.standard_normal((5, 1001)).astype(np.float32),), [((5, 1, 1), (256, 1, 1))]),
+    "rows-of-70": (row_sum, (rng.standard_normal((3, 70)).astype(np.float32),), [((3, 1, 1), (128, 1, 1))]),
+    # a reduction to one value: a grid of blocks writing partials, then one block reducing them
+    "full-max": (full_max, (MILLION,), [((489, 1, 1), (256, 1, 1)), ((1, 1, 1), (256, 1, 1))]),
+    "full-sum": (full_sum, (MILLION,), None),
+    "int64-full-sum": (full_sum, (np.arange(10**5, dtype=np.int64) * 7919 % 1000003,), None),
+    "dot": (dot, (MILLION, MILLION[::-1].copy()), None),
+    # 2-D: the max's first launch cuts the outer loop into 64 chunks; the sum of the two values is a one-thread kernel
+    "sum-plus-max-2d": (lambda x: x.sum() + x.max(), (rng.standard_normal((64, 3000)).astype(np.float32),), None),
+    # a matvec generalized and split (its fill, before the matmul's kernel, folded in)
+    "matvec-after-matmul": (chain_mv, tuple(rng.standard_normal(s).astype(np.float32) for s in ((96, 64), (64, 700), 700)),
+                            None),
+    "softmax": (softmax, (X,), None),
+    "layernorm": (layernorm, (rng.standard_normal((64, 5000)).astype(np.float32),), None),
+}
+QUICK_SPLIT = {"long-row-sums": TARGETS[1], "long-row-max": TARGETS[0], "partial-block-rows": TARGETS[1], "rows-of-70": TARGETS[0],
+               "full-max": TARGETS[1], "dot": TARGETS[0], "sum-plus-max-2d": TARGETS[1], "matvec-after-matmul": TARGETS[0], "int64-full-sum": TARGETS[1], "layernorm": TARGETS[0]}
+SPLIT_PAIRS = [pytest.param(case, target, marks=() if QUICK_SPLIT.get(case) == target else pytest.mark.slow)
+               for case in SPLIT for target in TARGETS if (case, target) != ("layernorm", TARGETS[1])]  # (nvvm: sqrt needs libdevice)
+
+
+@pytest.mark.parametrize(("case", "target"), SPLIT_PAIRS)
+def test_block_reductions(case: str, target: str) -> None:
+    """Reductions split across a block (workgroup memory, barriers) and full reductions in two launches:
+    checked device code with workgroup memory in every reduction kernel, emulated, within NumPy's accuracy."""
+    fn, args, launches = SPLIT[case]
+    comp = et.kernel(fn, target=target).inspect(*args)
+    check_device_code(comp)
+    if launches is not None:
+        assert [(k.grid, k.block) for k in comp.facts["device"].kernels] == launches
+    reducing = comp.stage("noalias").count(") workgroup(")  # kernels with workgroup memory: the block reductions
+    assert reducing >= 1
+    if target.startswith("rocdl"):
+        assert len(re.findall(r"group_segment_fixed_size:\s+[1-9]", comp.stage("hsaco"))) == reducing
+    else:
+        assert comp.stage("ptxas").count("used 1 barriers") == reducing
+    (out,) = emulate(comp, *args)
+    expected = fn(*args)
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    if fn in (row_sum, full_sum, dot) and out.dtype.kind == "f":
+        terms = args[0] * args[1] if fn is dot else args[0]
+        assert_sums_close(out, terms, axis=-1 if fn is row_sum else None)
+    elif fn is chain_mv:  # (sums of 64 and 700 products that cancel: within float32 rounding of the largest)
+        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6 * np.abs(expected).max())
+    elif out.dtype.kind == "f":
+        np.testing.assert_allclose(out, expected, rtol=2e-6, atol=1e-6)
+    else:
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_short_many_rows_stay_one_thread_per_row() -> None:
+    """Rows shorter than a wave, enough of them to fill the device: one thread per row, no workgroup memory."""
+    x = rng.standard_normal((40000, 20)).astype(np.float32)
+    comp = et.kernel(row_sum, target="rocdl:gfx942").inspect(x)
+    assert [(k.grid, k.block) for k in comp.facts["device"].kernels] == [((157, 1, 1), (256, 1, 1))]
+    assert "gpu.barrier" not in comp.stage("noalias")
+    (out,) = emulate(comp, x)
+    assert_sums_close(out, x, axis=1)
+
+
+def test_emulation_refuses_barriers_in_branches() -> None:
+    """A gpu.barrier inside a branch (threads would diverge around it) is refused by the emulation."""
+    from egglog_tensor.lowering.gpu.emulate import host_module
+
+    text = """module attributes {gpu.container_module} {
+  gpu.module @k { gpu.func @k(%a: memref<4xf32>, %c: i1) kernel attributes {known_block_size = array<i32: 4, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    scf.if %c { gpu.barrier }
+    gpu.return } } }"""
+    with pytest.raises(et.UnsupportedError, match="gpu.barrier inside a loop or branch"):
+        host_module(text)

@@ -33,6 +33,13 @@ def reverses(op: ir.Operation) -> bool:
     return any(negative(e) for m in indexing_maps(op) or () for e in m.results)
 
 
+def nested_ops(op: ir.Operation) -> list[ir.Operation]:
+    """`op` and every op inside it, in walk (post-)order."""
+    found: list[ir.Operation] = []
+    op.walk(lambda inner: found.append(inner) or ir.WalkResult.ADVANCE)
+    return found
+
+
 def linalg_ops(module: ir.Module) -> list[ir.Operation]:
     """Every linalg op of the module in walk (pre-)order, as `match interface{LinalgOp}` returns them."""
     found: list[ir.Operation] = []

@@ -3,6 +3,7 @@
     destinations (passes)    each result computed in its output argument (no copy after the kernels)
     gpu-tile     tile.py     each linalg op tiled over blocks and threads (scf.forall, GPU mappings), fills fused
     gpu-bufferize tile.py    tensors -> buffers (one-shot bufferization)
+    gpu-reduce   reduce.py   reductions over long rows split across a block (workgroup memory, barriers)
     gpu-map      launch.py   each forall nest as a gpu.launch (transform dialect), linalg bodies as loops
     gpu-outline  launch.py   launches' bodies outlined as kernels (gpu.module / gpu.func)
     math         ../stages/math.py  exp and float32 tanh inline, on the device code (no device math library)
@@ -21,8 +22,8 @@ from ..stages.math import Math
 from ..stages.stage import Passes, Stage
 from .device import Convert, NoAlias, SignBits
 from .launch import GpuMap, GpuOutline
+from .reduce import GpuReduce
 from .tile import GpuBufferize, GpuTile
-
 
 DESTINATIONS = Passes("destinations", ("eliminate-empty-tensors", "empty-tensor-to-alloc-tensor"))
 
@@ -31,5 +32,5 @@ def gpu_stages(target: Target) -> tuple[Stage, ...]:
     """The stages of a GPU target's pipeline (`target.device` set)."""
     assert target.device is not None
     nvvm = (SignBits(),) if target.name == "nvvm" else ()
-    return (DESTINATIONS, GpuTile(target.device.wave), GpuBufferize(), GpuMap(), GpuOutline(), Math(target), *nvvm, NoAlias(target),
+    return (DESTINATIONS, GpuTile(target.device), GpuBufferize(), GpuReduce(target.device), GpuMap(), GpuOutline(), Math(target), *nvvm, NoAlias(target),
             Convert(target))

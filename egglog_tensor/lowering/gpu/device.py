@@ -81,7 +81,7 @@ class NoAlias(Stage):
             _check_math(kernel, self.target.name)
             if not marked:
                 continue
-            args = kernel.regions[0].blocks[0].arguments
+            args = list(kernel.regions[0].blocks[0].arguments)[:len(kernel.opview.function_type.value.inputs)]  # (not workgroup buffers)
             kernel.attributes["arg_attrs"] = ir.ArrayAttr.get(
                 [noalias if str(a.type).startswith("memref") else ir.DictAttr.get({}) for a in args])
 

@@ -2,33 +2,44 @@
 
 `emulate(comp, *arrays)` takes the module of a GPU compilation's `noalias` stage: the IR that goes
 to the ROCDL/NVVM conversion (tiled, mapped to blocks and threads, outlined, its math inline). Each
-kernel becomes a function taking its block and thread ids (gpu.block_id/thread_id replaced by its
-arguments, block and grid sizes by the launch's constants), each gpu.launch_func a loop nest over
-grid x block calling it; then the CPU's LLVM conversions and the JIT. It checks the tiling, fusion,
-bufferization, the block/thread decomposition, partial blocks, the outlining and the device math;
-not the ROCDL/NVVM conversion or the backends (ptxas and the HSACO checks do that), nor races:
-threads run one after another, which kernels without barriers or shared memory (all of them so
-far) allow.
+kernel becomes a function of its block ids (block and grid sizes the launch's constants) whose body
+is split at its top-level `gpu.barrier`s into phases, each phase a loop over the block's threads
+(the work-item loops of CPU OpenCL compilers): every thread finishes a phase before any starts the
+next, as a barrier guarantees; a thread's values a later phase uses pass through one slot per
+thread; workgroup memory is a buffer the launch allocates. Each gpu.launch_func is a loop nest over
+the grid calling it; then the CPU's LLVM conversions and the JIT. It checks the tiling, fusion,
+bufferization, the block/thread decomposition, partial blocks, block reductions through workgroup
+memory, the outlining and the device math; not the ROCDL/NVVM conversion or the backends (ptxas and
+the HSACO checks do that), nor races within a phase (threads run it one after another). Barriers
+inside loops or branches and subgroup operations (shuffles, all_reduce) are refused.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, func, scf
+from mlir.dialects import arith, func, memref, scf
 
+from ...errors import UnsupportedError
 from ...forked import NATIVE
 from ...target import Target
 from ..llvm import load_llvm_ir
+from ..payload import as_operation, nested_ops
 from ..pipelines import Pipeline, lower_to_llvm_ir, run_pipeline
 from ..stages.llvm import PASSES
 from ..stages.stage import Passes
+from .tile import WORKGROUP
 
-_IDS = {"gpu.block_id": 0, "gpu.thread_id": 3}  # where each id's x, y, z sit among the six added arguments
 _SIZES = {"gpu.grid_dim": "known_grid_size", "gpu.block_dim": "known_block_size"}
 _AXIS = {"x": 0, "y": 1, "z": 2}
+COLLECTIVES = ("gpu.barrier", "gpu.shuffle", "gpu.all_reduce", "gpu.subgroup_reduce")
+_UNIFORM = ("arith.", "affine.apply", "affine.min", "affine.max", "memref.subview", "memref.expand_shape",
+            "memref.collapse_shape", "memref.cast", "memref.reinterpret_cast")  # pure ops hoisted out of the thread loops
+_SCALARS = (ir.IndexType, ir.IntegerType, ir.FloatType)
 
 
 def _axis(op: ir.Operation) -> int:
@@ -36,16 +47,17 @@ def _axis(op: ir.Operation) -> int:
     return _AXIS[str(op.attributes["dimension"]).rstrip(">")[-1]]
 
 
-def _as_function(kernel: ir.Operation, name: str) -> None:
-    """Replace a gpu.func kernel by a func.func `name` before its gpu.module, taking (block x, y, z, thread x, y, z) after its arguments."""
+def _as_function(kernel: ir.Operation, name: str) -> list[ir.Type]:
+    """Replace a gpu.func kernel by a func.func `name` before its gpu.module, taking its arguments, then
+    its workgroup buffers, then (block x, y, z); its threads run inside (`_thread_loops`). Returns the
+    workgroup buffers' types (the launch allocates them)."""
     index = ir.IndexType.get()
     entry = kernel.regions[0].blocks[0]
-    ids = [entry.add_argument(index, ir.Location.unknown()) for _ in range(6)]
-    found: list[ir.Operation] = []
-    kernel.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE)
-    for op in found:
-        if op.name in _IDS:
-            op.results[0].replace_all_uses_with(ids[_IDS[op.name] + _axis(op)])
+    workgroup = [a.type for a in list(entry.arguments)[len(ir.FunctionType(ir.TypeAttr(kernel.attributes["function_type"]).value).inputs):]]
+    ids = [entry.add_argument(index, ir.Location.unknown()) for _ in range(3)]
+    for op in nested_ops(kernel):
+        if op.name == "gpu.block_id":
+            op.results[0].replace_all_uses_with(ids[_axis(op)])
         elif op.name in _SIZES:
             with ir.InsertionPoint(op):
                 size = ir.DenseI32ArrayAttr(kernel.attributes[_SIZES[op.name]])[_axis(op)]
@@ -56,31 +68,140 @@ def _as_function(kernel: ir.Operation, name: str) -> None:
         else:
             continue
         op.erase()
-    module_op = kernel.parent
-    with ir.InsertionPoint(module_op):
+    block = list(ir.DenseI32ArrayAttr(kernel.attributes["known_block_size"]))
+    with ir.InsertionPoint(kernel.parent):
         function = func.FuncOp(name, ir.FunctionType.get([a.type for a in entry.arguments], []))
     entry.append_to(function.regions[0])
+    _thread_loops(function.regions[0].blocks[0], block)
+    return workgroup
 
 
-def _as_loops(launch: ir.Operation) -> None:
-    """Replace a gpu.launch_func by loops over its grid and block calling its kernel's function."""
+@dataclass
+class _Phase:
+    """The ops between two top-level barriers, moved into a loop nest over the block's threads."""
+
+    ops: list[ir.Operation]
+    ivs: list[ir.Value] = field(default_factory=list)  # thread z, y, x
+    linear: ir.Value | None = None  # the thread's slot: (z * block y + y) * block x + x
+    end: ir.Operation | None = None  # the innermost loop's scf.yield
+
+
+def _thread_loops(entry: ir.Block, block: list[int]) -> None:
+    """The kernel body as phases split at its top-level gpu.barriers, each a loop nest over the block's
+    threads (z, y, x): a thread's values used in a later phase pass through a buffer of one slot per
+    thread; pure ops that are the same for every thread run once before the phases. Collectives inside
+    loops or branches, subgroup ops, and memrefs that differ per thread crossing a barrier are refused."""
+    body = [o.operation for o in list(entry.operations)[:-1]]
+    for op in body:
+        nested = [inner.name for inner in nested_ops(op) if inner != op and inner.name in COLLECTIVES]
+        if nested or op.name in COLLECTIVES[1:]:
+            raise UnsupportedError(f"GPU emulation: {(nested or [op.name])[0]} inside a loop or branch, or a subgroup "
+                                   "operation, cannot be emulated (only gpu.barrier at a kernel's top level)")
+    uniform: list[ir.Operation] = []
+    phases = [_Phase([])]
+    for op in body:
+        if op.name == "gpu.barrier":
+            phases.append(_Phase([]))
+        elif op.name.startswith(_UNIFORM) and not len(op.regions) and all(_uniform(v, uniform) for v in op.operands):
+            uniform.append(op)
+        else:
+            phases[-1].ops.append(op)
+    for op in body:
+        if op.name == "gpu.barrier":
+            op.erase()
+    terminator = list(entry.operations)[-1].operation
+    index = ir.IndexType.get()
+    with ir.Location.unknown():
+        for phase in phases:
+            point = ir.InsertionPoint(terminator)
+            for extent in reversed(block):
+                with point:
+                    loop = scf.ForOp(arith.constant(index, 0), arith.constant(index, extent), arith.constant(index, 1))
+                with ir.InsertionPoint(loop.body):
+                    phase.end = scf.YieldOp([]).operation
+                point = ir.InsertionPoint(phase.end)
+                phase.ivs.append(loop.induction_variable)
+            tz, ty, tx = phase.ivs
+            with point:
+                phase.linear = arith.addi(arith.muli(arith.addi(arith.muli(tz, arith.constant(index, block[1])), ty),
+                                                     arith.constant(index, block[0])), tx)
+            for op in phase.ops:
+                op.move_before(phase.end)
+    for op in [o for o in nested_ops(entry.owner) if o.name == "gpu.thread_id"]:
+        for use in list(op.results[0].uses):
+            use.owner.operands[use.operand_number] = phases[_phase_of(use.owner, phases)].ivs[2 - _axis(op)]
+        for phase in phases:
+            phase.ops = [other for other in phase.ops if other != op]
+        op.erase()
+    _carry(phases, block)
+
+
+def _uniform(value: ir.Value, uniform: list[ir.Operation]) -> bool:
+    """Whether `value` is the same for every thread: a block argument or a hoisted op's result."""
+    owner = as_operation(value.owner)
+    return owner is None or any(owner == op for op in uniform)
+
+
+def _phase_of(op: ir.Operation, phases: list[_Phase]) -> int:
+    """The phase an op is in (through its top-level ancestor in the phase)."""
+    while True:
+        for k, phase in enumerate(phases):
+            if any(op == other for other in phase.ops):
+                return k
+        op = op.parent
+
+
+def _carry(phases: list[_Phase], block: list[int]) -> None:
+    """Values one phase computes and a later one uses: stored per thread after the phase's ops, loaded before the later phase's."""
+    first_loop = phases[0].ivs[0].owner.owner
+    for k, phase in enumerate(phases):
+        for op in phase.ops:
+            for value in op.results:
+                later = sorted({_phase_of(use.owner, phases) for use in value.uses} - {k})
+                if not later:
+                    continue
+                if not isinstance(value.type, _SCALARS):
+                    raise UnsupportedError(f"GPU emulation: a {value.type} value that differs per thread crosses a gpu.barrier; "
+                                           "it cannot be emulated")
+                with ir.Location.unknown():
+                    with ir.InsertionPoint(first_loop):
+                        slots = memref.AllocaOp(ir.MemRefType.get([math.prod(block)], value.type), [], []).result
+                    with ir.InsertionPoint(phase.end):
+                        memref.StoreOp(value, slots, [phase.linear])
+                    for j in later:
+                        with ir.InsertionPoint(phases[j].ops[0]):
+                            loaded = memref.LoadOp(slots, [phases[j].linear]).result
+                        for use in list(value.uses):
+                            if use.owner != loaded.owner and _phase_of(use.owner, phases) == j:
+                                use.owner.operands[use.operand_number] = loaded
+
+
+def _kernel_name(launch: ir.Operation) -> str:
+    """The gpu.module a gpu.launch_func launches (its kernel's function here)."""
+    return str(launch.opview.kernel).split("::")[0].lstrip("@")
+
+
+def _as_loops(launch: ir.Operation, workgroup: list[ir.Type]) -> None:
+    """Replace a gpu.launch_func by loops over its grid calling its kernel's function (which runs the
+    block's threads), with its workgroup buffers allocated once (blocks run one after another)."""
     view = launch.opview
-    name = str(view.kernel).split("::")[0].lstrip("@")
+    name = _kernel_name(launch)
     index = ir.IndexType.get()
     with ir.InsertionPoint(launch):
         zero, one = arith.constant(index, 0), arith.constant(index, 1)
+        buffers = [memref.AllocaOp(t, [], []).result for t in workgroup]
     ids: list[ir.Value] = []
     point = ir.InsertionPoint(launch)
-    for bound in (view.gridSizeZ, view.gridSizeY, view.gridSizeX, view.blockSizeZ, view.blockSizeY, view.blockSizeX):
+    for bound in (view.gridSizeZ, view.gridSizeY, view.gridSizeX):
         with point:
             loop = scf.ForOp(zero, bound, one)
         with ir.InsertionPoint(loop.body):
             scf.YieldOp([])
         point = ir.InsertionPoint.at_block_terminator(loop.body)
         ids.append(loop.induction_variable)
-    bz, by, bx, tz, ty, tx = ids
+    bz, by, bx = ids
     with point:
-        func.CallOp([], ir.FlatSymbolRefAttr.get(name), [*view.kernelOperands, bx, by, bz, tx, ty, tz])
+        func.CallOp([], ir.FlatSymbolRefAttr.get(name), [*view.kernelOperands, *buffers, bx, by, bz])
     launch.erase()
 
 
@@ -89,20 +210,19 @@ def host_module(text: str) -> str:
     with NATIVE, ir.Context(), ir.Location.unknown():
         module = ir.Module.parse(text)
         gpu_modules = [op.operation for op in module.body.operations if op.operation.name == "gpu.module"]
+        workgroups: dict[str, list[ir.Type]] = {}
         for gpu_module in gpu_modules:
             name = ir.StringAttr(gpu_module.attributes["sym_name"]).value
             for op in gpu_module.regions[0].blocks[0].operations:
                 if op.operation.name == "gpu.func":
-                    _as_function(op.operation, name)
-        launches: list[ir.Operation] = []
-        module.operation.walk(lambda op: (launches.append(op) if op.name == "gpu.launch_func" else None) or ir.WalkResult.ADVANCE)
-        for launch in launches:
-            _as_loops(launch)
+                    workgroups[name] = _as_function(op.operation, name)
+        for launch in [op for op in nested_ops(module.operation) if op.name == "gpu.launch_func"]:
+            _as_loops(launch, workgroups[_kernel_name(launch)])
         for gpu_module in gpu_modules:
             gpu_module.erase()
         if "gpu.container_module" in module.operation.attributes:  # (absent when nothing is launched: empty arrays)
             del module.operation.attributes["gpu.container_module"]
-        return str(module)
+        return str(module).replace(f", {WORKGROUP}", "")  # (workgroup buffers: host memory here)
 
 
 EMULATION = Pipeline("gpu-emulation", (Passes("llvm", PASSES),))

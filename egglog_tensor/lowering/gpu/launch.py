@@ -13,8 +13,10 @@ from mlir.dialects.transform import gpu
 
 from ...errors import UnsupportedError
 from .. import scripts
+from ..payload import nested_ops
 from ..stages.stage import Stage
-from .tile import LAUNCH, THREADS, top_foralls
+from .device import kernels
+from .tile import LAUNCH, THREADS, WORKGROUP, top_foralls
 
 
 def marked(module: ir.Module) -> list[tuple[int, int]]:
@@ -61,6 +63,20 @@ class GpuOutline(Stage):
         if left:
             raise UnsupportedError(f"GPU targets: {', '.join(left)} would run on the host, outside a kernel "
                                    "(an operation the GPU tiling does not map yet)")
+        workgroup_attributions(module)
+
+
+def workgroup_attributions(module: ir.Module) -> None:
+    """Each kernel's memref.allocs in the workgroup address space (gpu-reduce's) as its workgroup
+    attributions: shared memory both conversions lower to one LDS / shared global each."""
+    for kernel in kernels(module):
+        found = [op for op in nested_ops(kernel) if op.name == "memref.alloc" and WORKGROUP in str(op.results[0].type)]
+        entry = kernel.regions[0].blocks[0]
+        for alloc in found:
+            alloc.results[0].replace_all_uses_with(entry.add_argument(alloc.results[0].type, alloc.location))
+            alloc.erase()
+        if found:
+            kernel.attributes["workgroup_attributions"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), len(found))
 
 
 HOST_OPS = frozenset({"func.return", "arith.constant", "memref.alloc", "memref.dealloc", "memref.get_global", "gpu.launch_func",

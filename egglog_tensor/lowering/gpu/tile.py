@@ -5,8 +5,9 @@ Every linalg op but a fill becomes one kernel: its innermost parallel loop is sp
 iteration (`#gpu.block<y>`, `<z>`; more iterations per block where a loop is longer than a grid
 dimension may be), then each block's slice of the innermost loop over `threads` threads
 (`num_threads`, `#gpu.thread<x>`: static even for a partial last block). Loops beyond those three
-and every reduction loop run inside each thread: a row reduction is one thread per row (no
-reduction split across a block yet). A fill is fused into both foralls of the op it initializes,
+and every reduction loop run inside each thread: one thread per output element, for the reductions
+gpu-reduce does not split across a block (reduce.py: those are left untiled here, a linalg.dot
+or linalg.matvec generalized for it). A fill is fused into both foralls of the op it initializes,
 so it runs in that op's kernel. The transform script tiles; MLIR's one-shot bufferization follows.
 """
 
@@ -19,10 +20,12 @@ from mlir import ir
 from mlir.dialects.transform import structured
 
 from ...errors import UnsupportedError
+from ...target import Device
 from .. import scripts
 from ..payload import as_operation, linalg_ops, loop_extents, reverses
 from ..stages.stage import Stage
 
+WORKGROUP = "#gpu.address_space<workgroup>"  # the memory space of a block's shared buffers (gpu-reduce's)
 GRID_YZ = 65535  # the largest grid y and z of both vendors (x allows 2^31 - 1)
 BLOCK_AXES = ("x", "y", "z")
 _NAMED = {"matmul": "ppr", "batch_matmul": "pppr", "matvec": "pr", "vecmat": "pr", "dot": "r"}  # loop kinds of named ops
@@ -61,8 +64,8 @@ def plan_launch(op: ir.Operation, threads: int, wave: int) -> Launch:
     extents = loop_extents(op)
     parallel = [i for i, kind in enumerate(loop_kinds(op)) if kind == "p"]
     if not parallel:
-        raise UnsupportedError(f"GPU targets: {op.name} has no parallel loop (a reduction to one value); "
-                               "full reductions are not supported on GPU targets yet")
+        raise UnsupportedError(f"GPU targets: {op.name} reduces to one value with a body the block split does not "
+                               "take (one combining op: sum, product, max, min, and, or, xor); not supported on GPU targets yet")
     inner = parallel[-1]
     block = min(threads, -(-extents[inner] // wave) * wave)
     sizes = [0] * len(extents)
@@ -87,23 +90,30 @@ def _fill_of(op: ir.Operation) -> ir.Operation | None:
 
 @dataclass(frozen=True)
 class GpuTile(Stage):
-    """Linalg ops tiled over blocks and threads (scf.forall with GPU mappings), fills fused."""
+    """Linalg ops tiled over blocks and threads (scf.forall with GPU mappings), fills fused; reductions
+    over long rows left whole for gpu-reduce (a linalg.dot or matvec generalized for it)."""
 
-    wave: int  # the device's wave (warp) size: blocks are whole waves
+    device: Device
     threads: int = 256
     name: ClassVar[str] = "gpu-tile"
     scripted: ClassVar[bool] = True
 
     def script(self, module: ir.Module) -> ir.Module | None:
+        from .reduce import GENERALIZED, reduction_plan, scalar
+
         ops = linalg_ops(module)
         fills = [_fill_of(op) for op in ops]
-        kernels = [(i, op, plan_launch(op, self.threads, self.wave)) for i, op in enumerate(ops)
-                   if op.name != "linalg.fill"]
-        if not kernels:
+        split = [op.name != "linalg.fill" and (scalar(op) or reduction_plan(op, self.device) is not None) for op in ops]
+        named = [i for i, op in enumerate(ops) if split[i] and op.name in GENERALIZED]
+        kernels = [(i, op, plan_launch(op, self.threads, self.device.wave)) for i, op in enumerate(ops)
+                   if op.name != "linalg.fill" and not split[i]]
+        if not kernels and not named:
             return None
 
         def body(root: ir.Value) -> None:
             handles = scripts.linalg_handles(root, len(ops))
+            for i in named:
+                structured.GeneralizeOp(handles[i])
             for i, op, launch in kernels:
                 fill = fills[i]
                 blocks = structured.TileUsingForallOp(handles[i], tile_sizes=launch.sizes, mapping=_mapping("block", launch.axes))
@@ -142,7 +152,7 @@ def top_foralls(module: ir.Module) -> list[ir.Operation]:
 
 @dataclass(frozen=True)
 class GpuBufferize(Stage):
-    """MLIR's one-shot bufferization of the tiled module; each block forall then numbered for gpu-map."""
+    """MLIR's one-shot bufferization of the tiled module."""
 
     name: ClassVar[str] = "gpu-bufferize"
     passes: ClassVar[tuple[str, ...]] = (
@@ -150,8 +160,6 @@ class GpuBufferize(Stage):
         "canonicalize", "cse", "canonicalize",
     )
 
-    def rewrite(self, module: ir.Module) -> None:
-        mark_launches(module)
 
 
 LAUNCH = "et.launch"  # on each block-level scf.forall after bufferization: its launch's number, for the gpu-map script
@@ -159,11 +167,13 @@ THREADS = "et.threads"  # beside it: the block's threads
 
 
 def mark_launches(module: ir.Module) -> None:
-    """Number each top-level forall (one launch each) and record its block's threads, read off its thread forall."""
+    """Number each top-level forall (one launch each) and record its block's threads, read off its
+    thread forall (a block-split reduction's forall has them already)."""
     i64 = ir.IntegerType.get_signless(64)
     for number, forall in enumerate(top_foralls(module)):
         forall.attributes[LAUNCH] = ir.IntegerAttr.get(i64, number)
-        forall.attributes[THREADS] = ir.IntegerAttr.get(i64, _threads(forall))
+        if THREADS not in forall.attributes:
+            forall.attributes[THREADS] = ir.IntegerAttr.get(i64, _threads(forall))
 
 
 def _threads(forall: ir.Operation) -> int:
