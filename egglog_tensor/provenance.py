@@ -3,19 +3,23 @@
 A value of the extracted program that the traced program also holds (the same op, attributes and
 inputs) has the lines that made it. A value the optimizer made is `rewritten`: it has the lines of
 the traced values of the same op, attributes, shape and dtype (a product reordered, an op whose
-inputs were rewritten), else those of the traced values below it (a materialization), else those
-of its readers. The emitter puts these on the MLIR ops as locations (`loc("file.py":12:0)`, fused
+inputs were rewritten), else, for an output, the traced output's (the same value), else those of the
+traced values below it (a materialization), else those of its readers. Arguments have no line. The emitter puts these on the MLIR ops as locations (`loc("file.py":12:0)`, fused
 when several lines made one op), so MLIR's diagnostics name the user's lines, and the `provenance`
 stage lists each emitted op with its lines.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import linecache
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
+from .errors import EgglogTensorError
 from .graph import Builder, Node, topological
 
 Line = tuple[str, int]  # (file, line)
@@ -27,6 +31,14 @@ class Where:
 
     lines: frozenset[Line]
     rewritten: bool
+
+
+def defined(fn: Callable[..., object]) -> Line | None:
+    """The (file, line) of the `def` of a kernel's function (through decorators and partials), else None."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return (code.co_filename, code.co_firstlineno) if code is not None else None
 
 
 def located(traced: Sequence[Node], locations: Mapping[Node, Line], extracted: Sequence[Node]) -> dict[int, Where]:
@@ -44,6 +56,7 @@ def located(traced: Sequence[Node], locations: Mapping[Node, Line], extracted: S
             exact.setdefault(id(traced_copies[id(n)]), set()).add(locations[n])
             alike.setdefault(kind(n), set()).add(locations[n])
     known = {id(c) for c in traced_copies.values()}
+    same = {id(n): {locations[t]} for t, n in zip(traced, extracted) if t in locations}  # an output: the traced output's
     nodes = topological(list(extracted))
     found: dict[int, set[Line]] = {}
     rewritten: dict[int, bool] = {}
@@ -51,7 +64,8 @@ def located(traced: Sequence[Node], locations: Mapping[Node, Line], extracted: S
         k = id(copies[id(n)])
         rewritten[id(n)] = k not in known
         below = set().union(*(found[id(i)] for i in n.inputs))
-        found[id(n)] = set(exact.get(k, ())) if not rewritten[id(n)] else set(alike.get(kind(n), ())) or below
+        found[id(n)] = (set(exact.get(k, ())) if not rewritten[id(n)]
+                        else set(alike.get(kind(n), ())) or set(same.get(id(n), ())) or below)
     for n in reversed(nodes):  # values with no line below them take their readers'
         for i in n.inputs:
             if not found[id(i)]:
@@ -59,13 +73,37 @@ def located(traced: Sequence[Node], locations: Mapping[Node, Line], extracted: S
     return {id(n): Where(frozenset(found[id(n)]), rewritten[id(n)]) for n in nodes}
 
 
+def lines_in(location: object) -> list[Line]:
+    """The (file, line)s an MLIR location names (its text as MLIR prints it, or an ir.Location)."""
+    return [(f, int(n)) for f, n in _FILE.findall(str(location))]
+
+
+def source(lines: Iterable[Line], short: bool = False) -> str:
+    """`file:line: code` of each line ("; " between them); `short`: the file's name without its directory."""
+    return "; ".join(f"{f.rsplit('/', 1)[-1] if short else f}:{n}: {linecache.getline(f, n).strip()}" for f, n in sorted(lines))
+
+
+@contextmanager
+def naming(lines: Iterable[Line]) -> Iterator[None]:
+    """An EgglogTensorError raised inside names the user's `lines` (those of the value or op it was
+    raised for) at the end of its message, once: the innermost `naming` names them, outer ones
+    leave them. `error.lines` keeps them."""
+    try:
+        yield
+    except EgglogTensorError as error:
+        lines = sorted(lines)
+        if lines and getattr(error, "lines", None) is None and len(error.args) == 1 and isinstance(error.args[0], str):
+            error.lines = lines
+            error.args = (f"{error.args[0]}\n  at {source(lines)}",)
+        raise
+
+
 def listing(ops: Sequence[tuple[str, str]]) -> str:
     """The `provenance` stage: each op of the kernel's body (its name, its location as MLIR prints it)
     with the source lines it came from."""
     rows = []
     for name, where in ops:
-        lines = [(f, int(n)) for f, n in _FILE.findall(where)]
-        text = "; ".join(f"{f.rsplit('/', 1)[-1]}:{n}: {linecache.getline(f, n).strip()}" for f, n in lines) or "(no source line)"
+        text = source(lines_in(where), short=True) or "(no source line)"
         rows.append(f"{name:24s} <- {text}" + (" [rewritten by the optimizer]" if '"rewritten"' in where else ""))
     return "\n".join(rows)
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import inspect
+import re
 
 import numpy as np
+import pytest
 
 import egglog_tensor as et
 from egglog_tensor.graph import Builder
 from egglog_tensor.provenance import located
+
+from test_tiling import pinned_tiles
 
 
 def layer(x, b):
@@ -53,3 +57,49 @@ def test_located_matches_through_rewriting():
     by_op = {w.rewritten: w.lines for w in where.values()}
     assert sorted(by_op[False]) == [("f.py", 2)]  # x and exp: as traced (x takes its reader's line)
     assert by_op[True] == frozenset({("f.py", 2), ("f.py", 3)}) or by_op[True] == frozenset({("f.py", 3)})
+
+
+def softmax(x):
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def test_source_lines_reach_the_llvm_ir_and_the_assembly():
+    x = np.random.default_rng(0).standard_normal((64, 100), dtype=np.float32)
+    f = et.kernel(softmax, target="cpu")
+    comp = f.inspect(x)
+    llvm_ir, asm = comp.stage("llvm-ir"), comp.stage("asm")
+    assert re.search(r'!DIFile\(filename: "test_provenance.py", directory: "[^"]*tests"\)', llvm_ir)
+    lines = {int(n) for n in re.findall(r"!DILocation\(line: (\d+)", llvm_ir)}
+    assert {_line(softmax, "np.exp"), _line(softmax, "return")} <= lines  # the ops' lines, through the pipeline
+    assert re.search(rf"!DISubprogram\(name: \"kernel\".*line: {softmax.__code__.co_firstlineno}\b", llvm_ir)  # its def line
+    assert re.search(r'\.file\s+\d+ "[^"]*tests" "test_provenance.py"', asm)
+    assert re.search(rf"\.loc\s+\d+ {_line(softmax, 'np.exp')} ", asm)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    np.testing.assert_allclose(f(x), e / e.sum(-1, keepdims=True), rtol=1e-5)  # MCJIT loads code with line tables
+
+
+def product(a, b):
+    c = a + 1.0
+    return c @ b
+
+
+def test_an_error_in_emission_names_the_users_line():
+    """A user's rule pinning tiles no matmul can take: the error raised emitting the product names its line."""
+    a = np.ones((2, 8, 8), np.float32)
+    with pytest.raises(et.CompileError, match=r"matmul_tiled: tiles must be") as raised:
+        et.kernel(product, rules=pinned_tiles(0, 32, 32), target="cpu").inspect(a, a)
+    line = _line(product, "c @ b")
+    assert f"\n  at {__file__}:{line}: return c @ b" in str(raised.value)
+    assert raised.value.lines == [(__file__, line)]
+
+
+def test_an_error_in_a_lowering_stage_names_the_users_line():
+    """The gpu-tile stage refuses a full reduction: its message names the line that summed (the op's MLIR location)."""
+    def total(x):
+        y = np.exp(x)
+        return np.sum(y) + 1.0
+
+    with pytest.raises(et.UnsupportedError, match="full reductions are not supported") as raised:
+        et.kernel(total, target="nvvm:sm_90").inspect(np.ones((64, 64), np.float32))
+    assert f"\n  at {__file__}:{_line(total, 'np.sum')}: return np.sum(y) + 1.0" in str(raised.value)
