@@ -35,7 +35,7 @@ from .lowering.gpu.codegen import build as device_code
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
-from .provenance import defined, listing, located
+from .provenance import builders, defined, listing, located
 from .termtext import extracted_text, program_text
 from .runtime import NativeFunction
 from .spec import ArgSpec, signature, spec_of
@@ -292,7 +292,7 @@ def lower(optimized: Optimized) -> Lowered:
     traced, nodes = optimized.traced, list(optimized.outputs)
     options = traced.options
     timings = dict(optimized.timings)
-    where = located(traced.outputs, traced.locations, nodes)
+    where = located(traced.outputs, traced.locations, nodes, builders(optimized.report))
     with_lines: list[tuple[str, list[tuple[str, str]]]] = []
     linalg = _timed(timings, "emit", lambda: emit(nodes, traced.names, traced.specs, options.target, streaming=options.streaming,
                                                  fastmath=options.fastmath, locations=where, located=with_lines,

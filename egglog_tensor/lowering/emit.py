@@ -176,7 +176,8 @@ class Emitter:
             return ir.Location.current
         lines = [ir.Location.file(f, n, 0) for f, n in sorted(where.lines)]
         loc = lines[0] if len(lines) == 1 else ir.Location.fused(lines)
-        return ir.Location.name("rewritten", childLoc=loc) if where.rewritten else loc
+        rules = f" by rules {', '.join(where.rules)}" if where.rules else ""
+        return ir.Location.name(f"rewritten{rules}", childLoc=loc) if where.rewritten else loc
 
     def _materialize(self, node: Node) -> ir.Value:
         if node.op == "arg":
