@@ -170,7 +170,9 @@ class Emitter:
 
     def _location(self, node: Node) -> ir.Location:
         """The MLIR location of the ops made for `node`: its source lines (fused when several), named
-        "rewritten" when the optimizer made it (egglog_tensor/provenance.py); the enclosing one if unknown."""
+        "rewritten" when the optimizer made it, "rewritten by rules a, b" naming the rules that may have
+        (egglog_tensor/provenance.py); the enclosing one if unknown. (A name around the lines, not a
+        fused part: the LLVM line tables take the lines through it.)"""
         where = self.locations.get(id(node))
         if where is None or not where.lines:
             return ir.Location.current
