@@ -106,3 +106,11 @@ def test_an_error_in_a_lowering_stage_names_the_users_line():
     with pytest.raises(et.UnsupportedError, match="full reductions are not supported") as raised:
         et.kernel(total, target="nvvm:sm_90").inspect(np.ones((64, 64), np.float32))
     assert f"\n  at {__file__}:{_line(total, 'np.sum')}: return np.sum(y) + 1.0" in str(raised.value)
+
+
+def test_a_users_rule_is_named_by_its_ruleset():
+    a = np.ones((2, 16, 16), np.float32)
+    comp = et.kernel(product, rules=pinned_tiles(8, 8, 8), target="cpu").inspect(a, a)
+    assert "matmul_tiled(" in comp.extracted_term
+    rows = [r for r in comp.stage("provenance").splitlines() if r.endswith("]") and ": return c @ b" in r]
+    assert rows and all("[rewritten by the optimizer: rules " in r and "tiles_8_8_8" in r for r in rows), comp.stage("provenance")
