@@ -69,9 +69,10 @@ def softmax(x):
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
-def test_source_lines_reach_the_llvm_ir_and_the_assembly():
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+def test_source_lines_reach_the_llvm_ir_and_the_assembly(target):
     x = np.random.default_rng(0).standard_normal((64, 100), dtype=np.float32)
-    f = et.kernel(softmax, target="cpu")
+    f = et.kernel(softmax, target=target)
     comp = f.inspect(x)
     llvm_ir, asm = comp.stage("llvm-ir"), comp.stage("asm")
     assert re.search(r'!DIFile\(filename: "test_provenance.py", directory: "[^"]*tests"\)', llvm_ir)
