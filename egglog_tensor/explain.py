@@ -93,6 +93,20 @@ def program(comp: Compilation) -> list[str]:
     return out
 
 
+_MADE = re.compile(r"\[rewritten by the optimizer(?:: rules ([^\]]+))?\]$", re.MULTILINE)
+
+
+def provenance(comp: Compilation) -> list[str]:
+    """A sentence on the emitted ops the optimizer made and the rules that may have (the provenance stage's rows)."""
+    made = _MADE.findall(comp.stage("provenance"))
+    if not made:
+        return []
+    rules = dict.fromkeys(r for names in made for r in names.split(", ") if r)
+    return [f"{_count(len(made), 'emitted op')} compute values the optimizer made, not in the traced program"
+            + (f"; the rules that matched and build them: {', '.join(rules)} (candidates: egglog keeps no history per node)"
+               if rules else "") + ". [provenance]"]
+
+
 def lowering(comp: Compilation) -> list[str]:
     """Sentences from the lowering stages' facts and texts."""
     out = []
@@ -124,4 +138,4 @@ def lowering(comp: Compilation) -> list[str]:
 
 def explain(comp: Compilation) -> str:
     """The decisions of one compilation, one sentence per line."""
-    return "\n".join(optimizer(comp) + program(comp) + lowering(comp))
+    return "\n".join(optimizer(comp) + program(comp) + provenance(comp) + lowering(comp))

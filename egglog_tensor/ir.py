@@ -218,6 +218,7 @@ WITH_LANES = {"sum": Tensor.sum_lanes, "max": Tensor.max_lanes, "min": Tensor.mi
 OP_OF = {fn: op for op, fn in CONSTRUCTORS.items()} | {materialize_shared: "materialize"} | {
     fn: op for op, fn in WITH_LANES.items()
 }
+OP_OF_REF = {fn.__egg_ref__: op for fn, op in OP_OF.items()}  # by egglog callable (a rule declaration's CallDecl)
 
 DTYPE_TERMS = {
     "float32": DType.float32,

@@ -239,6 +239,7 @@ class _Static:
     def __init__(self, fn: Callable[..., Any], names: tuple[str, ...], static: tuple[tuple[str, Any], ...], given: dict[str, Any]) -> None:
         self.fn, self.names, self.static, self.given = fn, names, static, given  # static: the key (lists as tuples); given: as passed
         self.__name__ = function_name(fn)
+        self.__wrapped__ = fn  # (provenance.defined: the user's def line)
 
     def __call__(self, *runtime: Any) -> Any:
         given, rest = self.given, iter(runtime)
@@ -255,6 +256,7 @@ class _Call:
     def __init__(self, fn: Callable[..., Any], layout: Layout) -> None:
         self.fn, self.layout, self.tree = fn, layout, None
         self.__name__ = function_name(fn)
+        self.__wrapped__ = fn  # (provenance.defined: the user's def line)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Call) and (self.fn, self.layout) == (other.fn, other.layout)

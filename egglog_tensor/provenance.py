@@ -3,34 +3,105 @@
 A value of the extracted program that the traced program also holds (the same op, attributes and
 inputs) has the lines that made it. A value the optimizer made is `rewritten`: it has the lines of
 the traced values of the same op, attributes, shape and dtype (a product reordered, an op whose
-inputs were rewritten), else those of the traced values below it (a materialization), else those
-of its readers. The emitter puts these on the MLIR ops as locations (`loc("file.py":12:0)`, fused
-when several lines made one op), so MLIR's diagnostics name the user's lines, and the `provenance`
-stage lists each emitted op with its lines.
+inputs were rewritten), else, for an output, the traced output's (the same value), else those of the
+traced values below it (a materialization), else those of its readers. Arguments have no line.
+A rewritten value also names the rules that may have made it (`builders`: those that matched in the
+run and build its op; egglog keeps no per-node history, so these are candidates, not a proof).
+
+The emitter puts these on the MLIR ops as locations (`loc("file.py":12:0)`, fused when several lines
+made one op, inside a name `"rewritten by rules a, b"`), so MLIR's diagnostics name the user's
+lines, the debug-info stage makes them LLVM line tables, an error raised for a value or an op names
+them (`naming`), and the `provenance` stage lists each emitted op with its lines and rules.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 import linecache
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from egglog.declarations import BiRewriteDecl, CallDecl, RewriteDecl, RuleDecl
+
+from .errors import EgglogTensorError
 from .graph import Builder, Node, topological
+from .ir import OP_OF_REF
+from .rulesets.groups import group_of
+
+if TYPE_CHECKING:
+    from .optimize import OptimizeReport
 
 Line = tuple[str, int]  # (file, line)
 
 
 @dataclass(frozen=True)
 class Where:
-    """The source lines of one value, and whether the optimizer made it (not in the traced program)."""
+    """The source lines of one value, whether the optimizer made it (not in the traced program), and
+    then the rules that may have: those that matched and build its op (`builders`)."""
 
     lines: frozenset[Line]
     rewritten: bool
+    rules: tuple[str, ...] = ()
 
 
-def located(traced: Sequence[Node], locations: Mapping[Node, Line], extracted: Sequence[Node]) -> dict[int, Where]:
-    """Where of each extracted node, by id (module docstring)."""
+def builders(report: OptimizeReport) -> dict[str, tuple[str, ...]]:
+    """Op -> the rules (by group, else by ruleset) that matched in this run and build that op: the
+    op at the root of their right-hand side, or one their right-hand side has and their left-hand
+    side does not. A rule that matched need not have made the extracted node: this names the
+    candidates, not a proof (egglog records no per-node history)."""
+    found: dict[str, dict[str, None]] = {}
+    for stats in report.rulesets:
+        for matched, _ in stats.counted:
+            rule = getattr(matched, "rule", None)  # (a report read back from the cache keeps only texts)
+            if rule is not None:
+                for op in _built(rule):
+                    found.setdefault(op, {})[group_of(rule) or stats.name] = None
+    return {op: tuple(names) for op, names in found.items()}
+
+
+@functools.cache
+def _built(rule: object) -> frozenset[str]:
+    """The ops a rule declaration builds (builders' docstring)."""
+    if isinstance(rule, (RewriteDecl, BiRewriteDecl)):
+        matched, made = _ops(rule.lhs), _ops(rule.rhs)
+        root = {OP_OF_REF[rule.rhs.callable]} if isinstance(rule.rhs, CallDecl) and rule.rhs.callable in OP_OF_REF else set()
+        return frozenset(root | (made - matched) | ((matched - made) if isinstance(rule, BiRewriteDecl) else set()))
+    if isinstance(rule, RuleDecl):
+        return frozenset(_ops(rule.head) - _ops(rule.body))
+    return frozenset()
+
+
+def _ops(decl: object) -> set[str]:
+    """The tensor ops called anywhere in an egglog declaration (its fields walked)."""
+    found, stack = set(), [decl]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, CallDecl) and d.callable in OP_OF_REF:
+            found.add(OP_OF_REF[d.callable])
+        if isinstance(d, tuple):
+            stack.extend(d)
+        elif dataclasses.is_dataclass(d) and not isinstance(d, type):
+            stack.extend(getattr(d, f.name) for f in dataclasses.fields(d))
+    return found
+
+
+def defined(fn: Callable[..., object]) -> Line | None:
+    """The (file, line) of the `def` of a kernel's function (through decorators and partials), else None."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return (code.co_filename, code.co_firstlineno) if code is not None else None
+
+
+def located(traced: Sequence[Node], locations: Mapping[Node, Line], extracted: Sequence[Node],
+            rules: Mapping[str, tuple[str, ...]] | None = None) -> dict[int, Where]:
+    """Where of each extracted node, by id (module docstring); a rewritten one's rules: those `rules`
+    (`builders`) names for its op."""
     builder = Builder()  # (copied into one builder, a value of both programs is one node)
     traced_copies, copies = builder.copy(list(traced)), builder.copy(list(extracted))
 
@@ -44,6 +115,7 @@ def located(traced: Sequence[Node], locations: Mapping[Node, Line], extracted: S
             exact.setdefault(id(traced_copies[id(n)]), set()).add(locations[n])
             alike.setdefault(kind(n), set()).add(locations[n])
     known = {id(c) for c in traced_copies.values()}
+    same = {id(n): {locations[t]} for t, n in zip(traced, extracted) if t in locations}  # an output: the traced output's
     nodes = topological(list(extracted))
     found: dict[int, set[Line]] = {}
     rewritten: dict[int, bool] = {}
@@ -51,12 +123,40 @@ def located(traced: Sequence[Node], locations: Mapping[Node, Line], extracted: S
         k = id(copies[id(n)])
         rewritten[id(n)] = k not in known
         below = set().union(*(found[id(i)] for i in n.inputs))
-        found[id(n)] = set(exact.get(k, ())) if not rewritten[id(n)] else set(alike.get(kind(n), ())) or below
+        found[id(n)] = (set(exact.get(k, ())) if not rewritten[id(n)]
+                        else set(alike.get(kind(n), ())) or set(same.get(id(n), ())) or below)
     for n in reversed(nodes):  # values with no line below them take their readers'
         for i in n.inputs:
             if not found[id(i)]:
                 found[id(i)] |= found[id(n)]
-    return {id(n): Where(frozenset(found[id(n)]), rewritten[id(n)]) for n in nodes}
+    rules = rules or {}
+    return {id(n): Where(frozenset(found[id(n)]), rewritten[id(n)], rules.get(n.op, ()) if rewritten[id(n)] else ())
+            for n in nodes}
+
+
+def lines_in(location: object) -> list[Line]:
+    """The (file, line)s an MLIR location names (its text as MLIR prints it, or an ir.Location)."""
+    return [(f, int(n)) for f, n in _FILE.findall(str(location))]
+
+
+def source(lines: Iterable[Line], short: bool = False) -> str:
+    """`file:line: code` of each line ("; " between them); `short`: the file's name without its directory."""
+    return "; ".join(f"{f.rsplit('/', 1)[-1] if short else f}:{n}: {linecache.getline(f, n).strip()}" for f, n in sorted(lines))
+
+
+@contextmanager
+def naming(lines: Iterable[Line]) -> Iterator[None]:
+    """An EgglogTensorError raised inside names the user's `lines` (those of the value or op it was
+    raised for) at the end of its message, once: the innermost `naming` names them, outer ones
+    leave them. `error.lines` keeps them."""
+    try:
+        yield
+    except EgglogTensorError as error:
+        lines = sorted(lines)
+        if lines and getattr(error, "lines", None) is None and len(error.args) == 1 and isinstance(error.args[0], str):
+            error.lines = lines
+            error.args = (f"{error.args[0]}\n  at {source(lines)}",)
+        raise
 
 
 def listing(ops: Sequence[tuple[str, str]]) -> str:
@@ -64,10 +164,12 @@ def listing(ops: Sequence[tuple[str, str]]) -> str:
     with the source lines it came from."""
     rows = []
     for name, where in ops:
-        lines = [(f, int(n)) for f, n in _FILE.findall(where)]
-        text = "; ".join(f"{f.rsplit('/', 1)[-1]}:{n}: {linecache.getline(f, n).strip()}" for f, n in lines) or "(no source line)"
-        rows.append(f"{name:24s} <- {text}" + (" [rewritten by the optimizer]" if '"rewritten"' in where else ""))
+        text = source(lines_in(where), short=True) or "(no source line)"
+        rules = _RULES.search(where)
+        rows.append(f"{name:24s} <- {text}" + (f" [rewritten by the optimizer{': rules ' + rules[1] if rules else ''}]"
+                                               if '"rewritten' in where else ""))
     return "\n".join(rows)
 
 
 _FILE = re.compile(r'"([^"]+)":(\d+):\d+')
+_RULES = re.compile(r'"rewritten by rules ([^"]+)"')

@@ -35,7 +35,7 @@ from .lowering.gpu.codegen import build as device_code
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
-from .provenance import listing, located
+from .provenance import builders, defined, listing, located
 from .termtext import extracted_text, program_text
 from .runtime import NativeFunction
 from .spec import ArgSpec, signature, spec_of
@@ -292,13 +292,14 @@ def lower(optimized: Optimized) -> Lowered:
     traced, nodes = optimized.traced, list(optimized.outputs)
     options = traced.options
     timings = dict(optimized.timings)
-    where = located(traced.outputs, traced.locations, nodes)
+    where = located(traced.outputs, traced.locations, nodes, builders(optimized.report))
     with_lines: list[tuple[str, list[tuple[str, str]]]] = []
     linalg = _timed(timings, "emit", lambda: emit(nodes, traced.names, traced.specs, options.target, streaming=options.streaming,
-                                                 fastmath=options.fastmath, locations=where, located=with_lines))
+                                                 fastmath=options.fastmath, locations=where, located=with_lines,
+                                                 source=defined(traced.fn)))
     gpu = options.target.device is not None
-    located_text, ops = with_lines[0]  # (GPU pipelines run on the text without locations: device code takes none)
-    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(linalg if gpu else located_text, pipeline_for(options.target), printed=False))
+    located_text, ops = with_lines[0]
+    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(located_text, pipeline_for(options.target), printed=False))
     provenance = ("provenance", listing(ops))
     if gpu:  # a GPU target: device module, LLVM IR, code, its checks (lowering/gpu/codegen.py)
         built, code = _timed(timings, "device", lambda: device_code(ran.final, options.target, ran.facts[options.target.name].bare))

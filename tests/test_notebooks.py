@@ -25,7 +25,7 @@ def test_notebook_runs(path: Path, monkeypatch) -> None:
 
 def test_the_notebooks_are_there_and_saved_with_their_outputs() -> None:
     names = [p.stem for p in NOTEBOOKS]
-    assert names[0] == "01-quickstart" and {"02-rulesets", "03-stages", "04-benchmarks"} <= set(names)
+    assert names[0] == "01-quickstart" and {"02-rulesets", "03-stages", "04-benchmarks", "05-gpu"} <= set(names)
     for path in NOTEBOOKS:
         code = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
         assert all(c.execution_count for c in code), f"{path.name}: save it executed (outputs are part of the docs)"

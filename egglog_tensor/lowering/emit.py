@@ -24,7 +24,7 @@ from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node, depth, topological
 from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS
-from egglog_tensor.provenance import Where
+from egglog_tensor.provenance import Line, Where, naming
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
@@ -163,20 +163,23 @@ class Emitter:
         """The tensor value of `node`, emitted once."""
         value = self.values.get(id(node))
         if value is None:
-            with self._location(node):
+            with self._location(node), naming(self.locations[id(node)].lines if id(node) in self.locations else ()):
                 value = self._materialize(node)
             self.values[id(node)] = value
         return value
 
     def _location(self, node: Node) -> ir.Location:
         """The MLIR location of the ops made for `node`: its source lines (fused when several), named
-        "rewritten" when the optimizer made it (egglog_tensor/provenance.py); the enclosing one if unknown."""
+        "rewritten" when the optimizer made it, "rewritten by rules a, b" naming the rules that may have
+        (egglog_tensor/provenance.py); the enclosing one if unknown. (A name around the lines, not a
+        fused part: the LLVM line tables take the lines through it.)"""
         where = self.locations.get(id(node))
         if where is None or not where.lines:
             return ir.Location.current
         lines = [ir.Location.file(f, n, 0) for f, n in sorted(where.lines)]
         loc = lines[0] if len(lines) == 1 else ir.Location.fused(lines)
-        return ir.Location.name("rewritten", childLoc=loc) if where.rewritten else loc
+        rules = f" by rules {', '.join(where.rules)}" if where.rules else ""
+        return ir.Location.name(f"rewritten{rules}", childLoc=loc) if where.rewritten else loc
 
     def _materialize(self, node: Node) -> ir.Value:
         if node.op == "arg":
@@ -926,7 +929,7 @@ def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -
 
 def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], target: Target, fn_name: str = "kernel",
          streaming: bool = True, fastmath: frozenset[str] = frozenset(), locations: Mapping[int, Where] | None = None,
-         located: list[tuple[str, list[tuple[str, str]]]] | None = None) -> str:
+         located: list[tuple[str, list[tuple[str, str]]]] | None = None, source: Line | None = None) -> str:
     """MLIR text of a module with one C-interface function `fn_name(args..., outs...)`, its contractions
     tagged with `target`'s tiles; streaming=False marks it so that lowering/stages/loops.py keeps plain
     stores; `fastmath` (LLVM's flags) go on its float arithmetic, and "afn" marks it so that
@@ -934,7 +937,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
     (provenance.located) the ops carry the user's source lines: `located` receives the module printed
     with them (the text the pipeline runs on, so diagnostics name those lines) and (name, location) of
     each op of the function's body but its boilerplate."""
-    with NATIVE, ir.Context(), ir.Location.unknown():  # (no fork meanwhile: egglog_tensor/forked.py)
+    with NATIVE, ir.Context() as context, _function_location(source, context):  # (no fork meanwhile: egglog_tensor/forked.py)
         module = ir.Module.create()
         arg_types = [memref_type(s) for s in specs]
         out_types = [ir.MemRefType.get(list(o.shape), scalar.storage_type(o.dtype)) for o in outputs]
@@ -968,6 +971,12 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
             ops = [(op.name, str(op.location)) for op in entry.operations if op.name not in _BOILERPLATE]
             located.append((module.operation.get_asm(enable_debug_info=True), ops))
         return str(module)
+
+
+def _function_location(source: Line | None, context: ir.Context) -> ir.Location:
+    """The location of the function and of ops no value of the program made: the line defining the
+    user's function (the debug-info stage's DISubprogram), else unknown."""
+    return ir.Location.file(*source, 0, context=context) if source else ir.Location.unknown(context=context)
 
 
 _BOILERPLATE = ("arith.constant", "func.return", "bufferization.to_tensor", "bufferization.materialize_in_destination")

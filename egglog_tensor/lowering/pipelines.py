@@ -184,7 +184,7 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
             if after is not None:
                 module, current = after, None
             if current is None and (printed or stage is pipeline.stages[-1]):
-                current = str(module)
+                current = module.operation.get_asm(enable_debug_info=stage.with_locations)
             send(("text", stage.name, current))
         assert current is not None
         left = _unlowered_ops(current) if pipeline.host else []

@@ -83,6 +83,6 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         written.extend(n for n, _ in changed)
     if checks is not None:
         checks.extend(message for _, message in trace.checks)
-    if locations is not None:
-        locations.update(trace.locations)
+    if locations is not None:  # (not the arguments': the caller's line made them, no line of fn)
+        locations.update((node, line) for node, line in trace.locations.items() if node.op != "arg")
     return outputs + [node for _, node in changed] + [flag for flag, _ in trace.checks], is_tuple

@@ -20,6 +20,7 @@ from mlir import ir
 from mlir.dialects.transform import structured
 
 from ...errors import UnsupportedError
+from ...provenance import lines_in, naming
 from ...target import Device
 from .. import scripts
 from ..payload import as_operation, linalg_ops, loop_extents, reverses
@@ -58,7 +59,12 @@ def loop_kinds(op: ir.Operation) -> str:
 
 
 def plan_launch(op: ir.Operation, threads: int, wave: int) -> Launch:
-    """The tiling of `op` for blocks of at most `threads` threads (whole waves)."""
+    """The tiling of `op` for blocks of at most `threads` threads (whole waves); an error names `op`'s source lines."""
+    with naming(lines_in(op.location)):
+        return _plan_launch(op, threads, wave)
+
+
+def _plan_launch(op: ir.Operation, threads: int, wave: int) -> Launch:
     if reverses(op):  # (linalg's tiling asserts on a negative map coefficient)
         raise UnsupportedError("GPU targets: a reversed view (a[::-1], np.flip, or an index list read backwards) is not supported yet")
     extents = loop_extents(op)

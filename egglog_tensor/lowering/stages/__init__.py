@@ -20,6 +20,7 @@ A compilation's MLIR (linalg on tensors from lowering/emit.py) goes through them
     streams       streams.py        streamed stores' access groups (made non-temporal after O3)
     loop-metadata loop_metadata.py  loop annotations where mlir-translate emits them
     vecmath       vecmath.py        libm calls LLVM vectorizes with libmvec
+    debug-info    debuginfo.py      the ops' source lines as LLVM line tables (DILocation, .loc)
 
 `cpu(target)` and `cpu_openmp(target)` are those stages for a Target; lowering/pipelines.py runs
 them. A stage's `rewrite` (or, for a script stage, `decided`) may return a typed record of what it
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 from ...target import Target
 from .bufferize import Bufferize, Workspace
+from .debuginfo import DebugInfo
 from .flatten import Flatten, Flattened
 from .interleave import Interleave, Interleaved
 from .lanes import Lanes
@@ -55,7 +57,7 @@ RECORDS = {record.__name__: record for record in (Workspace, Flattened, Interlea
 def cpu(target: Target) -> tuple[Stage, ...]:
     """The stages of the "cpu" pipeline for `target`."""
     return (Rows(target), Tile(target), Bufferize(), Flatten(), Lanes(target), Math(target), Loops(target),
-            Interleave(target), Vector(), LLVM(), Streams(), LoopMetadata(), Vecmath(target))
+            Interleave(target), Vector(), LLVM(), Streams(), LoopMetadata(), Vecmath(target), DebugInfo())
 
 
 def cpu_openmp(target: Target) -> tuple[Stage, ...]:
@@ -66,4 +68,4 @@ def cpu_openmp(target: Target) -> tuple[Stage, ...]:
     forall -> scf.parallel -> omp.parallel/omp.wsloop."""
     return (Rows(target), Parallel(target), Tile(target), Bufferize(), Flatten(), Lanes(target), Math(target),
             Loops(target, parallel=True), Interleave(target), Vector(), OpenMP(target.threads), LLVM(openmp=True),
-            Streams(), LoopMetadata(), Vecmath(target))
+            Streams(), LoopMetadata(), Vecmath(target), DebugInfo())

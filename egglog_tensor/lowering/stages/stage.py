@@ -25,6 +25,7 @@ class Stage:
     passes: tuple[str, ...] = ()
     scripted: ClassVar[bool] = False
     planned: ClassVar[bool] = False  # its script reads the run's contraction plan (lowering/plan.py), made for its `target`
+    with_locations: ClassVar[bool] = False  # its IR is printed with the ops' locations (debuginfo.py: mlir-translate reads them)
 
     def script(self, module: ir.Module) -> ir.Module | None:
         """The transform module to apply before the passes (only called when `scripted`; a `planned`
