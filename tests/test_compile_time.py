@@ -11,12 +11,11 @@ import pickle
 import sys
 import typing
 
-import numpy as np
 import egglog.egraph
+import numpy as np
 import pytest
 from egglog import EGraph
 from egglog.egraph_state import EGraphState
-
 from mlir import ir
 
 import egglog_tensor as et
