@@ -536,13 +536,14 @@ class Lookup:
         if path is None:
             return DISABLED, self.note
         try:
+            extracted = comp.extracted_term  # (the term texts are made when first read: an entry keeps them)
             header = {
                 "key": self.key,
                 "created": time.time(),
                 "name": comp.name,
-                "texts": comp.texts.made(),
+                "texts": {**comp.texts.made(), "traced": comp.traced_term, "extracted": extracted},
                 "report": encode_report(comp.report),
-                "extracted_term": comp.extracted_term,
+                "extracted_term": extracted,
                 "outputs": encode_nodes(comp.outputs),
                 "returns_tuple": comp.returns_tuple,
                 "facts": encode_facts(comp.facts),

@@ -89,9 +89,7 @@ class Compilation:
     options: Options
     returns_tuple: bool
     outputs: list[Node]
-    traced_term: str
     report: OptimizeReport
-    extracted_term: str
     texts: StageTexts = field(default_factory=lambda: StageTexts(()))  # by stage name; made when first read (texts.py)
     facts: dict[str, Any] = field(default_factory=dict)  # what each stage decided, by stage name (lowering/stages/)
     timings: dict[str, float] = field(default_factory=dict)
@@ -107,6 +105,16 @@ class Compilation:
     timing: Timing | None = None  # estimated beside measured time per call, once `Kernel.measure` ran
     tuned: Any = None  # the candidates `Kernel.autotune` timed (autotune.Tuned), on the compilation it chose
     tree: Any = None  # a result that is a dict, list or nested tuple: its structure (pytree.py; set by Kernel), the outputs its leaves
+
+    @property
+    def traced_term(self) -> str:
+        """The traced program's text (the "traced" stage; egglog's printer formats it: made when first read)."""
+        return self.texts["traced"]
+
+    @property
+    def extracted_term(self) -> str:
+        """The extracted program's text (the "extracted" stage; made when first read)."""
+        return self.texts["extracted"]
 
     @property
     def workspace(self) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
@@ -271,9 +279,7 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         options=options,
         returns_tuple=entry.returns_tuple,
         outputs=entry.outputs,
-        traced_term=entry.texts.get("traced", ""),
         report=entry.report,
-        extracted_term=str(entry.header.get("extracted_term", "")),
         texts=StageTexts(entry.texts.items(), {**stages.mlir_remakes(list(entry.texts.items()), options.target),
                                                **stages.report_remake(entry.report), "asm": lambda: {"asm": entry.module.asm}}),
         facts=dict(entry.facts),

@@ -19,14 +19,14 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 from dataclasses import dataclass, field, replace
 
-from egglog import EGraph, Ruleset, Schedule, Vec
+from egglog import EGraph, Ruleset, Schedule, Vec, bindings
 from egglog.declarations import RulesetDecl
 from egglog.pretty import pretty_decl
 
 from .cost import TensorCostModel
 from .extract import Extracted, ExtractionError, extract
 from .graph import Builder, Node, topological
-from .ir import Program, Tensor, from_term, node_term, static_facts, to_term
+from .ir import Program, Tensor, from_term, node_term, static_facts
 from .progress import Progress
 
 T = TypeVar("T")
@@ -172,12 +172,15 @@ class _Matched:
 
 
 def _owner(decls: Any, rule: object) -> str:
-    """The name of the ruleset holding a rule of `decls` (egglog declarations)."""
-    known = _OWNERS.get(rule)
-    if known is None:
-        known = _OWNERS[rule] = next((_short(ident.name) for ident, decl in decls._rulesets.items()
-                                      if isinstance(decl, RulesetDecl) and rule in decl.rules), "?")
-    return known
+    """The name of the first ruleset of `decls` (egglog declarations) holding `rule`: on a rule not
+    seen before, every rule of `decls` is indexed in one pass (looking each up in every ruleset's
+    list compared rules deeply: a fifth of a second kernel's optimizer time)."""
+    if rule not in _OWNERS:
+        for ident, decl in decls._rulesets.items():
+            if isinstance(decl, RulesetDecl):
+                for held in decl.rules:
+                    _OWNERS.setdefault(held, _short(ident.name))
+    return _OWNERS.get(rule, "?")
 
 
 def _tally(stats: dict[str, _Tally], step: _Step) -> None:
@@ -247,8 +250,11 @@ def _short(name: str) -> str:
 
 
 def egraph_size(egraph: EGraph) -> int:
-    """Number of e-nodes (rows of all functions) in the e-graph."""
-    return sum(size for _, size in egraph.all_function_sizes())
+    """Number of e-nodes (rows of the functions the program's declarations define) in the e-graph:
+    EGraph.all_function_sizes's sum without making a Python callable of each of its ~1,500 functions."""
+    (output,) = egraph._run_program(bindings.PrintSize(bindings.RustSpan("", 0, 0), None))
+    defined = egraph._state.egg_fn_to_callable_refs
+    return sum(size for name, size in output.sizes if defined.get(name))
 
 
 class _EgglogThread:
@@ -314,21 +320,21 @@ def optimize(
     limits: Limits,
     cost_model: TensorCostModel,
     baseline: Sequence[Ruleset | Schedule | None] = (),
-) -> tuple[Program, Program, list[Node], OptimizeReport]:
+) -> tuple[list[Node], OptimizeReport]:
     """Rewrite the program's term with `schedule` (one step per iteration) and extract the cheapest
     under `cost_model` (which prices for one Target). `baseline`: smaller schedules run to a fixpoint
     first on the same e-graph, each extracted: the result is the cheapest extraction, so a larger rule
     set (fast math on top of the default) never extracts a costlier program than the default's.
 
-    Returns the traced term, the extracted term, the extracted Nodes and the report.
+    Returns the extracted Nodes and the report (the extracted term: ir.to_term of the Nodes).
     """
-    result = _EGGLOG_THREAD.run(_optimize_and_collect, outputs, schedule, limits, cost_model, tuple(baseline))
-    if result[3].fallback:
-        warnings.warn(f"egglog_tensor: {result[3].fallback}; the traced program is compiled unoptimized", stacklevel=3)
-    return result
+    nodes, report = _EGGLOG_THREAD.run(_optimize_and_collect, outputs, schedule, limits, cost_model, tuple(baseline))
+    if report.fallback:
+        warnings.warn(f"egglog_tensor: {report.fallback}; the traced program is compiled unoptimized", stacklevel=3)
+    return nodes, report
 
 
-def _optimize_and_collect(*args: object) -> tuple[Program, Program, list[Node], OptimizeReport]:
+def _optimize_and_collect(*args: object) -> tuple[list[Node], OptimizeReport]:
     try:
         return _optimize(*args)  # type: ignore[arg-type]
     finally:
@@ -385,7 +391,7 @@ def _optimize(
     limits: Limits,
     cost_model: TensorCostModel,
     baseline: tuple[Ruleset | Schedule | None, ...] = (),
-) -> tuple[Program, Program, list[Node], OptimizeReport]:
+) -> tuple[list[Node], OptimizeReport]:
     with _pushed(schedule) as egraph:
         return _rewrite_and_extract(egraph, outputs, schedule, limits, cost_model, baseline)
 
@@ -479,9 +485,9 @@ def _rewrite_and_extract(
     limits: Limits,
     cost_model: TensorCostModel,
     baseline: tuple[Ruleset | Schedule | None, ...] = (),
-) -> tuple[Program, Program, list[Node], OptimizeReport]:
+) -> tuple[list[Node], OptimizeReport]:
     INTERRUPT.clear()  # (a Ctrl-C from now on stops the rewriting, every phase of it)
-    traced = _seeded(egraph, outputs, topological(outputs))
+    _seeded(egraph, outputs, topological(outputs))
     builder = Builder()
     try:
         first = extract(egraph, cost_model, limits.evaluations, builder)
@@ -494,7 +500,7 @@ def _rewrite_and_extract(
             fallback = f"the traced program could not be read back from its e-graph ({first.cut})"
         report = OptimizeReport("none", 0, "saturated", (), egraph_size(egraph), 0.0, before, before,
                                 limits, fallback, first.cut)
-        return traced, to_term(outputs), outputs, report
+        return outputs, report
     stats: dict[str, _Tally] = {}
     iterations, reasons, seconds = 0, [], 0.0
     fallback, nodes, after, cut = "", outputs, before, ""
@@ -511,7 +517,6 @@ def _rewrite_and_extract(
         if nodes is outputs or got.cost < after:  # (the first phase's program is taken as extracted)
             nodes, after, cut = got.outputs, got.cost, got.cut
     reason = next((r for r in reasons if r != "saturated"), "saturated")
-    extracted = to_term(nodes)
     report = OptimizeReport(
         schedule=_schedule_text(schedule),
         iterations=iterations,
@@ -525,4 +530,4 @@ def _rewrite_and_extract(
         fallback=fallback,
         cut=cut,
     )
-    return traced, extracted, nodes, report
+    return nodes, report

@@ -60,6 +60,13 @@ class _Stage:
     def _traced(self) -> Traced:
         raise NotImplementedError
 
+    def _once(self, key: str, make: Callable[[], Any]) -> Any:
+        """make() when `key` is first asked for, the same value after (kept in the stage's `_memo`)."""
+        memo: dict[str, Any] = self._memo  # type: ignore[attr-defined]
+        if key not in memo:
+            memo[key] = make()
+        return memo[key]
+
     @property
     def stages(self) -> list[str]:
         """The names of the stages reached so far, in order."""
@@ -102,19 +109,16 @@ class Traced(_Stage):
     @property
     def term(self) -> Program:
         """The egglog term of the traced program (a DAG: a value used twice is one e-class)."""
-        if "term" not in self._memo:
-            self._memo["term"] = to_term(list(self.outputs), {})
-        return self._memo["term"]
+        return self._once("term", lambda: to_term(list(self.outputs), {}))
 
     @property
     def traced_term(self) -> str:
         """The term's text: the `traced` stage (and the on-disk cache's key)."""
-        if "text" not in self._memo:
-            self._memo["text"] = program_text(list(self.outputs), lambda: self.term, egglog_text)
-        return self._memo["text"]
+        return self._once("text", lambda: program_text(list(self.outputs), lambda: self.term, egglog_text))
 
-    def _texts(self) -> Mapping[str, str]:
-        return {"traced": self.traced_term}
+    def _texts(self) -> StageTexts:
+        # the term's text when first read: egglog's printer formats it (black: tens of milliseconds)
+        return StageTexts([("traced", None)], {"traced": lambda: {"traced": self.traced_term}})
 
     def _main_text(self) -> str:
         return self.traced_term
@@ -133,20 +137,37 @@ class Traced(_Stage):
         return optimize(self)
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, eq=False)
 class Optimized(_Stage):
-    """The optimizer's result: `report` (an OptimizeReport) and the extracted program, `outputs` (Nodes)."""
+    """The optimizer's result: `report` (an OptimizeReport) and the extracted program, `outputs` (Nodes);
+    equal to another of the same traced program that extracted the same term."""
 
     traced: Traced
-    extracted_term: str
-    outputs: tuple[Node, ...] = field(compare=False)
-    report: OptimizeReport = field(compare=False)  # (its times differ from run to run)
-    timings: Timings = field(default=(), compare=False)
+    outputs: tuple[Node, ...]
+    report: OptimizeReport  # (its times differ from run to run)
+    timings: Timings = ()
+    _memo: dict[str, Any] = field(default_factory=dict)  # the term and its text, made when first read
+
+    @property
+    def term(self) -> Program:
+        """The egglog term of the extracted program."""
+        return self._once("term", lambda: to_term(list(self.outputs)))
+
+    @property
+    def extracted_term(self) -> str:
+        """The extracted term's text: the `extracted` stage (egglog's printer: made when first read)."""
+        return self._once("text", lambda: extracted_text(list(self.outputs), lambda: self.term, egglog_text))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Optimized) and self.traced == other.traced and self.extracted_term == other.extracted_term
+
+    def __hash__(self) -> int:
+        return hash(self.traced)
 
     def _texts(self) -> StageTexts:
         # the report's text when first read: it formats each matched rule (black: milliseconds each)
-        return StageTexts([*self.traced._texts().items(), ("optimizer", None), ("extracted", self.extracted_term)],
-                          report_remake(self.report))
+        return self.traced._texts().plus([("optimizer", None), ("extracted", None)],
+                                         {**report_remake(self.report), "extracted": lambda: {"extracted": self.extracted_term}})
 
     def _main_text(self) -> str:
         return f"{self.report}\nextracted term:\n{self.extracted_term}"
@@ -186,10 +207,7 @@ class Lowered(_Stage):
         return self._texts()["llvm-ir"]
 
     def _texts(self) -> StageTexts:
-        if "texts" not in self._memo:
-            target = self.optimized.traced.options.target
-            self._memo["texts"] = self.optimized._texts().plus(self.texts, mlir_remakes(self.texts, target))
-        return self._memo["texts"]
+        return self._once("texts", lambda: self.optimized._texts().plus(self.texts, mlir_remakes(self.texts, self.optimized.traced.options.target)))
 
     def _main_text(self) -> str:
         return self.module_text
@@ -279,16 +297,16 @@ def optimize(traced: Traced) -> Optimized:
     options = traced.options
     timings = dict(traced.timings)
     cost_model = TensorCostModel(options.target)
-    _, extracted, nodes, report = _timed(
+    nodes, report = _timed(
         timings, "optimize", lambda: _run_optimizer(list(traced.outputs), options.schedule(), options.limits, cost_model,
-                                                          options.baseline())
+                                                    options.baseline())
     )
-    return Optimized(traced, extracted_text(nodes, lambda: extracted, egglog_text), tuple(nodes), report, tuple(timings.items()))
+    return Optimized(traced, tuple(nodes), report, tuple(timings.items()))
 
 
 def lower(optimized: Optimized) -> Lowered:
-    """Emit linalg MLIR, run the target's pipeline (the module passed from stage to stage unprinted),
-    mlir-translate to LLVM IR."""
+    """Emit linalg MLIR, run the target's pipeline (the module passed from stage to stage unprinted)
+    and translate its result to LLVM IR in the same child process."""
     traced, nodes = optimized.traced, list(optimized.outputs)
     options = traced.options
     timings = dict(optimized.timings)
@@ -299,12 +317,12 @@ def lower(optimized: Optimized) -> Lowered:
                                                  source=defined(traced.fn)))
     gpu = options.target.device is not None
     located_text, ops = with_lines[0]
-    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(located_text, pipeline_for(options.target), printed=False))
+    ran = _timed(timings, "mlir-opt", lambda: run_pipeline(located_text, pipeline_for(options.target), printed=False, translated=not gpu))
     provenance = ("provenance", listing(ops))
     if gpu:  # a GPU target: device module, LLVM IR, code, its checks (lowering/gpu/codegen.py)
         built, code = _timed(timings, "device", lambda: device_code(ran.final, options.target, ran.facts[options.target.name].bare))
         return Lowered(optimized, (("linalg", linalg), provenance, *ran.texts, *built), (*ran.facts.items(), ("device", code)), tuple(timings.items()))
-    llvm_ir = _timed(timings, "mlir-translate", lambda: lower_to_llvm_ir(ran.final))
+    llvm_ir = ran.llvm_ir or lower_to_llvm_ir(ran.final)  # (translated in the pipeline's child: the tool says why not)
     texts = (("linalg", linalg), provenance, *ran.texts, ("llvm-ir", llvm_ir))
     return Lowered(optimized, texts, tuple(ran.facts.items()), tuple(timings.items()))
 
@@ -342,9 +360,7 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
         options=traced.options,
         returns_tuple=traced.returns_tuple,
         outputs=list(optimized.outputs),
-        traced_term=traced.traced_term,
         report=optimized.report,
-        extracted_term=optimized.extracted_term,
         texts=lowered._texts() if module is None else
         lowered._texts().plus((("llvm-ir-optimized", module.optimized_ir), ("asm", None)), {"asm": lambda: {"asm": module.asm}}),
         facts=dict(lowered.facts) if module is None else {**dict(lowered.facts), "streams": module.streamed},

@@ -1,22 +1,28 @@
 """Compile time like a JIT's (issue 26): the structural wins guarded, not wall-clock times (the
 benchmark, benchmarks/bench_jit_compile.py, measures those). A second kernel of a process reuses the
-rules, their e-graph and their egglog commands; a compile formats no rule text, collects no garbage
-it need not, pretty-prints no literal, and parses the optimized LLVM IR only where its code is made."""
+rules, their e-graph and their egglog commands; a compile formats no rule text nor term text, collects
+no garbage it need not, pretty-prints no literal, parses the optimized LLVM IR only where its code is
+made, and translates to LLVM IR without starting mlir-translate."""
 
 from __future__ import annotations
 
 import gc
 import pickle
+import sys
+import typing
 
-import numpy as np
 import egglog.egraph
+import numpy as np
 import pytest
 from egglog import EGraph
 from egglog.egraph_state import EGraphState
+from mlir import ir
 
 import egglog_tensor as et
-from egglog_tensor import optimize
+from egglog_tensor import optimize, stages
 from egglog_tensor.lowering import llvm
+from egglog_tensor.lowering.pipelines import lower_to_llvm_ir
+from egglog_tensor.lowering.translate import translate
 
 
 def gelu(x):
@@ -97,3 +103,51 @@ def test_optimized_ir_is_parsed_only_where_code_is_generated(warmed, monkeypatch
     assert module.llvm_ir in texts  # verified here; the O3 output only in the codegen child
     assert module.optimized_ir.startswith("; ModuleID = '<stdin>'")  # opt's output names its input so
     assert not any(t.startswith("; ModuleID = '<stdin>'") for t in texts)
+
+
+def test_compile_makes_no_term_text_until_read(warmed, monkeypatch):
+    printed = Counter(stages.egglog_text)
+    monkeypatch.setattr(stages, "egglog_text", printed)
+    k = et.kernel(softmax, cache=False)
+    np.testing.assert_allclose(k(X), softmax(X), rtol=2e-6, atol=1e-7)
+    assert printed.calls == []
+    comp = k.inspect(X)
+    assert "Program(Vec[Tensor](" in comp.traced_term and "exp(" in comp.extracted_term
+    assert len(printed.calls) == 2 and comp.stage("extracted") == comp.extracted_term  # made once each
+    assert comp.traced_term == str(k.trace(X).term)
+
+
+def test_llvm_ir_is_translated_in_the_pipeline_child_as_mlir_translate_does(warmed, monkeypatch):
+    tool = Counter(lower_to_llvm_ir)
+    monkeypatch.setattr(stages, "lower_to_llvm_ir", tool)
+    x = X[:9].copy()
+    comp = et.kernel(softmax, cache=False).inspect(x)
+    assert tool.calls == []
+    last = comp.stages[comp.stages.index("llvm-ir") - 1]
+    assert comp.stage("llvm-ir") == lower_to_llvm_ir(comp.stage(last))  # the tool's text, byte for byte
+
+
+def test_a_module_that_does_not_translate_gives_none_not_a_crash():
+    with ir.Context():
+        assert translate(ir.Module.parse("module { func.func @f() { return } }")) is None  # func: not LLVM dialect
+
+
+def test_egraph_size_counts_what_egglog_counts(warmed):
+    traced = et.kernel(softmax, cache=False).trace(X)
+    ours, egglogs = optimize.rewritten(list(traced.outputs), traced.options.schedule(),
+                                       lambda egraph: (optimize.egraph_size(egraph), sum(n for _, n in egraph.all_function_sizes())))
+    assert ours == egglogs > len(traced.outputs)
+
+
+def test_has_declarations_check_answers_as_typing_does():
+    from egglog.declarations import Declarations, HasDeclarations
+
+    from egglog_tensor.ir import Tensor
+    from egglog_tensor.protocols import fast_protocol_check
+    from egglog_tensor.rulesets import DEFAULT
+
+    assert fast_protocol_check() == (sys.version_info < (3, 12))
+    typing_check = typing._ProtocolMeta.__instancecheck__
+    term = Tensor.const(1.0, et.ir.DTYPE_TERMS["float32"])
+    for value in (term, DEFAULT, Declarations(), None, 3, "x", object(), Tensor):
+        assert isinstance(value, HasDeclarations) == typing_check(HasDeclarations, value), value

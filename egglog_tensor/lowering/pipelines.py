@@ -19,6 +19,7 @@ from ..toolchain import run_tool, save_failure_input
 from . import scripts
 from .plan import Plan, contraction_plan
 from .stages import Passes, Stage, cpu, cpu_openmp
+from .translate import translate
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Ran:
 
     texts: list[tuple[str, str | None]]
     facts: dict[str, Any]
+    llvm_ir: str | None = None  # the last stage's module translated to LLVM IR, when asked and it translated
 
     @property
     def final(self) -> str:
@@ -124,8 +126,10 @@ def _unlowered_ops(ir_text: str) -> list[str]:
     return sorted({f"{d}.{o}" for d, o in _OP_NAME.findall(ir_text) if d not in ("llvm", "builtin", "omp")})
 
 
-def run_pipeline(module_text: str, pipeline: Pipeline, printed: bool = True) -> Ran:
-    """Run each stage of pipeline on module_text: the IR after each stage, and the stages' facts.
+def run_pipeline(module_text: str, pipeline: Pipeline, printed: bool = True, translated: bool = False) -> Ran:
+    """Run each stage of pipeline on module_text: the IR after each stage, and the stages' facts;
+    with `translated` (a host pipeline's), also the last module's LLVM IR, translated in the child
+    (translate.py; `Ran.llvm_ir` None when it did not translate: `lower_to_llvm_ir` says why).
 
     The stages run in a forked child (egglog_tensor.forked): an MLIR assertion aborts that child
     only, and becomes a CompileError naming the stage it was in, with the stage's input IR saved.
@@ -133,39 +137,44 @@ def run_pipeline(module_text: str, pipeline: Pipeline, printed: bool = True) -> 
     passes from stage to stage as an object and only the last stage's IR is printed (a compile does
     not pay for texts only `inspect` reads); a failure then runs the stages again printed, for the
     error's saved input IR."""
-    ran = Ran([], {})
-    started = ["parse"]  # the stage the child was in last
+    texts: list[tuple[str, str | None]] = []
+    facts: dict[str, Any] = {}
+    started, llvm_ir = ["parse"], [None]  # the stage the child was in last; the LLVM IR it sent
 
     def sink(item: tuple[str, str, Any]) -> None:
         kind, name, value = item
         if kind == "start":
             started[0] = name
         elif kind == "text":
-            ran.texts.append((name, value))
+            texts.append((name, value))
+        elif kind == "llvm-ir":
+            llvm_ir[0] = value
         else:
-            ran.facts[name] = value
+            facts[name] = value
 
     try:
-        run_forked(lambda send: _run_stages(module_text, pipeline, send, printed), sink)
+        run_forked(lambda send: _run_stages(module_text, pipeline, send, printed, translated and pipeline.host), sink)
     except (ChildDied, CompileError) as failed:
         if not printed:  # the stages are deterministic: a printed run fails the same way, with the IR to save
-            run_pipeline(module_text, pipeline, printed=True)
+            run_pipeline(module_text, pipeline, printed=True, translated=translated)
             raise
         if isinstance(failed, CompileError):
             raise
-        results = [(name, text) for name, text in ran.texts if text is not None]
+        results = [(name, text) for name, text in texts if text is not None]
         stage = next((s for s in pipeline.stages if s.name == started[0]), Passes(started[0]))
         inputs = [text for name, text in results if not name.endswith("-script")] or [module_text]
         script = results[-1][1] if results and results[-1][0] == f"{stage.name}-script" else ""
         raise _fail(pipeline, stage, inputs[-1], f"the stage ended the process running it ({failed.how}):\n{failed.stderr}"
                     + (f"\n  transform script:\n{script}" if script else "")) from None
-    return ran
+    return Ran(texts, facts, llvm_ir[0])
 
 
-def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str, str, Any]], None], printed: bool) -> None:
+def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str, str, Any]], None], printed: bool,
+                translated: bool = False) -> None:
     """Run the stages in this process: send ("start", stage name, None) as each starts, ("text", stage
     name, IR after it) as it ends, ("text", "<stage>-script", script) for a transform script and
-    ("facts", stage name, record) for what a stage decided. Unless `printed`, each text but the last
+    ("facts", stage name, record) for what a stage decided; with `translated`, ("llvm-ir", "", the
+    LLVM IR) last, unless the module did not translate. Unless `printed`, each text but the last
     stage's is None."""
     with ir.Context():
         send(("start", "parse", None))
@@ -191,6 +200,10 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
         if left:  # conversions are partial: a missing pass leaves ops that mlir-translate cannot take
             last = pipeline.stages[-1]
             raise _fail(pipeline, last, current, f"ops left after the last stage, not in the LLVM dialect: {', '.join(left)}")
+        if translated:
+            send(("start", "mlir-to-llvmir", None))
+            if (llvm_ir := translate(module)) is not None:
+                send(("llvm-ir", "", llvm_ir))
 
 
 def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str | None = None,
@@ -230,5 +243,6 @@ def run_stage(module: ir.Module, stage: Stage, pipeline: Pipeline, current: str 
 
 
 def lower_to_llvm_ir(llvm_dialect_text: str) -> str:
-    """Translate LLVM-dialect MLIR to LLVM IR text with mlir-translate (the bindings lack this)."""
+    """Translate LLVM-dialect MLIR to LLVM IR text with mlir-translate: a compile translates in its
+    pipeline's child (`run_pipeline(translated=True)`); this tool says why a module does not translate."""
     return run_tool("mlir-translate", ["--mlir-to-llvmir"], llvm_dialect_text, stage="mlir-to-llvmir")
