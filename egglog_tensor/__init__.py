@@ -5,11 +5,9 @@
         return np.maximum(A @ B + c, 0.0)
 """
 
-from .protocols import fast_protocol_check
 from .toolchain import check_versions
 
 check_versions()
-fast_protocol_check()  # (before the language's declarations are built: each merge asks it)
 
 from . import ir  # noqa: E402
 from .compiler import Compilation  # noqa: E402

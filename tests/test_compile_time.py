@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import gc
 import pickle
-import sys
-import typing
 
 import egglog.egraph
 import numpy as np
@@ -137,17 +135,3 @@ def test_egraph_size_counts_what_egglog_counts(warmed):
     ours, egglogs = optimize.rewritten(list(traced.outputs), traced.options.schedule(),
                                        lambda egraph: (optimize.egraph_size(egraph), sum(n for _, n in egraph.all_function_sizes())))
     assert ours == egglogs > len(traced.outputs)
-
-
-def test_has_declarations_check_answers_as_typing_does():
-    from egglog.declarations import Declarations, HasDeclarations
-
-    from egglog_tensor.ir import Tensor
-    from egglog_tensor.protocols import fast_protocol_check
-    from egglog_tensor.rulesets import DEFAULT
-
-    assert fast_protocol_check() == (sys.version_info < (3, 12))
-    typing_check = typing._ProtocolMeta.__instancecheck__
-    term = Tensor.const(1.0, et.ir.DTYPE_TERMS["float32"])
-    for value in (term, DEFAULT, Declarations(), None, 3, "x", object(), Tensor):
-        assert isinstance(value, HasDeclarations) == typing_check(HasDeclarations, value), value
