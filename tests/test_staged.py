@@ -162,3 +162,18 @@ def test_compile_kernel_is_the_stages_with_the_disk_cache(monkeypatch) -> None:
     assert calls == ["optimize", "lower", "compile"] and compiled.compilation.cache == "disabled"
     assert sorted(Path(cache.cache_dir()).rglob("*")) == entries
     np.testing.assert_array_equal(compiled(x), x * 2.0 + 1.0)
+
+
+def test_lower_reads_another_cpus_stages_that_inspect_cannot_load() -> None:
+    """f.lower(x) is f.trace(x).optimize().lower(): a CPU the host is not (AVX-512 on an AVX2 host, or
+    the other way round) gets its stages and LLVM IR; inspect, which loads the code, says to use it."""
+    from egglog_tensor.target import NAMED, Target
+
+    other = NAMED["avx2" if Target.host().has("avx512f") else "avx512"]
+    x = rng.standard_normal((64, 100), dtype=np.float32)
+    lowered = et.kernel(softmax, target=other).lower(x)
+    assert isinstance(lowered, stages.Lowered) and lowered.stages[-1] == "llvm-ir"
+    assert other.cpu in repr(lowered) and lowered.as_text("llvm-ir") != et.kernel(softmax, target="cpu").lower(x).as_text("llvm-ir")
+    if not Target.host().has("avx512f"):  # code for a CPU with more features cannot be loaded here
+        with pytest.raises(et.CompileError, match=r"f\.lower\(\*args\)"):
+            et.kernel(softmax, target=other).inspect(x)
