@@ -13,6 +13,7 @@ import numpy as np
 
 from .errors import KernelArgumentError
 from .graph import DTYPES
+from .runtime import supported
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def spec_of(value: object, name: str) -> ArgSpec:
             f"argument {name!r}: ndarray subclass {type(value).__name__} is not supported "
             "(its NumPy semantics would be lost); pass np.asarray(x) to compute on the plain data"
         )
-    if value.dtype.name not in DTYPES:
+    if not supported(value.dtype):
         raise KernelArgumentError(
             f"argument {name!r}: dtype {value.dtype} is not supported (supported: {', '.join(DTYPES)})"
         )

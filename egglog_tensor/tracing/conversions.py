@@ -150,7 +150,7 @@ def _scalar_type(numpy_type: type) -> type:
 
 def _install_scalar_types() -> None:
     """Replace each supported NumPy scalar type (by its name and its aliases: np.bool_, np.double) while tracing."""
-    types = {np.dtype(d).type: _scalar_type(np.dtype(d).type) for d in DTYPES}
+    types = {np.dtype(d).type: _scalar_type(np.dtype(d).type) for d in DTYPES if d != "bfloat16"}  # (ml_dtypes' type)
     for name in (*(t.__name__ for t in types), *_ALIASES):
         stand_in = types.get(getattr(np, name, None))
         if stand_in is not None:

@@ -26,7 +26,7 @@ from ..errors import (
     TracingError,
     UnsupportedError,
 )
-from ..graph import DTYPES, Builder, Node, topological
+from ..graph import DTYPES, Builder, Node, is_float, topological
 from ..spec import PYTHON_SCALARS
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # egglog_tensor/: not user code
@@ -124,7 +124,7 @@ class Trace:
         if bounds is not None and type(value) is int and not bounds.min <= value <= bounds.max:
             raise fail(OutOfBoundsError, f"Python integer {value} out of bounds for {dtype}")
         try:
-            if dtype.startswith("float") and type(value) in (int, float):
+            if is_float(dtype) and type(value) in (int, float):
                 typed = to_float(value, dtype)
             elif bounds is not None and type(value) is int:  # in bounds: `uint8_array - 1` subtracts a uint8 1
                 typed = np.asarray(value, dtype)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
-from ..graph import DTYPES, Node
+from ..graph import DTYPES, Node, is_float
 from ..ops import BINARY, PREDICATES, UNARY, supports
 from ..spec import PYTHON_SCALARS
 from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, astype, dtype_name, check_dtype, describe, dtype_key, fail, implements, lift, result, trace_of
@@ -70,7 +70,7 @@ def scalar_power(trace: Trace, x: Node, exponent: float) -> Node | None:
     """
     if exponent == 2.0:
         return trace.make("square", (x,))
-    if x.dtype.startswith("float"):
+    if is_float(x.dtype):
         if exponent == 0.5:
             return trace.make("sqrt", (x,))
         if exponent == -1.0:
@@ -105,7 +105,10 @@ def where(cond: Any, x: Any = None, y: Any = None) -> Tracer:
                                      "use np.where(cond, x, fill) for a result of cond's shape")
     trace = trace_of([cond, x, y])
     keys = [dtype_key(v) for v in (x, y)]
-    target = np.result_type(*[k(0) if isinstance(k, type) else k for k in keys]).name
+    try:
+        target = np.result_type(*[k(0) if isinstance(k, type) else k for k in keys]).name
+    except np.exceptions.DTypePromotionError as e:
+        raise fail(UnsupportedError, f"np.where({describe([cond, x, y])}): {e}") from None
     if target not in DTYPES:
         raise fail(UnsupportedError, f"np.where result dtype {target} is not supported")
     c = lift(trace, cond, "bool")
