@@ -29,6 +29,7 @@ from .autotune import Tuned, autotune
 from .measure import Timing, median_ns
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
+from .runtime import NDARRAY
 from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
 from .stages import Traced, trace
 from .target import Machine, Target
@@ -287,7 +288,7 @@ def static_names(fn: Callable[..., Any], argnums: Any, argnames: Any) -> frozens
 
 def _fast_key(a: Any) -> Any:
     """A cheap signature key: (shape, dtype, contiguity) for arrays (contiguity 0: neither, slow path; so for lists and dicts)."""
-    if type(a) is np.ndarray:
+    if type(a) is NDARRAY:
         flags = a.flags
         return (a.shape, a.dtype, 1 if flags.c_contiguous else (2 if flags.f_contiguous else 0))
     return (type(a), 0) if isinstance(a, (list, tuple, dict)) else type(a)
@@ -361,7 +362,7 @@ class _Dispatch:
             if out is None:
                 result = empty(shape, dtype)
                 return REFUSED if run(*args, result) else result
-            if type(out) is np.ndarray and out.dtype == dtype:
+            if type(out) is NDARRAY and out.dtype == dtype:
                 return REFUSED if run(*args, out) else out
             return general(args, out)
 
@@ -376,7 +377,7 @@ class _Dispatch:
             outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
         else:
             outs = list(out) if type(out) is tuple else [out]
-            if tuple([t.dtype if type(t) is np.ndarray else None for t in outs]) != self.out_dtypes:
+            if tuple([t.dtype if type(t) is NDARRAY else None for t in outs]) != self.out_dtypes:
                 return REFUSED
         if self.native.try_typed(*args, *self.captured, *outs, *self._lend()):
             return REFUSED

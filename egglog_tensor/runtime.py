@@ -13,6 +13,10 @@ import numpy as np
 from .errors import KernelArgumentError
 from .graph import numpy_dtype
 
+# NumPy's array class, for `type(a) is NDARRAY`: the attribute np.ndarray is a stand-in while any thread traces
+# a kernel (tracing/conversions.py), which isinstance accepts but `is` does not.
+NDARRAY: type = np.ndarray
+
 SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(
     np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64, np.bool_,
                           np.float16, np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64)
@@ -274,7 +278,7 @@ class NativeFunction:
         if len(arrays) != len(self._dtypes):
             raise KernelArgumentError(f"expected {len(self._dtypes)} arrays, got {len(arrays)}")
         for array, dtype in zip(arrays, self._dtypes):
-            if type(array) is not np.ndarray or array.dtype is not dtype:
+            if type(array) is not NDARRAY or array.dtype is not dtype:
                 return self.call_generic(*arrays)
         return self.call_typed(*arrays)
 

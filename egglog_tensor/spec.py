@@ -13,7 +13,7 @@ import numpy as np
 
 from .errors import KernelArgumentError
 from .graph import DTYPES
-from .runtime import supported
+from .runtime import NDARRAY, supported
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def spec_of(value: object, name: str) -> ArgSpec:
         raise KernelArgumentError(
             f"argument {name!r}: expected a NumPy array or a Python number, got {type(value).__name__}"
         )
-    if type(value) not in (np.ndarray, np.memmap):
+    if type(value) not in (NDARRAY, np.memmap):
         # masked arrays, np.matrix...: NumPy gives them other semantics (masks, `*` as matmul) the kernel would drop
         raise KernelArgumentError(
             f"argument {name!r}: ndarray subclass {type(value).__name__} is not supported "
