@@ -59,9 +59,11 @@ def _stacked(trace: Trace, value: Any, dtype: str) -> Tracer:
     return stack(parts)
 
 
-def _convert(name: str, a: Any, dtype: Any, copy: bool | None, ndmin: int = 0) -> Tracer:
+def _convert(name: str, a: Any, dtype: Any, copy: bool | np._CopyMode | None, ndmin: int = 0) -> Tracer:
     """Traced `a` as an array of `dtype` (None: a's own): itself when no copy is needed and `copy` is not
     True, else an array of its own; copy=False where a copy is needed raises, as NumPy does."""
+    if isinstance(copy, np._CopyMode):  # NumPy's own spelling, which array-API wrappers pass (SciPy's, scikit-learn's)
+        copy = {"ALWAYS": True, "IF_NEEDED": None, "NEVER": False}[copy.name]
     target = dtype_name(dtype) if dtype is not None else _element_dtype(a).name
     if target not in DTYPES:
         raise fail(UnsupportedError, f"np.{name}: dtype {target} is not supported (supported: {', '.join(DTYPES)})")
@@ -115,6 +117,13 @@ def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str =
 def ascontiguousarray(a: Any, dtype: Any = None) -> Tracer:
     """np.ascontiguousarray / np.asfortranarray: the traced array (at least 1-d), converted to `dtype`."""
     return _convert("ascontiguousarray", a, dtype, None, ndmin=1)
+
+
+@implements("may_share_memory")
+def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
+    """np.may_share_memory: True for two traced arrays (it may err that way, as NumPy's: a copy made on its
+    account is free here), False for a traced array and a NumPy one (traced values never live in its memory)."""
+    return isinstance(a, Tracer) and isinstance(b, Tracer)
 
 
 class _StandInMeta(type):

@@ -187,6 +187,7 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     # --- array attributes -------------------------------------------------------------------
     shape = property(lambda self: self._node.shape)
+    device = property(lambda self: "cpu")  # NumPy 2's (array API): array-API code asks it
     ndim = property(lambda self: self._node.ndim)
     size = property(lambda self: self._node.size)
     dtype = property(lambda self: np.dtype(self._node.dtype))
@@ -241,6 +242,11 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         IMPLEMENTATIONS["setitem"](self, key, value)
 
     # --- NumPy protocols: dispatched through IMPLEMENTATIONS, which the surface modules fill ----------
+    def __array_namespace__(self, api_version: str | None = None) -> Any:
+        """The array API namespace (array-api-compat asks it, in SciPy's and scikit-learn's code): NumPy's,
+        whose functions reach the Tracer through __array_function__ / __array_ufunc__."""
+        return np
+
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         handler = IMPLEMENTATIONS.get(f"ufunc.{method}")
         if handler is None:

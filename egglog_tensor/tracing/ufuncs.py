@@ -97,6 +97,22 @@ def in_place(out: tuple, result: Tracer) -> Tracer:
 
 
 
+@implements("result_type")
+def result_type(*arrays_and_dtypes: Any) -> np.dtype:
+    """np.result_type with traced arrays among its arguments: their dtypes, a weak Python-number tracer's
+    as a Python number's (NEP 50); no common dtype: UnsupportedError naming the operands."""
+    def operand(v: Any) -> Any:
+        if not isinstance(v, (Tracer, np.ndarray, np.generic, int, float)):
+            return v  # a dtype, scalar type or name, as NumPy takes it
+        key = dtype_key(v)
+        return key(0) if key is int or key is float else key
+
+    try:
+        return np.result_type(*map(operand, arrays_and_dtypes))
+    except np.exceptions.DTypePromotionError as e:
+        raise fail(UnsupportedError, f"np.result_type({describe(arrays_and_dtypes)}): {e}") from None
+
+
 @implements("where")
 def where(cond: Any, x: Any = None, y: Any = None) -> Tracer:
     if x is None or y is None:
@@ -104,11 +120,7 @@ def where(cond: Any, x: Any = None, y: Any = None) -> Tracer:
                                      "its result shape depends on cond's values, which are not known while tracing; "
                                      "use np.where(cond, x, fill) for a result of cond's shape")
     trace = trace_of([cond, x, y])
-    keys = [dtype_key(v) for v in (x, y)]
-    try:
-        target = np.result_type(*[k(0) if isinstance(k, type) else k for k in keys]).name
-    except np.exceptions.DTypePromotionError as e:
-        raise fail(UnsupportedError, f"np.where({describe([cond, x, y])}): {e}") from None
+    target = result_type(x, y).name
     if target not in DTYPES:
         raise fail(UnsupportedError, f"np.where result dtype {target} is not supported")
     c = lift(trace, cond, "bool")
