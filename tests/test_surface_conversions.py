@@ -151,3 +151,16 @@ def test_may_share_memory_answers() -> None:
 def test_result_type_without_a_common_dtype_is_an_unsupported_error() -> None:
     with pytest.raises(et.UnsupportedError, match=r"np.result_type\(tracer datetime64|np.result_type\(tracer float64"):
         et.kernel(lambda x: x + np.zeros((), np.result_type(x, np.dtype("datetime64[s]"))))(X)
+
+
+def test_unsupported_ndarray_attributes_are_attribute_errors() -> None:
+    """`x.flags` on a traced array: a clear UnsupportedError that is also an AttributeError, so library code's
+    getattr(x, "flags", None) (scikit-learn's check_array) and hasattr take their defaults."""
+    def probe(x):
+        flags = getattr(x, "flags", None)
+        return x * (1 if flags is None and not hasattr(x, "strides") else 0)
+
+    np.testing.assert_array_equal(et.kernel(probe)(X), X)
+    with pytest.raises(et.UnsupportedError, match=r"ndarray.flags is not supported in a kernel") as info:
+        et.kernel(lambda x: x.flags.writeable and x)(X)
+    assert isinstance(info.value, AttributeError)

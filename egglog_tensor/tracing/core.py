@@ -24,6 +24,7 @@ from ..errors import (
     EgglogTensorError,
     OutOfBoundsError,
     TracingError,
+    UnsupportedAttributeError,
     UnsupportedError,
 )
 from ..graph import DTYPES, Builder, Node, is_float, topological
@@ -182,7 +183,7 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def __getattr__(self, name: str) -> Any:
         """Only called for attributes Tracer lacks: an ndarray method or attribute it does not support."""
         if not name.startswith("_") and hasattr(np.ndarray, name):
-            raise fail(UnsupportedError, f"ndarray.{name} is not supported in a kernel (on a tracer {self.dtype}{list(self.shape)})")
+            raise fail(UnsupportedAttributeError, f"ndarray.{name} is not supported in a kernel (on a tracer {self.dtype}{list(self.shape)})")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # --- array attributes -------------------------------------------------------------------
