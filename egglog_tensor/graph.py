@@ -21,8 +21,10 @@ NARROW_FLOATS = ("float16", "bfloat16")
 
 def _ml_dtypes() -> Any:
     """ml_dtypes, an optional package that only bfloat16 programs need: imported when first needed."""
-    import ml_dtypes
-
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ImportError("bfloat16 needs the ml_dtypes package (pip install ml_dtypes)") from None
     return ml_dtypes
 
 

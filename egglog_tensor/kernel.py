@@ -29,6 +29,7 @@ from .autotune import Tuned, autotune
 from .measure import Timing, median_ns
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
+from .graph import numpy_dtype
 from .runtime import NDARRAY
 from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
 from .stages import Traced, trace
@@ -328,7 +329,7 @@ class _Dispatch:
             raise device_unavailable(comp)
         self.name = name
         self.native = comp.native
-        self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
+        self.outputs = tuple((o.shape, numpy_dtype(o.dtype)) for o in comp.outputs)  # (bfloat16: ml_dtypes imported here)
         self.out_dtypes = tuple(dtype for _, dtype in self.outputs)
         self.checks = comp.checks  # the last len(checks) outputs are 0-d bool flags (tracing/indexing.py)
         self.written = tuple(comp.arg_names.index(n) for n in comp.written)  # arguments receiving the outputs before the flags

@@ -68,7 +68,7 @@ def spec_of(value: object, name: str) -> ArgSpec:
             f"argument {name!r}: ndarray subclass {type(value).__name__} is not supported "
             "(its NumPy semantics would be lost); pass np.asarray(x) to compute on the plain data"
         )
-    if not supported(value.dtype):
+    if not supported(value.dtype.newbyteorder("=")):  # (byte order: its own error below)
         raise KernelArgumentError(
             f"argument {name!r}: dtype {value.dtype} is not supported (supported: {', '.join(DTYPES)})"
         )

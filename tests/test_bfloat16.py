@@ -4,6 +4,7 @@ einsum accumulate in float32 and round once; matmul gives float32, as NumPy's bf
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -173,6 +174,22 @@ def test_results_made_in_bfloat16() -> None:
     w = np.linspace(-3, 3, 50, dtype=np.float32)
     fn = lambda w: (w.astype(BF16), w.astype("bfloat16") * 2, np.zeros(3, BF16) + 1)  # noqa: E731
     assert_same(kernel_of(fn)(w), reference(fn, w))
+
+
+def test_bfloat16_by_name_in_fresh_processes_and_from_the_cache(tmp_path) -> None:
+    """astype("bfloat16") in code that never imports ml_dtypes: the name is understood (ml_dtypes imported then),
+    and a second fresh process loads the compilation from the disk cache with the same bits."""
+    code = ("import sys, numpy as np, egglog_tensor as et\n"
+            "k = et.kernel(lambda x: (x * 3).astype('bfloat16'))\n"
+            "r = k(np.linspace(-1, 1, 7, dtype=np.float32))\n"
+            "print(r.dtype, r.view(np.uint16).tolist(), k.compilations[0].cache)")
+    env = {**os.environ, "EGGLOG_TENSOR_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300, env=env).stdout.split(" ", 1)
+            for _ in range(2)]
+    expected = (np.linspace(-1, 1, 7, dtype=np.float32) * 3).astype(BF16).view(np.uint16).tolist()
+    assert runs[0][0] == runs[1][0] == "bfloat16"
+    assert runs[0][1].startswith(str(expected)) and runs[1][1].startswith(str(expected))
+    assert runs[1][1].split()[-1] == str(et.cache.HIT) != runs[0][1].split()[-1]
 
 
 def test_ml_dtypes_is_not_imported_by_egglog_tensor() -> None:

@@ -27,7 +27,7 @@ from ..errors import (
     UnsupportedAttributeError,
     UnsupportedError,
 )
-from ..graph import DTYPES, Builder, Node, is_float, topological
+from ..graph import DTYPES, Builder, Node, is_float, numpy_dtype, topological
 from ..spec import PYTHON_SCALARS
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # egglog_tensor/: not user code
@@ -438,9 +438,11 @@ def astype(x: Any, dtype: str) -> Tracer:
 
 def dtype_name(dtype: Any) -> str:
     try:
-        return np.dtype(dtype).name
+        return (numpy_dtype(dtype) if isinstance(dtype, str) else np.dtype(dtype)).name  # ("bfloat16": ml_dtypes')
     except TypeError:
         raise fail(UnsupportedError, f"dtype {dtype!r} is not understood") from None
+    except ImportError as e:
+        raise fail(UnsupportedError, str(e)) from None
 
 
 def as_tracer(trace: Trace, v: Any) -> Tracer:
