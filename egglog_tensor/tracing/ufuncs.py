@@ -102,7 +102,7 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     """np.result_type with traced arrays among its arguments: their dtypes, a weak Python-number tracer's
     as a Python number's (NEP 50); no common dtype: UnsupportedError naming the operands."""
     def operand(v: Any) -> Any:
-        if not isinstance(v, (Tracer, np.ndarray, np.generic, int, float)):
+        if isinstance(v, (np.dtype, type, str)):
             return v  # a dtype, scalar type or name, as NumPy takes it
         key = dtype_key(v)
         return key(0) if key is int or key is float else key
