@@ -11,6 +11,11 @@ class UnsupportedError(EgglogTensorError, NotImplementedError):
     """A NumPy function, argument kind or dtype the tracer does not support."""
 
 
+class UnsupportedAttributeError(UnsupportedError, AttributeError):
+    """An ndarray attribute a traced array lacks (`x.flags`): an AttributeError too, so that library code's
+    getattr(x, name, default) and hasattr answer as for any object without it."""
+
+
 class TracingError(EgglogTensorError):
     """The function cannot be traced: shape mismatch, Python control flow on a traced value, ..."""
 

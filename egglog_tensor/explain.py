@@ -20,9 +20,9 @@ def _value(n: Node) -> str:
 
 
 def _kib(n: Node) -> str:
-    from .graph import _ITEMSIZE
+    from .graph import itemsize
 
-    return f"{n.size * _ITEMSIZE[n.dtype] / 1024:,.0f} KiB"
+    return f"{n.size * itemsize(n.dtype) / 1024:,.0f} KiB"
 
 
 def _count(k: int, thing: str) -> str:

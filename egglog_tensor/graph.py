@@ -7,11 +7,40 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .errors import TracingError
 from .ops import OPS, Shape, infer
 
-DTYPES = ("float32", "float64", "int32", "int64", "bool", "float16", "int8", "int16", "uint8", "uint16", "uint32", "uint64")
-FLOAT_DTYPES = ("float32", "float64", "float16")
+DTYPES = ("float32", "float64", "int32", "int64", "bool", "float16", "int8", "int16", "uint8", "uint16", "uint32", "uint64",
+          "bfloat16")
+FLOAT_DTYPES = ("float32", "float64", "float16", "bfloat16")
+# Stored as such, each op computed in float32 and rounded back: NumPy's half loops, ml_dtypes' bfloat16 loops.
+NARROW_FLOATS = ("float16", "bfloat16")
+
+
+def _ml_dtypes() -> Any:
+    """ml_dtypes, an optional package that only bfloat16 programs need: imported when first needed."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ImportError("bfloat16 needs the ml_dtypes package (pip install ml_dtypes)") from None
+    return ml_dtypes
+
+
+def numpy_dtype(name: str) -> np.dtype:
+    """The NumPy dtype of a dtype name; "bfloat16" is ml_dtypes'."""
+    return np.dtype(_ml_dtypes().bfloat16) if name == "bfloat16" else np.dtype(name)
+
+
+def is_float(dtype: str | np.dtype) -> bool:
+    """Whether a dtype (or its name) is a float one; bfloat16, whose NumPy kind is "V", is."""
+    return (dtype if isinstance(dtype, str) else dtype.name) in FLOAT_DTYPES
+
+
+def float_info(dtype: str | np.dtype) -> Any:
+    """np.finfo of a float dtype; ml_dtypes.finfo for bfloat16, which NumPy's does not know."""
+    return _ml_dtypes().finfo(_ml_dtypes().bfloat16) if str(dtype) == "bfloat16" else np.finfo(dtype)
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,8 +70,13 @@ class Node:
 
 
 _ITEMSIZE = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "bool": 1, "float16": 2, "int8": 1, "int16": 2,
-             "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8}
+             "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "bfloat16": 2}
 _MAX_BYTES = 2**63 - 1
+
+
+def itemsize(dtype: str) -> int:
+    """Bytes per element of a dtype name."""
+    return _ITEMSIZE[dtype]
 
 
 def _check_size(op: str, shape: Shape, dtype: str) -> None:

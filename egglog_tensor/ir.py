@@ -46,6 +46,7 @@ class DType(Expr):
     uint16: ClassVar[DType]
     uint32: ClassVar[DType]
     uint64: ClassVar[DType]
+    bfloat16: ClassVar[DType]
 
 
 class Layout(Expr):
@@ -226,7 +227,7 @@ DTYPE_TERMS = {
     "int32": DType.int32,
     "int64": DType.int64,
     "bool": DType.bool_,
-    **{name: getattr(DType, name) for name in ("float16", "int8", "int16", "uint8", "uint16", "uint32", "uint64")},
+    **{name: getattr(DType, name) for name in ("float16", "int8", "int16", "uint8", "uint16", "uint32", "uint64", "bfloat16")},
 }
 LAYOUT_TERMS = {"C": Layout.C, "F": Layout.F, "strided": Layout.strided}
 CONSTANT_TEXT = {k: str(t) for terms in (DTYPE_TERMS, LAYOUT_TERMS) for k, t in terms.items()}  # "float64" -> "DType.float64"

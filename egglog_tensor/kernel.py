@@ -30,6 +30,8 @@ from .measure import Timing, median_ns
 from .optimize import Limits
 from .outputs import POOL, allocator, check_out, direct
 from .gpu.launch import device_array
+from .graph import numpy_dtype
+from .runtime import NDARRAY
 from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
 from .stages import Lowered, Traced, trace
 from .target import Machine, Target
@@ -295,7 +297,7 @@ def static_names(fn: Callable[..., Any], argnums: Any, argnames: Any) -> frozens
 
 def _fast_key(a: Any) -> Any:
     """A cheap signature key: (shape, dtype, contiguity) for arrays (contiguity 0: neither, slow path; so for lists and dicts)."""
-    if type(a) is np.ndarray:
+    if type(a) is NDARRAY:
         flags = a.flags
         return (a.shape, a.dtype, 1 if flags.c_contiguous else (2 if flags.f_contiguous else 0))
     return (type(a), 0) if isinstance(a, (list, tuple, dict)) else type(a)
@@ -335,7 +337,7 @@ class _Dispatch:
             comp.native = launcher(comp)
         self.name = name
         self.native = comp.native
-        self.outputs = tuple((o.shape, np.dtype(o.dtype)) for o in comp.outputs)
+        self.outputs = tuple((o.shape, numpy_dtype(o.dtype)) for o in comp.outputs)  # (bfloat16: ml_dtypes imported here)
         self.out_dtypes = tuple(dtype for _, dtype in self.outputs)
         self.checks = comp.checks  # the last len(checks) outputs are 0-d bool flags (tracing/indexing.py)
         self.written = tuple(comp.arg_names.index(n) for n in comp.written)  # arguments receiving the outputs before the flags
@@ -369,7 +371,7 @@ class _Dispatch:
             if out is None:
                 result = empty(shape, dtype)
                 return REFUSED if run(*args, result) else result
-            if type(out) is np.ndarray and out.dtype == dtype:
+            if type(out) is NDARRAY and out.dtype == dtype:
                 return REFUSED if run(*args, out) else out
             return general(args, out)
 
@@ -384,7 +386,7 @@ class _Dispatch:
             outs = [self.empty(shape, dtype) for shape, dtype in self.outputs]
         else:
             outs = list(out) if type(out) is tuple else [out]
-            if tuple([t.dtype if type(t) is np.ndarray else None for t in outs]) != self.out_dtypes:
+            if tuple([t.dtype if type(t) is NDARRAY else None for t in outs]) != self.out_dtypes:
                 return REFUSED
         if self.native.try_typed(*args, *self.captured, *outs, *self._lend()):
             return REFUSED

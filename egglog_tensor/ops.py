@@ -53,7 +53,7 @@ DTYPE_CLASSES = ("float", "int", "bool")
 
 def dtype_class(dtype: str) -> str:
     """The class of a dtype name that scalar semantics are given per: "float", "int" or "bool"."""
-    return "float" if dtype.startswith("float") else ("bool" if dtype == "bool" else "int")
+    return "float" if "float" in dtype else ("bool" if dtype == "bool" else "int")  # float16..64, bfloat16
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .errors import KernelArgumentError
+from .runtime import NDARRAY
 
 MIN_BYTES = 4 << 20
 
@@ -129,7 +130,7 @@ def check_out(out: object, expected: Sequence[tuple[tuple[int, ...], np.dtype]],
         raise KernelArgumentError(f"{name}(): out= needs {len(expected)} array(s), one per result; got {len(arrays)}")
     for i, (array, (shape, dtype)) in enumerate(zip(arrays, expected, strict=True)):
         where = f"{name}(): out={'' if len(expected) == 1 else f'[{i}]'}"
-        if type(array) is not np.ndarray:
+        if type(array) is not NDARRAY:
             raise KernelArgumentError(f"{where}: expected a numpy.ndarray, got {type(array).__name__}")
         if array.shape != shape or array.dtype != dtype:
             raise KernelArgumentError(f"{where}: expected shape {shape} and dtype {dtype}, got shape {array.shape} and dtype {array.dtype}")

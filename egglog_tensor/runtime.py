@@ -11,11 +11,29 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import KernelArgumentError
+from .graph import numpy_dtype
+
+# NumPy's array class, for `type(a) is NDARRAY`: the attribute np.ndarray is a stand-in while any thread traces
+# a kernel (tracing/conversions.py), which isinstance accepts but `is` does not.
+NDARRAY: type = np.ndarray
 
 SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(
     np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64, np.bool_,
                           np.float16, np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64)
 )
+
+
+def supported(dtype: np.dtype) -> bool:
+    """Whether arrays of dtype can be passed: SUPPORTED_DTYPES, or ml_dtypes' bfloat16 (ml_dtypes is
+    imported only when a dtype is named bfloat16)."""
+    return dtype in SUPPORTED_DTYPES or (dtype.name == "bfloat16" and dtype == numpy_dtype("bfloat16"))
+
+
+def check_supported(dtype: np.dtype, where: str = "") -> None:
+    """KernelArgumentError naming the supported dtypes if arrays of dtype cannot be passed."""
+    if not supported(dtype):
+        names = ", ".join(d.name for d in SUPPORTED_DTYPES)
+        raise KernelArgumentError(f"{where}unsupported dtype {dtype}; supported: {names}, bfloat16 (ml_dtypes)")
 
 # PyArrayObject_fields (numpy/ndarraytypes.h), stable across NumPy 1.x / 2.x on 64-bit CPython:
 # PyObject_HEAD; char *data; int nd; npy_intp *dimensions; npy_intp *strides; PyObject *base;
@@ -49,8 +67,7 @@ def describe(array: np.ndarray) -> ctypes.Structure:
     """A memref descriptor viewing array's memory (any strides, negative too; aligned = the view's data pointer)."""
     if not isinstance(array, np.ndarray):
         raise KernelArgumentError(f"expected a numpy.ndarray, got {type(array).__name__}")
-    if array.dtype not in SUPPORTED_DTYPES:
-        raise KernelArgumentError(f"unsupported dtype {array.dtype}; supported: {[str(d) for d in SUPPORTED_DTYPES]}")
+    check_supported(array.dtype)
     if not array.flags.aligned:
         raise KernelArgumentError("array data is not aligned to its itemsize; pass a copy (np.ascontiguousarray)")
     strides = element_strides(array)
@@ -244,8 +261,7 @@ class NativeFunction:
 
     def __init__(self, address: int, arg_types: Sequence[ArgType], owner: object = None) -> None:
         for t in arg_types:
-            if t.dtype not in SUPPORTED_DTYPES:
-                raise KernelArgumentError(f"unsupported dtype {t.dtype}; supported: {[str(d) for d in SUPPORTED_DTYPES]}")
+            check_supported(t.dtype)
         self.address = address
         self.owner = owner
         self.arg_types = tuple(arg_types)
@@ -262,7 +278,7 @@ class NativeFunction:
         if len(arrays) != len(self._dtypes):
             raise KernelArgumentError(f"expected {len(self._dtypes)} arrays, got {len(arrays)}")
         for array, dtype in zip(arrays, self._dtypes):
-            if type(array) is not np.ndarray or array.dtype is not dtype:
+            if type(array) is not NDARRAY or array.dtype is not dtype:
                 return self.call_generic(*arrays)
         return self.call_typed(*arrays)
 

@@ -14,6 +14,7 @@ import numpy as np
 from .errors import KernelArgumentError
 from .gpu.launch import device_array
 from .graph import DTYPES
+from .runtime import NDARRAY, supported
 
 
 @dataclass(frozen=True)
@@ -66,13 +67,13 @@ def spec_of(value: object, name: str) -> ArgSpec:
         raise KernelArgumentError(
             f"argument {name!r}: expected a NumPy array or a Python number, got {type(value).__name__}"
         )
-    if type(value) not in (np.ndarray, np.memmap):
+    if type(value) not in (NDARRAY, np.memmap):
         # masked arrays, np.matrix...: NumPy gives them other semantics (masks, `*` as matmul) the kernel would drop
         raise KernelArgumentError(
             f"argument {name!r}: ndarray subclass {type(value).__name__} is not supported "
             "(its NumPy semantics would be lost); pass np.asarray(x) to compute on the plain data"
         )
-    if value.dtype.name not in DTYPES:
+    if not supported(value.dtype.newbyteorder("=")):  # (byte order: its own error below)
         raise KernelArgumentError(
             f"argument {name!r}: dtype {value.dtype} is not supported (supported: {', '.join(DTYPES)})"
         )

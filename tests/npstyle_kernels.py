@@ -330,6 +330,15 @@ def gpt2_block(n_head, x, ln1_g, ln1_b, w_qkv, b_qkv, w_proj, b_proj, ln2_g, ln2
     return x + gelu(layer_norm(x, ln2_g, ln2_b) @ w_fc + b_fc) @ w_out + b_out
 
 
+def gpt2_forward(n_head, tokens, wte, wpe, blocks, ln_f):
+    """GPT-2's forward pass: token ids (a Python list) and positions (a range) looked up in the embeddings, the
+    blocks (each a dict of its weights), a final norm and the output projection tied to the token embedding."""
+    x = wte[tokens] + wpe[range(len(tokens))]
+    for block in blocks:
+        x = gpt2_block(n_head, x, **block)
+    return layer_norm(x, **ln_f) @ wte.T
+
+
 def rms_norm(x, w, eps: float = 1e-6):
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * w
 

@@ -28,6 +28,13 @@ def spd(n: int) -> np.ndarray:
     return a @ a.T + n * np.eye(n)
 
 
+def gpt2_weights(c: int) -> dict:
+    """One GPT-2 block's weights by gpt2_block's parameter names (width c)."""
+    shapes = {"ln1_g": (c,), "ln1_b": (c,), "w_qkv": (c, 3 * c), "b_qkv": (3 * c,), "w_proj": (c, c), "b_proj": (c,),
+              "ln2_g": (c,), "ln2_b": (c,), "w_fc": (c, 4 * c), "b_fc": (4 * c,), "w_out": (4 * c, c), "b_out": (c,)}
+    return {k: (1 if k.endswith("_g") else 0) + 0.3 * rand(*s) for k, s in shapes.items()}
+
+
 def f32(args: tuple) -> tuple:
     """The float64 array arguments as float32 (Python numbers stay weak scalars)."""
     return tuple(a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float64 else a for a in args)
@@ -102,6 +109,8 @@ CASES = {
     "gpt2_block": (nk.gpt2_block, (2, rand(5, 8), 1 + 0.1 * rand(8), 0.1 * rand(8), 0.3 * rand(8, 24), 0.1 * rand(24),
                                    0.3 * rand(8, 8), 0.1 * rand(8), 1 + 0.1 * rand(8), 0.1 * rand(8),
                                    0.3 * rand(8, 32), 0.1 * rand(32), 0.3 * rand(32, 8), 0.1 * rand(8)), 1e-11, 1e-13, []),
+    "gpt2_forward": (nk.gpt2_forward, (2, [3, 1, 4, 1, 5], 0.3 * rand(11, 8), 0.1 * rand(5, 8), [gpt2_weights(8), gpt2_weights(8)],
+                                       {"g": 1 + 0.1 * rand(8), "b": 0.1 * rand(8)}), 1e-11, 1e-13, []),
     "llama_block": (nk.llama_block, (2, rand(5, 8), 1 + 0.1 * rand(8), *(0.3 * rand(8, 8) for _ in range(4)),
                                      1 + 0.1 * rand(8), 0.3 * rand(8, 16), 0.3 * rand(16, 8), 0.3 * rand(8, 16)),
                     1e-11, 1e-13, []),

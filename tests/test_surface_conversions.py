@@ -121,3 +121,46 @@ def test_bad_conversions_raise_clear_errors(fn, error, message: str) -> None:
     with pytest.raises(error, match=message) as info:
         et.kernel(fn)(X[0])
     assert "test_surface_conversions.py" in str(info.value)
+
+
+# --- what array-API wrappers ask of an array (SciPy's and scikit-learn's validation code) ------------------------
+def _array_api_style(x, n):
+    xp = x.__array_namespace__()
+    y = xp.asarray(x)
+    d = np.result_type(y, 1.0)  # a Python float stays weak: float32 data keeps float32
+    w = np.array(y, copy=np._CopyMode.IF_NEEDED, dtype=d) * 2
+    if np.may_share_memory(w, y):  # sklearn's check_array: copy when they may share memory
+        w = np.array(w, copy=np._CopyMode.ALWAYS)
+    assert x.device == "cpu" and np.result_type(x, np.float64, n) == np.float64
+    return xp.cumulative_sum(w, axis=0) + np.zeros((), np.result_type(y.dtype, np.int8)), np.array(w, copy=np._CopyMode.NEVER)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_array_api_idioms_of_library_code(dtype) -> None:
+    """`x.__array_namespace__()` (NumPy's namespace), `x.device`, np.result_type of traced values (weak Python
+    numbers, NEP 50), np.may_share_memory, and NumPy's np._CopyMode spelling of copy=, as NumPy runs them."""
+    exact(_array_api_style, X.astype(dtype), 3)
+
+
+def test_may_share_memory_answers() -> None:
+    """Two traced arrays may share memory (so a library copies: free here); a traced and a NumPy array never do."""
+    got = et.kernel(lambda x: np.float64(np.may_share_memory(x, x[1:]) + 2 * np.may_share_memory(x, X)) + x[0, 0] * 0)(X)
+    assert got == 1.0
+
+
+def test_result_type_without_a_common_dtype_is_an_unsupported_error() -> None:
+    with pytest.raises(et.UnsupportedError, match=r"np.result_type\(tracer datetime64|np.result_type\(tracer float64"):
+        et.kernel(lambda x: x + np.zeros((), np.result_type(x, np.dtype("datetime64[s]"))))(X)
+
+
+def test_unsupported_ndarray_attributes_are_attribute_errors() -> None:
+    """`x.flags` on a traced array: a clear UnsupportedError that is also an AttributeError, so library code's
+    getattr(x, "flags", None) (scikit-learn's check_array) and hasattr take their defaults."""
+    def probe(x):
+        flags = getattr(x, "flags", None)
+        return x * (1 if flags is None and not hasattr(x, "strides") else 0)
+
+    np.testing.assert_array_equal(et.kernel(probe)(X), X)
+    with pytest.raises(et.UnsupportedError, match=r"ndarray.flags is not supported in a kernel") as info:
+        et.kernel(lambda x: x.flags.writeable and x)(X)
+    assert isinstance(info.value, AttributeError)

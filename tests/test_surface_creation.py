@@ -22,6 +22,7 @@ rng = np.random.default_rng(25)
 X = rng.standard_normal((4, 6))
 X32 = X.astype(np.float32)
 I = rng.integers(-9, 9, (3, 4, 5))
+NDARRAY = np.ndarray  # NumPy's class (np.ndarray is a stand-in while a kernel is traced)
 
 
 def exact(fn, *args):
@@ -56,6 +57,59 @@ def test_empty_is_zeros() -> None:
     got = et.kernel(lambda x: (np.empty(x.shape), np.empty_like(x, dtype=np.int32), np.empty((2, 0))))(X32)
     for g, want in zip(got, (np.zeros(X32.shape), np.zeros(X32.shape, np.int32), np.zeros((2, 0))), strict=True):
         assert g.dtype == want.dtype and g.shape == want.shape and not g.any()
+
+
+def _ndarray_buffers(a, n):
+    b = np.ndarray(a.shape, a.dtype)  # NPBench's vadv: a buffer the loop fills
+    b[:] = a * (2 if isinstance(X, np.ndarray) else 0)  # (X: a NumPy array, as ever while tracing)
+    c = np.ndarray(shape=(n, n), dtype=np.float32)
+    c[0, :] = 1
+    c[1:, :] = a[1:n, :n]
+    d = np.ndarray((a.shape[0],))
+    for i in range(a.shape[0]):
+        d[i] = a[i].sum()
+    return b, c, d
+
+
+def test_ndarray_constructor_is_a_local_buffer() -> None:
+    """np.ndarray(shape, dtype) called in a kernel is a buffer as np.empty's, which the code fills; an
+    ndarray is still an np.ndarray (isinstance) while tracing, and np.ndarray is NumPy's own after."""
+    exact(_ndarray_buffers, X, 3)
+    assert np.ndarray is NDARRAY and type(np.zeros(2)) is np.ndarray
+
+
+def test_ndarray_over_other_memory_is_refused() -> None:
+    with pytest.raises(et.UnsupportedError, match=r"np.ndarray\(shape, buffer=/offset=/strides=\).*use np.empty"):
+        et.kernel(lambda x: np.ndarray((2,), np.float64, buffer=bytearray(16)) + x)(np.ones(2))
+
+
+def test_compiled_kernels_run_while_another_thread_traces_ndarray() -> None:
+    """While a thread is inside a trace (np.ndarray is the stand-in), another thread's calls of a compiled
+    kernel and of NumPy work as outside (arrays are recognised as NumPy's: dispatch and argument checks)."""
+    inside, leave = threading.Event(), threading.Event()
+
+    def waits(x):
+        b = np.ndarray(x.shape)
+        inside.set()
+        assert leave.wait(60)
+        b[:] = x + 1
+        return b
+
+    ready = et.kernel(lambda x: x * 3)
+    np.testing.assert_array_equal(ready(X), X * 3)
+    with ThreadPoolExecutor(1) as pool:
+        traced = pool.submit(et.kernel(waits), X)
+        assert inside.wait(60)
+        try:
+            assert np.ndarray is not NDARRAY  # the stand-in is installed now
+            buffer = np.empty_like(X)
+            assert ready(X, out=buffer) is buffer
+            np.testing.assert_array_equal(buffer, X * 3)
+            np.testing.assert_array_equal(ready(X32), X32 * 3)
+            assert type(np.ones(2)) is NDARRAY
+        finally:
+            leave.set()
+        np.testing.assert_array_equal(traced.result(), X + 1)
 
 
 def test_filled_arrays_compute_with_traced_values() -> None:

@@ -183,6 +183,8 @@ CONSTANT = {
     "take clip": lambda e: np.take(e, [[9], [-11]], mode="clip"),
     "along axis": lambda e: np.take_along_axis(e, np.array([[4, 0, 1]]), axis=1),
     "empty": lambda e: e[np.zeros(0, np.int64)],
+    "range": lambda e: e[range(3)] + e[range(7, 4, -1)],  # picoGPT's positions: wpe[range(len(inputs))]
+    "range with slice": lambda e: e[range(1, 8, 3), 2:] + e[:, range(2)].sum(),
 }
 
 

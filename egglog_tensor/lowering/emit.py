@@ -22,7 +22,7 @@ from mlir.dialects import affine, arith, bufferization, func, linalg, memref, sc
 from egglog_tensor.errors import CompileError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
-from egglog_tensor.graph import Node, depth, topological
+from egglog_tensor.graph import Node, depth, is_float, topological
 from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS
 from egglog_tensor.provenance import Line, Where, naming
 from egglog_tensor.spec import ArgSpec
@@ -337,7 +337,7 @@ class Emitter:
         lanes_attr = node.attr("lanes")  # {op}_lanes: the optimizer chose them
         if lanes_attr is not None and lanes_attr < 1:
             raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {lanes_attr}")
-        if node.op == "sum" and node.dtype.startswith("float"):
+        if node.op == "sum" and is_float(node.dtype):
             vf = policy.simd_lanes(payload.element_bytes(scalar.element_type(node.dtype)), self.target)
             steps = blocking.plan(x.shape, tuple(axes), self._unit_stride(plan), vf, lanes_attr)
             if steps != [blocking.Step(tuple(sorted(axes)), None, lanes_attr)]:
@@ -786,7 +786,7 @@ def _compose(amap: ir.AffineMap, inner: ir.AffineMap) -> ir.AffineMap:
 def _scan_start(op: str, dtype: str) -> float:
     """A scan's running value before the first element: adding (multiplying) it gives the element
     exactly, as NumPy's first output is its first element (-0.0 stays -0.0)."""
-    return (-0.0 if dtype.startswith("float") else 0) if op == "sum" else 1
+    return (-0.0 if is_float(dtype) else 0) if op == "sum" else 1
 
 
 def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:

@@ -17,6 +17,7 @@ from mlir.dialects import arith, math, scf
 from egglog_tensor import ops
 from egglog_tensor.errors import UnsupportedError
 from egglog_tensor.fastmath import FastMath
+from egglog_tensor.graph import NARROW_FLOATS, is_float, itemsize
 
 F = arith.CmpFPredicate
 I = arith.CmpIPredicate
@@ -26,8 +27,8 @@ Composed = Callable[[list[ir.Value], str], ir.Value]
 def element_type(dtype: str) -> ir.Type:
     """MLIR element type of a NumPy dtype name (bool is i1, one byte in memory like NumPy's; signed and
     unsigned integers are both signless, the ops say which they are)."""
-    if _is_float(dtype):
-        return {16: ir.F16Type.get, 32: ir.F32Type.get, 64: ir.F64Type.get}[_bits(dtype)]()
+    if is_float(dtype):
+        return ir.BF16Type.get() if dtype == "bfloat16" else {16: ir.F16Type.get, 32: ir.F32Type.get, 64: ir.F64Type.get}[_bits(dtype)]()
     return ir.IntegerType.get_signless(_bits(dtype))
 
 
@@ -53,7 +54,7 @@ def constant(value: float, dtype: str, stored: bool = False, lanes: int = 0) -> 
     """A scalar constant of `dtype` (of its storage type when `stored`); with `lanes`, a vector of
     that many copies (the operand of vector code such as lowering/argrows.py's)."""
     t = storage_type(dtype) if stored else element_type(dtype)
-    if dtype.startswith("float"):
+    if is_float(dtype):
         attr = ir.FloatAttr.get(t, float(value))
     else:
         bits = _bits(dtype)
@@ -65,33 +66,35 @@ def constant(value: float, dtype: str, stored: bool = False, lanes: int = 0) -> 
     return arith.constant(t, attr)
 
 
-def _is_float(dtype: str) -> bool:
-    return dtype.startswith("float")
-
-
 def _is_unsigned(dtype: str) -> bool:
     return dtype.startswith("uint")
 
 
 def _bits(dtype: str) -> int:
-    return 1 if dtype == "bool" else np.dtype(dtype).itemsize * 8
+    return 1 if dtype == "bool" else itemsize(dtype) * 8
 
 
 def cast(x: ir.Value, src: str, dst: str) -> ir.Value:
     """NumPy astype: float<->float, int<->int, int<->float, bool<->anything (nonzero is True)."""
     if src == dst:
         return x
+    if "bfloat16" in (src, dst) and "float32" not in (src, dst):  # as ml_dtypes: every bfloat16 cast goes through float32
+        return cast(cast(x, src, "float32"), "float32", dst)
+    if src == "bfloat16":
+        return _bfloat16_to_float32(x)
+    if dst == "bfloat16":
+        return _float32_to_bfloat16(x)
     t = element_type(dst)
     if dst == "bool":
         zero = constant(0, src)
-        return arith.cmpf(F.UNE, x, zero) if _is_float(src) else arith.cmpi(I.ne, x, zero)
+        return arith.cmpf(F.UNE, x, zero) if is_float(src) else arith.cmpi(I.ne, x, zero)
     if src == "bool":
-        return arith.uitofp(t, x) if _is_float(dst) else arith.extui(t, x)
-    if _is_float(src) and _is_float(dst):
+        return arith.uitofp(t, x) if is_float(dst) else arith.extui(t, x)
+    if is_float(src) and is_float(dst):
         return arith.extf(t, x) if _bits(dst) > _bits(src) else arith.truncf(t, x)
-    if _is_float(dst):
+    if is_float(dst):
         return (arith.uitofp if _is_unsigned(src) else arith.sitofp)(t, x)
-    if _is_float(src):
+    if is_float(src):
         return (arith.fptoui if _is_unsigned(dst) else arith.fptosi)(t, x)
     if _bits(dst) == _bits(src):  # int32 <-> uint32: the same bits
         return x
@@ -100,9 +103,28 @@ def cast(x: ir.Value, src: str, dst: str) -> ir.Value:
     return (arith.extui if _is_unsigned(src) else arith.extsi)(t, x)
 
 
+def _bfloat16_to_float32(x: ir.Value) -> ir.Value:
+    """A bfloat16's bits are the high half of the float32 of the same value (exact)."""
+    i16, i32 = ir.IntegerType.get_signless(16), ir.IntegerType.get_signless(32)
+    wide = arith.extui(i32, arith.bitcast(i16, x))
+    return arith.bitcast(ir.F32Type.get(), arith.shli(wide, arith.constant(i32, 16)))
+
+
+def _float32_to_bfloat16(x: ir.Value) -> ir.Value:
+    """float32 to bfloat16 rounded to nearest even as ml_dtypes (Eigen) rounds, in integer ops (no libcall,
+    no bf16 instructions needed): a NaN becomes the quiet NaN 0x7fc0 with x's sign, overflow gives inf."""
+    i16, i32 = ir.IntegerType.get_signless(16), ir.IntegerType.get_signless(32)
+    bits = arith.bitcast(i32, x)
+    odd = arith.andi(arith.shrui(bits, arith.constant(i32, 16)), arith.constant(i32, 1))
+    rounded = arith.shrui(arith.addi(bits, arith.addi(odd, arith.constant(i32, 0x7FFF))), arith.constant(i32, 16))
+    nan = arith.ori(arith.andi(arith.shrui(bits, arith.constant(i32, 16)), arith.constant(i32, 0x8000)), arith.constant(i32, 0x7FC0))
+    chosen = arith.select(arith.cmpf(F.UNO, x, x), nan, rounded)
+    return arith.bitcast(ir.BF16Type.get(), arith.trunci(i16, chosen))
+
+
 def _sign(x: ir.Value, dtype: str) -> ir.Value:
     one, minus_one, zero = constant(1, dtype), constant(-1, dtype), constant(0, dtype)
-    if _is_float(dtype):
+    if is_float(dtype):
         pos, neg, is_zero = arith.cmpf(F.OGT, x, zero), arith.cmpf(F.OLT, x, zero), arith.cmpf(F.OEQ, x, zero)
         return arith.select(pos, one, arith.select(neg, minus_one, arith.select(is_zero, zero, x)))
     if _is_unsigned(dtype):
@@ -171,7 +193,7 @@ _DIALECTS = {"arith": arith, "math": math}
 
 def _compare(op: str) -> Composed:
     def emit(args: list[ir.Value], dtype: str) -> ir.Value:
-        if _is_float(dtype):
+        if is_float(dtype):
             return arith.cmpf(_FLOAT_PREDICATES[op], *args)
         unsigned = dtype == "bool" or _is_unsigned(dtype)
         return arith.cmpi((_BOOL_PREDICATES if unsigned else _INT_PREDICATES)[op], *args)
@@ -189,12 +211,12 @@ def _logical(op: str) -> Composed:
 
 def _square(args: list[ir.Value], dtype: str) -> ir.Value:
     (x,) = args
-    return arith.mulf(x, x) if _is_float(dtype) else (x if dtype == "bool" else arith.muli(x, x))
+    return arith.mulf(x, x) if is_float(dtype) else (x if dtype == "bool" else arith.muli(x, x))
 
 
 def _divmod(op: str) -> Composed:
     def emit(args: list[ir.Value], dtype: str) -> ir.Value:
-        if _is_float(dtype):
+        if is_float(dtype):
             return _float_divmod(*args, dtype)[0 if op == "floor_divide" else 1]
         return _int_divmod(*args, dtype, op)
 
@@ -211,7 +233,7 @@ def _float_class(predicate: F, finite_ints: bool) -> Composed:
     """isnan/isinf/isfinite: |x| compared with inf (unordered for NaN); every integer is finite."""
 
     def emit(args: list[ir.Value], dtype: str) -> ir.Value:
-        if not _is_float(dtype):
+        if not is_float(dtype):
             return constant(int(finite_ints), "bool")
         return arith.cmpf(predicate, math.absf(args[0]), constant(float("inf"), dtype))
 
@@ -429,8 +451,8 @@ def apply(op: str, dtype: str, out_dtype: str, args: list[ir.Value]) -> ir.Value
         return arith.select(*args)
     if not ops.supports(op, dtype):
         raise UnsupportedError(f"op {op} is not supported for dtype {dtype}")
-    if dtype == "float16":
-        return _in_float32(op, out_dtype, args)
+    if dtype in NARROW_FLOATS:
+        return _in_float32(op, dtype, out_dtype, args)
     named = ops.op(op).scalar[ops.dtype_class(dtype)]
     if _is_unsigned(dtype) and named in _UNSIGNED:
         return _UNSIGNED[named](*args)
@@ -441,10 +463,11 @@ def apply(op: str, dtype: str, out_dtype: str, args: list[ir.Value]) -> ir.Value
 _UNSIGNED: dict[str, Callable[..., ir.Value]] = {"arith.maxsi": arith.maxui, "arith.minsi": arith.minui, "math.absi": lambda x: x}
 
 
-def _in_float32(op: str, out_dtype: str, args: list[ir.Value]) -> ir.Value:
-    """A float16 op as NumPy's half loops compute it: in float32, the result rounded back to float16."""
-    wide = "float32" if out_dtype == "float16" else out_dtype
-    value = apply(op, "float32", wide, [cast(a, "float16", "float32") for a in args])
+def _in_float32(op: str, dtype: str, out_dtype: str, args: list[ir.Value]) -> ir.Value:
+    """A float16/bfloat16 op as NumPy's half loops and ml_dtypes compute it: in float32, the result
+    rounded back."""
+    wide = "float32" if out_dtype == dtype else out_dtype
+    value = apply(op, "float32", wide, [cast(a, dtype, "float32") for a in args])
     return cast(value, wide, out_dtype)
 
 
@@ -456,10 +479,10 @@ _SUM_START = float(np.add.reduce(np.array([-0.0])))
 def reduction_identity(op: str, dtype: str, empty: bool) -> float:
     """Start value of a reduction (float sums: where NumPy starts them, see _SUM_START)."""
     if op == "sum":
-        return _SUM_START if _is_float(dtype) and not empty else 0
+        return _SUM_START if is_float(dtype) and not empty else 0
     if op == "prod":
         return 1
-    if _is_float(dtype):
+    if is_float(dtype):
         return float("-inf") if op == "max" else float("inf")
     if dtype == "bool":
         return 0 if op == "max" else 1
@@ -476,7 +499,7 @@ def combine(op: str, dtype: str, value: ir.Value, acc: ir.Value) -> ir.Value:
     reassociated; max/min need no flag (they vectorize as is)."""
     name = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}[op]
     result = apply(name, dtype, dtype, [acc, value])
-    if _is_float(dtype) and dtype != "float16" and op in ("sum", "prod"):  # (float16: the step ends in a truncf)
+    if is_float(dtype) and dtype not in NARROW_FLOATS and op in ("sum", "prod"):  # (narrow: the step ends in a rounding)
         result.owner.attributes["fastmath"] = ir.Attribute.parse("#arith.fastmath<reassoc>")
     return result
 
@@ -528,7 +551,7 @@ def pick(op: str, dtype: str, value: ir.Value, index: ir.Value, best: ir.Value, 
     index). A total order, so the result is NumPy's (the first index of the first max, or of the
     first NaN) in whatever order the elements come; with `ascending` (integers met in ascending
     index order, as each lane of a split reduction meets them) a tie never wins: one test fewer."""
-    if _is_float(dtype):
+    if is_float(dtype):
         earlier = arith.cmpi(I.slt, index, best_index)
         beyond = arith.cmpf(F.OGT if op == "max" else F.OLT, value, best)
         tie = arith.andi(arith.cmpf(F.OEQ, value, best), earlier)

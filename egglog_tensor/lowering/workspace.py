@@ -22,8 +22,8 @@ import math
 import numpy as np
 from mlir import ir
 
+from ..graph import DTYPES, numpy_dtype
 from ..outputs import ALIGN
-from ..runtime import SUPPORTED_DTYPES
 from .scalar import storage_type
 
 MIN_BYTES = 1 << 20  # a temporary from this size is lent (a lease costs about a microsecond)
@@ -39,8 +39,8 @@ def _buffer_type(value_type: ir.Type) -> tuple[tuple[int, ...], np.dtype] | None
     identity = isinstance(memref.layout, ir.AffineMapAttr) and memref.layout == ir.AffineMapAttr.get(ir.AffineMap.get_identity(memref.rank))
     if not memref.has_static_shape or not identity or memref.memory_space is not None:
         return None
-    dtypes = [d for d in SUPPORTED_DTYPES if storage_type(d.name) == memref.element_type]
-    return (tuple(memref.shape), dtypes[0]) if dtypes else None
+    names = [d for d in DTYPES if storage_type(d) == memref.element_type]
+    return (tuple(memref.shape), numpy_dtype(names[0])) if names else None
 
 
 def _hoistable(op: ir.Operation) -> list[ir.Operation] | None:

@@ -6,6 +6,7 @@ always makes a NumPy scalar: so while a kernel is traced they are replaced in th
 creation.py replaces np.zeros (the same mechanism): the functions by wrappers that trace when user
 code passes a traced array (NumPy's own function otherwise), each scalar type by a subclass of itself
 that converts a traced array and is the type for everything else (isinstance, np.dtype, equality).
+np.ndarray is replaced the same way: `np.ndarray(shape, dtype)` in user code is a local buffer as np.empty's.
 On a traced array they are the array itself (asarray) or an array of its own (a copy: the kernel may
 write into it), converted as `astype` converts; layout (`order`) is not traced: results are C-ordered.
 A (nested) list mixing traced arrays and numbers is stacked, with NumPy's dtype for the list.
@@ -13,14 +14,15 @@ A (nested) list mixing traced arrays and numbers is stacked, with NumPy's dtype 
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import DTYPES
-from .core import Trace, Tracer, astype, dtype_name, fail, implements, lift, result
-from .creation import replace_while_tracing
+from .core import IMPLEMENTATIONS, Trace, Tracer, astype, dtype_name, fail, implements, lift, result
+from .creation import called_by_user, replace_while_tracing
 from .shapes import reshape, stack
 from .updates import copy as copied
 
@@ -57,9 +59,11 @@ def _stacked(trace: Trace, value: Any, dtype: str) -> Tracer:
     return stack(parts)
 
 
-def _convert(name: str, a: Any, dtype: Any, copy: bool | None, ndmin: int = 0) -> Tracer:
+def _convert(name: str, a: Any, dtype: Any, copy: bool | np._CopyMode | None, ndmin: int = 0) -> Tracer:
     """Traced `a` as an array of `dtype` (None: a's own): itself when no copy is needed and `copy` is not
     True, else an array of its own; copy=False where a copy is needed raises, as NumPy does."""
+    if isinstance(copy, np._CopyMode):  # NumPy's own spelling, which array-API wrappers pass (SciPy's, scikit-learn's)
+        copy = {"ALWAYS": True, "IF_NEEDED": None, "NEVER": False}[copy.name]
     target = dtype_name(dtype) if dtype is not None else _element_dtype(a).name
     if target not in DTYPES:
         raise fail(UnsupportedError, f"np.{name}: dtype {target} is not supported (supported: {', '.join(DTYPES)})")
@@ -115,8 +119,16 @@ def ascontiguousarray(a: Any, dtype: Any = None) -> Tracer:
     return _convert("ascontiguousarray", a, dtype, None, ndmin=1)
 
 
-class _ScalarTypeMeta(type):
-    """The metaclass of a scalar type's stand-in: it is the type itself for isinstance, issubclass, == and hash."""
+@implements("may_share_memory")
+def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
+    """np.may_share_memory: True for two traced arrays (it may err that way, as NumPy's: a copy made on its
+    account is free here), False for a traced array and a NumPy one (traced values never live in its memory)."""
+    return isinstance(a, Tracer) and isinstance(b, Tracer)
+
+
+class _StandInMeta(type):
+    """The metaclass of a NumPy type's stand-in while tracing: it is the type itself for isinstance, issubclass,
+    == and hash."""
 
     numpy_type: type
 
@@ -144,13 +156,34 @@ def _scalar_type(numpy_type: type) -> type:
             return _convert(numpy_type.__name__, args[0], numpy_type, None)
         return numpy_type(*args, **kwargs)
 
-    return _ScalarTypeMeta(numpy_type.__name__, (numpy_type,), {"__new__": __new__, "numpy_type": numpy_type,
-                                                                  "__module__": numpy_type.__module__})
+    return _StandInMeta(numpy_type.__name__, (numpy_type,), {"__new__": __new__, "numpy_type": numpy_type,
+                                                              "__module__": numpy_type.__module__})
+
+
+def _ndarray_type() -> type:
+    """The stand-in for np.ndarray while tracing: `np.ndarray(shape, dtype)` called by the user's code is a
+    local buffer, as np.empty(shape, dtype) (NumPy leaves its contents unspecified too); other calls are NumPy's."""
+    numpy_type = np.ndarray
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if not called_by_user(sys._getframe(1), cls):
+            return numpy_type(*args, **kwargs)
+        return _buffer(*args, **kwargs)
+
+    return _StandInMeta("ndarray", (numpy_type,), {"__new__": __new__, "numpy_type": numpy_type, "__module__": "numpy"})
+
+
+def _buffer(shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0, strides: Any = None, order: Any = None) -> Tracer:
+    """np.ndarray's arguments as a local buffer (a view of other memory is refused)."""
+    if buffer is not None or offset or strides is not None:
+        raise fail(UnsupportedError, "np.ndarray(shape, buffer=/offset=/strides=) in a kernel: a view of other memory is not "
+                                     "supported; use np.empty(shape, dtype) for a local buffer")
+    return IMPLEMENTATIONS["empty"](shape, dtype, order or "C")
 
 
 def _install_scalar_types() -> None:
     """Replace each supported NumPy scalar type (by its name and its aliases: np.bool_, np.double) while tracing."""
-    types = {np.dtype(d).type: _scalar_type(np.dtype(d).type) for d in DTYPES}
+    types = {np.dtype(d).type: _scalar_type(np.dtype(d).type) for d in DTYPES if d != "bfloat16"}  # (ml_dtypes' type)
     for name in (*(t.__name__ for t in types), *_ALIASES):
         stand_in = types.get(getattr(np, name, None))
         if stand_in is not None:
@@ -158,3 +191,4 @@ def _install_scalar_types() -> None:
 
 
 _install_scalar_types()
+replace_while_tracing("ndarray", _ndarray_type())

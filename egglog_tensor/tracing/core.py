@@ -24,9 +24,10 @@ from ..errors import (
     EgglogTensorError,
     OutOfBoundsError,
     TracingError,
+    UnsupportedAttributeError,
     UnsupportedError,
 )
-from ..graph import DTYPES, Builder, Node, topological
+from ..graph import DTYPES, Builder, Node, is_float, numpy_dtype, topological
 from ..spec import PYTHON_SCALARS
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # egglog_tensor/: not user code
@@ -124,7 +125,7 @@ class Trace:
         if bounds is not None and type(value) is int and not bounds.min <= value <= bounds.max:
             raise fail(OutOfBoundsError, f"Python integer {value} out of bounds for {dtype}")
         try:
-            if dtype.startswith("float") and type(value) in (int, float):
+            if is_float(dtype) and type(value) in (int, float):
                 typed = to_float(value, dtype)
             elif bounds is not None and type(value) is int:  # in bounds: `uint8_array - 1` subtracts a uint8 1
                 typed = np.asarray(value, dtype)
@@ -182,11 +183,12 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def __getattr__(self, name: str) -> Any:
         """Only called for attributes Tracer lacks: an ndarray method or attribute it does not support."""
         if not name.startswith("_") and hasattr(np.ndarray, name):
-            raise fail(UnsupportedError, f"ndarray.{name} is not supported in a kernel (on a tracer {self.dtype}{list(self.shape)})")
+            raise fail(UnsupportedAttributeError, f"ndarray.{name} is not supported in a kernel (on a tracer {self.dtype}{list(self.shape)})")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # --- array attributes -------------------------------------------------------------------
     shape = property(lambda self: self._node.shape)
+    device = property(lambda self: "cpu")  # NumPy 2's (array API): array-API code asks it
     ndim = property(lambda self: self._node.ndim)
     size = property(lambda self: self._node.size)
     dtype = property(lambda self: np.dtype(self._node.dtype))
@@ -241,6 +243,11 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         IMPLEMENTATIONS["setitem"](self, key, value)
 
     # --- NumPy protocols: dispatched through IMPLEMENTATIONS, which the surface modules fill ----------
+    def __array_namespace__(self, api_version: str | None = None) -> Any:
+        """The array API namespace (array-api-compat asks it, in SciPy's and scikit-learn's code): NumPy's,
+        whose functions reach the Tracer through __array_function__ / __array_ufunc__."""
+        return np
+
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         handler = IMPLEMENTATIONS.get(f"ufunc.{method}")
         if handler is None:
@@ -431,9 +438,11 @@ def astype(x: Any, dtype: str) -> Tracer:
 
 def dtype_name(dtype: Any) -> str:
     try:
-        return np.dtype(dtype).name
+        return (numpy_dtype(dtype) if isinstance(dtype, str) else np.dtype(dtype)).name  # ("bfloat16": ml_dtypes')
     except TypeError:
         raise fail(UnsupportedError, f"dtype {dtype!r} is not understood") from None
+    except ImportError as e:
+        raise fail(UnsupportedError, str(e)) from None
 
 
 def as_tracer(trace: Trace, v: Any) -> Tracer:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
-from ..graph import DTYPES
+from ..graph import DTYPES, NARROW_FLOATS
 from .core import Tracer, as_tracer, fail, implements, lift, result, trace_of
 from .linalg import matmul, multiply, strong
 from .reductions import sum_
@@ -53,7 +53,7 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, **unsupported
     if dtype not in DTYPES:
         raise fail(UnsupportedError, f"np.einsum on dtype {dtype} is not supported")
     inputs, output = parse(subscripts, [v.ndim for v in values])
-    work = "float32" if dtype == "float16" else dtype  # NumPy's half einsum multiplies and sums in float32
+    work = "float32" if dtype in NARROW_FLOATS else dtype  # NumPy's half einsum multiplies and sums in float32
     terms = [collapse_repeats(Term(result(trace, lift(trace, v, work)), labels), n)
              for n, (v, labels) in enumerate(zip(values, inputs, strict=True))]
     sizes = label_sizes(terms)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
+from ..graph import float_info, is_float
 from ..spec import PYTHON_SCALARS
 from .core import IMPLEMENTATIONS, Tracer, as_tracer, astype, describe, dtype_key, fail, implements, lift, normalize_axis, result, trace_of
 from .shapes import broadcast_to, concatenate
@@ -52,9 +53,9 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: float | None
     integers and bools unchanged."""
     trace = trace_of([x])
     x = as_tracer(trace, x)
-    if x.dtype.kind != "f":
+    if not is_float(x.dtype):
         return IMPLEMENTATIONS["copy"](x)
-    info = np.finfo(x.dtype)
+    info = float_info(x.dtype)
     big = float(info.max) if posinf is None else posinf
     small = float(info.min) if neginf is None else neginf
     where = IMPLEMENTATIONS["where"]

@@ -22,8 +22,8 @@ _MASK_HINT = ("its result shape depends on the mask's values, which are not know
 
 
 def is_index_array(k: Any) -> bool:
-    """Whether an index entry is advanced: an array, a list or tuple, or a boolean scalar."""
-    return isinstance(k, (Tracer, np.ndarray, list, tuple, bool, np.bool_))
+    """Whether an index entry is advanced: an array, a list, tuple or range (NumPy makes it an array), or a boolean scalar."""
+    return isinstance(k, (Tracer, np.ndarray, list, tuple, range, bool, np.bool_))
 
 
 def _constant(k: Any) -> np.ndarray | None:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
-from ..graph import Node
+from ..graph import NARROW_FLOATS, Node
 from ..spec import PYTHON_SCALARS
 from .core import Trace, Tracer, as_tracer, fail, implements, lift, normalize_axis, result, trace_of
 from .shapes import broadcast_to, reshape, transpose
@@ -30,8 +30,8 @@ def matmul(trace: Trace, a: Node, b: Node) -> Tracer:
     batch = batch_shape(a.shape[:-2], b.shape[:-2])
     out = (*batch, *a.shape[-2:-1], *b.shape[-1:][: b.ndim - 1])
     x, y = result(trace, a), result(trace, b)
-    if a.dtype == "float16":  # NumPy's half matmul and dot accumulate in float32 and round once
-        return matmul(trace, lift(trace, x, "float32"), lift(trace, y, "float32")).astype("float16")
+    if a.dtype in NARROW_FLOATS:  # NumPy's half matmul and dot (ml_dtypes' bfloat16 dot) accumulate in float32, round once
+        return matmul(trace, lift(trace, x, "float32"), lift(trace, y, "float32")).astype(a.dtype)
     if a.dtype == "bool":
         return reshape(bool_matmul(as_matrix(x, (1, k)), as_matrix(y, (k, 1))), out)
     if a.ndim <= 2 and b.ndim <= 2:
@@ -119,7 +119,9 @@ def dot(a: Any, b: Any, out: Any = None) -> Tracer:
     if x.ndim == 0 or y.ndim == 0:
         return multiply(x, y)
     if y.ndim <= 2:
-        return apply_ufunc(x._trace, np.matmul, (x, y))
+        product = apply_ufunc(x._trace, np.matmul, (x, y))
+        # ml_dtypes' bfloat16 matmul gives float32, its dot bfloat16 (summed in float32, rounded once)
+        return product.astype("bfloat16") if x.dtype == y.dtype == "bfloat16" else product
     check_pairs(x, y, [x.ndim - 1], [y.ndim - 2], "np.dot")
     return contract(x, y, [x.ndim - 1], [y.ndim - 2])
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UnsupportedError
-from ..graph import FLOAT_DTYPES
+from ..graph import FLOAT_DTYPES, NARROW_FLOATS, is_float
 from .core import IMPLEMENTATIONS, Tracer, as_tracer, dtype_name, fail, implements, lift, normalize_axes, result, trace_of
 from .shapes import diagonal, reshape
 from .ufuncs import apply_ufunc
@@ -34,8 +34,8 @@ def reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, **unsu
         target = dtype_name(dtype)
     else:
         target = accumulator_dtype(x.dtype.name) if op in ("sum", "prod") else x.dtype.name
-    if target == "float16" and op in ("sum", "prod"):  # NumPy's half loops accumulate in float32, round once
-        return reduce(op, x.astype("float16").astype("float32"), axis, keepdims).astype("float16")
+    if target in NARROW_FLOATS and op in ("sum", "prod"):  # NumPy's half loops (ours for bfloat16) accumulate in float32, round once
+        return reduce(op, x.astype(target).astype("float32"), axis, keepdims).astype(target)
     node = lift(trace, x, target)
     if axes:
         reduced = trace.make(op, (node,), (axes,))
@@ -78,10 +78,10 @@ def sum_(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
 def mean(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Tracer:
     trace = trace_of([x])
     x = as_tracer(trace, x)
-    if dtype is None and x.dtype == "float16":  # NumPy sums and divides in float32, then rounds to float16
-        return mean(x, axis, "float32", out, keepdims, **kw).astype("float16")
+    if dtype is None and x.dtype.name in NARROW_FLOATS:  # NumPy sums and divides in float32, then rounds back
+        return mean(x, axis, "float32", out, keepdims, **kw).astype(x.dtype.name)
     if dtype is None:
-        dtype = x.dtype.name if x.dtype.name.startswith("float") else "float64"
+        dtype = x.dtype.name if is_float(x.dtype) else "float64"
     total = sum_(x, axis, dtype, out, keepdims, **kw)
     count = math.prod(x.shape[a] for a in normalize_axes(x.ndim, axis))
     return apply_ufunc(trace, np.divide, (total, np.asarray(count, dtype=dtype_name(dtype))))

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError
+from ..graph import is_float
 from .core import (
     Tracer,
     as_tracer,
@@ -60,7 +61,7 @@ def _nan_scan(op: str, a: Any, axis: Any, dtype: Any, out: Any) -> Tracer:
     """nancumsum/nancumprod: NaN read as the identity (0, 1), as NumPy replaces it before scanning."""
     trace = trace_of([a])
     x = as_tracer(trace, a)
-    if x.dtype.kind == "f":
+    if is_float(x.dtype):
         x = np.where(np.isnan(x), x.dtype.type(_IDENTITY[op]), x)
     return scan(op, x, axis, dtype, out)
 

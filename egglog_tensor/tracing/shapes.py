@@ -98,7 +98,7 @@ def getitem(x: Tracer, key: Any) -> Tracer:
 def basic_index(x: Tracer, key: Any) -> Tracer:
     """Basic indexing (ints, slices with steps, None, ...) as a slice view plus a unit reshape."""
     key = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(k, (Tracer, np.ndarray, list, tuple, bool, np.bool_)) for k in key):
+    if any(isinstance(k, (Tracer, np.ndarray, list, tuple, range, bool, np.bool_)) for k in key):
         return IMPLEMENTATIONS["getitem.advanced"](x, key)  # tracing/indexing.py
     for k in key:
         if not (k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))):

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
+from ..graph import is_float
 from .core import Trace, Tracer, as_tracer, dtype_name, fail, implements, normalize_axes, normalize_axis, result, trace_of
 from .reductions import max_, mean, min_, prod, reduce, sum_
 from .shapes import broadcast_to, reshape, transpose
@@ -110,7 +111,7 @@ def _divide(total: Tracer, count: Any) -> Tracer:
 
 def _accumulator(x: Tracer, dtype: Any) -> str:
     """NumPy's dtype for var's and std's sums: `dtype`, else x's float dtype, float64 for ints and bools."""
-    return dtype_name(dtype) if dtype is not None else (x.dtype.name if x.dtype.kind == "f" else "float64")
+    return dtype_name(dtype) if dtype is not None else (x.dtype.name if is_float(x.dtype) else "float64")
 
 
 def _var(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims: bool, **given: Any) -> Tracer:
@@ -145,7 +146,7 @@ def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any 
 
 def _without_nan(x: Tracer, value: float) -> Tracer:
     """x with its NaNs replaced by `value` (NumPy's _replace_nan), or x itself if it cannot hold NaN."""
-    return np.where(np.isnan(x), value, x) if x.dtype.kind == "f" else x
+    return np.where(np.isnan(x), x.dtype.type(value), x) if is_float(x.dtype) else x  # (typed: bfloat16 has no weak scalars)
 
 
 def _nan_args(name: str, a: Any, out: Any, **unsupported: Any) -> Tracer:
@@ -172,10 +173,10 @@ def _nan_extreme(op: str, a: Any, axis: Any, out: Any, keepdims: bool, **unsuppo
     (NumPy also warns: no warning here)."""
     x = _nan_args(f"nan{op}", a, out, **unsupported)
     pick = max_ if op == "max" else min_
-    if x.dtype.kind != "f":
+    if not is_float(x.dtype):
         return pick(x, axis, keepdims=keepdims)
     found = pick(_without_nan(x, -np.inf if op == "max" else np.inf), axis, keepdims=keepdims)
-    return np.where(all_(np.isnan(x), axis, keepdims=keepdims), np.nan, found)
+    return np.where(all_(np.isnan(x), axis, keepdims=keepdims), x.dtype.type(np.nan), found)
 
 
 @implements("nanmax")
@@ -194,7 +195,7 @@ def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, in
 def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None) -> Tracer:
     """The mean of the non-NaN elements (an all-NaN slice: NaN, without NumPy's warning)."""
     x = _nan_args("nanmean", a, out, where=where)
-    if x.dtype.kind != "f":
+    if not is_float(x.dtype):
         return mean(x, axis, dtype, keepdims=keepdims)
     total = sum_(_without_nan(x, 0), axis, dtype, keepdims=keepdims)
     return _divide(total, count_nonzero(~np.isnan(x), axis, keepdims=keepdims))
@@ -275,7 +276,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     """np.linalg.norm of vectors (ord None, 0, ±1, 2, ±inf, or any p) and matrices (Frobenius, ±1, ±inf); ints as float64."""
     trace = trace_of([x])
     a = as_tracer(trace, x)
-    if a.dtype.kind != "f":
+    if not is_float(a.dtype):
         a = a.astype("float64")
     if axis is None and (ord is None or (ord in ("f", "fro") and a.ndim == 2) or (ord == 2 and a.ndim == 1)):
         out = np.sqrt(sum_(a * a))

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
-from ..graph import DTYPES, Node
+from ..graph import DTYPES, Node, is_float
 from ..ops import BINARY, PREDICATES, UNARY, supports
 from ..spec import PYTHON_SCALARS
 from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, astype, dtype_name, check_dtype, describe, dtype_key, fail, implements, lift, result, trace_of
@@ -70,7 +70,7 @@ def scalar_power(trace: Trace, x: Node, exponent: float) -> Node | None:
     """
     if exponent == 2.0:
         return trace.make("square", (x,))
-    if x.dtype.startswith("float"):
+    if is_float(x.dtype):
         if exponent == 0.5:
             return trace.make("sqrt", (x,))
         if exponent == -1.0:
@@ -97,6 +97,22 @@ def in_place(out: tuple, result: Tracer) -> Tracer:
 
 
 
+@implements("result_type")
+def result_type(*arrays_and_dtypes: Any) -> np.dtype:
+    """np.result_type with traced arrays among its arguments: their dtypes, a weak Python-number tracer's
+    as a Python number's (NEP 50); no common dtype: UnsupportedError naming the operands."""
+    def operand(v: Any) -> Any:
+        if isinstance(v, (np.dtype, type, str)):
+            return v  # a dtype, scalar type or name, as NumPy takes it
+        key = dtype_key(v)
+        return key(0) if key is int or key is float else key
+
+    try:
+        return np.result_type(*map(operand, arrays_and_dtypes))
+    except np.exceptions.DTypePromotionError as e:
+        raise fail(UnsupportedError, f"np.result_type({describe(arrays_and_dtypes)}): {e}") from None
+
+
 @implements("where")
 def where(cond: Any, x: Any = None, y: Any = None) -> Tracer:
     if x is None or y is None:
@@ -104,8 +120,7 @@ def where(cond: Any, x: Any = None, y: Any = None) -> Tracer:
                                      "its result shape depends on cond's values, which are not known while tracing; "
                                      "use np.where(cond, x, fill) for a result of cond's shape")
     trace = trace_of([cond, x, y])
-    keys = [dtype_key(v) for v in (x, y)]
-    target = np.result_type(*[k(0) if isinstance(k, type) else k for k in keys]).name
+    target = result_type(x, y).name
     if target not in DTYPES:
         raise fail(UnsupportedError, f"np.where result dtype {target} is not supported")
     c = lift(trace, cond, "bool")
