@@ -70,8 +70,8 @@ def test_layernorm_ranks_with_softmax() -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_matmul_near_flop_bound(target: str) -> None:
-    n = 1024
-    a, b = RNG.standard_normal((n, n), np.float32), RNG.standard_normal((n, n), np.float32)
+    n = 4096  # benchmarks/gpu.py's size (only the shapes are traced: zeros suffice)
+    a, b = np.zeros((n, n), np.float32), np.zeros((n, n), np.float32)
     estimate, launches = _estimate(matmul, target, a, b)
     target_ = gpu_target(target)
     bound = 2.0 * n**3 / target_.device.gflops
