@@ -22,10 +22,10 @@ egglog's extractor finds no acyclic best term (it panics), so a reduction is pri
 wherever it runs.
 
 On a GPU target (`target.device`) a kernel is one launch, priced as the same roofline with the
-device's numbers (gpu/targets.py: its bandwidth, FLOP rate, a transcendental at a few dozen flops, the
-launch overhead), reading each distinct buffer once: the CPU's caches, threads and vector lanes play no part, so neither do row
-blocks, add-latency chains or matmul cache tiles, and `fuse_rows` saves nothing (the GPU lowering
-runs each op of a row-fused loop as its own kernels).
+device's numbers (gpu/targets.py: its bandwidth, FLOP rate, a transcendental at a few dozen flops,
+the launch overhead), reading each distinct buffer once. The CPU's caches, threads and vector lanes
+play no part, so neither do row blocks, add-latency chains or matmul cache tiles, and `fuse_rows`
+saves nothing (the GPU lowering runs each op of a row-fused loop as its own kernels).
 """
 
 from __future__ import annotations
