@@ -20,6 +20,12 @@ loop, with the lanes the term chose (`x.sum_lanes(axes, L)`) or LLVM's own (`red
 standalone and in a row-fused loop alike: a parent's price must fall whenever a child's does, or
 egglog's extractor finds no acyclic best term (it panics), so a reduction is priced the same way
 wherever it runs.
+
+On a GPU target (`target.device`) a kernel is one launch, priced as the same roofline with the
+device's numbers (gpu/targets.py: its bandwidth, FLOP rate, a transcendental at a few dozen flops,
+the launch overhead), reading each distinct buffer once. The CPU's caches, threads and vector lanes
+play no part, so neither do row blocks, add-latency chains or matmul cache tiles, and `fuse_rows`
+saves nothing (the GPU lowering runs each op of a row-fused loop as its own kernels).
 """
 
 from __future__ import annotations
@@ -129,6 +135,7 @@ class TensorCostModel:
     def __init__(self, target: Target, local: bool = False) -> None:
         self.target = target
         self.machine: Machine = target.machine
+        self.gpu = target.device is not None  # priced per launch, without the CPU's caches and lanes (module docstring)
         # local: children come priced alone (done 0: the DAG extractor adds each closed kernel once), so a
         # row-fused loop's saving on the kernels it absorbs may exceed what this node closes itself
         self.floor = -math.inf if local else 0.0
@@ -162,7 +169,7 @@ class TensorCostModel:
         """`fuse_rows(x)`: x's kernel and the Rows below it as one loop over row blocks, with the
         `tiles` of `fuse_rows_tiled` (rows per block) or the lowering's default."""
         closed = self.closed(x)
-        if x.rows is None or out.ndim < 1:
+        if x.rows is None or out.ndim < 1 or self.gpu:
             return self._buffer(out, closed + _EPSILON)
         rows = x.rows
         flops, inputs = rows.flops, rows.inputs
@@ -250,7 +257,7 @@ class TensorCostModel:
             rows: Rows | None = None
             for c in ins:
                 done += c.done
-                aligned = c.rows is not None and _row_aligned(op, c.meta, out)
+                aligned = not self.gpu and c.rows is not None and _row_aligned(op, c.meta, out)
                 if aligned:
                     rows = c.rows + rows
                 if c.buffer:
@@ -263,6 +270,8 @@ class TensorCostModel:
                     inputs |= c.inputs
             if view and ins[0].buffer:  # a view of a buffer is still that buffer
                 return Cost(done + _EPSILON, out, done + _EPSILON, rows=rows)
+            if self.gpu:  # one kernel reads each buffer once, however often its body uses it
+                reads = math.fsum(b for _, b in inputs)
             return self._fused(out, done, flops, reads, inputs, rows)
         if op in REDUCTIONS:
             (x,) = ins
@@ -271,7 +280,7 @@ class TensorCostModel:
             inputs = x.inputs if not x.buffer else frozenset() if x.rows else frozenset({(_identity(x), _bytes(x.meta))})
             latency = 0.0
             index = op in INDEX_REDUCTIONS  # argmax: one (value, index) pair at a time, never row-fused
-            if x.meta.ndim and x.meta.ndim - 1 in out.attr("axes"):  # the innermost loop reduces: priced by its lanes
+            if not self.gpu and x.meta.ndim and x.meta.ndim - 1 in out.attr("axes"):  # the innermost loop reduces: priced by its lanes
                 itemsize = np.dtype(out.dtype).itemsize
                 lanes = 1 if index else out.attr("lanes")  # {op}_lanes, or LLVM's own
                 latency = (reduce_slowdown(x.meta.shape[-1], lanes, itemsize, self.target) - 1.0) * x.meta.size / m.gflops
@@ -291,7 +300,7 @@ class TensorCostModel:
             slowdown = (1.0 if _row_major(a.meta) else m.gemm_strided_a_slowdown) * (
                 1.0 if _row_major(b.meta) else m.gemm_strided_b_slowdown
             )
-            if a.meta.ndim == b.meta.ndim and a.meta.ndim in (2, 3):  # matmul, batch_matmul
+            if not self.gpu and a.meta.ndim == b.meta.ndim and a.meta.ndim in (2, 3):  # matmul, batch_matmul: cache tiles
                 *batch, rows, inner = a.meta.shape
                 loops = (rows, b.meta.shape[-1], inner)
                 itemsize = np.dtype(out.dtype).itemsize

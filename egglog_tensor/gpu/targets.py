@@ -30,6 +30,13 @@ KNOWN: dict[str, tuple[int, int, int, float, float]] = {
 }
 _DEFAULT = {"rocdl": (64, 64, 64 * KB, 1000.0, 20_000.0), "nvvm": (64, 32, 48 * KB, 1000.0, 20_000.0)}
 LAUNCH_NS = 4000.0  # a kernel launch and its synchronization, as the cost model's per-kernel overhead
+# One exp/tanh/sqrt/... in flops at the device's FLOP rate: the math stage's inline exp is ~26 instructions
+# and float32 tanh ~40 (no special-function unit used), where the rate counts an FMA as two flops.
+TRANSCENDENTAL_FLOPS = 32.0
+# A transposed or Fortran-ordered operand of a matmul (one thread per output element, threads along
+# the output's columns): A's element is one address per wave (a broadcast, whatever its layout);
+# B's is a column apart per thread (uncoalesced). Unmeasured until a GPU is at hand.
+STRIDED_A, STRIDED_B = 1.0, 2.0
 
 
 def is_gpu_name(name: str) -> bool:
@@ -48,7 +55,7 @@ def gpu_target(name: str) -> Target:
     units, wave, shared, bandwidth, gflops = KNOWN.get(chip) or _defaults(backend, chip)
     device = Device(backend, chip, units, wave, shared, bandwidth, gflops)
     machine = Machine(gflops=gflops, gemm_gflops=gflops, bandwidth_gbs=bandwidth, kernel_overhead_ns=LAUNCH_NS,
-                      transcendental_flops=gflops / 16)
+                      transcendental_flops=TRANSCENDENTAL_FLOPS, gemm_strided_a_slowdown=STRIDED_A, gemm_strided_b_slowdown=STRIDED_B)
     return replace(Target(), name=backend, cpu=chip, features="", machine=machine, device=device)
 
 

@@ -1,0 +1,99 @@
+"""The cost model on GPU targets (egglog_tensor/cost.py, docs/gpu.md): a compilation's estimate against
+bounds computed here from its Device's numbers (bytes / bandwidth, flops / FLOP rate) plus the launch
+overhead of each kernel it launches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import egglog_tensor as et
+from egglog_tensor.cost import TensorCostModel
+from egglog_tensor.graph import Builder, Node
+from egglog_tensor.gpu.targets import gpu_target
+from test_outputs import ew as ew_chain, softmax  # run.py's ew_chain and softmax
+
+TARGETS = ["rocdl:gfx942", "nvvm:sm_90"]
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((2048, 1024), np.float32)
+
+
+def layernorm(x, g):
+    mu = np.mean(x, axis=1, keepdims=True)
+    var = np.mean((x - mu) * (x - mu), axis=1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * g
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def _estimate(fn, target: str, *args: np.ndarray) -> tuple[float, int]:
+    """(the optimized program's estimate in ns, the kernels its lowering launches)."""
+    lowered = et.kernel(fn, target=target).trace(*args).optimize().lower()
+    return lowered.optimized.report.cost_after, len(dict(lowered.facts)["device"].kernels)
+
+
+def _memory_bound(target: str, *arrays: np.ndarray) -> float:
+    """ns to move `arrays` (the inputs and the output, each once) at the device's bandwidth."""
+    device = gpu_target(target).device
+    return sum(a.nbytes for a in arrays) / device.bandwidth_gbs
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_elementwise_chain_near_bandwidth_bound(target: str) -> None:
+    b = RNG.standard_normal(1024, np.float32)
+    estimate, launches = _estimate(ew_chain, target, X, b)
+    launch = gpu_target(target).machine.kernel_overhead_ns
+    bound = _memory_bound(target, X, b, X)  # A and b in, the result out
+    assert launches == 1
+    assert bound + launch <= estimate <= 1.5 * bound + launch
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_softmax_between_bound_and_a_pass_per_kernel(target: str) -> None:
+    estimate, launches = _estimate(softmax, target, X)
+    launch = gpu_target(target).machine.kernel_overhead_ns
+    bound = _memory_bound(target, X, X)
+    # at least the compulsory traffic; at most each kernel reading and writing an x-sized buffer
+    assert 2 <= launches <= 4
+    assert bound + launches * launch <= estimate <= launches * bound + launches * launch
+
+
+def test_layernorm_ranks_with_softmax() -> None:
+    """Both are a few row reductions and elementwise passes over x: neither is priced far below the other."""
+    g = RNG.standard_normal(1024, np.float32)
+    norm, _ = _estimate(layernorm, "rocdl:gfx942", X, g)
+    soft, _ = _estimate(softmax, "rocdl:gfx942", X)
+    assert 0.5 <= norm / soft <= 2.0
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_matmul_near_flop_bound(target: str) -> None:
+    n = 4096  # benchmarks/gpu.py's size (only the shapes are traced: zeros suffice)
+    a, b = np.zeros((n, n), np.float32), np.zeros((n, n), np.float32)
+    estimate, launches = _estimate(matmul, target, a, b)
+    target_ = gpu_target(target)
+    bound = 2.0 * n**3 / target_.device.gflops
+    assert bound > _memory_bound(target, a, b, a)  # compute-bound at this size
+    assert launches == 1
+    assert bound + target_.machine.kernel_overhead_ns <= estimate <= 1.2 * bound + target_.machine.kernel_overhead_ns
+
+
+def _price(model: TensorCostModel, node: Node) -> float:
+    """ns of `node`'s program priced bottom-up by `model` (its output in memory)."""
+    def cost(n: Node):
+        return model.price(n.op, [cost(i) for i in n.inputs], n)
+    return model.closed(cost(node))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_more_launches_cost_more(target: str) -> None:
+    """exp(x) * x as one kernel vs exp(x) materialized first: a second launch, and its buffer written and read."""
+    b = Builder()
+    x = b.make("arg", (), ("x", (4096, 4096), "float32", "C"))
+    fused = b.make("multiply", (b.make("exp", (x,)), x))
+    split = b.make("multiply", (b.make("materialize", (b.make("exp", (x,)),)), x))
+    model = TensorCostModel(gpu_target(target))
+    m = model.machine
+    assert _price(model, split) - _price(model, fused) >= m.kernel_overhead_ns + 2 * x.size * 4 / m.bandwidth_gbs
