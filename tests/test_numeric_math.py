@@ -13,7 +13,8 @@ from strategies import FLOATS, INTS, check
 
 import egglog_tensor as et
 
-# name: (domain of the dense sweep, max ULP against the reference: float32, float64; docs/accuracy.md)
+# name: (domain of the dense sweep, max ULP against the reference: float32, float64; docs/accuracy.md),
+# bounds that hold for glibc's AVX-512 and AVX2 libmvec variants (they are different code)
 APPROXIMATE = {
     "log1p": ((-0.999, 1e6), 1, 4),
     "expm1": ((-40, 80), 1, 4),
@@ -22,14 +23,14 @@ APPROXIMATE = {
     "exp2": ((-140, 127), 1, 2),
     "sinh": ((-88, 88), 2, 2),
     "cosh": ((-88, 88), 3, 2),
-    "arcsinh": ((-1e6, 1e6), 2, 2),
+    "arcsinh": ((-1e6, 1e6), 2, 3),  # float64: 2.0005 with glibc's AVX2 variant
     "arccosh": ((1, 1e6), 2, 2),
     "arctanh": ((-1, 1), 2, 2),
     "arcsin": ((-1, 1), 4, 3),
     "arccos": ((-1, 1), 2, 2),
     "arctan": ((-1e4, 1e4), 2, 3),
     "tan": ((-1e4, 1e4), 4, 4),
-    "cbrt": ((-1e6, 1e6), 2, 2),
+    "cbrt": ((-1e6, 1e6), 3, 2),  # float32: 2.76 with glibc's AVX2 variant
     "deg2rad": ((-1e6, 1e6), 1, 1),
     "rad2deg": ((-1e6, 1e6), 2, 1),
 }

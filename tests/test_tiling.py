@@ -22,6 +22,14 @@ from egglog_tensor.rulesets import algebra, fusion, layout
 
 rng = np.random.default_rng(7)
 TARGETS = ["cpu", "cpu-openmp"]
+# AVX-512's register width on the host's CPU: the tile policy's choices the tests below name (8 x 32
+# register tiles) on any host; LLVM generates code for this machine (wider vectors split in two on AVX2)
+WIDE = replace(Target.host(), simd=64)
+
+
+def wide(name: str) -> Target:
+    """The host under pipeline `name` (cpu-openmp on two threads) with 64-byte SIMD registers."""
+    return resolve_target(replace(WIDE, name=name, threads=2 if name == "cpu-openmp" else 1))
 
 
 def _args(shapes, dtype):
@@ -146,7 +154,7 @@ def test_matvec_full_register_tiles_are_unmasked(target) -> None:
     masked tile everywhere made the whole loop slower); each row's 64 partial sums are combined
     by one vector.reduction (not 64 scalar extracts and adds)."""
     a, x = _args([(203, 301), (301,)], np.float32)
-    kernel = et.kernel(lambda a, x: a @ x, target=target)
+    kernel = et.kernel(lambda a, x: a @ x, target=wide(target))
     np.testing.assert_allclose(kernel(a, x), a @ x, rtol=1e-4, atol=1e-3)
     tiled = kernel.inspect(a, x).stage("tile")
     unmasked = r"vector.transfer_read %\w+\[[^\]]*\], %\w+ \{in_bounds = \[true, true\]\} : tensor<203x301xf32>, vector<4x64xf32>"
@@ -200,7 +208,7 @@ def test_batch_matmul_blocks_are_vectorized_2d_matmuls(target) -> None:
     vector FMAs with the accumulator in registers, blocks parallel over the batch too; its cache
     tiles are the optimizer's choice (matmul_tiled on 3-D operands), not the loops' scalar code."""
     a, b = rng.standard_normal((4, 256, 96), np.float32), rng.standard_normal((4, 96, 192), np.float32)
-    comp = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b)
+    comp = et.kernel(lambda a, b: a @ b, target=wide(target)).inspect(a, b)
     assert "matmul_tiled" in comp.stage("extracted")
     assert re.search(r"linalg.batch_matmul \{et.tiles = \[1, \d+, \d+, \d+\]", comp.stage("linalg"))
     tiled = comp.stage("tile")
@@ -259,7 +267,7 @@ def test_batch_matmul_with_a_unit_loop_is_left_to_loops() -> None:
 
 def test_tile_stage_tiles_and_vectorizes_the_matmul() -> None:
     a, b = rng.standard_normal((512, 40), np.float32), rng.standard_normal((40, 384), np.float32)
-    comp = et.kernel(lambda a, b: a @ b).inspect(a, b)
+    comp = et.kernel(lambda a, b: a @ b, target=wide("cpu")).inspect(a, b)
     stages = comp.stages
     assert stages.index("tile-script") < stages.index("tile") < stages.index("bufferize")
     assert "linalg.matmul {et.tiles = [" in comp.stage("linalg")
@@ -290,11 +298,11 @@ def test_misaligned_matmul_is_padded_to_whole_register_tiles(target) -> None:
     """300 = 37 x 8 + 4 rows: computed on copies of A and C with 4 zero rows more (304 x 300 @ 300 x
     300 into 304 x 300), so every register tile has its 8 rows; the result is C's first 300 rows."""
     a, b = rng.standard_normal((300, 300), np.float32), rng.standard_normal((300, 300), np.float32)
-    comp = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b)
+    comp = et.kernel(lambda a, b: a @ b, target=wide(target)).inspect(a, b)
     assert re.search(r"\"linalg.matmul loops \[304, 300, 300\] \(padded\)", comp.stage("tile-script"))  # the note
     assert "vector.fma" in comp.stage("tile") and "tensor<304x300xf32>" in comp.stage("tile")
     assert comp.stage("bufferize").count("memref.alloc() : memref<304x300xf32>") == 2  # A's and C's copies
-    np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=target)(a, b), a @ b, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=wide(target))(a, b), a @ b, rtol=1e-4, atol=1e-3)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])
@@ -302,7 +310,7 @@ def test_padded_matmul_with_b_packed_once(dtype) -> None:
     """1004 rows (125 x 8 + 4), B of 4 MiB (larger than L2): no padded copies; A and B are packed in
     panels, A's pack padding its last register tile of rows (masked reads of 4 rows into 8)."""
     a, b = _args([(1004, 1024), (1024, 1024)], dtype)
-    comp = et.kernel(lambda a, b: a @ b, target="cpu-openmp").inspect(a, b)
+    comp = et.kernel(lambda a, b: a @ b, target=wide("cpu-openmp")).inspect(a, b)
     script = comp.stage("tile-script")
     assert "(padded)" not in script and "loops [1004, 1024, 1024]" in script
     if 1024 * 1024 * 4 > Target.host().l2:  # (tiling._b_once)
@@ -341,10 +349,10 @@ def test_last_column_tile_keeps_its_accumulator_in_registers(target, n, width) -
     """200 = 6 x 32 + 8 columns in one column block: the last register tile of columns is vectorized
     8 wide (not masked to 32), so its accumulator is a loop-carried vector like the full tiles'."""
     a, b = rng.standard_normal((96, 64), np.float32), rng.standard_normal((64, n), np.float32)
-    comp = et.kernel(lambda a, b: a @ b, target=target).inspect(a, b)
+    comp = et.kernel(lambda a, b: a @ b, target=wide(target)).inspect(a, b)
     assert f"-> (vector<8x{width}xf32>)" in comp.stage("tile") and "-> (vector<8x32xf32>)" in comp.stage("tile")
     assert "et.rem" in comp.stage("tile-script")
-    np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=target)(a, b), a @ b, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=wide(target))(a, b), a @ b, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -367,9 +375,9 @@ def test_last_column_tile_width_is_that_of_each_column_block(target, n, tn, widt
 def test_last_column_tile_wider_than_a_vector_stays_masked() -> None:
     """116 = 3 x 32 + 20: a 20-wide tile would be split and spilled by LLVM; it keeps its mask."""
     a, b = rng.standard_normal((96, 64), np.float32), rng.standard_normal((64, 116), np.float32)
-    comp = et.kernel(lambda a, b: a @ b).inspect(a, b)
+    comp = et.kernel(lambda a, b: a @ b, target=wide("cpu")).inspect(a, b)
     assert "et.rem" not in comp.stage("tile-script") and "vector<8x20xf32>" not in comp.stage("tile")
-    np.testing.assert_allclose(et.kernel(lambda a, b: a @ b)(a, b), a @ b, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=wide("cpu"))(a, b), a @ b, rtol=1e-4, atol=1e-4)
 
 
 def test_remainder_tiles_are_masked_not_scalar() -> None:
