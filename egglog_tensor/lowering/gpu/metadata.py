@@ -67,7 +67,10 @@ def _hsaco_problems(kernel: DeviceKernel, entry: str, bare: bool) -> list[str]:
 
 
 def check_hsaco_metadata(report: str, kernels: tuple[DeviceKernel, ...], bare: bool) -> None:
-    """CompileError unless each kernel's metadata in llvm-readelf's `report` agrees with its launch."""
+    """CompileError unless each kernel's metadata in llvm-readelf's `report` agrees with its launch
+    (a program with no kernel, e.g. of empty arrays, has no metadata note to check)."""
+    if not kernels:
+        return
     entries = _amdgpu_kernels(report)
     for kernel in kernels:
         if kernel.name not in entries:
