@@ -33,6 +33,16 @@ def reverses(op: ir.Operation) -> bool:
     return any(negative(e) for m in indexing_maps(op) or () for e in m.results)
 
 
+def in_forall(op: ir.Operation) -> bool:
+    """Whether `op` is inside an scf.forall (a loop a tiling stage already made)."""
+    parent = op.parent
+    while parent is not None and parent.name != "builtin.module":
+        if parent.name == "scf.forall":
+            return True
+        parent = parent.parent
+    return False
+
+
 def nested_ops(op: ir.Operation) -> list[ir.Operation]:
     """`op` and every op inside it, in walk (post-)order."""
     found: list[ir.Operation] = []

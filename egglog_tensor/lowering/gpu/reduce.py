@@ -25,7 +25,7 @@ from mlir import ir
 from mlir.dialects import affine, arith, gpu, memref, scf
 
 from ...target import Device
-from ..payload import as_operation, indexing_maps, linalg_ops, loop_extents, nested_ops
+from ..payload import as_operation, in_forall, indexing_maps, linalg_ops, loop_extents, nested_ops
 from ..stages.stage import Stage
 from .tile import BLOCK_AXES, GRID_YZ, THREADS, WORKGROUP, loop_kinds, mark_launches
 
@@ -281,7 +281,7 @@ class GpuReduce(Stage):
 
     def rewrite(self, module: ir.Module) -> None:
         for op in linalg_ops(module):
-            if op.name != "linalg.generic" or _in_forall(op):
+            if op.name != "linalg.generic" or in_forall(op):
                 continue
             if scalar(op):  # one thread computes it
                 with ir.InsertionPoint(op), op.location:
@@ -296,12 +296,3 @@ def scalar(op: ir.Operation) -> bool:
     """Whether a linalg op has no loops (a rank-0 elementwise op, e.g. on two full reductions' results): one thread's kernel."""
     return op.name == "linalg.generic" and not loop_kinds(op)
 
-
-def _in_forall(op: ir.Operation) -> bool:
-    """Whether `op` is inside an scf.forall (tiled by gpu-tile)."""
-    parent = op.parent
-    while parent is not None and parent.name != "builtin.module":
-        if parent.name == "scf.forall":
-            return True
-        parent = parent.parent
-    return False

@@ -43,7 +43,7 @@ from mlir.dialects.transform import structured
 
 from ...target import Target
 from .. import scripts
-from ..payload import as_operation, linalg_ops, loop_extents, reverses
+from ..payload import as_operation, in_forall, linalg_ops, loop_extents, reverses
 from ..plan import Plan
 from ..policy import MIN_WORK
 from .stage import Stage
@@ -110,19 +110,10 @@ def _single_combiner(op: ir.Operation) -> bool:
     return any(v == out for v in owner.operands)
 
 
-def _in_forall(op: ir.Operation) -> bool:
-    parent = op.parent
-    while parent is not None and parent.name != "builtin.module":
-        if parent.name == "scf.forall":
-            return True
-        parent = parent.parent
-    return False
-
-
 def choose(op: ir.Operation, target: Target) -> Split | None:
     """The split of one linalg op over `target`'s threads, or None to leave it sequential."""
     threads = target.threads
-    if threads <= 1 or _in_forall(op) or reverses(op):
+    if threads <= 1 or in_forall(op) or reverses(op):
         return None  # (inside a row-block loop, lowering/rows.py: that loop is the parallel one)
     iterators = _iterators(op)
     extents = _extents(op)
