@@ -13,14 +13,6 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.target import Target
-
-# KNOWN BUG (open, found 2026-11-27 on an AVX2 host, AMD EPYC Zen 3): with AVX2's 6-row register tiles,
-# a block of 16 or 9 rows leaves a masked register tile whose long k loop is not chunked, so its
-# products are summed in one chain: float32 (2, 16, 2^16) @ (2, 2^16, 16) has 5e-4 relative error
-# (AVX-512's 8-row tiles: 9.5e-7). docs/accuracy.md says so; the next session fixes lowering/tiling.py.
-AVX2_CHAIN = pytest.mark.xfail(not Target.host().has("avx512f"), strict=False,
-                               reason="known bug: masked AVX2 register tiles sum long k in one chain (docs/accuracy.md)")
 
 pytestmark = pytest.mark.slow  # minutes long: .ci/run runs it after the default run
 
@@ -70,7 +62,6 @@ def _relative_error(got: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(np.asarray(got, np.float64) - exact))) / exact
 
 
-@AVX2_CHAIN
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
 @pytest.mark.parametrize("case", list(CASES))
@@ -101,7 +92,6 @@ def relu_matmul(a, b):
     return np.maximum(a @ b, 0)
 
 
-@AVX2_CHAIN
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
 def test_long_k_masked_epilogue_within_bound(target: str, dtype: type) -> None:
@@ -116,7 +106,6 @@ def chain(a, b, x):
     return (a @ b) @ x
 
 
-@AVX2_CHAIN
 @pytest.mark.parametrize("rows", [9, 16])
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
 def test_matvec_epilogue_chain_within_bound(target: str, rows: int) -> None:

@@ -264,8 +264,8 @@ def _batch_block(s: _Script, t: Contraction, i: int) -> None:
 def _block_loops(t: Contraction, i: int, packed: frozenset[str], block: ir.Value) -> None:
     """Inside the forall's block `block` of a 2-D matmul: the k loop (`_k_loop`), n by nr (B
     micro-panel packed or read in place), m by mr (peeled), k by 1."""
-    m, n, _ = t.loops
-    tm, tn, tk = t.tiles
+    _, n, _ = t.loops
+    _, tn, tk = t.tiles
     mr, nr, _ = t.vec
     tile = _k_loop(t, i, packed, [0, 1], [0, 0, tk], block)
     if "B" in packed:
@@ -273,12 +273,31 @@ def _block_loops(t: Contraction, i: int, packed: frozenset[str], block: ir.Value
         _, (m_loop, _) = scripts.tile_using_for(_pack(t, panel, 1, [2]), [mr, 0, 1])
     else:
         _, (n_loop, m_loop, _) = scripts.tile_using_for(tile, [mr, nr, 1], [1, 0, 2])
-    if tm % mr or m % tm:
-        _peel(m_loop)
+    _peel_rows(t, i, m_loop, "linalg.matmul")
     if tn % nr or n % tn:
         rest = _peel(n_loop)
-        if _static_columns(t):  # its register tiles: marked for `_vectorize_remainder`
+        if _static_columns(t):  # its register tiles: marked for `_vectorize_remainders`
             _annotate(i, "et.rem", scripts.match(rest, ("linalg.matmul",)))
+
+
+def _peel_rows(t: Contraction, i: int, m_loop: ir.Value, op: str) -> None:
+    """Peel the last, partial register tile of rows off the m loop `m_loop` (when TM or m is not a
+    multiple of mr); with `_static_rows`, its register tiles (`op`) are marked et.remrows for
+    `_vectorize_remainders`."""
+    (m, _, _), (tm, _, _), (mr, _, _) = t.loops[-3:], t.tiles[-3:], t.vec[-3:]
+    if tm % mr or m % tm:
+        rest = _peel(m_loop)
+        if _static_rows(t):
+            _annotate(i, "et.remrows", scripts.match(rest, (op,)))
+
+
+def _static_rows(t: Contraction) -> bool:
+    """Whether the last register tile of rows has the same static height (TM % mr) in every row block
+    (TM divides m): it is then vectorized to its height, its accumulator kept in registers and
+    restarted at each k step like a full tile's (a masked one reads and writes C at every k step and
+    sums a whole chunk of k in one chain: `_masked`)."""
+    (m, _, _), (tm, _, _), (mr, _, _) = t.loops[-3:], t.tiles[-3:], t.vec[-3:]
+    return tm % mr > 0 and m % tm == 0
 
 
 def _static_columns(t: Contraction) -> bool:
@@ -289,13 +308,17 @@ def _static_columns(t: Contraction) -> bool:
     return 0 < tn % nr <= simd_lanes(t.itemsize, t.target) and n % tn == 0
 
 
-def _vectorize_remainder(s: _Script, t: Contraction, i: int) -> None:
-    """The last register tiles of columns (`_static_columns`), vectorized TN % nr wide, not masked to
-    nr: a masked accumulator is not hoisted out of the k loop (its masked reads and writes stayed in
-    it: 9 loads and 8 stores per 8 FMAs at 200^3), one of the tile's own width is. (Rows left over in
-    a partial row block are still masked.)"""
-    (_, tn, _), (mr, nr, _) = t.tiles[-3:], t.vec[-3:]
-    scripts.vectorize(scripts.match(s.funcs, ("linalg.matmul",), {"et.rem": i}), [mr, tn % nr, 1])
+def _vectorize_remainders(s: _Script, t: Contraction, i: int, op: str, size: Callable[[int, int], list[int]]) -> None:
+    """The last register tiles of rows and of columns where their size is static (`_static_rows`,
+    `_static_columns`), vectorized at that size (`size(rows, columns)`: the vector sizes), not masked
+    to mr x nr: a masked accumulator is not hoisted out of the k loop (its masked reads and writes
+    stayed in it: 9 loads and 8 stores per 8 FMAs at 200^3), one of the tile's own size is. (Rows
+    left over in a partial row block are still masked.)"""
+    (tm, tn, _), (mr, nr, _) = t.tiles[-3:], t.vec[-3:]
+    rows, columns = tm % mr if _static_rows(t) else mr, tn % nr if _static_columns(t) else nr
+    for marks, shape in (({"et.rem": i, "et.remrows": i}, (rows, columns)), ({"et.rem": i}, (mr, columns)), ({"et.remrows": i}, (rows, nr))):
+        if shape != (mr, nr):
+            scripts.vectorize(scripts.match(s.funcs, (op,), marks), size(*shape))
 
 
 K_CHUNK_STEPS = 128  # k steps of a matmul's k loop that accumulate into one zero-filled block (lowering/accumulate.py)
@@ -307,7 +330,7 @@ def _masked(t: Contraction) -> bool:
     at every k step, so it is not restarted per k step (lowering/accumulate.py) and sums a chunk's
     k products in one chain."""
     (m, n, _), (tm, tn, _), (mr, nr, _) = t.loops[-3:], t.tiles[-3:], t.vec[-3:]
-    return bool(tm % mr or m % tm) or (bool(tn % nr or n % tn) and not _static_columns(t))
+    return (bool(tm % mr or m % tm) and not _static_rows(t)) or (bool(tn % nr or n % tn) and not _static_columns(t))
 
 
 MASKED_CHUNK = 256  # k products a masked register tile sums in one chain, at least (`chunk_steps`)
@@ -318,9 +341,11 @@ def chunk_steps(t: Contraction) -> int:
     products where a masked register tile sums its chunk in one chain (`_masked`): its chains are
     then a chunk's products and one add per chunk, not all k products (float32 (2, 9, 2^16) @
     (2, 2^16, 20): 6.6e-5 -> 8.9e-7, NumPy 8.8e-7); the cost is a fill and an add of the block
-    per chunk."""
+    per chunk. At least 2 steps: a chunk loop of one step is folded away by canonicalization, its
+    et.kchunk mark with it, and the tile would sum all k products in one chain again (k steps of 256
+    on AVX2's 6-row tiles: float32 (2, 16, 2^16) @ (2, 2^16, 16) 7e-4 -> 1e-6)."""
     k, tk = t.loops[-1], t.tiles[-1]
-    return max(1, round(max(MASKED_CHUNK, math.sqrt(k)) / tk)) if _masked(t) else K_CHUNK_STEPS
+    return max(2, round(max(MASKED_CHUNK, math.sqrt(k)) / tk)) if _masked(t) else K_CHUNK_STEPS
 
 
 def _k_steps(t: Contraction, i: int, tile: ir.Value, steps: list[int]) -> ir.Value:
@@ -440,13 +465,11 @@ def _pack_panels(t: Contraction, source: ir.Value) -> tuple[ir.Value, ir.Value]:
 def _packed_block_loops(t: Contraction, i: int, packed: frozenset[str], block: ir.Value) -> None:
     """Inside the block `block` of the generic over (m, n1, k, n0) (`_pack_b`): the k loop, n1 by 1
     (each TK x nr micro-panel read in place from packed B), m by mr (peeled), k by 1, marked et.micro."""
-    m = t.loops[0]
-    tm, tk, mr = t.tiles[0], t.tiles[2], t.vec[0]
+    tk, mr = t.tiles[2], t.vec[0]
     panel, _ = scripts.tile_using_for(_k_loop(t, i, packed, [0, 1, 3], [0, 0, tk, 0], block), [0, 1, 0, 0])
     tile, (m_loop, _) = scripts.tile_using_for(panel, [mr, 0, 1, 0])
     _mark_micro(i, tile)
-    if tm % mr or m % tm:
-        _peel(m_loop)
+    _peel_rows(t, i, m_loop, "linalg.generic")
 
 
 def _prepacked_matmul(s: _Script, t: Contraction, i: int, packed: frozenset[str]) -> None:
@@ -563,10 +586,13 @@ def _vectorize_matmul(s: _Script, t: Contraction, i: int, sums: Sums | None) -> 
     matvec epilogue: its partial sums `sums` (`_matvec_epilogue`, `_prepacked_matvec_epilogue`)."""
     *_, mr, nr, _ = t.vec
     if len(t.loops) == 4:
+        _vectorize_remainders(s, t, i, "linalg.matmul", lambda rows, columns: [rows, columns, 1])
         scripts.vectorize(scripts.match(s.funcs, ("linalg.matmul",), {"et.micro": i}), [mr, nr, 1])
         return
     if "P" in t.packed:  # the generic over (m, n1, k, n0), or (panels) its (mr, nr, u) register tiles
         panels = t.panels
+        if not panels:
+            _vectorize_remainders(s, t, i, "linalg.generic", lambda rows, _: [rows, 1, 1, nr])
         scripts.vectorize(scripts.match(s.funcs, ("linalg.generic",), {"et.micro": i}),
                           [mr, nr, _k_unroll(t)] if panels else [mr, 1, 1, nr])
         if panels:  # the accumulator's slice of a slice made one: its read and write then match, and are hoisted
@@ -575,8 +601,7 @@ def _vectorize_matmul(s: _Script, t: Contraction, i: int, sums: Sums | None) -> 
         sizes = {"part": (1, 1, mr, nr), "comb": (1, mr, 1, nr), "fill": (1, mr, 1, nr)} if panels else \
             dict.fromkeys(("part", "comb", "fill"), (mr, 1, nr))
     else:
-        if _static_columns(t):
-            _vectorize_remainder(s, t, i)
+        _vectorize_remainders(s, t, i, "linalg.matmul", lambda rows, columns: [rows, columns, 1])
         _vectorize_tagged(s, t, i)
         sizes = dict.fromkeys(("part", "comb", "fill"), t.reduce)
     if t.reduce is not None:
