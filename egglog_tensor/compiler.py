@@ -45,6 +45,7 @@ class Options:
     limits: Limits
     cache: bool = True  # use the on-disk compilation cache (egglog_tensor/cache.py); not part of its key
     streaming: bool = True  # non-temporal stores for outputs larger than L3 (lowering/nontemporal.py)
+    autotune: bool = False  # time candidates at a signature's first call and keep the fastest (autotune.py)
 
     def __post_init__(self) -> None:
         from .fastmath import fastmath_flags

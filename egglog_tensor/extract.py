@@ -156,9 +156,10 @@ class _Graph:
 class _Extractor:
     """Greedy DAG extraction over a _Graph with a local TensorCostModel (module docstring)."""
 
-    def __init__(self, graph: _Graph, model: TensorCostModel) -> None:
+    def __init__(self, graph: _Graph, model: TensorCostModel, forced: tuple[int, int] | None = None) -> None:
         self.graph = graph
         self.model = model
+        self.forced = forced  # (e-class, e-node): that e-class may choose only that e-node (`alternatives`)
         self.best: dict[int, _Choice] = {}
         self.views: dict[int, Cost] = {}  # a chosen e-class's Cost as its readers see it (its own closed time counted once, in `under`)
         self.evaluations = 0
@@ -184,7 +185,8 @@ class _Extractor:
     def _choose(self, c: int) -> bool:
         """Re-choose e-class c's cheapest acyclic e-node; whether its choice changed."""
         found: _Choice | None = None
-        for e in self.graph.members[c]:
+        members = (self.forced[1],) if self.forced is not None and self.forced[0] == c else self.graph.members[c]
+        for e in members:
             if self.graph.enodes[e].tensor:
                 choice = self._price(c, e)
                 if choice is not None and (found is None or choice.total < found.total):
@@ -245,6 +247,22 @@ class _Extractor:
         _, under = self.union(roots)
         return under + self.model.container(None, [self.views[c] for c in roots]).total
 
+    def cheapest(self) -> tuple[float, tuple[int, ...]] | None:
+        """(DAG price, output e-classes) of the cheapest Program e-node with every output chosen, or None."""
+        priced = [(self.price_outputs(roots), roots) for roots in self.graph.programs() if all(c in self.best for c in roots)]
+        return min(priced, key=lambda pr: pr[0]) if priced else None
+
+    def chosen(self, roots: tuple[int, ...]) -> frozenset[tuple[int, int]]:
+        """The (e-class, e-node) choices of the program below `roots`: two programs differ iff these do."""
+        seen: dict[int, int] = {}
+        stack = list(roots)
+        while stack:
+            c = stack.pop()
+            if c not in seen:
+                seen[c] = self.best[c].enode
+                stack.extend(self.graph.tensor_kids(seen[c]))
+        return frozenset(seen.items())
+
     def nodes(self, roots: tuple[int, ...], builder: Builder) -> list[Node]:
         """The chosen program as Nodes, children before parents (an explicit stack: any depth)."""
         made: dict[int, Node] = {}
@@ -273,12 +291,49 @@ class _Extractor:
 
 def extract(egraph: EGraph, model: TensorCostModel, budget: int, builder: Builder | None = None) -> Extracted:
     """The cheapest program of the e-graph's Program under `model`'s target, each value priced once (module docstring)."""
-    graph = _Graph(egraph)
-    extractor = _Extractor(graph, TensorCostModel(model.target, local=True))
+    extractor = _Extractor(_Graph(egraph), TensorCostModel(model.target, local=True))
     cut = extractor.run(budget)
-    priced = [(extractor.price_outputs(roots), roots) for roots in graph.programs()
-              if all(c in extractor.best for c in roots)]
-    if not priced:
+    found = extractor.cheapest()
+    if found is None:
         raise ExtractionError(cut or "no acyclic program in the tensor language for the outputs")
-    cost, roots = min(priced, key=lambda pr: pr[0])
+    cost, roots = found
     return Extracted(extractor.nodes(roots, builder or Builder()), cost, extractor.evaluations, cut)
+
+
+SWAPS_PER_ALTERNATIVE = 4  # re-extractions tried per alternative asked for (`alternatives`)
+SAME_WORK = 0.01  # ns: an e-node priced above the chosen one by at most this is the same program spelled
+# otherwise (cost.py prices a materialize of a value already in a buffer, emitted as that buffer, at a 0.001 ns epsilon)
+
+
+def alternatives(egraph: EGraph, model: TensorCostModel, budget: int, k: int) -> list[Extracted]:
+    """Up to k programs of the e-graph other than the cheapest, cheapest first, for autotuning where the
+    cost model may rank wrongly: each is the cheapest program once one e-class of the cheapest program
+    is made to choose another of its e-nodes (the e-nodes priced closest to the chosen ones tried first,
+    SWAPS_PER_ALTERNATIVE * k re-extractions at most; none that only respells the same work, SAME_WORK),
+    kept when its choices differ from every other's."""
+    graph = _Graph(egraph)
+    local = TensorCostModel(model.target, local=True)
+    base = _Extractor(graph, local)
+    found = None if base.run(budget) else base.cheapest()
+    if found is None:
+        return []
+    _, roots = found
+    program = base.chosen(roots)
+    swaps = []
+    for c, chosen in program:
+        for e in graph.members[c]:
+            other = base._price(c, e) if e != chosen and graph.enodes[e].tensor else None
+            if other is not None and not 0 < other.total - base.best[c].total <= SAME_WORK:
+                swaps.append((other.total - base.best[c].total, c, e))
+    seen, made = {program}, []
+    for _, c, e in sorted(swaps)[:SWAPS_PER_ALTERNATIVE * k]:
+        extractor = _Extractor(graph, local, forced=(c, e))
+        found = None if extractor.run(budget) else extractor.cheapest()
+        if found is not None and extractor.chosen(found[1]) not in seen:
+            seen.add(extractor.chosen(found[1]))
+            made.append(Extracted(extractor.nodes(found[1], Builder()), found[0], extractor.evaluations, ""))
+    kept: list[Extracted] = []
+    for x in sorted(made, key=lambda x: x.cost):  # (re-extractions may respell a kept one: SAME_WORK)
+        if not any(0 < x.cost - y.cost <= SAME_WORK for y in kept):
+            kept.append(x)
+    return kept[:k]

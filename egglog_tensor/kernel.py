@@ -221,6 +221,9 @@ class Kernel:
                 if result is not REFUSED:
                     return result
         comp, values, specs = self._traced(args, kwargs, lambda fn, names, values, specs: (self._compilation(fn, names, specs), values, specs))
+        if self.options.autotune and comp.tuned is None:  # (a signature's first call: the fastest candidate from now on)
+            self.autotune(*args, **kwargs)
+            comp = self.inspect(*args, **kwargs)
         dispatch = _Dispatch(comp, specs, self.name)
         if fast and hit is None and not self._auto and len(values) == len(args) and all(k[-1] for k in key if isinstance(k, tuple)):
             self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
@@ -504,13 +507,13 @@ def _as_array(value: Any, spec: ArgSpec) -> np.ndarray:
 
 
 @overload
-def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool | str | Iterable[str] = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ..., static_argnums: int | tuple[int, ...] = ..., static_argnames: str | tuple[str, ...] = ...) -> Kernel: ...
+def kernel(fn: Callable[..., Any], /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool | str | Iterable[str] = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ..., autotune: bool = ..., static_argnums: int | tuple[int, ...] = ..., static_argnames: str | tuple[str, ...] = ...) -> Kernel: ...
 @overload
-def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool | str | Iterable[str] = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ..., static_argnums: int | tuple[int, ...] = ..., static_argnames: str | tuple[str, ...] = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(fn: None = None, /, *, rules: Ruleset | Schedule | None = ..., fastmath: bool | str | Iterable[str] = ..., target: str | Target | None = ..., limits: Limits | None = ..., cache: bool = ..., threads: int | None = ..., machine: Machine | None = ..., streaming: bool = ..., autotune: bool = ..., static_argnums: int | tuple[int, ...] = ..., static_argnames: str | tuple[str, ...] = ...) -> Callable[[Callable[..., Any]], Kernel]: ...
 
 
 def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None, cache=True, threads=None, machine=None,
-           streaming=True, static_argnums=(), static_argnames=()):
+           streaming=True, autotune=False, static_argnums=(), static_argnames=()):
     """Compile a NumPy function: `@kernel`, `@kernel(target=...)` or `kernel(fn, rules=...)`.
 
     rules: an egglog ruleset or schedule (default: egglog_tensor.rulesets.DEFAULT; None runs none).
@@ -531,6 +534,9 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
         et.Machine.measure() on this machine); replaces the Target's.
     streaming: write outputs larger than the last-level cache with non-temporal stores where that
         pays (arithmetic-only loops; lowering/nontemporal.py); False keeps plain stores.
+    autotune: at each signature's first call, compile candidates (the model's program, the next-cheapest
+        extracted ones, neighbouring matmul tiles), time them on that call's arguments and keep the
+        fastest (`Kernel.autotune`; the choice is recorded beside the on-disk cache).
     static_argnums, static_argnames: arguments (by position or name, as JAX's) that are compile-time
         constants: any hashable value (an int used in a shape, a slice or range(), a tuple, a str...),
         one specialization per distinct value (docs/calling.md).
@@ -539,7 +545,7 @@ def kernel(fn=None, /, *, rules=_UNSET, fastmath=False, target=None, limits=None
     from .rulesets import DEFAULT, fastmath_flags
 
     options = Options(DEFAULT if rules is _UNSET else rules, fastmath_flags(fastmath), resolve_target(target, threads, machine),
-                      limits or Limits(), cache=bool(cache), streaming=bool(streaming))
+                      limits or Limits(), cache=bool(cache), streaming=bool(streaming), autotune=bool(autotune))
     def make(f: Callable[..., Any]) -> Kernel:
         return Kernel(f, options, static_names(f, static_argnums, static_argnames))
 

@@ -25,6 +25,7 @@ from egglog.pretty import pretty_decl
 
 from .cost import TensorCostModel
 from .extract import Extracted, ExtractionError, extract
+from .extract import alternatives as extract_alternatives
 from .graph import Builder, Node, topological
 from .ir import Program, Tensor, from_term, node_term, static_facts
 from .progress import Progress
@@ -104,6 +105,8 @@ class OptimizeReport:
     limits: Limits = field(default_factory=Limits)
     fallback: str = ""  # why the traced program was kept instead of an extracted one ("": it was not)
     cut: str = ""  # what the extraction left undone when it hit its limit ("": nothing)
+    # the next-cheapest distinct programs, when asked for (autotuning): (DAG price, output Nodes), cheapest first
+    alternatives: tuple[tuple[float, tuple[Node, ...]], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def hit_limit(self) -> bool:
@@ -320,15 +323,17 @@ def optimize(
     limits: Limits,
     cost_model: TensorCostModel,
     baseline: Sequence[Ruleset | Schedule | None] = (),
+    alternatives: int = 0,
 ) -> tuple[list[Node], OptimizeReport]:
     """Rewrite the program's term with `schedule` (one step per iteration) and extract the cheapest
     under `cost_model` (which prices for one Target). `baseline`: smaller schedules run to a fixpoint
     first on the same e-graph, each extracted: the result is the cheapest extraction, so a larger rule
     set (fast math on top of the default) never extracts a costlier program than the default's.
+    `alternatives`: that many next-cheapest distinct programs too, in the report (extract.alternatives).
 
     Returns the extracted Nodes and the report (the extracted term: ir.to_term of the Nodes).
     """
-    nodes, report = _EGGLOG_THREAD.run(_optimize_and_collect, outputs, schedule, limits, cost_model, tuple(baseline))
+    nodes, report = _EGGLOG_THREAD.run(_optimize_and_collect, outputs, schedule, limits, cost_model, tuple(baseline), alternatives)
     if report.fallback:
         warnings.warn(f"egglog_tensor: {report.fallback}; the traced program is compiled unoptimized", stacklevel=3)
     return nodes, report
@@ -391,9 +396,10 @@ def _optimize(
     limits: Limits,
     cost_model: TensorCostModel,
     baseline: tuple[Ruleset | Schedule | None, ...] = (),
+    alternatives: int = 0,
 ) -> tuple[list[Node], OptimizeReport]:
     with _pushed(schedule) as egraph:
-        return _rewrite_and_extract(egraph, outputs, schedule, limits, cost_model, baseline)
+        return _rewrite_and_extract(egraph, outputs, schedule, limits, cost_model, baseline, alternatives)
 
 
 def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Callable[[EGraph], T],
@@ -485,6 +491,7 @@ def _rewrite_and_extract(
     limits: Limits,
     cost_model: TensorCostModel,
     baseline: tuple[Ruleset | Schedule | None, ...] = (),
+    alternatives: int = 0,
 ) -> tuple[list[Node], OptimizeReport]:
     INTERRUPT.clear()  # (a Ctrl-C from now on stops the rewriting, every phase of it)
     _seeded(egraph, outputs, topological(outputs))
@@ -517,6 +524,8 @@ def _rewrite_and_extract(
         if nodes is outputs or got.cost < after:  # (the first phase's program is taken as extracted)
             nodes, after, cut = got.outputs, got.cost, got.cut
     reason = next((r for r in reasons if r != "saturated"), "saturated")
+    others = () if fallback or not alternatives else \
+        tuple((x.cost, tuple(x.outputs)) for x in extract_alternatives(egraph, cost_model, limits.evaluations, alternatives))
     report = OptimizeReport(
         schedule=_schedule_text(schedule),
         iterations=iterations,
@@ -529,5 +538,6 @@ def _rewrite_and_extract(
         limits=limits,
         fallback=fallback,
         cut=cut,
+        alternatives=others,
     )
     return nodes, report

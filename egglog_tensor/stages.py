@@ -21,7 +21,7 @@ These functions are the only implementation of each stage: `compile_kernel` (com
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -132,9 +132,10 @@ class Traced(_Stage):
 
         return rewritten_egraph(self, limit)
 
-    def optimize(self) -> Optimized:
-        """Run the optimizer (the options' schedule and limits) and extract the cheapest program."""
-        return optimize(self)
+    def optimize(self, alternatives: int = 0) -> Optimized:
+        """Run the optimizer (the options' schedule and limits) and extract the cheapest program; with
+        `alternatives`, up to that many next-cheapest distinct programs too (`Optimized.alternatives`)."""
+        return optimize(self, alternatives)
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -178,6 +179,13 @@ class Optimized(_Stage):
     def lower(self) -> Lowered:
         """Emit linalg MLIR, run the target's MLIR pipeline stage by stage, translate to LLVM IR."""
         return lower(self)
+
+    @property
+    def alternatives(self) -> tuple[Optimized, ...]:
+        """The next-cheapest distinct programs the optimizer was asked for (`Traced.optimize(alternatives=k)`),
+        cheapest first, each as this stage with its program and estimate: lower and compile them like this one."""
+        return tuple(replace(self, outputs=nodes, report=replace(self.report, cost_after=cost, alternatives=()), _memo={})
+                     for cost, nodes in self.report.alternatives)
 
 
 @dataclass(frozen=True, repr=False)
@@ -292,14 +300,15 @@ def trace(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]
                   captured=tuple(a for _, a in captured), checks=tuple(checks), written=tuple(written), locations=locations)
 
 
-def optimize(traced: Traced) -> Optimized:
-    """Rewrite the traced term with the options' schedule under their limits; extract the cheapest."""
+def optimize(traced: Traced, alternatives: int = 0) -> Optimized:
+    """Rewrite the traced term with the options' schedule under their limits; extract the cheapest
+    (and `alternatives` next-cheapest distinct programs, in the report)."""
     options = traced.options
     timings = dict(traced.timings)
     cost_model = TensorCostModel(options.target)
     nodes, report = _timed(
         timings, "optimize", lambda: _run_optimizer(list(traced.outputs), options.schedule(), options.limits, cost_model,
-                                                    options.baseline())
+                                                    options.baseline(), alternatives)
     )
     return Optimized(traced, tuple(nodes), report, tuple(timings.items()))
 

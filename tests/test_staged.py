@@ -141,7 +141,7 @@ def test_compile_kernel_is_the_stages_with_the_disk_cache(monkeypatch) -> None:
     calls: list[str] = []
     for name in ("optimize", "lower", "compile"):
         real = getattr(stages, name)
-        monkeypatch.setattr(stages, name, lambda s, real=real, name=name: (calls.append(name), real(s))[1])
+        monkeypatch.setattr(stages, name, lambda s, *rest, real=real, name=name: (calls.append(name), real(s, *rest))[1])
 
     def double(x):
         return x * 2.0 + 1.0
