@@ -5,7 +5,6 @@ from __future__ import annotations
 import atexit
 import functools
 import gc
-import itertools
 import math
 import queue
 import re
@@ -27,8 +26,8 @@ from .cost import TensorCostModel
 from .extract import Extracted, ExtractionError, extract
 from .extract import alternatives as extract_alternatives
 from .graph import Builder, Node, topological
-from .ir import Program, Tensor, from_term, node_term, static_facts
 from .progress import Progress
+from .seed import seed
 
 T = TypeVar("T")
 
@@ -418,30 +417,11 @@ def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Ca
     return _EGGLOG_THREAD.run(run)
 
 
-def _seeded(egraph: EGraph, outputs: list[Node], nodes: list[Node]) -> Program:
-    """Register the traced program's term with the shapes and dtypes of `nodes` (the optimizer: all); the term.
-
-    Each node's term is registered on its own, inputs first: egglog-python (13.2) registering a large
-    term with shared subterms in one call sometimes (in some processes, not others) builds wrong
-    e-nodes, e.g. a slice whose start Vec is another Vec of the term (`_registers_traced` checks).
-    Each is bound to a name (egglog's `let`) that its readers' terms refer to, so every registered term
-    is one node deep: registering stays linear in the program's size at any depth."""
-    names: dict[int, Tensor] = {}
-    for node in topological(outputs):
-        names[id(node)] = egraph.let(f"et_node_{next(_NAMES)}", node_term(node, names))
-    traced = Program(Vec[Tensor](*(names[id(o)] for o in outputs)))
-    egraph.register(traced, *static_facts(nodes, names))
-    return traced
-
-
-_NAMES = itertools.count()  # unique names of the seeded nodes (egglog's globals)
-
-
-def _registers_traced(extracted: Program, outputs: list[Node]) -> bool:
-    """Whether a term extracted before any rewriting is the traced program (as it must be: each
-    e-class then holds one e-node); False shows egglog registered the traced term wrongly."""
-    builder = Builder()
-    return _is_traced(from_term(extracted, builder), outputs, builder)
+def _seeded(egraph: EGraph, outputs: list[Node], nodes: list[Node]) -> None:
+    """Add the traced program with the shapes and dtypes of `nodes` (the optimizer: all) to `egraph`:
+    one egglog `let` per node, one node deep, made as egglog commands directly (seed.py), so
+    seeding stays linear in the program's size at any depth."""
+    seed(egraph, outputs, topological(outputs), nodes)
 
 
 def _is_traced(nodes: list[Node], outputs: list[Node], builder: Builder) -> bool:

@@ -1,7 +1,8 @@
 """Regression: egglog-python sometimes registers a large traced term with shared subterms wrongly
 (a slice's start Vec replaced by another Vec of the term), in some processes and not others, so a
-kernel silently computed a wrong answer. The optimizer registers node by node and checks the
-e-graph holds the traced term (egglog_tensor/optimize.py: _seeded, _registers_traced)."""
+kernel silently computed a wrong answer. The optimizer seeds node by node, as egglog commands made
+directly (egglog_tensor/seed.py), and checks that the e-graph holds the traced term before rewriting
+(egglog_tensor/optimize.py: _seeded, _is_traced)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import numpy as np
 import pytest
 
 import egglog_tensor as et
-from egglog_tensor.ir import to_term
-from egglog_tensor.optimize import _registers_traced
+from egglog_tensor.graph import Builder
+from egglog_tensor.ir import from_term, to_term
+from egglog_tensor.optimize import _is_traced
 
 STEPS = 16
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -30,16 +32,20 @@ def jacobi(A):
 
 
 # In a fresh process (the failure depends on the process): seed the stencil's term as the optimizer
-# does and extract it before any rewriting, with egglog's own extractor; prints whether it is the traced term.
+# does and extract it before any rewriting, as the optimizer does; prints whether it is the traced term.
 _SEEDED = """
 import numpy as np, egglog_tensor as et
 from egglog import EGraph
-from egglog_tensor.graph import topological
-from egglog_tensor.optimize import _registers_traced, _seeded
+from egglog_tensor.cost import TensorCostModel
+from egglog_tensor.extract import extract
+from egglog_tensor.graph import Builder, topological
+from egglog_tensor.optimize import _is_traced, _seeded
+from egglog_tensor.target import Target
 from tests.test_extract_registration import jacobi
 outputs = list(et.kernel(jacobi, cache=False).trace(np.zeros((128, 128))).outputs)
-egraph = EGraph()
-print(_registers_traced(egraph.extract(_seeded(egraph, outputs, topological(outputs))), outputs))
+egraph, builder = EGraph(), Builder()
+_seeded(egraph, outputs, topological(outputs))
+print(_is_traced(extract(egraph, TensorCostModel(Target()), 10**7, builder).outputs, outputs, builder))
 """
 
 
@@ -71,12 +77,14 @@ def test_stencil_matches_numpy_in_fresh_processes():
     assert [_in_fresh_process(_COMPILED) for _ in range(4)] == ["ok"] * 4
 
 
-def test_registers_traced_rejects_a_different_term():
+def test_is_traced_rejects_a_different_term():
     A = np.zeros((8, 8))
     outputs = list(et.kernel(jacobi, cache=False).trace(A).outputs)
-    assert _registers_traced(to_term(outputs), outputs)
+    builder = Builder()
+    assert _is_traced(from_term(to_term(outputs), builder), outputs, builder)
     other = list(et.kernel(lambda A: A[1:, :] + A[:-1, :], cache=False).trace(A).outputs)
-    assert not _registers_traced(to_term(other), outputs)
+    builder = Builder()
+    assert not _is_traced(from_term(to_term(other), builder), outputs, builder)
 
 
 def both_zeros(x):
