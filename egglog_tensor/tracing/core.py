@@ -236,6 +236,7 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         raise self._concrete("using a traced array as an index")
 
     def __array__(self, dtype=None, copy=None):
+        IMPLEMENTATIONS["array.indexed"](self)  # `held_array[tracer]` in user code: traced again (tracing/held.py)
         raise self._concrete("converting a traced array to a NumPy array (with np.asarray, np.float32... bound before tracing, "
                              "or np.frombuffer & co.)")
 
