@@ -88,6 +88,16 @@ def test_a_local_concrete_array_gets_a_clear_error() -> None:
         et.kernel(f)(np.array([1]))
 
 
+HELD_TWICE = {"table": TABLE}
+IN_A_TUPLE = (TABLE,)  # a tuple cannot be changed: the array stays there
+
+
+def test_an_array_read_where_it_cannot_be_replaced_gets_a_clear_error() -> None:
+    with pytest.raises(et.UnsupportedError, match=r"indexed with traced indices(.|\n)*IN_A_TUPLE\[0\]\[ids\]"):
+        et.kernel(lambda ids: IN_A_TUPLE[0][ids])(np.array([1]))
+    assert HELD_TWICE["table"] is TABLE and type(TABLE) is np.ndarray
+
+
 def test_writing_into_a_held_array_is_refused_and_it_is_restored() -> None:
     def f(ids):
         row = TABLE[ids]

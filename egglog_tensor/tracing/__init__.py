@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError
+from ..errors import TracingError, UnsupportedError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
 from . import conversions, creation, einsum, elementwise, held, indexing, linalg, rearrange, reductions, scans, scatter, shapes, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
@@ -60,7 +60,7 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
             break
         except held.HeldArrayIndexed as e:
             if len(held_arrays) == held.MAX_ARRAYS or any(h.array is e.array for h in held_arrays):
-                raise
+                raise UnsupportedError(e.args[0]) from None
             held_arrays += (e.with_traceback(None),)
         except RecursionError:
             raise fail(TracingError, f"recursion limit hit while tracing {function_name(fn)}") from None

@@ -29,12 +29,14 @@ from .creation import resolve, running_expression
 
 WALK = 100_000  # objects visited at most, looking for the holders of an indexed array
 MAX_ARRAYS = 32  # traces run again at most this many times, once per held array found
+OWN = __name__.split(".")[0]  # this package's objects (tracers, traces) are not entered
 NDARRAY = np.ndarray  # (np.ndarray itself is replaced while tracing: conversions.py)
 FROZEN = "it is a NumPy array captured by the kernel (a global, closure or object attribute), a constant here"
 
 
 class HeldArrayIndexed(ConcreteValueError):
-    """A NumPy array held by the user's objects was indexed with a traced index: trace again with it traced."""
+    """A NumPy array held by the user's objects was indexed with a traced index: trace again with it traced
+    (its message is for when that does not reach the array)."""
 
     def __init__(self, message: str, array: np.ndarray, holders: list[tuple[Any, Any]]) -> None:
         super().__init__(message)
@@ -60,8 +62,8 @@ def indexed_array(frame: types.FrameType) -> np.ndarray | None:
 def _holders(array: np.ndarray, frame: types.FrameType | None) -> list[tuple[Any, Any]]:
     """(container, key) of each dict, list and closure cell holding `array` (key None for a cell) that the
     user's frames from `frame` outward reach: their globals, closure cells, and the dicts, lists, tuples
-    and objects' attributes reachable from those and from their locals (modules, classes and functions not
-    entered; at most WALK objects visited)."""
+    and objects' attributes reachable from those and from their locals (modules, classes, functions and this
+    package's objects not entered; at most WALK objects visited)."""
     found: list[tuple[Any, Any]] = []
     seen: set[int] = set()
     queue: list[Any] = []
@@ -69,8 +71,9 @@ def _holders(array: np.ndarray, frame: types.FrameType | None) -> list[tuple[Any
         if is_user_code(frame.f_code.co_filename):
             queue.append(frame.f_globals)
             queue.extend(frame.f_locals.values())
-            queue.extend(c for f in gc.get_referrers(frame.f_code) if type(f) is types.FunctionType and f.__closure__
-                         for c in f.__closure__)
+            if frame.f_code.co_freevars:  # the closure cells of the functions running this code
+                queue.extend(c for f in gc.get_referrers(frame.f_code) if type(f) is types.FunctionType and f.__closure__
+                             for c in f.__closure__)
         frame = frame.f_back
     while queue and len(seen) < WALK:
         obj = queue.pop()
@@ -91,7 +94,7 @@ def _holders(array: np.ndarray, frame: types.FrameType | None) -> list[tuple[Any
         elif type(obj) is tuple:
             queue.extend(obj)
         elif not isinstance(obj, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, NDARRAY)) \
-                and type(getattr(obj, "__dict__", None)) is dict:
+                and not type(obj).__module__.startswith(OWN) and type(getattr(obj, "__dict__", None)) is dict:
             queue.append(obj.__dict__)
     return found
 
@@ -137,9 +140,11 @@ def check_indexed(tracer: Tracer) -> None:
     if array is None:
         return
     holders = _holders(array, frame)
-    error = HeldArrayIndexed if holders else UnsupportedError
     message = (f"a NumPy array of shape {array.shape} indexed with traced indices: the kernel traces it as a constant "
                "where a global, closure, object attribute, dict or list holds it, but this one was not found there "
                "(a local variable holding a concrete array?); pass it as an argument of the kernel, or keep it "
                f"in a global or an object's attribute\n  at {user_location()}")
-    raise HeldArrayIndexed(message, array, holders) if error is HeldArrayIndexed else UnsupportedError(message)
+    if not holders:
+        raise UnsupportedError(message)
+    raise HeldArrayIndexed(message, array, holders)
+
