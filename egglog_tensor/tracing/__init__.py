@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError
+from ..errors import TracingError, UnsupportedError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import conversions, creation, einsum, elementwise, indexing, linalg, rearrange, reductions, scans, scatter, shapes, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
+from . import conversions, creation, einsum, elementwise, held, indexing, linalg, rearrange, reductions, scans, scatter, shapes, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
 from .core import Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
@@ -49,14 +49,21 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     `written`: the call copies it into the caller's array); then the run-time checks (tracing/indexing.py),
     0-d bool outputs (true: fail) whose messages are appended to `checks`. `locations` receives the
     user's (file, line) that made each node."""
-    trace = Trace(Builder(), tuple(names))
-    nodes = [trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout)) for name, spec in zip(names, specs, strict=True)]
-    tracers = [Tracer(trace, node, spec.weak, view=True) for node, spec in zip(nodes, specs)]
-    try:
-        with creation.tracing(trace):
-            result = fn(*tracers)
-    except RecursionError:
-        raise fail(TracingError, f"recursion limit hit while tracing {function_name(fn)}") from None
+    held_arrays: tuple[held.HeldArrayIndexed, ...] = ()  # NumPy arrays indexed with traced indices: traced (tracing/held.py)
+    while True:
+        trace = Trace(Builder(), tuple(names))
+        nodes = [trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout)) for name, spec in zip(names, specs, strict=True)]
+        tracers = [Tracer(trace, node, spec.weak, view=True) for node, spec in zip(nodes, specs)]
+        try:
+            with creation.tracing(trace), held.substituted(trace, held_arrays):
+                result = fn(*tracers)
+            break
+        except held.HeldArrayIndexed as e:
+            if len(held_arrays) == held.MAX_ARRAYS or any(h.array is e.array for h in held_arrays):
+                raise UnsupportedError(e.args[0]) from None
+            held_arrays += (e.with_traceback(None),)
+        except RecursionError:
+            raise fail(TracingError, f"recursion limit hit while tracing {function_name(fn)}") from None
     is_tuple = isinstance(result, (tuple, list))
     results = list(result) if is_tuple else [] if result is None and trace.written else [result]
     outputs = []

@@ -224,7 +224,14 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return error
 
     def __bool__(self) -> bool:
-        raise self._concrete("Python control flow (bool() / if / while / and / or) on a traced array")
+        error = self._concrete("Python control flow (bool() / if / while / and / or) on a traced array")
+        if any(n.op in ("isfinite", "isnan", "isinf") for n in ancestors(self._node)):
+            error.args = (f"{error.args[0]}\n  This checks the data for NaN or inf (as scikit-learn's input validation does with "
+                          "np.isfinite(X).all()), which only a run can tell: remove the check from the kernel or make it "
+                          "before calling it; for scikit-learn, call the kernel inside "
+                          "sklearn.config_context(assume_finite=True) (or sklearn.set_config(assume_finite=True)); "
+                          "SciPy's functions take check_finite=False.",)
+        raise error
 
     def __float__(self) -> float:
         raise self._concrete("float() of a traced array")
@@ -236,8 +243,18 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         raise self._concrete("using a traced array as an index")
 
     def __array__(self, dtype=None, copy=None):
-        raise self._concrete("converting a traced array to a NumPy array (with np.asarray, np.float32... bound before tracing, "
-                             "or np.frombuffer & co.)")
+        IMPLEMENTATIONS["array.indexed"](self)  # `held_array[tracer]` in user code: traced again (tracing/held.py)
+        error = self._concrete("converting a traced array to a NumPy array (with np.asarray, np.float32... bound before tracing, "
+                               "or np.frombuffer & co.)")
+        frame = sys._getframe(1)
+        while frame is not None and not (frame.f_code.co_name in ("cdist", "pdist") and "scipy" in frame.f_globals.get("__name__", "")):
+            frame = frame.f_back
+        if frame is not None:
+            error.args = (f"{error.args[0]}\n  SciPy's {frame.f_code.co_name} runs compiled code on the arrays, which a kernel "
+                          "cannot trace; write the distances in NumPy, e.g. euclidean "
+                          "np.sqrt(((XA[:, None, :] - XB[None, :, :]) ** 2).sum(-1)), cityblock "
+                          "np.abs(XA[:, None, :] - XB[None, :, :]).sum(-1).",)
+        raise error
 
     def __setitem__(self, key: Any, value: Any) -> None:
         IMPLEMENTATIONS["setitem"](self, key, value)

@@ -67,40 +67,50 @@ def called_by_user(frame: FrameType, fn: Any) -> bool:
 
 
 @functools.lru_cache(maxsize=64)
-def _callees(source: str) -> dict[tuple[int, int, int, int], ast.expr]:
-    """The callee expression of each call in `source`, by the call's position (lines and byte columns)."""
+def _expressions(source: str) -> dict[tuple[int, int, int, int], ast.expr]:
+    """Each call and subscript in `source`, by its position (lines and byte columns): the spans an
+    instruction running it carries (a call's and a subscript's spans never coincide)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return {}
-    return {(n.lineno, n.end_lineno or n.lineno, n.col_offset, n.end_col_offset or 0): n.func
-            for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    return {(n.lineno, n.end_lineno or n.lineno, n.col_offset, n.end_col_offset or 0): n
+            for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.Subscript))}
 
 
-def _resolve(frame: FrameType, expr: ast.expr) -> Any:
-    """The object a name or attribute chain in `frame` denotes, found without running code (KeyError/
-    AttributeError if it cannot be found this way)."""
+def running_expression(frame: FrameType) -> ast.expr | None:
+    """The call or subscript expression `frame` is running, if its source can be read."""
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2
+    if not 0 <= index < len(positions) or None in positions[index]:
+        return None
+    return _expressions("".join(linecache.getlines(frame.f_code.co_filename))).get(positions[index])  # type: ignore[arg-type]
+
+
+def resolve(frame: FrameType, expr: ast.expr) -> Any:
+    """The object a name, attribute chain or constant subscript of a dict, list or tuple (`params["wte"]`)
+    in `frame` denotes, found without running code (KeyError/AttributeError/IndexError if it cannot be)."""
     if isinstance(expr, ast.Name):
         for scope in (frame.f_locals, frame.f_globals, vars(builtins)):
             if expr.id in scope:
                 return scope[expr.id]
         raise KeyError(expr.id)
     if isinstance(expr, ast.Attribute):
-        return inspect.getattr_static(_resolve(frame, expr.value), expr.attr)
+        return inspect.getattr_static(resolve(frame, expr.value), expr.attr)
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):
+        container = resolve(frame, expr.value)
+        if type(container) in (dict, list, tuple):
+            return container[expr.slice.value]
     raise KeyError(type(expr).__name__)
 
 
 def _may_call(frame: FrameType, fn: Any) -> bool:
     """Whether the call `frame` is running may be a call of `fn` itself: False when its callee resolves to
     another function (which called `fn` from compiled code, e.g. NumPy's Cython internals)."""
-    positions = list(frame.f_code.co_positions())
-    index = frame.f_lasti // 2
-    if not 0 <= index < len(positions) or None in positions[index]:
-        return True
-    callee = _callees("".join(linecache.getlines(frame.f_code.co_filename))).get(positions[index])  # type: ignore[arg-type]
+    call = running_expression(frame)
     try:
-        return callee is None or _resolve(frame, callee) is fn
-    except (KeyError, AttributeError):
+        return not isinstance(call, ast.Call) or resolve(frame, call.func) is fn
+    except (KeyError, AttributeError, IndexError, TypeError):
         return True
 
 

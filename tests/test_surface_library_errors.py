@@ -1,0 +1,59 @@
+"""Clear errors for what library code does that a kernel cannot trace (issue 25): scikit-learn's input
+check branching on `np.isfinite(X).all()`, and SciPy's compiled `cdist` (the code shapes, written here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import egglog_tensor as et
+
+
+def validated(X):
+    """scikit-learn's _assert_all_finite shape: a branch on a value only a run can tell."""
+    if not np.isfinite(X).all():
+        raise ValueError("Input contains NaN or infinity")
+    return X * 2.0
+
+
+def test_isfinite_branch_names_the_line_and_what_to_do() -> None:
+    with pytest.raises(et.ConcreteValueError, match=r"(?s)if not np.isfinite\(X\).all\(\).*assume_finite=True.*check_finite=False"):
+        et.kernel(validated)(np.ones(3))
+
+
+def test_other_branches_keep_the_plain_message() -> None:
+    def f(X):
+        return X if X.sum() > 0 else -X
+
+    with pytest.raises(et.ConcreteValueError) as info:
+        et.kernel(f)(np.ones(3))
+    assert "assume_finite" not in str(info.value)
+
+
+# SciPy's scipy.spatial.distance.cdist: NumPy's own asarray (bound at import) hands the array to compiled code.
+SCIPY_LIKE: dict = {"__name__": "scipy.spatial.distance", "np_asarray": np.asarray}
+exec("def cdist(XA, XB, metric='euclidean'):\n"  # noqa: S102  (a module of SciPy's name, for the frame check)
+     "    XA, XB = np_asarray(XA), np_asarray(XB)\n"
+     "    return XA\n", SCIPY_LIKE)
+
+
+def test_scipy_cdist_gets_a_clear_error_with_the_numpy_spelling() -> None:
+    def vq(obs, code_book):  # SciPy's py_vq: the distances from cdist, then argmin
+        dist = SCIPY_LIKE["cdist"](obs, code_book)
+        return dist.argmin(axis=1)
+
+    with pytest.raises(et.ConcreteValueError, match=r"(?s)SciPy's cdist runs compiled code.*np.sqrt\(\(\(XA\[:, None, :\] - XB"):
+        et.kernel(vq)(np.ones((4, 2)), np.ones((3, 2)))
+
+
+def test_the_numpy_spelling_of_vq_matches_scipys_results() -> None:
+    def vq(obs, code_book):
+        dist = np.sqrt(((obs[:, None, :] - code_book[None, :, :]) ** 2).sum(-1))
+        code = dist.argmin(axis=1)
+        return code, np.take_along_axis(dist, code[:, None], axis=1)[:, 0]
+
+    rng = np.random.default_rng(5)
+    obs, book = rng.standard_normal((20, 3)), rng.standard_normal((4, 3))
+    got, want = et.kernel(vq)(obs, book), vq(obs, book)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-14)
