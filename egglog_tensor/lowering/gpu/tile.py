@@ -105,12 +105,15 @@ class GpuTile(Stage):
     scripted: ClassVar[bool] = True
 
     def script(self, module: ir.Module) -> ir.Module | None:
-        from .reduce import GENERALIZED, reduction_plan, scalar
+        from .matmul import matmul_plan
+        from .reduce import reduction_plan, scalar
 
         ops = linalg_ops(module)
         fills = [_fill_of(op) for op in ops]
-        split = [op.name != "linalg.fill" and (scalar(op) or reduction_plan(op, self.device) is not None) for op in ops]
-        named = [i for i, op in enumerate(ops) if split[i] and op.name in GENERALIZED]
+        matmuls = [matmul_plan(op, self.device) is not None for op in ops]
+        split = [op.name != "linalg.fill" and (matmuls[i] or scalar(op) or reduction_plan(op, self.device) is not None)
+                 for i, op in enumerate(ops)]
+        named = [i for i, op in enumerate(ops) if split[i] and op.name != "linalg.generic"]
         kernels = [(i, op, plan_launch(op, self.threads, self.device.wave)) for i, op in enumerate(ops)
                    if op.name != "linalg.fill" and not split[i]]
         if not kernels and not named:
