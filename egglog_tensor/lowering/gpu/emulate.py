@@ -10,8 +10,10 @@ thread; workgroup memory is a buffer the launch allocates. Each gpu.launch_func 
 the grid calling it; then the CPU's LLVM conversions and the JIT. It checks the tiling, fusion,
 bufferization, the block/thread decomposition, partial blocks, block reductions through workgroup
 memory, the outlining and the device math; not the ROCDL/NVVM conversion or the backends (ptxas and
-the HSACO checks do that), nor races within a phase (threads run it one after another). Barriers
-inside loops or branches and subgroup operations (shuffles, all_reduce) are refused.
+the HSACO checks do that), nor races within a phase (threads run it one after another). A loop with
+barriers in its body (a tiled matmul's k loop) stays one loop around its body's phases, its
+loop-carried values through per-thread slots; barriers in branches or in loops whose bounds differ
+per thread, and subgroup operations (shuffles, all_reduce), are refused.
 """
 
 from __future__ import annotations

@@ -273,8 +273,9 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
 
 @dataclass(frozen=True)
 class GpuReduce(Stage):
-    """Reductions over long rows split across blocks (`reduction_plan`), ops without loops in a
-    one-thread launch, then every block-level forall numbered for gpu-map."""
+    """Matmuls tiled through workgroup memory (matmul.py), reductions over long rows split across
+    blocks (`reduction_plan`), ops without loops in a one-thread launch, then every block-level
+    forall numbered for gpu-map."""
 
     device: Device
     name: ClassVar[str] = "gpu-reduce"

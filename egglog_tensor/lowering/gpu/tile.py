@@ -7,7 +7,8 @@ dimension may be), then each block's slice of the innermost loop over `threads` 
 (`num_threads`, `#gpu.thread<x>`: static even for a partial last block). Loops beyond those three
 and every reduction loop run inside each thread: one thread per output element, for the reductions
 gpu-reduce does not split across a block (reduce.py: those are left untiled here, a linalg.dot
-or linalg.matvec generalized for it). A fill is fused into both foralls of the op it initializes,
+or linalg.matvec generalized for it); matmuls are left whole too (linalg.matmul and batch_matmul
+generalized) for gpu-reduce's tiling through workgroup memory (matmul.py). A fill is fused into both foralls of the op it initializes,
 so it runs in that op's kernel. The transform script tiles; MLIR's one-shot bufferization follows.
 """
 
@@ -97,7 +98,7 @@ def _fill_of(op: ir.Operation) -> ir.Operation | None:
 @dataclass(frozen=True)
 class GpuTile(Stage):
     """Linalg ops tiled over blocks and threads (scf.forall with GPU mappings), fills fused; reductions
-    over long rows left whole for gpu-reduce (a linalg.dot or matvec generalized for it)."""
+    over long rows and matmuls left whole for gpu-reduce (named ones generalized for it)."""
 
     device: Device
     threads: int = 256
