@@ -102,6 +102,9 @@ CASES = {
     "fortran-order-transpose": (lambda x: x.T * 2.0 - 1.0, (np.asfortranarray(rng.standard_normal((50, 70)).astype(np.float32)),)),
     "empty": (lambda x: np.exp(x) + 1.0, (np.ones((0, 5), np.float32),)),
     "negative-axis-keepdims": (lambda x: x - x.mean(axis=-1, keepdims=True), (rng.standard_normal((64, 500)).astype(np.float32),)),
+    # tiled matmuls of other forms: integers (the op's own body), a transposed B read through its map
+    "int32-matmul": (lambda a, b: a @ b, (rng.integers(-5, 5, (33, 20)).astype(np.int32), rng.integers(-5, 5, (20, 45)).astype(np.int32))),
+    "float64-matmul-transposed-b": (lambda a, b: a @ b.T, (rng.standard_normal((70, 40)), rng.standard_normal((90, 40)))),
 }
 
 
