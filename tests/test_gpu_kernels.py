@@ -262,6 +262,21 @@ def test_emulation_refuses_barriers_in_branches() -> None:
         host_module(text)
 
 
+def test_emulation_refuses_barriers_in_loops_threads_take_differently() -> None:
+    """A gpu.barrier in a loop whose bounds differ per thread (threads would wait at different barriers) is refused."""
+    from egglog_tensor.lowering.gpu.emulate import host_module
+
+    text = """module attributes {gpu.container_module} {
+  gpu.module @k { gpu.func @k(%a: memref<4xf32>) kernel attributes {known_block_size = array<i32: 4, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = gpu.thread_id x
+    scf.for %i = %c0 to %t step %c1 { gpu.barrier }
+    gpu.return } } }"""
+    with pytest.raises(et.UnsupportedError, match="bounds differ per thread"):
+        host_module(text)
+
+
 def matmul(a, b):
     return a @ b
 

@@ -51,8 +51,8 @@ def _axis(op: ir.Operation) -> int:
 
 def _as_function(kernel: ir.Operation, name: str) -> list[ir.Type]:
     """Replace a gpu.func kernel by a func.func `name` before its gpu.module, taking its arguments, then
-    its workgroup buffers, then (block x, y, z); its threads run inside (`_thread_loops`). Returns the
-    workgroup buffers' types (the launch allocates them)."""
+    its workgroup buffers and the per-thread slots of its loops with barriers (`_demote`), then (block x,
+    y, z); its threads run inside (`_thread_loops`). Returns the buffers' types (the launch allocates them)."""
     index = ir.IndexType.get()
     entry = kernel.regions[0].blocks[0]
     block = list(ir.DenseI32ArrayAttr(kernel.attributes["known_block_size"]))
