@@ -41,6 +41,7 @@ from egglog import EGraph, get_callable_fn
 from .graph import Node
 from .ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS, TRANSCENDENTAL, infer, is_view
 from .ir import OP_OF, literal
+from .gpu.tiles import matmul_time
 from .lowering.policy import block_rows, choose_tiles, padded_loops, padded_tiles, register_tile, simd_lanes
 from .target import Machine, Target
 
@@ -309,6 +310,11 @@ class TensorCostModel:
                     tiles = choose_tiles("linalg.matmul", loops, itemsize, self.target).tiles
                 slowdown *= tile_slowdown(loops, tiles, itemsize, self.target, math.prod(batch) if batch else None)
             order_free = _EPSILON if op == "einsum_matmul" else 0.0
+            if self.gpu and a.meta.ndim == b.meta.ndim and a.meta.ndim in (2, 3):  # tiled through workgroup memory (gpu/tiles.py)
+                *batch, rows, inner = a.meta.shape
+                loops = (rows, b.meta.shape[-1], inner)
+                time = matmul_time(self.target.device, loops, math.prod(batch), np.dtype(out.dtype).itemsize, slowdown)
+                return self._buffer(out, self.closed(a) + self.closed(b) + time + m.kernel_overhead_ns + order_free)
             return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown) + order_free)
         if op in ("gather", "scatter_add"):  # reads x at indices computed in its loop: priced as a copy of its size
             x, idx = ins

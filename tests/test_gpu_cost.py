@@ -11,6 +11,7 @@ import egglog_tensor as et
 from egglog_tensor.cost import TensorCostModel
 from egglog_tensor.graph import Builder, Node
 from egglog_tensor.gpu.targets import gpu_target
+from egglog_tensor.gpu.tiles import matmul_tiles
 from test_outputs import ew as ew_chain, softmax  # run.py's ew_chain and softmax
 
 TARGETS = ["rocdl:gfx942", "nvvm:sm_90"]
@@ -69,15 +70,43 @@ def test_layernorm_ranks_with_softmax() -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_matmul_near_flop_bound(target: str) -> None:
-    n = 4096  # benchmarks/gpu.py's size (only the shapes are traced: zeros suffice)
+def test_matmul_priced_by_its_tiles(target: str) -> None:
+    """A 4096^2 matmul (benchmarks/gpu.py's) is compute-bound: its FMAs at the FLOP rate, slowed by the
+    register tile's workgroup loads (TM + TN beside TM x TN FMAs per k step); not at one thread per output."""
+    n = 4096  # (only the shapes are traced: zeros suffice)
     a, b = np.zeros((n, n), np.float32), np.zeros((n, n), np.float32)
     estimate, launches = _estimate(matmul, target, a, b)
     target_ = gpu_target(target)
-    bound = 2.0 * n**3 / target_.device.gflops
-    assert bound > _memory_bound(target, a, b, a)  # compute-bound at this size
+    tiles = matmul_tiles(target_.device, 4)
+    fmas = tiles.register_m * tiles.register_n
+    bound = 2.0 * n**3 / target_.device.gflops * (fmas + tiles.register_m + tiles.register_n) / fmas
+    assert bound > _memory_bound(target, a, b) * n / tiles.block_n + _memory_bound(target, a)  # compute-bound: A and B read once per column / row of blocks
     assert launches == 1
-    assert bound + target_.machine.kernel_overhead_ns <= estimate <= 1.2 * bound + target_.machine.kernel_overhead_ns
+    assert estimate == pytest.approx(bound + target_.machine.kernel_overhead_ns, rel=1e-3)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_matmul_memory_counts_tile_reuse(target: str) -> None:
+    """A short k (4096 x 16 @ 16 x 4096) is memory-bound: A is read once per column of blocks, B once
+    per row of them (the tiles' reuse through workgroup memory), C written once."""
+    m, k = 4096, 16
+    a, b = np.zeros((m, k), np.float32), np.zeros((k, m), np.float32)
+    estimate, _ = _estimate(matmul, target, a, b)
+    target_ = gpu_target(target)
+    tiles = matmul_tiles(target_.device, 4)
+    moved = 4 * (m * k * m // tiles.block_n + k * m * m // tiles.block_m + m * m)
+    assert estimate == pytest.approx(moved / target_.device.bandwidth_gbs + target_.machine.kernel_overhead_ns, rel=1e-3)
+
+
+def test_matmul_with_few_blocks_uses_few_units() -> None:
+    """128 x 128 @ k = 65536 is 4 blocks: 4 of gfx942's 304 CUs busy, priced at that share of its FLOP rate."""
+    a, b = np.zeros((128, 2**16), np.float32), np.zeros((2**16, 128), np.float32)
+    estimate, _ = _estimate(matmul, "rocdl:gfx942", a, b)
+    device = gpu_target("rocdl:gfx942").device
+    tiles = matmul_tiles(device, 4)
+    fmas = tiles.register_m * tiles.register_n
+    rate = device.gflops * fmas / (fmas + tiles.register_m + tiles.register_n) * 4 / device.units
+    assert estimate == pytest.approx(2.0 * 128 * 128 * 2**16 / rate + gpu_target("rocdl:gfx942").machine.kernel_overhead_ns, rel=1e-3)
 
 
 def _price(model: TensorCostModel, node: Node) -> float:

@@ -102,6 +102,9 @@ CASES = {
     "fortran-order-transpose": (lambda x: x.T * 2.0 - 1.0, (np.asfortranarray(rng.standard_normal((50, 70)).astype(np.float32)),)),
     "empty": (lambda x: np.exp(x) + 1.0, (np.ones((0, 5), np.float32),)),
     "negative-axis-keepdims": (lambda x: x - x.mean(axis=-1, keepdims=True), (rng.standard_normal((64, 500)).astype(np.float32),)),
+    # tiled matmuls of other forms: integers (the op's own body), a transposed B read through its map
+    "int32-matmul": (lambda a, b: a @ b, (rng.integers(-5, 5, (33, 20)).astype(np.int32), rng.integers(-5, 5, (20, 45)).astype(np.int32))),
+    "float64-matmul-transposed-b": (lambda a, b: a @ b.T, (rng.standard_normal((70, 40)), rng.standard_normal((90, 40)))),
 }
 
 
@@ -257,3 +260,68 @@ def test_emulation_refuses_barriers_in_branches() -> None:
     gpu.return } } }"""
     with pytest.raises(et.UnsupportedError, match="gpu.barrier inside a loop or branch"):
         host_module(text)
+
+
+def test_emulation_refuses_barriers_in_loops_threads_take_differently() -> None:
+    """A gpu.barrier in a loop whose bounds differ per thread (threads would wait at different barriers) is refused."""
+    from egglog_tensor.lowering.gpu.emulate import host_module
+
+    text = """module attributes {gpu.container_module} {
+  gpu.module @k { gpu.func @k(%a: memref<4xf32>) kernel attributes {known_block_size = array<i32: 4, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = gpu.thread_id x
+    scf.for %i = %c0 to %t step %c1 { gpu.barrier }
+    gpu.return } } }"""
+    with pytest.raises(et.UnsupportedError, match="bounds differ per thread"):
+        host_module(text)
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def matmul_relu(a, b, bias):
+    return np.maximum(a @ b + bias, 0.0)
+
+
+MATMUL_SIZES = ((1, 1, 1), (17, 33, 65), (128, 128, 128), (200, 100, 300))  # (m, n, k): one element, ragged, aligned, ragged k steps
+MATMUL_KINDS = ("matmul", "epilogue", "batched")
+QUICK_MATMUL = {("matmul", np.float32, (1, 1, 1), TARGETS[0]), ("epilogue", np.float32, (17, 33, 65), TARGETS[0]),
+                ("batched", np.float64, (200, 100, 300), TARGETS[1])}
+MATMUL_PAIRS = [pytest.param(kind, dtype, size, target, marks=() if (kind, dtype, size, target) in QUICK_MATMUL else pytest.mark.slow,
+                             id=f"{kind}-{np.dtype(dtype).name}-{'x'.join(map(str, size))}-{target}")
+                for kind in MATMUL_KINDS for dtype in (np.float32, np.float64) for size in MATMUL_SIZES for target in TARGETS]
+
+
+def _matmul_case(kind: str, dtype, size: tuple[int, int, int]):
+    m, n, k = size
+    batch = (3,) if kind == "batched" else ()
+    a, b = rng.standard_normal((*batch, m, k)).astype(dtype), rng.standard_normal((*batch, k, n)).astype(dtype)
+    return (matmul_relu, (a, b, rng.standard_normal(n).astype(dtype))) if kind == "epilogue" else (matmul, (a, b))
+
+
+@pytest.mark.parametrize(("kind", "dtype", "size", "target"), MATMUL_PAIRS)
+def test_tiled_matmul(kind: str, dtype, size: tuple[int, int, int], target: str) -> None:
+    """Matmuls tiled through workgroup memory (lowering/gpu/matmul.py): one launch of 256 threads per
+    64 x 64 tile of C (the batch on the grid's z), its A and B tiles in workgroup memory between
+    barriers; checked device code; emulated, within float rounding of NumPy's product."""
+    from egglog_tensor.gpu.tiles import matmul_tiles
+
+    fn, args = _matmul_case(kind, dtype, size)
+    comp = et.kernel(fn, target=target).inspect(*args)
+    check_device_code(comp)
+    m, n, k = size
+    tiles = matmul_tiles(comp.options.target.device, np.dtype(dtype).itemsize)
+    first = comp.facts["device"].kernels[0]
+    assert (first.grid, first.block) == ((-(-n // 64), -(-m // 64), 3 if kind == "batched" else 1), (256, 1, 1))
+    shared = tiles.shared_bytes(np.dtype(dtype).itemsize)
+    if target.startswith("rocdl"):
+        assert f"group_segment_fixed_size: {shared}" in comp.stage("hsaco")
+    else:
+        assert re.search(rf"used 1 barriers, {shared} bytes smem", comp.stage("ptxas"))
+    (out,) = emulate(comp, *args)
+    expected = fn(*args)
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    scale = np.abs(args[0]) @ np.abs(args[1])  # (each product's magnitudes: the bound of its rounding)
+    np.testing.assert_array_less(np.abs(out - expected), 4 * k * np.finfo(dtype).eps * scale + np.finfo(dtype).tiny)

@@ -33,10 +33,11 @@ LAUNCH_NS = 4000.0  # a kernel launch and its synchronization, as the cost model
 # One exp/tanh/sqrt/... in flops at the device's FLOP rate: the math stage's inline exp is ~26 instructions
 # and float32 tanh ~40 (no special-function unit used), where the rate counts an FMA as two flops.
 TRANSCENDENTAL_FLOPS = 32.0
-# A transposed or Fortran-ordered operand of a matmul (one thread per output element, threads along
-# the output's columns): A's element is one address per wave (a broadcast, whatever its layout);
-# B's is a column apart per thread (uncoalesced). Unmeasured until a GPU is at hand.
-STRIDED_A, STRIDED_B = 1.0, 2.0
+# A transposed or Fortran-ordered operand of a matmul: the tile copies into workgroup memory
+# (lowering/gpu/matmul.py) read along A's and B's rows, so either one stored by columns makes
+# consecutive threads read a column apart (uncoalesced): its global traffic costs 2x. Unmeasured
+# until a GPU is at hand.
+STRIDED_A, STRIDED_B = 2.0, 2.0
 
 
 def is_gpu_name(name: str) -> bool:

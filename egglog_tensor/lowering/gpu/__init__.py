@@ -3,7 +3,8 @@
     destinations (passes)    each result computed in its output argument (no copy after the kernels)
     gpu-tile     tile.py     each linalg op tiled over blocks and threads (scf.forall, GPU mappings), fills fused
     gpu-bufferize tile.py    tensors -> buffers (one-shot bufferization)
-    gpu-reduce   reduce.py   reductions over long rows split across a block (workgroup memory, barriers)
+    gpu-reduce   reduce.py   reductions over long rows split across a block (workgroup memory, barriers);
+                 matmul.py   matmuls tiled through workgroup memory (block, k and register tiles)
     gpu-map      launch.py   each forall nest as a gpu.launch (transform dialect), linalg bodies as loops
     gpu-outline  launch.py   launches' bodies outlined as kernels (gpu.module / gpu.func)
     math         ../stages/math.py  exp and float32 tanh inline, on the device code (no device math library)

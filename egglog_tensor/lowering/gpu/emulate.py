@@ -10,8 +10,10 @@ thread; workgroup memory is a buffer the launch allocates. Each gpu.launch_func 
 the grid calling it; then the CPU's LLVM conversions and the JIT. It checks the tiling, fusion,
 bufferization, the block/thread decomposition, partial blocks, block reductions through workgroup
 memory, the outlining and the device math; not the ROCDL/NVVM conversion or the backends (ptxas and
-the HSACO checks do that), nor races within a phase (threads run it one after another). Barriers
-inside loops or branches and subgroup operations (shuffles, all_reduce) are refused.
+the HSACO checks do that), nor races within a phase (threads run it one after another). A loop with
+barriers in its body (a tiled matmul's k loop) stays one loop around its body's phases, its
+loop-carried values through per-thread slots; barriers in branches or in loops whose bounds differ
+per thread, and subgroup operations (shuffles, all_reduce), are refused.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, func, memref, scf
+from mlir.dialects import arith, func, gpu, memref, scf
 
 from ...errors import UnsupportedError
 from ...forked import NATIVE
@@ -49,10 +51,14 @@ def _axis(op: ir.Operation) -> int:
 
 def _as_function(kernel: ir.Operation, name: str) -> list[ir.Type]:
     """Replace a gpu.func kernel by a func.func `name` before its gpu.module, taking its arguments, then
-    its workgroup buffers, then (block x, y, z); its threads run inside (`_thread_loops`). Returns the
-    workgroup buffers' types (the launch allocates them)."""
+    its workgroup buffers and the per-thread slots of its loops with barriers (`_demote`), then (block x,
+    y, z); its threads run inside (`_thread_loops`). Returns the buffers' types (the launch allocates them)."""
     index = ir.IndexType.get()
     entry = kernel.regions[0].blocks[0]
+    block = list(ir.DenseI32ArrayAttr(kernel.attributes["known_block_size"]))
+    for op in list(entry.operations):
+        if _synchronizing(op.operation):
+            _demote(op.operation, entry, block)
     workgroup = [a.type for a in list(entry.arguments)[len(ir.FunctionType(ir.TypeAttr(kernel.attributes["function_type"]).value).inputs):]]
     ids = [entry.add_argument(index, ir.Location.unknown()) for _ in range(3)]
     for op in nested_ops(kernel):
@@ -68,7 +74,6 @@ def _as_function(kernel: ir.Operation, name: str) -> list[ir.Type]:
         else:
             continue
         op.erase()
-    block = list(ir.DenseI32ArrayAttr(kernel.attributes["known_block_size"]))
     with ir.InsertionPoint(kernel.parent):
         function = func.FuncOp(name, ir.FunctionType.get([a.type for a in entry.arguments], []))
     entry.append_to(function.regions[0])
@@ -88,45 +93,15 @@ class _Phase:
 
 def _thread_loops(entry: ir.Block, block: list[int]) -> None:
     """The kernel body as phases split at its top-level gpu.barriers, each a loop nest over the block's
-    threads (z, y, x): a thread's values used in a later phase pass through a buffer of one slot per
-    thread; pure ops that are the same for every thread run once before the phases. Collectives inside
-    loops or branches, subgroup ops, and memrefs that differ per thread crossing a barrier are refused."""
-    body = [o.operation for o in list(entry.operations)[:-1]]
-    for op in body:
-        nested = [inner.name for inner in nested_ops(op) if inner != op and inner.name in COLLECTIVES]
-        if nested or op.name in COLLECTIVES[1:]:
-            raise UnsupportedError(f"GPU emulation: {(nested or [op.name])[0]} inside a loop or branch, or a subgroup "
-                                   "operation, cannot be emulated (only gpu.barrier at a kernel's top level)")
+    threads (z, y, x); a loop with barriers in its body (its bounds the same for every thread) stays
+    one loop, its body split the same way: a thread's values used in a later phase pass through a
+    buffer of one slot per thread; pure ops that are the same for every thread run once before their
+    level's phases. Collectives inside branches or other loops, subgroup ops, and memrefs that differ
+    per thread crossing a barrier are refused."""
     uniform: list[ir.Operation] = []
-    phases = [_Phase([])]
-    for op in body:
-        if op.name == "gpu.barrier":
-            phases.append(_Phase([]))
-        elif op.name.startswith(_UNIFORM) and not len(op.regions) and all(_uniform(v, uniform) for v in op.operands):
-            uniform.append(op)
-        else:
-            phases[-1].ops.append(op)
-    for op in body:
-        if op.name == "gpu.barrier":
-            op.erase()
-    terminator = list(entry.operations)[-1].operation
-    index = ir.IndexType.get()
-    with ir.Location.unknown():
-        for phase in phases:
-            point = ir.InsertionPoint(terminator)
-            for extent in reversed(block):
-                with point:
-                    loop = scf.ForOp(arith.constant(index, 0), arith.constant(index, extent), arith.constant(index, 1))
-                with ir.InsertionPoint(loop.body):
-                    phase.end = scf.YieldOp([]).operation
-                point = ir.InsertionPoint(phase.end)
-                phase.ivs.append(loop.induction_variable)
-            tz, ty, tx = phase.ivs
-            with point:
-                phase.linear = arith.addi(arith.muli(arith.addi(arith.muli(tz, arith.constant(index, block[1])), ty),
-                                                     arith.constant(index, block[0])), tx)
-            for op in phase.ops:
-                op.move_before(phase.end)
+    phases: list[_Phase] = []
+    levels = _classify([o.operation for o in list(entry.operations)[:-1]], uniform, phases)
+    _build(levels, list(entry.operations)[-1].operation, block)
     for op in [o for o in nested_ops(entry.owner) if o.name == "gpu.thread_id"]:
         for use in list(op.results[0].uses):
             use.owner.operands[use.operand_number] = phases[_phase_of(use.owner, phases)].ivs[2 - _axis(op)]
@@ -134,6 +109,111 @@ def _thread_loops(entry: ir.Block, block: list[int]) -> None:
             phase.ops = [other for other in phase.ops if other != op]
         op.erase()
     _carry(phases, block)
+
+
+def _synchronizing(op: ir.Operation) -> bool:
+    """Whether `op` is an scf.for with a gpu.barrier in its body (a tiled matmul's k loop)."""
+    return op.name == "scf.for" and any(inner.name == "gpu.barrier" for inner in nested_ops(op))
+
+
+def _classify(body: list[ir.Operation], uniform: list[ir.Operation], phases: list[_Phase]) -> list[_Phase | tuple]:
+    """One level's ops as phases (appended to `phases` in program order) and (loop, its level) pairs
+    for loops with barriers; barriers erased, uniform ops collected and left in place."""
+    for op in body:
+        nested = [inner.name for inner in nested_ops(op) if inner != op and inner.name in COLLECTIVES]
+        if (nested and not _synchronizing(op)) or op.name in COLLECTIVES[1:]:
+            raise UnsupportedError(f"GPU emulation: {(nested or [op.name])[0]} inside a loop or branch, or a subgroup "
+                                   "operation, cannot be emulated (only gpu.barrier at a kernel's top level or in "
+                                   "the body of a loop every thread runs alike)")
+    levels: list[_Phase | tuple] = [_Phase([])]
+    phases.append(levels[0])
+    for op in body:
+        if op.name == "gpu.barrier" or _synchronizing(op):
+            if op.name == "scf.for":
+                if not all(_uniform(v, uniform) for v in op.operands) or len(op.results):
+                    raise UnsupportedError("GPU emulation: a loop with a gpu.barrier whose bounds differ per thread cannot be emulated")
+                loop_body = op.regions[0].blocks[0]
+                levels.append((op, _classify([o.operation for o in list(loop_body.operations)[:-1]], uniform, phases)))
+            levels.append(_Phase([]))
+            phases.append(levels[-1])
+        elif op.name.startswith(_UNIFORM) and not len(op.regions) and all(_uniform(v, uniform) for v in op.operands):
+            uniform.append(op)
+        else:
+            levels[-1].ops.append(op)
+    for op in body:
+        if op.name == "gpu.barrier":
+            op.erase()
+    return levels
+
+
+def _build(levels: list[_Phase | tuple], terminator: ir.Operation, block: list[int]) -> None:
+    """Each phase of a level a loop nest over the block's threads before `terminator`, its ops moved in;
+    each loop with barriers moved there too, its own level built inside it."""
+    index = ir.IndexType.get()
+    with ir.Location.unknown():
+        for level in levels:
+            if isinstance(level, tuple):
+                loop, inner = level
+                loop.move_before(terminator)
+                _build(inner, list(loop.regions[0].blocks[0].operations)[-1].operation, block)
+                continue
+            point = ir.InsertionPoint(terminator)
+            for extent in reversed(block):
+                with point:
+                    thread_loop = scf.ForOp(arith.constant(index, 0), arith.constant(index, extent), arith.constant(index, 1))
+                with ir.InsertionPoint(thread_loop.body):
+                    level.end = scf.YieldOp([]).operation
+                point = ir.InsertionPoint(level.end)
+                level.ivs.append(thread_loop.induction_variable)
+            tz, ty, tx = level.ivs
+            with point:
+                level.linear = arith.addi(arith.muli(arith.addi(arith.muli(tz, arith.constant(index, block[1])), ty),
+                                                     arith.constant(index, block[0])), tx)
+            for op in level.ops:
+                op.move_before(level.end)
+
+
+def _linear(block: list[int]) -> ir.Value:
+    """The thread's linear id in its block, from gpu.thread_id (replaced by the phases' loop ivs later)."""
+    index = ir.IndexType.get()
+    x, y, z = (gpu.ThreadIdOp(dim).result for dim in (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z))
+    return arith.addi(arith.muli(arith.addi(arith.muli(z, arith.constant(index, block[1])), y), arith.constant(index, block[0])), x)
+
+
+def _demote(loop: ir.Operation, entry: ir.Block, block: list[int]) -> None:
+    """A loop with barriers in its body rebuilt without loop-carried values: each goes through a
+    per-thread slot buffer, a new argument of the kernel (the launch allocates it as it does
+    workgroup memory), stored before the loop and at each iteration's end, loaded at each
+    iteration's start and after the loop; loops with barriers in its body likewise."""
+    view = loop.opview
+    slots = [entry.add_argument(ir.MemRefType.get([math.prod(block)], r.type), ir.Location.unknown()) for r in loop.results]
+    with ir.InsertionPoint(loop), ir.Location.unknown():
+        linear = _linear(block)
+        for slot, value in zip(slots, view.initArgs, strict=True):
+            memref.StoreOp(value, slot, [linear])
+        rebuilt = scf.ForOp(view.lowerBound, view.upperBound, view.step)
+        with ir.InsertionPoint(rebuilt.body):
+            end = scf.YieldOp([])
+        with ir.InsertionPoint(end):
+            linear = _linear(block)
+            for slot, carried in zip(slots, view.inner_iter_args, strict=True):
+                carried.replace_all_uses_with(memref.LoadOp(slot, [linear]).result)
+        view.induction_variable.replace_all_uses_with(rebuilt.induction_variable)
+        old_yield = list(view.body.operations)[-1].operation
+        for op in list(view.body.operations)[:-1]:
+            op.operation.move_before(end)
+        with ir.InsertionPoint(end):
+            linear = _linear(block)
+            for slot, value in zip(slots, old_yield.operands, strict=True):
+                memref.StoreOp(value, slot, [linear])
+        with ir.InsertionPoint(loop):
+            linear = _linear(block)
+            for slot, result in zip(slots, loop.results, strict=True):
+                result.replace_all_uses_with(memref.LoadOp(slot, [linear]).result)
+    loop.erase()
+    for op in list(rebuilt.body.operations):
+        if _synchronizing(op.operation):
+            _demote(op.operation, entry, block)
 
 
 def _uniform(value: ir.Value, uniform: list[ir.Operation]) -> bool:
@@ -157,7 +237,8 @@ def _carry(phases: list[_Phase], block: list[int]) -> None:
     for k, phase in enumerate(phases):
         for op in phase.ops:
             for value in op.results:
-                later = sorted({_phase_of(use.owner, phases) for use in value.uses} - {k})
+                uses = [(use.owner, use.operand_number, _phase_of(use.owner, phases)) for use in value.uses]
+                later = sorted({phase_of for _, _, phase_of in uses} - {k})
                 if not later:
                     continue
                 if not isinstance(value.type, _SCALARS):
@@ -171,9 +252,9 @@ def _carry(phases: list[_Phase], block: list[int]) -> None:
                     for j in later:
                         with ir.InsertionPoint(phases[j].ops[0]):
                             loaded = memref.LoadOp(slots, [phases[j].linear]).result
-                        for use in list(value.uses):
-                            if use.owner != loaded.owner and _phase_of(use.owner, phases) == j:
-                                use.owner.operands[use.operand_number] = loaded
+                        for owner, number, phase_of in uses:
+                            if phase_of == j:
+                                owner.operands[number] = loaded
 
 
 def _kernel_name(launch: ir.Operation) -> str:

@@ -119,11 +119,11 @@ def _combine(like: ir.Operation, a: ir.Value, b: ir.Value) -> ir.Value:
     return ir.Operation.create(like.name, results=[a.type], operands=[a, b], attributes=attributes).results[0]
 
 
-def _index(value: int) -> ir.Value:
+def index_constant(value: int) -> ir.Value:
     return arith.constant(ir.IndexType.get(), value)
 
 
-def _forall(extents: list[int], threads: int) -> scf.ForallOp:
+def block_forall(extents: list[int], threads: int) -> scf.ForallOp:
     """A block-level forall over `extents` (innermost on the grid's x), marked with its block's threads."""
     axes = [BLOCK_AXES[len(extents) - 1 - k] for k in range(len(extents))]
     mapping = ir.ArrayAttr.get([ir.Attribute.parse(f"#gpu.block<{axis}>") for axis in axes])
@@ -154,18 +154,18 @@ def _block_reduce(threads: int, like: ir.Operation, bounds: list[tuple[ir.Value,
     threads' partials, then thread 0 `store`s the block's value."""
     element_type = like.results[0].type
     tid = gpu.ThreadIdOp(gpu.Dimension.x).result
-    zero = _index(0)
+    zero = index_constant(0)
     *outer, (lower, upper) = bounds
-    loops = [(lo, hi, _index(1)) for lo, hi in outer] + [(arith.addi(lower, tid), upper, _index(threads))]
+    loops = [(lo, hi, index_constant(1)) for lo, hi in outer] + [(arith.addi(lower, tid), upper, index_constant(threads))]
     partial = _fold(loops, _identity(like.name, element_type), element)
     shared = memref.AllocOp(ir.MemRefType.get([threads], element_type, memory_space=ir.Attribute.parse(WORKGROUP)), [], []).result
     memref.StoreOp(partial, shared, [tid])
     step = threads // 2
     while step:
         gpu.BarrierOp()
-        branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ult, tid, _index(step)))
+        branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ult, tid, index_constant(step)))
         with ir.InsertionPoint(branch.then_block):
-            other = arith.addi(tid, _index(step))
+            other = arith.addi(tid, index_constant(step))
             memref.StoreOp(_combine(like, memref.LoadOp(shared, [tid]).result, memref.LoadOp(shared, [other]).result), shared, [tid])
             scf.YieldOp([])
         step //= 2
@@ -175,7 +175,7 @@ def _block_reduce(threads: int, like: ir.Operation, bounds: list[tuple[ir.Value,
         scf.YieldOp([])
 
 
-def _folded_fill(op: ir.Operation, out: ir.Value) -> ir.Value | None:
+def folded_fill(op: ir.Operation, out: ir.Value) -> ir.Value | None:
     """The scalar of the linalg.fill of `out` before `op` (erased: the reduction writes every element
     of `out` starting from it), when nothing between them touches `out`'s buffer; None when `out`
     holds what an earlier kernel wrote."""
@@ -200,7 +200,7 @@ def _buffer(value: ir.Value) -> ir.Value:
     return value
 
 
-def _apply(amap: ir.AffineMap, ivs: list[ir.Value]) -> list[ir.Value]:
+def apply_map(amap: ir.AffineMap, ivs: list[ir.Value]) -> list[ir.Value]:
     """The indices `amap` gives for loop ivs `ivs` (one affine.apply per result)."""
     return [affine.apply(ir.AffineMap.get(amap.n_dims, amap.n_symbols, [expr]), ivs) for expr in amap.results]
 
@@ -215,7 +215,7 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
     extents = loop_extents(op)
     reduced = [i for i in range(len(extents)) if i not in plan.parallel]
     with ir.InsertionPoint(op), op.location:
-        init = _folded_fill(op, out)
+        init = folded_fill(op, out)
 
         def finish(where: list[ir.Value]) -> Callable[[ir.Value], None]:
             """Thread 0's store of the block's value into the output element `where` (the parallel ivs: the output map)."""
@@ -233,7 +233,7 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
                 for i, v in zip(reduced, reduction_ivs, strict=True):
                     ivs[i] = v
                 for arg, value, amap in zip(body.arguments, inputs, maps, strict=False):
-                    loaded = memref.LoadOp(value, _apply(amap, ivs)).result if isinstance(value.type, ir.MemRefType) else value
+                    loaded = memref.LoadOp(value, apply_map(amap, ivs)).result if isinstance(value.type, ir.MemRefType) else value
                     arg.replace_all_uses_with(loaded)
                 body.arguments[len(body.arguments) - 1].replace_all_uses_with(acc)
                 point = ir.InsertionPoint.current
@@ -244,9 +244,9 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
                 return like.results[0]
             return fold
 
-        full = [(_index(0), _index(extents[i])) for i in reduced]
+        full = [(index_constant(0), index_constant(extents[i])) for i in reduced]
         if plan.blocks == 1:
-            forall = _forall([extents[i] for i in plan.parallel], plan.threads) if plan.parallel else _forall([1], plan.threads)
+            forall = block_forall([extents[i] for i in plan.parallel], plan.threads) if plan.parallel else block_forall([1], plan.threads)
             with ir.InsertionPoint(forall.body.operations[0]):
                 ivs = list(forall.induction_variables) if plan.parallel else []
                 _block_reduce(plan.threads, like, full, element(ivs), finish(ivs))
@@ -254,38 +254,43 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
             element_type = like.results[0].type
             partials = memref.AllocOp(ir.MemRefType.get([plan.blocks], element_type), [], []).result
             chunk = -(-extents[0] // plan.blocks)
-            first = _forall([plan.blocks], plan.threads)
+            first = block_forall([plan.blocks], plan.threads)
             with ir.InsertionPoint(first.body.operations[0]):
                 block = first.induction_variables[0]
-                lower = arith.muli(block, _index(chunk))
-                upper = arith.minui(arith.addi(lower, _index(chunk)), _index(extents[0]))
+                lower = arith.muli(block, index_constant(chunk))
+                upper = arith.minui(arith.addi(lower, index_constant(chunk)), index_constant(extents[0]))
 
                 def partial(value: ir.Value) -> None:
                     memref.StoreOp(value, partials, [block])
 
                 _block_reduce(plan.threads, like, [(lower, upper), *full[1:]], element([]), partial)
-            second = _forall([1], plan.threads)
+            second = block_forall([1], plan.threads)
             with ir.InsertionPoint(second.body.operations[0]):
-                _block_reduce(plan.threads, like, [(_index(0), _index(plan.blocks))],
+                _block_reduce(plan.threads, like, [(index_constant(0), index_constant(plan.blocks))],
                               lambda ivs, acc: _combine(like, acc, memref.LoadOp(partials, ivs).result), finish([]))
     op.erase()
 
 
 @dataclass(frozen=True)
 class GpuReduce(Stage):
-    """Reductions over long rows split across blocks (`reduction_plan`), ops without loops in a
-    one-thread launch, then every block-level forall numbered for gpu-map."""
+    """Matmuls tiled through workgroup memory (matmul.py), reductions over long rows split across
+    blocks (`reduction_plan`), ops without loops in a one-thread launch, then every block-level
+    forall numbered for gpu-map."""
 
     device: Device
     name: ClassVar[str] = "gpu-reduce"
 
     def rewrite(self, module: ir.Module) -> None:
+        from .matmul import matmul_plan, tile_matmul
+
         for op in linalg_ops(module):
             if op.name != "linalg.generic" or in_forall(op):
                 continue
-            if scalar(op):  # one thread computes it
+            if (tiled := matmul_plan(op, self.device)) is not None:
+                tile_matmul(op, tiled)
+            elif scalar(op):  # one thread computes it
                 with ir.InsertionPoint(op), op.location:
-                    forall = _forall([1], 1)
+                    forall = block_forall([1], 1)
                 op.move_before(forall.body.operations[0])
             elif (plan := reduction_plan(op, self.device)) is not None:
                 split_reduction(op, plan)

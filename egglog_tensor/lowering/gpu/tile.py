@@ -7,7 +7,8 @@ dimension may be), then each block's slice of the innermost loop over `threads` 
 (`num_threads`, `#gpu.thread<x>`: static even for a partial last block). Loops beyond those three
 and every reduction loop run inside each thread: one thread per output element, for the reductions
 gpu-reduce does not split across a block (reduce.py: those are left untiled here, a linalg.dot
-or linalg.matvec generalized for it). A fill is fused into both foralls of the op it initializes,
+or linalg.matvec generalized for it); matmuls are left whole too (linalg.matmul and batch_matmul
+generalized) for gpu-reduce's tiling through workgroup memory (matmul.py). A fill is fused into both foralls of the op it initializes,
 so it runs in that op's kernel. The transform script tiles; MLIR's one-shot bufferization follows.
 """
 
@@ -97,7 +98,7 @@ def _fill_of(op: ir.Operation) -> ir.Operation | None:
 @dataclass(frozen=True)
 class GpuTile(Stage):
     """Linalg ops tiled over blocks and threads (scf.forall with GPU mappings), fills fused; reductions
-    over long rows left whole for gpu-reduce (a linalg.dot or matvec generalized for it)."""
+    over long rows and matmuls left whole for gpu-reduce (named ones generalized for it)."""
 
     device: Device
     threads: int = 256
@@ -105,12 +106,15 @@ class GpuTile(Stage):
     scripted: ClassVar[bool] = True
 
     def script(self, module: ir.Module) -> ir.Module | None:
-        from .reduce import GENERALIZED, reduction_plan, scalar
+        from .matmul import matmul_plan
+        from .reduce import reduction_plan, scalar
 
         ops = linalg_ops(module)
         fills = [_fill_of(op) for op in ops]
-        split = [op.name != "linalg.fill" and (scalar(op) or reduction_plan(op, self.device) is not None) for op in ops]
-        named = [i for i, op in enumerate(ops) if split[i] and op.name in GENERALIZED]
+        matmuls = [matmul_plan(op, self.device) is not None for op in ops]
+        split = [op.name != "linalg.fill" and (matmuls[i] or scalar(op) or reduction_plan(op, self.device) is not None)
+                 for i, op in enumerate(ops)]
+        named = [i for i, op in enumerate(ops) if split[i] and op.name != "linalg.generic"]
         kernels = [(i, op, plan_launch(op, self.threads, self.device.wave)) for i, op in enumerate(ops)
                    if op.name != "linalg.fill" and not split[i]]
         if not kernels and not named:
