@@ -14,7 +14,9 @@ best, so each lane holds its first best; the lanes are then combined (the larges
 smallest index among the lanes holding it, compared as scalar.order_key's integers: NaN
 first, -0.0 == 0.0) and the elements past the last full step are picked
 one by one. A forall over (row, segment) is the threads' loop on cpu-openmp (scf.parallel) and a
-plain loop on cpu. Indices within a segment are int32 (VF lanes per vector, not VF / 2).
+plain loop on cpu. Indices within a segment are int32 (VF lanes per vector, not VF / 2). The rows of a fused operand
+(`np.argmax(x * w, -1)`) are computed inside the forall, one row at a time into a buffer in
+cache (emit.py `_computed_rows`), and searched there.
 """
 
 from __future__ import annotations
