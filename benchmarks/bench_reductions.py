@@ -4,6 +4,8 @@ reports it (the input read once and the output written once, at the copy bandwid
 
     python benchmarks/bench_reductions.py              # every case, 9 rounds
     python benchmarks/bench_reductions.py --only cumsum_rows,argmax_flat --rounds 5
+
+argmax_scaled_rows and argmax_softmax_rows argmax a fused elementwise operand along rows.
 """
 
 from __future__ import annotations
@@ -32,6 +34,15 @@ def argmax_flat(x):
     return np.argmax(x)
 
 
+def argmax_scaled_rows(x):
+    return np.argmax(x * np.float32(0.5) + np.float32(1.0), axis=1)
+
+
+def argmax_softmax_rows(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return np.argmax(e / e.sum(axis=1, keepdims=True), axis=1)
+
+
 def cumsum_cols(x):
     return np.cumsum(x, axis=0)
 
@@ -56,7 +67,7 @@ def var_flat(x):
     return np.var(x)
 
 
-CASES = (argmax_cols, argmax_rows, argmax_flat, cumsum_cols, cumsum_rows, cumsum_flat, var_cols, var_rows, var_flat)
+CASES = (argmax_cols, argmax_rows, argmax_flat, argmax_scaled_rows, argmax_softmax_rows, cumsum_cols, cumsum_rows, cumsum_flat, var_cols, var_rows, var_flat)
 
 
 def main() -> None:

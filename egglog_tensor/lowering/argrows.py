@@ -14,10 +14,14 @@ best, so each lane holds its first best; the lanes are then combined (the larges
 smallest index among the lanes holding it, compared as scalar.order_key's integers: NaN
 first, -0.0 == 0.0) and the elements past the last full step are picked
 one by one. A forall over (row, segment) is the threads' loop on cpu-openmp (scf.parallel) and a
-plain loop on cpu. Indices within a segment are int32 (VF lanes per vector, not VF / 2).
+plain loop on cpu. Indices within a segment are int32 (VF lanes per vector, not VF / 2). The rows of a fused operand
+(`np.argmax(x * w, -1)`) are computed inside the forall, one row at a time into a buffer in
+cache (emit.py `_computed_rows`), and searched there.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from mlir import ir
 from mlir.dialects import arith, scf, tensor, vector
@@ -42,11 +46,20 @@ def supports(dtype: str) -> bool:
     return dtype in ("float32", "float64", "int32", "int64")
 
 
-def arg_rows(x: ir.Value, pick: str, dtype: str, segments: int, lanes: int) -> tuple[ir.Value, ir.Value]:
-    """For a C-ordered (R, N) tensor `x` of `dtype`, each row cut into `segments` parts (the last
+Row = Callable[[ir.Value], tuple[ir.Value, ir.Value]]  # row index -> (a 2-D tensor holding the row, its row in it)
+
+
+def plain_rows(x: ir.Value) -> Row:
+    """The rows of a C-ordered (R, N) tensor, read where they are."""
+    return lambda row: (x, row)
+
+
+def arg_rows(shape: tuple[int, int], row_of: Row, pick: str, dtype: str, segments: int, lanes: int) -> tuple[ir.Value, ir.Value]:
+    """For (R, N) rows of `dtype` (`row_of` gives each row, built inside the rows' loop: a fused
+    operand's row is computed there, into a buffer in cache), each cut into `segments` parts (the last
     takes the rest; each at least lanes * UNROLL long): the best order key (scalar.KEYS) of each part
     and its index within the row, as (R, segments) tensors of the key type and int64."""
-    rows, n = ir.RankedTensorType(x.type).shape
+    rows, n = shape
     key = scalar.KEYS.get(dtype, dtype)
     size = n // segments
     width = lanes * UNROLL
@@ -60,6 +73,7 @@ def arg_rows(x: ir.Value, pick: str, dtype: str, segments: int, lanes: int) -> t
     with ir.InsertionPoint(loop.body):
         (item,) = loop.induction_variables
         row, part = arith.divui(item, _index(segments)), arith.remui(item, _index(segments))
+        x, at_row = row_of(row)
         start = arith.muli(part, _index(size))
         last = arith.cmpi(arith.CmpIPredicate.eq, part, _index(segments - 1))
         length = arith.select(last, arith.subi(_index(n), start), _index(size))
@@ -81,7 +95,7 @@ def arg_rows(x: ir.Value, pick: str, dtype: str, segments: int, lanes: int) -> t
             pad = scalar.constant(0, dtype)
             for u in range(UNROLL):
                 column = arith.addi(arith.addi(start, at), _index(u * lanes))
-                value = vector.transfer_read(vtype, x, [row, column], ir.AffineMapAttr.get(ir.AffineMap.get_minor_identity(2, 1)),
+                value = vector.transfer_read(vtype, x, [at_row, column], ir.AffineMapAttr.get(ir.AffineMap.get_minor_identity(2, 1)),
                                              pad, [True])
                 if floats:  # beyond, or NaN, where the best is not NaN: NaN wins, the first NaN stays
                     beyond = arith.cmpf(arith.CmpFPredicate.UGT if pick == "max" else arith.CmpFPredicate.ULT, value, bests[u])
@@ -110,7 +124,7 @@ def arg_rows(x: ir.Value, pick: str, dtype: str, segments: int, lanes: int) -> t
         tail = scf.ForOp(full, length, _index(1), [best, index])
         with ir.InsertionPoint(tail.body):
             at = tail.induction_variable
-            value = scalar.load(tensor.extract(x, [row, arith.addi(start, at)]), dtype)
+            value = scalar.load(tensor.extract(x, [at_row, arith.addi(start, at)]), dtype)
             k = scalar.order_key(pick, dtype, value)
             better = arith.cmpi(order, k, tail.inner_iter_args[0])
             here = arith.index_cast(scalar.element_type("int64"), at)

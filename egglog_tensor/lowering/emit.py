@@ -11,6 +11,7 @@ inlines its elementwise producer (`sum(a*b)` reads a and b once). Arguments come
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -397,21 +398,29 @@ class Emitter:
         return self._pick(pick, dtype, rest, tree, axes, best, lambda a: _loop_index(a, count * lanes if a == inner else 0), domain)[1]
 
     def _vector_index_reduction(self, node: Node, plan: _Plan, tree: tuple) -> ir.Value | None:
-        """argmax/argmin of a C-ordered value read as it is, along its last axis or over all of it,
-        as lowering/argrows.py's vector loops (bests in registers); a flattened one's segments (a few
-        per thread) then picked among. None where those do not apply: a fused or strided operand, a
-        view, other axes or dtypes, short rows."""
+        """argmax/argmin along the last axis, or over all of a C-ordered value read as it is, as
+        lowering/argrows.py's vector loops (bests in registers); a flattened one's segments (a few
+        per thread) then picked among. A fused operand (`np.argmax(x * w, -1)`) is computed row by
+        row inside the loop, into a buffer in cache. None where those do not apply: a strided
+        operand or a view read as it is, a fused one flattened or read at offsets of the row loops,
+        other axes or dtypes, short rows."""
         x, pick = node.inputs[0], "max" if node.op == "argmax" else "min"
         rank, axes = x.ndim, tuple(sorted(node.attr("axes")))
-        if tree != ("in", 0) or len(plan.inputs) != 1 or not argrows.supports(x.dtype):
+        if not argrows.supports(x.dtype):
             return None
-        value, amap, _ = plan.inputs[0]
         flat = axes == tuple(range(rank))
-        if amap != ir.AffineMap.get_identity(rank) or any(value == s for s in self.strided) or not (flat or axes == (rank - 1,)):
-            return None
         n = x.size if flat else x.shape[-1]
         lanes = policy.simd_lanes(payload.element_bytes(scalar.element_type(x.dtype)), self.target)
-        if n < 2 * lanes * argrows.UNROLL:
+        if n < 2 * lanes * argrows.UNROLL or not (flat or axes == (rank - 1,)):
+            return None
+        if tree != ("in", 0) or len(plan.inputs) != 1:  # a fused operand: each row computed in the loop
+            row_of = None if flat else self._computed_rows(plan, tree, x)
+            if row_of is None:
+                return None
+            _, indices = argrows.arg_rows((x.size // n, n), row_of, pick, x.dtype, 1, lanes)
+            return _by_row(indices, x.shape, axes, n)
+        value, amap, _ = plan.inputs[0]
+        if amap != ir.AffineMap.get_identity(rank) or any(value == s for s in self.strided):
             return None
         segments = max(1, min(4 * self.target.threads, n // policy.ARG_SEGMENT)) if flat else 1
         groups = [list(range(rank))] if flat else [list(range(rank - 1)), [rank - 1]]
@@ -420,7 +429,7 @@ class Emitter:
                                           value, _groups(groups))
         if flat or rank == 1:
             value = tensor.expand_shape(ir.RankedTensorType.get([1, n], value.type.element_type), value, _groups([[0, 1]]), [], [1, n])
-        keys, indices = argrows.arg_rows(value, pick, x.dtype, segments, lanes)
+        keys, indices = argrows.arg_rows((x.size // n, n), argrows.plain_rows(value), pick, x.dtype, segments, lanes)
         if segments > 1:  # the segments' bests, each with its index (ties: the smaller)
             key = scalar.KEYS.get(x.dtype, x.dtype)
             across = _Plan((1, segments))
@@ -428,14 +437,46 @@ class Emitter:
             inits = [_fill((), key, scalar.reduction_identity(pick, key, False)), _fill((), "int64", 0)]
             return self._pick(pick, key, across, across.input(keys, dims, key), (0, 1), inits,
                               across.input(indices, dims, "int64"), across.domain)[1]
-        kept = _kept(x.shape, axes)
-        if not kept:
-            return tensor.collapse_shape(ir.RankedTensorType.get([], indices.type.element_type), indices, _groups([]))
-        by_row = tensor.collapse_shape(ir.RankedTensorType.get([x.size // n], indices.type.element_type), indices, _groups([[0, 1]]))
-        if len(kept) == 1:
-            return by_row
-        return tensor.expand_shape(ir.RankedTensorType.get(list(kept), indices.type.element_type), by_row,
-                                   _groups([list(range(len(kept)))]), [], list(kept))
+        return _by_row(indices, x.shape, axes, n)
+
+    def _computed_rows(self, plan: _Plan, tree: tuple, x: Node) -> argrows.Row | None:
+        """The rows of the fused value `tree` over `plan` (x's shape, reduced along its last axis),
+        each computed by a generic over that row's slices of the inputs; None when an input reads a
+        row loop other than by its bare index (a strided or shifted view), so its slice is not a row's."""
+        rank, lead = x.ndim, x.ndim - 1
+        reads: list[list[int | None]] = []  # per input, per dim: the row loop it is indexed by (None: all of it)
+        for _, amap, _ in plan.inputs:
+            dims: list[int | None] = []
+            for expr in amap.results:
+                used = [i for i in range(lead) if _uses(expr, i)]
+                if used and not (len(used) == 1 and _is_dim(expr, used[0])):
+                    return None
+                dims.append(used[0] if used else None)
+            reads.append(dims)
+
+        def row_of(row: ir.Value) -> tuple[ir.Value, ir.Value]:
+            at: list[ir.Value] = []  # the row's index along each leading dim, innermost last
+            for extent in reversed(x.shape[:lead]):
+                at.insert(0, arith.remui(row, arith.constant(ir.IndexType.get(), extent)))
+                row = arith.divui(row, arith.constant(ir.IndexType.get(), extent))
+            dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+            inputs = []
+            for (value, amap, dtype), dims in zip(plan.inputs, reads, strict=True):
+                shape = list(ir.RankedTensorType(value.type).shape)
+                sizes = [n if d is None else 1 for d, n in zip(dims, shape, strict=True)]
+                offsets = [at[d] for d in dims if d is not None]
+                sliced = tensor.extract_slice(ir.RankedTensorType.get(sizes, ir.RankedTensorType(value.type).element_type), value,
+                                              offsets, [], [], [0 if d is None else dynamic for d in dims], sizes, [1] * len(sizes))
+                inputs.append((sliced, amap, dtype))
+            domain = (1,) * lead + (x.shape[-1],)
+            empty = tensor.empty(list(domain), scalar.storage_type(x.dtype))
+            computed = self._generic(_Plan(domain, inputs), tree, empty, ir.AffineMap.get_identity(rank), ["parallel"] * rank, None, x.dtype)
+            if rank > 2:
+                computed = tensor.collapse_shape(ir.RankedTensorType.get([1, x.shape[-1]], empty.type.element_type), computed,
+                                                 _groups([list(range(lead)), [lead]]))
+            return computed, arith.constant(ir.IndexType.get(), 0)
+
+        return row_of
 
     def _pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
               index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...], reduced: tuple[int, ...] | None = None,
@@ -889,6 +930,18 @@ def _groups(groups: list[list[int]]) -> ir.ArrayAttr:
 def _reassociation(rank: int) -> ir.ArrayAttr:
     """All `rank` dims as one (a collapse to 1-D, or an expand from it)."""
     return _groups([list(range(rank))] if rank else [])
+
+
+def _by_row(indices: ir.Value, shape: tuple[int, ...], axes: tuple[int, ...], n: int) -> ir.Value:
+    """argrows' (rows, 1) indices as the reduction's result, of shape `shape` without `axes`."""
+    kept, size = _kept(shape, axes), math.prod(shape)
+    if not kept:
+        return tensor.collapse_shape(ir.RankedTensorType.get([], indices.type.element_type), indices, _groups([]))
+    by_row = tensor.collapse_shape(ir.RankedTensorType.get([size // n], indices.type.element_type), indices, _groups([[0, 1]]))
+    if len(kept) == 1:
+        return by_row
+    return tensor.expand_shape(ir.RankedTensorType.get(list(kept), indices.type.element_type), by_row,
+                               _groups([list(range(len(kept)))]), [], list(kept))
 
 
 def _reads_indices(tree: tuple) -> bool:
