@@ -57,6 +57,7 @@ _SIN = tuple((-1) ** k / pymath.factorial(2 * k + 1) for k in range(9, 0, -1))  
 _COS = tuple((-1) ** k / pymath.factorial(2 * k) for k in range(9, 1, -1))  # cos r = 1 - r^2/2 + r^4 C(r^2)
 _ATAN = tuple((-1) ** k / (2 * k + 1) for k in range(21, 0, -1))  # atan t = t + t^3 A(t^2), |t| <= tan(pi/8)
 _TAN_PI_8 = 0.41421356237309503
+_TRIG_UP_TO = 2.0**50  # sin, cos, tan: NaN from here on (the reduction's k would not fit the rounding shifter)
 _BIG = 2.0**28  # asinh, acosh: from here on log(2x) (x^2 + 1 rounds to x^2)
 
 
@@ -133,7 +134,8 @@ class _F64(_Builder):
         return self.scaled(self.log(x), _LOG10_E)
 
     def sin_cos(self, x: ir.Value, offset: int) -> ir.Value:
-        """sin x (offset 0) or cos x (offset 1) = sin(x + offset pi/2): quadrant q = k + offset."""
+        """sin x (offset 0) or cos x (offset 1) = sin(x + offset pi/2): quadrant q = k + offset;
+        NaN from |x| = 2^50 on, where k no longer fits the rounding shifter (no Payne-Hanek reduction)."""
         k, k_int = self.round_int(arith.mulf(x, self.const(2.0 / pymath.pi)))
         r = x
         for part in _HALF_PI:
@@ -145,7 +147,10 @@ class _F64(_Builder):
         odd = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(q, self.int_const(1)), self.int_const(0))
         value = self.select(odd, c, s)
         negative = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(q, self.int_const(2)), self.int_const(0))
-        return self.select(negative, arith.negf(value), value)
+        value = self.select(negative, arith.negf(value), value)
+        if offset == 0:  # sin(-0.0) = -0.0 (the series' fma adds +0.0 to it)
+            value = self.select(self.cmp("OEQ", x, 0.0), x, value)
+        return self.select(self.cmp("ULT", mathd.absf(x), _TRIG_UP_TO), value, pymath.nan)
 
     def sin(self, x: ir.Value) -> ir.Value:
         return self.sin_cos(x, 0)
@@ -241,8 +246,8 @@ class _F64(_Builder):
         return mathd.copysign(self.select(finite, newton, y), x)
 
     def pow(self, x: ir.Value, y: ir.Value) -> ir.Value:
-        """exp(y log|x|), with C's special cases: (x, 0) and (1, y) are 1; negative x: integer y
-        only (odd: negative), else NaN. float32 only: float64 needs log in extra precision."""
+        """exp(y log|x|), with C's special cases: (x, 0), (1, y) and (-1, +-inf) are 1; finite negative
+        x: integer y only (odd: negative), else NaN. float32 only: float64 needs log in extra precision."""
         one = self.const(1.0)
         value = self.exp(arith.mulf(y, self.log(mathd.absf(x))))
         integer = self.cmp("OEQ", mathd.floor(y), y)
@@ -250,8 +255,10 @@ class _F64(_Builder):
         odd = arith.andi(integer, self.cmp("ONE", mathd.floor(half), half))
         negative = arith.cmpi(arith.CmpIPredicate.slt, arith.bitcast(self.int_type, x), self.int_const(0))
         value = self.select(arith.andi(negative, odd), arith.negf(value), value)
-        value = self.select(arith.andi(self.cmp("OLT", x, 0.0), arith.xori(integer, self.bool(True))), self.const(pymath.nan), value)
-        return self.select(arith.ori(self.cmp("OEQ", y, 0.0), self.cmp("OEQ", x, 1.0)), one, value)
+        finite_negative = arith.andi(self.cmp("OLT", x, 0.0), self.cmp("OGT", x, -pymath.inf))
+        value = self.select(arith.andi(finite_negative, arith.xori(integer, self.bool(True))), self.const(pymath.nan), value)
+        unit = arith.ori(self.cmp("OEQ", x, 1.0), arith.andi(self.cmp("OEQ", x, -1.0), self.cmp("OEQ", mathd.absf(y), pymath.inf)))
+        return self.select(arith.ori(self.cmp("OEQ", y, 0.0), unit), one, value)
 
     def bool(self, value: bool) -> ir.Value:
         return arith.constant(ir.IntegerType.get_signless(1), int(value))
