@@ -402,7 +402,7 @@ class Emitter:
                                 inits: list[ir.Value]) -> ir.Value:
         """A GPU target's argmax/argmin: one generic (a thread per output element); a flattened one of
         rank > 1 in two, its outermost loop kept parallel (a thread per row's best and its flat index),
-        then those rows' bests picked among (one thread: reduce.py's one_thread)."""
+        then those rows' bests picked among (one thread: gpu/reduce.py's `scalar`)."""
         domain = plan.domain
         if _kept(domain, axes) or len(axes) < 2:
             return self._pick(pick, dtype, plan, tree, axes, inits, _loop_index, domain)[1]
