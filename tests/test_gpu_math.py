@@ -147,6 +147,25 @@ def test_arg_reductions(target: str, dtype: str) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_flat_arg_reductions_of_1d(target: str) -> None:
+    """A 1-D argmax as rows of its largest divisor up to its square root (1000: 25 x 40), a thread per
+    row then one over the rows; a prime length (997) in one thread; ties and NaN as NumPy."""
+    rng = np.random.default_rng(6)
+    x, y = rng.integers(-5, 6, 1000).astype(np.float32), rng.integers(-5, 6, 997).astype(np.float32)
+    x[[300, 700]] = np.nan
+
+    def fn(x, y):
+        return np.argmax(x), np.argmin(y), np.argmax(y)
+
+    comp = et.kernel(fn, target=target).inspect(x, y)
+    check_device_code(comp)
+    kernels = comp.facts["device"].kernels
+    assert kernels[0].block[0] >= 25 and [k.block for k in kernels[1:]] == [(1, 1, 1)] * 3  # 25 rows; then one-thread kernels
+    for data in ((x, y), (np.nan_to_num(x), y)):
+        assert [int(v) for v in emulate(comp, *data)] == [int(v) for v in fn(*data)]
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_any_all(target: str) -> None:
     """np.any / np.all along rows (a thread per row) and over everything (one thread)."""
     x = np.random.default_rng(5).standard_normal((64, 257)).astype(np.float32)

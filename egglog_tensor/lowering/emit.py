@@ -402,8 +402,18 @@ class Emitter:
                                 inits: list[ir.Value]) -> ir.Value:
         """A GPU target's argmax/argmin: one generic (a thread per output element); a flattened one of
         rank > 1 in two, its outermost loop kept parallel (a thread per row's best and its flat index),
-        then those rows' bests picked among (one thread: gpu/reduce.py's `scalar`)."""
+        then those rows' bests picked among (one thread: gpu/reduce.py's `scalar`). A 1-D array read as
+        it is goes as rows of its largest divisor up to its square root (one thread for a prime length)."""
         domain = plan.domain
+        if len(domain) == 1 and tree == ("in", 0) and plan.inputs[0][1] == ir.AffineMap.get_identity(1):
+            n = domain[0]
+            columns = n // max((d for d in range(1, int(n**0.5) + 1) if n % d == 0), default=1)
+            if 1 < columns < n:
+                value = plan.inputs[0][0]
+                rows = tensor.expand_shape(ir.RankedTensorType.get([n // columns, columns], value.type.element_type), value,
+                                           _groups([[0, 1]]), [], [n // columns, columns])
+                plan, tree = self._plain_input(rows, dtype)
+                domain, axes = plan.domain, (0, 1)
         if _kept(domain, axes) or len(axes) < 2:
             return self._pick(pick, dtype, plan, tree, axes, inits, _loop_index, domain)[1]
         key = scalar.KEYS.get(dtype, dtype)
