@@ -91,7 +91,6 @@ def test_math_special_values(target: str, dtype: str) -> None:
             assert max_ulp(g, getattr(np, name)(x.astype(np.longdouble)), dtype) <= 4, name
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("target", TARGETS)
 def test_power_special_values(target: str) -> None:
     """float32 power: C's special cases (x ** 0, 1 ** y, (-1) ** inf, negative bases with integer and other exponents, zeros, infinities)."""
