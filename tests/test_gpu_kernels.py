@@ -208,7 +208,7 @@ SPLIT = {
 QUICK_SPLIT = {"long-row-sums": TARGETS[1], "long-row-max": TARGETS[0], "partial-block-rows": TARGETS[1], "rows-of-70": TARGETS[0],
                "full-max": TARGETS[1], "dot": TARGETS[0], "sum-plus-max-2d": TARGETS[1], "matvec-after-matmul": TARGETS[0], "int64-full-sum": TARGETS[1], "layernorm": TARGETS[0]}
 SPLIT_PAIRS = [pytest.param(case, target, marks=() if QUICK_SPLIT.get(case) == target else pytest.mark.slow)
-               for case in SPLIT for target in TARGETS if (case, target) != ("layernorm", TARGETS[1])]  # (nvvm: sqrt needs libdevice)
+               for case in SPLIT for target in TARGETS]
 
 
 @pytest.mark.parametrize(("case", "target"), SPLIT_PAIRS)

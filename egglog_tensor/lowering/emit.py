@@ -363,6 +363,8 @@ class Emitter:
         kept = _kept(domain, axes)
         key = scalar.KEYS.get(dtype, dtype)  # the partial results hold order keys, not values
         inits = [_fill(kept, key, scalar.reduction_identity(pick, key, False)), _fill(kept, "int64", 0)]
+        if self.target.device is not None:
+            return self._device_index_reduction(pick, dtype, plan, tree, axes, inits)
         inner, n = len(domain) - 1, domain[-1]
         lanes = blocking.ACCUMULATORS * policy.simd_lanes(payload.element_bytes(scalar.element_type(dtype)), self.target)
         long = inner in axes and n >= 2 * lanes and self._unit_stride(plan)
@@ -396,6 +398,33 @@ class Emitter:
         # 3. the elements past the last full row of lanes
         rest = _Plan(domain[:inner] + (tail,), _tail_inputs(plan, inner, count * lanes, tail))
         return self._pick(pick, dtype, rest, tree, axes, best, lambda a: _loop_index(a, count * lanes if a == inner else 0), domain)[1]
+
+    def _device_index_reduction(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...],
+                                inits: list[ir.Value]) -> ir.Value:
+        """A GPU target's argmax/argmin: one generic (a thread per output element); a flattened one of
+        rank > 1 in two, its outermost loop kept parallel (a thread per row's best and its flat index),
+        then those rows' bests picked among (one thread: gpu/reduce.py's `scalar`). A 1-D array read as
+        it is goes as rows of its largest divisor up to its square root (one thread for a prime length)."""
+        domain = plan.domain
+        if len(domain) == 1 and tree == ("in", 0) and plan.inputs[0][1] == ir.AffineMap.get_identity(1):
+            n = domain[0]
+            columns = n // max((d for d in range(1, int(n**0.5) + 1) if n % d == 0), default=1)
+            if 1 < columns < n:
+                value = plan.inputs[0][0]
+                rows = tensor.expand_shape(ir.RankedTensorType.get([n // columns, columns], value.type.element_type), value,
+                                           _groups([[0, 1]]), [], [n // columns, columns])
+                plan, tree = self._plain_input(rows, dtype)
+                domain, axes = plan.domain, (0, 1)
+        if _kept(domain, axes) or len(axes) < 2:
+            return self._pick(pick, dtype, plan, tree, axes, inits, _loop_index, domain)[1]
+        key = scalar.KEYS.get(dtype, dtype)
+        rows = (domain[axes[0]],)
+        row_inits = [_fill(rows, key, scalar.reduction_identity(pick, key, False)), _fill(rows, "int64", 0)]
+        partial = self._pick(pick, dtype, plan, tree, axes, row_inits, _loop_index, domain, axes[1:], ascending=True)
+        across = _Plan(rows)
+        dims = [ir.AffineDimExpr.get(0)]
+        return self._pick(pick, key, across, across.input(partial[0], dims, key), (0,), inits,
+                          across.input(partial[1], dims, "int64"), across.domain)[1]
 
     def _vector_index_reduction(self, node: Node, plan: _Plan, tree: tuple) -> ir.Value | None:
         """argmax/argmin along the last axis, or over all of a C-ordered value read as it is, as

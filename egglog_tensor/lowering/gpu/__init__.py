@@ -7,7 +7,8 @@
                  matmul.py   matmuls tiled through workgroup memory (block, k and register tiles)
     gpu-map      launch.py   each forall nest as a gpu.launch (transform dialect), linalg bodies as loops
     gpu-outline  launch.py   launches' bodies outlined as kernels (gpu.module / gpu.func)
-    math         ../stages/math.py  exp and float32 tanh inline, on the device code (no device math library)
+    math         devmath.py  every math function inline on the device code (no device math library): exp and
+                             float32 tanh as the CPU's (../stages/math.py), the rest in float64 (float32 widened)
     sign-bits    device.py   nvvm: abs and copysign as sign-bit integer ops (NVVM would call libdevice for them)
     noalias      device.py   kernel memref arguments marked noalias (bare pointers); math the device cannot compute refused
     rocdl / nvvm device.py   the device code to the ROCDL or NVVM and LLVM dialects (one pointer per memref where
@@ -19,9 +20,9 @@ What follows the MLIR stages (device module, LLVM IR, code generation, link and 
 from __future__ import annotations
 
 from ...target import Target
-from ..stages.math import Math
 from ..stages.stage import Passes, Stage
 from .device import Convert, NoAlias, SignBits
+from .devmath import DeviceMath
 from .launch import GpuMap, GpuOutline
 from .reduce import GpuReduce
 from .tile import GpuBufferize, GpuTile
@@ -33,5 +34,5 @@ def gpu_stages(target: Target) -> tuple[Stage, ...]:
     """The stages of a GPU target's pipeline (`target.device` set)."""
     assert target.device is not None
     nvvm = (SignBits(),) if target.name == "nvvm" else ()
-    return (DESTINATIONS, GpuTile(target.device), GpuBufferize(), GpuReduce(target.device), GpuMap(), GpuOutline(), Math(target), *nvvm, NoAlias(target),
+    return (DESTINATIONS, GpuTile(target.device), GpuBufferize(), GpuReduce(target.device), GpuMap(), GpuOutline(), DeviceMath(target), *nvvm, NoAlias(target),
             Convert(target))

@@ -2,10 +2,11 @@
 or NVVM dialect and LLVM (one pointer per memref argument, MLIR's bare-pointer convention, where
 every kernel argument has a static shape and identity layout; else memref descriptors).
 
-Math on the device: the math stage has made exp (float32, float64) and float32 tanh arithmetic;
-what remains of the math dialect must be one of `DEVICE_MATH` (LLVM intrinsics both backends
-select), else the kernel would call ROCm's or CUDA's device math library, which these targets do
-not link: UnsupportedError names the function.
+Math on the device: the math stage has made the math functions arithmetic (devmath.py); what
+remains of the math dialect must be one of `DEVICE_MATH` (LLVM intrinsics both backends select:
+devmath.native_calls puts them back where a conversion calls the device library), else the kernel
+would call ROCm's or CUDA's device math library, which these targets do not link: UnsupportedError
+names the function and the target (a float `%`/fmod, arith.remf, too: it would call fmod).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from mlir.dialects import arith
 from ...errors import UnsupportedError
 from ...target import Target
 from ..stages.stage import Stage
+from .devmath import NATIVE_MATH, native_calls
 
-# What may remain of the math dialect after the math stage: each becomes an LLVM intrinsic the backend selects
-# (NVVM's conversion refuses llvm.intr.sqrt, which would need libdevice's __nv_sqrtf).
-DEVICE_MATH = {"rocdl": ("math.fma", "math.absf", "math.copysign", "math.sqrt"), "nvvm": ("math.fma", "math.absf", "math.copysign")}
+# What may remain of the math dialect after the math stage: each becomes an LLVM intrinsic the backend selects.
+DEVICE_MATH = NATIVE_MATH
 
 
 def kernels(module: ir.Module) -> list[ir.Operation]:
@@ -43,15 +44,16 @@ def _check_math(kernel: ir.Operation, backend: str) -> None:
     left: set[str] = set()
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name.startswith("math.") and op.name not in DEVICE_MATH[backend]:
+        if op.name.startswith("math.") and op.name not in DEVICE_MATH:
             left.add(op.name)
+        elif op.name == "arith.remf":
+            left.add("fmod or a float % (arith.remf)")
         return ir.WalkResult.ADVANCE
 
     kernel.walk(visit)
     if left:
-        names = ", ".join(m.removeprefix("math.") for m in DEVICE_MATH[backend])
         raise UnsupportedError(f"GPU target {backend}: {', '.join(sorted(left))} would need the device's math library, which "
-                               f"GPU targets do not link yet (supported: exp, float32 tanh, {names}, arithmetic)")
+                               "GPU targets do not link (supported math: docs/gpu.md, 'Math functions')")
 
 
 def bare(module: ir.Module) -> bool:
@@ -145,9 +147,10 @@ class Convert(Stage):
         option = f"use-bare-ptr-memref-call-conv={str(bare_pointers).lower()}"
         convert = (f"convert-gpu-to-rocdl{{chipset={self.target.cpu} runtime=HIP {option}}}" if self.target.name == "rocdl"
                    else f"convert-gpu-to-nvvm{{{option}}}")
-        return f"builtin.module(gpu.module(convert-math-to-llvm,{convert}),reconcile-unrealized-casts)"
+        return f"builtin.module(gpu.module({convert}),reconcile-unrealized-casts)"
 
     def rewrite(self, module: ir.Module) -> Convention:
         convention = Convention(bare(module))
         passmanager.PassManager.parse(self.conversion(convention.bare)).run(module.operation)
+        native_calls(module)
         return convention

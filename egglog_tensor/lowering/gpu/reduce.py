@@ -179,13 +179,21 @@ def folded_fill(op: ir.Operation, out: ir.Value) -> ir.Value | None:
     """The scalar of the linalg.fill of `out` before `op` (erased: the reduction writes every element
     of `out` starting from it), when nothing between them touches `out`'s buffer; None when `out`
     holds what an earlier kernel wrote."""
+    fill = _fill_before(op, out)
+    if fill is None:
+        return None
+    scalar = fill.operands[0]
+    fill.erase()
+    return scalar
+
+
+def _fill_before(op: ir.Operation, out: ir.Value) -> ir.Operation | None:
+    """The linalg.fill of `out` before `op` with nothing between them touching `out`'s buffer, if any."""
     before = [o.operation for o in op.block.operations]
     buffer = _buffer(out)
     for cursor in reversed(before[:before.index(op)]):
         if cursor.name == "linalg.fill" and cursor.operands[1] == out:
-            scalar = cursor.operands[0]
-            cursor.erase()
-            return scalar
+            return cursor
         if cursor.name not in VIEWS and any(_buffer(v) == buffer for inner in nested_ops(cursor) for v in inner.operands):
             return None
     return None
@@ -288,16 +296,21 @@ class GpuReduce(Stage):
                 continue
             if (tiled := matmul_plan(op, self.device)) is not None:
                 tile_matmul(op, tiled)
-            elif scalar(op):  # one thread computes it
-                with ir.InsertionPoint(op), op.location:
-                    forall = block_forall([1], 1)
-                op.move_before(forall.body.operations[0])
             elif (plan := reduction_plan(op, self.device)) is not None:
                 split_reduction(op, plan)
+            elif scalar(op):  # one thread computes it (its outputs' fills too)
+                with ir.InsertionPoint(op), op.location:
+                    forall = block_forall([1], 1)
+                fills = [f for out in op.opview.outputs if (f := _fill_before(op, out)) is not None]
+                end = forall.body.operations[0]
+                for moved in [*fills, op]:
+                    moved.move_before(end)
         mark_launches(module)
 
 
 def scalar(op: ir.Operation) -> bool:
-    """Whether a linalg op has no loops (a rank-0 elementwise op, e.g. on two full reductions' results): one thread's kernel."""
-    return op.name == "linalg.generic" and not loop_kinds(op)
+    """Whether a linalg op has no parallel loop: a rank-0 elementwise op (e.g. on two full reductions'
+    results), or, where reduction_plan does not split it across a block, a reduction to one value of
+    another body (np.any, np.all, the last step of a flattened argmax): one thread's kernel."""
+    return op.name == "linalg.generic" and "p" not in loop_kinds(op)
 

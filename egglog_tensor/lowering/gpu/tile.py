@@ -8,7 +8,7 @@ dimension may be), then each block's slice of the innermost loop over `threads` 
 and every reduction loop run inside each thread: one thread per output element, for the reductions
 gpu-reduce does not split across a block (reduce.py: those are left untiled here, a linalg.dot
 or linalg.matvec generalized for it); matmuls are left whole too (linalg.matmul and batch_matmul
-generalized) for gpu-reduce's tiling through workgroup memory (matmul.py). A fill is fused into both foralls of the op it initializes,
+generalized) for gpu-reduce's tiling through workgroup memory (matmul.py). Each fill is fused into both foralls of the op it initializes,
 so it runs in that op's kernel. The transform script tiles; MLIR's one-shot bufferization follows.
 """
 
@@ -89,10 +89,11 @@ def _mapping(kind: str, axes: tuple[str, ...]) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.Attribute.parse(f"#gpu.{kind}<{axis}>") for axis in axes])
 
 
-def _fill_of(op: ir.Operation) -> ir.Operation | None:
-    """The linalg.fill that initializes `op`'s output, if one does."""
-    init = as_operation(op.operands[len(op.operands) - 1].owner)
-    return init if init is not None and init.name == "linalg.fill" else None
+def _fills_of(op: ir.Operation) -> list[ir.Operation]:
+    """The linalg.fills that initialize `op`'s outputs (an arg-reduction has two: best and index)."""
+    inits = op.opview.outputs if hasattr(op.opview, "outputs") else [op.operands[len(op.operands) - 1]]
+    found = [as_operation(init.owner) for init in inits]
+    return [f for f in found if f is not None and f.name == "linalg.fill"]
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class GpuTile(Stage):
         from .reduce import reduction_plan, scalar
 
         ops = linalg_ops(module)
-        fills = [_fill_of(op) for op in ops]
+        fills = [_fills_of(op) for op in ops]
         matmuls = [matmul_plan(op, self.device) is not None for op in ops]
         split = [op.name != "linalg.fill" and (matmuls[i] or scalar(op) or reduction_plan(op, self.device) is not None)
                  for i, op in enumerate(ops)]
@@ -125,12 +126,11 @@ class GpuTile(Stage):
             for i in named:
                 structured.GeneralizeOp(handles[i])
             for i, op, launch in kernels:
-                fill = fills[i]
                 blocks = structured.TileUsingForallOp(handles[i], tile_sizes=launch.sizes, mapping=_mapping("block", launch.axes))
-                fused = None if fill is None else scripts.fuse_into(handles[ops.index(fill)], blocks.forall_op)[0]
+                fused = [scripts.fuse_into(handles[ops.index(fill)], blocks.forall_op)[0] for fill in fills[i]]
                 threads = structured.TileUsingForallOp(blocks.tiled_op, num_threads=launch.thread_counts, mapping=_mapping("thread", ("x",)))
-                if fused is not None:
-                    scripts.fuse_into(fused, threads.forall_op)
+                for handle in fused:
+                    scripts.fuse_into(handle, threads.forall_op)
 
         return scripts.build(module.context, body)
 
