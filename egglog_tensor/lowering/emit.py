@@ -30,6 +30,7 @@ from egglog_tensor.target import Target
 
 from . import argrows, blocking, payload, policy, scalar, tiling
 from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
+from .gpu.reduce import MAX_THREADS
 from .stages import rows
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
@@ -339,6 +340,8 @@ class Emitter:
             raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {lanes_attr}")
         if node.op == "sum" and is_float(node.dtype):
             vf = policy.simd_lanes(payload.element_bytes(scalar.element_type(node.dtype)), self.target)
+            if self.target.device is not None and tuple(axes) == (len(x.shape) - 1,):  # a GPU block's threads are a row sum's lanes
+                vf = max(vf, MAX_THREADS)
             steps = blocking.plan(x.shape, tuple(axes), self._unit_stride(plan), vf, lanes_attr)
             if steps != [blocking.Step(tuple(sorted(axes)), None, lanes_attr)]:
                 if _reads_indices(tree):  # blocked steps renumber the loops: an iota is read from its own buffer

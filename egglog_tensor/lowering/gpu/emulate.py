@@ -163,16 +163,21 @@ def _carry(phases: list[_Phase], block: list[int]) -> None:
                 if not isinstance(value.type, _SCALARS):
                     raise UnsupportedError(f"GPU emulation: a {value.type} value that differs per thread crosses a gpu.barrier; "
                                            "it cannot be emulated")
+                flag = value.type == ir.IntegerType.get_signless(1)  # (an i1 slot is an i8: memrefs of i1 do not lower)
                 with ir.Location.unknown():
                     with ir.InsertionPoint(first_loop):
-                        slots = memref.AllocaOp(ir.MemRefType.get([math.prod(block)], value.type), [], []).result
+                        slot_type = ir.IntegerType.get_signless(8) if flag else value.type
+                        slots = memref.AllocaOp(ir.MemRefType.get([math.prod(block)], slot_type), [], []).result
                     with ir.InsertionPoint(phase.end):
-                        memref.StoreOp(value, slots, [phase.linear])
-                    for j in later:
+                        widened = arith.extui(slot_type, value) if flag else value
+                        stored = memref.StoreOp(widened, slots, [phase.linear]).operation
+                    for j in later:  # (a value used in several later phases: the loads and the store are in no phase)
                         with ir.InsertionPoint(phases[j].ops[0]):
                             loaded = memref.LoadOp(slots, [phases[j].linear]).result
+                            if flag:
+                                loaded = arith.trunci(value.type, loaded)
                         for use in list(value.uses):
-                            if use.owner != loaded.owner and _phase_of(use.owner, phases) == j:
+                            if use.owner not in (loaded.owner, stored, widened.owner) and _phase_of(use.owner, phases) == j:
                                 use.owner.operands[use.operand_number] = loaded
 
 

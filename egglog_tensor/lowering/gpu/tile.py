@@ -106,10 +106,12 @@ class GpuTile(Stage):
 
     def script(self, module: ir.Module) -> ir.Module | None:
         from .reduce import GENERALIZED, reduction_plan, scalar
+        from .rows import mark_row_groups
 
         ops = linalg_ops(module)
         fills = [_fill_of(op) for op in ops]
-        split = [op.name != "linalg.fill" and (scalar(op) or reduction_plan(op, self.device) is not None) for op in ops]
+        grouped = mark_row_groups(module, self.device)  # (fused by gpu-reduce: left whole)
+        split = [op.name != "linalg.fill" and (op in grouped or scalar(op) or reduction_plan(op, self.device) is not None) for op in ops]
         named = [i for i, op in enumerate(ops) if split[i] and op.name in GENERALIZED]
         kernels = [(i, op, plan_launch(op, self.threads, self.device.wave)) for i, op in enumerate(ops)
                    if op.name != "linalg.fill" and not split[i]]
