@@ -14,15 +14,16 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir, passmanager
-from mlir.dialects import arith
+from mlir.dialects import arith, llvm
 
 from ...errors import UnsupportedError
 from ...target import Target
 from ..stages.stage import Stage
 
 # What may remain of the math dialect after the math stage: each becomes an LLVM intrinsic the backend selects
-# (NVVM's conversion refuses llvm.intr.sqrt, which would need libdevice's __nv_sqrtf).
-DEVICE_MATH = {"rocdl": ("math.fma", "math.absf", "math.copysign", "math.sqrt"), "nvvm": ("math.fma", "math.absf", "math.copysign")}
+# (NVVM's conversion refuses llvm.intr.sqrt, which would need libdevice's __nv_sqrtf: Convert calls NVPTX's own, `NVVM_SQRT`).
+DEVICE_MATH = {"rocdl": ("math.fma", "math.absf", "math.copysign", "math.sqrt"), "nvvm": ("math.fma", "math.absf", "math.copysign", "math.sqrt")}
+NVVM_SQRT = {32: "llvm.nvvm.sqrt.rn.f", 64: "llvm.nvvm.sqrt.rn.d"}  # IEEE round-to-nearest (PTX sqrt.rn.f32 / .f64)
 
 
 def kernels(module: ir.Module) -> list[ir.Operation]:
@@ -105,6 +106,18 @@ def sign_bits(module: ir.Module) -> None:
         op.erase()
 
 
+def nvvm_sqrt(module: ir.Module) -> None:
+    """math.sqrt as NVPTX's correctly rounded sqrt intrinsic (after noalias: the CPU emulation runs math.sqrt)."""
+    found: list[ir.Operation] = []
+    module.operation.walk(lambda op: (found.append(op) if op.name == "math.sqrt" else None) or ir.WalkResult.ADVANCE)
+    for op in found:
+        float_type = op.results[0].type
+        with ir.InsertionPoint(op), op.location:
+            root = llvm.call_intrinsic(float_type, NVVM_SQRT[ir.FloatType(float_type).width], [op.operands[0]], [], [])
+        op.results[0].replace_all_uses_with(root)
+        op.erase()
+
+
 @dataclass(frozen=True)
 class SignBits(Stage):
     """NVVM: math.absf and math.copysign as sign-bit integer ops (before noalias, so the CPU emulation runs them)."""
@@ -148,6 +161,8 @@ class Convert(Stage):
         return f"builtin.module(gpu.module(convert-math-to-llvm,{convert}),reconcile-unrealized-casts)"
 
     def rewrite(self, module: ir.Module) -> Convention:
+        if self.target.name == "nvvm":
+            nvvm_sqrt(module)
         convention = Convention(bare(module))
         passmanager.PassManager.parse(self.conversion(convention.bare)).run(module.operation)
         return convention
