@@ -81,3 +81,14 @@ def test_plain_row_sums_and_full_reductions_stay() -> None:
     comp = et.kernel(lambda x: x.max(), target=TARGETS[0]).inspect(m)
     assert len(comp.facts["device"].kernels) == 2
     assert emulate(comp, m)[0] == m.max()
+
+
+def test_long_row_not_staged() -> None:
+    """A row longer than STAGE_BYTES is one launch still, each op reading it from global memory."""
+    x = rng.standard_normal((2, STAGE_BYTES // 4 + 1000)).astype(np.float32)
+    comp = et.kernel(softmax, target=TARGETS[0]).inspect(x)
+    assert [(k.grid, k.block) for k in comp.facts["device"].kernels] == [((2, 1, 1), (256, 1, 1))]
+    device = comp.stage("noalias")
+    assert "workgroup>>" in device and f"memref<{x.shape[1]}xf32, #gpu" not in device
+    assert len(re.findall(r"memref\.load %arg0\[", device)) == 3
+    np.testing.assert_allclose(emulate(comp, x)[0], softmax(x), rtol=2e-6, atol=1e-12)

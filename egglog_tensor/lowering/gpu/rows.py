@@ -186,7 +186,6 @@ def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, init: i
     """One op of a row group inside its block, at row `ivs`: a block reduction, a loop over the row's columns by the block's threads, or thread 0's."""
     outputs = list(op.opview.outputs)
     like = combiner(op)
-    tid = gpu.ThreadIdOp(gpu.Dimension.x).result
     if like is not None:
         out = outputs[0]
 
@@ -200,8 +199,8 @@ def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, init: i
 
         block_reduce(threads, like, [(_index(0), _index(n))], fold, store)
         return
-    scalar = len(loop_extents(op)) == len(ivs)
-    if scalar:
+    tid = gpu.ThreadIdOp(gpu.Dimension.x).result
+    if len(loop_extents(op)) == len(ivs):  # over the rows alone
         branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, tid, _index(0)))
         point, at = ir.InsertionPoint(branch.then_block), ivs
     else:
