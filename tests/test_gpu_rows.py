@@ -92,3 +92,15 @@ def test_long_row_not_staged() -> None:
     assert "workgroup>>" in device and f"memref<{x.shape[1]}xf32, #gpu" not in device
     assert len(re.findall(r"memref\.load %arg0\[", device)) == 3
     np.testing.assert_allclose(emulate(comp, x)[0], softmax(x), rtol=2e-6, atol=1e-12)
+
+
+def test_rows_over_two_loops() -> None:
+    """Layernorm over the last axis of a 3-d array (scale only): rows over the grid's x and y, one launch."""
+    x, g = rng.standard_normal((3, 5, 200)).astype(np.float32), rng.standard_normal(200).astype(np.float32)
+
+    def scaled(x, g):
+        return layernorm(x, g, 0.0)
+
+    comp = et.kernel(scaled, target=TARGETS[1]).inspect(x, g)
+    assert [(k.grid, k.block) for k in comp.facts["device"].kernels] == [((5, 3, 1), (256, 1, 1))]
+    np.testing.assert_allclose(emulate(comp, x, g)[0], scaled(x, g), rtol=1e-5, atol=1e-5)
