@@ -135,12 +135,13 @@ def _staged(group: list[ir.Operation], n: int) -> dict[ir.Value, ir.Value | None
         for value, amap in zip(op.opview.inputs, indexing_maps(op), strict=False):
             whole = loops == len(amap.results) and all(
                 isinstance(e, ir.AffineDimExpr) and e.position == i for i, e in enumerate(amap.results))
-            if whole and isinstance(value.type, ir.MemRefType) and _shape(op)[1] == n:
+            element = value.type.element_type if isinstance(value.type, ir.MemRefType) else None
+            if whole and isinstance(element, (ir.FloatType, ir.IntegerType)) and _shape(op)[1] == n:
                 readers[value] = readers.get(value, 0) + 1
     staged: dict[ir.Value, ir.Value | None] = {}
     budget = STAGE_BYTES
     for value, count in readers.items():
-        size = n * ir.MemRefType(value.type).element_type.width // 8
+        size = n * -(-ir.MemRefType(value.type).element_type.width // 8)
         if count > 1 and size <= budget:
             staged[value] = None
             budget -= size
@@ -160,7 +161,8 @@ def _fuse(group: list[ir.Operation], device: Device) -> None:
             element_types = {value: ir.MemRefType(value.type).element_type for value in staged}
             for value, element in element_types.items():
                 staged[value] = memref.AllocOp(ir.MemRefType.get([n], element, memory_space=ir.Attribute.parse(WORKGROUP)), [], []).result
-            filled: set[ir.Value] = set()
+            filled: set[ir.Value] = set()  # staged rows an earlier op stored
+            storing: set[ir.Value] = set()  # staged rows the current op stores as it loads them
 
             def load(value: ir.Value, indices: list[ir.Value]) -> ir.Value:
                 """A staged row's element from workgroup memory (stored there by its first reader), else from `value`."""
@@ -170,13 +172,14 @@ def _fuse(group: list[ir.Operation], device: Device) -> None:
                     return memref.LoadOp(staged[value], [indices[-1]]).result
                 loaded = memref.LoadOp(value, indices).result
                 memref.StoreOp(loaded, staged[value], [indices[-1]])
+                storing.add(value)
                 return loaded
 
             for position, op in enumerate(group):
                 if position:
                     gpu.BarrierOp()
                 _row_op(op, ivs, n, threads, inits.get(op), load)
-                filled.update(v for v in staged if v in list(op.opview.inputs))
+                filled.update(storing)
     for op in group:
         op.erase()
 
