@@ -24,8 +24,8 @@ wherever it runs.
 On a GPU target (`target.device`) a kernel is one launch, priced as the same roofline with the
 device's numbers (gpu/targets.py: its bandwidth, FLOP rate, a transcendental at a few dozen flops,
 the launch overhead), reading each distinct buffer once. The CPU's caches, threads and vector lanes
-play no part, so neither do row blocks, add-latency chains or matmul cache tiles, and `fuse_rows`
-saves nothing (the GPU lowering runs each op of a row-fused loop as its own kernels).
+play no part, so neither do row blocks, add-latency chains or matmul cache tiles; `fuse_rows(x)` is
+one launch, a block per row (lowering/gpu/rows.py), reading each distinct input once.
 """
 
 from __future__ import annotations
@@ -170,12 +170,15 @@ class TensorCostModel:
         """`fuse_rows(x)`: x's kernel and the Rows below it as one loop over row blocks, with the
         `tiles` of `fuse_rows_tiled` (rows per block) or the lowering's default."""
         closed = self.closed(x)
-        if x.rows is None or out.ndim < 1 or self.gpu:
+        if x.rows is None or out.ndim < 1:
             return self._buffer(out, closed + _EPSILON)
         rows = x.rows
         flops, inputs = rows.flops, rows.inputs
         if not x.buffer:
             flops, inputs = flops + x.flops, inputs | x.inputs
+        if self.gpu:  # one launch, a block per row: each input read once (a row staged in workgroup memory), out written
+            fused = self.machine.kernel(flops, math.fsum(b for _, b in inputs) + _bytes(out))
+            return self._buffer(out, max(closed - self._absorbed(x) - (closed - x.done) + fused, self.floor) + _EPSILON)
         reductions = [kernel for kernel in rows.kernels if kernel.op in REDUCTIONS]
         values = 1 + len(inputs) + len(rows.kernels) - len(reductions)
         itemsize = np.dtype(out.dtype).itemsize
@@ -190,9 +193,13 @@ class TensorCostModel:
         fused = balance * (max(flops / m.gflops, memory * (math.fsum(b for _, b in inputs) + _bytes(out)) / m.bandwidth_gbs) + chains)
         fused += m.kernel_overhead_ns + overhead
         own = closed - x.done  # x's own kernel, when x is still pending
-        # locally (the DAG extractor's): each kernel once, as the DAG counts it, but not one also read outside the loop (it still runs)
-        absorbed = rows.time if self.floor == 0.0 else math.fsum(k.time for k in rows.kernels - x.escaped)
-        return self._buffer(out, max(closed - absorbed - own + fused, self.floor) + untiled)
+        return self._buffer(out, max(closed - self._absorbed(x) - own + fused, self.floor) + untiled)
+
+    def _absorbed(self, x: Cost) -> float:
+        """ns of the row kernels below `x` that its row-fused loop absorbs: locally (the DAG extractor's)
+        each kernel once, as the DAG counts it, but not one also read outside the loop (it still runs)."""
+        assert x.rows is not None
+        return x.rows.time if self.floor == 0.0 else math.fsum(k.time for k in x.rows.kernels - x.escaped)
 
     # --- the model ---------------------------------------------------------------------------
     def __call__(self, egraph: EGraph, expr: Any, children: list[Cost]) -> Cost:
@@ -255,14 +262,16 @@ class TensorCostModel:
             weight = m.transcendental_flops if op in TRANSCENDENTAL else (1.0 if op in ELEMENTWISE else 0.0)
             done, flops, reads = 0.0, weight * out.size, 0.0
             inputs: frozenset[Input] = frozenset()
+            buffers: frozenset[Input] = frozenset()  # (on a GPU, each buffer read once by this kernel alone)
             rows: Rows | None = None
             for c in ins:
                 done += c.done
-                aligned = not self.gpu and c.rows is not None and _row_aligned(op, c.meta, out)
+                aligned = c.rows is not None and _row_aligned(op, c.meta, out)
                 if aligned:
                     rows = c.rows + rows
                 if c.buffer:
                     reads += _bytes(c.meta)
+                    buffers |= {(_identity(c), _bytes(c.meta))}
                     if not aligned:  # an aligned buffer is computed inside a row-fused loop
                         inputs |= {(_identity(c), _bytes(c.meta))}
                 else:  # fused: recomputed once per element of `out` that reads it
@@ -272,7 +281,7 @@ class TensorCostModel:
             if view and ins[0].buffer:  # a view of a buffer is still that buffer
                 return Cost(done + _EPSILON, out, done + _EPSILON, rows=rows)
             if self.gpu:  # one kernel reads each buffer once, however often its body uses it
-                reads = math.fsum(b for _, b in inputs)
+                reads = math.fsum(b for _, b in inputs | buffers)
             return self._fused(out, done, flops, reads, inputs, rows)
         if op in REDUCTIONS:
             (x,) = ins

@@ -32,7 +32,7 @@ def softmax(x):
 
 KINDS = {  # (function, arguments): bare pointers; memref descriptors (a blocked sum of long rows); a 0-d scalar argument
     "softmax": (softmax, (rng.standard_normal((100, 300)).astype(np.float32),)),
-    "long-rows": (lambda x: x.sum(axis=1), (rng.standard_normal((64, 5000)).astype(np.float32),)),
+    "long-rows": (lambda x: x.sum(axis=1), (rng.standard_normal((8, 20000)).astype(np.float32),)),
     "matmul-epilogue": (lambda a, b, s: np.tanh(a @ b + s), (rng.standard_normal((64, 32)).astype(np.float32),
                                                             rng.standard_normal((32, 48)).astype(np.float32), 0.5)),
 }
@@ -118,7 +118,7 @@ def test_packed_params_are_the_views_of_each_launch(compiled) -> None:
     comp, _ = compiled
     code = comp.facts["device"]
     roots = {name: np.zeros(size, np.uint8) for name, size in code.host.allocs.items()}
-    roots |= {name: np.zeros(4 * 64 * 5000 + 8, np.uint8) for name in code.host.arguments}  # (at least each argument's bytes)
+    roots |= {name: np.zeros(4 * 8 * 20000 + 8, np.uint8) for name in code.host.arguments}  # (at least each argument's bytes)
     bases = {op: roots[root].ctypes.data for op, root in code.host.roots.items()}
     for kernel in code.kernels:
         packed = pack(kernel.args, code.bare, bases, code.host.scalars)
@@ -143,8 +143,9 @@ def test_packed_params_are_the_views_of_each_launch(compiled) -> None:
 
 
 def test_descriptors_describe_numpy_views() -> None:
-    """The blocked sum of 64 rows of 5000: its launches read x[:, :4096] as 2 blocks of 2048 and x[:, 4096:], as packed."""
-    x = rng.standard_normal((64, 5000)).astype(np.float32)
+    """The blocked sum of 8 rows of 20000 (longer than a block's 256 threads add unblocked, 64 each): its launches
+    read x[:, :18432] as 9 blocks of 2048 and x[:, 18432:], as packed."""
+    x = rng.standard_normal((8, 20000)).astype(np.float32)
     comp = et.kernel(lambda x: x.sum(axis=1), target="rocdl:gfx942").inspect(x)
     code = comp.facts["device"]
     first, second = code.kernels[0].args[0], code.kernels[1].args[0]
@@ -155,8 +156,8 @@ def test_descriptors_describe_numpy_views() -> None:
         rank = len(operand(arg).shape)
         offset, shape, strides = values[2], values[3:3 + rank], values[3 + rank:]
         views.append(np.lib.stride_tricks.as_strided(x.ravel()[offset:], shape, [s * 4 for s in strides]))
-    np.testing.assert_array_equal(views[0], x[:, :4096].reshape(64, 2, 2048))
-    np.testing.assert_array_equal(views[1], x[:, 4096:])
+    np.testing.assert_array_equal(views[0], x[:, :18432].reshape(8, 9, 2048))
+    np.testing.assert_array_equal(views[1], x[:, 18432:])
 
 
 def test_pack_refuses_what_it_cannot_pass() -> None:

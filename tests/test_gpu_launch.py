@@ -44,7 +44,7 @@ def softmax(x):
 CASES = {
     "softmax": (softmax, (rng.standard_normal((1000, 300)).astype(np.float32),)),
     "broadcast": (lambda x, b: np.exp(x) * 0.5 + b, (rng.standard_normal((37, 513)).astype(np.float32), rng.standard_normal(513).astype(np.float32))),
-    "long-rows (memref descriptors)": (lambda x: x.sum(axis=1), (rng.standard_normal((64, 5000)).astype(np.float32),)),
+    "long-rows (memref descriptors)": (lambda x: x.sum(axis=1), (rng.standard_normal((8, 20000)).astype(np.float32),)),
     "matmul-epilogue": (lambda a, b, s: np.tanh(a @ b + s), (rng.standard_normal((64, 32)).astype(np.float32),
                                                             rng.standard_normal((32, 48)).astype(np.float32), 0.5)),
     "transpose": (lambda x: x.T * 2.0 - 1.0, (np.asfortranarray(rng.standard_normal((50, 70))),)),

@@ -31,6 +31,7 @@ from egglog_tensor.target import Target
 
 from . import argrows, blocking, payload, policy, scalar, tiling
 from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
+from .gpu.reduce import MAX_THREADS
 from .stages import rows
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
@@ -338,7 +339,9 @@ class Emitter:
         lanes_attr = node.attr("lanes")  # {op}_lanes: the optimizer chose them
         if lanes_attr is not None and lanes_attr < 1:
             raise CompileError(f"{node.op}_lanes: lanes must be >= 1, got {lanes_attr}")
-        if node.op == "sum" and is_float(node.dtype):
+        # (a GPU block reduction of a row adds at most CHAIN terms per thread: unblocked)
+        gpu_row = self.target.device is not None and tuple(axes) == (len(x.shape) - 1,) and x.shape[-1] <= blocking.CHAIN * MAX_THREADS
+        if node.op == "sum" and is_float(node.dtype) and not gpu_row:
             vf = policy.simd_lanes(payload.element_bytes(scalar.element_type(node.dtype)), self.target)
             steps = blocking.plan(x.shape, tuple(axes), self._unit_stride(plan), vf, lanes_attr)
             if steps != [blocking.Step(tuple(sorted(axes)), None, lanes_attr)]:

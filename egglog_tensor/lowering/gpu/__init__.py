@@ -4,7 +4,8 @@
     gpu-tile     tile.py     each linalg op tiled over blocks and threads (scf.forall, GPU mappings), fills fused
     gpu-bufferize tile.py    tensors -> buffers (one-shot bufferization)
     gpu-reduce   reduce.py   reductions over long rows split across a block (workgroup memory, barriers);
-                 matmul.py   matmuls tiled through workgroup memory (block, k and register tiles)
+                 matmul.py   matmuls tiled through workgroup memory (block, k and register tiles);
+                 rows.py     softmax/layernorm-like row groups fused: one launch, a block per row
     gpu-map      launch.py   each forall nest as a gpu.launch (transform dialect), linalg bodies as loops
     gpu-outline  launch.py   launches' bodies outlined as kernels (gpu.module / gpu.func)
     math         devmath.py  every math function inline on the device code (no device math library): exp and

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir, passmanager
-from mlir.dialects import arith
+from mlir.dialects import arith, llvm
 
 from ...errors import UnsupportedError
 from ...target import Target

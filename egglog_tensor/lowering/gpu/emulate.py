@@ -244,14 +244,19 @@ def _carry(phases: list[_Phase], block: list[int]) -> None:
                 if not isinstance(value.type, _SCALARS):
                     raise UnsupportedError(f"GPU emulation: a {value.type} value that differs per thread crosses a gpu.barrier; "
                                            "it cannot be emulated")
+                flag = value.type == ir.IntegerType.get_signless(1)  # (an i1 slot is an i8: memrefs of i1 do not lower)
                 with ir.Location.unknown():
                     with ir.InsertionPoint(first_loop):
-                        slots = memref.AllocaOp(ir.MemRefType.get([math.prod(block)], value.type), [], []).result
+                        slot_type = ir.IntegerType.get_signless(8) if flag else value.type
+                        slots = memref.AllocaOp(ir.MemRefType.get([math.prod(block)], slot_type), [], []).result
                     with ir.InsertionPoint(phase.end):
-                        memref.StoreOp(value, slots, [phase.linear])
+                        widened = arith.extui(slot_type, value) if flag else value
+                        memref.StoreOp(widened, slots, [phase.linear])
                     for j in later:
                         with ir.InsertionPoint(phases[j].ops[0]):
                             loaded = memref.LoadOp(slots, [phases[j].linear]).result
+                            if flag:
+                                loaded = arith.trunci(value.type, loaded)
                         for owner, number, phase_of in uses:
                             if phase_of == j:
                                 owner.operands[number] = loaded

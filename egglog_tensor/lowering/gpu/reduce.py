@@ -90,11 +90,16 @@ def reduction_plan(op: ir.Operation, device: Device) -> BlockReduce | None:
     row = extents[-1]
     if row < device.wave and math.prod(grid) >= device.units * device.wave:
         return None
-    threads = min(MAX_THREADS, max(device.wave, 1 << max(row - 1, 1).bit_length()))
+    threads = block_threads(row, device)
     blocks = 1
     if not parallel and math.prod(extents) > threads * PER_THREAD:
         blocks = min(-(-math.prod(extents) // (threads * PER_THREAD)), device.units * 4, extents[0])  # (chunks of the outermost loop)
     return BlockReduce(threads, parallel, blocks)
+
+
+def block_threads(row: int, device: Device) -> int:
+    """The threads of a block reducing a row of `row` elements: the row rounded up to a power of two, whole waves, at most 256."""
+    return min(MAX_THREADS, max(device.wave, 1 << max(row - 1, 1).bit_length()))
 
 
 def _writes_every_output(op: ir.Operation) -> bool:
@@ -113,7 +118,7 @@ def _identity(name: str, element: ir.Type) -> ir.Value:
     return arith.constant(element, ir.IntegerAttr.get(element, INT_IDENTITIES[name](ir.IntegerType(element).width)))
 
 
-def _combine(like: ir.Operation, a: ir.Value, b: ir.Value) -> ir.Value:
+def combine(like: ir.Operation, a: ir.Value, b: ir.Value) -> ir.Value:
     """`like`'s op (with its attributes: fast-math flags) on a and b."""
     attributes = {name: like.attributes[name] for name in like.attributes}
     return ir.Operation.create(like.name, results=[a.type], operands=[a, b], attributes=attributes).results[0]
@@ -147,7 +152,7 @@ def _fold(loops: list[tuple[ir.Value, ir.Value, ir.Value]], acc: ir.Value,
     return loop.results[0]
 
 
-def _block_reduce(threads: int, like: ir.Operation, bounds: list[tuple[ir.Value, ir.Value]],
+def block_reduce(threads: int, like: ir.Operation, bounds: list[tuple[ir.Value, ir.Value]],
                   element: Callable[[list[ir.Value], ir.Value], ir.Value], store: Callable[[ir.Value], None]) -> None:
     """Each thread folds the elements of loops over `bounds` (lower, upper), the innermost's from
     lower + tid by `threads`, from the identity; the tree over workgroup memory combines the
@@ -166,7 +171,7 @@ def _block_reduce(threads: int, like: ir.Operation, bounds: list[tuple[ir.Value,
         branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ult, tid, index_constant(step)))
         with ir.InsertionPoint(branch.then_block):
             other = arith.addi(tid, index_constant(step))
-            memref.StoreOp(_combine(like, memref.LoadOp(shared, [tid]).result, memref.LoadOp(shared, [other]).result), shared, [tid])
+            memref.StoreOp(combine(like, memref.LoadOp(shared, [tid]).result, memref.LoadOp(shared, [other]).result), shared, [tid])
             scf.YieldOp([])
         step //= 2
     branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, tid, zero))
@@ -213,12 +218,33 @@ def apply_map(amap: ir.AffineMap, ivs: list[ir.Value]) -> list[ir.Value]:
     return [affine.apply(ir.AffineMap.get(amap.n_dims, amap.n_symbols, [expr]), ivs) for expr in amap.results]
 
 
+def inline_body(op: ir.Operation, ivs: list[ir.Value], acc: ir.Value | None = None,
+                load: Callable[[ir.Value, list[ir.Value]], ir.Value] | None = None) -> list[ir.Value]:
+    """`op`'s body moved to the insertion point (once) at loop ivs `ivs`: each operand its body reads
+    loaded through its indexing map (`load(buffer, indices)`, a memref.load by default), the
+    accumulator `acc` for a reduction's output argument; returns the values it yields."""
+    view = op.opview
+    body = op.regions[0].blocks[0]
+    operands = [*view.inputs, *view.outputs]
+    for position, (arg, value, amap) in enumerate(zip(body.arguments, operands, indexing_maps(op), strict=True)):
+        if acc is not None and position == len(operands) - 1:
+            arg.replace_all_uses_with(acc)
+        elif not isinstance(value.type, ir.MemRefType):
+            arg.replace_all_uses_with(value)
+        elif list(arg.uses):
+            indices = apply_map(amap, ivs)
+            arg.replace_all_uses_with(load(value, indices) if load else memref.LoadOp(value, indices).result)
+    point = ir.InsertionPoint.current
+    *moved, yielded = list(body.operations)
+    for inner in moved:
+        inner.operation.detach_from_parent()
+        point.insert(inner.operation)
+    return list(yielded.operands)
+
+
 def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
     """Replace a bufferized linalg.generic reduction by the block-split launches of `plan` (see the module docstring)."""
-    view = op.opview
-    inputs, out = list(view.inputs), view.outputs[0]
-    maps = indexing_maps(op)
-    body = op.regions[0].blocks[0]
+    out = op.opview.outputs[0]
     like = combiner(op)
     extents = loop_extents(op)
     reduced = [i for i in range(len(extents)) if i not in plan.parallel]
@@ -229,7 +255,7 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
             """Thread 0's store of the block's value into the output element `where` (the parallel ivs: the output map)."""
             def store(value: ir.Value) -> None:
                 start = init if init is not None else memref.LoadOp(out, where).result
-                memref.StoreOp(_combine(like, start, value), out, where)
+                memref.StoreOp(combine(like, start, value), out, where)
             return store
 
         def element(parallel_ivs: list[ir.Value]) -> Callable[[list[ir.Value], ir.Value], ir.Value]:
@@ -240,15 +266,7 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
                     ivs[i] = v
                 for i, v in zip(reduced, reduction_ivs, strict=True):
                     ivs[i] = v
-                for arg, value, amap in zip(body.arguments, inputs, maps, strict=False):
-                    loaded = memref.LoadOp(value, apply_map(amap, ivs)).result if isinstance(value.type, ir.MemRefType) else value
-                    arg.replace_all_uses_with(loaded)
-                body.arguments[len(body.arguments) - 1].replace_all_uses_with(acc)
-                point = ir.InsertionPoint.current
-                operations = list(body.operations)
-                for moved in operations[:-1]:
-                    moved.operation.detach_from_parent()
-                    point.insert(moved.operation)
+                inline_body(op, ivs, acc)
                 return like.results[0]
             return fold
 
@@ -257,7 +275,7 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
             forall = block_forall([extents[i] for i in plan.parallel], plan.threads) if plan.parallel else block_forall([1], plan.threads)
             with ir.InsertionPoint(forall.body.operations[0]):
                 ivs = list(forall.induction_variables) if plan.parallel else []
-                _block_reduce(plan.threads, like, full, element(ivs), finish(ivs))
+                block_reduce(plan.threads, like, full, element(ivs), finish(ivs))
         else:  # the outermost reduction loop cut into a chunk per block of the first launch
             element_type = like.results[0].type
             partials = memref.AllocOp(ir.MemRefType.get([plan.blocks], element_type), [], []).result
@@ -271,11 +289,11 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
                 def partial(value: ir.Value) -> None:
                     memref.StoreOp(value, partials, [block])
 
-                _block_reduce(plan.threads, like, [(lower, upper), *full[1:]], element([]), partial)
+                block_reduce(plan.threads, like, [(lower, upper), *full[1:]], element([]), partial)
             second = block_forall([1], plan.threads)
             with ir.InsertionPoint(second.body.operations[0]):
-                _block_reduce(plan.threads, like, [(index_constant(0), index_constant(plan.blocks))],
-                              lambda ivs, acc: _combine(like, acc, memref.LoadOp(partials, ivs).result), finish([]))
+                block_reduce(plan.threads, like, [(index_constant(0), index_constant(plan.blocks))],
+                              lambda ivs, acc: combine(like, acc, memref.LoadOp(partials, ivs).result), finish([]))
     op.erase()
 
 
@@ -290,7 +308,9 @@ class GpuReduce(Stage):
 
     def rewrite(self, module: ir.Module) -> None:
         from .matmul import matmul_plan, tile_matmul
+        from .rows import fuse_row_groups
 
+        fuse_row_groups(module, self.device)
         for op in linalg_ops(module):
             if op.name != "linalg.generic" or in_forall(op):
                 continue

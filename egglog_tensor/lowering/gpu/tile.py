@@ -109,11 +109,13 @@ class GpuTile(Stage):
     def script(self, module: ir.Module) -> ir.Module | None:
         from .matmul import matmul_plan
         from .reduce import reduction_plan, scalar
+        from .rows import mark_row_groups
 
         ops = linalg_ops(module)
         fills = [_fills_of(op) for op in ops]
+        grouped = mark_row_groups(module, self.device)  # (fused by gpu-reduce: left whole)
         matmuls = [matmul_plan(op, self.device) is not None for op in ops]
-        split = [op.name != "linalg.fill" and (matmuls[i] or scalar(op) or reduction_plan(op, self.device) is not None)
+        split = [op.name != "linalg.fill" and (matmuls[i] or op in grouped or scalar(op) or reduction_plan(op, self.device) is not None)
                  for i, op in enumerate(ops)]
         named = [i for i, op in enumerate(ops) if split[i] and op.name != "linalg.generic"]
         kernels = [(i, op, plan_launch(op, self.threads, self.device.wave)) for i, op in enumerate(ops)

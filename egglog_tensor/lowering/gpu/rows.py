@@ -1,0 +1,212 @@
+"""Fused row kernels: softmax's and layernorm's reductions and normalization as one launch, a block per row.
+
+A run of linalg ops over the same rows (their leading parallel loops, extents `rows`) and row length
+n (their next loop), at least one of them a reduction over the row that gpu-reduce would split
+across a block (`reduction_plan`), the others elementwise over (rows, n) or over the rows alone,
+each reading what an earlier one wrote only at its own row, is a row group (`row_groups`, found on
+tensors by gpu-tile, which marks its ops `et.row_group` and leaves them untiled). gpu-reduce makes
+each group one block-level forall over the rows (`fuse_row_groups`): in one block of T threads
+(`block_threads` of n) the ops run in order, a `gpu.barrier` between two: a reduction as
+gpu-reduce's block reduction (thread 0 writes the row's value), an elementwise op over the row by
+thread t at columns t, t + T, ..., one over the rows alone by thread 0. An input that two or more
+ops read along the whole row is staged: the first reader stores each element it loads into
+workgroup memory (one row, when it fits `STAGE_BYTES`), later readers load it from there, so the
+row is read from global memory once; a longer row is read by each op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mlir import ir
+from mlir.dialects import arith, gpu, memref, scf
+
+from ...target import Device
+from ..payload import indexing_maps, linalg_ops, loop_extents
+from .reduce import apply_map, block_forall, block_reduce, block_threads, combine, combiner, folded_fill, index_constant, inline_body, reduction_plan
+from .tile import WORKGROUP, loop_kinds
+
+ROW_GROUP = "et.row_group"  # on each linalg op of a row group (gpu-tile), its group's number
+STAGE_BYTES = 40 * 1024  # workgroup memory for staged rows per block (with 2 KiB per reduction: under NVIDIA's 48 KiB of static shared memory)
+
+
+def _shape(op: ir.Operation) -> tuple[tuple[int, ...], int, str] | None:
+    """(rows, n, role) of a linalg.generic that may join a row group, role "reduce" (its last loop
+    reduces the row with a block split), "row" (elementwise over rows and n) or "scalar" (elementwise
+    over the rows: the leading parallel loops of its group; n is then unknown, -1)."""
+    if op.name != "linalg.generic":
+        return None
+    kinds, extents = loop_kinds(op), loop_extents(op)
+    if kinds.endswith("r"):
+        if kinds.count("r") != 1 or not extents:
+            return None
+        return tuple(extents[:-1]), extents[-1], "reduce"
+    if not kinds:
+        return None
+    return tuple(extents[:-1]), extents[-1], "row"
+
+
+def _row_aligned(op: ir.Operation, produced: set[ir.Value], rows: tuple[int, ...]) -> bool:
+    """Whether `op` reads each value an earlier op of its group produced only at its own row (the
+    map's first results the row loops in order, or 0 for a row loop of extent 1)."""
+    for value, amap in zip(op.operands, indexing_maps(op), strict=True):
+        if value in produced and not (len(amap.results) >= len(rows) and all(
+                isinstance(e, ir.AffineDimExpr) and e.position == i or
+                isinstance(e, ir.AffineConstantExpr) and e.value == 0 and rows[i] == 1 for i, e in enumerate(amap.results[:len(rows)]))):
+            return False
+    return True
+
+
+def row_groups(ops: list[ir.Operation], device: Device) -> list[list[ir.Operation]]:
+    """The row groups among linalg ops on tensors, in order (see the module docstring); fills are in no group."""
+    groups: list[list[ir.Operation]] = []
+    group: list[tuple[ir.Operation, str]] = []
+    key: tuple[tuple[int, ...], int] | None = None
+    produced: set[ir.Value] = set()
+
+    def blocked(op: ir.Operation, shape: tuple[tuple[int, ...], int, str]) -> bool:
+        """Whether `op` is a reduction gpu-reduce splits one block per row."""
+        plan = reduction_plan(op, device) if shape[2] == "reduce" else None
+        return plan is not None and plan.blocks == 1 and plan.parallel == tuple(range(len(shape[0])))
+
+    for op in ops:
+        if op.name == "linalg.fill":
+            continue
+        shape = _shape(op)
+        if key is not None and shape is not None and _row_aligned(op, produced, key[0]):
+            if shape[:2] == key and (shape[2] == "row" or blocked(op, shape)):
+                role = shape[2]
+            elif shape[2] == "row" and (*shape[0], shape[1]) == key[0]:
+                role = "scalar"  # over the rows alone (thread 0 of each block)
+            else:
+                role = ""
+            if role:
+                group.append((op, role))
+                produced.update([*op.results, *op.opview.outputs])
+                continue
+        _close(group, groups)
+        group, key, produced = [], None, set()
+        if shape is not None and blocked(op, shape):
+            group, key = [(op, "reduce")], shape[:2]
+            produced.update([*op.results, *op.opview.outputs])
+    _close(group, groups)
+    return groups
+
+
+def _close(group: list[tuple[ir.Operation, str]], groups: list[list[ir.Operation]]) -> None:
+    """Append `group`'s ops to `groups` when two or more remain without its trailing ops over the rows alone (each its own kernel)."""
+    while group and group[-1][1] == "scalar":
+        group.pop()
+    if len(group) > 1:
+        groups.append([op for op, _ in group])
+
+
+def mark_row_groups(module: ir.Module, device: Device) -> set[ir.Operation]:
+    """Mark the ops of each row group of `module` (on tensors) with its number; return them."""
+    i64 = ir.IntegerType.get_signless(64)
+    marked: set[ir.Operation] = set()
+    for number, group in enumerate(row_groups(linalg_ops(module), device)):
+        for op in group:
+            op.attributes[ROW_GROUP] = ir.IntegerAttr.get(i64, number)
+            marked.add(op)
+    return marked
+
+
+def fuse_row_groups(module: ir.Module, device: Device) -> None:
+    """Each marked row group (bufferized) as one block-level forall over its rows (module docstring)."""
+    groups: dict[int, list[ir.Operation]] = {}
+    for op in linalg_ops(module):
+        if ROW_GROUP in op.attributes:
+            groups.setdefault(ir.IntegerAttr(op.attributes[ROW_GROUP]).value, []).append(op)
+    for group in groups.values():
+        _fuse(group, device)
+
+
+def _staged(group: list[ir.Operation], n: int) -> dict[ir.Value, ir.Value | None]:
+    """The buffers two or more ops of `group` read along whole rows (map: every loop in order), within
+    `STAGE_BYTES` together: each mapped to None until its workgroup row buffer is made."""
+    readers: dict[ir.Value, int] = {}
+    for op in group:
+        loops = len(loop_extents(op))
+        for value, amap in zip(op.opview.inputs, indexing_maps(op), strict=False):
+            whole = loops == len(amap.results) and all(
+                isinstance(e, ir.AffineDimExpr) and e.position == i for i, e in enumerate(amap.results))
+            element = value.type.element_type if isinstance(value.type, ir.MemRefType) else None
+            if whole and isinstance(element, (ir.FloatType, ir.IntegerType)) and _shape(op)[1] == n:
+                readers[value] = readers.get(value, 0) + 1
+    staged: dict[ir.Value, ir.Value | None] = {}
+    budget = STAGE_BYTES
+    for value, count in readers.items():
+        size = n * -(-ir.MemRefType(value.type).element_type.width // 8)
+        if count > 1 and size <= budget:
+            staged[value] = None
+            budget -= size
+    return staged
+
+
+def _fuse(group: list[ir.Operation], device: Device) -> None:
+    last = group[-1]  # (the forall goes where the last op was: every buffer the group uses is defined by then)
+    rows, n, _ = _shape(group[0])
+    threads = block_threads(n, device)
+    staged = _staged(group, n)
+    with ir.InsertionPoint(last), last.location:
+        inits = {op: folded_fill(op, op.opview.outputs[0]) for op in group if combiner(op) is not None}
+        forall = block_forall(list(rows), threads) if rows else block_forall([1], threads)
+        with ir.InsertionPoint(forall.body.operations[0]):
+            ivs = list(forall.induction_variables) if rows else []
+            element_types = {value: ir.MemRefType(value.type).element_type for value in staged}
+            for value, element in element_types.items():
+                staged[value] = memref.AllocOp(ir.MemRefType.get([n], element, memory_space=ir.Attribute.parse(WORKGROUP)), [], []).result
+            filled: set[ir.Value] = set()  # staged rows an earlier op stored
+            storing: set[ir.Value] = set()  # staged rows the current op stores as it loads them
+
+            def load(value: ir.Value, indices: list[ir.Value]) -> ir.Value:
+                """A staged row's element from workgroup memory (stored there by its first reader), else from `value`."""
+                if value not in staged or len(indices) != len(rows) + 1:
+                    return memref.LoadOp(value, indices).result
+                if value in filled:
+                    return memref.LoadOp(staged[value], [indices[-1]]).result
+                loaded = memref.LoadOp(value, indices).result
+                memref.StoreOp(loaded, staged[value], [indices[-1]])
+                storing.add(value)
+                return loaded
+
+            for position, op in enumerate(group):
+                if position:
+                    gpu.BarrierOp()
+                _row_op(op, ivs, n, threads, inits.get(op), load)
+                filled.update(storing)
+    for op in group:
+        op.erase()
+
+
+def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, init: ir.Value | None,
+            load: Callable[[ir.Value, list[ir.Value]], ir.Value]) -> None:
+    """One op of a row group inside its block, at row `ivs`: a block reduction, a loop over the row's columns by the block's threads, or thread 0's."""
+    outputs = list(op.opview.outputs)
+    like = combiner(op)
+    if like is not None:
+        out = outputs[0]
+
+        def store(value: ir.Value) -> None:
+            start = init if init is not None else memref.LoadOp(out, ivs).result
+            memref.StoreOp(combine(like, start, value), out, ivs)
+
+        def fold(columns: list[ir.Value], acc: ir.Value) -> ir.Value:
+            inline_body(op, ivs + columns, acc, load)
+            return like.results[0]
+
+        block_reduce(threads, like, [(index_constant(0), index_constant(n))], fold, store)
+        return
+    tid = gpu.ThreadIdOp(gpu.Dimension.x).result
+    if len(loop_extents(op)) == len(ivs):  # over the rows alone
+        branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, tid, index_constant(0)))
+        point, at = ir.InsertionPoint(branch.then_block), ivs
+    else:
+        loop = scf.ForOp(tid, index_constant(n), index_constant(threads))
+        point, at = ir.InsertionPoint(loop.body), [*ivs, loop.induction_variable]
+    with point:
+        values = inline_body(op, at, load=load)
+        for value, out, amap in zip(values, outputs, indexing_maps(op)[len(op.opview.inputs):], strict=True):
+            memref.StoreOp(value, out, apply_map(amap, at))
+        scf.YieldOp([])
