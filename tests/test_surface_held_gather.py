@@ -44,6 +44,15 @@ def test_global_table_with_traced_ids_matches_numpy() -> None:
     assert type(TABLE) is np.ndarray  # the global holds its array again
 
 
+def test_a_global_is_found_beside_a_large_object_graph() -> None:
+    """The holders are searched breadth first: with a local reaching 200,000 dicts (as a test's fixtures
+    reach pytest's objects), the global table is still found (depth first, the search ran out first)."""
+    crowd = [{"i": i} for i in range(200_000)]
+    ids = np.array([1, 5])
+    np.testing.assert_array_equal(et.kernel(lookup)(ids)[0], lookup(ids)[0])
+    assert len(crowd) == 200_000
+
+
 @pytest.mark.parametrize("made_inside", [False, True])
 def test_llama_style_forward_matches_numpy(made_inside: bool) -> None:
     """The model made outside the kernel (its attribute holds the embedding) or inside it (the weight dict does)."""

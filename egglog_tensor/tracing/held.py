@@ -18,6 +18,7 @@ import contextlib
 import gc
 import sys
 import types
+from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -66,7 +67,7 @@ def _holders(array: np.ndarray, frame: types.FrameType | None) -> list[tuple[Any
     package's objects not entered; at most WALK objects visited)."""
     found: list[tuple[Any, Any]] = []
     seen: set[int] = set()
-    queue: list[Any] = []
+    queue: deque[Any] = deque()  # breadth first: a global or an attribute is found before WALK runs out in a deep graph
     while frame is not None:
         if is_user_code(frame.f_code.co_filename):
             queue.append(frame.f_globals)
@@ -76,7 +77,7 @@ def _holders(array: np.ndarray, frame: types.FrameType | None) -> list[tuple[Any
                              for c in f.__closure__)
         frame = frame.f_back
     while queue and len(seen) < WALK:
-        obj = queue.pop()
+        obj = queue.popleft()
         if id(obj) in seen:
             continue
         seen.add(id(obj))
