@@ -152,11 +152,18 @@ def naming(lines: Iterable[Line]) -> Iterator[None]:
     try:
         yield
     except EgglogTensorError as error:
-        lines = sorted(lines)
-        if lines and getattr(error, "lines", None) is None and len(error.args) == 1 and isinstance(error.args[0], str):
-            error.lines = lines
-            error.args = (f"{error.args[0]}\n  at {source(lines)}",)
+        name_lines(error, lines)
         raise
+
+
+def name_lines(error: EgglogTensorError, lines: Iterable[Line]) -> EgglogTensorError:
+    """`error` with the user's `lines` named at the end of its message and kept in `error.lines`,
+    unless it names some already (or has no one-string message, or `lines` is empty)."""
+    lines = sorted(set(lines))
+    if lines and getattr(error, "lines", None) is None and len(error.args) == 1 and isinstance(error.args[0], str):
+        error.lines = lines
+        error.args = (f"{error.args[0]}\n  at {source(lines)}",)
+    return error
 
 
 def listing(ops: Sequence[tuple[str, str]]) -> str:

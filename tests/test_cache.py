@@ -352,6 +352,7 @@ def test_hit_in_a_fresh_process_same_numbers(tmp_path) -> None:
     assert warm["exp_omp"]["openmp"] and warm["exp_omp"]["vector_math"] == cold["exp_omp"]["vector_math"]
 
 
+@pytest.mark.slow  # (two fresh processes compiling: ~20 s)
 def test_two_processes_compiling_at_once_both_succeed(tmp_path) -> None:
     script = tmp_path / "run.py"
     script.write_text(_SCRIPT)
@@ -393,6 +394,7 @@ _PACKAGE_RULES = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # (fresh processes: ~35 s)
 def test_package_rulesets_hit_without_running_their_rule_generators(tmp_path) -> None:
     """The package's own DEFAULT (and FASTMATH) are keyed by name while unmodified: a warm process
     finds its entry without building a rule, whether or not the rulesets were expanded by an earlier

@@ -282,6 +282,7 @@ def _best_seconds(fn) -> float:
     return min(timeit.repeat(fn, number=1, repeat=5))
 
 
+@pytest.mark.slow  # (times the machine: ~20 s)
 def test_machine_measure() -> None:
     """measure() gets this machine's copy bandwidth and GEMM rate right (within a factor of 4 of
     the test's own timing of one np.copyto and one float32 NumPy matmul: shared CI cores are noisy),

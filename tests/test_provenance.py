@@ -112,6 +112,28 @@ def test_an_error_in_a_lowering_stage_names_the_users_line():
     assert f"\n  at {__file__}:{_line(total, 'y[::-1]')}: return y[::-1] + 1" in str(raised.value)
 
 
+@pytest.mark.parametrize("passes, says", [
+    (("func.func(arith-emulate-wide-int{widest-int-supported=16})",), "failed to legalize operation 'arith.muli'"),
+    (("convert-func-to-llvm",), "ops left after the last stage"),
+])
+def test_an_mlir_pass_failure_names_the_users_line(monkeypatch, passes, says):
+    """A pass that fails on an op (MLIR's diagnostic locates it), and a pipeline that leaves ops unlowered:
+    the CompileError names the user's line of those ops, read from their MLIR locations."""
+    from egglog_tensor import stages
+    from egglog_tensor.lowering.pipelines import Pipeline
+    from egglog_tensor.lowering.stages import Passes
+
+    def squares(x):
+        return x * x + 3
+
+    monkeypatch.setattr(stages, "pipeline_for", lambda target: Pipeline("broken", (Passes("wide-int", passes),)))
+    with pytest.raises(et.CompileError, match=re.escape(says)) as raised:
+        et.kernel(squares, target="cpu").inspect(np.ones((8, 8), np.int64))
+    line = _line(squares, "x * x + 3")
+    assert f"{__file__}:{line}: return x * x + 3" in str(raised.value).rsplit("\n  at ", 1)[1]
+    assert (__file__, line) in raised.value.lines
+
+
 def test_a_users_rule_is_named_by_its_ruleset():
     a = np.ones((2, 16, 16), np.float32)
     comp = et.kernel(product, rules=pinned_tiles(8, 8, 8), target="cpu").inspect(a, a)

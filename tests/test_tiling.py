@@ -305,7 +305,7 @@ def test_misaligned_matmul_is_padded_to_whole_register_tiles(target) -> None:
     np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=wide(target))(a, b), a @ b, rtol=1e-4, atol=1e-3)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.int32, marks=pytest.mark.slow)])
 def test_padded_matmul_with_b_packed_once(dtype) -> None:
     """1004 rows (125 x 8 + 4), B of 4 MiB (larger than L2): no padded copies; A and B are packed in
     panels, A's pack padding its last register tile of rows (masked reads of 4 rows into 8)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -14,6 +14,7 @@ from mlir import ir, passmanager
 from ..errors import CompileError
 from ..forked import ChildDied, run_forked
 from ..gpu.targets import gpu_target, is_gpu_name
+from ..provenance import Line, lines_in, name_lines
 from ..target import Machine, Target, default_threads
 from ..toolchain import run_tool, save_failure_input
 from . import scripts
@@ -107,15 +108,29 @@ def _gpu(target: str | Target, threads: int | None, machine: Machine | None) -> 
 _I1_MEMREF = re.compile(r"memref<(?:[0-9?]+x)*i1[,>]")
 
 
-def _fail(pipeline: Pipeline, stage: Stage, ir_text: str, diagnostics: str) -> CompileError:
-    """Build the CompileError for a failed stage, saving the stage's input IR to a file."""
+def _fail(pipeline: Pipeline, stage: Stage, ir_text: str, diagnostics: str, lines: Iterable[Line] = ()) -> CompileError:
+    """Build the CompileError for a failed stage, saving the stage's input IR to a file; it names the
+    user's source lines of the ops it failed on: `lines`, and those MLIR's diagnostics locate."""
     saved = save_failure_input(ir_text, f"{pipeline.name}-{stage.name}")
-    return CompileError(
+    return name_lines(CompileError(
         f"MLIR pipeline {pipeline.name!r} failed at stage {stage.name!r}\n"
         f"  passes: {stage.pipeline_text}\n"
         f"  input IR saved to: {saved}\n"
         f"  diagnostics:\n{diagnostics}"
-    )
+    ), [*lines, *lines_in(diagnostics)])
+
+
+def _lines_of(module: ir.Module, names: Iterable[str]) -> set[Line]:
+    """The user's source lines of the ops of `module` named `names` (their MLIR locations)."""
+    wanted, found = set(names), set()
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in wanted:
+            found.update(lines_in(op.location))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
 
 
 _OP_NAME = re.compile(r"^\s*(?:%[^=]+=\s*)?\"?([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_.]*)", re.MULTILINE)
@@ -199,7 +214,8 @@ def _run_stages(module_text: str, pipeline: Pipeline, send: Callable[[tuple[str,
         left = _unlowered_ops(current) if pipeline.host else []
         if left:  # conversions are partial: a missing pass leaves ops that mlir-translate cannot take
             last = pipeline.stages[-1]
-            raise _fail(pipeline, last, current, f"ops left after the last stage, not in the LLVM dialect: {', '.join(left)}")
+            raise _fail(pipeline, last, current, f"ops left after the last stage, not in the LLVM dialect: {', '.join(left)}",
+                        _lines_of(module, left))
         if translated:
             send(("start", "mlir-to-llvmir", None))
             if (llvm_ir := translate(module)) is not None:
