@@ -22,11 +22,15 @@ from __future__ import annotations
 
 from ...target import Target
 from ..stages.stage import Passes, Stage
-from .device import Convert, NoAlias, SignBits
+from .codegen import DeviceCode, DeviceKernel
+from .device import Convention, Convert, NoAlias, SignBits
 from .devmath import DeviceMath
+from .host import HostBuffers
 from .launch import GpuMap, GpuOutline
 from .reduce import GpuReduce
 from .tile import GpuBufferize, GpuTile
+
+RECORDS = {record.__name__: record for record in (Convention, DeviceCode, DeviceKernel, HostBuffers)}  # (the cache stores them by name)
 
 DESTINATIONS = Passes("destinations", ("eliminate-empty-tensors", "empty-tensor-to-alloc-tensor"))
 
