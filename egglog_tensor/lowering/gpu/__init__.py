@@ -9,7 +9,7 @@
     gpu-map      launch.py   each forall nest as a gpu.launch (transform dialect), linalg bodies as loops
     gpu-outline  launch.py   launches' bodies outlined as kernels (gpu.module / gpu.func)
     math         devmath.py  every math function inline on the device code (no device math library): exp and
-                             float32 tanh as the CPU's (../stages/math.py), the rest in float64 (float32 widened)
+                             float32 tanh as the CPU's (../stages/math.py), float32 log/sin/cos in float32, the rest in float64
     noalias      device.py   kernel memref arguments marked noalias (bare pointers); math the device cannot compute refused
     rocdl / nvvm device.py   the device code to the ROCDL or NVVM and LLVM dialects (one pointer per memref where
                              every kernel's arguments are static and contiguous, else memref descriptors)
