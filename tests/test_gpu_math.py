@@ -15,6 +15,8 @@ from test_gpu_kernels import TARGETS, check_device_code
 from test_numeric_math import SWEEP, _special, _sweep, max_ulp
 
 import egglog_tensor as et
+from egglog_tensor.gpu.targets import FLOAT32_MATH
+from egglog_tensor.lowering.gpu.devmath import FLOAT32
 from egglog_tensor.lowering.gpu.emulate import emulate
 
 # name: (domain of the sweep, max ULP against NumPy in float64 (float32) or long double (float64): float32, float64)
@@ -80,6 +82,7 @@ def test_float32_math_in_float32(target: str) -> None:
     check_device_code(comp)
     f64 = re.compile(r"\bf64\b")
     math = comp.stage("math")
+    assert {name.removeprefix("math.") for name in FLOAT32} | {"exp", "tanh", "sqrt"} == FLOAT32_MATH  # (what the cost model prices so)
     kernels = re.split(r"gpu\.module", math)[1:]  # one kernel per function
     assert len(kernels) == 5 and math.count("scf.if") == 2
     assert sum(bool(f64.search(kernel)) for kernel in kernels) == 2  # only sin's and cos's float64 arms
