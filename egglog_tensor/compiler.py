@@ -229,8 +229,6 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     from . import stages
 
     traced = stages.trace(fn, names, specs, options)
-    if options.target.device is not None:  # GPU targets: not cached on disk yet (the cache stores host objects)
-        return traced.optimize().lower().compile().compilation
     timings = dict(traced.timings)
     # The on-disk cache is keyed on the traced term (+ schedule text, options, versions, CPU): a hit skips the rest.
     lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: traced.traced_term, names, specs, options, traced.written))
@@ -239,10 +237,9 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         return _from_cache(traced, lookup, timings)
     optimized = traced.optimize()
     comp = optimized.lower().compile().compilation
-    assert comp.module is not None
-    module = comp.module
+    object_code = b"" if comp.module is None else comp.module.object_code  # (a GPU target's device code is in its facts)
     if lookup.storing and not optimized.report.fallback and optimized.report.stop_reason != "interrupted":
-        comp.cache, comp.cache_note = _timed(comp.timings, "cache-store", lambda: lookup.store(comp, module.object_code))
+        comp.cache, comp.cache_note = _timed(comp.timings, "cache-store", lambda: lookup.store(comp, object_code))
     elif optimized.report.fallback:  # a later run must optimize (and warn) again, not load the unoptimized code silently
         comp.cache, comp.cache_note = "disabled", "not stored: the optimizer's extraction failed"
     elif optimized.report.stop_reason == "interrupted":  # (a later run optimizes in full)
@@ -267,7 +264,7 @@ def _native(module: LoadedModule, specs: Sequence[ArgSpec], outputs: Sequence[No
 
 def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) -> Compilation:
     """The Compilation of a cache hit (`traced`: the Traced of stages.py): the stored stage texts and
-    report, the loaded object."""
+    report, the loaded object (none for a GPU target: its launcher is made on the first call)."""
     from . import stages
 
     fn, names, specs, options, narrowed = traced.fn, traced.names, traced.specs, traced.options, traced.narrowed_ints
@@ -282,7 +279,8 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         outputs=entry.outputs,
         report=entry.report,
         texts=StageTexts(entry.texts.items(), {**stages.mlir_remakes(list(entry.texts.items()), options.target),
-                                               **stages.report_remake(entry.report), "asm": lambda: {"asm": entry.module.asm}}),
+                                               **stages.report_remake(entry.report),
+                                               **({} if entry.module is None else {"asm": lambda: {"asm": entry.module.asm}})}),
         facts=dict(entry.facts),
         timings=timings,
         module=entry.module,
@@ -294,7 +292,8 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         static=getattr(fn, "static", ()),
         captured=traced.captured,
     )
-    comp.native = _timed(timings, "native", lambda: _native(entry.module, specs, entry.outputs, comp.workspace))
+    if entry.module is not None:
+        comp.native = _timed(timings, "native", lambda: _native(entry.module, specs, entry.outputs, comp.workspace))
     if level := debug_level():
         _debug_print(comp, level)
     return comp

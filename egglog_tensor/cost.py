@@ -23,7 +23,8 @@ wherever it runs.
 
 On a GPU target (`target.device`) a kernel is one launch, priced as the same roofline with the
 device's numbers (gpu/targets.py: its bandwidth, FLOP rate, a transcendental at a few dozen flops,
-the launch overhead), reading each distinct buffer once. The CPU's caches, threads and vector lanes
+the launch overhead), reading each distinct buffer once; float64 work (and float32 math the device
+computes in float64) at the device's float64 rate (1/2 of float32's on datacenter parts, 1/64 on an RTX 4090). The CPU's caches, threads and vector lanes
 play no part, so neither do row blocks, add-latency chains or matmul cache tiles; `fuse_rows(x)` is
 one launch, a block per row (lowering/gpu/rows.py), reading each distinct input once.
 """
@@ -41,6 +42,7 @@ from egglog import EGraph, get_callable_fn
 from .graph import Node
 from .ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS, TRANSCENDENTAL, infer, is_view
 from .ir import OP_OF, literal
+from .gpu.targets import FLOAT32_MATH
 from .gpu.tiles import matmul_time
 from .lowering.policy import block_rows, choose_tiles, padded_loops, padded_tiles, register_tile, simd_lanes
 from .target import Machine, Target
@@ -142,6 +144,13 @@ class TensorCostModel:
         self.floor = -math.inf if local else 0.0
 
     # --- helpers ---------------------------------------------------------------------------
+    def _device_weight(self, op: str, dtype: str) -> float:
+        """On a GPU, one flop of `op` with result `dtype` in float32 flops: float64 work, and float32 math
+        the device computes in float64 (all but FLOAT32_MATH), at the device's float64 rate."""
+        assert self.target.device is not None
+        wide = dtype == "float64" or (op in TRANSCENDENTAL and op not in FLOAT32_MATH)
+        return self.target.device.flops_weight("float64" if wide else "float32")
+
     def closed(self, c: Cost) -> float:
         """ns of everything below `c` once `c` is in memory (its own kernel closed if fused)."""
         if c.buffer or not isinstance(c.meta, Node):
@@ -260,6 +269,8 @@ class TensorCostModel:
         view = is_view(op, ins[0].meta.shape, out.shape)
         if op in ELEMENTWISE or view:
             weight = m.transcendental_flops if op in TRANSCENDENTAL else (1.0 if op in ELEMENTWISE else 0.0)
+            if self.gpu:
+                weight *= self._device_weight(op, out.dtype)
             done, flops, reads = 0.0, weight * out.size, 0.0
             inputs: frozenset[Input] = frozenset()
             buffers: frozenset[Input] = frozenset()  # (on a GPU, each buffer read once by this kernel alone)
@@ -285,7 +296,7 @@ class TensorCostModel:
             return self._fused(out, done, flops, reads, inputs, rows)
         if op in REDUCTIONS:
             (x,) = ins
-            flops = x.meta.size + (0.0 if x.buffer else x.flops)
+            flops = x.meta.size * (self._device_weight(op, out.dtype) if self.gpu else 1.0) + (0.0 if x.buffer else x.flops)
             reads = _bytes(x.meta) if x.buffer else x.reads
             inputs = x.inputs if not x.buffer else frozenset() if x.rows else frozenset({(_identity(x), _bytes(x.meta))})
             latency = 0.0
@@ -322,7 +333,7 @@ class TensorCostModel:
             if self.gpu and a.meta.ndim == b.meta.ndim and a.meta.ndim in (2, 3):  # tiled through workgroup memory (gpu/tiles.py)
                 *batch, rows, inner = a.meta.shape
                 loops = (rows, b.meta.shape[-1], inner)
-                time = matmul_time(self.target.device, loops, math.prod(batch), np.dtype(out.dtype).itemsize, slowdown)
+                time = matmul_time(self.target.device, loops, math.prod(batch), out.dtype, slowdown)
                 return self._buffer(out, self.closed(a) + self.closed(b) + time + m.kernel_overhead_ns + order_free)
             return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown) + order_free)
         if op in ("gather", "scatter_add"):  # reads x at indices computed in its loop: priced as a copy of its size

@@ -108,7 +108,8 @@ class Tuning:
 class Device:
     """A GPU a Target compiles for (egglog_tensor/gpu/targets.py): its MLIR backend ("rocdl": AMD,
     "nvvm": NVIDIA), chip ("gfx942", "sm_90"), compute units (AMD CUs / NVIDIA SMs), wave (warp)
-    size, shared memory (LDS) a block may use in bytes, memory bandwidth (GB/s) and float32 GFLOP/s."""
+    size, shared memory (LDS) a block may use in bytes, memory bandwidth (GB/s), float32 GFLOP/s and
+    the float64 rate as a fraction of it (1/2 on datacenter parts, 1/32-1/64 on consumer GPUs)."""
 
     backend: str
     chip: str
@@ -117,6 +118,11 @@ class Device:
     shared: int
     bandwidth_gbs: float
     gflops: float
+    fp64_rate: float = 1.0
+
+    def flops_weight(self, dtype: str) -> float:
+        """One flop of `dtype` in float32 flops at the device's FLOP rate (float64: 1 / fp64_rate)."""
+        return 1.0 / self.fp64_rate if dtype == "float64" else 1.0
 
 
 @dataclass(frozen=True)

@@ -419,3 +419,74 @@ def test_package_rulesets_hit_without_running_their_rule_generators(tmp_path) ->
     assert expanded["other"]["generators_ran"] > 0 and expanded["default"]["cache"] == "hit"
     changed = run("add-rule", "default")
     assert changed["default"]["cache"] == "miss-stored"
+
+
+_GPU_SCRIPT = textwrap.dedent(
+    """
+    import hashlib, json, sys
+    import numpy as np
+    import egglog_tensor as et
+    from egglog_tensor import stages
+
+    def softmax(x):
+        e = np.exp(x - np.max(x, axis=1, keepdims=True))
+        return e / np.sum(e, axis=1, keepdims=True)
+
+    if sys.argv[1] == "warm":  # a hit must not optimize, lower (mlir-opt), generate code (llvmlite child) or run ptxas / ld.lld
+        def refuse(*args, **kwargs):
+            raise AssertionError("compiled again on a warm cache")
+        stages.optimize = stages.lower = refuse
+    x = np.ones((33, 300), np.float32)
+    result = {}
+    for target in sys.argv[2:]:
+        out = sys.argv[1] + "-" + target.replace(":", "-")
+        comp = et.compile(softmax, x, target=target, out_dir=out)
+        device = comp.facts["device"]
+        try:
+            et.kernel(softmax, target=target)(x)  # (the launcher made from the cached facts: no device here)
+            called = "ran"
+        except et.DeviceError as error:
+            called = "DeviceError"
+        binary = open(f"{out}/softmax{device.suffix}", "rb").read()
+        result[target] = {"cache": comp.cache, "binary": hashlib.sha256(binary).hexdigest(), "same": binary == device.binary,
+                          "facts": repr(comp.facts), "stages": comp.stages, "report": comp.stage(comp.stages[-1]),
+                          "launches": open(f"{out}/launches.json").read(), "called": called}
+    print(json.dumps(result))
+    """
+)
+
+
+@pytest.mark.slow  # (two processes, two targets each: ~30 s)
+def test_gpu_hit_in_a_fresh_process_same_artifacts(tmp_path) -> None:
+    """A GPU compilation's entry holds its device code: a fresh process hits without compiling anything
+    and writes byte-identical PTX / HSACO, the same launches and stage texts."""
+    script = tmp_path / "run.py"
+    script.write_text(_GPU_SCRIPT)
+    env = {**os.environ, "EGGLOG_TENSOR_CACHE_DIR": str(tmp_path / "cache")}
+    targets = ["nvvm:sm_90", "rocdl:gfx942"]
+
+    def run(mode: str) -> dict:
+        proc = subprocess.run([sys.executable, str(script), mode, *targets], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    cold, warm = run("cold"), run("warm")
+    for target in targets:
+        assert (cold[target]["cache"], warm[target]["cache"]) == ("miss-stored", "hit")
+        assert warm[target]["same"] and warm[target]["binary"] == cold[target]["binary"]
+        for field in ("facts", "stages", "report", "launches", "called"):
+            assert warm[target][field] == cold[target][field], field
+        assert cold[target]["called"] == "DeviceError"  # (no GPU on this machine)
+    assert "Compiling entry function 'kernel_kernel' for 'sm_90'" in warm["nvvm:sm_90"]["report"]
+    assert "ABI Version:                       3" in warm["rocdl:gfx942"]["report"]
+
+
+@pytest.mark.parametrize(("first", "second"), [("rocdl:gfx942", "rocdl:gfx90a"), ("nvvm:sm_90", "nvvm:sm_80")])
+def test_gpu_chips_change_the_key(first, second) -> None:
+    x = np.ones((4, 64), np.float32)
+    a = et.kernel(_double, target=first).inspect(x)
+    b = et.kernel(_double, target=second).inspect(x)
+    assert (a.cache, b.cache) == ("miss-stored", "miss-stored") and len(_entries()) == 2
+    assert a.facts["device"].binary != b.facts["device"].binary  # code for another chip
+    again = et.kernel(_double, target=second).inspect(x)
+    assert again.cache == "hit" and again.facts == b.facts

@@ -129,3 +129,26 @@ def test_more_launches_cost_more(target: str) -> None:
     model = TensorCostModel(gpu_target(target))
     m = model.machine
     assert _price(model, split) - _price(model, fused) >= m.kernel_overhead_ns + 2 * x.size * 4 / m.bandwidth_gbs
+
+
+@pytest.mark.parametrize(("target", "fp64"), [("nvvm:sm_90", 1 / 2), ("nvvm:sm_89", 1 / 64), ("rocdl:gfx1100", 1 / 32),
+                                              ("rocdl:gfx1201", 1 / 32), ("nvvm:sm_86", 1 / 64), ("nvvm:sm_100a", 1 / 2)])
+def test_float64_priced_at_the_devices_float64_rate(target: str, fp64: float) -> None:
+    """A compute-bound kernel (sinh of x, 40 times over) costs 1 / fp64_rate as much in float64 as in float32,
+    whose sinh the device computes in float64 too; float32 sin (computed in float32) costs the float32 rate."""
+    device = gpu_target(target).device
+    assert device.fp64_rate == fp64
+
+    def chain(op: str, dtype: str) -> Node:
+        b = Builder()
+        x = y = b.make("arg", (), ("x", (4096, 4096), dtype, "C"))
+        for _ in range(40):
+            y = b.make(op, (y,))
+        return y
+
+    model = TensorCostModel(gpu_target(target))
+    m = model.machine
+    flops = 40 * 4096 * 4096 * m.transcendental_flops
+    assert _price(model, chain("sinh", "float64")) == pytest.approx(flops / fp64 / m.gflops + m.kernel_overhead_ns, rel=1e-6)
+    assert _price(model, chain("sinh", "float32")) == pytest.approx(flops / fp64 / m.gflops + m.kernel_overhead_ns, rel=1e-6)
+    assert _price(model, chain("sin", "float32")) == pytest.approx(flops / m.gflops + m.kernel_overhead_ns, rel=1e-6)

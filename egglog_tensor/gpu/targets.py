@@ -17,18 +17,21 @@ _CHIP = {"rocdl": re.compile(r"gfx(?:[6-9]|1[0-2])[0-9a-f]{2}"), "nvvm": re.comp
 _EXAMPLE = {"rocdl": "gfx942, gfx90a, gfx1100", "nvvm": "sm_80, sm_90, sm_90a, sm_120"}
 
 KB = 1024
-# (CUs or SMs, wave, shared bytes per block, GB/s, float32 GFLOP/s (vector, not matrix units))
-KNOWN: dict[str, tuple[int, int, int, float, float]] = {
-    "gfx90a": (110, 64, 64 * KB, 1638.0, 23_900.0),  # MI250X, one of its two dies
-    "gfx942": (304, 64, 64 * KB, 5300.0, 81_700.0),  # MI300X
-    "gfx1100": (96, 32, 64 * KB, 960.0, 30_700.0),  # RX 7900 XTX (single issue)
-    "sm_80": (108, 32, 163 * KB, 2039.0, 19_500.0),  # A100 SXM 80 GB
-    "sm_89": (128, 32, 99 * KB, 1008.0, 82_600.0),  # RTX 4090
-    "sm_90": (132, 32, 227 * KB, 3350.0, 67_000.0),  # H100 SXM
-    "sm_90a": (132, 32, 227 * KB, 3350.0, 67_000.0),
-    "sm_100": (148, 32, 227 * KB, 8000.0, 80_000.0),  # B200
+# (CUs or SMs, wave, shared bytes per block, GB/s, float32 GFLOP/s (vector, not matrix units), float64 rate / float32's)
+KNOWN: dict[str, tuple[int, int, int, float, float, float]] = {
+    "gfx90a": (110, 64, 64 * KB, 1638.0, 23_900.0, 1.0),  # MI250X, one of its two dies (FP64 vector = FP32 vector)
+    "gfx942": (304, 64, 64 * KB, 5300.0, 81_700.0, 1 / 2),  # MI300X
+    "gfx1100": (96, 32, 64 * KB, 960.0, 30_700.0, 1 / 32),  # RX 7900 XTX (single issue)
+    "sm_80": (108, 32, 163 * KB, 2039.0, 19_500.0, 1 / 2),  # A100 SXM 80 GB
+    "sm_89": (128, 32, 99 * KB, 1008.0, 82_600.0, 1 / 64),  # RTX 4090
+    "sm_90": (132, 32, 227 * KB, 3350.0, 67_000.0, 1 / 2),  # H100 SXM
+    "sm_90a": (132, 32, 227 * KB, 3350.0, 67_000.0, 1 / 2),
+    "sm_100": (148, 32, 227 * KB, 8000.0, 80_000.0, 1 / 2),  # B200
 }
-_DEFAULT = {"rocdl": (64, 64, 64 * KB, 1000.0, 20_000.0), "nvvm": (64, 32, 48 * KB, 1000.0, 20_000.0)}
+_DEFAULT = {"rocdl": (64, 64, 64 * KB, 1000.0, 20_000.0, 1 / 2), "nvvm": (64, 32, 48 * KB, 1000.0, 20_000.0, 1 / 2)}
+# float32 math the device computes in float32 (lowering/gpu/devmath.py: exp and tanh as the CPU's, FLOAT32); the
+# other float32 functions run its float64 code, priced at the float64 rate.
+FLOAT32_MATH = frozenset({"exp", "tanh", "log", "sin", "cos", "sqrt"})
 LAUNCH_NS = 4000.0  # a kernel launch and its synchronization, as the cost model's per-kernel overhead
 # One exp/tanh/sqrt/... in flops at the device's FLOP rate: the math stage's inline exp is ~26 instructions
 # and float32 tanh ~40 (no special-function unit used), where the rate counts an FMA as two flops.
@@ -53,16 +56,19 @@ def gpu_target(name: str) -> Target:
     if not _CHIP[backend].fullmatch(chip):
         raise ValueError(f"target {name!r}: {chip!r} is not a {'AMD gfx' if backend == 'rocdl' else 'NVIDIA sm_'} chip name "
                          f"(e.g. {_EXAMPLE[backend]})")
-    units, wave, shared, bandwidth, gflops = KNOWN.get(chip) or _defaults(backend, chip)
-    device = Device(backend, chip, units, wave, shared, bandwidth, gflops)
+    units, wave, shared, bandwidth, gflops, fp64 = KNOWN.get(chip) or _defaults(backend, chip)
+    device = Device(backend, chip, units, wave, shared, bandwidth, gflops, fp64)
     machine = Machine(gflops=gflops, gemm_gflops=gflops, bandwidth_gbs=bandwidth, kernel_overhead_ns=LAUNCH_NS,
                       transcendental_flops=TRANSCENDENTAL_FLOPS, gemm_strided_a_slowdown=STRIDED_A, gemm_strided_b_slowdown=STRIDED_B)
     return replace(Target(), name=backend, cpu=chip, features="", machine=machine, device=device)
 
 
-def _defaults(backend: str, chip: str) -> tuple[int, int, int, float, float]:
-    """A chip not in KNOWN: its vendor's defaults (AMD: wave 32 from gfx10 on)."""
-    units, wave, shared, bandwidth, gflops = _DEFAULT[backend]
+def _defaults(backend: str, chip: str) -> tuple[int, int, int, float, float, float]:
+    """A chip not in KNOWN: its vendor's defaults (AMD: wave 32 and float64 at 1/32 from gfx10 on, the consumer
+    RDNA parts; NVIDIA: float64 at 1/64 but on sm_x0 up to sm_100, the datacenter parts)."""
+    units, wave, shared, bandwidth, gflops, fp64 = _DEFAULT[backend]
     if backend == "rocdl" and int(chip[3:-2]) >= 10:
-        wave = 32
-    return units, wave, shared, bandwidth, gflops
+        wave, fp64 = 32, 1 / 32
+    if backend == "nvvm" and not (chip[3:].rstrip("af").endswith("0") and int(chip[3:].rstrip("af")) <= 100):
+        fp64 = 1 / 64
+    return units, wave, shared, bandwidth, gflops, fp64

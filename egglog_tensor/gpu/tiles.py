@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..target import Device
 
 BLOCK_M = BLOCK_N = 64
@@ -47,13 +49,14 @@ def matmul_tiles(device: Device, itemsize: int) -> MatmulTiles:
     return MatmulTiles(BLOCK_M, BLOCK_N, fits[0] if fits else K_TILES[-1], REGISTER_M, REGISTER_N)
 
 
-def matmul_time(device: Device, loops: tuple[int, int, int], batch: int, itemsize: int, strided: float = 1.0) -> float:
+def matmul_time(device: Device, loops: tuple[int, int, int], batch: int, dtype: str, strided: float = 1.0) -> float:
     """ns of one tiled matmul launch (batch x m x n x k) without its launch overhead: the longer of its
     global traffic (A read once per column of blocks, B once per row, C written; `strided`: slower
     uncoalesced copies of a transposed operand) at the device's bandwidth and its FMAs at the FLOP
     rate, on whole tiles (ragged edges compute padding), with each k step's TM + TN workgroup loads
-    issued beside TM x TN FMAs, and only as many CUs busy as there are blocks."""
+    issued beside TM x TN FMAs (float64's at the device's float64 rate), and only as many CUs busy as there are blocks."""
     m, n, k = loops
+    itemsize = np.dtype(dtype).itemsize
     tiles = matmul_tiles(device, itemsize)
     rows, cols = -(-m // tiles.block_m), -(-n // tiles.block_n)
     moved = batch * itemsize * (m * k * cols + k * n * rows + m * n) * strided
@@ -61,5 +64,5 @@ def matmul_time(device: Device, loops: tuple[int, int, int], batch: int, itemsiz
     issue = fmas / (fmas + tiles.register_m + tiles.register_n)
     busy = min(1.0, batch * rows * cols / device.units)
     flops = 2.0 * batch * rows * tiles.block_m * cols * tiles.block_n * k
-    return max(moved / device.bandwidth_gbs, flops / (device.gflops * issue * busy))
+    return max(moved / device.bandwidth_gbs, flops * device.flops_weight(dtype) / (device.gflops * issue * busy))
 

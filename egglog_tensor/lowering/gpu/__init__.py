@@ -9,8 +9,7 @@
     gpu-map      launch.py   each forall nest as a gpu.launch (transform dialect), linalg bodies as loops
     gpu-outline  launch.py   launches' bodies outlined as kernels (gpu.module / gpu.func)
     math         devmath.py  every math function inline on the device code (no device math library): exp and
-                             float32 tanh as the CPU's (../stages/math.py), the rest in float64 (float32 widened)
-    sign-bits    device.py   nvvm: abs and copysign as sign-bit integer ops (NVVM would call libdevice for them)
+                             float32 tanh as the CPU's (../stages/math.py), float32 log/sin/cos in float32, the rest in float64
     noalias      device.py   kernel memref arguments marked noalias (bare pointers); math the device cannot compute refused
     rocdl / nvvm device.py   the device code to the ROCDL or NVVM and LLVM dialects (one pointer per memref where
                              every kernel's arguments are static and contiguous, else memref descriptors)
@@ -22,11 +21,15 @@ from __future__ import annotations
 
 from ...target import Target
 from ..stages.stage import Passes, Stage
-from .device import Convert, NoAlias, SignBits
+from .codegen import DeviceCode, DeviceKernel
+from .device import Convention, Convert, NoAlias
 from .devmath import DeviceMath
+from .host import HostBuffers
 from .launch import GpuMap, GpuOutline
 from .reduce import GpuReduce
 from .tile import GpuBufferize, GpuTile
+
+RECORDS = {record.__name__: record for record in (Convention, DeviceCode, DeviceKernel, HostBuffers)}  # (the cache stores them by name)
 
 DESTINATIONS = Passes("destinations", ("eliminate-empty-tensors", "empty-tensor-to-alloc-tensor"))
 
@@ -34,6 +37,5 @@ DESTINATIONS = Passes("destinations", ("eliminate-empty-tensors", "empty-tensor-
 def gpu_stages(target: Target) -> tuple[Stage, ...]:
     """The stages of a GPU target's pipeline (`target.device` set)."""
     assert target.device is not None
-    nvvm = (SignBits(),) if target.name == "nvvm" else ()
-    return (DESTINATIONS, GpuTile(target.device), GpuBufferize(), GpuReduce(target.device), GpuMap(), GpuOutline(), DeviceMath(target), *nvvm, NoAlias(target),
+    return (DESTINATIONS, GpuTile(target.device), GpuBufferize(), GpuReduce(target.device), GpuMap(), GpuOutline(), DeviceMath(target), NoAlias(target),
             Convert(target))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir, passmanager
-from mlir.dialects import arith, llvm
+from mlir.dialects import llvm
 
 from ...errors import UnsupportedError
 from ...target import Target
@@ -86,35 +86,6 @@ class NoAlias(Stage):
             args = list(kernel.regions[0].blocks[0].arguments)[:len(kernel.opview.function_type.value.inputs)]  # (not workgroup buffers)
             kernel.attributes["arg_attrs"] = ir.ArrayAttr.get(
                 [noalias if str(a.type).startswith("memref") else ir.DictAttr.get({}) for a in args])
-
-
-def sign_bits(module: ir.Module) -> None:
-    """math.absf and math.copysign as integer ops on the sign bit (the same bits): NVVM's conversion
-    takes neither as an LLVM intrinsic, and would call libdevice's __nv_fabsf / __nv_copysignf."""
-    found: list[ir.Operation] = []
-    module.operation.walk(lambda op: (found.append(op) if op.name in ("math.absf", "math.copysign") else None) or ir.WalkResult.ADVANCE)
-    for op in found:
-        float_type = op.results[0].type
-        width = ir.FloatType(float_type).width
-        int_type = ir.IntegerType.get_signless(width)
-        with ir.InsertionPoint(op), op.location:
-            bits = arith.bitcast(int_type, op.operands[0])
-            magnitude = arith.andi(bits, arith.constant(int_type, (1 << (width - 1)) - 1))
-            if op.name == "math.copysign":
-                sign = arith.andi(arith.bitcast(int_type, op.operands[1]), arith.constant(int_type, -(1 << (width - 1))))
-                magnitude = arith.ori(magnitude, sign)
-            op.results[0].replace_all_uses_with(arith.bitcast(float_type, magnitude))
-        op.erase()
-
-
-@dataclass(frozen=True)
-class SignBits(Stage):
-    """NVVM: math.absf and math.copysign as sign-bit integer ops (before noalias, so the CPU emulation runs them)."""
-
-    name: ClassVar[str] = "sign-bits"
-
-    def rewrite(self, module: ir.Module) -> None:
-        sign_bits(module)
 
 
 @dataclass(frozen=True)

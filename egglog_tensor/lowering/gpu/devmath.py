@@ -7,8 +7,11 @@ pipeline runs the CPU's (exp, float32 tanh: ../stages/math.py), then this:
   reduction to |t| <= tan(pi/8) and its series; exp2 by exact splitting of its argument; the rest
   built from these and exp (expm1 and log1p by Kahan's and Goldberg's compensations, the inverse
   hyperbolics through log1p, arcsin/arccos/arctan2 through atan, cbrt by exp(log/3) and a Newton step).
-- float32: the same float64 code on the widened argument, rounded back once (float32 pow too);
-  float64 pow is refused (it would need log in more than double precision).
+- float32: log, and sin and cos below |x| = 105615 (`FLOAT32`), by the same code in float32 with
+  float32 constants and shorter polynomials (FP64 runs at 1/32-1/64 of the FP32 rate on consumer GPUs);
+  sin and cos of larger |x| (a branch), and every other function, by the float64 code on the widened
+  argument, rounded back once (float32 pow too); float64 pow is refused (it would need log in more
+  than double precision).
 - sqrt, floor, ceil, trunc and rint stay math ops, which the conversions turn into device library
   calls; `native_calls` then puts back the LLVM intrinsic (one instruction, IEEE-exact) both
   backends select.
@@ -20,6 +23,7 @@ of ULP errors is measured that way (tests/test_gpu_math.py).
 from __future__ import annotations
 
 import math as pymath
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -28,6 +32,7 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.dialects import llvm as llvmd
 from mlir.dialects import math as mathd
+from mlir.dialects import scf
 
 from ...errors import UnsupportedError
 from ..stages.math import Math, _Builder, inline_math
@@ -35,19 +40,20 @@ from ..stages.math import Math, _Builder, inline_math
 _PI = Fraction("3.14159265358979323846264338327950288419716939937510582097494459")
 
 
-def _split(value: Fraction, parts: int) -> tuple[float, ...]:
-    """value as a sum of `parts` doubles, each the rounding of what the ones before leave."""
+def _split(value: Fraction, parts: int, single: bool = False) -> tuple[float, ...]:
+    """value as a sum of `parts` doubles (float32 values if `single`), each the rounding of what the ones before leave."""
     out: list[float] = []
     for _ in range(parts):
-        out.append(float(value - sum(map(Fraction, out))))
+        part = float(value - sum(map(Fraction, out)))
+        out.append(float(struct.unpack("f", struct.pack("f", part))[0]) if single else part)
     return tuple(out)
 
 
-# pi/2 in three parts for Cody-Waite: r = x - k P1 - k P2 - k P3, each step one FMA.
+# pi/2 in three parts for Cody-Waite: r = x - k P1 - k P2 - k P3, each step one FMA (float64, float32).
 _HALF_PI = _split(_PI / 2, 3)
+_HALF_PI_32 = _split(_PI / 2, 3, single=True)
 _PI_2 = _split(_PI, 2)
 _QUARTER_PI = _split(_PI / 4, 2)
-_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10  # as the exp of ../stages/math.py
 _LOG2_E = _split(Fraction("1.442695040888963407359924681001892137426645954152985934135"), 2)
 _LOG10_E = _split(Fraction("0.434294481903251827651128918916605082294397005803666566114"), 2)
 _SQRT2 = 1.4142135623730951
@@ -55,14 +61,22 @@ _SQRT2 = 1.4142135623730951
 _LOG_Q = tuple(2.0 / (2 * k + 3) for k in range(10, -1, -1))
 _SIN = tuple((-1) ** k / pymath.factorial(2 * k + 1) for k in range(9, 0, -1))  # sin r = r + r^3 S(r^2)
 _COS = tuple((-1) ** k / pymath.factorial(2 * k) for k in range(9, 1, -1))  # cos r = 1 - r^2/2 + r^4 C(r^2)
+# float32: the series' leading terms, the first left out below 2^-28 relative (|z| <= 0.0295 for log, |r| <= pi/4)
+_LOG_Q32, _SIN32, _COS32 = _LOG_Q[-5:], _SIN[-4:], _COS[-4:]
+_TRIG32_BELOW = 105615.0  # float32 sin, cos: the three-part float32 reduction up to here (as CUDA's sinf), the float64 code beyond
 _ATAN = tuple((-1) ** k / (2 * k + 1) for k in range(21, 0, -1))  # atan t = t + t^3 A(t^2), |t| <= tan(pi/8)
 _TAN_PI_8 = 0.41421356237309503
 _TRIG_UP_TO = 2.0**50  # sin, cos, tan: NaN from here on (the reduction's k would not fit the rounding shifter)
 _BIG = 2.0**28  # asinh, acosh: from here on log(2x) (x^2 + 1 rounds to x^2)
 
 
-class _F64(_Builder):
-    """float64 math from arith, math.fma and math.sqrt (scalar or vector, like its `like` type)."""
+class _Inline(_Builder):
+    """float64 math from arith, math.fma and math.sqrt (scalar or vector, like its `like` type); float32
+    for FLOAT32's functions (their constants and series by `single`)."""
+
+    @property
+    def single(self) -> bool:
+        return self.format.bits == 32
 
     def cmp(self, predicate: str, a: ir.Value, b: ir.Value | float) -> ir.Value:
         return arith.cmpf(getattr(arith.CmpFPredicate, predicate), a, self.const(b) if isinstance(b, float) else b)
@@ -77,8 +91,8 @@ class _F64(_Builder):
 
     def log(self, x: ir.Value) -> ir.Value:
         f = self.format
-        tiny = self.cmp("OLT", x, 2.0**-1022)  # subnormals scaled by 2^54 first
-        xs = self.select(tiny, arith.mulf(x, self.const(2.0**54)), x)
+        tiny = self.cmp("OLT", x, 2.0 ** (1 - f.bias))  # subnormals scaled by 2^(mantissa + 2) first
+        xs = self.select(tiny, arith.mulf(x, self.const(2.0 ** (f.mantissa + 2))), x)
         bits = arith.bitcast(self.int_type, xs)
         mantissa_mask = (1 << f.mantissa) - 1
         m = arith.bitcast(self.type, arith.ori(arith.andi(bits, self.int_const(mantissa_mask)), self.int_const(f.bias << f.mantissa)))
@@ -86,12 +100,12 @@ class _F64(_Builder):
         high = self.cmp("OGT", m, _SQRT2)  # m in [sqrt(1/2), sqrt(2))
         m = self.select(high, arith.mulf(m, self.const(0.5)), m)
         ef = arith.addf(arith.sitofp(self.type, e), self.select(high, self.const(1.0), 0.0))
-        ef = arith.subf(ef, self.select(tiny, self.const(54.0), 0.0))
+        ef = arith.subf(ef, self.select(tiny, self.const(f.mantissa + 2.0), 0.0))
         g = arith.subf(m, self.const(1.0))
         s = arith.divf(g, arith.addf(g, self.const(2.0)))
         z = arith.mulf(s, s)
-        log_m = arith.subf(g, arith.mulf(s, arith.subf(g, arith.mulf(z, self.horner(_LOG_Q, z)))))
-        value = mathd.fma(ef, self.const(_LN2_HI), mathd.fma(ef, self.const(_LN2_LO), log_m))
+        log_m = arith.subf(g, arith.mulf(s, arith.subf(g, arith.mulf(z, self.horner(_LOG_Q32 if self.single else _LOG_Q, z)))))
+        value = mathd.fma(ef, self.const(f.ln2_hi), mathd.fma(ef, self.const(f.ln2_lo), log_m))
         special = self.select(self.cmp("OEQ", x, 0.0), self.const(-pymath.inf),
                               self.select(self.cmp("OEQ", x, pymath.inf), x, pymath.nan))
         return self.select(arith.andi(self.cmp("OGT", x, 0.0), self.cmp("OLT", x, pymath.inf)), value, self.select(self.cmp("UNO", x, x), x, special))
@@ -138,12 +152,12 @@ class _F64(_Builder):
         NaN from |x| = 2^50 on, where k no longer fits the rounding shifter (no Payne-Hanek reduction)."""
         k, k_int = self.round_int(arith.mulf(x, self.const(2.0 / pymath.pi)))
         r = x
-        for part in _HALF_PI:
+        for part in _HALF_PI_32 if self.single else _HALF_PI:
             r = mathd.fma(k, self.const(-part), r)
         q = arith.addi(k_int, self.int_const(offset))
         z = arith.mulf(r, r)
-        s = self.series(r, _SIN)
-        c = arith.addf(self.const(1.0), mathd.fma(z, self.const(-0.5), arith.mulf(arith.mulf(z, z), self.horner(_COS, z))))
+        s = self.series(r, _SIN32 if self.single else _SIN)
+        c = arith.addf(self.const(1.0), mathd.fma(z, self.const(-0.5), arith.mulf(arith.mulf(z, z), self.horner(_COS32 if self.single else _COS, z))))
         odd = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(q, self.int_const(1)), self.int_const(0))
         value = self.select(odd, c, s)
         negative = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(q, self.int_const(2)), self.int_const(0))
@@ -266,11 +280,13 @@ class _F64(_Builder):
 
 # math op -> its float64 computation; float32 ops widen, compute, round back.
 FUNCTIONS: dict[str, Callable[..., ir.Value]] = {
-    "math.log": _F64.log, "math.log1p": _F64.log1p, "math.expm1": _F64.expm1, "math.exp2": _F64.exp2,
-    "math.log2": _F64.log2, "math.log10": _F64.log10, "math.sin": _F64.sin, "math.cos": _F64.cos, "math.tan": _F64.tan,
-    "math.atan": _F64.atan, "math.atan2": _F64.atan2, "math.asin": _F64.asin, "math.acos": _F64.acos,
-    "math.asinh": _F64.asinh, "math.acosh": _F64.acosh, "math.atanh": _F64.atanh, "math.sinh": _F64.sinh,
-    "math.cosh": _F64.cosh, "math.tanh": _F64.tanh, "math.cbrt": _F64.cbrt, "math.powf": _F64.pow}
+    "math.log": _Inline.log, "math.log1p": _Inline.log1p, "math.expm1": _Inline.expm1, "math.exp2": _Inline.exp2,
+    "math.log2": _Inline.log2, "math.log10": _Inline.log10, "math.sin": _Inline.sin, "math.cos": _Inline.cos, "math.tan": _Inline.tan,
+    "math.atan": _Inline.atan, "math.atan2": _Inline.atan2, "math.asin": _Inline.asin, "math.acos": _Inline.acos,
+    "math.asinh": _Inline.asinh, "math.acosh": _Inline.acosh, "math.atanh": _Inline.atanh, "math.sinh": _Inline.sinh,
+    "math.cosh": _Inline.cosh, "math.tanh": _Inline.tanh, "math.cbrt": _Inline.cbrt, "math.powf": _Inline.pow}
+# float32 functions computed in float32: op -> the |x| below which (None: everywhere); beyond, the float64 code (a branch).
+FLOAT32: dict[str, float | None] = {"math.log": None, "math.sin": _TRIG32_BELOW, "math.cos": _TRIG32_BELOW}
 # Exact math kept as ops (IEEE-exact, one instruction on both backends); the conversions call the device
 # library for some of them (libdevice's __nv_sqrtf, ocml's __ocml_floor_f64...), native_calls undoes that.
 NATIVE = {"sqrt": llvmd.intr_sqrt, "floor": llvmd.intr_floor, "ceil": llvmd.intr_ceil, "trunc": llvmd.intr_trunc,
@@ -297,12 +313,33 @@ def device_math(module: ir.Module, backend: str) -> None:
             raise UnsupportedError(f"GPU target {backend}: float64 power (np.power, **) is not supported "
                                    "(it needs log in more than double precision); float32 is")
         with ir.InsertionPoint(op), op.location:
-            args = [arith.extf(f64, a) if dtype == "f32" else a for a in op.operands]
-            value = FUNCTIONS[op.name](_F64(f64, _NO_CPU), *args)
-            if dtype == "f32":
-                value = arith.truncf(op.results[0].type, value)
+            if dtype == "f32" and op.name in FLOAT32:
+                value = _single(op, f64)
+            else:
+                value = FUNCTIONS[op.name](_Inline(f64, _NO_CPU), *op.operands) if dtype == "f64" else _widened(op, f64)
         op.results[0].replace_all_uses_with(value)
         op.erase()
+
+
+def _widened(op: ir.Operation, f64: ir.Type) -> ir.Value:
+    """A float32 op's function by the float64 code on its widened operands, rounded back once."""
+    value = FUNCTIONS[op.name](_Inline(f64, _NO_CPU), *[arith.extf(f64, a) for a in op.operands])
+    return arith.truncf(op.results[0].type, value)
+
+
+def _single(op: ir.Operation, f64: ir.Type) -> ir.Value:
+    """A float32 op of FLOAT32 computed in float32; beyond its |x| bound (sin, cos) the widened float64
+    code in the other arm of an scf.if, so a thread runs only one of them."""
+    f32, x, below = op.results[0].type, op.operands[0], FLOAT32[op.name]
+    single = _Inline(f32, _NO_CPU)
+    if below is None:
+        return FUNCTIONS[op.name](single, x)
+    branch = scf.IfOp(single.cmp("ULT", mathd.absf(x), below), [f32], has_else=True)  # (NaN: the float32 arm)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp([FUNCTIONS[op.name](single, x)])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([_widened(op, f64)])
+    return branch.results[0]
 
 
 class _NoCpu:
