@@ -86,7 +86,7 @@ def failed(comp: Compilation, fn: Callable[..., Any], values: Sequence[Any], run
     if not comp.guards:
         return []
     taken = run(checker(comp, fn), [*values, *comp.captured])
-    return [f"{g} (now {v!r})" for g, v in zip(comp.guards, taken, strict=True) if not same(g, v)]
+    return [f"{g} (now {np.asarray(v).item()!r})" for g, v in zip(comp.guards, taken, strict=True) if not same(g, v)]
 
 
 def same(guard: Guard, value: Any) -> bool:
