@@ -274,10 +274,10 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
             return self._taken("Python control flow (bool() / if / while / and / or) on a traced array", "bool")
         except ConcreteValueError as error:
             if any(n.op in ("isfinite", "isnan", "isinf") for n in ancestors(self._node)):
-                error.args = (f"{error.args[0]}\n  This checks the data for NaN or inf (as scikit-learn's input validation does with "
-                              "np.isfinite(X).all()), which only a run can tell: call the kernel (or inspect/lower it) with arguments, "
-                              "which takes the value as a guard, or make the check before calling it; for scikit-learn, call the "
-                              "kernel inside sklearn.config_context(assume_finite=True); SciPy's functions take check_finite=False.",)
+                error.args = ((f"{error.args[0]}\n  This checks the data for NaN or inf (as scikit-learn's input validation does with "
+                               "np.isfinite(X).all()), which only a run can tell: call the kernel (or inspect/lower it) with arguments, "
+                               "which takes the value as a guard, or make the check before calling it; for scikit-learn, call the "
+                               "kernel inside sklearn.config_context(assume_finite=True); SciPy's functions take check_finite=False."),)
             raise
 
     def __float__(self) -> float:
