@@ -83,7 +83,14 @@ class _Stage:
 
     def __repr__(self) -> str:
         t = self._traced()
-        return f"<{type(self).__name__} {function_name(t.fn)}({signature(t.names, t.specs)}), target {t.options.target.label}; stages: {', '.join(self.stages)}>"
+        guarded = f"; guards: {'; '.join(map(str, t.guards))}" if t.guards else ""
+        return (f"<{type(self).__name__} {function_name(t.fn)}({signature(t.names, t.specs)}), target {t.options.target.label}; "
+                f"stages: {', '.join(self.stages)}{guarded}>")
+
+    @property
+    def guards(self) -> tuple[Guard, ...]:
+        """The data values tracing took as Python values for the traced call's arguments (guards.py)."""
+        return self._traced().guards
 
 
 @dataclass(frozen=True, repr=False)

@@ -4,6 +4,7 @@ checks the value before each later call runs, and traces again (keeping both spe
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 
@@ -152,5 +153,10 @@ def test_a_gpu_targets_guards_are_computed_on_the_host(tmp_path) -> None:
     (guard,) = comp.guards
     assert guard.value is True
     assert comp.guard_program is not None and comp.guard_program.options.target.device is None
+    written = json.loads((tmp_path / "guards.json").read_text())["guards"]
+    assert written == [{"where": guard.where, "kind": "bool", "value": True}]
+    assert "memref<4x4xf32>" in (tmp_path / "guards" / "linalg.mlir").read_text()  # (the guard program, for the host)
+    lowered = et.kernel(validated, target="nvvm:sm_90").lower(np.ones((4, 4), np.float32))
+    assert [g.value for g in lowered.guards] == [True] and "guards: bool(...) = True" in repr(lowered)
     with pytest.raises(ValueError, match="Input contains NaN"):
         et.kernel(validated, target="nvvm:sm_90").lower(np.full((4, 4), np.nan, np.float32))
