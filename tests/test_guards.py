@@ -84,6 +84,16 @@ def test_int_of_a_data_value_decides_a_shape() -> None:
     assert {c.guards[0].value for c in k.compilations} == {3, 4}
 
 
+def test_sizes_and_bounds_of_made_arrays_from_data() -> None:
+    def made(x):
+        return np.zeros(x[0].astype(np.int64)) + np.arange(0, x[1]).sum()
+
+    k = et.kernel(made)
+    for x in (np.array([3.0, 4.5]), np.array([2.0, 4.5]), np.array([3.0, 4.5])):
+        np.testing.assert_array_equal(k(x), made(x))
+    assert [[g.value for g in c.guards] for c in k.compilations] == [[3, 4.5], [2, 4.5]]
+
+
 def test_a_failed_guard_writes_nothing_into_the_argument() -> None:
     def scale_in_place(x):
         x *= 2.0
