@@ -67,6 +67,7 @@ class Kernel:
         self._static = static
         self._auto: frozenset[str] = frozenset()  # Python-value arguments tracing needed the value of: static when given one
         self._seen: dict[str, set[Any]] = {}  # the values each of those was specialized on
+        self._dispatches: dict[int, tuple[Compilation, _Dispatch]] = {}  # guard programs' and guarded specializations' call paths
 
     def _specialize(self, names: tuple[str, ...], values: list[Any], layout: Layout) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
         """The function to trace, taking the flat arguments (`layout` rebuilds the call; static arguments bound,
@@ -108,7 +109,7 @@ class Kernel:
             fn, runtime_names, runtime_values = self._specialize(names, values, layout)
             specs = specs_of(runtime_names, runtime_values)
             literal = frozenset(n for n, v in zip(runtime_names, runtime_values, strict=True) if _literal(v))
-            concrete = guards.Concrete(fn, runtime_names, runtime_values, specs, self.options, literal, _run_program)
+            concrete = guards.Concrete(fn, runtime_names, runtime_values, specs, self.options, literal, _run_once)
             token = EVALUATOR.set(concrete)  # data values tracing takes as Python values: computed for these arguments
             try:
                 return step(fn, runtime_names, runtime_values, specs)
@@ -158,12 +159,12 @@ class Kernel:
         key = self._key(fn, names, specs)
         checked = self._cache.get(key, [])
         for comp in checked:
-            if not guards.failed(comp, self.fn, values, _run_program):
+            if not guards.failed(comp, self.fn, values, self._run_program):
                 return comp
         with self._lock:
             known = self._cache.get(key, [])
             for comp in known[len(checked) :]:  # made while this call waited
-                if not guards.failed(comp, self.fn, values, _run_program):
+                if not guards.failed(comp, self.fn, values, self._run_program):
                     return comp
             comp = compile_kernel(fn, names, specs, self.options)
             comp.tree = _call_of(fn).tree
@@ -225,7 +226,7 @@ class Kernel:
         if names != comp.arg_names[:own] or specs != comp.specs[:own] or static != comp.static:
             raise KernelArgumentError(f"{self.name}(): compiled for ({signature(comp.arg_names[:own], comp.specs[:own], comp.static)}), called with "
                                       f"({signature(names, specs, static)}); call the kernel to compile for any signature, or trace again")
-        if wrong := guards.failed(comp, self.fn, values, _run_program):
+        if wrong := guards.failed(comp, self.fn, values, self._run_program):
             raise KernelArgumentError(f"{self.name}(): compiled for arguments whose data values traced as Python values differ "
                                       f"from these: {'; '.join(wrong)}; call the kernel to compile for them, or trace again")
         return _run_checked(_Dispatch(comp, specs, self.name), values, specs, out)
@@ -246,10 +247,26 @@ class Kernel:
         if self.options.autotune and comp.tuned is None:  # (a signature's first call: the fastest candidate from now on)
             self.autotune(*args, **kwargs)
             comp = self.inspect(*args, **kwargs)
-        dispatch = _Dispatch(comp, specs, self.name)
-        if fast and hit is None and not self._auto and not comp.guards and len(values) == len(args) and all(k[-1] for k in key if isinstance(k, tuple)):
-            self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
+        dispatch = self._dispatch(comp, specs) if comp.guards else _Dispatch(comp, specs, self.name)
+        if fast and hit is None and not self._auto and len(values) == len(args) and all(k[-1] for k in key if isinstance(k, tuple)):
+            self._fast[key] = self._guarded(comp, dispatch) if comp.guards else dispatch.call  # (a refused fast call keeps its entry)
         return _run_checked(dispatch, values, specs, out)
+
+    def _dispatch(self, comp: Compilation, specs: tuple[ArgSpec, ...]) -> _Dispatch:
+        """comp's call path, made once (a guard program's, a guarded specialization's: their calls also check guards)."""
+        made = self._dispatches.get(id(comp))
+        if made is None or made[0] is not comp:
+            made = self._dispatches[id(comp)] = (comp, _Dispatch(comp, specs, self.name))
+        return made[1]
+
+    def _run_program(self, comp: Compilation, values: Any) -> Any:
+        """Run a compilation on a call's values (a guard program: guards.Run)."""
+        return _run_checked(self._dispatch(comp, comp.specs), values, comp.specs, None)
+
+    def _guarded(self, comp: Compilation, dispatch: _Dispatch) -> Callable[[tuple, Any], Any]:
+        """The fast path of a specialization with guards: REFUSED (the checked path picks or traces another) when one fails."""
+        fn, run, call = self.fn, self._run_program, dispatch.call
+        return lambda args, out: REFUSED if guards.failed(comp, fn, args, run) else call(args, out)
 
     @property
     def compilations(self) -> list[Compilation]:
@@ -338,8 +355,8 @@ def _hashable(value: Any) -> Any:
     return tuple(map(_hashable, value)) if isinstance(value, (list, tuple)) else value
 
 
-def _run_program(comp: Compilation, values: Any) -> Any:
-    """Run a compilation on a call's values (a guard program: guards.Run)."""
+def _run_once(comp: Compilation, values: Any) -> Any:
+    """Run a compilation once on a call's values (a guard's sub-program while tracing: guards.Run)."""
     return _run_checked(_Dispatch(comp, comp.specs, comp.name), values, comp.specs, None)
 
 
