@@ -24,7 +24,7 @@ from .target import Target
 from .tracing import Guard, narrowed_int_args
 from .tracing.core import EVALUATOR, Trace
 
-Run = Callable[[Compilation, Sequence[Any]], tuple]  # runs a compilation on a call's values, returns its results (kernel.py)
+Run = Callable[[Compilation, Sequence[Any]], tuple]  # runs a compilation on a call's own values (kernel.py), returns its results
 Made = dict[tuple, Compilation]  # sub-programs compiled while tracing one call, by their outputs
 
 
@@ -67,7 +67,7 @@ class Concrete:
         specs = (*self.specs, *(spec_of(a, n) for n, a in captured))
         arrays = [a for _, a in captured]
         comp = program(self.fn, [node], names, specs, arrays, self.options, self.made)
-        (value,) = self.run(comp, [*self.values, *arrays])
+        (value,) = self.run(comp, self.values)  # (the captured arrays: hidden arguments the run adds)
         return np.asarray(value)
 
 
@@ -85,7 +85,7 @@ def failed(comp: Compilation, fn: Callable[..., Any], values: Sequence[Any], run
     """Each of comp's guards that has, for these runtime argument values, another value than traced (and that value)."""
     if not comp.guards:
         return []
-    taken = run(checker(comp, fn), [*values, *comp.captured])
+    taken = run(checker(comp, fn), values)
     return [f"{g} (now {np.asarray(v).item()!r})" for g, v in zip(comp.guards, taken, strict=True) if not same(g, v)]
 
 

@@ -261,7 +261,8 @@ class Kernel:
 
     def _run_program(self, comp: Compilation, values: Any) -> Any:
         """Run a compilation on a call's values (a guard program: guards.Run)."""
-        return _run_checked(self._dispatch(comp, comp.specs), values, comp.specs, None)
+        specs = _own(comp)
+        return _run_checked(self._dispatch(comp, specs), values, specs, None)
 
     def _guarded(self, comp: Compilation, dispatch: _Dispatch) -> Callable[[tuple, Any], Any]:
         """The fast path of a specialization with guards: REFUSED (the checked path picks or traces another) when one fails."""
@@ -357,7 +358,13 @@ def _hashable(value: Any) -> Any:
 
 def _run_once(comp: Compilation, values: Any) -> Any:
     """Run a compilation once on a call's values (a guard's sub-program while tracing: guards.Run)."""
-    return _run_checked(_Dispatch(comp, comp.specs, comp.name), values, comp.specs, None)
+    specs = _own(comp)
+    return _run_checked(_Dispatch(comp, specs, comp.name), values, specs, None)
+
+
+def _own(comp: Compilation) -> tuple[ArgSpec, ...]:
+    """The specs of comp's own arguments: the call's, without the hidden ones (captured arrays) the dispatch adds."""
+    return comp.specs[: len(comp.specs) - len(comp.captured)]
 
 
 def _run_checked(dispatch: _Dispatch, values: list[Any], specs: tuple[ArgSpec, ...], out: Any) -> Any:

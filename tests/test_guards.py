@@ -170,3 +170,17 @@ def test_a_gpu_targets_guards_are_computed_on_the_host(tmp_path) -> None:
     assert [g.value for g in lowered.guards] == [True] and "guards: bool(...) = True" in repr(lowered)
     with pytest.raises(ValueError, match="Input contains NaN"):
         et.kernel(validated, target="nvvm:sm_90").lower(np.full((4, 4), np.nan, np.float32))
+
+
+W = np.linspace(-1.0, 1.0, 1024)  # 8 KiB: a captured array passed as a hidden argument (docs/calling.md)
+
+
+def test_a_guard_reading_a_large_captured_array() -> None:
+    def shifted(x):
+        return x + 1.0 if (x * W).sum() > 0 else x - 1.0
+
+    k, traces = counted(shifted)
+    up, down = np.linspace(0, 1, 1024), np.linspace(1, 0, 1024)
+    for x in (up, down, up):
+        np.testing.assert_array_equal(k(x), shifted(x))
+    assert len(traces) == 2
