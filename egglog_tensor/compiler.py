@@ -29,7 +29,7 @@ from .runtime import ArgType, NativeFunction
 from .spec import ArgSpec, signature
 from .target import Target
 from .texts import StageTexts
-from .tracing import function_name
+from .tracing import Guard, function_name
 
 if TYPE_CHECKING:
     from .gpu.launch import GpuFunction
@@ -105,6 +105,8 @@ class Compilation:
     captured: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)  # hidden arguments: large captured arrays
     timing: Timing | None = None  # estimated beside measured time per call, once `Kernel.measure` ran
     tuned: Any = None  # the candidates `Kernel.autotune` timed (autotune.Tuned), on the compilation it chose
+    guards: tuple[Guard, ...] = ()  # data values tracing took as Python values: each call checks them first (guards.py)
+    guard_program: Compilation | None = field(default=None, repr=False, compare=False)  # computes the guards (host CPU), made once
     tree: Any = None  # a result that is a dict, list or nested tuple: its structure (pytree.py; set by Kernel), the outputs its leaves
 
     @property
@@ -145,6 +147,8 @@ class Compilation:
             *([str(self.tuned)] if self.tuned else []),
             f"cache: {self.cache}" + (f" ({self.cache_note})" if self.cache_note else ""),
             *([f"workspace (lent by each call): {work}"] if work else []),
+            *([f"guards (checked before each call runs; another value traces again): {len(self.guards)}",
+               *(f"  {g}" for g in self.guards)] if self.guards else []),
             *([f"writes into argument(s) {', '.join(self.written)}: the outputs after the result, copied back by each call"]
               if self.written else []),
             *([f"streaming stores: {streamed.stores} non-temporal vector stores (outputs larger than L3, when 64-byte aligned)"]
@@ -228,7 +232,12 @@ def compile_kernel(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     trace -> cache lookup -> optimize -> lower -> compile -> cache store. A hit skips the rest."""
     from . import stages
 
-    traced = stages.trace(fn, names, specs, options)
+    return compile_traced(stages.trace(fn, names, specs, options))
+
+
+def compile_traced(traced: Any) -> Compilation:
+    """Compile a traced program (stages.Traced: a kernel's, or a guard's sub-program) through the on-disk cache and load it."""
+    names, specs, options = traced.names, traced.specs, traced.options
     timings = dict(traced.timings)
     # The on-disk cache is keyed on the traced term (+ schedule text, options, versions, CPU): a hit skips the rest.
     lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: traced.traced_term, names, specs, options, traced.written))
@@ -289,6 +298,7 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         narrowed_ints=narrowed,
         checks=traced.checks,
         written=traced.written,
+        guards=traced.guards,
         static=getattr(fn, "static", ()),
         captured=traced.captured,
     )

@@ -136,6 +136,13 @@ def lowering(comp: Compilation) -> list[str]:
     return out
 
 
+def guarded(comp: Compilation) -> list[str]:
+    """Sentences about the data values tracing took as Python values (guards.py)."""
+    return [f"Traced for data where {g.kind}() of the value at {g.where} is {g.value!r}: each call computes it first (one "
+            "small program for all guards, on the host CPU) and traces again when it differs"
+            f"{' (a float guard holds only for an equal value)' if g.kind == 'float' else ''}. [traced]" for g in comp.guards]
+
+
 def explain(comp: Compilation) -> str:
     """The decisions of one compilation, one sentence per line."""
-    return "\n".join(optimizer(comp) + program(comp) + provenance(comp) + lowering(comp))
+    return "\n".join(guarded(comp) + optimizer(comp) + program(comp) + provenance(comp) + lowering(comp))

@@ -16,7 +16,7 @@ from typing import Any, overload
 import numpy as np
 from egglog import Ruleset, Schedule
 
-from . import pytree
+from . import guards, pytree
 from .compiler import Compilation, Options, compile_kernel
 from .errors import (
     ConcreteValueError,
@@ -36,6 +36,7 @@ from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
 from .stages import Lowered, Traced, trace
 from .target import Machine, Target
 from .tracing import function_name
+from .tracing.core import EVALUATOR
 
 _UNSET: Any = object()
 SPECIALIZATION_LIMIT = 8  # distinct values of an automatically static argument before a SpecializationWarning
@@ -55,7 +56,7 @@ class Kernel:
         self._signature = inspect.signature(fn)
         if isinstance(fn, functools.partial):  # its bound keyword arguments are constants of the program, not parameters
             self._signature = self._signature.replace(parameters=[p for p in self._signature.parameters.values() if p.name not in fn.keywords])
-        self._cache: dict[tuple, Compilation] = {}
+        self._cache: dict[tuple, list[Compilation]] = {}  # per signature, its specializations (more than one: by guards)
         self._lock = threading.Lock()
         params = self._signature.parameters.values()
         self._arity = -1 if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in params) \
@@ -66,6 +67,7 @@ class Kernel:
         self._static = static
         self._auto: frozenset[str] = frozenset()  # Python-value arguments tracing needed the value of: static when given one
         self._seen: dict[str, set[Any]] = {}  # the values each of those was specialized on
+        self._dispatches: dict[int, tuple[Compilation, _Dispatch]] = {}  # guard programs' and guarded specializations' call paths
 
     def _specialize(self, names: tuple[str, ...], values: list[Any], layout: Layout) -> tuple[Callable[..., Any], tuple[str, ...], list[Any]]:
         """The function to trace, taking the flat arguments (`layout` rebuilds the call; static arguments bound,
@@ -105,13 +107,19 @@ class Kernel:
         names, values, layout = self._bind(args, kwargs)
         while True:
             fn, runtime_names, runtime_values = self._specialize(names, values, layout)
+            specs = specs_of(runtime_names, runtime_values)
+            literal = frozenset(n for n, v in zip(runtime_names, runtime_values, strict=True) if _literal(v))
+            concrete = guards.Concrete(fn, runtime_names, runtime_values, specs, self.options, literal, _run_once)
+            token = EVALUATOR.set(concrete)  # data values tracing takes as Python values: computed for these arguments
             try:
-                return step(fn, runtime_names, runtime_values, specs_of(runtime_names, runtime_values))
+                return step(fn, runtime_names, runtime_values, specs)
             except ConcreteValueError as e:
                 python = {n for n, v in zip(names, values, strict=True) if _literal(v)}
                 if not e.needs or not e.needs <= python - self._auto - self._static:
                     raise
                 self._auto = self._auto | e.needs
+            finally:
+                EVALUATOR.reset(token)
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple[str, ...], list[Any], Layout]:
         """The call's flat argument names and values in the signature's order (defaults applied, *args numbered,
@@ -145,21 +153,33 @@ class Kernel:
         """A specialization's key in `_cache` (options are fixed per Kernel)."""
         return names, specs, getattr(fn, "static", ()), _call_of(fn).layout
 
-    def _compilation(self, fn: Callable[..., Any], names: tuple[str, ...], specs: tuple[ArgSpec, ...]) -> Compilation:
+    def _compilation(self, fn: Callable[..., Any], names: tuple[str, ...], specs: tuple[ArgSpec, ...], values: list[Any]) -> Compilation:
+        """The specialization for these arguments: the first of their signature's whose guards they hold, else a new one
+        (traced again: a branch on a data value goes the other way), kept beside the others."""
         key = self._key(fn, names, specs)
-        comp = self._cache.get(key)
-        if comp is None:
-            with self._lock:
-                comp = self._cache.get(key)
-                if comp is None:
-                    comp = compile_kernel(fn, names, specs, self.options)
-                    comp.tree = _call_of(fn).tree
-                    self._cache[key] = comp
+        checked = self._cache.get(key, [])
+        for comp in checked:
+            if not guards.failed(comp, self.fn, values, self._run_program):
+                return comp
+        with self._lock:
+            known = self._cache.get(key, [])
+            for comp in known[len(checked) :]:  # made while this call waited
+                if not guards.failed(comp, self.fn, values, self._run_program):
+                    return comp
+            comp = compile_kernel(fn, names, specs, self.options)
+            comp.tree = _call_of(fn).tree
+            if comp.guards:  # (now: a single guard's program was compiled while tracing)
+                guards.checker(comp, self.fn)
+            self._cache[key] = [*known, comp]
+            if len(known) == SPECIALIZATION_LIMIT:
+                warnings.warn(f"{self.name}(): {len(known) + 1} specializations of one signature, one compilation each, because "
+                              "data values taken as Python values (branches, int()) differ between calls; each call checks "
+                              "them in turn (docs/calling.md#guards)", SpecializationWarning, stacklevel=4)
         return comp
 
     def inspect(self, *args: Any, **kwargs: Any) -> Compilation:
         """The compilation (all stages) for these arguments' signature, compiling if needed."""
-        return self._traced(args, kwargs, lambda fn, names, values, specs: self._compilation(fn, names, specs))
+        return self._traced(args, kwargs, lambda fn, names, values, specs: self._compilation(fn, names, specs, values))
 
     def measure(self, *args: Any, min_time: float = 0.2, **kwargs: Any) -> Timing:
         """Time calls on these arguments beside the cost model's estimate; the compilation keeps the
@@ -182,7 +202,7 @@ class Kernel:
         if (comp.arg_names[:len(key[0])], comp.specs[:len(key[1])]) != key[:2]:
             raise KernelArgumentError(f"{self.name}(): a compilation for other arguments")
         with self._lock:
-            self._cache[key] = comp
+            self._cache[key] = [comp]
             self._fast.clear()
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
@@ -206,6 +226,9 @@ class Kernel:
         if names != comp.arg_names[:own] or specs != comp.specs[:own] or static != comp.static:
             raise KernelArgumentError(f"{self.name}(): compiled for ({signature(comp.arg_names[:own], comp.specs[:own], comp.static)}), called with "
                                       f"({signature(names, specs, static)}); call the kernel to compile for any signature, or trace again")
+        if wrong := guards.failed(comp, self.fn, values, self._run_program):
+            raise KernelArgumentError(f"{self.name}(): compiled for arguments whose data values traced as Python values differ "
+                                      f"from these: {'; '.join(wrong)}; call the kernel to compile for them, or trace again")
         return _run_checked(_Dispatch(comp, specs, self.name), values, specs, out)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -220,22 +243,39 @@ class Kernel:
                 result = hit(args, out)
                 if result is not REFUSED:
                     return result
-        comp, values, specs = self._traced(args, kwargs, lambda fn, names, values, specs: (self._compilation(fn, names, specs), values, specs))
+        comp, values, specs = self._traced(args, kwargs, lambda fn, names, values, specs: (self._compilation(fn, names, specs, values), values, specs))
         if self.options.autotune and comp.tuned is None:  # (a signature's first call: the fastest candidate from now on)
             self.autotune(*args, **kwargs)
             comp = self.inspect(*args, **kwargs)
-        dispatch = _Dispatch(comp, specs, self.name)
+        dispatch = self._dispatch(comp, specs) if comp.guards else _Dispatch(comp, specs, self.name)
         if fast and hit is None and not self._auto and len(values) == len(args) and all(k[-1] for k in key if isinstance(k, tuple)):
-            self._fast[key] = dispatch.call  # (a refused fast call keeps its entry: other arguments fit it)
+            self._fast[key] = self._guarded(comp, dispatch) if comp.guards else dispatch.call  # (a refused fast call keeps its entry)
         return _run_checked(dispatch, values, specs, out)
+
+    def _dispatch(self, comp: Compilation, specs: tuple[ArgSpec, ...]) -> _Dispatch:
+        """comp's call path, made once (a guard program's, a guarded specialization's: their calls also check guards)."""
+        made = self._dispatches.get(id(comp))
+        if made is None or made[0] is not comp:
+            made = self._dispatches[id(comp)] = (comp, _Dispatch(comp, specs, self.name))
+        return made[1]
+
+    def _run_program(self, comp: Compilation, values: Any) -> Any:
+        """Run a compilation on a call's values (a guard program: guards.Run)."""
+        specs = _own(comp)
+        return _run_checked(self._dispatch(comp, specs), values, specs, None)
+
+    def _guarded(self, comp: Compilation, dispatch: _Dispatch) -> Callable[[tuple, Any], Any]:
+        """The fast path of a specialization with guards: REFUSED (the checked path picks or traces another) when one fails."""
+        fn, run, call = self.fn, self._run_program, dispatch.call
+        return lambda args, out: REFUSED if guards.failed(comp, fn, args, run) else call(args, out)
 
     @property
     def compilations(self) -> list[Compilation]:
         """Every specialization compiled so far."""
-        return list(self._cache.values())
+        return [comp for family in self._cache.values() for comp in family]
 
     def __repr__(self) -> str:
-        return f"<egglog_tensor kernel {self.name}, {len(self._cache)} specialization(s), {self.options}>"
+        return f"<egglog_tensor kernel {self.name}, {len(self.compilations)} specialization(s), {self.options}>"
 
 
 class _Static:
@@ -314,6 +354,17 @@ def _literal(value: Any) -> bool:
 def _hashable(value: Any) -> Any:
     """An automatically static value as a key: lists (nested) as tuples."""
     return tuple(map(_hashable, value)) if isinstance(value, (list, tuple)) else value
+
+
+def _run_once(comp: Compilation, values: Any) -> Any:
+    """Run a compilation once on a call's values (a guard's sub-program while tracing: guards.Run)."""
+    specs = _own(comp)
+    return _run_checked(_Dispatch(comp, specs, comp.name), values, specs, None)
+
+
+def _own(comp: Compilation) -> tuple[ArgSpec, ...]:
+    """The specs of comp's own arguments: the call's, without the hidden ones (captured arrays) the dispatch adds."""
+    return comp.specs[: len(comp.specs) - len(comp.captured)]
 
 
 def _run_checked(dispatch: _Dispatch, values: list[Any], specs: tuple[ArgSpec, ...], out: Any) -> Any:

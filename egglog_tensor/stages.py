@@ -41,7 +41,7 @@ from .runtime import NativeFunction
 from .spec import ArgSpec, signature, spec_of
 from .target import Target
 from .texts import StageTexts
-from .tracing import function_name, narrowed_int_args, trace_function
+from .tracing import Guard, function_name, narrowed_int_args, trace_function
 
 Timings = tuple[tuple[str, float], ...]
 
@@ -83,7 +83,14 @@ class _Stage:
 
     def __repr__(self) -> str:
         t = self._traced()
-        return f"<{type(self).__name__} {function_name(t.fn)}({signature(t.names, t.specs)}), target {t.options.target.label}; stages: {', '.join(self.stages)}>"
+        guarded = f"; guards: {'; '.join(map(str, t.guards))}" if t.guards else ""
+        return (f"<{type(self).__name__} {function_name(t.fn)}({signature(t.names, t.specs)}), target {t.options.target.label}; "
+                f"stages: {', '.join(self.stages)}{guarded}>")
+
+    @property
+    def guards(self) -> tuple[Guard, ...]:
+        """The data values tracing took as Python values for the traced call's arguments (guards.py)."""
+        return self._traced().guards
 
 
 @dataclass(frozen=True, repr=False)
@@ -103,6 +110,7 @@ class Traced(_Stage):
     checks: tuple[str, ...] = ()  # messages of the run-time checks: the last len(checks) outputs (tracing/indexing.py)
     captured: tuple[np.ndarray, ...] = field(default=(), compare=False)  # the hidden arguments' arrays, after `names`' own
     written: tuple[str, ...] = ()  # arguments written into: their final values are the outputs before the checks
+    guards: tuple[Guard, ...] = field(default=(), compare=False)  # data values tracing took as Python values (guards.py)
     locations: Mapping[Node, tuple[str, int]] = field(default_factory=dict, compare=False)  # the user's line that made each node
     _memo: dict[str, Any] = field(default_factory=dict, compare=False)  # term and its text, made once (shared by replace())
 
@@ -292,12 +300,13 @@ def trace(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]
     checks: list[str] = []
     written: list[str] = []
     locations: dict[Node, tuple[str, int]] = {}
-    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs, captured, checks, written, locations))
+    guards: list[Guard] = []
+    outputs, returns_tuple = _timed(timings, "trace", lambda: trace_function(fn, names, specs, captured, checks, written, locations, guards))
     narrowed = narrowed_int_args(outputs, specs, names)
     names = (*names, *(n for n, _ in captured))  # large captured arrays: hidden arguments, passed by each call
     specs = (*specs, *(spec_of(a, n) for n, a in captured))
     return Traced(fn, tuple(names), tuple(specs), options, returns_tuple, narrowed, tuple(outputs), tuple(timings.items()), kernel,
-                  captured=tuple(a for _, a in captured), checks=tuple(checks), written=tuple(written), locations=locations)
+                  captured=tuple(a for _, a in captured), checks=tuple(checks), written=tuple(written), guards=tuple(guards), locations=locations)
 
 
 def optimize(traced: Traced, alternatives: int = 0) -> Optimized:
@@ -380,6 +389,7 @@ def compile(lowered: Lowered) -> Compiled:  # noqa: A001 (the stage's name)
         narrowed_ints=traced.narrowed_ints,
         checks=traced.checks,
         written=traced.written,
+        guards=traced.guards,
         static=getattr(traced.fn, "static", ()),
         captured=traced.captured,
     )

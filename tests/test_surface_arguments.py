@@ -90,16 +90,23 @@ def test_static_argnames_says_it_is_intended(monkeypatch) -> None:
             np.testing.assert_array_equal(k(X, n), reshaped(X, n))
 
 
-def test_a_numpy_scalar_stays_a_runtime_value() -> None:
-    """np.int64(n) is never specialized: needing its value raises, suggesting static_argnames."""
-    with pytest.raises(et.ConcreteValueError, match=re.escape("static_argnames=('n',)")):
-        et.kernel(reshaped)(X, np.int64(4))
+def test_a_numpy_scalar_stays_a_runtime_value_its_use_as_a_shape_a_guard() -> None:
+    """np.int64(n) is never specialized on as a Python number: used as a shape it is a guard (tests/test_guards.py)."""
+    k = et.kernel(reshaped)
+    for n in (4, 6, 4):
+        np.testing.assert_array_equal(k(X, np.int64(n)), reshaped(X, n))
+    assert [c.guards[0].value for c in k.compilations] == [4, 6]
+    assert all(c.specs[1].weak is None for c in k.compilations)
 
 
-def test_a_value_computed_from_array_data_still_raises() -> None:
-    with pytest.raises(et.ConcreteValueError, match=re.escape("depends on argument(s) n, x")) as info:
-        et.kernel(lambda x, n: x.reshape(int(n * x[0] + 2), -1))(X, 3)
-    assert "test_surface_arguments.py" in str(info.value)
+def test_a_value_computed_from_array_data_is_a_guard() -> None:
+    def f(x, n):
+        return x.reshape(int(n * x[0] + 2), -1)
+
+    k = et.kernel(f)
+    np.testing.assert_array_equal(k(X, 3), f(X, 3))
+    (guard,) = k.inspect(X, 3).guards
+    assert guard.value == 2 and "test_surface_arguments.py" in guard.where
 
 
 def test_staged_api_specializes_too() -> None:

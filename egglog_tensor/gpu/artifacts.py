@@ -1,6 +1,7 @@
 """A compilation's artifacts as files: `et.compile(f, *args, target=..., out_dir=...)` writes every
 stage's text and the built code (a GPU target's HSACO or PTX with its launches, a CPU target's
-object file), for tools, other runtimes, or a machine with the device. A GPU-targeted kernel
+object file; a kernel with guards adds guards.json and the guard program in guards/), for tools, other
+runtimes, or a machine with the device. A GPU-targeted kernel
 called where its device or driver is missing writes them to `gpu/` beside the saved failures
 (EGGLOG_TENSOR_CACHE_DIR, else ~/.cache/egglog_tensor) and raises DeviceError naming the folder.
 """
@@ -46,6 +47,11 @@ def write(comp: Compilation, out_dir: str | Path) -> Path:
         (folder / "launches.json").write_text(json.dumps(manifest, indent=2) + "\n")
     elif comp.module is not None:
         (folder / f"{comp.name}.o").write_bytes(comp.module.object_code)
+    if comp.guards:  # what a caller must check first: each guard, and the host program computing them (its outputs in order)
+        guards = [{"where": g.where, "kind": g.kind, "value": g.value} for g in comp.guards]
+        (folder / "guards.json").write_text(json.dumps({"guards": guards, "program": "guards/"}, indent=2) + "\n")
+        if comp.guard_program is not None:
+            write(comp.guard_program, folder / "guards")
     return folder
 
 

@@ -19,9 +19,9 @@ from ..errors import TracingError, UnsupportedError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
 from . import conversions, creation, einsum, elementwise, held, indexing, linalg, rearrange, reductions, scans, scatter, shapes, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
-from .core import Trace, Tracer, as_tracer, fail, user_location
+from .core import Guard, Trace, Tracer, as_tracer, fail, user_location
 
-__all__ = ["Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
+__all__ = ["Guard", "Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
 
 
 def narrowed_int_args(outputs: Sequence[Node], specs: Sequence[ArgSpec], names: Sequence[str]) -> tuple[tuple[int, str], ...]:
@@ -42,13 +42,14 @@ def function_name(fn: Callable[..., Any]) -> str:
 
 def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec],
                    captured: list[tuple[str, np.ndarray]] | None = None, checks: list[str] | None = None,
-                   written: list[str] | None = None, locations: dict[Node, tuple[str, int]] | None = None) -> tuple[list[Node], bool]:
+                   written: list[str] | None = None, locations: dict[Node, tuple[str, int]] | None = None,
+                   guards: list[Guard] | None = None) -> tuple[list[Node], bool]:
     """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple,
     and appends to `captured` the (name, array) of each large captured array, a hidden argument.
     The final value of each argument written into follows the user's outputs (its name appended to
     `written`: the call copies it into the caller's array); then the run-time checks (tracing/indexing.py),
     0-d bool outputs (true: fail) whose messages are appended to `checks`. `locations` receives the
-    user's (file, line) that made each node."""
+    user's (file, line) that made each node; `guards` the data values tracing took as Python values (guards.py)."""
     held_arrays: tuple[held.HeldArrayIndexed, ...] = ()  # NumPy arrays indexed with traced indices: traced (tracing/held.py)
     while True:
         trace = Trace(Builder(), tuple(names))
@@ -90,6 +91,8 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         written.extend(n for n, _ in changed)
     if checks is not None:
         checks.extend(message for _, message in trace.checks)
+    if guards is not None:
+        guards.extend(trace.guards)
     if locations is not None:  # (not the arguments': the caller's line made them, no line of fn)
         locations.update((node, line) for node, line in trace.locations.items() if node.op != "arg")
     return outputs + [node for _, node in changed] + [flag for flag, _ in trace.checks], is_tuple

@@ -10,12 +10,14 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import operator
 import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -96,6 +98,33 @@ def describe(args: Sequence[Any]) -> str:
     return ", ".join(parts)
 
 
+@dataclass(frozen=True, eq=False)
+class Guard:
+    """A data value tracing took as a Python value (a branch, int(), float()): `value`, what it was for the traced
+    call's arguments; every later call checks it (egglog_tensor/guards.py). A "float" guard holds only for an equal value."""
+
+    node: Node  # the 0-d value
+    kind: str  # "bool", "int" or "float": how the value was taken, so how a call compares it
+    value: bool | int | float
+    where: str  # the user's line that took it ('file:line: code')
+
+    def __str__(self) -> str:
+        return f"{self.kind}(...) = {self.value!r} at {self.where}"
+
+
+class Evaluator(Protocol):
+    """What tracing a call with concrete arguments computes traced values with (guards.Concrete sets one)."""
+
+    literal: frozenset[str]  # Python-number arguments: a value of only these is specialized on instead (kernel.py)
+
+    def __call__(self, trace: Trace, node: Node) -> np.ndarray: ...
+
+
+EVALUATOR: ContextVar[Evaluator | None] = ContextVar("egglog_tensor_evaluator", default=None)
+GUARD_LIMIT = 64  # guards per trace: more is an error (a while loop on a data value with no fixed cap)
+_TAKE = {"bool": bool, "int": int, "index": operator.index, "float": float}  # as Python takes a NumPy scalar
+
+
 @dataclass
 class Trace:
     """State of one tracing run: the node builder and the argument nodes by name."""
@@ -106,6 +135,7 @@ class Trace:
     captured: dict[int, tuple[Node, np.ndarray]] = field(default_factory=dict)  # large captured arrays: hidden arguments
     written: list[Tracer] = field(default_factory=list)  # arguments written into: their final values are hidden outputs
     locations: dict[Node, tuple[str, int]] = field(default_factory=dict)  # the user's (file, line) that first made each node
+    guards: list[Guard] = field(default_factory=list)  # data values taken as Python values, in the order tracing took them
 
     def make(self, op: str, inputs: tuple[Node, ...] = (), attrs: tuple = ()) -> Node:
         try:
@@ -223,24 +253,45 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         error.needs = frozenset(names)
         return error
 
+    def _taken(self, what: str, how: str) -> Any:
+        """The Python value `how` ("bool", "int", "index", "float") takes of this 0-d value for the arguments of the call
+        being traced, recorded as a guard; ConcreteValueError when no call's arguments are known (tracing from shapes)."""
+        error = self._concrete(what)
+        evaluate = EVALUATOR.get()
+        if evaluate is None or self.ndim or (error.needs and error.needs <= evaluate.literal):
+            raise error
+        trace = self._trace
+        if len(trace.guards) == GUARD_LIMIT:
+            raise fail(UnsupportedError, f"{what}: more than {GUARD_LIMIT} data values taken as Python values in one trace, each "
+                                         "compiled and run while tracing (a while loop on a traced value without a fixed cap?); "
+                                         "cap the loop (for i in range(n): ... if done: break) or use np.where")
+        value = _TAKE[how](evaluate(trace, self._node)[()])
+        trace.guards.append(Guard(self._node, "int" if how == "index" else how, value, user_location()))
+        return value
+
     def __bool__(self) -> bool:
-        error = self._concrete("Python control flow (bool() / if / while / and / or) on a traced array")
-        if any(n.op in ("isfinite", "isnan", "isinf") for n in ancestors(self._node)):
-            error.args = (f"{error.args[0]}\n  This checks the data for NaN or inf (as scikit-learn's input validation does with "
-                          "np.isfinite(X).all()), which only a run can tell: remove the check from the kernel or make it "
-                          "before calling it; for scikit-learn, call the kernel inside "
-                          "sklearn.config_context(assume_finite=True) (or sklearn.set_config(assume_finite=True)); "
-                          "SciPy's functions take check_finite=False.",)
-        raise error
+        try:
+            return self._taken("Python control flow (bool() / if / while / and / or) on a traced array", "bool")
+        except ConcreteValueError as error:
+            if any(n.op in ("isfinite", "isnan", "isinf") for n in ancestors(self._node)):
+                error.args = ((f"{error.args[0]}\n  This checks the data for NaN or inf (as scikit-learn's input validation does with "
+                               "np.isfinite(X).all()), which only a run can tell: call the kernel (or inspect/lower it) with arguments, "
+                               "which takes the value as a guard, or make the check before calling it; for scikit-learn, call the "
+                               "kernel inside sklearn.config_context(assume_finite=True); SciPy's functions take check_finite=False."),)
+            raise
 
     def __float__(self) -> float:
-        raise self._concrete("float() of a traced array")
+        return self._taken("float() of a traced array", "float")
 
     def __int__(self) -> int:
-        raise self._concrete("int() of a traced array")
+        return self._taken("int() of a traced array", "int")
 
     def __index__(self) -> int:
-        raise self._concrete("using a traced array as an index")
+        return self._taken("using a traced array as an index", "index")
+
+    def item(self) -> bool | int | float:
+        """ndarray.item() of a 0-d value: its Python value for the call's arguments (a guard)."""
+        return self._taken("ndarray.item() of a traced array", {"b": "bool", "i": "int", "u": "int"}.get(self.dtype.kind, "float"))
 
     def __array__(self, dtype=None, copy=None):
         IMPLEMENTATIONS["array.indexed"](self)  # `held_array[tracer]` in user code: traced again (tracing/held.py)

@@ -159,11 +159,9 @@ def _current(name: str) -> Trace:
 
 # --- shared pieces ---------------------------------------------------------------------------------
 def _size(name: str, value: Any) -> int:
-    """A size or offset as a Python int (operator.index): it must be concrete, not traced."""
-    if isinstance(value, Tracer):
-        raise value._concrete(f"np.{name}: a size or offset")
+    """A size or offset as a Python int (operator.index; of a traced 0-d value, a guard: tracing/core.py)."""
     try:
-        return operator.index(value)
+        return value._taken(f"np.{name}: a size or offset", "index") if isinstance(value, Tracer) else operator.index(value)
     except TypeError:
         raise fail(TracingError, f"np.{name}: {type(value).__name__} {value!r} is not an integer size") from None
 
@@ -303,9 +301,7 @@ def arange(start: Any = None, stop: Any = None, step: Any = None, dtype: Any = N
         raise fail(TracingError, "np.arange() requires stop to be specified")
     start, stop = (0, start) if stop is None else (0 if start is None else start, stop)
     step = 1 if step is None else step
-    for v in (start, stop, step):
-        if isinstance(v, Tracer):
-            raise v._concrete("np.arange: start, stop or step")
+    start, stop, step = (v.item() if isinstance(v, Tracer) else v for v in (start, stop, step))  # (a traced value: a guard)
     n = _arange_length(start, stop, step)
     dt = _dtype("arange", dtype, np.result_type(np.intp, *(np.asarray(v).dtype for v in (start, stop, step))).name)
     if dt == "bool" and n > 2:
