@@ -216,8 +216,26 @@ def package_schedule_text(options: Any) -> str | None:
     fast = ["FASTMATH"] if rulesets.fastmath_rules(options.fastmath) is rulesets.FASTMATH else \
         [f"FASTMATH:{name}" for name in rulesets.fastmath_groups(options.fastmath)]
     names = ["DEFAULT"] * (options.rules is not None) + fast
-    unmodified = all(name in _PACKAGE_RULESETS and all(r.holds() for r in _PACKAGE_RULESETS[name]) for name in names)
-    return "egglog_tensor.rulesets: " + " + ".join(names) if names and unmodified else None
+    return "egglog_tensor.rulesets: " + " + ".join(names) if names and _unmodified(names) else None
+
+
+def _unmodified(names: list[str]) -> bool:
+    """Whether the package rulesets `names` ("DEFAULT", "FASTMATH", ...) hold exactly their modules' rules."""
+    return all(name in _PACKAGE_RULESETS and all(r.holds() for r in _PACKAGE_RULESETS[name]) for name in names)
+
+
+def package_schedule_name(schedule: Any) -> str | None:
+    """"DEFAULT" or "DEFAULT + FASTMATH" when `schedule` is the package's own host default (with all
+    of `FASTMATH`) and those rulesets hold exactly their modules' rules; None for any other schedule."""
+    from . import rulesets
+
+    if schedule is None:
+        return None
+    for names in (["DEFAULT"], ["DEFAULT", "FASTMATH"]):
+        made = _PACKAGE_DEFAULT if names == ["DEFAULT"] else _PACKAGE_DEFAULT + rulesets.FASTMATH
+        if schedule.schedule == made.schedule:
+            return " + ".join(names) if _unmodified(names) else None
+    return None
 
 
 def _callable_text(fn: Callable[..., Any]) -> str:
