@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from .graph import Builder, Node, topological
-from .optimize import Limits, OptimizeReport, RulesetStats
+from .optimize import Limits, OptimizeReport, RulesetStats, rule_of_record, rule_record
 from .toolchain import user_cache_dir
 
 FORMAT_VERSION = 4  # 2: the header lists the workspace buffers; 3: the stages' facts (the workspace among them); 4: texts not made are null
@@ -421,7 +421,7 @@ def encode_report(report: OptimizeReport) -> dict[str, Any]:
         "schedule": report.schedule,
         "iterations": report.iterations,
         "stop_reason": report.stop_reason,
-        "rulesets": [[r.name, r.seconds, r.iterations, [list(m) for m in r.matches]] for r in report.rulesets],
+        "rulesets": [[r.name, r.seconds, r.iterations, [[rule_record(rule), n] for rule, n in r.counted]] for r in report.rulesets],
         "enodes": report.enodes,
         "seconds": report.seconds,
         "cost_before": report.cost_before,
@@ -432,7 +432,7 @@ def encode_report(report: OptimizeReport) -> dict[str, Any]:
 
 def decode_report(data: dict[str, Any]) -> OptimizeReport:
     rulesets = tuple(
-        RulesetStats(name, float(seconds), int(iterations), tuple((str(r), int(n)) for r, n in matches))
+        RulesetStats(name, float(seconds), int(iterations), tuple((rule_of_record(r), int(n)) for r, n in matches))
         for name, seconds, iterations, matches in data["rulesets"]
     )
     iterations, enodes, seconds = data["limits"]

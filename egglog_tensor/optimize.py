@@ -177,18 +177,30 @@ class _Matched:
 
 @dataclass(frozen=True)
 class _Saved:
-    """A rule of a base e-graph loaded from saved commands (prebuilt.py): its ruleset and its text."""
+    """A rule of a base e-graph loaded from saved commands (prebuilt.py): the ruleset the report counts
+    it for, and where the package schedule `package`'s declarations hold it; str() is its text, made when
+    first read (the schedule's declarations run every rule generator: seconds, once per process)."""
 
     owner: str
-    text: str
+    ruleset: str
+    index: int
+    package: str  # "DEFAULT" or "DEFAULT + FASTMATH" (prebuilt.schedule_of)
 
     def __str__(self) -> str:
-        return self.text
+        decls = _EGGLOG_THREAD.run(lambda: prebuilt.schedule_of(self.package).__egg_decls__)
+        (held,) = (d for ident, d in decls._rulesets.items() if str(ident) == self.ruleset)
+        return str(_Matched(decls, held.rules[self.index]))
 
 
-def _describe(decls: Any, rule: object) -> tuple[str, str]:
-    """A rule's ruleset and report text, saved with a prebuilt base e-graph."""
-    return _owner(decls, rule), str(_Matched(decls, rule))
+def rule_record(rule: object) -> Any:
+    """A counted rule as JSON (the disk cache stores reports): its text, or where a saved base's rule
+    is declared (its text is not made by storing it)."""
+    return [rule.owner, rule.ruleset, rule.index, rule.package] if isinstance(rule, _Saved) else str(rule)
+
+
+def rule_of_record(data: Any) -> object:
+    """The counted rule `rule_record` made JSON of."""
+    return str(data) if isinstance(data, str) else _Saved(str(data[0]), str(data[1]), int(data[2]), str(data[3]))
 
 
 def _owner(decls: Any, rule: object) -> str:
@@ -258,7 +270,7 @@ def _run(base: prebuilt.Base, schedule: Ruleset | Schedule) -> _Step:
     matches: dict[object, int] = {}
     for name, n in report.num_matches_per_rule.items():
         if n:
-            rule = _Saved(*base.rules[name]) if base.rules else decls[name]
+            rule = _Saved(*base.rules[name], base.package) if base.rules else decls[name]
             matches[rule] = matches.get(rule, 0) + n
     seconds = {name: spent.total_seconds() for name, spent in report.search_and_apply_time_per_ruleset.items()}
     return _Step(report.updated, matches, seconds, egraph._state.__egg_decls__)
@@ -399,9 +411,9 @@ def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt
     from .rulesets.shapes import shapes
 
     if package is not None and schedule is not None:
-        runs = {"schedule": schedule, "shapes": shapes.saturate(), **({"baseline": DEFAULT} if schedule is not DEFAULT else {})}
+        runs = {"schedule": prebuilt.schedule_of(package), "shapes": shapes.saturate(), **({"baseline": DEFAULT} if schedule is not DEFAULT else {})}
         data = prebuilt.saved(package)
-        if data is None and (data := prebuilt.save(package, runs, _describe)) is not None:
+        if data is None and (data := prebuilt.save(package, runs, _owner)) is not None:
             _DROPPED.append(True)  # (recording it made and let go an e-graph)
         if data is not None:
             loaded = prebuilt.load(data, runs)

@@ -3,11 +3,12 @@
 egglog-python makes a schedule's ~1,200 rules by running the rule generators through its DSL and
 converting each declaration: about 3 s of a fresh process's first kernel. Those are the package's
 own rules, so the egg commands that conversion sends to egglog (the declarations, the rules, the
-base's runs of the schedule and of the shape analysis) are saved once as JSON in the on-disk cache
-(`<cache dir>/bases/`), keyed by the package's source hash, egglog's version and what the host's
-tiling rules read. A fresh process builds the bindings commands from that file and runs them: no
-rule goes through egglog-python. Saved beside them: what the optimizer otherwise asks egglog-python's
-state for (egg names of functions and sorts, each rule's ruleset and report text, the run commands).
+base's runs of the schedule and of the shape analysis) are saved once as egglog text in the on-disk
+cache (`<cache dir>/bases/`, JSON), keyed by the package's source hash, egglog's version and what the
+host's tiling rules read. A later process parses and runs those commands: no rule goes through
+egglog-python. Saved beside them: what the optimizer otherwise asks egglog-python's state for (the
+egg names of functions and sorts, the run commands, each egg rule's ruleset and its place in the
+declarations, whose text a report makes when read).
 
 Only the unmodified package default (`rulesets.DEFAULT`, with `FASTMATH` under fastmath:
 `cache.package_schedule_name`) is saved; any other schedule, and every schedule with the cache off
@@ -17,6 +18,7 @@ Only the unmodified package default (`rulesets.DEFAULT`, with `FASTMATH` under f
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from collections import defaultdict
@@ -25,13 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import egglog
 import egglog.declarations
 from egglog import EGraph, Ruleset, Schedule, bindings
 
 from . import cache
 
-FORMAT = 3
+FORMAT = 4
 
 
 class _Unsaveable(Exception):
@@ -53,8 +54,6 @@ def encode(value: Any) -> Any:
 
 def decode(value: Any) -> Any:
     """The value `encode` made JSON of."""
-    if isinstance(value, list):
-        return [decode(v) for v in value]
     if not isinstance(value, dict):
         return value
     if "t" in value:
@@ -87,13 +86,23 @@ def _commands(texts: list[str], parser: bindings.EGraph) -> list[bindings._Comma
 
 @dataclass
 class Base:
-    """A base e-graph made from saved commands: the e-graph (egglog-python's state holds only the
-    saved names), each schedule's run command, and each egg rule name's (ruleset, report text)."""
+    """A base e-graph: the e-graph, each schedule's run command (made when first run), and, when made
+    from saved commands (egglog-python's state then holds only the saved names), each egg rule name's
+    ruleset for the report and its place in the schedule's declarations (for its text, made when read)."""
 
     egraph: EGraph
     runs: dict[object, bindings._Command]  # by the schedule's declaration
-    rules: dict[str, tuple[str, str]]
-    schedules: dict[object, str] = dataclasses.field(default_factory=dict)  # str() of each schedule, by its declaration
+    rules: dict[str, tuple[str, str, int]]  # egg rule name -> (report's ruleset, declaring ruleset, index there)
+    package: str = ""  # the package schedule it was saved for ("": made through egglog-python)
+    schedules: dict[object, str] = dataclasses.field(default_factory=dict)  # str() of each schedule, by its declaration (saved)
+
+
+@functools.cache
+def schedule_of(name: str) -> Schedule:
+    """The package schedule `name` ("DEFAULT" or "DEFAULT + FASTMATH"), one object per process."""
+    from . import rulesets
+
+    return rulesets.DEFAULT if name == "DEFAULT" else rulesets.DEFAULT + rulesets.FASTMATH
 
 
 def _key(name: str) -> str:
@@ -110,10 +119,10 @@ def path(name: str) -> Path | None:
     return None if folder is None else folder / "bases" / f"{hashlib.sha256(_key(name).encode()).hexdigest()[:24]}.json"
 
 
-Describe = Callable[[Any, Any], tuple[str, str]]  # (egglog declarations, rule) -> (its ruleset's name, its report text)
+Owner = Callable[[Any, Any], str]  # (egglog declarations, rule) -> the name of the ruleset the report counts it for
 
 
-def record(schedule: Ruleset | Schedule, runs: dict[str, Ruleset | Schedule], describe: Describe) -> dict[str, Any]:
+def record(schedule: Ruleset | Schedule, runs: dict[str, Ruleset | Schedule], owner: Owner) -> dict[str, Any]:
     """Build `schedule`'s base e-graph through egglog-python (as optimize._base does: run it, then the
     shape analysis, on an empty e-graph), recording every command it sends to egglog; the saved form.
     `runs`: the schedules a compile runs on this base, by name."""
@@ -134,13 +143,16 @@ def record(schedule: Ruleset | Schedule, runs: dict[str, Ruleset | Schedule], de
     commands = {name: state.run_schedule_to_egg(s.schedule) for name, s in runs.items()}  # (declared already)
     assert len(sent) == len(set(map(id, sent))), "a command sent twice"
     decls = state.__egg_decls__
+    places: dict[object, tuple[str, int]] = {}  # a rule -> (the first ruleset holding it, its index there)
+    for ident, held in decls._rulesets.items():
+        for index, rule in enumerate(getattr(held, "rules", ())):
+            places.setdefault(rule, (str(ident), index))
     parser = bindings.EGraph()
     return {
-        "key": "",
         "commands": [_text(c, parser) for c in sent],
         "runs": {name: _text(c, parser) for name, c in commands.items()},
         "schedules": {name: str(s) for name, s in runs.items()},  # (str() runs every rule generator: saved for the report)
-        "rules": {name: list(describe(decls, rule)) for name, rule in state.rule_name_to_command_decl.items()},
+        "rules": {name: [owner(decls, rule), *places[rule]] for name, rule in state.rule_name_to_command_decl.items()},
         "functions": [[name, [encode(r) for r in sorted(refs, key=repr)]] for name, refs in state.egg_fn_to_callable_refs.items()],
         "callables": [[encode(ref), list(egg)] for ref, egg in state.callable_ref_to_egg_fn.items()],
         "sorts": [[encode(ref), sort] for ref, sort in state.type_ref_to_egg_sort.items()],
@@ -159,8 +171,8 @@ def load(data: dict[str, Any], runs: dict[str, Ruleset | Schedule]) -> Base:
     state.egg_sort_to_type_ref = {sort: ref for ref, sort in state.type_ref_to_egg_sort.items()}
     state.expr_to_let_counter, state.unnamed_function_counter, state.rule_name_counter = data["counters"]
     commands = {runs[name].schedule: command for name, text in data["runs"].items() for command in _commands([text], egraph._egraph)}
-    return Base(egraph, commands, {name: (owner, text) for name, (owner, text) in data["rules"].items()},
-                {runs[name].schedule: text for name, text in data["schedules"].items()})
+    return Base(egraph, commands, {name: (owner, ruleset, index) for name, (owner, ruleset, index) in data["rules"].items()},
+                data["name"], {runs[name].schedule: text for name, text in data["schedules"].items()})
 
 
 def saved(name: str) -> dict[str, Any] | None:
@@ -170,17 +182,17 @@ def saved(name: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and data.get("key") == _key(name) else None
 
 
-def save(name: str, runs: dict[str, Ruleset | Schedule], describe: Describe) -> dict[str, Any] | None:
+def save(name: str, runs: dict[str, Ruleset | Schedule], owner: Owner) -> dict[str, Any] | None:
     """Record the package schedule `name`'s base (`runs["schedule"]`) and save it (an unwritable cache:
     not saved); None with the cache off or when its rules cannot be saved."""
     where = path(name)
     if where is None:
         return None
     try:
-        data = record(runs["schedule"], runs, describe)
+        data = record(runs["schedule"], runs, owner)
     except _Unsaveable:
         return None
-    data["key"] = _key(name)
+    data["key"], data["name"] = _key(name), name
     try:
         cache.write_atomic(where, json.dumps(data).encode())
     except OSError:
