@@ -186,10 +186,18 @@ class _Saved:
     index: int
     package: str  # "DEFAULT" or "DEFAULT + FASTMATH" (prebuilt.schedule_of)
 
-    def __str__(self) -> str:
+    def _declared(self) -> tuple[Any, object]:
         decls = _EGGLOG_THREAD.run(lambda: prebuilt.schedule_of(self.package).__egg_decls__)
         (held,) = (d for ident, d in decls._rulesets.items() if str(ident) == self.ruleset)
-        return str(_Matched(decls, held.rules[self.index]))
+        return decls, held.rules[self.index]
+
+    @property
+    def rule(self) -> object:
+        """Its declaration (as a _Matched's: explain's provenance reads it)."""
+        return self._declared()[1]
+
+    def __str__(self) -> str:
+        return str(_Matched(*self._declared()))
 
 
 def rule_record(rule: object) -> Any:
@@ -411,7 +419,7 @@ def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt
     from .rulesets.shapes import shapes
 
     if package is not None and schedule is not None:
-        runs = {"schedule": prebuilt.schedule_of(package), "shapes": shapes.saturate(), **({"baseline": DEFAULT} if schedule is not DEFAULT else {})}
+        runs = {"schedule": prebuilt.schedule_of(package), "shapes": shapes.saturate(), **({"baseline": DEFAULT} if package != "DEFAULT" else {})}
         data = prebuilt.saved(package)
         if data is None and (data := prebuilt.save(package, runs, _owner)) is not None:
             _DROPPED.append(True)  # (recording it made and let go an e-graph)

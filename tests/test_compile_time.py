@@ -7,6 +7,7 @@ made, and translates to LLVM IR without starting mlir-translate."""
 from __future__ import annotations
 
 import gc
+import json
 import pickle
 
 import egglog.egraph
@@ -17,7 +18,7 @@ from egglog.egraph_state import EGraphState
 from mlir import ir
 
 import egglog_tensor as et
-from egglog_tensor import cache, optimize, prebuilt, rulesets, stages
+from egglog_tensor import cache, optimize, prebuilt, provenance, rulesets, stages
 from egglog_tensor.lowering import llvm
 from egglog_tensor.lowering.pipelines import lower_to_llvm_ir
 from egglog_tensor.lowering.translate import translate
@@ -137,6 +138,15 @@ def test_egraph_size_counts_what_egglog_counts(warmed):
     assert ours == egglogs > len(traced.outputs)
 
 
+def _matches(report):
+    """Each ruleset's rule matches (rules matched equally often come in egglog's hash order: sorted)."""
+    return sorted((rs.name, rs.iterations, sorted(rs.matches)) for rs in report.rulesets)
+
+
+def _builders(report):
+    return {op: set(rules) for op, rules in provenance.builders(report).items()}
+
+
 def _release_bases():
     optimize._EGGLOG_THREAD.run(optimize._release_bases)
 
@@ -159,8 +169,11 @@ def test_package_default_base_is_loaded_from_saved_commands_without_converting_a
     loaded = et.kernel(softmax, cache=False).inspect(X)
     assert converted.calls == [] and optimize._BASES[rulesets.DEFAULT.schedule][1].rules
     assert loaded.stage("linalg") == built.stage("linalg") and loaded.extracted_term == built.extracted_term
-    assert [(rs.name, rs.matches) for rs in loaded.report.rulesets] == [(rs.name, rs.matches) for rs in built.report.rulesets]
+    assert _matches(loaded.report) == _matches(built.report)
     assert str(loaded.report).count("\n") == str(built.report).count("\n")
+    assert _builders(loaded.report) == _builders(built.report)  # (explain's rules per op)
+    stored = cache.decode_report(json.loads(json.dumps(cache.encode_report(loaded.report))))  # (rules by place)
+    assert _matches(stored) == _matches(built.report)
 
 
 def test_a_saved_base_is_used_only_for_its_sources_and_unmodified_rules(monkeypatch):
