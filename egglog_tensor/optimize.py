@@ -182,6 +182,8 @@ class _Saved:
     first read (the schedule's declarations run every rule generator: seconds, once per process)."""
 
     owner: str
+    group: str  # its rule group's name ("": none)
+    built: tuple[str, ...]  # the ops it builds (provenance.builders)
     ruleset: str
     index: int
     package: str  # "DEFAULT" or "DEFAULT + FASTMATH" (prebuilt.schedule_of)
@@ -203,12 +205,23 @@ class _Saved:
 def rule_record(rule: object) -> Any:
     """A counted rule as JSON (the disk cache stores reports): its text, or where a saved base's rule
     is declared (its text is not made by storing it)."""
-    return [rule.owner, rule.ruleset, rule.index, rule.package] if isinstance(rule, _Saved) else str(rule)
+    return [rule.owner, rule.group, list(rule.built), rule.ruleset, rule.index, rule.package] if isinstance(rule, _Saved) else str(rule)
 
 
 def rule_of_record(data: Any) -> object:
     """The counted rule `rule_record` made JSON of."""
-    return str(data) if isinstance(data, str) else _Saved(str(data[0]), str(data[1]), int(data[2]), str(data[3]))
+    if isinstance(data, str):
+        return data
+    owner, group, built, ruleset, index, package = data
+    return _Saved(str(owner), str(group), tuple(map(str, built)), str(ruleset), int(index), str(package))
+
+
+def _describe(decls: Any, rule: object) -> tuple[str, str, tuple[str, ...]]:
+    """What a saved base keeps of a rule (prebuilt.Describe): its report's ruleset, group and built ops."""
+    from .provenance import built
+    from .rulesets.groups import group_of
+
+    return _owner(decls, rule), group_of(rule) or "", tuple(sorted(built(rule)))
 
 
 def _owner(decls: Any, rule: object) -> str:
@@ -421,7 +434,7 @@ def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt
     if package is not None and schedule is not None:
         runs = {"schedule": prebuilt.schedule_of(package), "shapes": shapes.saturate(), **({"baseline": DEFAULT} if package != "DEFAULT" else {})}
         data = prebuilt.saved(package)
-        if data is None and (data := prebuilt.save(package, runs, _owner)) is not None:
+        if data is None and (data := prebuilt.save(package, runs, _describe)) is not None:
             _DROPPED.append(True)  # (recording it made and let go an e-graph)
         if data is not None:
             loaded = prebuilt.load(data, runs)

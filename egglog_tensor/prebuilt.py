@@ -32,7 +32,7 @@ from egglog import EGraph, Ruleset, Schedule, bindings
 
 from . import cache
 
-FORMAT = 4
+FORMAT = 5
 
 
 class _Unsaveable(Exception):
@@ -92,7 +92,7 @@ class Base:
 
     egraph: EGraph
     runs: dict[object, bindings._Command]  # by the schedule's declaration
-    rules: dict[str, tuple[str, str, int]]  # egg rule name -> (report's ruleset, declaring ruleset, index there)
+    rules: dict[str, tuple[Any, ...]]  # egg rule name -> (report's ruleset, group, ops built, declaring ruleset, index there)
     package: str = ""  # the package schedule it was saved for ("": made through egglog-python)
     schedules: dict[object, str] = dataclasses.field(default_factory=dict)  # str() of each schedule, by its declaration (saved)
 
@@ -119,10 +119,11 @@ def path(name: str) -> Path | None:
     return None if folder is None else folder / "bases" / f"{hashlib.sha256(_key(name).encode()).hexdigest()[:24]}.json"
 
 
-Owner = Callable[[Any, Any], str]  # (egglog declarations, rule) -> the name of the ruleset the report counts it for
+# (egglog declarations, rule) -> the ruleset the report counts it for, its group, the ops it builds (provenance.py)
+Describe = Callable[[Any, Any], tuple[str, str, tuple[str, ...]]]
 
 
-def record(schedule: Ruleset | Schedule, runs: dict[str, Ruleset | Schedule], owner: Owner) -> dict[str, Any]:
+def record(schedule: Ruleset | Schedule, runs: dict[str, Ruleset | Schedule], describe: Describe) -> dict[str, Any]:
     """Build `schedule`'s base e-graph through egglog-python (as optimize._base does: run it, then the
     shape analysis, on an empty e-graph), recording every command it sends to egglog; the saved form.
     `runs`: the schedules a compile runs on this base, by name."""
@@ -152,7 +153,7 @@ def record(schedule: Ruleset | Schedule, runs: dict[str, Ruleset | Schedule], ow
         "commands": [_text(c, parser) for c in sent],
         "runs": {name: _text(c, parser) for name, c in commands.items()},
         "schedules": {name: str(s) for name, s in runs.items()},  # (str() runs every rule generator: saved for the report)
-        "rules": {name: [owner(decls, rule), *places[rule]] for name, rule in state.rule_name_to_command_decl.items()},
+        "rules": {name: [*describe(decls, rule), *places[rule]] for name, rule in state.rule_name_to_command_decl.items()},
         "functions": [[name, [encode(r) for r in sorted(refs, key=repr)]] for name, refs in state.egg_fn_to_callable_refs.items()],
         "callables": [[encode(ref), list(egg)] for ref, egg in state.callable_ref_to_egg_fn.items()],
         "sorts": [[encode(ref), sort] for ref, sort in state.type_ref_to_egg_sort.items()],
@@ -171,7 +172,8 @@ def load(data: dict[str, Any], runs: dict[str, Ruleset | Schedule]) -> Base:
     state.egg_sort_to_type_ref = {sort: ref for ref, sort in state.type_ref_to_egg_sort.items()}
     state.expr_to_let_counter, state.unnamed_function_counter, state.rule_name_counter = data["counters"]
     commands = {runs[name].schedule: command for name, text in data["runs"].items() for command in _commands([text], egraph._egraph)}
-    return Base(egraph, commands, {name: (owner, ruleset, index) for name, (owner, ruleset, index) in data["rules"].items()},
+    return Base(egraph, commands, {name: (owner, group, tuple(built), ruleset, index)
+                                   for name, (owner, group, built, ruleset, index) in data["rules"].items()},
                 data["name"], {runs[name].schedule: text for name, text in data["schedules"].items()})
 
 
@@ -182,14 +184,14 @@ def saved(name: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and data.get("key") == _key(name) else None
 
 
-def save(name: str, runs: dict[str, Ruleset | Schedule], owner: Owner) -> dict[str, Any] | None:
+def save(name: str, runs: dict[str, Ruleset | Schedule], describe: Describe) -> dict[str, Any] | None:
     """Record the package schedule `name`'s base (`runs["schedule"]`) and save it (an unwritable cache:
     not saved); None with the cache off or when its rules cannot be saved."""
     where = path(name)
     if where is None:
         return None
     try:
-        data = record(runs["schedule"], runs, owner)
+        data = record(runs["schedule"], runs, describe)
     except _Unsaveable:
         return None
     data["key"], data["name"] = _key(name), name
