@@ -280,7 +280,7 @@ def _run(base: prebuilt.Base, schedule: Ruleset | Schedule) -> _Step:
     """base.egraph.run(schedule), its command made once per base: EGraph.run merges the schedule's
     declarations again and hashes each of its rules deeply on every run, and translates its report
     rule by rule (a third of a small kernel's rewriting). `_base` registered the rules before any run.
-    A loaded base (prebuilt.py) has its commands and its rules' texts saved."""
+    A loaded base (prebuilt.py) has its commands saved and names its rules by their saved places."""
     egraph = base.egraph
     command = base.runs.get(schedule.schedule)
     if command is None:
