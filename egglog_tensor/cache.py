@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from .graph import Builder, Node, topological
-from .optimize import Limits, OptimizeReport, RulesetStats
+from .optimize import Limits, OptimizeReport, RulesetStats, rule_of_record, rule_record
 from .toolchain import user_cache_dir
 
 FORMAT_VERSION = 5  # 2: the header lists the workspace buffers; 3: the stages' facts (the workspace among them); 4: texts not made are null;
@@ -222,8 +222,26 @@ def package_schedule_text(options: Any) -> str | None:
     fast = ["FASTMATH"] if rulesets.fastmath_rules(options.fastmath) is rulesets.FASTMATH else \
         [f"FASTMATH:{name}" for name in rulesets.fastmath_groups(options.fastmath)]
     names = ["DEFAULT"] * (options.rules is not None) + fast
-    unmodified = all(name in _PACKAGE_RULESETS and all(r.holds() for r in _PACKAGE_RULESETS[name]) for name in names)
-    return "egglog_tensor.rulesets: " + " + ".join(names) if names and unmodified else None
+    return "egglog_tensor.rulesets: " + " + ".join(names) if names and _unmodified(names) else None
+
+
+def _unmodified(names: list[str]) -> bool:
+    """Whether the package rulesets `names` ("DEFAULT", "FASTMATH", ...) hold exactly their modules' rules."""
+    return all(name in _PACKAGE_RULESETS and all(r.holds() for r in _PACKAGE_RULESETS[name]) for name in names)
+
+
+def package_schedule_name(schedule: Any) -> str | None:
+    """"DEFAULT" or "DEFAULT + FASTMATH" when `schedule` is the package's own host default (with all
+    of `FASTMATH`) and those rulesets hold exactly their modules' rules; None for any other schedule."""
+    from . import rulesets
+
+    if schedule is None:
+        return None
+    for names in (["DEFAULT"], ["DEFAULT", "FASTMATH"]):
+        made = _PACKAGE_DEFAULT if names == ["DEFAULT"] else _PACKAGE_DEFAULT + rulesets.FASTMATH
+        if schedule.schedule == made.schedule:
+            return " + ".join(names) if _unmodified(names) else None
+    return None
 
 
 def _callable_text(fn: Callable[..., Any]) -> str:
@@ -431,7 +449,7 @@ def encode_report(report: OptimizeReport) -> dict[str, Any]:
         "schedule": report.schedule,
         "iterations": report.iterations,
         "stop_reason": report.stop_reason,
-        "rulesets": [[r.name, r.seconds, r.iterations, [list(m) for m in r.matches]] for r in report.rulesets],
+        "rulesets": [[r.name, r.seconds, r.iterations, [[rule_record(rule), n] for rule, n in r.counted]] for r in report.rulesets],
         "enodes": report.enodes,
         "seconds": report.seconds,
         "cost_before": report.cost_before,
@@ -442,7 +460,7 @@ def encode_report(report: OptimizeReport) -> dict[str, Any]:
 
 def decode_report(data: dict[str, Any]) -> OptimizeReport:
     rulesets = tuple(
-        RulesetStats(name, float(seconds), int(iterations), tuple((str(r), int(n)) for r, n in matches))
+        RulesetStats(name, float(seconds), int(iterations), tuple((rule_of_record(r), int(n)) for r, n in matches))
         for name, seconds, iterations, matches in data["rulesets"]
     )
     iterations, enodes, seconds = data["limits"]

@@ -26,6 +26,7 @@ from .cost import TensorCostModel
 from .extract import Extracted, ExtractionError, extract
 from .extract import alternatives as extract_alternatives
 from .graph import Builder, Node, topological
+from . import cache, prebuilt
 from .progress import Progress
 from .seed import seed
 
@@ -145,7 +146,8 @@ class _Tally:
     decls: Any = None  # the declarations the rules are in (for their texts)
 
     def stats(self, name: str) -> RulesetStats:
-        ordered = tuple(sorted(((_Matched(self.decls, r), n) for r, n in self.matches.items() if n), key=lambda rn: -rn[1]))
+        ordered = tuple(sorted(((r if isinstance(r, _Saved) else _Matched(self.decls, r), n) for r, n in self.matches.items() if n),
+                               key=lambda rn: -rn[1]))
         return RulesetStats(name, self.seconds, self.iterations, ordered)
 
 
@@ -173,6 +175,55 @@ class _Matched:
         return known
 
 
+@dataclass(frozen=True)
+class _Saved:
+    """A rule of a base e-graph loaded from saved commands (prebuilt.py): the ruleset the report counts
+    it for, and where the package schedule `package`'s declarations hold it; str() is its text, made when
+    first read (the schedule's declarations run every rule generator: seconds, once per process)."""
+
+    owner: str
+    group: str  # its rule group's name ("": none)
+    built: tuple[str, ...]  # the ops it builds (provenance.builders)
+    ruleset: str
+    index: int
+    package: str  # "DEFAULT" or "DEFAULT + FASTMATH" (prebuilt.schedule_of)
+
+    def _declared(self) -> tuple[Any, object]:
+        decls = _EGGLOG_THREAD.run(lambda: prebuilt.schedule_of(self.package).__egg_decls__)
+        (held,) = (d for ident, d in decls._rulesets.items() if str(ident) == self.ruleset)
+        return decls, held.rules[self.index]
+
+    @property
+    def rule(self) -> object:
+        """Its declaration (as a _Matched's: explain's provenance reads it)."""
+        return self._declared()[1]
+
+    def __str__(self) -> str:
+        return str(_Matched(*self._declared()))
+
+
+def rule_record(rule: object) -> Any:
+    """A counted rule as JSON (the disk cache stores reports): its text, or where a saved base's rule
+    is declared (its text is not made by storing it)."""
+    return [rule.owner, rule.group, list(rule.built), rule.ruleset, rule.index, rule.package] if isinstance(rule, _Saved) else str(rule)
+
+
+def rule_of_record(data: Any) -> object:
+    """The counted rule `rule_record` made JSON of."""
+    if isinstance(data, str):
+        return data
+    owner, group, built, ruleset, index, package = data
+    return _Saved(str(owner), str(group), tuple(map(str, built)), str(ruleset), int(index), str(package))
+
+
+def _describe(decls: Any, rule: object) -> tuple[str, str, tuple[str, ...]]:
+    """What a saved base keeps of a rule (prebuilt.Describe): its report's ruleset, group and built ops."""
+    from .provenance import built
+    from .rulesets.groups import group_of
+
+    return _owner(decls, rule), group_of(rule) or "", tuple(sorted(built(rule)))
+
+
 def _owner(decls: Any, rule: object) -> str:
     """The name of the first ruleset of `decls` (egglog declarations) holding `rule`: on a rule not
     seen before, every rule of `decls` is indexed in one pass (looking each up in every ruleset's
@@ -189,7 +240,7 @@ def _tally(stats: dict[str, _Tally], step: _Step) -> None:
     """Add one step to the per-ruleset tallies (rules are attributed to their ruleset)."""
     matched: set[str] = set()
     for rule, n in step.matches.items():
-        name = _owner(step.decls, rule)
+        name = rule.owner if isinstance(rule, _Saved) else _owner(step.decls, rule)
         tally = stats.setdefault(name, _Tally())
         tally.matches[rule] = tally.matches.get(rule, 0) + n
         tally.decls = step.decls
@@ -225,23 +276,23 @@ def _schedule_text(schedule: Ruleset | Schedule | None) -> str:
     return text
 
 
-_COMMANDS: dict[object, Any] = {}  # a schedule's egglog command, by its declaration (names of rulesets only)
-
-
-def _run(egraph: EGraph, schedule: Ruleset | Schedule) -> _Step:
-    """egraph.run(schedule), its command made once per process: EGraph.run merges the schedule's
+def _run(base: prebuilt.Base, schedule: Ruleset | Schedule) -> _Step:
+    """base.egraph.run(schedule), its command made once per base: EGraph.run merges the schedule's
     declarations again and hashes each of its rules deeply on every run, and translates its report
-    rule by rule (a third of a small kernel's rewriting). `_base` registered the rules before any run."""
-    command = _COMMANDS.get(schedule.schedule)
+    rule by rule (a third of a small kernel's rewriting). `_base` registered the rules before any run.
+    A loaded base (prebuilt.py) has its commands saved and names its rules by their saved places."""
+    egraph = base.egraph
+    command = base.runs.get(schedule.schedule)
     if command is None:
         egraph._add_decls(schedule)
-        command = _COMMANDS[schedule.schedule] = egraph._state.run_schedule_to_egg(schedule.schedule)
+        command = base.runs[schedule.schedule] = egraph._state.run_schedule_to_egg(schedule.schedule)
     (output,) = egraph._run_program(command)
-    report, rules = output.report, egraph._state.rule_name_to_command_decl
+    report, decls = output.report, egraph._state.rule_name_to_command_decl
     matches: dict[object, int] = {}
     for name, n in report.num_matches_per_rule.items():
         if n:
-            matches[rules[name]] = matches.get(rules[name], 0) + n
+            rule = _Saved(*base.rules[name], base.package) if base.rules else decls[name]
+            matches[rule] = matches.get(rule, 0) + n
     seconds = {name: spent.total_seconds() for name, spent in report.search_and_apply_time_per_ruleset.items()}
     return _Step(report.updated, matches, seconds, egraph._state.__egg_decls__)
 
@@ -351,26 +402,22 @@ def _optimize_and_collect(*args: object) -> tuple[list[Node], OptimizeReport]:
 # converts every rule of a schedule for each new EGraph, about half of a small kernel's optimizer
 # time. A run pushes it, works on the pushed copy and pops back to the empty base. It is rebuilt
 # when the schedule's rulesets change (a ruleset redefined under the same name in a notebook).
-_BASES: OrderedDict[object, tuple[dict, EGraph]] = OrderedDict()  # by the schedule's declaration (str() formats it: ms)
+# The package default's is loaded from saved commands (prebuilt.py), identified by its name.
+_BASES: OrderedDict[object, tuple[object, prebuilt.Base]] = OrderedDict()  # by the schedule's declaration (str() formats it: ms)
 _MAX_BASES = 8
 _DROPPED: list[bool] = []  # not empty once `_base` let an e-graph go, until it is collected on the egglog thread
 
 
-def _base(schedule: Ruleset | Schedule | None) -> EGraph:
+def _base(schedule: Ruleset | Schedule | None) -> prebuilt.Base:
     """The empty e-graph with `schedule`'s rules declared (kept for the last _MAX_BASES schedules)."""
-    from .rulesets.shapes import shapes
-
     key = None if schedule is None else schedule.schedule
-    rulesets = {} if schedule is None else dict(schedule.__egg_decls__._rulesets)
+    package = cache.package_schedule_name(schedule)  # (its rulesets' declarations would run every rule generator)
+    rulesets = package or ({} if schedule is None else dict(schedule.__egg_decls__._rulesets))
     found = _BASES.get(key)
     if found is None or found[0] != rulesets:
         if found is not None:
             _DROPPED.append(True)
-        egraph = EGraph()
-        if schedule is not None:
-            egraph.run(schedule)
-        egraph.run(shapes.saturate())
-        found = _BASES[key] = (rulesets, egraph)
+        found = _BASES[key] = (rulesets, _build(schedule, package))
     _BASES.move_to_end(key)
     while len(_BASES) > _MAX_BASES:
         _BASES.popitem(last=False)
@@ -378,15 +425,38 @@ def _base(schedule: Ruleset | Schedule | None) -> EGraph:
     return found[1]
 
 
+def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt.Base:
+    """`schedule`'s base: loaded from saved commands for the package default `package` (saved first
+    if they are not yet), else made through egglog-python."""
+    from .rulesets import DEFAULT
+    from .rulesets.shapes import shapes
+
+    if package is not None and schedule is not None:
+        runs = {"schedule": prebuilt.schedule_of(package), "shapes": shapes.saturate(), **({"baseline": DEFAULT} if package != "DEFAULT" else {})}
+        data = prebuilt.saved(package)
+        if data is None and (data := prebuilt.save(package, runs, _describe)) is not None:
+            _DROPPED.append(True)  # (recording it made and let go an e-graph)
+        if data is not None:
+            loaded = prebuilt.load(data, runs)
+            for declared, text in loaded.schedules.items():
+                _SCHEDULE_TEXTS.setdefault(declared, text)
+            return loaded
+    egraph = EGraph()
+    if schedule is not None:
+        egraph.run(schedule)
+    egraph.run(shapes.saturate())
+    return prebuilt.Base(egraph, {}, {})
+
+
 @contextmanager
-def _pushed(schedule: Ruleset | Schedule | None) -> Iterator[EGraph]:
-    """`schedule`'s base e-graph, pushed for one run and popped back to empty after it."""
-    egraph = _base(schedule)
-    egraph.push()
+def _pushed(schedule: Ruleset | Schedule | None) -> Iterator[prebuilt.Base]:
+    """`schedule`'s base, its e-graph pushed for one run and popped back to empty after it."""
+    base = _base(schedule)
+    base.egraph.push()
     try:
-        yield egraph
+        yield base
     finally:
-        egraph.pop()
+        base.egraph.pop()
 
 
 def _optimize(
@@ -397,8 +467,8 @@ def _optimize(
     baseline: tuple[Ruleset | Schedule | None, ...] = (),
     alternatives: int = 0,
 ) -> tuple[list[Node], OptimizeReport]:
-    with _pushed(schedule) as egraph:
-        return _rewrite_and_extract(egraph, outputs, schedule, limits, cost_model, baseline, alternatives)
+    with _pushed(schedule) as base:
+        return _rewrite_and_extract(base, outputs, schedule, limits, cost_model, baseline, alternatives)
 
 
 def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Callable[[EGraph], T],
@@ -408,11 +478,11 @@ def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Ca
     of the nodes `seeded(outputs)` are seeded (the optimizer seeds all; fewer test the shape rules)."""
 
     def run() -> T:
-        with _pushed(schedule) as egraph:
+        with _pushed(schedule) as base:
             INTERRUPT.clear()
-            _seeded(egraph, outputs, seeded(outputs))
-            _rewrite(egraph, schedule, limits)
-            return look(egraph)
+            _seeded(base.egraph, outputs, seeded(outputs))
+            _rewrite(base, schedule, limits)
+            return look(base.egraph)
 
     return _EGGLOG_THREAD.run(run)
 
@@ -430,7 +500,7 @@ def _is_traced(nodes: list[Node], outputs: list[Node], builder: Builder) -> bool
     return all(a is copies[id(b)] for a, b in zip(nodes, outputs, strict=True))
 
 
-def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
+def _rewrite(base: prebuilt.Base, schedule: Ruleset | Schedule | None,
              limits: Limits, stats: dict[str, _Tally] | None = None) -> tuple[dict[str, _Tally], int, str, float]:
     """Run `schedule` one step per iteration, saturating the shape analysis after each, until nothing
     changes or a limit is hit: per-ruleset tallies (added to `stats`), iterations, why it stopped, seconds."""
@@ -443,11 +513,11 @@ def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
         reason = "iteration limit"
         with Progress("optimizer", limits.iterations) as progress:
             while iterations < limits.iterations:
-                report = _run(egraph, schedule)
-                shaped = _run(egraph, shapes.saturate())  # shapes and dtypes of the terms this step created, for later conditions
+                report = _run(base, schedule)
+                shaped = _run(base, shapes.saturate())  # shapes and dtypes of the terms this step created, for later conditions
                 iterations += 1
                 _tally(stats, report)
-                size = egraph_size(egraph)
+                size = egraph_size(base.egraph)
                 progress.update(iterations, f"{size:,} e-nodes")
                 if not report.updated and not shaped.updated:
                     reason = "saturated"
@@ -465,7 +535,7 @@ def _rewrite(egraph: EGraph, schedule: Ruleset | Schedule | None,
 
 
 def _rewrite_and_extract(
-    egraph: EGraph,
+    base: prebuilt.Base,
     outputs: list[Node],
     schedule: Ruleset | Schedule | None,
     limits: Limits,
@@ -474,6 +544,7 @@ def _rewrite_and_extract(
     alternatives: int = 0,
 ) -> tuple[list[Node], OptimizeReport]:
     INTERRUPT.clear()  # (a Ctrl-C from now on stops the rewriting, every phase of it)
+    egraph = base.egraph
     _seeded(egraph, outputs, topological(outputs))
     builder = Builder()
     try:
@@ -493,7 +564,7 @@ def _rewrite_and_extract(
     fallback, nodes, after, cut = "", outputs, before, ""
     for phase in (*baseline, schedule):  # the e-graph grows phase by phase: the cheapest extraction wins
         left = replace(limits, iterations=max(1, limits.iterations - iterations), seconds=limits.seconds - seconds)
-        _, steps, reason, spent = _rewrite(egraph, phase, left, stats)
+        _, steps, reason, spent = _rewrite(base, phase, left, stats)
         iterations, seconds = iterations + steps, seconds + spent
         reasons.append(reason)
         try:

@@ -57,15 +57,19 @@ def builders(report: OptimizeReport) -> dict[str, tuple[str, ...]]:
     found: dict[str, dict[str, None]] = {}
     for stats in report.rulesets:
         for matched, _ in stats.counted:
-            rule = getattr(matched, "rule", None)  # (a report read back from the cache keeps only texts)
-            if rule is not None:
-                for op in _built(rule):
-                    found.setdefault(op, {})[group_of(rule) or stats.name] = None
+            made, group = getattr(matched, "built", None), getattr(matched, "group", "")  # (a saved base's rule: optimize._Saved)
+            if made is None:
+                rule = getattr(matched, "rule", None)  # (a report read back from the cache keeps only texts)
+                if rule is None:
+                    continue
+                made, group = built(rule), group_of(rule)
+            for op in made:
+                found.setdefault(op, {})[group or stats.name] = None
     return {op: tuple(names) for op, names in found.items()}
 
 
 @functools.cache
-def _built(rule: object) -> frozenset[str]:
+def built(rule: object) -> frozenset[str]:
     """The ops a rule declaration builds (builders' docstring)."""
     if isinstance(rule, (RewriteDecl, BiRewriteDecl)):
         matched, made = _ops(rule.lhs), _ops(rule.rhs)

@@ -7,6 +7,7 @@ made, and translates to LLVM IR without starting mlir-translate."""
 from __future__ import annotations
 
 import gc
+import json
 import pickle
 
 import egglog.egraph
@@ -17,7 +18,7 @@ from egglog.egraph_state import EGraphState
 from mlir import ir
 
 import egglog_tensor as et
-from egglog_tensor import optimize, stages
+from egglog_tensor import cache, optimize, prebuilt, provenance, rulesets, stages
 from egglog_tensor.lowering import llvm
 from egglog_tensor.lowering.pipelines import lower_to_llvm_ir
 from egglog_tensor.lowering.translate import translate
@@ -57,14 +58,14 @@ def warmed():
 
 
 def test_second_kernel_builds_no_egraph_and_converts_no_schedule(warmed, monkeypatch):
-    bases = {key: egraph for key, (_, egraph) in optimize._BASES.items()}
+    bases = {key: base.egraph for key, (_, base) in optimize._BASES.items()}
     made = Counter(EGraph.__init__)
     converted = Counter(EGraphState.run_schedule_to_egg)
     monkeypatch.setattr(EGraph, "__init__", made)
     monkeypatch.setattr(EGraphState, "run_schedule_to_egg", converted)
     np.testing.assert_allclose(et.kernel(softmax, cache=False)(X), softmax(X), rtol=2e-6, atol=1e-7)
     assert made.calls == [] and converted.calls == []
-    assert all(optimize._BASES[key][1] is egraph for key, egraph in bases.items())
+    assert all(optimize._BASES[key][1].egraph is egraph for key, egraph in bases.items())
 
 
 def test_compile_formats_no_rule_text_until_the_report_is_read(warmed, monkeypatch):
@@ -135,3 +136,55 @@ def test_egraph_size_counts_what_egglog_counts(warmed):
     ours, egglogs = optimize.rewritten(list(traced.outputs), traced.options.schedule(),
                                        lambda egraph: (optimize.egraph_size(egraph), sum(n for _, n in egraph.all_function_sizes())))
     assert ours == egglogs > len(traced.outputs)
+
+
+def _matches(report):
+    """Each ruleset's rule matches (rules matched equally often come in egglog's hash order: sorted)."""
+    return sorted((rs.name, rs.iterations, sorted(rs.matches)) for rs in report.rulesets)
+
+
+def _builders(report):
+    return {op: set(rules) for op, rules in provenance.builders(report).items()}
+
+
+def _release_bases():
+    optimize._EGGLOG_THREAD.run(optimize._release_bases)
+
+
+def test_package_default_base_is_loaded_from_saved_commands_without_converting_a_rule(monkeypatch):
+    """The package default's base e-graph is saved in the cache dir as egglog commands (prebuilt.py);
+    a process without it in memory loads them: egglog-python converts no rule, and the kernel's stages
+    and report are those of the base egglog-python builds (the cache off)."""
+    monkeypatch.setenv("EGGLOG_TENSOR_CACHE", "0")
+    _release_bases()
+    built = et.kernel(softmax, cache=False).inspect(X)
+    assert not optimize._BASES[rulesets.DEFAULT.schedule][1].rules  # (built through egglog-python)
+    monkeypatch.delenv("EGGLOG_TENSOR_CACHE")
+    _release_bases()
+    et.kernel(softmax, cache=False).inspect(X)  # records and saves it
+    assert prebuilt.saved("DEFAULT") is not None
+    _release_bases()
+    converted = Counter(EGraphState.command_to_egg)
+    monkeypatch.setattr(EGraphState, "command_to_egg", converted)
+    loaded = et.kernel(softmax, cache=False).inspect(X)
+    assert converted.calls == [] and optimize._BASES[rulesets.DEFAULT.schedule][1].rules
+    assert loaded.stage("linalg") == built.stage("linalg") and loaded.extracted_term == built.extracted_term
+    assert _matches(loaded.report) == _matches(built.report)
+    assert str(loaded.report).count("\n") == str(built.report).count("\n")
+    assert _builders(loaded.report) == _builders(built.report)  # (explain's rules per op)
+    stored = cache.decode_report(json.loads(json.dumps(cache.encode_report(loaded.report))))  # (rules by place)
+    assert _matches(stored) == _matches(built.report)
+
+
+def test_a_saved_base_is_used_only_for_its_sources_and_unmodified_rules(monkeypatch):
+    """The saved commands are keyed by the package's sources (and egglog's version, the host's tiling
+    rules): other sources find none; a package ruleset holding other rules than its module's is no
+    package schedule (its base is built through egglog-python, as the cache key is its full text)."""
+    _release_bases()
+    et.kernel(softmax, cache=False)(X[:3])  # (saved in this test's cache dir)
+    assert prebuilt.saved("DEFAULT") is not None and cache.package_schedule_name(rulesets.DEFAULT) == "DEFAULT"
+    monkeypatch.setattr(cache, "source_hash", lambda: "edited")
+    assert prebuilt.saved("DEFAULT") is None
+    monkeypatch.setattr(cache._Registered, "holds", lambda self: False)
+    assert cache.package_schedule_name(rulesets.DEFAULT) is None
+    assert cache.package_schedule_name(rulesets.DEFAULT + rulesets.FASTMATH) is None

@@ -1,0 +1,202 @@
+"""The base e-graphs of the package's own default schedules, saved once and loaded as egglog commands.
+
+egglog-python makes a schedule's ~1,200 rules by running the rule generators through its DSL and
+converting each declaration: about 3 s of a fresh process's first kernel. Those are the package's
+own rules, so the egg commands that conversion sends to egglog (the declarations, the rules, the
+base's runs of the schedule and of the shape analysis) are saved once as egglog text in the on-disk
+cache (`<cache dir>/bases/`, JSON), keyed by the package's source hash, egglog's version and what the
+host's tiling rules read. A later process parses and runs those commands: no rule goes through
+egglog-python. Saved beside them: what the optimizer otherwise asks egglog-python's state for (the
+egg names of functions and sorts, the run commands, each egg rule's ruleset and its place in the
+declarations, whose text a report makes when read).
+
+Only the unmodified package default (`rulesets.DEFAULT`, with `FASTMATH` under fastmath:
+`cache.package_schedule_name`) is saved; any other schedule, and every schedule with the cache off
+(EGGLOG_TENSOR_CACHE=0), builds its base through egglog-python as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import egglog.declarations
+from egglog import EGraph, Ruleset, Schedule, bindings
+
+from . import cache
+
+FORMAT = 5
+
+
+class _Unsaveable(Exception):
+    """A value the JSON form cannot hold (a Python object in a rule): that base is not saved."""
+
+
+def encode(value: Any) -> Any:
+    """An egglog declaration reference (Ident, FunctionRef, JustTypeRef, ...: the keys of egglog-python's
+    name tables) as JSON: {"d": class name, "a": fields}."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, tuple):
+        return {"t": [encode(v) for v in value]}
+    kind = type(value)
+    if dataclasses.is_dataclass(value) and getattr(egglog.declarations, kind.__name__, None) is kind:
+        return {"d": kind.__name__, "a": [encode(getattr(value, f.name)) for f in dataclasses.fields(value)]}
+    raise _Unsaveable(f"a {kind.__name__} in egglog-python's name tables")
+
+
+def decode(value: Any) -> Any:
+    """The value `encode` made JSON of."""
+    if not isinstance(value, dict):
+        return value
+    if "t" in value:
+        return tuple(decode(v) for v in value["t"])
+    return getattr(egglog.declarations, value["d"])(*map(decode, value["a"]))
+
+
+def _name(command: bindings._Command) -> str | None:
+    """A rewrite command's rule name (None for other commands: a rule prints its name)."""
+    return getattr(getattr(command, "rewrite", None), "name", None)
+
+
+def _text(command: bindings._Command, parser: bindings.EGraph) -> str:
+    """An egg command as egglog text (a rewrite with its rule name, which egglog does not print), checked
+    to parse back to the same command."""
+    text = str(command)
+    if _name(command):
+        text = f"{text[:-1]} :name {json.dumps(_name(command))})"
+    back = parser.parse_program(text)
+    if len(back) != 1 or str(back[0]) != str(command) or _name(back[0]) != _name(command):
+        raise _Unsaveable(f"a command egglog does not print as it parses: {text[:200]}")
+    return text
+
+
+def _commands(texts: list[str], parser: bindings.EGraph) -> list[bindings._Command]:
+    """The egg commands of saved texts, each parsed alone (one text of them all: egglog's parser takes
+    seconds, each of its spans holding the whole text)."""
+    return [command for text in texts for command in parser.parse_program(text)]
+
+
+@dataclass
+class Base:
+    """A base e-graph: the e-graph, each schedule's run command (made when first run), and, when made
+    from saved commands (egglog-python's state then holds only the saved names), each egg rule name's
+    ruleset for the report and its place in the schedule's declarations (for its text, made when read)."""
+
+    egraph: EGraph
+    runs: dict[object, bindings._Command]  # by the schedule's declaration
+    rules: dict[str, tuple[Any, ...]]  # egg rule name -> (report's ruleset, group, ops built, declaring ruleset, index there)
+    package: str = ""  # the package schedule it was saved for ("": made through egglog-python)
+    schedules: dict[object, str] = dataclasses.field(default_factory=dict)  # str() of each schedule, by its declaration (saved)
+
+
+@functools.cache
+def schedule_of(name: str) -> Schedule:
+    """The package schedule `name` ("DEFAULT" or "DEFAULT + FASTMATH"), one object per process."""
+    from . import rulesets
+
+    return rulesets.DEFAULT if name == "DEFAULT" else rulesets.DEFAULT + rulesets.FASTMATH
+
+
+def _key(name: str) -> str:
+    from .rulesets.tiling import what_rules_read
+    from .target import Target
+
+    return "\n".join([f"base e-graph format {FORMAT}: {name}", cache.source_hash(), f"egglog {cache._distribution_version('egglog')}",
+                      repr(what_rules_read(Target.host()))])
+
+
+def path(name: str) -> Path | None:
+    """Where the base of the package schedule `name` ("DEFAULT", "DEFAULT + FASTMATH") is saved; None with the cache off."""
+    folder = cache.cache_dir()
+    return None if folder is None else folder / "bases" / f"{hashlib.sha256(_key(name).encode()).hexdigest()[:24]}.json"
+
+
+# (egglog declarations, rule) -> the ruleset the report counts it for, its group, the ops it builds (provenance.py)
+Describe = Callable[[Any, Any], tuple[str, str, tuple[str, ...]]]
+
+
+def record(schedule: Ruleset | Schedule, runs: dict[str, Ruleset | Schedule], describe: Describe) -> dict[str, Any]:
+    """Build `schedule`'s base e-graph through egglog-python (as optimize._base does: run it, then the
+    shape analysis, on an empty e-graph), recording every command it sends to egglog; the saved form.
+    `runs`: the schedules a compile runs on this base, by name."""
+    from .rulesets.shapes import shapes
+
+    egraph, sent = EGraph(), []
+    state_run = egraph._state._run_program
+
+    def recorded(*commands: bindings._Command) -> list[bindings._CommandOutput]:
+        sent.extend(commands)
+        return state_run(*commands)
+
+    egraph._state._run_program = recorded  # type: ignore[method-assign]
+    egraph._run_program = recorded  # type: ignore[method-assign]
+    egraph.run(schedule)
+    egraph.run(shapes.saturate())
+    state = egraph._state
+    commands = {name: state.run_schedule_to_egg(s.schedule) for name, s in runs.items()}  # (declared already)
+    assert len(sent) == len(set(map(id, sent))), "a command sent twice"
+    decls = state.__egg_decls__
+    places: dict[object, tuple[str, int]] = {}  # a rule -> (the first ruleset holding it, its index there)
+    for ident, held in decls._rulesets.items():
+        for index, rule in enumerate(getattr(held, "rules", ())):
+            places.setdefault(rule, (str(ident), index))
+    parser = bindings.EGraph()
+    return {
+        "commands": [_text(c, parser) for c in sent],
+        "runs": {name: _text(c, parser) for name, c in commands.items()},
+        "schedules": {name: str(s) for name, s in runs.items()},  # (str() runs every rule generator: saved for the report)
+        "rules": {name: [*describe(decls, rule), *places[rule]] for name, rule in state.rule_name_to_command_decl.items()},
+        "functions": [[name, [encode(r) for r in sorted(refs, key=repr)]] for name, refs in state.egg_fn_to_callable_refs.items()],
+        "callables": [[encode(ref), list(egg)] for ref, egg in state.callable_ref_to_egg_fn.items()],
+        "sorts": [[encode(ref), sort] for ref, sort in state.type_ref_to_egg_sort.items()],
+        "counters": [state.expr_to_let_counter, state.unnamed_function_counter, state.rule_name_counter],
+    }
+
+
+def load(data: dict[str, Any], runs: dict[str, Ruleset | Schedule]) -> Base:
+    """A fresh e-graph with the saved commands run and egglog-python's state told the saved names."""
+    egraph = EGraph()
+    egraph._run_program(*_commands(data["commands"], egraph._egraph))
+    state = egraph._state
+    state.egg_fn_to_callable_refs = defaultdict(set, {name: set(map(decode, refs)) for name, refs in data["functions"]})
+    state.callable_ref_to_egg_fn = {decode(ref): (egg, reverse) for ref, (egg, reverse) in data["callables"]}
+    state.type_ref_to_egg_sort = {decode(ref): sort for ref, sort in data["sorts"]}
+    state.egg_sort_to_type_ref = {sort: ref for ref, sort in state.type_ref_to_egg_sort.items()}
+    state.expr_to_let_counter, state.unnamed_function_counter, state.rule_name_counter = data["counters"]
+    commands = {runs[name].schedule: command for name, text in data["runs"].items() for command in _commands([text], egraph._egraph)}
+    return Base(egraph, commands, {name: (owner, group, tuple(built), ruleset, index)
+                                   for name, (owner, group, built, ruleset, index) in data["rules"].items()},
+                data["name"], {runs[name].schedule: text for name, text in data["schedules"].items()})
+
+
+def saved(name: str) -> dict[str, Any] | None:
+    """The saved form of the package schedule `name`'s base, if it is saved for these sources, this
+    egglog and this host's tiling rules; None otherwise (also with the cache off)."""
+    data = cache.read_record(path(name))
+    return data if isinstance(data, dict) and data.get("key") == _key(name) else None
+
+
+def save(name: str, runs: dict[str, Ruleset | Schedule], describe: Describe) -> dict[str, Any] | None:
+    """Record the package schedule `name`'s base (`runs["schedule"]`) and save it (an unwritable cache:
+    not saved); None with the cache off or when its rules cannot be saved."""
+    where = path(name)
+    if where is None:
+        return None
+    try:
+        data = record(runs["schedule"], runs, describe)
+    except _Unsaveable:
+        return None
+    data["key"], data["name"] = _key(name), name
+    try:
+        cache.write_atomic(where, json.dumps(data).encode())
+    except OSError:
+        pass
+    return data
