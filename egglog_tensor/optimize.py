@@ -436,8 +436,12 @@ def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt
         data = prebuilt.saved(package)
         if data is None and (data := prebuilt.save(package, runs, _describe)) is not None:
             _DROPPED.append(True)  # (recording it made and let go an e-graph)
-        if data is not None:
-            loaded = prebuilt.load(data, runs)
+        try:
+            loaded = None if data is None else prebuilt.load(data, runs)
+        except Exception:  # a saved file this code cannot run (edited, or from a damaged disk): the base is built as below
+            _DROPPED.append(True)
+            loaded = None
+        if loaded is not None:
             for declared, text in loaded.schedules.items():
                 _SCHEDULE_TEXTS.setdefault(declared, text)
             return loaded

@@ -188,3 +188,17 @@ def test_a_saved_base_is_used_only_for_its_sources_and_unmodified_rules(monkeypa
     monkeypatch.setattr(cache._Registered, "holds", lambda self: False)
     assert cache.package_schedule_name(rulesets.DEFAULT) is None
     assert cache.package_schedule_name(rulesets.DEFAULT + rulesets.FASTMATH) is None
+
+
+def test_a_saved_base_that_does_not_run_is_built_again(monkeypatch):
+    """A saved file with the right key whose commands egglog refuses (edited by hand, a damaged disk):
+    the base is built through egglog-python and the kernel compiles and runs as NumPy's."""
+    _release_bases()
+    et.kernel(softmax, cache=False)(X[:3])  # (saved in this test's cache dir)
+    data = prebuilt.saved("DEFAULT")
+    data["commands"] = ["(this is not egglog"] + data["commands"]
+    cache.write_atomic(prebuilt.path("DEFAULT"), json.dumps(data).encode())
+    _release_bases()
+    got = et.kernel(softmax, cache=False)(X)
+    assert not optimize._BASES[rulesets.DEFAULT.schedule][1].rules  # (built through egglog-python)
+    np.testing.assert_allclose(got, softmax(X), rtol=1e-6)
