@@ -312,3 +312,41 @@ def test_argument_errors() -> None:
     with pytest.raises(KernelArgumentError, match="not aligned"):
         odd = np.lib.stride_tricks.as_strided(np.zeros(8, np.int64), shape=(3,), strides=(12,))
         function(odd, a, np.empty(3, np.int64))
+
+
+def test_code_calling_a_runtime_function_no_library_defines_is_refused() -> None:
+    """LLVM's code generator calls __truncdfhf2 for a float64 -> float16 conversion x86 has no
+    instruction for; no loaded library defines it: MCJIT would leave it at address 0 and the first
+    call would crash. The object code's undefined symbols are checked before it is loaded."""
+    from egglog_tensor.lowering.elf import undefined_symbols
+    from egglog_tensor.lowering.llvm import _codegen, load_object
+    from egglog_tensor.lowering.stages.streams import Streamed
+
+    target = resolve_target("cpu")
+    llvm_ir = ("define half @narrow(double %x) {\n  %h = fptrunc double %x to half\n  ret half %h\n}\n"
+               "define double @wide(double %x) {\n  ret double %x\n}\n")
+    object_code = _codegen(llvm_ir, target)
+    assert undefined_symbols(object_code) == ["__truncdfhf2"]
+    with pytest.raises(CompileError, match=r"stage 'link'.*__truncdfhf2"):
+        load_object(object_code, target, llvm_ir, llvm_ir, streamed=Streamed(0))
+    to_float32 = "define float @narrow(double %x) {\n  %f = fptrunc double %x to float\n  ret float %f\n}\n"
+    assert undefined_symbols(_codegen(to_float32, target)) == []  # (an instruction: nothing to call)
+
+
+def test_float64_to_float16_is_rounded_once_as_numpy_rounds() -> None:
+    """float64 -> float16 (no x86 instruction) goes through float32 rounded to odd: bit for bit NumPy's
+    correctly rounded conversion, at halfway points, overflow, subnormals, zeros, inf and NaN."""
+    import egglog_tensor as et
+
+    rng = np.random.default_rng(1)
+    h = rng.standard_normal(20000).astype(np.float16).astype(np.float64)
+    ulp = np.spacing(h.astype(np.float16)).astype(np.float64)
+    x = np.concatenate([h + ulp * rng.choice([0.5, -0.5, 0.5 + 1e-12, 0.5 - 1e-12, 0.25], h.size),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan, 65504.0, 65519.99, 65520.0, 1e300, -1e300, 2.0**-24,
+                         2.0**-25, 2.0**-25 * (1 + 2.0**-40), 1e-300, 5e-324, 3.4028235e38, 3.5e38]])
+    got = et.kernel(lambda a: a.astype(np.float16))(x)
+    with np.errstate(over="ignore"):
+        want = x.astype(np.float16)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got.view(np.uint16)[~np.isnan(want)], want.view(np.uint16)[~np.isnan(want)])
+    assert np.isnan(got[np.isnan(want)]).all()

@@ -15,6 +15,7 @@ from ..errors import CompileError
 from ..forked import ChildDied, run_forked
 from ..target import Target, llvm_host
 from ..toolchain import load_openmp_runtime, run_tool, save_failure_input
+from .elf import undefined_symbols
 from .stages import streams
 from .stages.vecmath import _libmvec
 
@@ -83,18 +84,18 @@ def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
 
     MCJIT leaves an unresolved symbol at address 0, so calling it would crash the interpreter.
     """
-    process = ctypes.CDLL(None)  # dlsym over the process and every library loaded with RTLD_GLOBAL
-    missing = [
-        f.name for f in module.functions
-        if f.is_declaration and not f.name.startswith("llvm.")
-        and not llvm.address_of_symbol(f.name) and not hasattr(process, f.name)
-    ]
+    missing = [f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.") and not _resolves(f.name)]
     if missing:
         saved = save_failure_input(llvm_ir, "llvmlite-link", suffix=".ll")
         raise CompileError(
             f"llvmlite failed at stage 'link': the code calls {', '.join(sorted(missing))}, "
             f"which no loaded library defines\n  input saved to: {saved}"
         )
+
+
+def _resolves(symbol: str) -> bool:
+    """Whether MCJIT finds `symbol`: added to llvmlite, or in the process or a library loaded with RTLD_GLOBAL."""
+    return bool(llvm.address_of_symbol(symbol)) or hasattr(ctypes.CDLL(None), symbol)
 
 
 def load_llvm_ir(llvm_ir: str, target: Target) -> LoadedModule:
@@ -155,6 +156,12 @@ def load_object(object_code: bytes, target: Target, llvm_ir: str = "", optimized
     Libraries the object calls into (libmvec, the OpenMP runtime) must already be loaded.
     """
     check_runs_here(target)
+    missing = [name for name in undefined_symbols(object_code) if not _resolves(name)]
+    if missing:  # (MCJIT would leave them at address 0: the first call would crash the process)
+        saved = save_failure_input(optimized_ir or llvm_ir, "llvmlite-link", suffix=".ll")
+        raise CompileError(f"llvmlite failed at stage 'link': the generated code calls {', '.join(sorted(missing))}, which no "
+                           f"loaded library defines (a runtime function LLVM's code generator called for an operation "
+                           f"{target.cpu!r} has no instruction for)\n  input saved to: {saved}")
     machine = machine or _target_machine(target)
     empty = llvm.parse_assembly("")
     empty.triple = machine.triple

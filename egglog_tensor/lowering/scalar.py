@@ -90,6 +90,8 @@ def cast(x: ir.Value, src: str, dst: str) -> ir.Value:
         return arith.cmpf(F.UNE, x, zero) if is_float(src) else arith.cmpi(I.ne, x, zero)
     if src == "bool":
         return arith.uitofp(t, x) if is_float(dst) else arith.extui(t, x)
+    if src == "float64" and dst == "float16":
+        return arith.truncf(t, _float64_to_float32_odd(x))
     if is_float(src) and is_float(dst):
         return arith.extf(t, x) if _bits(dst) > _bits(src) else arith.truncf(t, x)
     if is_float(dst):
@@ -108,6 +110,20 @@ def _bfloat16_to_float32(x: ir.Value) -> ir.Value:
     i16, i32 = ir.IntegerType.get_signless(16), ir.IntegerType.get_signless(32)
     wide = arith.extui(i32, arith.bitcast(i16, x))
     return arith.bitcast(ir.F32Type.get(), arith.shli(wide, arith.constant(i32, 16)))
+
+
+def _float64_to_float32_odd(x: ir.Value) -> ir.Value:
+    """float64 to float32 rounded to odd (toward zero, the last bit set when inexact): rounded to nearest
+    once more, to float16, that is float64 to float16 correctly rounded, as NumPy converts (rounding to odd
+    in 24 >= 11 + 2 bits first cannot round twice). x86 has no float64 -> float16 instruction, and LLVM's
+    libcall for it (__truncdfhf2) is in no library the JIT can be counted on to find."""
+    i32 = ir.IntegerType.get_signless(32)
+    nearest = arith.truncf(ir.F32Type.get(), x)
+    beyond = arith.cmpf(F.OGT, math.absf(arith.extf(x.type, nearest)), math.absf(x))  # rounded away from zero
+    bits = arith.bitcast(i32, nearest)
+    toward_zero = arith.select(beyond, arith.subi(bits, arith.constant(i32, 1)), bits)
+    inexact = arith.cmpf(F.ONE, arith.extf(x.type, arith.bitcast(ir.F32Type.get(), toward_zero)), x)
+    return arith.bitcast(ir.F32Type.get(), arith.ori(toward_zero, arith.extui(i32, inexact)))
 
 
 def _float32_to_bfloat16(x: ir.Value) -> ir.Value:
