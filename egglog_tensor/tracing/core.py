@@ -193,6 +193,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     size = property(lambda self: self._node.size)
     dtype = property(lambda self: np.dtype(self._node.dtype))
     T = property(lambda self: self.transpose())
+    real = property(lambda self: IMPLEMENTATIONS["real"](self))  # a traced array is real: itself, and zeros
+    imag = property(lambda self: IMPLEMENTATIONS["imag"](self))
 
     def __len__(self) -> int:
         if not self.shape:
@@ -353,6 +355,12 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     def clip(self, a_min=None, a_max=None) -> Tracer:
         return IMPLEMENTATIONS["clip"](self, a_min, a_max)
+
+    def conj(self) -> Tracer:
+        """ndarray.conj of a real array: a copy in its dtype (np.conj of bool gives int8; this keeps bool)."""
+        return IMPLEMENTATIONS["copy"](self)
+
+    conjugate = conj
 
     def dot(self, other: Any) -> Tracer:
         return IMPLEMENTATIONS["dot"](self, other)

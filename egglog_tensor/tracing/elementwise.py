@@ -106,3 +106,89 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NO_VALUE, append: A
     for _ in range(n):
         x = apply_ufunc(trace, op, (x[later], x[earlier]))
     return x
+
+
+def _float_operand(trace: Any, v: Any) -> Any:
+    """isclose's reading of an operand: a Python number stays one (weak), anything else is an array (a 0-d one is not weak)."""
+    return v if type(v) in (int, float) else as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v))
+
+
+@implements("isclose")
+def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Tracer:
+    """|a - b| <= atol + rtol * |b| where b is finite, or a == b (NaN == NaN with `equal_nan`), as NumPy
+    computes it: b in result_type(b, 1.0), rtol and atol as float64 arrays (not weak)."""
+    trace = trace_of([a, b, rtol, atol])
+    x, y, rtol, atol = (_float_operand(trace, v) for v in (a, b, rtol, atol))
+    if isinstance(y, Tracer):
+        y = astype(y, np.result_type(y.dtype, 1.0).name)
+    elif type(y) is int:
+        y = float(y)
+    ufunc = lambda f, *args: apply_ufunc(trace, f, args)  # noqa: E731
+    close = ufunc(np.less_equal, ufunc(np.absolute, ufunc(np.subtract, x, y)), ufunc(np.add, atol, ufunc(np.multiply, rtol, ufunc(np.absolute, y))))
+    out = ufunc(np.logical_or, ufunc(np.logical_and, close, ufunc(np.isfinite, y)), ufunc(np.equal, x, y))
+    if equal_nan:
+        out = ufunc(np.logical_or, out, ufunc(np.logical_and, ufunc(np.isnan, x), ufunc(np.isnan, y)))
+    return as_tracer(trace, out)
+
+
+@implements("allclose")
+def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Tracer:
+    """all(isclose(...)): a 0-d bool array (NumPy returns a Python bool, which needs the values)."""
+    return IMPLEMENTATIONS["all"](isclose(a, b, rtol, atol, equal_nan))
+
+
+def _nan_ignoring(pick: np.ufunc, x1: Any, x2: Any) -> Tracer:
+    """fmax (pick maximum) / fmin (minimum): `pick`, but x1 where x2 is NaN and x2 where x1 is. Equal zeros
+    of opposite signs give `pick`'s zero (NumPy's fmax gives x1's or x2's depending on the array's length)."""
+    trace = trace_of([x1, x2])
+    picked = apply_ufunc(trace, pick, (x1, x2))
+    if not is_float(picked.dtype):
+        return picked
+    where = IMPLEMENTATIONS["where"]
+    return where(apply_ufunc(trace, np.isnan, (x2,)), x1, where(apply_ufunc(trace, np.isnan, (x1,)), x2, picked))
+
+
+@implements("ufunc.fmax")
+def fmax(x1: Any, x2: Any) -> Tracer:
+    """np.fmax: the maximum, NaN only where both are NaN."""
+    return _nan_ignoring(np.maximum, x1, x2)
+
+
+@implements("ufunc.fmin")
+def fmin(x1: Any, x2: Any) -> Tracer:
+    """np.fmin: the minimum, NaN only where both are NaN."""
+    return _nan_ignoring(np.minimum, x1, x2)
+
+
+@implements("sinc")
+def sinc(x: Any) -> Tracer:
+    """sin(pi x) / (pi x) as NumPy computes it: pi * x with x an array (ints: float64), 0 replaced by the dtype's eps."""
+    trace = trace_of([x])
+    y = apply_ufunc(trace, np.multiply, (np.pi, as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x))))
+    eps = float_info(y.dtype).eps if is_float(y.dtype) else 1e-20
+    y = IMPLEMENTATIONS["where"](apply_ufunc(trace, np.not_equal, (y, 0)), y, y.dtype.type(eps))
+    return apply_ufunc(trace, np.divide, (apply_ufunc(trace, np.sin, (y,)), y))
+
+
+def _real_only(x: Any) -> Tracer:
+    """A traced array is real (complex arguments are refused), so its real part is itself."""
+    return as_tracer(trace_of([x]), x if isinstance(x, Tracer) else np.asarray(x))
+
+
+@implements("real")
+def real(val: Any) -> Tracer:
+    """np.real of a real array: the array."""
+    return IMPLEMENTATIONS["copy"](_real_only(val))
+
+
+@implements("imag")
+def imag(val: Any) -> Tracer:
+    """np.imag of a real array: zeros of its dtype and shape."""
+    return IMPLEMENTATIONS["zeros_like"](_real_only(val))
+
+
+@implements("ufunc.conjugate")
+def conjugate(x: Any) -> Tracer:
+    """np.conj / np.conjugate of a real array: the array, in the dtype NumPy's loop gives (bool: int8)."""
+    a = _real_only(x)
+    return astype(a, np.conjugate.resolve_dtypes((a.dtype, None))[-1].name)

@@ -191,6 +191,28 @@ def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, in
     return _nan_extreme("min", a, axis, out, keepdims, initial=initial, where=where)
 
 
+def _nan_index(op: str, a: Any, axis: Any, out: Any, keepdims: bool) -> Tracer:
+    """nanargmax (op "argmax") / nanargmin: the arg-reduction of a with NaN read as -inf (+inf), as NumPy.
+    An all-NaN slice gives -1 (as jax.numpy), where NumPy raises ValueError: the values are not known while tracing."""
+    x = _nan_args(f"nan{op}", a, out)
+    if not is_float(x.dtype):
+        return _index_reduction(op, x, axis, None, keepdims)
+    found = _index_reduction(op, _without_nan(x, -np.inf if op == "argmax" else np.inf), axis, None, keepdims)
+    return np.where(all_(np.isnan(x), axis, keepdims=keepdims), np.int64(-1), found)
+
+
+@implements("nanargmax")
+def nanargmax(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Tracer:
+    """np.nanargmax: the index of the first max of the non-NaN elements (an all-NaN slice: -1)."""
+    return _nan_index("argmax", a, axis, out, keepdims)
+
+
+@implements("nanargmin")
+def nanargmin(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Tracer:
+    """np.nanargmin: the index of the first min of the non-NaN elements (an all-NaN slice: -1)."""
+    return _nan_index("argmin", a, axis, out, keepdims)
+
+
 @implements("nanmean")
 def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None) -> Tracer:
     """The mean of the non-NaN elements (an all-NaN slice: NaN, without NumPy's warning)."""
