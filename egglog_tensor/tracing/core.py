@@ -294,20 +294,20 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def copy(self, order: str = "K") -> Tracer:
         return IMPLEMENTATIONS["copy"](self)
 
-    def sum(self, axis=None, dtype=None, keepdims=False) -> Tracer:
-        return IMPLEMENTATIONS["sum"](self, axis, dtype, keepdims=keepdims)
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["sum"](self, axis, dtype, out, keepdims, **kw)
 
-    def prod(self, axis=None, dtype=None, keepdims=False) -> Tracer:
-        return IMPLEMENTATIONS["prod"](self, axis, dtype, keepdims=keepdims)
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["prod"](self, axis, dtype, out, keepdims, **kw)
 
-    def max(self, axis=None, keepdims=False) -> Tracer:
-        return IMPLEMENTATIONS["max"](self, axis, keepdims=keepdims)
+    def max(self, axis=None, out=None, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["max"](self, axis, out, keepdims, **kw)
 
-    def min(self, axis=None, keepdims=False) -> Tracer:
-        return IMPLEMENTATIONS["min"](self, axis, keepdims=keepdims)
+    def min(self, axis=None, out=None, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["min"](self, axis, out, keepdims, **kw)
 
-    def mean(self, axis=None, dtype=None, keepdims=False) -> Tracer:
-        return IMPLEMENTATIONS["mean"](self, axis, dtype, keepdims=keepdims)
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["mean"](self, axis, dtype, out, keepdims, **kw)
 
     # statistics (tracing/statistics.py)
     def argmax(self, axis=None, out=None, *, keepdims=False) -> Tracer:

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import TracingError, UnsupportedError
 from ..graph import is_float
 from .core import Trace, Tracer, as_tracer, dtype_name, fail, implements, normalize_axes, normalize_axis, result, trace_of
-from .reductions import max_, mean, min_, prod, reduce, sum_
+from .reductions import divide_count, max_, mean, min_, prod, reduce, sum_
 from .shapes import broadcast_to, reshape, transpose
 
 
@@ -103,12 +103,6 @@ def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Tr
     return max_(a, axis, keepdims=keepdims) - min_(a, axis, keepdims=keepdims)
 
 
-def _divide(total: Tracer, count: Any) -> Tracer:
-    """A reduction's total divided by its count as NumPy does it (true_divide into the total with
-    casting='unsafe'): in float64, rounded to the total's dtype."""
-    return (total.astype("float64") / as_tracer(total._trace, count).astype("float64")).astype(total.dtype)
-
-
 def _accumulator(x: Tracer, dtype: Any) -> str:
     """NumPy's dtype for var's and std's sums: `dtype`, else x's float dtype, float64 for ints and bools."""
     return dtype_name(dtype) if dtype is not None else (x.dtype.name if is_float(x.dtype) else "float64")
@@ -128,8 +122,8 @@ def _var(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims
     axes = normalize_axes(x.ndim, axis)
     acc = _accumulator(x, dtype)
     n = math.prod(x.shape[i] for i in axes)
-    centered = x - _divide(sum_(x, axis, acc, keepdims=True), n)
-    return _divide(sum_(centered * centered, axis, acc, keepdims=keepdims), max(n - ddof, 0))
+    centered = x - divide_count(sum_(x, axis, acc, keepdims=True), n)
+    return divide_count(sum_(centered * centered, axis, acc, keepdims=keepdims), max(n - ddof, 0))
 
 
 @implements("var")
@@ -220,7 +214,7 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
     if not is_float(x.dtype):
         return mean(x, axis, dtype, keepdims=keepdims)
     total = sum_(_without_nan(x, 0), axis, dtype, keepdims=keepdims)
-    return _divide(total, count_nonzero(~np.isnan(x), axis, keepdims=keepdims))
+    return divide_count(total, count_nonzero(~np.isnan(x), axis, keepdims=keepdims))
 
 
 @implements("average")
