@@ -113,3 +113,31 @@ def test_max_with_where_needs_initial() -> None:
         et.kernel(lambda a: a.max(where=a > 0))(np.ones(3))
     with pytest.raises(ValueError, match="does not have an identity"):
         np.ones(3).max(where=np.ones(3) > 0)
+
+
+def pieces(a, b, n):
+    return (np.select([a > 3, a < 1], [a, b * 2], default=-1), np.select([a > 2], [1.5]), np.ldexp(a, n), np.ldexp(2.5, n),
+            *np.modf(a), *np.divmod(a, b), np.append(a, b), np.append(a, b, axis=0), np.delete(a, 1), np.delete(a, [0, 2], axis=1),
+            np.delete(a, slice(0, None, 2), axis=0), *np.meshgrid(a[0], b[1]), *np.meshgrid(a[0], b[:, 1], a[1], indexing="ij", sparse=True))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float64", "int32"])
+def test_select_ldexp_modf_divmod_append_delete_meshgrid_match_numpy(dtype: str) -> None:
+    """Bit for bit, signed zeros too (modf(-0.0), modf(-inf)), with NaN and inf."""
+    a = (np.arange(12).reshape(3, 4) - 5).astype(dtype) * (np.float16(0.75) if dtype[0] == "f" else 1)
+    b = np.full((3, 4), 3, dtype)
+    if dtype[0] == "f":
+        a[1, 1], a[2, 0], a[0, 2], b[0, 0] = np.nan, -np.inf, -0.0, -2.5
+    check(pieces, a, b, (np.arange(12).reshape(3, 4) % 5 - 2).astype(np.int32), rtol=0, atol=0)
+
+
+def test_ldexp_rounds_once() -> None:
+    """Results near float32's overflow and in its subnormals, and a float16 loop (float32 inputs would give float32)."""
+    x = np.array([1.5, 1.0, 0.75, -3.0, 1.0 + 2.0**-23, np.inf, np.nan, 0.0], np.float32)
+    n = np.array([127, -149, -148, 100, -140, 3, 1, 5], np.int32)
+    check(lambda x, n: (np.ldexp(x, n), np.ldexp(x.astype(np.float16), n.astype(np.int8) // 8)), x, n, rtol=0, atol=0)
+
+
+def test_select_refuses_non_bool_conditions() -> None:
+    with pytest.raises(et.TracingError, match="invalid entry 0 in condlist: should be boolean ndarray"):
+        et.kernel(lambda a: np.select([a], [a]))(np.ones(3))

@@ -192,3 +192,59 @@ def conjugate(x: Any) -> Tracer:
     """np.conj / np.conjugate of a real array: the array, in the dtype NumPy's loop gives (bool: int8)."""
     a = _real_only(x)
     return astype(a, np.conjugate.resolve_dtypes((a.dtype, None))[-1].name)
+
+
+@implements("select")
+def select(condlist: Any, choicelist: Any, default: Any = 0) -> Tracer:
+    """The first choice whose condition holds, else `default`: np.where from the last condition to the first,
+    in result_type of the choices and default (Python numbers weak, as NumPy's select keeps them)."""
+    if len(condlist) != len(choicelist):
+        raise fail(TracingError, "list of cases must be same length as list of conditions")
+    if not condlist:
+        raise fail(TracingError, "select with an empty condition list is not possible")
+    trace = trace_of([*condlist, *choicelist, default])
+    choices = [v if type(v) in (int, float) or isinstance(v, Tracer) else np.asarray(v) for v in (*choicelist, default)]
+    dtype = IMPLEMENTATIONS["result_type"](*choices).name
+    conds = [as_tracer(trace, c if isinstance(c, Tracer) else np.asarray(c)) for c in condlist]
+    for i, c in enumerate(conds):
+        if c.dtype != np.bool_:
+            raise fail(TracingError, f"invalid entry {i} in condlist: should be boolean ndarray")
+    shape = np.broadcast_shapes(*(c.shape for c in conds), *(np.shape(v) if not isinstance(v, Tracer) else v.shape for v in choices))
+    out = broadcast_to(astype(as_tracer(trace, choices[-1]), dtype), shape)
+    for cond, choice in zip(reversed(conds), reversed(choices[:-1]), strict=True):
+        out = astype(IMPLEMENTATIONS["where"](cond, choice, out), dtype)
+    return out
+
+
+@implements("ufunc.ldexp")
+def ldexp(x1: Any, x2: Any) -> Tracer:
+    """x1 * 2**x2 in NumPy's loop dtype (float x1, int x2): the scaling computed in float32 (float16) or float64 and
+    rounded once (exact but where that dtype itself overflows or goes subnormal)."""
+    trace = trace_of([x1, x2])
+    keys = tuple(dtype_key(v) for v in (x1, x2))
+    try:
+        loop = np.ldexp.resolve_dtypes(tuple(np.dtype(PYTHON_SCALARS[k]) if isinstance(k, type) else k for k in keys) + (None,))
+    except (TypeError, np.exceptions.DTypePromotionError) as e:
+        raise fail(UnsupportedError, f"np.ldexp({describe([x1, x2])}): {e}") from None
+    work = "float32" if loop[-1] == np.float16 else "float64"  # wide enough that x1 * 2**x2 rounds once, at the cast
+    scale = apply_ufunc(trace, np.exp2, (as_tracer(trace, x2).astype(work),))
+    return astype(apply_ufunc(trace, np.multiply, (as_tracer(trace, x1).astype(work), scale)), loop[-1].name)
+
+
+@implements("ufunc.modf")
+def modf(x: Any) -> tuple[Tracer, Tracer]:
+    """(fractional part, integral part), both with x's sign as C's modf (modf(-3.0) is (-0.0, -3.0), modf(inf) (0.0, inf))."""
+    trace = trace_of([x])
+    a = as_tracer(trace, x)
+    if not is_float(a.dtype):
+        a = astype(a, np.modf.resolve_dtypes((a.dtype, None, None))[-1].name)
+    whole = apply_ufunc(trace, np.trunc, (a,))
+    frac = IMPLEMENTATIONS["where"](apply_ufunc(trace, np.isinf, (a,)), a.dtype.type(0), apply_ufunc(trace, np.subtract, (a, whole)))
+    return apply_ufunc(trace, np.copysign, (frac, a)), whole
+
+
+@implements("ufunc.divmod")
+def divmod_(x1: Any, x2: Any) -> tuple[Tracer, Tracer]:
+    """np.divmod: (floor_divide, remainder), NumPy's two ufuncs."""
+    trace = trace_of([x1, x2])
+    return apply_ufunc(trace, np.floor_divide, (x1, x2)), apply_ufunc(trace, np.remainder, (x1, x2))

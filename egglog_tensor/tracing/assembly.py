@@ -1,0 +1,66 @@
+"""Arrays assembled from others at trace time: append, delete (static indices), meshgrid; views,
+concatenations and broadcasts the optimizer fuses into their readers, no op of their own."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError, UnsupportedError
+from .core import Tracer, as_tracer, fail, implements, normalize_axis, trace_of
+from .rearrange import take_static
+from .shapes import broadcast_to, concatenate, reshape
+
+
+def _array(trace: Any, v: Any) -> Tracer:
+    """v as NumPy's functions read it with np.asarray: a Python number is a default-dtype array, not weak."""
+    return as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v))
+
+
+@implements("append")
+def append(arr: Any, values: Any, axis: Any = None) -> Tracer:
+    """values joined after arr along `axis` (None: both flattened)."""
+    trace = trace_of([arr, values])
+    a, v = _array(trace, arr), _array(trace, values)
+    if axis is None:
+        return concatenate([reshape(a, (-1,)), reshape(v, (-1,))], 0)
+    return concatenate([a, v], axis)
+
+
+@implements("delete")
+def delete(arr: Any, obj: Any, axis: Any = None) -> Tracer:
+    """arr without the entries `obj` (an int, slice or list of ints known while tracing) along `axis`
+    (None: of the flattened array): the kept entries taken as views."""
+    trace = trace_of([arr])
+    a = _array(trace, arr)
+    if isinstance(obj, Tracer):
+        raise fail(UnsupportedError, "np.delete: the indices must be known while tracing (an int, slice or list), not a traced array")
+    if axis is None:
+        a, axis = reshape(a, (-1,)), 0
+    ax = normalize_axis(a.ndim, axis)
+    n = a.shape[ax]
+    if isinstance(obj, (int, np.integer)) and not -n <= operator.index(obj) < n:
+        raise fail(TracingError, f"index {obj} is out of bounds for axis {ax} with size {n}")
+    kept = np.delete(np.arange(n), obj)
+    return take_static(a, kept.tolist(), ax)
+
+
+@implements("meshgrid")
+def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> tuple[Tracer, ...]:
+    """Coordinate arrays: each input flattened along its own axis (the first two swapped for 'xy'), broadcast to
+    the full grid unless `sparse`."""
+    if indexing not in ("xy", "ij"):
+        raise fail(TracingError, "Valid values for `indexing` are 'xy' and 'ij'.")
+    trace = trace_of(list(xi))
+    axes = [reshape(_array(trace, x), (-1,)) for x in xi]
+    ndim = len(axes)
+    out = []
+    for i, x in enumerate(axes):
+        at = (1 - i if i < 2 else i) if indexing == "xy" and ndim > 1 else i
+        out.append(reshape(x, tuple(-1 if j == at else 1 for j in range(ndim))))
+    if not sparse:
+        shape = np.broadcast_shapes(*(x.shape for x in out))
+        out = [broadcast_to(x, shape) for x in out]
+    return tuple(out)
