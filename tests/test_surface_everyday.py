@@ -141,3 +141,27 @@ def test_ldexp_rounds_once() -> None:
 def test_select_refuses_non_bool_conditions() -> None:
     with pytest.raises(et.TracingError, match="invalid entry 0 in condlist: should be boolean ndarray"):
         et.kernel(lambda a: np.select([a], [a]))(np.ones(3))
+
+
+def products_and_areas(a, b, m, t):
+    return (np.cross(a, b), np.cross(a.T, b.T, axis=0), np.cross(a, b[0]), np.cross(a, b, axisc=0), np.linalg.matrix_power(m, 0),
+            np.linalg.matrix_power(m, 1), np.linalg.matrix_power(m, 3), np.linalg.matrix_power(m, 6), np.trapezoid(a),
+            np.trapezoid(a, dx=0.5, axis=0), np.trapezoid(a, t, axis=0), np.trapezoid(a[:, 0], a[:, 1]))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float64", "int32"])
+def test_cross_matrix_power_trapezoid_match_numpy(dtype: str) -> None:
+    """np.trapz is gone from NumPy 2.4 (trapezoid only); matrix_power by squaring in NumPy's order of products."""
+    a = (np.arange(12).reshape(4, 3) % 5 - 2).astype(dtype)
+    b = ((np.arange(12).reshape(4, 3) * 7) % 5).astype(dtype)
+    m = (np.arange(9).reshape(3, 3) % 4 - 1).astype(dtype)
+    if dtype[0] == "f":
+        a[1, 1], a[3, 2], m = np.nan, np.inf, m / 2
+    check(products_and_areas, a, b, m, np.array([0, 0.5, 2, 2.5]), rtol=1e-3 if dtype == "float16" else None, atol=0)
+
+
+def test_matrix_power_refuses_negative_powers() -> None:
+    with pytest.raises(et.UnsupportedError, match=r"matrix_power\(a, -1\): a negative power needs the inverse"):
+        et.kernel(lambda m: np.linalg.matrix_power(m, -1))(np.eye(2))
+    with pytest.raises(et.UnsupportedError, match="np.cross of 2-vectors"):
+        et.kernel(lambda a: np.cross(a, a))(np.ones((3, 2)))
