@@ -165,3 +165,24 @@ def test_matrix_power_refuses_negative_powers() -> None:
         et.kernel(lambda m: np.linalg.matrix_power(m, -1))(np.eye(2))
     with pytest.raises(et.UnsupportedError, match="np.cross of 2-vectors"):
         et.kernel(lambda a: np.cross(a, a))(np.ones((3, 2)))
+
+
+def covariances(a, b):
+    return (np.cov(a), np.cov(a, rowvar=False), np.cov(a, bias=True), np.cov(a, ddof=0), np.cov(a[0], b[0]), np.cov(a, b), np.cov(a[1]),
+            np.corrcoef(a), np.corrcoef(a, rowvar=False), np.corrcoef(a[0], b[1]), np.corrcoef(a[2]), np.cov(a, dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int32"])
+def test_cov_corrcoef_match_numpy(dtype: str) -> None:
+    """In float64 for every input dtype (NumPy's result_type(m, float64)), one variable a 0-d result, a constant row NaN."""
+    a = ((np.arange(15).reshape(3, 5) * 7) % 6 - 2).astype(dtype)
+    a[2] = 3
+    b = ((np.arange(15).reshape(3, 5) * 5) % 4).astype(dtype)
+    if dtype[0] == "f":
+        a[1, 1] = 0.5
+    check(covariances, a, b, rtol=1e-12, atol=1e-15)
+
+
+def test_cov_refuses_weights() -> None:
+    with pytest.raises(et.UnsupportedError, match=r"np.cov: keyword arguments \['aweights'\] are not supported"):
+        et.kernel(lambda a: np.cov(a, aweights=a[0]))(np.ones((2, 3)))

@@ -11,9 +11,10 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import is_float
-from .core import Trace, Tracer, as_tracer, dtype_name, fail, implements, normalize_axes, normalize_axis, result, trace_of
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, dtype_name, fail, implements, normalize_axes, normalize_axis, result, trace_of
 from .reductions import divide_count, max_, mean, min_, prod, reduce, sum_
 from .shapes import broadcast_to, reshape, transpose
+from .ufuncs import result_type
 
 
 def _no_out(name: str, out: Any, **unsupported: Any) -> None:
@@ -303,3 +304,44 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     if len(axes) == 2:
         return _matrix_norm(a, ord, normalize_axis(a.ndim, axes[0]), normalize_axis(a.ndim, axes[1]), keepdims)
     raise fail(TracingError, "np.linalg.norm: improper number of dimensions to norm")
+
+
+def _variables(v: Any, dtype: str, rowvar: bool, transpose_1d: bool) -> Tracer:
+    """cov's reading of m or y: at least 2-D in `dtype`, one variable per row (columns when not rowvar)."""
+    x = as_tracer(trace_of([v]), v if isinstance(v, Tracer) else np.asarray(v))
+    if x.ndim > 2:
+        raise fail(TracingError, "m has more than 2 dimensions")
+    flip = not rowvar and (x.ndim != 1 if transpose_1d else x.ndim == 2 and x.shape[0] != 1)
+    x = reshape(x.astype(dtype), (1, -1)) if x.ndim < 2 else x.astype(dtype)
+    return transpose(x) if flip else x
+
+
+@implements("cov")
+def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None, fweights: Any = None,
+        aweights: Any = None, *, dtype: Any = None) -> Tracer:
+    """The covariance matrix as NumPy computes it: rows centred on their means, X @ X.T times 1 / (n - ddof), in
+    result_type(m, y, float64) (float32 data too); weights are not supported."""
+    _no_out("cov", None, fweights=fweights, aweights=aweights)
+    if dtype is None:
+        dtype = result_type(*(v for v in (m, y) if v is not None), np.float64)
+    dtype = dtype_name(dtype)
+    x = _variables(m, dtype, rowvar, True)
+    if y is not None:
+        x = IMPLEMENTATIONS["concatenate"]([x, _variables(y, dtype, rowvar, False)], 0)
+    if x.shape[0] == 0:
+        raise fail(UnsupportedError, "np.cov of no variables (NumPy gives a 0x0 array) is not supported")
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    fact = max(x.shape[1] - ddof, 0.0)
+    x = x - mean(x, 1, keepdims=True)
+    c = ((x @ transpose(x)) * np.true_divide(1, fact)).astype(dtype)  # (c *= 1 / fact: in float64, cast back)
+    return IMPLEMENTATIONS["squeeze"](c)
+
+
+@implements("corrcoef")
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Tracer:
+    """cov divided by the standard deviations of its rows and columns, clipped to [-1, 1] (one variable: c / c)."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    stddev = np.sqrt(IMPLEMENTATIONS["diagonal"](c))
+    return np.clip(c / stddev[:, None] / stddev[None, :], -1, 1)
