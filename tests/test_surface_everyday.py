@@ -186,3 +186,21 @@ def test_cov_corrcoef_match_numpy(dtype: str) -> None:
 def test_cov_refuses_weights() -> None:
     with pytest.raises(et.UnsupportedError, match=r"np.cov: keyword arguments \['aweights'\] are not supported"):
         et.kernel(lambda a: np.cov(a, aweights=a[0]))(np.ones((2, 3)))
+
+
+def bins_of(x, bins, k):
+    return (np.digitize(x, bins), np.digitize(x, bins, right=True), np.digitize(x, bins[::-1]), np.digitize(x, bins[::-1], right=True),
+            np.digitize(x, [0.0, 1.0, 1.0, 2.5]), np.digitize(x, [3, 1, 1, -1], right=True), np.digitize(x, [2, 2, 2]), np.digitize(k, bins))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_digitize_matches_numpy(dtype: str) -> None:
+    """Bins an argument (increasing, or reversed: read from bins[0] <= bins[-1] at run time) or a constant (increasing,
+    decreasing, all equal), right=, repeated edges, NaN and +-inf, int x."""
+    x = np.array([-2, -1, 0, 0.5, 1, 1.5, 2.5, 3, 7, np.nan, np.inf, -np.inf]).astype(dtype).reshape(3, 4)
+    check(bins_of, x, np.array([-1, 0, 1, 1, 2.5, 3]).astype(dtype), np.arange(-3, 5, dtype=np.int32))
+
+
+def test_digitize_refuses_unsorted_constant_bins() -> None:
+    with pytest.raises(et.TracingError, match="bins must be monotonically increasing or decreasing"):
+        et.kernel(lambda x: np.digitize(x, [1.0, 3.0, 2.0]))(np.ones(3))

@@ -345,3 +345,33 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
         return c / c
     stddev = np.sqrt(IMPLEMENTATIONS["diagonal"](c))
     return np.clip(c / stddev[:, None] / stddev[None, :], -1, 1)
+
+
+@implements("digitize")
+def digitize(x: Any, bins: Any, right: bool = False) -> Tracer:
+    """The bin of each x as NumPy's searchsorted gives it: for increasing bins the number of bins <= x (< x when
+    `right`), for decreasing ones the number > x (>= x); NaN past the last bin. Constant bins must be monotonic
+    (else ValueError's message); traced bins are read as increasing when bins[0] <= bins[-1] (not checked further)."""
+    trace = trace_of([x, bins])
+    a = as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x))
+    if isinstance(bins, Tracer):
+        b = bins
+        if b.ndim != 1:
+            raise fail(TracingError, "object too deep for desired array")
+        increasing: Any = b[0] <= b[-1] if b.shape[0] else True
+    else:
+        edges = np.asarray(bins)
+        if edges.ndim != 1:
+            raise fail(TracingError, "object too deep for desired array")
+        steps = np.diff(edges)
+        if not (np.all(steps >= 0) or np.all(steps <= 0)):
+            raise fail(TracingError, "bins must be monotonically increasing or decreasing")
+        b, increasing = as_tracer(trace, edges), bool(edges.size < 2 or edges[-1] >= edges[0])  # (all equal: increasing, as NumPy)
+    column = a[..., None]
+    up = sum_((b < column) if right else (b <= column), -1, "int64")
+    if is_float(a.dtype):
+        up = np.where(np.isnan(a), np.int64(b.shape[0]), up)
+    if increasing is True:
+        return up
+    down = sum_((b >= column) if right else (b > column), -1, "int64")
+    return down if increasing is False else np.where(increasing, up, down)
