@@ -204,3 +204,24 @@ def test_digitize_matches_numpy(dtype: str) -> None:
 def test_digitize_refuses_unsorted_constant_bins() -> None:
     with pytest.raises(et.TracingError, match="bins must be monotonically increasing or decreasing"):
         et.kernel(lambda x: np.digitize(x, [1.0, 3.0, 2.0]))(np.ones(3))
+
+
+def gradients(a):
+    return (*np.gradient(a), np.gradient(a, axis=0), np.gradient(a, 0.5, axis=1), *np.gradient(a, 2, 0.25), np.gradient(a[0]),
+            np.gradient(a[:2, 0]), *np.gradient(a, axis=(1, 0)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int32"])
+def test_gradient_matches_numpy(dtype: str) -> None:
+    """Bit for bit: every axis, one axis, scalar spacings (one for all, one per axis), two points (edges only), NaN and inf."""
+    a = ((np.arange(20).reshape(4, 5) ** 2) % 7).astype(dtype)
+    if dtype[0] == "f":
+        a[1, 2], a[3, 0] = np.nan, np.inf
+    check(gradients, a, rtol=0, atol=0)
+
+
+def test_gradient_refuses_coordinates_and_edge_order_2() -> None:
+    with pytest.raises(et.UnsupportedError, match="coordinate arrays"):
+        et.kernel(lambda a: np.gradient(a, np.arange(3.0)))(np.ones(3))
+    with pytest.raises(et.UnsupportedError, match="edge_order=2"):
+        et.kernel(lambda a: np.gradient(a, edge_order=2))(np.ones(3))
