@@ -225,3 +225,16 @@ def test_gradient_refuses_coordinates_and_edge_order_2() -> None:
         et.kernel(lambda a: np.gradient(a, np.arange(3.0)))(np.ones(3))
     with pytest.raises(et.UnsupportedError, match="edge_order=2"):
         et.kernel(lambda a: np.gradient(a, edge_order=2))(np.ones(3))
+
+
+def blocks(a, b, v):
+    return (np.block([[a, b], [b, a]]), np.block([a, b]), np.block([v, 1.0, v]), np.block([[v], [v]]), np.block([[[a]], [[b]]]),
+            np.block(a), np.block([[a, np.zeros((2, 1), np.int32)]]))
+
+
+def test_block_matches_numpy() -> None:
+    """2x2 blocks, one row, scalars and vectors among blocks, depth beyond the blocks' rank, a bare array, mixed dtypes."""
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    check(blocks, a, -a, np.arange(3.0), rtol=0, atol=0)
+    with pytest.raises(et.TracingError, match="List depths are mismatched"):
+        et.kernel(lambda a: np.block([a, [a]]))(a)

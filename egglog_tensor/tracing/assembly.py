@@ -64,3 +64,40 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
         shape = np.broadcast_shapes(*(x.shape for x in out))
         out = [broadcast_to(x, shape) for x in out]
     return tuple(out)
+
+
+def _depth(arrays: Any) -> int:
+    """How deeply np.block's lists nest (tuples are refused, as NumPy refuses them)."""
+    if isinstance(arrays, tuple):
+        raise fail(TracingError, "arrays is a tuple. Only lists can be used to arrange blocks, and np.block does not allow implicit conversion from tuple to ndarray.")
+    if not isinstance(arrays, list):
+        return 0
+    if not arrays:
+        raise fail(TracingError, "List at arrays cannot be empty")
+    depths = {_depth(a) for a in arrays}
+    if len(depths) != 1:
+        raise fail(TracingError, "List depths are mismatched")
+    return 1 + depths.pop()
+
+
+def _leaves(x: Any) -> list[Any]:
+    """The blocks of np.block's nested lists, in order."""
+    return [leaf for e in x for leaf in _leaves(e)] if isinstance(x, list) else [x]
+
+
+@implements("block")
+def block(arrays: Any) -> Tracer:
+    """Nested lists of blocks joined as NumPy's block: the innermost lists along the last axis, each outer
+    level along the axis before; blocks first given leading 1s up to the result's rank."""
+    depth = _depth(arrays)
+    blocks = _leaves(arrays)
+    trace = trace_of(blocks)
+    ndim = max(depth, *(_array(trace, v).ndim for v in blocks))
+
+    def join(x: Any, level: int) -> Tracer:
+        if not isinstance(x, list):
+            a = _array(trace, x)
+            return reshape(a, (1,) * (ndim - a.ndim) + a.shape)
+        return concatenate([join(e, level + 1) for e in x], level - depth + ndim)
+
+    return join(arrays, 0)
