@@ -238,3 +238,17 @@ def test_block_matches_numpy() -> None:
     check(blocks, a, -a, np.arange(3.0), rtol=0, atol=0)
     with pytest.raises(et.TracingError, match="List depths are mismatched"):
         et.kernel(lambda a: np.block([a, [a]]))(a)
+
+
+def inserts(a, v):
+    return (np.insert(a, 1, 5), np.insert(a, 2, v[:3], axis=1), np.insert(a, [2], v[:3, None], axis=1), np.insert(a, [0, 2, 2, -1], 9.5, axis=1),
+            np.insert(a, slice(0, 3), v[:3]), np.insert(a, 0, v[:4], axis=0), np.insert(a, 4, [[1], [2], [3]], axis=1),
+            np.insert(a, -1, 7, axis=0), np.insert(a, np.array([True, False, True, False]), 0, axis=1))
+
+
+def test_insert_matches_numpy() -> None:
+    """NumPy's broadcasting of values (a scalar index moves values' first axis to `axis`), repeated and negative
+    indices, a slice, a bool mask, float values cast to int32 as NumPy casts them."""
+    check(inserts, np.arange(12, dtype=np.int32).reshape(3, 4), np.arange(5.0) * 1.5)
+    with pytest.raises(et.IndexOutOfBoundsError, match="index 5 is out of bounds for axis 0 with size 4"):
+        et.kernel(lambda a: np.insert(a, 5, 1.0))(np.ones(4))

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError, UnsupportedError
-from .core import Tracer, as_tracer, fail, implements, normalize_axis, trace_of
+from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
+from .core import IMPLEMENTATIONS, Tracer, as_tracer, fail, implements, normalize_axis, trace_of
 from .rearrange import take_static
 from .shapes import broadcast_to, concatenate, reshape
 
@@ -17,6 +17,15 @@ from .shapes import broadcast_to, concatenate, reshape
 def _array(trace: Any, v: Any) -> Tracer:
     """v as NumPy's functions read it with np.asarray: a Python number is a default-dtype array, not weak."""
     return as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v))
+
+
+def _along(name: str, a: Tracer, obj: Any, axis: Any) -> tuple[Tracer, int]:
+    """delete's and insert's array and axis (None: the flattened array's), with indices `obj` known while tracing."""
+    if isinstance(obj, Tracer):
+        raise fail(UnsupportedError, f"np.{name}: the indices must be known while tracing (an int, slice or list), not a traced array")
+    if axis is None:
+        return reshape(a, (-1,)), 0
+    return a, normalize_axis(a.ndim, axis)
 
 
 @implements("append")
@@ -33,13 +42,7 @@ def append(arr: Any, values: Any, axis: Any = None) -> Tracer:
 def delete(arr: Any, obj: Any, axis: Any = None) -> Tracer:
     """arr without the entries `obj` (an int, slice or list of ints known while tracing) along `axis`
     (None: of the flattened array): the kept entries taken as views."""
-    trace = trace_of([arr])
-    a = _array(trace, arr)
-    if isinstance(obj, Tracer):
-        raise fail(UnsupportedError, "np.delete: the indices must be known while tracing (an int, slice or list), not a traced array")
-    if axis is None:
-        a, axis = reshape(a, (-1,)), 0
-    ax = normalize_axis(a.ndim, axis)
+    a, ax = _along("delete", _array(trace_of([arr]), arr), obj, axis)
     n = a.shape[ax]
     if isinstance(obj, (int, np.integer)) and not -n <= operator.index(obj) < n:
         raise fail(TracingError, f"index {obj} is out of bounds for axis {ax} with size {n}")
@@ -101,3 +104,35 @@ def block(arrays: Any) -> Tracer:
         return concatenate([join(e, level + 1) for e in x], level - depth + ndim)
 
     return join(arrays, 0)
+
+
+@implements("insert")
+def insert(arr: Any, obj: Any, values: Any, axis: Any = None) -> Tracer:
+    """values put before the entries `obj` (an int, slice, or list of ints or bools known while tracing) along
+    `axis` (None: of the flattened array), cast to arr's dtype and broadcast as NumPy's insert does: views joined."""
+    trace = trace_of([arr, values])
+    a, ax = _along("insert", _array(trace, arr), obj, axis)
+    n = a.shape[ax]
+    indices = np.arange(*obj.indices(n)) if isinstance(obj, slice) else np.array(obj)
+    if indices.dtype == bool:
+        indices = np.flatnonzero(indices)
+    v = _array(trace, values).astype(a.dtype.name)
+    if indices.size == 1:
+        index = int(indices.item())
+        if not -n <= index <= n:
+            raise fail(IndexOutOfBoundsError, f"index {obj} is out of bounds for axis {ax} with size {n}")
+        index += n if index < 0 else 0
+        v = reshape(v, (1,) * (a.ndim - v.ndim) + v.shape)
+        if indices.ndim == 0:  # a scalar index: values' first axis goes to `axis`, as NumPy's
+            v = IMPLEMENTATIONS["moveaxis"](v, 0, ax)
+        v = broadcast_to(v, tuple(v.shape[ax] if i == ax else d for i, d in enumerate(a.shape)))
+        return concatenate([take_static(a, range(index), ax), v, take_static(a, range(index, n), ax)], ax)
+    indices = np.where(indices < 0, indices + n, indices).astype(np.intp)
+    order = indices.argsort(kind="mergesort")
+    indices[order] += np.arange(indices.size)
+    v = broadcast_to(v, tuple(indices.size if i == ax else d for i, d in enumerate(a.shape)))
+    source = np.empty(n + indices.size, np.intp)
+    old = np.ones(n + indices.size, bool)
+    old[indices] = False
+    source[old], source[indices] = np.arange(n), n + np.arange(indices.size)
+    return take_static(concatenate([a, v], ax), source.tolist(), ax)
