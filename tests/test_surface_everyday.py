@@ -252,3 +252,22 @@ def test_insert_matches_numpy() -> None:
     check(inserts, np.arange(12, dtype=np.int32).reshape(3, 4), np.arange(5.0) * 1.5)
     with pytest.raises(et.IndexOutOfBoundsError, match="index 5 is out of bounds for axis 0 with size 4"):
         et.kernel(lambda a: np.insert(a, 5, 1.0))(np.ones(4))
+
+
+def frexp_of(a):
+    return np.frexp(a)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int16"])
+def test_frexp_matches_numpy(dtype: str) -> None:
+    """Bit for bit: zeros of both signs, the dtype's max, tiny and subnormals, inf, NaN, values next to powers of 2,
+    and 2000 random values over 60 decades (6 for float16); ints as float64."""
+    if dtype == "int16":
+        check(frexp_of, np.arange(-300, 300, 7, dtype=np.int16), rtol=0, atol=0)
+        return
+    fi = np.finfo(dtype)
+    a = np.array([0.0, -0.0, 1.0, 0.5, -3.0, 1024, 1023.9, fi.max, -fi.max, fi.tiny, fi.smallest_subnormal, fi.tiny / 3,
+                  np.inf, -np.inf, np.nan, 1 - fi.eps / 2, 1 + fi.eps, 2.0**-20], dtype)
+    decades = 3 if dtype == "float16" else 30
+    spread = np.asarray(10.0, dtype) ** np.random.default_rng(1).integers(-decades, decades, 2000).astype(dtype)
+    check(frexp_of, np.concatenate([a, np.random.default_rng(0).standard_normal(2000).astype(dtype) * spread]), rtol=0, atol=0)

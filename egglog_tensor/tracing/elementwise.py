@@ -248,3 +248,26 @@ def divmod_(x1: Any, x2: Any) -> tuple[Tracer, Tracer]:
     """np.divmod: (floor_divide, remainder), NumPy's two ufuncs."""
     trace = trace_of([x1, x2])
     return apply_ufunc(trace, np.floor_divide, (x1, x2)), apply_ufunc(trace, np.remainder, (x1, x2))
+
+
+@implements("ufunc.frexp")
+def frexp(x: Any) -> tuple[Tracer, Tracer]:
+    """(m, e) with x = m * 2**e, 0.5 <= |m| < 1 (0, inf and NaN: x itself and 0), e int32: e from log2 |x|,
+    corrected by one either way, and m = x / 2**e divided in two exact halves (no overflow at the dtype's max)."""
+    trace = trace_of([x])
+    a = as_tracer(trace, x)
+    a = astype(a, np.frexp.resolve_dtypes((a.dtype, None, None))[1].name)
+    where = IMPLEMENTATIONS["where"]
+    f = lambda name, *args: apply_ufunc(trace, getattr(np, name), args)  # noqa: E731
+    special = f("logical_or", f("equal", a, 0), f("logical_not", f("isfinite", a)))
+    magnitude = where(special, a.dtype.type(1), f("absolute", a))
+    e = f("add", f("floor", f("log2", magnitude)), 1)
+
+    def scaled(e: Tracer) -> Tracer:
+        half = f("floor", f("multiply", e, 0.5))
+        return f("divide", f("divide", magnitude, f("exp2", half)), f("exp2", f("subtract", e, half)))
+
+    e = where(f("greater_equal", scaled(e), 1), f("add", e, 1), e)
+    e = where(f("less", scaled(e), 0.5), f("subtract", e, 1), e)
+    m = f("copysign", scaled(e), a)
+    return where(special, a, m), astype(where(special, a.dtype.type(0), e), "int32")
