@@ -101,11 +101,14 @@ def test_trace_time_errors(fn, pattern: str) -> None:
         et.kernel(fn)(A)
 
 
-@pytest.mark.parametrize("ufunc", [np.add, np.maximum])
+@pytest.mark.parametrize("ufunc", [np.add, np.maximum, np.logical_or])
 def test_ufunc_reduce_names_the_unsupported_keyword(ufunc: np.ufunc) -> None:
-    """initial= and where= are refused by name; axis, dtype and keepdims work (issue 22)."""
-    with pytest.raises(et.UnsupportedError, match=re.escape(f"np.{ufunc.__name__}.reduce(initial=..., where=...) is not supported")):
-        et.kernel(lambda x: ufunc.reduce(x, axis=0, initial=1.0, where=x > 0))(A)
+    """out= (and initial= of the logical ufuncs) is refused by name; axis, dtype, keepdims, initial and where work."""
+    with pytest.raises(et.UnsupportedError, match=re.escape(f"np.{ufunc.__name__}.reduce(out=...) is not supported")):
+        et.kernel(lambda x: ufunc.reduce(x, axis=0, out=np.empty(3)))(A)
+    if ufunc is np.logical_or:
+        with pytest.raises(et.UnsupportedError, match=re.escape("np.logical_or.reduce(initial=...) is not supported")):
+            et.kernel(lambda x: ufunc.reduce(x, axis=0, initial=True))(A)
 
 
 def test_in_place_update_of_a_read_only_argument_is_refused() -> None:

@@ -223,6 +223,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     size = property(lambda self: self._node.size)
     dtype = property(lambda self: np.dtype(self._node.dtype))
     T = property(lambda self: self.transpose())
+    real = property(lambda self: IMPLEMENTATIONS["real"](self))  # a traced array is real: itself, and zeros
+    imag = property(lambda self: IMPLEMENTATIONS["imag"](self))
 
     def __len__(self) -> int:
         if not self.shape:
@@ -343,20 +345,20 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def copy(self, order: str = "K") -> Tracer:
         return IMPLEMENTATIONS["copy"](self)
 
-    def sum(self, axis=None, dtype=None, keepdims=False) -> Tracer:
-        return IMPLEMENTATIONS["sum"](self, axis, dtype, keepdims=keepdims)
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["sum"](self, axis, dtype, out, keepdims, **kw)
 
-    def prod(self, axis=None, dtype=None, keepdims=False) -> Tracer:
-        return IMPLEMENTATIONS["prod"](self, axis, dtype, keepdims=keepdims)
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["prod"](self, axis, dtype, out, keepdims, **kw)
 
-    def max(self, axis=None, keepdims=False) -> Tracer:
-        return IMPLEMENTATIONS["max"](self, axis, keepdims=keepdims)
+    def max(self, axis=None, out=None, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["max"](self, axis, out, keepdims, **kw)
 
-    def min(self, axis=None, keepdims=False) -> Tracer:
-        return IMPLEMENTATIONS["min"](self, axis, keepdims=keepdims)
+    def min(self, axis=None, out=None, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["min"](self, axis, out, keepdims, **kw)
 
-    def mean(self, axis=None, dtype=None, keepdims=False) -> Tracer:
-        return IMPLEMENTATIONS["mean"](self, axis, dtype, keepdims=keepdims)
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kw) -> Tracer:
+        return IMPLEMENTATIONS["mean"](self, axis, dtype, out, keepdims, **kw)
 
     # statistics (tracing/statistics.py)
     def argmax(self, axis=None, out=None, *, keepdims=False) -> Tracer:
@@ -404,6 +406,12 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     def clip(self, a_min=None, a_max=None) -> Tracer:
         return IMPLEMENTATIONS["clip"](self, a_min, a_max)
+
+    def conj(self) -> Tracer:
+        """ndarray.conj of a real array: a copy in its dtype (np.conj of bool gives int8; this keeps bool)."""
+        return IMPLEMENTATIONS["copy"](self)
+
+    conjugate = conj
 
     def dot(self, other: Any) -> Tracer:
         return IMPLEMENTATIONS["dot"](self, other)

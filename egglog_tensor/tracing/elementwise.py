@@ -106,3 +106,168 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NO_VALUE, append: A
     for _ in range(n):
         x = apply_ufunc(trace, op, (x[later], x[earlier]))
     return x
+
+
+def _float_operand(trace: Any, v: Any) -> Any:
+    """isclose's reading of an operand: a Python number stays one (weak), anything else is an array (a 0-d one is not weak)."""
+    return v if type(v) in (int, float) else as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v))
+
+
+@implements("isclose")
+def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Tracer:
+    """|a - b| <= atol + rtol * |b| where b is finite, or a == b (NaN == NaN with `equal_nan`), as NumPy
+    computes it: b in result_type(b, 1.0), rtol and atol as float64 arrays (not weak)."""
+    trace = trace_of([a, b, rtol, atol])
+    x, y, rtol, atol = (_float_operand(trace, v) for v in (a, b, rtol, atol))
+    if isinstance(y, Tracer):
+        y = astype(y, np.result_type(y.dtype, 1.0).name)
+    elif type(y) is int:
+        y = float(y)
+    ufunc = lambda f, *args: apply_ufunc(trace, f, args)  # noqa: E731
+    close = ufunc(np.less_equal, ufunc(np.absolute, ufunc(np.subtract, x, y)), ufunc(np.add, atol, ufunc(np.multiply, rtol, ufunc(np.absolute, y))))
+    out = ufunc(np.logical_or, ufunc(np.logical_and, close, ufunc(np.isfinite, y)), ufunc(np.equal, x, y))
+    if equal_nan:
+        out = ufunc(np.logical_or, out, ufunc(np.logical_and, ufunc(np.isnan, x), ufunc(np.isnan, y)))
+    return as_tracer(trace, out)
+
+
+@implements("allclose")
+def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Tracer:
+    """all(isclose(...)): a 0-d bool array (NumPy returns a Python bool, which needs the values)."""
+    return IMPLEMENTATIONS["all"](isclose(a, b, rtol, atol, equal_nan))
+
+
+def _nan_ignoring(pick: np.ufunc, x1: Any, x2: Any) -> Tracer:
+    """fmax (pick maximum) / fmin (minimum): `pick`, but x1 where x2 is NaN and x2 where x1 is. Equal zeros
+    of opposite signs give `pick`'s zero (NumPy's fmax gives x1's or x2's depending on the array's length)."""
+    trace = trace_of([x1, x2])
+    picked = apply_ufunc(trace, pick, (x1, x2))
+    if not is_float(picked.dtype):
+        return picked
+    where = IMPLEMENTATIONS["where"]
+    return where(apply_ufunc(trace, np.isnan, (x2,)), x1, where(apply_ufunc(trace, np.isnan, (x1,)), x2, picked))
+
+
+@implements("ufunc.fmax")
+def fmax(x1: Any, x2: Any) -> Tracer:
+    """np.fmax: the maximum, NaN only where both are NaN."""
+    return _nan_ignoring(np.maximum, x1, x2)
+
+
+@implements("ufunc.fmin")
+def fmin(x1: Any, x2: Any) -> Tracer:
+    """np.fmin: the minimum, NaN only where both are NaN."""
+    return _nan_ignoring(np.minimum, x1, x2)
+
+
+@implements("sinc")
+def sinc(x: Any) -> Tracer:
+    """sin(pi x) / (pi x) as NumPy computes it: pi * x with x an array (ints: float64), 0 replaced by the dtype's eps."""
+    trace = trace_of([x])
+    y = apply_ufunc(trace, np.multiply, (np.pi, as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x))))
+    eps = float_info(y.dtype).eps if is_float(y.dtype) else 1e-20
+    y = IMPLEMENTATIONS["where"](apply_ufunc(trace, np.not_equal, (y, 0)), y, y.dtype.type(eps))
+    return apply_ufunc(trace, np.divide, (apply_ufunc(trace, np.sin, (y,)), y))
+
+
+def _real_only(x: Any) -> Tracer:
+    """A traced array is real (complex arguments are refused), so its real part is itself."""
+    return as_tracer(trace_of([x]), x if isinstance(x, Tracer) else np.asarray(x))
+
+
+@implements("real")
+def real(val: Any) -> Tracer:
+    """np.real of a real array: the array."""
+    return IMPLEMENTATIONS["copy"](_real_only(val))
+
+
+@implements("imag")
+def imag(val: Any) -> Tracer:
+    """np.imag of a real array: zeros of its dtype and shape."""
+    return IMPLEMENTATIONS["zeros_like"](_real_only(val))
+
+
+@implements("ufunc.conjugate")
+def conjugate(x: Any) -> Tracer:
+    """np.conj / np.conjugate of a real array: the array, in the dtype NumPy's loop gives (bool: int8)."""
+    a = _real_only(x)
+    return astype(a, np.conjugate.resolve_dtypes((a.dtype, None))[-1].name)
+
+
+@implements("select")
+def select(condlist: Any, choicelist: Any, default: Any = 0) -> Tracer:
+    """The first choice whose condition holds, else `default`: np.where from the last condition to the first,
+    in result_type of the choices and default (Python numbers weak, as NumPy's select keeps them)."""
+    if len(condlist) != len(choicelist):
+        raise fail(TracingError, "list of cases must be same length as list of conditions")
+    if not condlist:
+        raise fail(TracingError, "select with an empty condition list is not possible")
+    trace = trace_of([*condlist, *choicelist, default])
+    choices = [v if type(v) in (int, float) or isinstance(v, Tracer) else np.asarray(v) for v in (*choicelist, default)]
+    dtype = IMPLEMENTATIONS["result_type"](*choices).name
+    conds = [as_tracer(trace, c if isinstance(c, Tracer) else np.asarray(c)) for c in condlist]
+    for i, c in enumerate(conds):
+        if c.dtype != np.bool_:
+            raise fail(TracingError, f"invalid entry {i} in condlist: should be boolean ndarray")
+    shape = np.broadcast_shapes(*(c.shape for c in conds), *(np.shape(v) if not isinstance(v, Tracer) else v.shape for v in choices))
+    out = broadcast_to(astype(as_tracer(trace, choices[-1]), dtype), shape)
+    for cond, choice in zip(reversed(conds), reversed(choices[:-1]), strict=True):
+        out = astype(IMPLEMENTATIONS["where"](cond, choice, out), dtype)
+    return out
+
+
+@implements("ufunc.ldexp")
+def ldexp(x1: Any, x2: Any) -> Tracer:
+    """x1 * 2**x2 in NumPy's loop dtype (float x1, int x2): the scaling computed in float32 (float16) or float64 and
+    rounded once (exact but where that dtype itself overflows or goes subnormal)."""
+    trace = trace_of([x1, x2])
+    keys = tuple(dtype_key(v) for v in (x1, x2))
+    try:
+        loop = np.ldexp.resolve_dtypes(tuple(np.dtype(PYTHON_SCALARS[k]) if isinstance(k, type) else k for k in keys) + (None,))
+    except (TypeError, np.exceptions.DTypePromotionError) as e:
+        raise fail(UnsupportedError, f"np.ldexp({describe([x1, x2])}): {e}") from None
+    work = "float32" if loop[-1] == np.float16 else "float64"  # wide enough that x1 * 2**x2 rounds once, at the cast
+    scale = apply_ufunc(trace, np.exp2, (as_tracer(trace, x2).astype(work),))
+    return astype(apply_ufunc(trace, np.multiply, (as_tracer(trace, x1).astype(work), scale)), loop[-1].name)
+
+
+@implements("ufunc.modf")
+def modf(x: Any) -> tuple[Tracer, Tracer]:
+    """(fractional part, integral part), both with x's sign as C's modf (modf(-3.0) is (-0.0, -3.0), modf(inf) (0.0, inf))."""
+    trace = trace_of([x])
+    a = as_tracer(trace, x)
+    if not is_float(a.dtype):
+        a = astype(a, np.modf.resolve_dtypes((a.dtype, None, None))[-1].name)
+    whole = apply_ufunc(trace, np.trunc, (a,))
+    frac = IMPLEMENTATIONS["where"](apply_ufunc(trace, np.isinf, (a,)), a.dtype.type(0), apply_ufunc(trace, np.subtract, (a, whole)))
+    return apply_ufunc(trace, np.copysign, (frac, a)), whole
+
+
+@implements("ufunc.divmod")
+def divmod_(x1: Any, x2: Any) -> tuple[Tracer, Tracer]:
+    """np.divmod: (floor_divide, remainder), NumPy's two ufuncs."""
+    trace = trace_of([x1, x2])
+    return apply_ufunc(trace, np.floor_divide, (x1, x2)), apply_ufunc(trace, np.remainder, (x1, x2))
+
+
+@implements("ufunc.frexp")
+def frexp(x: Any) -> tuple[Tracer, Tracer]:
+    """(m, e) with x = m * 2**e, 0.5 <= |m| < 1 (0, inf and NaN: x itself and 0), e int32: e from log2 |x|,
+    corrected by one either way, and m = x / 2**e divided in two exact halves (no overflow at the dtype's max)."""
+    trace = trace_of([x])
+    a = as_tracer(trace, x)
+    a = astype(a, np.frexp.resolve_dtypes((a.dtype, None, None))[1].name)
+    where = IMPLEMENTATIONS["where"]
+    f = lambda name, *args: apply_ufunc(trace, getattr(np, name), args)  # noqa: E731
+    special = f("logical_or", f("equal", a, 0), f("logical_not", f("isfinite", a)))
+    magnitude = where(special, a.dtype.type(1), f("absolute", a))
+    e = f("add", f("floor", f("log2", magnitude)), 1)
+
+    def scaled(e: Tracer) -> Tracer:
+        half = f("floor", f("multiply", e, 0.5))
+        return f("divide", f("divide", magnitude, f("exp2", half)), f("exp2", f("subtract", e, half)))
+
+    e = where(f("greater_equal", scaled(e), 1), f("add", e, 1), e)
+    e = where(f("less", scaled(e), 0.5), f("subtract", e, 1), e)
+    m = f("copysign", scaled(e), a)
+    return where(special, a, m), astype(where(special, a.dtype.type(0), e), "int32")

@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import TracingError, UnsupportedError
 from ..graph import NARROW_FLOATS, Node
 from ..spec import PYTHON_SCALARS
-from .core import Trace, Tracer, as_tracer, fail, implements, lift, normalize_axis, result, trace_of
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, fail, implements, lift, normalize_axis, result, trace_of
 from .shapes import broadcast_to, reshape, transpose
 from .ufuncs import apply_ufunc
 
@@ -182,3 +182,52 @@ def kron(a: Any, b: Any) -> Tracer:
     sa, sb = (1,) * (rank - x.ndim) + x.shape, (1,) * (rank - y.ndim) + y.shape
     pairs = multiply(reshape(x, tuple(d for s in sa for d in (s, 1))), reshape(y, tuple(d for s in sb for d in (1, s))))
     return reshape(pairs, tuple(p * q for p, q in zip(sa, sb, strict=True)))
+
+
+@implements("cross")
+def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: Any = None) -> Tracer:
+    """The cross product of 3-vectors along axisa/axisb (`axis` sets all three), as NumPy writes it
+    (a1*b2 - a2*b1, ...) in the promoted dtype; 2-vectors (deprecated in NumPy 2) are refused."""
+    trace = trace_of([a, b])
+    x, y = (as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v)) for v in (a, b))
+    if x.ndim < 1 or y.ndim < 1:
+        raise fail(TracingError, "At least one array has zero dimension")
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    move = IMPLEMENTATIONS["moveaxis"]
+    x, y = move(x, normalize_axis(x.ndim, axisa, "axisa"), -1), move(y, normalize_axis(y.ndim, axisb, "axisb"), -1)
+    if {x.shape[-1], y.shape[-1]} - {2, 3}:
+        raise fail(TracingError, "incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if x.shape[-1] != 3 or y.shape[-1] != 3:
+        raise fail(UnsupportedError, "np.cross of 2-vectors (deprecated in NumPy 2) is not supported; 3-vectors are")
+    dtype = np.promote_types(x.dtype, y.dtype).name
+    x, y = x.astype(dtype), y.astype(dtype)
+    parts = [x[..., i] * y[..., j] - x[..., j] * y[..., i] for i, j in ((1, 2), (2, 0), (0, 1))]
+    out = IMPLEMENTATIONS["stack"](parts, -1)
+    return move(out, -1, normalize_axis(out.ndim, axisc, "axisc"))
+
+
+@implements("linalg.matrix_power")
+def matrix_power(a: Any, n: Any) -> Tracer:
+    """a @ a @ ... n times (a static int n >= 0) by squaring, in NumPy's order of products; n = 0: the identity."""
+    trace = trace_of([a])
+    x = as_tracer(trace, a if isinstance(a, Tracer) else np.asarray(a))
+    if isinstance(n, Tracer) or not isinstance(n, (int, np.integer)):
+        raise fail(TracingError if not isinstance(n, Tracer) else UnsupportedError, "np.linalg.matrix_power: exponent must be an integer known while tracing")
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise fail(TracingError, "Last 2 dimensions of the array must be square")
+    n = int(n)
+    if n < 0:
+        raise fail(UnsupportedError, f"np.linalg.matrix_power(a, {n}): a negative power needs the inverse (np.linalg.inv), "
+                                     "which egglog_tensor does not compute")
+    if n == 0:
+        return broadcast_to(IMPLEMENTATIONS["eye"](x.shape[-1], dtype=x.dtype), x.shape)
+    if n == 3:
+        return (x @ x) @ x
+    power = out = None
+    while n > 0:  # NumPy's order: the bits of n from the lowest
+        power = x if power is None else power @ power
+        n, bit = divmod(n, 2)
+        if bit:
+            out = power if out is None else out @ power
+    return out

@@ -7,15 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UnsupportedError
+from ..errors import TracingError, UnsupportedError
 from ..graph import FLOAT_DTYPES, NARROW_FLOATS, is_float
 from .core import IMPLEMENTATIONS, Tracer, as_tracer, dtype_name, fail, implements, lift, normalize_axes, result, trace_of
-from .shapes import diagonal, reshape
+from .shapes import broadcast_to, diagonal, reshape
 from .ufuncs import apply_ufunc
 
 
 REDUCE_UFUNCS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}
 LOGICAL_UFUNCS = {"logical_and": "all", "logical_or": "any"}  # reduce to bool: tracing/statistics.py
+_NO_VALUE = getattr(np, "_NoValue", None)  # NumPy's "not given" default for initial= and where=
 
 
 def accumulator_dtype(dtype: str) -> str:
@@ -24,7 +25,10 @@ def accumulator_dtype(dtype: str) -> str:
             "uint8": "uint64", "uint16": "uint64", "uint32": "uint64"}.get(dtype, dtype)
 
 
-def reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, **unsupported: Any) -> Tracer:
+def reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, initial: Any = None, where: Any = True, **unsupported: Any) -> Tracer:
+    initial = None if initial is _NO_VALUE else initial
+    if initial is not None or not (where is True or where is _NO_VALUE):
+        return _masked_reduce(op, x, axis, keepdims, dtype, initial, where)
     if unsupported:
         raise fail(UnsupportedError, f"np.{op}: keyword arguments {sorted(unsupported)} are not supported")
     trace = trace_of([x])
@@ -49,22 +53,53 @@ def reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, **unsu
     return out
 
 
+def _mask(where: Any, x: Tracer) -> Tracer:
+    """A reduction's `where=` (an array or a list of bools) broadcast to x's shape."""
+    return broadcast_to(as_tracer(x._trace, where if isinstance(where, Tracer) else np.asarray(where)), x.shape)
+
+
+def _masked_reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any, initial: Any, where: Any) -> Tracer:
+    """`initial=` and `where=`: the elements `where` leaves out read as the op's identity (max/min: as
+    `initial`, which NumPy demands with `where`), then `initial` joined to the result in its dtype."""
+    trace = trace_of([x, where])
+    x = as_tracer(trace, x)
+    ufunc = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}[op]
+    if initial is None and op in ("max", "min"):
+        raise fail(TracingError, f"reduction operation '{ufunc.__name__}' does not have an identity, so to use a where mask one has to specify 'initial'")
+    target = dtype_name(dtype) if dtype is not None else accumulator_dtype(x.dtype.name) if op in ("sum", "prod") else x.dtype.name
+    work = "float32" if target in NARROW_FLOATS else target  # as reduce: half sums accumulate in float32
+    x = x.astype(work)
+    identity = np.asarray({"sum": 0, "prod": 1}.get(op, initial)).astype(work)  # (cast unsafely, as NumPy casts initial)
+    if not (where is True or where is _NO_VALUE):
+        x = IMPLEMENTATIONS["where"](_mask(where, x), x, identity)
+    axes = normalize_axes(x.ndim, axis)
+    if any(x.shape[a] == 0 for a in axes):  # nothing to reduce: the identity (max/min: initial, below)
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keepdims or i not in axes)
+        out = broadcast_to(as_tracer(trace, identity), shape)
+    else:
+        out = reduce(op, x, axis, keepdims)
+    if initial is not None:
+        out = apply_ufunc(trace, ufunc, (np.asarray(initial).astype(work), out))
+    return out.astype(target)
+
+
 @implements("ufunc.reduce")
-def ufunc_reduce(ufunc: np.ufunc, x: Any, axis: Any = 0, dtype: Any = None, keepdims: bool = False, **unsupported: Any) -> Tracer:
-    """`np.add.reduce(x, axis, dtype, keepdims=...)` and kin (NumPy passes all but `x` as keywords)."""
+def ufunc_reduce(ufunc: np.ufunc, x: Any, axis: Any = 0, dtype: Any = None, keepdims: bool = False, initial: Any = None,
+                 where: Any = True, **unsupported: Any) -> Tracer:
+    """`np.add.reduce(x, axis, dtype, keepdims=..., initial=..., where=...)` and kin (NumPy passes all but `x` as keywords)."""
     if ufunc.__name__ not in REDUCE_UFUNCS | LOGICAL_UFUNCS:
         raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce is not supported "
                                      f"(reducing ufuncs: {', '.join(REDUCE_UFUNCS | LOGICAL_UFUNCS)})")
-    if unsupported.get("where", False) is True:  # where=True is the default: every element
-        del unsupported["where"]
+    if ufunc.__name__ in LOGICAL_UFUNCS and initial is not None:
+        unsupported["initial"] = initial
     if unsupported:
         given = ", ".join(f"{k}=..." for k in sorted(unsupported))
-        raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce({given}) is not supported; axis, dtype and keepdims are")
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce({given}) is not supported; axis, dtype, keepdims, initial and where are")
     if ufunc.__name__ in LOGICAL_UFUNCS and dtype in (None, bool, np.bool_, "bool"):
-        return IMPLEMENTATIONS[LOGICAL_UFUNCS[ufunc.__name__]](x, axis, None, keepdims)
+        return IMPLEMENTATIONS[LOGICAL_UFUNCS[ufunc.__name__]](x, axis, None, keepdims, where=where)
     if ufunc.__name__ in LOGICAL_UFUNCS:
         raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce(dtype={dtype!r}) is not supported; its result is bool")
-    return reduce(REDUCE_UFUNCS[ufunc.__name__], x, axis, keepdims, dtype)
+    return reduce(REDUCE_UFUNCS[ufunc.__name__], x, axis, keepdims, dtype, initial, where)
 
 
 @implements("sum")
@@ -75,16 +110,25 @@ def sum_(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
 
 
 @implements("mean")
-def mean(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Tracer:
-    trace = trace_of([x])
+def mean(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> Tracer:
+    """The sum over the count; with `where`, of the chosen elements over their number (divided as NumPy: in float64, rounded)."""
+    trace = trace_of([x, where])
     x = as_tracer(trace, x)
     if dtype is None and x.dtype.name in NARROW_FLOATS:  # NumPy sums and divides in float32, then rounds back
-        return mean(x, axis, "float32", out, keepdims, **kw).astype(x.dtype.name)
+        return mean(x, axis, "float32", out, keepdims, where=where).astype(x.dtype.name)
     if dtype is None:
         dtype = x.dtype.name if is_float(x.dtype) else "float64"
-    total = sum_(x, axis, dtype, out, keepdims, **kw)
+    total = sum_(x, axis, dtype, out, keepdims, where=where)
+    if not (where is True or where is _NO_VALUE):
+        return divide_count(total, sum_(_mask(where, x), axis, "int64", keepdims=keepdims))
     count = math.prod(x.shape[a] for a in normalize_axes(x.ndim, axis))
     return apply_ufunc(trace, np.divide, (total, np.asarray(count, dtype=dtype_name(dtype))))
+
+
+def divide_count(total: Tracer, count: Any) -> Tracer:
+    """A reduction's total divided by its count as NumPy does it (true_divide into the total with
+    casting='unsafe'): in float64, rounded to the total's dtype."""
+    return (total.astype("float64") / as_tracer(total._trace, count).astype("float64")).astype(total.dtype)
 
 
 @implements("trace")

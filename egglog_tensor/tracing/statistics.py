@@ -11,9 +11,10 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import is_float
-from .core import Trace, Tracer, as_tracer, dtype_name, fail, implements, normalize_axes, normalize_axis, result, trace_of
-from .reductions import max_, mean, min_, prod, reduce, sum_
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, dtype_name, fail, implements, normalize_axes, normalize_axis, result, trace_of
+from .reductions import divide_count, max_, mean, min_, prod, reduce, sum_
 from .shapes import broadcast_to, reshape, transpose
+from .ufuncs import result_type
 
 
 def _no_out(name: str, out: Any, **unsupported: Any) -> None:
@@ -103,12 +104,6 @@ def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Tr
     return max_(a, axis, keepdims=keepdims) - min_(a, axis, keepdims=keepdims)
 
 
-def _divide(total: Tracer, count: Any) -> Tracer:
-    """A reduction's total divided by its count as NumPy does it (true_divide into the total with
-    casting='unsafe'): in float64, rounded to the total's dtype."""
-    return (total.astype("float64") / as_tracer(total._trace, count).astype("float64")).astype(total.dtype)
-
-
 def _accumulator(x: Tracer, dtype: Any) -> str:
     """NumPy's dtype for var's and std's sums: `dtype`, else x's float dtype, float64 for ints and bools."""
     return dtype_name(dtype) if dtype is not None else (x.dtype.name if is_float(x.dtype) else "float64")
@@ -128,8 +123,8 @@ def _var(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims
     axes = normalize_axes(x.ndim, axis)
     acc = _accumulator(x, dtype)
     n = math.prod(x.shape[i] for i in axes)
-    centered = x - _divide(sum_(x, axis, acc, keepdims=True), n)
-    return _divide(sum_(centered * centered, axis, acc, keepdims=keepdims), max(n - ddof, 0))
+    centered = x - divide_count(sum_(x, axis, acc, keepdims=True), n)
+    return divide_count(sum_(centered * centered, axis, acc, keepdims=keepdims), max(n - ddof, 0))
 
 
 @implements("var")
@@ -191,6 +186,28 @@ def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, in
     return _nan_extreme("min", a, axis, out, keepdims, initial=initial, where=where)
 
 
+def _nan_index(op: str, a: Any, axis: Any, out: Any, keepdims: bool) -> Tracer:
+    """nanargmax (op "argmax") / nanargmin: the arg-reduction of a with NaN read as -inf (+inf), as NumPy.
+    An all-NaN slice gives -1 (as jax.numpy), where NumPy raises ValueError: the values are not known while tracing."""
+    x = _nan_args(f"nan{op}", a, out)
+    if not is_float(x.dtype):
+        return _index_reduction(op, x, axis, None, keepdims)
+    found = _index_reduction(op, _without_nan(x, -np.inf if op == "argmax" else np.inf), axis, None, keepdims)
+    return np.where(all_(np.isnan(x), axis, keepdims=keepdims), np.int64(-1), found)
+
+
+@implements("nanargmax")
+def nanargmax(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Tracer:
+    """np.nanargmax: the index of the first max of the non-NaN elements (an all-NaN slice: -1)."""
+    return _nan_index("argmax", a, axis, out, keepdims)
+
+
+@implements("nanargmin")
+def nanargmin(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Tracer:
+    """np.nanargmin: the index of the first min of the non-NaN elements (an all-NaN slice: -1)."""
+    return _nan_index("argmin", a, axis, out, keepdims)
+
+
 @implements("nanmean")
 def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None) -> Tracer:
     """The mean of the non-NaN elements (an all-NaN slice: NaN, without NumPy's warning)."""
@@ -198,7 +215,7 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
     if not is_float(x.dtype):
         return mean(x, axis, dtype, keepdims=keepdims)
     total = sum_(_without_nan(x, 0), axis, dtype, keepdims=keepdims)
-    return _divide(total, count_nonzero(~np.isnan(x), axis, keepdims=keepdims))
+    return divide_count(total, count_nonzero(~np.isnan(x), axis, keepdims=keepdims))
 
 
 @implements("average")
@@ -287,3 +304,74 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     if len(axes) == 2:
         return _matrix_norm(a, ord, normalize_axis(a.ndim, axes[0]), normalize_axis(a.ndim, axes[1]), keepdims)
     raise fail(TracingError, "np.linalg.norm: improper number of dimensions to norm")
+
+
+def _variables(v: Any, dtype: str, rowvar: bool, transpose_1d: bool) -> Tracer:
+    """cov's reading of m or y: at least 2-D in `dtype`, one variable per row (columns when not rowvar)."""
+    x = as_tracer(trace_of([v]), v if isinstance(v, Tracer) else np.asarray(v))
+    if x.ndim > 2:
+        raise fail(TracingError, "m has more than 2 dimensions")
+    flip = not rowvar and (x.ndim != 1 if transpose_1d else x.ndim == 2 and x.shape[0] != 1)
+    x = reshape(x.astype(dtype), (1, -1)) if x.ndim < 2 else x.astype(dtype)
+    return transpose(x) if flip else x
+
+
+@implements("cov")
+def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None, fweights: Any = None,
+        aweights: Any = None, *, dtype: Any = None) -> Tracer:
+    """The covariance matrix as NumPy computes it: rows centred on their means, X @ X.T times 1 / (n - ddof), in
+    result_type(m, y, float64) (float32 data too); weights are not supported."""
+    _no_out("cov", None, fweights=fweights, aweights=aweights)
+    if dtype is None:
+        dtype = result_type(*(v for v in (m, y) if v is not None), np.float64)
+    dtype = dtype_name(dtype)
+    x = _variables(m, dtype, rowvar, True)
+    if y is not None:
+        x = IMPLEMENTATIONS["concatenate"]([x, _variables(y, dtype, rowvar, False)], 0)
+    if x.shape[0] == 0:
+        raise fail(UnsupportedError, "np.cov of no variables (NumPy gives a 0x0 array) is not supported")
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    fact = max(x.shape[1] - ddof, 0.0)
+    x = x - mean(x, 1, keepdims=True)
+    c = ((x @ transpose(x)) * np.true_divide(1, fact)).astype(dtype)  # (c *= 1 / fact: in float64, cast back)
+    return IMPLEMENTATIONS["squeeze"](c)
+
+
+@implements("corrcoef")
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Tracer:
+    """cov divided by the standard deviations of its rows and columns, clipped to [-1, 1] (one variable: c / c)."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    stddev = np.sqrt(IMPLEMENTATIONS["diagonal"](c))
+    return np.clip(c / stddev[:, None] / stddev[None, :], -1, 1)
+
+
+@implements("digitize")
+def digitize(x: Any, bins: Any, right: bool = False) -> Tracer:
+    """The bin of each x as NumPy's searchsorted gives it: for increasing bins the number of bins <= x (< x when
+    `right`), for decreasing ones the number > x (>= x); NaN past the last bin. Constant bins must be monotonic
+    (else ValueError's message); traced bins are read as increasing when bins[0] <= bins[-1] (not checked further)."""
+    trace = trace_of([x, bins])
+    a = as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x))
+    if isinstance(bins, Tracer):
+        b = bins
+        if b.ndim != 1:
+            raise fail(TracingError, "object too deep for desired array")
+        increasing: Any = b[0] <= b[-1] if b.shape[0] else True
+    else:
+        edges = np.asarray(bins)
+        if edges.ndim != 1:
+            raise fail(TracingError, "object too deep for desired array")
+        steps = np.diff(edges)
+        if not (np.all(steps >= 0) or np.all(steps <= 0)):
+            raise fail(TracingError, "bins must be monotonically increasing or decreasing")
+        b, increasing = as_tracer(trace, edges), bool(edges.size < 2 or edges[-1] >= edges[0])  # (all equal: increasing, as NumPy)
+    column = a[..., None]
+    up = sum_((b < column) if right else (b <= column), -1, "int64")
+    if is_float(a.dtype):
+        up = np.where(np.isnan(a), np.int64(b.shape[0]), up)
+    if increasing is True:
+        return up
+    down = sum_((b >= column) if right else (b > column), -1, "int64")
+    return down if increasing is False else np.where(increasing, up, down)

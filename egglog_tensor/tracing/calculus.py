@@ -1,0 +1,56 @@
+"""Numerical calculus at trace time, as NumPy writes it, from existing slices, diff and sum: np.trapezoid
+(the widths times the mean of neighbours, summed) and np.gradient (central and one-sided differences)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError, UnsupportedError
+from .core import IMPLEMENTATIONS, Tracer, as_tracer, fail, implements, normalize_axis, trace_of
+from .shapes import reshape
+
+
+@implements("trapezoid")
+def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Tracer:
+    """sum(d * (y[1:] + y[:-1]) / 2.0) along `axis`, d the spacing `dx` or diff(x) (a 1-D x along that axis)."""
+    trace = trace_of([y, x])
+    y = as_tracer(trace, y if isinstance(y, Tracer) else np.asarray(y))
+    ax = normalize_axis(y.ndim, axis)
+    d: Any = dx
+    if x is not None:
+        x = as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x))
+        d = IMPLEMENTATIONS["diff"](x) if x.ndim == 1 else IMPLEMENTATIONS["diff"](x, axis=axis)
+        if x.ndim == 1:
+            d = reshape(d, tuple(d.shape[0] if i == ax else 1 for i in range(y.ndim)))
+    later = tuple(slice(1, None) if i == ax else slice(None) for i in range(y.ndim))
+    earlier = tuple(slice(None, -1) if i == ax else slice(None) for i in range(y.ndim))
+    return IMPLEMENTATIONS["sum"](d * (y[later] + y[earlier]) / 2.0, ax)
+
+
+@implements("gradient")
+def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """Central differences inside, one-sided ones at the two edges (edge_order 1), along each axis with a scalar
+    spacing per axis (default 1.0), as NumPy writes them; ints as float64. One axis: an array, else a tuple."""
+    trace = trace_of([f])
+    y = as_tracer(trace, f if isinstance(f, Tracer) else np.asarray(f))
+    axes = tuple(range(y.ndim)) if axis is None else tuple(normalize_axis(y.ndim, a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if edge_order != 1:
+        raise fail(UnsupportedError, f"np.gradient(edge_order={edge_order!r}) is not supported; edge_order=1 is")
+    if len(varargs) not in (0, 1, len(axes)):
+        raise fail(TracingError, "invalid number of arguments")
+    spacings = [1.0] * len(axes) if not varargs else list(varargs) * len(axes) if len(varargs) == 1 else list(varargs)
+    if any(isinstance(d, Tracer) or np.ndim(d) for d in spacings):
+        raise fail(UnsupportedError, "np.gradient with coordinate arrays is not supported; scalar spacings are")
+    if y.dtype.kind in "iub":
+        y = y.astype("float64")
+    outs = []
+    for ax, dx in zip(axes, spacings, strict=True):
+        if y.shape[ax] < 2:
+            raise fail(TracingError, "Shape of array too small to calculate a numerical gradient, at least (edge_order + 1) elements are required.")
+        def part(start: Any, stop: Any, ax: int = ax) -> Tracer:
+            return y[tuple(slice(start, stop) if i == ax else slice(None) for i in range(y.ndim))]
+        pieces = [(part(1, 2) - part(0, 1)) / dx, (part(2, None) - part(None, -2)) / (2.0 * dx), (part(-1, None) - part(-2, -1)) / dx]
+        outs.append(IMPLEMENTATIONS["concatenate"]([p for p in pieces if p.shape[ax]], ax))
+    return outs[0] if len(outs) == 1 else tuple(outs)
