@@ -270,7 +270,7 @@ def _contract(fn: Callable[..., Any], ins: list[Approx], k: int) -> Approx:
     multilinear fn), plus (k + len(ins)) eps per term for the products' and the sum's roundings,
     plus an underflow of sub per product amplified by the later factors. Fragile: an overflow
     that depends on the order of the factors or of the sum, or a fragile operand."""
-    out = np.asarray(fn(*[a.value for a in ins]))
+    out = _narrow_reference(fn, [a.value for a in ins])
     eps, sub, big = _eps(out.dtype)
     n = len(ins)
     with np.errstate(all="ignore"):
@@ -296,6 +296,16 @@ def _contract(fn: Callable[..., Any], ins: list[Approx], k: int) -> Approx:
             fragile |= each(i, ones[i], mags, mags) > big
         err = np.where(np.isfinite(out), err, np.where(uncertain & ~certain_nan, np.inf, 0.0))
     return Approx(out, np.where(fragile, np.inf, err), np.zeros(out.shape, bool))
+
+
+def _narrow_reference(fn: Callable[..., Any], values: list[Any]) -> np.ndarray:
+    """fn's NumPy result, but for float16 the float64 result rounded once: NumPy's float16 einsum,
+    var and strided sums round at each step, far from the float32 accumulation both NumPy's
+    matmul and the compiler use (docs/accuracy.md, float16)."""
+    out = np.asarray(fn(*values))
+    if out.dtype.name not in fuzz_programs.NARROW:
+        return out
+    return np.asarray(fn(*[np.asarray(v, f64) for v in values])).astype(out.dtype)
 
 
 def _matmul(a: Approx, b: Approx) -> Approx:
@@ -412,9 +422,9 @@ def _statistic(step: Step, ins: list[Approx]) -> Approx:
     """The STATISTICS reductions, results cast back to the argument's dtype: indices and truth values
     exact on exact data (truth values also where no element's error reaches zero), ptp one rounded
     subtraction, nansum/nanmax the sum/max of the data with NaN left out, var/std `_spread`."""
-    name, axis, keepdims = step.params
+    name, axis, keepdims = step.params[:3]
     x = ins[0]
-    out = np.asarray(OPS["statistic"].run([x.value], step.params))
+    out = _narrow_reference(lambda a: OPS["statistic"].run([a], step.params).astype(np.asarray(x.value).dtype), [x.value])
     v, e = np.asarray(x.value, f64), x.err
 
     def red(fn: Callable[..., Any], a: np.ndarray) -> np.ndarray:
@@ -439,9 +449,10 @@ def _statistic(step: Step, ins: list[Approx]) -> Approx:
 
 def _spread(step: Step, x: Approx, out: np.ndarray) -> Approx:
     """var = mean(|x - mean|^2) and std = sqrt(var): with E the largest error, d the deviations and
-    dmu the mean's rounding, |dvar| <= 2 mean|d| (2E + dmu) + (2E + dmu)^2 + (SUM_BOUND log2 n + 4) eps var;
-    std propagates that through sqrt (at most sqrt(err)) plus an ULP."""
-    name, axis, keepdims = step.params
+    dmu the mean's rounding, |dvar| <= 2 mean|d| (2E + dmu) + (2E + dmu)^2 + (SUM_BOUND log2 n + 4) eps var,
+    both scaled by n / (n - ddof); std propagates that through sqrt (at most sqrt(err)) plus an ULP."""
+    name, axis, keepdims = step.params[:3]
+    ddof = step.params[3] if len(step.params) > 3 else 0
     v = np.asarray(x.value, f64)
     eps, sub, big = _eps(out.dtype)
     n = int(np.prod([v.shape[a] for a in _axes(v.ndim, axis)]))
@@ -460,6 +471,8 @@ def _spread(step: Step, x: Approx, out: np.ndarray) -> Approx:
         spread = 2 * red(np.max, x.err, keepdims) if n else 0.0
         spread = spread + dmu
         err = 2 * red(np.mean, dev) * spread + spread**2 + (grow + 4 * eps) * var + n * sub
+        unbiased = n / max(n - ddof, 1)  # n <= ddof: NumPy's inf or NaN, whose class the check below decides
+        var, err = var * unbiased, err * unbiased
         if name == "std":
             low = np.sqrt(np.maximum(var - err, 0))
             err = np.where(var >= err, err / (np.sqrt(var) + low), np.sqrt(err)) + eps * np.sqrt(var) + sub
