@@ -66,7 +66,7 @@ def _constant(c: float) -> Approx:
 
 
 def _eps(dtype: np.dtype) -> tuple[float, float, float]:
-    info = np.finfo(dtype)
+    info = fuzz_programs.finfo(dtype)
     return float(info.eps), float(info.smallest_subnormal), float(info.max)
 
 
@@ -228,7 +228,7 @@ def _reduce(step: Step, ins: list[Approx]) -> Approx:
             fragile |= more_fragile
             exact = red(np.all, x.exact) & (n <= 1)
         else:  # sum, mean
-            if out.dtype.kind == "f":  # the reference: NumPy's own float sum may chain n roundings
+            if out.dtype.name in fuzz_programs.FLOATS + fuzz_programs.NARROW:  # the reference: NumPy's own float sum may chain n roundings
                 with warnings.catch_warnings():  # (the mean of an empty slice is NaN, as NumPy's was)
                     warnings.simplefilter("ignore", RuntimeWarning)
                     out = np.asarray(red(np.mean if name == "mean" else np.sum, np.asarray(x.value, np.longdouble)), out.dtype)
@@ -252,7 +252,7 @@ def _product_bound(v: np.ndarray, e: np.ndarray, out: np.ndarray, n: Any, prod: 
     err = prod(mag + e) - prod(mag) + n * eps * np.abs(out) + n * sub
     big_part, small_part = prod(np.maximum(mag, 1)), prod(np.minimum(mag, 1))
     certain_zero = any_((v == 0) & (e == 0))
-    fragile = (big_part > big) | ((small_part < np.finfo(out.dtype).tiny) & (big_part > 1) & ~certain_zero)
+    fragile = (big_part > big) | ((small_part < fuzz_programs.finfo(out.dtype).tiny) & (big_part > 1) & ~certain_zero)
     fragile |= any_((np.abs(v) <= e) & (e > 0)) & any_(np.isinf(v))
     return err, fragile
 
@@ -508,7 +508,7 @@ def _cumprod(v: np.ndarray, e: np.ndarray, exact_in: np.ndarray, out: np.ndarray
     """cumprod of x * 0.125 along ax: the scaling exact but for subnormal results (half a subnormal
     step each), then each prefix bound as a product of count factors."""
     sub = _eps(out.dtype)[1]
-    tiny = float(np.finfo(out.dtype).tiny)
+    tiny = float(fuzz_programs.finfo(out.dtype).tiny)
     scaled_exactly = ~np.isfinite(v) | (v == 0) | (np.abs(v) * 0.125 >= tiny)
     v, e = v * 0.125, e * 0.125 + np.where(scaled_exactly, 0.0, sub)
     with np.errstate(all="ignore"):
@@ -543,9 +543,14 @@ def _made(step: Step, ins: list[Approx]) -> Approx:
 
 
 def _setitem(step: Step, ins: list[Approx]) -> Approx:
-    """B = x.copy(); B[key] = y: y cast to x's dtype (a rounding when narrowing), then moved like a view."""
-    y = _astype(Step("astype", (0,), (np.asarray(ins[0].value).dtype.name,)), [ins[1]])
-    return _view(step, [ins[0], y])
+    """B = x.copy(); B[key] = y: y cast to x's dtype (a rounding when narrowing), then moved like a view;
+    B[key] op= y: B[key] op y (in the promoted dtype) takes y's place."""
+    x, y = ins
+    key = step.params[0]
+    if len(step.params) > 1:
+        y = _elementwise(Step(fuzz_programs.AUGMENTED[step.params[1]][0], (0, 1)), [_view(Step("getitem", (0,), (key,)), [x]), y])
+    y = _astype(Step("astype", (0,), (np.asarray(x.value).dtype.name,)), [y])
+    return _view(Step("setitem", step.args, (key,)), [x, y])
 
 
 def _syr2k(step: Step, ins: list[Approx]) -> Approx:

@@ -9,12 +9,14 @@ which is what a failure report and a regression test show. `programs()` draws pr
 
 from __future__ import annotations
 
+import operator
 import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import ml_dtypes  # (its finfo; importing it registers bfloat16 with NumPy)
 import numpy as np
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -152,9 +154,13 @@ def _made_text(x: str, p: tuple) -> str:
     return f"np.{p[0]}({x}{'' if p[0] != 'full_like' else f', {p[1]!r}'})"
 
 
+AUGMENTED = {"+": ("add", operator.iadd), "-": ("subtract", operator.isub), "*": ("multiply", operator.imul)}
+
+
 def _updated(v: list[Any], p: tuple) -> Any:
+    """B = x.copy(); B[key] = y, or B[key] op= y for params (key, op): Python's get, in-place op, set."""
     out = v[0].copy()
-    out[p[0]] = v[1]
+    out[p[0]] = AUGMENTED[p[1]][1](out[p[0]], v[1]) if len(p) > 1 else v[1]
     return out
 
 
@@ -193,7 +199,7 @@ NEWER: dict[str, OpSpec] = {
     "made": OpSpec(lambda v, p: _BINARY_FNS[p[-1]][0](v[0], made(v[0], p[:-1])),
                    lambda n, p: _BINARY_FNS[p[-1]][1].format(n[0], _made_text(n[0], p[:-1]))),
     # B = x.copy(); B[key] = y (the source line binds the step's own name, `$out`)
-    "setitem": OpSpec(_updated, lambda n, p: f"{n[0]}.copy(); $out[{key_text(p[0])}] = {n[1]}"),
+    "setitem": OpSpec(_updated, lambda n, p: f"{n[0]}.copy(); $out[{key_text(p[0])}] {p[1] if len(p) > 1 else ''}= {n[1]}"),
     "syr2k": OpSpec(lambda v, p: syr2k(*v, *p), _syr2k_text),
 }
 
@@ -427,15 +433,17 @@ def _draw_made(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
     return Step("made", (i,), (maker,) + param + (draw(st.sampled_from(["add", "subtract", "multiply", "maximum"])),))
 
 
-def _draw_setitem(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
-    """B = x.copy(); B[key] = y for a basic key and a value y broadcasting to B[key]."""
+def _draw_setitem(draw: st.DrawFn, values: list[np.ndarray], i: int, augmented: bool = False) -> Step:
+    """B = x.copy(); B[key] = y (augmented: B[key] += y, -=, *=) for a basic key and a value y broadcasting to B[key]."""
     x = values[i]
     if not x.ndim:  # x.copy() of a NumPy scalar is no array
         return Step("negative", (i,))
     key = _draw_key(draw, x.shape)
     target = x[key].shape
     fits = [j for j in range(len(values)) if _broadcasts(values[j], x[key]) and np.broadcast_shapes(values[j].shape, target) == target]
-    return Step("setitem", (i, _pick(draw, fits)), (key,)) if fits else Step("negative", (i,))
+    if not fits:
+        return Step("negative", (i,))
+    return Step("setitem", (i, _pick(draw, fits)), (key,) + ((draw(st.sampled_from(sorted(AUGMENTED))),) if augmented else ()))
 
 
 def _draw_syr2k(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
@@ -452,7 +460,8 @@ def _draw_syr2k(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
 DRAWERS = {"einsum": _draw_einsum, "matmul_t": _draw_matmul_t, "statistic": _draw_statistic, "statistic2": _draw_statistic,
            "elementwise": _draw_elementwise, "shape": _draw_shape, "gather": _draw_gather, "made": _draw_made,
            "setitem": _draw_setitem, "syr2k": _draw_syr2k}  # fmt: skip
-NEWER_DRAWERS = {**DRAWERS, "scan": _draw_scan, "spread": _draw_spread}  # the newest only in NEWER_KINDS: the mixed pools' CI set stays
+NEWER_DRAWERS = {**DRAWERS, "scan": _draw_scan, "spread": _draw_spread,
+                 "update": lambda draw, values, i: _draw_setitem(draw, values, i, augmented=True)}  # the newest only in NEWER_KINDS: the mixed pools' CI set stays
 
 
 KINDS = ("unary", "binary", "binary", "scalar", "where", "reduce", "reduce", "matmul", "products", "products", "products",
@@ -534,7 +543,7 @@ def _typed(step: Step, values: list[np.ndarray]) -> np.ndarray | None:
     return out
 
 
-NARROW = ("float16",)  # drawn with `dtypes=WITH_NARROW`: stored narrow, each op computed in float32 (docs/accuracy.md)
+NARROW = ("float16", "bfloat16")  # drawn with `dtypes=WITH_NARROW`: stored narrow, each op computed in float32 (docs/accuracy.md)
 WITH_NARROW = FLOATS + NARROW
 
 
@@ -570,9 +579,14 @@ def programs(draw: st.DrawFn, max_steps: int = 7, kinds: tuple[str, ...] = KINDS
 # --- drawing data -------------------------------------------------------------------------------
 
 
+def finfo(dtype: Any) -> Any:
+    """np.finfo of a float dtype, bfloat16 (which NumPy's does not know) included."""
+    return ml_dtypes.finfo(np.dtype(dtype))
+
+
 def extremes(dtype: str, finite: bool) -> list[float]:
     """Values that break careless code: signed zeros, denormals, the smallest normal, huge magnitudes."""
-    info = np.finfo(dtype)
+    info = finfo(dtype)
     tiny, sub, big = float(info.tiny), float(info.smallest_subnormal), float(info.max)
     values = [0.0, -0.0, sub, -sub, 3 * sub, tiny, -tiny, tiny / 2, big, -big, big / 4, min(1e15, big / 2), -min(1e15, big / 2)]
     return values if finite else values + [np.inf, -np.inf, np.nan]
@@ -580,7 +594,7 @@ def extremes(dtype: str, finite: bool) -> list[float]:
 
 def sprinkle(a: np.ndarray, seed: int, finite: bool) -> np.ndarray:
     """a with about one element in eight replaced by an extreme value."""
-    if a.dtype.kind != "f" or not a.size:
+    if a.dtype.name not in FLOATS + NARROW or not a.size:
         return a
     rng = np.random.default_rng(seed)
     pool = np.array(extremes(a.dtype.name, finite), dtype=a.dtype)

@@ -86,8 +86,8 @@ def test_fuzz_newer(program: Program, data: st.DataObject) -> None:
 
 @fuzz_settings(20)
 @given(program=programs(dtypes=NARROW), data=st.data())
-def test_fuzz_float16(program: Program, data: st.DataObject) -> None:
-    """The mixed pool on float16 arguments (each op in float32, rounded back) under the default rules."""
+def test_fuzz_narrow(program: Program, data: st.DataObject) -> None:
+    """The mixed pool on float16 and bfloat16 arguments (each op in float32, rounded back) under the default rules."""
     differential(program, data.draw(arguments(program)), ("default",), fast=False)
 
 
