@@ -10,7 +10,8 @@ bytes), so the versioned loop nests of all program shapes run, in whichever bran
 address takes.
 
 CI runs a fixed (derandomized) set of programs. A long run draws fresh random programs:
-`EGGLOG_TENSOR_FUZZ_EXAMPLES=5000 python -m pytest -q -m slow tests/test_fuzz.py` (per test function).
+`EGGLOG_TENSOR_FUZZ_EXAMPLES=5000 python -m pytest -q -m slow tests/test_fuzz.py` (per test function;
+`--hypothesis-seed=N` repeats a run's draw, distinct seeds give chunks of distinct programs).
 """
 
 from __future__ import annotations

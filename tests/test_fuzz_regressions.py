@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from strategies import check
 
@@ -67,3 +68,19 @@ def test_an_updated_copy_leaves_its_returned_base_alone() -> None:
     buffer; such a base is now copied first (lowering/emit.py, _update_slice)."""
     check(_updated_copy_and_its_base, np.array(-1.0936748, np.float32), np.array([[[1e15]]], np.float32))
     check(_updated_copy_of_an_elementwise_output, np.array(-1.5, np.float32), np.array([5.0, 6.0, 7.0], np.float32))
+
+
+def _rounded(x):
+    return np.round(x, 3), np.round(x, -1)
+
+
+def test_round_of_bfloat16_stays_bfloat16() -> None:
+    """np.round of bfloat16 gave float32 (its product with the Python float 10**d, bfloat16 having no
+    weak scalars), where NumPy writes each step to a bfloat16 array: now bit for bit NumPy's, on every
+    bfloat16 value."""
+    x = np.arange(2**16, dtype=np.uint16).view(ml_dtypes.bfloat16)
+    for got, want in zip(et.kernel(_rounded, cache=False)(x), _rounded(x), strict=True):
+        assert got.dtype == want.dtype
+        nan = np.isnan(want.astype(np.float32))
+        assert np.array_equal(np.isnan(got.astype(np.float32)), nan)
+        assert np.array_equal(got.view(np.uint16)[~nan], want.view(np.uint16)[~nan])
