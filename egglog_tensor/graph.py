@@ -85,6 +85,17 @@ def _check_size(op: str, shape: Shape, dtype: str) -> None:
         raise TracingError(f"{op}: an array of shape {shape} and dtype {dtype} is too big (more than 2**63 - 1 bytes)")
 
 
+_NAN = float("nan")  # the one NaN object of attrs: NaN != NaN, so attrs holding two NaN objects would never match
+
+
+def _same_nan(attrs: tuple) -> tuple:
+    """attrs with each NaN float replaced by _NAN, so that a constant NaN read back from the e-graph
+    (a new float) is the traced node again. (A negative NaN constant is traced as -(NaN): core.const.)"""
+    if not any(type(a) is float and a != a for a in attrs):
+        return attrs
+    return tuple(_NAN if type(a) is float and a != a else a for a in attrs)
+
+
 class Builder:
     """Creates hash-consed nodes: structurally equal requests return the same Node (a DAG)."""
 
@@ -92,6 +103,7 @@ class Builder:
         self._nodes: dict[tuple, Node] = {}
 
     def make(self, op: str, inputs: tuple[Node, ...] = (), attrs: tuple = ()) -> Node:
+        attrs = _same_nan(attrs)
         key = (op, tuple(id(i) for i in inputs), attrs)
         node = self._nodes.get(key)
         if node is None:

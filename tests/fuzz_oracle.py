@@ -66,7 +66,7 @@ def _constant(c: float) -> Approx:
 
 
 def _eps(dtype: np.dtype) -> tuple[float, float, float]:
-    info = np.finfo(dtype)
+    info = fuzz_programs.finfo(dtype)
     return float(info.eps), float(info.smallest_subnormal), float(info.max)
 
 
@@ -228,7 +228,7 @@ def _reduce(step: Step, ins: list[Approx]) -> Approx:
             fragile |= more_fragile
             exact = red(np.all, x.exact) & (n <= 1)
         else:  # sum, mean
-            if out.dtype.kind == "f":  # the reference: NumPy's own float sum may chain n roundings
+            if out.dtype.name in fuzz_programs.FLOATS + fuzz_programs.NARROW:  # the reference: NumPy's own float sum may chain n roundings
                 with warnings.catch_warnings():  # (the mean of an empty slice is NaN, as NumPy's was)
                     warnings.simplefilter("ignore", RuntimeWarning)
                     out = np.asarray(red(np.mean if name == "mean" else np.sum, np.asarray(x.value, np.longdouble)), out.dtype)
@@ -252,7 +252,7 @@ def _product_bound(v: np.ndarray, e: np.ndarray, out: np.ndarray, n: Any, prod: 
     err = prod(mag + e) - prod(mag) + n * eps * np.abs(out) + n * sub
     big_part, small_part = prod(np.maximum(mag, 1)), prod(np.minimum(mag, 1))
     certain_zero = any_((v == 0) & (e == 0))
-    fragile = (big_part > big) | ((small_part < np.finfo(out.dtype).tiny) & (big_part > 1) & ~certain_zero)
+    fragile = (big_part > big) | ((small_part < fuzz_programs.finfo(out.dtype).tiny) & (big_part > 1) & ~certain_zero)
     fragile |= any_((np.abs(v) <= e) & (e > 0)) & any_(np.isinf(v))
     return err, fragile
 
@@ -270,7 +270,7 @@ def _contract(fn: Callable[..., Any], ins: list[Approx], k: int) -> Approx:
     multilinear fn), plus (k + len(ins)) eps per term for the products' and the sum's roundings,
     plus an underflow of sub per product amplified by the later factors. Fragile: an overflow
     that depends on the order of the factors or of the sum, or a fragile operand."""
-    out = np.asarray(fn(*[a.value for a in ins]))
+    out = _narrow_reference(fn, [a.value for a in ins])
     eps, sub, big = _eps(out.dtype)
     n = len(ins)
     with np.errstate(all="ignore"):
@@ -296,6 +296,16 @@ def _contract(fn: Callable[..., Any], ins: list[Approx], k: int) -> Approx:
             fragile |= each(i, ones[i], mags, mags) > big
         err = np.where(np.isfinite(out), err, np.where(uncertain & ~certain_nan, np.inf, 0.0))
     return Approx(out, np.where(fragile, np.inf, err), np.zeros(out.shape, bool))
+
+
+def _narrow_reference(fn: Callable[..., Any], values: list[Any]) -> np.ndarray:
+    """fn's NumPy result, but for float16 the float64 result rounded once: NumPy's float16 einsum,
+    var and strided sums round at each step, far from the float32 accumulation both NumPy's
+    matmul and the compiler use (docs/accuracy.md, float16)."""
+    out = np.asarray(fn(*values))
+    if out.dtype.name not in fuzz_programs.NARROW:
+        return out
+    return np.asarray(fn(*[np.asarray(v, f64) for v in values])).astype(out.dtype)
 
 
 def _matmul(a: Approx, b: Approx) -> Approx:
@@ -412,9 +422,9 @@ def _statistic(step: Step, ins: list[Approx]) -> Approx:
     """The STATISTICS reductions, results cast back to the argument's dtype: indices and truth values
     exact on exact data (truth values also where no element's error reaches zero), ptp one rounded
     subtraction, nansum/nanmax the sum/max of the data with NaN left out, var/std `_spread`."""
-    name, axis, keepdims = step.params
+    name, axis, keepdims = step.params[:3]
     x = ins[0]
-    out = np.asarray(OPS["statistic"].run([x.value], step.params))
+    out = _narrow_reference(lambda a: OPS["statistic"].run([a], step.params).astype(np.asarray(x.value).dtype), [x.value])
     v, e = np.asarray(x.value, f64), x.err
 
     def red(fn: Callable[..., Any], a: np.ndarray) -> np.ndarray:
@@ -439,9 +449,10 @@ def _statistic(step: Step, ins: list[Approx]) -> Approx:
 
 def _spread(step: Step, x: Approx, out: np.ndarray) -> Approx:
     """var = mean(|x - mean|^2) and std = sqrt(var): with E the largest error, d the deviations and
-    dmu the mean's rounding, |dvar| <= 2 mean|d| (2E + dmu) + (2E + dmu)^2 + (SUM_BOUND log2 n + 4) eps var;
-    std propagates that through sqrt (at most sqrt(err)) plus an ULP."""
-    name, axis, keepdims = step.params
+    dmu the mean's rounding, |dvar| <= 2 mean|d| (2E + dmu) + (2E + dmu)^2 + (SUM_BOUND log2 n + 4) eps var,
+    both scaled by n / (n - ddof); std propagates that through sqrt (at most sqrt(err)) plus an ULP."""
+    name, axis, keepdims = step.params[:3]
+    ddof = step.params[3] if len(step.params) > 3 else 0
     v = np.asarray(x.value, f64)
     eps, sub, big = _eps(out.dtype)
     n = int(np.prod([v.shape[a] for a in _axes(v.ndim, axis)]))
@@ -460,6 +471,8 @@ def _spread(step: Step, x: Approx, out: np.ndarray) -> Approx:
         spread = 2 * red(np.max, x.err, keepdims) if n else 0.0
         spread = spread + dmu
         err = 2 * red(np.mean, dev) * spread + spread**2 + (grow + 4 * eps) * var + n * sub
+        unbiased = n / max(n - ddof, 1)  # n <= ddof: NumPy's inf or NaN, whose class the check below decides
+        var, err = var * unbiased, err * unbiased
         if name == "std":
             low = np.sqrt(np.maximum(var - err, 0))
             err = np.where(var >= err, err / (np.sqrt(var) + low), np.sqrt(err)) + eps * np.sqrt(var) + sub
@@ -495,7 +508,7 @@ def _cumprod(v: np.ndarray, e: np.ndarray, exact_in: np.ndarray, out: np.ndarray
     """cumprod of x * 0.125 along ax: the scaling exact but for subnormal results (half a subnormal
     step each), then each prefix bound as a product of count factors."""
     sub = _eps(out.dtype)[1]
-    tiny = float(np.finfo(out.dtype).tiny)
+    tiny = float(fuzz_programs.finfo(out.dtype).tiny)
     scaled_exactly = ~np.isfinite(v) | (v == 0) | (np.abs(v) * 0.125 >= tiny)
     v, e = v * 0.125, e * 0.125 + np.where(scaled_exactly, 0.0, sub)
     with np.errstate(all="ignore"):
@@ -530,9 +543,14 @@ def _made(step: Step, ins: list[Approx]) -> Approx:
 
 
 def _setitem(step: Step, ins: list[Approx]) -> Approx:
-    """B = x.copy(); B[key] = y: y cast to x's dtype (a rounding when narrowing), then moved like a view."""
-    y = _astype(Step("astype", (0,), (np.asarray(ins[0].value).dtype.name,)), [ins[1]])
-    return _view(step, [ins[0], y])
+    """B = x.copy(); B[key] = y: y cast to x's dtype (a rounding when narrowing), then moved like a view;
+    B[key] op= y: B[key] op y (in the promoted dtype) takes y's place."""
+    x, y = ins
+    key = step.params[0]
+    if len(step.params) > 1:
+        y = _elementwise(Step(fuzz_programs.AUGMENTED[step.params[1]][0], (0, 1)), [_view(Step("getitem", (0,), (key,)), [x]), y])
+    y = _astype(Step("astype", (0,), (np.asarray(x.value).dtype.name,)), [y])
+    return _view(Step("setitem", step.args, (key,)), [x, y])
 
 
 def _syr2k(step: Step, ins: list[Approx]) -> Approx:

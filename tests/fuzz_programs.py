@@ -9,12 +9,16 @@ which is what a failure report and a regression test show. `programs()` draws pr
 
 from __future__ import annotations
 
+import operator
+import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import ml_dtypes  # (its finfo; importing it registers bfloat16 with NumPy)
 import numpy as np
+from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from strategies import FLOATS, layouts, make_array, seeds, with_layout
@@ -120,13 +124,15 @@ MAKERS = ("arange", "eye", "zeros_like", "ones_like", "full_like")  # arrays mad
 
 
 def _statistic(x: Any, p: tuple) -> Any:
-    out = STATISTICS[p[0]](x, axis=p[1], keepdims=p[2])
+    """params: name, axis, keepdims, and for var/std maybe ddof."""
+    out = STATISTICS[p[0]](x, axis=p[1], keepdims=p[2], **({"ddof": p[3]} if len(p) > 3 else {}))
     return out if out.dtype == x.dtype else out.astype(x.dtype)
 
 
 def _statistic_text(n: list[str], p: tuple) -> str:
     cast = "" if p[0] in ("var", "std", "ptp", "nansum", "nanmax") else ".astype({}.dtype)".format(n[0])
-    return f"np.{p[0]}({n[0]}, axis={p[1]!r}, keepdims={p[2]}){cast}"
+    ddof = f", ddof={p[3]}" if len(p) > 3 else ""
+    return f"np.{p[0]}({n[0]}, axis={p[1]!r}, keepdims={p[2]}{ddof}){cast}"
 
 
 def made(x: Any, p: tuple) -> Any:
@@ -148,9 +154,13 @@ def _made_text(x: str, p: tuple) -> str:
     return f"np.{p[0]}({x}{'' if p[0] != 'full_like' else f', {p[1]!r}'})"
 
 
+AUGMENTED = {"+": ("add", operator.iadd), "-": ("subtract", operator.isub), "*": ("multiply", operator.imul)}
+
+
 def _updated(v: list[Any], p: tuple) -> Any:
+    """B = x.copy(); B[key] = y, or B[key] op= y for params (key, op): Python's get, in-place op, set."""
     out = v[0].copy()
-    out[p[0]] = v[1]
+    out[p[0]] = AUGMENTED[p[1]][1](out[p[0]], v[1]) if len(p) > 1 else v[1]
     return out
 
 
@@ -189,7 +199,7 @@ NEWER: dict[str, OpSpec] = {
     "made": OpSpec(lambda v, p: _BINARY_FNS[p[-1]][0](v[0], made(v[0], p[:-1])),
                    lambda n, p: _BINARY_FNS[p[-1]][1].format(n[0], _made_text(n[0], p[:-1]))),
     # B = x.copy(); B[key] = y (the source line binds the step's own name, `$out`)
-    "setitem": OpSpec(_updated, lambda n, p: f"{n[0]}.copy(); $out[{key_text(p[0])}] = {n[1]}"),
+    "setitem": OpSpec(_updated, lambda n, p: f"{n[0]}.copy(); $out[{key_text(p[0])}] {p[1] if len(p) > 1 else ''}= {n[1]}"),
     "syr2k": OpSpec(lambda v, p: syr2k(*v, *p), _syr2k_text),
 }
 
@@ -260,6 +270,17 @@ class Program:
 
 
 # --- drawing programs -------------------------------------------------------------------------
+
+LONG_RUN = int(os.environ.get("EGGLOG_TENSOR_FUZZ_EXAMPLES", "0"))
+
+
+def fuzz_settings(ci_examples: int) -> settings:
+    """ci_examples fixed programs in CI; EGGLOG_TENSOR_FUZZ_EXAMPLES fresh random ones in a long run
+    (pytest's --hypothesis-seed=N makes a long run's draw repeatable)."""
+    if LONG_RUN:
+        return settings(max_examples=LONG_RUN, derandomize=False, deadline=None)
+    return settings(max_examples=ci_examples, derandomize=True, deadline=None, database=None)
+
 
 CONSTANTS = (0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.0, -2.5, 0.1, 1e30, 1e-30, float("inf"), float("nan"))
 
@@ -354,6 +375,12 @@ def _draw_statistic(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
     return Step("statistic", (i,), (draw(st.sampled_from(sorted(STATISTICS))), _draw_axis(draw, values[i].ndim), draw(st.booleans())))
 
 
+def _draw_spread(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    """var or std with ddof 0-2 (n - ddof <= 0 included: NumPy's inf or NaN)."""
+    return Step("statistic", (i,), (draw(st.sampled_from(["var", "std"])), _draw_axis(draw, values[i].ndim),
+                                    draw(st.booleans()), draw(st.integers(0, 2))))
+
+
 def _draw_scan(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
     return Step("scan", (i,), (draw(st.sampled_from(sorted(SCANS))), _draw_axis(draw, values[i].ndim)))
 
@@ -406,15 +433,17 @@ def _draw_made(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
     return Step("made", (i,), (maker,) + param + (draw(st.sampled_from(["add", "subtract", "multiply", "maximum"])),))
 
 
-def _draw_setitem(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
-    """B = x.copy(); B[key] = y for a basic key and a value y broadcasting to B[key]."""
+def _draw_setitem(draw: st.DrawFn, values: list[np.ndarray], i: int, augmented: bool = False) -> Step:
+    """B = x.copy(); B[key] = y (augmented: B[key] += y, -=, *=) for a basic key and a value y broadcasting to B[key]."""
     x = values[i]
     if not x.ndim:  # x.copy() of a NumPy scalar is no array
         return Step("negative", (i,))
     key = _draw_key(draw, x.shape)
     target = x[key].shape
     fits = [j for j in range(len(values)) if _broadcasts(values[j], x[key]) and np.broadcast_shapes(values[j].shape, target) == target]
-    return Step("setitem", (i, _pick(draw, fits)), (key,)) if fits else Step("negative", (i,))
+    if not fits:
+        return Step("negative", (i,))
+    return Step("setitem", (i, _pick(draw, fits)), (key,) + ((draw(st.sampled_from(sorted(AUGMENTED))),) if augmented else ()))
 
 
 def _draw_syr2k(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
@@ -431,7 +460,8 @@ def _draw_syr2k(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
 DRAWERS = {"einsum": _draw_einsum, "matmul_t": _draw_matmul_t, "statistic": _draw_statistic, "statistic2": _draw_statistic,
            "elementwise": _draw_elementwise, "shape": _draw_shape, "gather": _draw_gather, "made": _draw_made,
            "setitem": _draw_setitem, "syr2k": _draw_syr2k}  # fmt: skip
-NEWER_DRAWERS = {**DRAWERS, "scan": _draw_scan}  # scans (newest) only in NEWER_KINDS: the mixed pools' CI set stays
+NEWER_DRAWERS = {**DRAWERS, "scan": _draw_scan, "spread": _draw_spread,
+                 "update": lambda draw, values, i: _draw_setitem(draw, values, i, augmented=True)}  # the newest only in NEWER_KINDS: the mixed pools' CI set stays
 
 
 KINDS = ("unary", "binary", "binary", "scalar", "where", "reduce", "reduce", "matmul", "products", "products", "products",
@@ -508,14 +538,18 @@ def _typed(step: Step, values: list[np.ndarray]) -> np.ndarray | None:
             out = np.asarray(OPS[step.op].run([values[i] for i in step.args], step.params))
     except (ValueError, IndexError, TypeError):
         return None
-    if out.size > MAX_ELEMENTS or out.ndim > 4 or out.dtype.name not in FLOATS:
+    if out.size > MAX_ELEMENTS or out.ndim > 4 or out.dtype.name not in FLOATS + NARROW:
         return None
     return out
 
 
+NARROW = ("float16", "bfloat16")  # drawn with `dtypes=WITH_NARROW`: stored narrow, each op computed in float32 (docs/accuracy.md)
+WITH_NARROW = FLOATS + NARROW
+
+
 @st.composite
-def programs(draw: st.DrawFn, max_steps: int = 7, kinds: tuple[str, ...] = KINDS) -> Program:
-    """A random program: 1-3 float32/float64 arguments of mutually broadcastable shapes (size-0 and
+def programs(draw: st.DrawFn, max_steps: int = 7, kinds: tuple[str, ...] = KINDS, dtypes: tuple[str, ...] = FLOATS) -> Program:
+    """A random program: 1-3 arguments of `dtypes` of mutually broadcastable shapes (size-0 and
     size-1 dims included; in half the programs two or three matrices or stacks of one shape), up to
     max_steps steps of the given kinds, and 1-3 returned values (the last, the largest, maybe one more)."""
     n_inputs = draw(st.integers(1, 3))
@@ -524,7 +558,7 @@ def programs(draw: st.DrawFn, max_steps: int = 7, kinds: tuple[str, ...] = KINDS
         shapes = (draw(hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=5)),) * n_inputs
     else:
         shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=n_inputs, min_dims=0, max_dims=3, min_side=0, max_side=5)).input_shapes
-    inputs = tuple((tuple(s), draw(st.sampled_from(FLOATS))) for s in shapes)
+    inputs = tuple((tuple(s), draw(st.sampled_from(dtypes))) for s in shapes)
     values = [np.ones(shape, dtype) for shape, dtype in inputs]
     steps: list[Step] = []
     for _ in range(draw(st.integers(1, max_steps))):
@@ -545,17 +579,22 @@ def programs(draw: st.DrawFn, max_steps: int = 7, kinds: tuple[str, ...] = KINDS
 # --- drawing data -------------------------------------------------------------------------------
 
 
+def finfo(dtype: Any) -> Any:
+    """np.finfo of a float dtype, bfloat16 (which NumPy's does not know) included."""
+    return ml_dtypes.finfo(np.dtype(dtype))
+
+
 def extremes(dtype: str, finite: bool) -> list[float]:
     """Values that break careless code: signed zeros, denormals, the smallest normal, huge magnitudes."""
-    info = np.finfo(dtype)
+    info = finfo(dtype)
     tiny, sub, big = float(info.tiny), float(info.smallest_subnormal), float(info.max)
-    values = [0.0, -0.0, sub, -sub, 3 * sub, tiny, -tiny, tiny / 2, big, -big, big / 4, 1e15, -1e15]
+    values = [0.0, -0.0, sub, -sub, 3 * sub, tiny, -tiny, tiny / 2, big, -big, big / 4, min(1e15, big / 2), -min(1e15, big / 2)]
     return values if finite else values + [np.inf, -np.inf, np.nan]
 
 
 def sprinkle(a: np.ndarray, seed: int, finite: bool) -> np.ndarray:
     """a with about one element in eight replaced by an extreme value."""
-    if a.dtype.kind != "f" or not a.size:
+    if a.dtype.name not in FLOATS + NARROW or not a.size:
         return a
     rng = np.random.default_rng(seed)
     pool = np.array(extremes(a.dtype.name, finite), dtype=a.dtype)

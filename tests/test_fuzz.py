@@ -10,20 +10,20 @@ bytes), so the versioned loop nests of all program shapes run, in whichever bran
 address takes.
 
 CI runs a fixed (derandomized) set of programs. A long run draws fresh random programs:
-`EGGLOG_TENSOR_FUZZ_EXAMPLES=5000 python -m pytest -q -m slow tests/test_fuzz.py` (per test function).
+`EGGLOG_TENSOR_FUZZ_EXAMPLES=5000 python -m pytest -q -m slow tests/test_fuzz.py` (per test function;
+`--hypothesis-seed=N` repeats a run's draw, distinct seeds give chunks of distinct programs).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from fuzz_oracle import Approx, Tie, check_result, evaluate
-from fuzz_programs import NEWER_KINDS, Program, Step, arguments, programs
+from fuzz_programs import NARROW, NEWER_KINDS, WITH_NARROW, Program, Step, arguments, fuzz_settings, programs
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import egglog_tensor as et
@@ -31,16 +31,6 @@ from egglog_tensor.lowering.pipelines import resolve_target
 from egglog_tensor.rulesets import algebra, fusion, layout, tiling
 
 pytestmark = pytest.mark.slow  # minutes long: .ci/run runs it after the default run
-
-LONG_RUN = int(os.environ.get("EGGLOG_TENSOR_FUZZ_EXAMPLES", "0"))
-
-
-def fuzz_settings(ci_examples: int) -> settings:
-    """ci_examples fixed programs in CI; EGGLOG_TENSOR_FUZZ_EXAMPLES fresh random ones in a long run."""
-    if LONG_RUN:
-        return settings(max_examples=LONG_RUN, derandomize=False, deadline=None)
-    return settings(max_examples=ci_examples, derandomize=True, deadline=None, database=None)
-
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -87,11 +77,19 @@ def test_fuzz_exact(program: Program, data: st.DataObject) -> None:
 
 
 @fuzz_settings(40)
-@given(program=programs(kinds=NEWER_KINDS), data=st.data())
+@given(program=programs(kinds=NEWER_KINDS, dtypes=WITH_NARROW), data=st.data())
 def test_fuzz_newer(program: Program, data: st.DataObject) -> None:
     """Programs mostly of the newer surface (einsum, N-D matmul, statistics, shape functions, gathers,
-    arrays made in the kernel, in-place updates, syr2k's shared epilogue) under the default and all-exact rules."""
+    arrays made in the kernel, in-place updates, syr2k's shared epilogue), float16 arguments too,
+    under the default and all-exact rules."""
     differential(program, data.draw(arguments(program)), ("default", "all-exact"), fast=False)
+
+
+@fuzz_settings(20)
+@given(program=programs(dtypes=NARROW), data=st.data())
+def test_fuzz_narrow(program: Program, data: st.DataObject) -> None:
+    """The mixed pool on float16 and bfloat16 arguments (each op in float32, rounded back) under the default rules."""
+    differential(program, data.draw(arguments(program)), ("default",), fast=False)
 
 
 @fuzz_settings(100)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fuzz_programs import arguments, programs
-from hypothesis import given, settings
+from fuzz_programs import arguments, fuzz_settings, programs
+from hypothesis import given
 from hypothesis import strategies as st
 
 import egglog_tensor as et
@@ -16,7 +16,7 @@ from egglog_tensor.lowering.gpu.emulate import emulate
 
 
 @pytest.mark.slow
-@settings(max_examples=40, derandomize=True, deadline=None, database=None)
+@fuzz_settings(40)
 @given(st.data())
 def test_fuzz_programs_on_gpu_targets(data: st.DataObject) -> None:
     program = data.draw(programs())

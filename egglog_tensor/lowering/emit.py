@@ -142,9 +142,10 @@ class _Plan:
 class Emitter:
     """Builds one func.func for a kernel inside the current MLIR context, for `target`."""
 
-    def __init__(self, target: Target, locations: Mapping[int, Where] | None = None) -> None:
+    def __init__(self, target: Target, locations: Mapping[int, Where] | None = None, outputs: Sequence[Node] = ()) -> None:
         self.target = target
         self.locations = locations or {}
+        self.outputs = {id(n) for n in outputs}
         self.values: dict[int, ir.Value] = {}
         self.arg_tensors: dict[str, ir.Value] = {}
         self.arg_memrefs: dict[str, ir.Value] = {}
@@ -821,10 +822,12 @@ class Emitter:
         return loop.results[0]
 
     def _update_slice(self, node: Node) -> ir.Value:
-        """The value (fused, views as maps) inserted into the base's strided box; an argument base is
-        copied first (bufferization must not write into the caller's array)."""
+        """The value (fused, views as maps) inserted into the base's strided box. An argument base is
+        copied first (bufferization must not write into the caller's array), and so is a base that is
+        also an output: eliminate-empty-tensors would compute it in its output buffer, and the insert,
+        in place, would then write that output too."""
         base, value = node.inputs
-        into = self._group(base) if base.op in ("arg", "array") else self.materialize(base)
+        into = self._group(base) if base.op in ("arg", "array") or id(base) in self.outputs else self.materialize(base)
         if not value.size:
             return into
         start, step, size = (list(node.attr(n)) for n in ("start", "step", "size"))
@@ -1037,7 +1040,7 @@ def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], ta
                 fn.attributes[FASTMATH] = ir.UnitAttr.get()
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
-                emitter = Emitter(target, locations)
+                emitter = Emitter(target, locations, outputs)
                 for name, spec, arg in zip(names, specs, entry.arguments, strict=False):
                     ttype = ir.RankedTensorType.get(list(spec.shape), scalar.storage_type(spec.dtype))
                     emitter.arg_tensors[name] = bufferization.to_tensor(ttype, arg, restrict=True)

@@ -168,9 +168,10 @@ class Trace:
         if np.dtype(dtype).kind in "iu" and abs(int(typed)) > 2**53:
             raise fail(UnsupportedError, f"integer constant {value!r} is too large (|value| > 2**53)")
         value = float(typed)
-        if value == 0.0 and math.copysign(1.0, value) < 0:
-            # egglog's f64 equates -0.0 with 0.0, so negative zero is spelled -(0.0) in the term.
-            return self.make("negative", (self.make("const", (), (0.0, dtype)),))
+        if (value == 0.0 or math.isnan(value)) and math.copysign(1.0, value) < 0:
+            # egglog's f64 equates -0.0 with 0.0 and reads a NaN back without its sign, so negative
+            # zero and a negative NaN are spelled -(0.0) and -(NaN) in the term.
+            return self.make("negative", (self.make("const", (), (-value, dtype)),))
         return self.make("const", (), (value, dtype))
 
 

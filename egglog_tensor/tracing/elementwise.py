@@ -30,7 +30,8 @@ def _power_of_ten(n: int) -> float:
 @implements("round", "around")
 def round_(a: Any, decimals: Any = 0, out: Any = None) -> Tracer:
     """np.round: x * 10**d, rint, / 10**d in x's dtype (d < 0: / then *); integers unchanged for d >= 0,
-    else rounded in float64 and cast back, as NumPy does (halves to even)."""
+    else rounded in float64 and cast back, as NumPy does (halves to even). Each step is written to an
+    array of x's dtype, as NumPy's: bfloat16's products with the Python float, float32, are cast back."""
     if out is not None:
         raise fail(UnsupportedError, "np.round(out=...) is not supported")
     trace = trace_of([a])
@@ -43,7 +44,9 @@ def round_(a: Any, decimals: Any = 0, out: Any = None) -> Tracer:
     scaled = astype(x, "float64") if x.dtype.kind in "iu" else x
     f = _power_of_ten(abs(d))
     first, then = (np.multiply, np.true_divide) if d >= 0 else (np.true_divide, np.multiply)
-    rounded = apply_ufunc(trace, then, (apply_ufunc(trace, np.rint, (apply_ufunc(trace, first, (scaled, f)),)), f))
+    dtype = scaled.dtype.name
+    scaled = astype(apply_ufunc(trace, first, (scaled, f)), dtype)
+    rounded = astype(apply_ufunc(trace, then, (apply_ufunc(trace, np.rint, (scaled,)), f)), dtype)
     return astype(rounded, x.dtype.name) if x.dtype.kind in "iu" else rounded
 
 
