@@ -408,10 +408,12 @@ _MAX_BASES = 8
 _DROPPED: list[bool] = []  # not empty once `_base` let an e-graph go, until it is collected on the egglog thread
 
 
-def _base(schedule: Ruleset | Schedule | None) -> prebuilt.Base:
-    """The empty e-graph with `schedule`'s rules declared (kept for the last _MAX_BASES schedules)."""
-    key = None if schedule is None else schedule.schedule
-    package = cache.package_schedule_name(schedule)  # (its rulesets' declarations would run every rule generator)
+def _base(schedule: Ruleset | Schedule | None, saved: bool = True) -> prebuilt.Base:
+    """The empty e-graph with `schedule`'s rules declared (kept for the last _MAX_BASES schedules);
+    not `saved`: made through egglog-python even for the package default, so that egglog-python's
+    own readers of an e-graph (`freeze`, `extract`) know its declarations."""
+    key = (None if schedule is None else schedule.schedule, saved)
+    package = cache.package_schedule_name(schedule) if saved else None  # (its rulesets' declarations would run every rule generator)
     rulesets = package or ({} if schedule is None else dict(schedule.__egg_decls__._rulesets))
     found = _BASES.get(key)
     if found is None or found[0] != rulesets:
@@ -453,9 +455,9 @@ def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt
 
 
 @contextmanager
-def _pushed(schedule: Ruleset | Schedule | None) -> Iterator[prebuilt.Base]:
-    """`schedule`'s base, its e-graph pushed for one run and popped back to empty after it."""
-    base = _base(schedule)
+def _pushed(schedule: Ruleset | Schedule | None, saved: bool = True) -> Iterator[prebuilt.Base]:
+    """`schedule`'s base (`_base`), its e-graph pushed for one run and popped back to empty after it."""
+    base = _base(schedule, saved)
     base.egraph.push()
     try:
         yield base
@@ -482,7 +484,7 @@ def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Ca
     of the nodes `seeded(outputs)` are seeded (the optimizer seeds all; fewer test the shape rules)."""
 
     def run() -> T:
-        with _pushed(schedule) as base:
+        with _pushed(schedule, saved=False) as base:  # (look may read it with egglog-python: freeze, extract)
             INTERRUPT.clear()
             _seeded(base.egraph, outputs, seeded(outputs))
             _rewrite(base, schedule, limits)

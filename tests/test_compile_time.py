@@ -158,7 +158,7 @@ def test_package_default_base_is_loaded_from_saved_commands_without_converting_a
     monkeypatch.setenv("EGGLOG_TENSOR_CACHE", "0")
     _release_bases()
     built = et.kernel(softmax, cache=False).inspect(X)
-    assert not optimize._BASES[rulesets.DEFAULT.schedule][1].rules  # (built through egglog-python)
+    assert not optimize._BASES[rulesets.DEFAULT.schedule, True][1].rules  # (built through egglog-python)
     monkeypatch.delenv("EGGLOG_TENSOR_CACHE")
     _release_bases()
     et.kernel(softmax, cache=False).inspect(X)  # records and saves it
@@ -167,7 +167,7 @@ def test_package_default_base_is_loaded_from_saved_commands_without_converting_a
     converted = Counter(EGraphState.command_to_egg)
     monkeypatch.setattr(EGraphState, "command_to_egg", converted)
     loaded = et.kernel(softmax, cache=False).inspect(X)
-    assert converted.calls == [] and optimize._BASES[rulesets.DEFAULT.schedule][1].rules
+    assert converted.calls == [] and optimize._BASES[rulesets.DEFAULT.schedule, True][1].rules
     assert loaded.stage("linalg") == built.stage("linalg") and loaded.extracted_term == built.extracted_term
     assert _matches(loaded.report) == _matches(built.report)
     assert str(loaded.report).count("\n") == str(built.report).count("\n")
@@ -200,5 +200,5 @@ def test_a_saved_base_that_does_not_run_is_built_again(monkeypatch):
     cache.write_atomic(prebuilt.path("DEFAULT"), json.dumps(data).encode())
     _release_bases()
     got = et.kernel(softmax, cache=False)(X)
-    assert not optimize._BASES[rulesets.DEFAULT.schedule][1].rules  # (built through egglog-python)
+    assert not optimize._BASES[rulesets.DEFAULT.schedule, True][1].rules  # (built through egglog-python)
     np.testing.assert_allclose(got, softmax(X), rtol=1e-6)
