@@ -473,7 +473,12 @@ def _optimize(
     baseline: tuple[Ruleset | Schedule | None, ...] = (),
     alternatives: int = 0,
 ) -> tuple[list[Node], OptimizeReport]:
-    with _pushed(schedule) as base:
+    from .rulesets.tiling import what_rules_read
+    from .target import Target
+
+    # (the saved base holds the host's tiling rules: a target whose tiling rules differ builds its own)
+    saved = what_rules_read(cost_model.target) == what_rules_read(Target.host())
+    with _pushed(schedule, saved) as base:
         return _rewrite_and_extract(base, outputs, schedule, limits, cost_model, baseline, alternatives)
 
 
