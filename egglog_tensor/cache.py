@@ -39,7 +39,6 @@ dir) and compilation goes on without storing.
 from __future__ import annotations
 
 import base64
-import ctypes
 import dataclasses
 import functools
 import hashlib
@@ -643,15 +642,9 @@ def check_object(data: bytes) -> None:
         raise BadEntry("object's section table is out of bounds")
 
 
-def _resolvable(symbol: str) -> bool:
-    import llvmlite.binding as llvm
-
-    return bool(llvm.address_of_symbol(symbol)) or hasattr(ctypes.CDLL(None), symbol)
-
-
 def _load(path: Path, key: str, target: Any) -> CachedKernel:
     """Read, check and load one entry compiled for `target`; BadEntry if anything about it is wrong."""
-    from .lowering.llvm import load_object
+    from .lowering.llvm import load_object, resolves
     from .lowering.stages.vecmath import _libmvec
     from .toolchain import load_openmp_runtime
 
@@ -676,7 +669,7 @@ def _load(path: Path, key: str, target: Any) -> CachedKernel:
     _libmvec()  # vector math symbols, RTLD_GLOBAL, before the object is linked
     if (threaded := facts.get("openmp")) and threaded.regions:  # the code calls the OpenMP runtime
         load_openmp_runtime()
-    missing = [s for s in needed if not _resolvable(s)]
+    missing = [s for s in needed if not resolves(s)]
     if missing:
         raise BadEntry(f"symbols {', '.join(missing)} are not defined by any loaded library")
     check_object(object_code)

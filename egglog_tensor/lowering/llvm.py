@@ -84,7 +84,7 @@ def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
 
     MCJIT leaves an unresolved symbol at address 0, so calling it would crash the interpreter.
     """
-    missing = [f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.") and not _resolves(f.name)]
+    missing = [f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.") and not resolves(f.name)]
     if missing:
         saved = save_failure_input(llvm_ir, "llvmlite-link", suffix=".ll")
         raise CompileError(
@@ -93,7 +93,7 @@ def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
         )
 
 
-def _resolves(symbol: str) -> bool:
+def resolves(symbol: str) -> bool:
     """Whether MCJIT finds `symbol`: added to llvmlite, or in the process or a library loaded with RTLD_GLOBAL."""
     return bool(llvm.address_of_symbol(symbol)) or hasattr(ctypes.CDLL(None), symbol)
 
@@ -156,7 +156,7 @@ def load_object(object_code: bytes, target: Target, llvm_ir: str = "", optimized
     Libraries the object calls into (libmvec, the OpenMP runtime) must already be loaded.
     """
     check_runs_here(target)
-    missing = [name for name in undefined_symbols(object_code) if not _resolves(name)]
+    missing = [name for name in undefined_symbols(object_code) if not resolves(name)]
     if missing:  # (MCJIT would leave them at address 0: the first call would crash the process)
         saved = save_failure_input(optimized_ir or llvm_ir, "llvmlite-link", suffix=".ll")
         raise CompileError(f"llvmlite failed at stage 'link': the generated code calls {', '.join(sorted(missing))}, which no "
