@@ -36,7 +36,7 @@ from .spec import PYTHON_SCALARS, ArgSpec, signature, specs_of
 from .stages import Lowered, Traced, trace
 from .target import Machine, Target
 from .tracing import function_name
-from .tracing.core import EVALUATOR
+from .tracing.core import EVALUATOR, ancestors
 
 _UNSET: Any = object()
 SPECIALIZATION_LIMIT = 8  # distinct values of an automatically static argument before a SpecializationWarning
@@ -174,7 +174,7 @@ class Kernel:
             if len(known) == SPECIALIZATION_LIMIT:
                 warnings.warn(f"{self.name}(): {len(known) + 1} specializations of one signature, one compilation each, because "
                               "data values taken as Python values (branches, int()) differ between calls; each call checks "
-                              "them in turn (docs/calling.md#guards)", SpecializationWarning, stacklevel=4)
+                              f"them in turn (docs/calling.md#guards){_static_hint(comp)}", SpecializationWarning, stacklevel=4)
         return comp
 
     def inspect(self, *args: Any, **kwargs: Any) -> Compilation:
@@ -315,6 +315,16 @@ class _Call:
         result = self.fn(*(v for k, v in args if k is None), **{k: v for k, v in args if k is not None})
         self.tree, result = pytree.result_tree(result)
         return result
+
+
+def _static_hint(comp: Compilation) -> str:
+    """When every guard reads only number arguments (`x.reshape(n, -1)` with `n` a NumPy int): the static_argnames
+    that would make them constants, stated once instead of a guard per value."""
+    reads = [[n for n in ancestors(g.node) if n.op == "arg"] for g in comp.guards]
+    if not reads or any(not args or any(a.shape for a in args) for args in reads):
+        return ""
+    names = tuple(sorted({a.attr("name") for args in reads for a in args}))
+    return f"; they read only number arguments: to make them constants, et.kernel(f, static_argnames={names!r})"
 
 
 def _call_of(fn: Callable[..., Any]) -> _Call:

@@ -65,12 +65,22 @@ def test_on_disk_cache_key_covers_static_values(tmp_path, monkeypatch) -> None:
     assert caches == {(("n", 4),): "hit", (("n", 3),): "miss-stored"}
 
 
-def test_runtime_numpy_int_used_as_a_shape_suggests_static() -> None:
+def test_runtime_numpy_int_used_as_a_shape_is_guarded_and_suggests_static() -> None:
+    """A NumPy int argument used as a shape is taken for the call (a guard, docs/calling.md#guards): each value its
+    own specialization, right for each; past the limit the warning names static_argnames."""
     def f(x, n):
         return x.reshape(n, -1)
 
-    with pytest.raises(et.TracingError, match=re.escape("make it static: et.kernel(f, static_argnames=('n',))")):
-        et.kernel(f)(X, np.int64(4))  # (a Python int is specialized automatically: tests/test_surface_arguments.py)
+    k = et.kernel(f)  # (a Python int is specialized automatically: tests/test_surface_arguments.py)
+    y = np.arange(48.0)
+    sizes = (1, 2, 3, 4, 6, 8, 12, 16)
+    for n in sizes:
+        np.testing.assert_array_equal(k(y, np.int64(n)), y.reshape(n, -1))
+    assert len(k.compilations) == len(sizes)
+    np.testing.assert_array_equal(k(y, np.int64(4)), y.reshape(4, -1))  # an earlier specialization, taken again
+    assert len(k.compilations) == len(sizes)
+    with pytest.warns(et.SpecializationWarning, match=re.escape("et.kernel(f, static_argnames=('n',))")):
+        np.testing.assert_array_equal(k(y, np.int64(24)), y.reshape(24, -1))
 
 
 def test_runtime_int_stays_a_runtime_scalar() -> None:
