@@ -20,16 +20,16 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import affine, arith, bufferization, func, linalg, memref, scf, tensor
 
-from egglog_tensor.errors import CompileError
+from egglog_tensor.errors import CompileError, UnsupportedError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node, depth, is_float, topological
-from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS
+from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS
 from egglog_tensor.provenance import Line, Where, naming
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
-from . import argrows, blocking, payload, policy, scalar, tiling
+from . import argrows, blocking, payload, policy, scalar, sorting, tiling
 from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
 from .gpu.reduce import MAX_THREADS
 from .stages import rows
@@ -212,6 +212,8 @@ class Emitter:
             return self._reduction(node)
         if node.op in SCANS:
             return self._scan(node)
+        if node.op in SORTS:
+            return self._sort(node)
         if node.op == "concat":
             return self._concat(node)
         if node.op == "update_slice":
@@ -834,15 +836,27 @@ class Emitter:
         return tensor.insert_slice(self._group(value), into, [], [], [], start, size, step)
 
     def _reshape(self, node: Node) -> ir.Value:
-        src = node.inputs[0]
+        return _unflatten(self._flat(node.inputs[0]), node)
+
+    def _flat(self, src: Node) -> ir.Value:
+        """src's elements in row-major order, as a 1-D tensor."""
         # A non-C argument cannot be collapsed in place: copy it to C order with a generic first.
         value = self._group(src) if src.op == "arg" and src.attr("layout") != "C" else self.materialize(src)
-        flat = ir.RankedTensorType.get([src.size], scalar.storage_type(node.dtype))
-        if src.ndim != 1:
-            value = tensor.collapse_shape(flat, value, _reassociation(src.ndim))
-        if node.ndim != 1:
-            value = tensor.expand_shape(_tensor_type(node), value, _reassociation(node.ndim), [], list(node.shape))
-        return value
+        flat = ir.RankedTensorType.get([src.size], scalar.storage_type(src.dtype))
+        return value if src.ndim == 1 else tensor.collapse_shape(flat, value, _reassociation(src.ndim))
+
+    def _sort(self, node: Node) -> ir.Value:
+        """sort/argsort of the last axis: merge-sort loops on buffers (lowering/sorting.py), CPU only."""
+        if self.target.device is not None:
+            raise UnsupportedError(f"np.{node.op} is not supported on GPU targets yet (target {self.target.name} on {self.target.device})")
+        (x,) = node.inputs
+        n = x.shape[-1]
+        return _unflatten(sorting.sort_rows(self._flat(x), x.size // n, n, x.dtype, node.op == "argsort"), node)
+
+
+def _unflatten(flat: ir.Value, node: Node) -> ir.Value:
+    """A 1-D tensor of node's elements (row-major) in node's shape."""
+    return flat if node.ndim == 1 else tensor.expand_shape(_tensor_type(node), flat, _reassociation(node.ndim), [], list(node.shape))
 
 
 def constant_attr(node: Node) -> ir.DenseElementsAttr:

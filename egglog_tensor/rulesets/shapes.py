@@ -77,13 +77,15 @@ def _gives(t: Tensor, shape: Vec[i64], dtype: DType) -> tuple[object, object]:
 
 
 def _result_dtype(record: OpDef, operand: DType) -> DType:
-    """The result dtype of an elementwise op on operands of dtype `operand`: bool for comparisons
-    and logical ops (as ops.infer says)."""
+    """The result dtype of a same-shape op on operands of dtype `operand`: bool for comparisons
+    and logical ops, int64 for argsort's indices (as ops.infer says)."""
+    if record.name == "argsort":
+        return DType.int64
     return DType.bool_ if record.kind & (Kind.PREDICATE | Kind.LOGICAL) else operand
 
 
 def _same_shape(record: OpDef) -> Iterator[object]:
-    """Unary elementwise ops, scans and schedule choices: the operand's shape."""
+    """Unary elementwise ops, scans, sorts and schedule choices: the operand's shape."""
     for t in _forms(record, a):
         yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s, _result_dtype(record, dt)))
 
@@ -222,6 +224,7 @@ BY_NAME: dict[str, Callable[[OpDef], Iterator[object]]] = {
 BY_KIND: tuple[tuple[Kind, Callable[[OpDef], Iterator[object]]], ...] = (
     (Kind.LEAF, _leaf), (Kind.UNARY, _same_shape), (Kind.SCHEDULE, _same_shape), (Kind.BINARY, _binary),
     (Kind.REDUCTION, _reduction), (Kind.CONTRACTION, _contraction), (Kind.SCAN, _same_shape),
+    (Kind.SORT, _same_shape),
 )  # fmt: skip
 
 

@@ -1,0 +1,140 @@
+"""Sorts: np.sort, np.argsort and np.partition/argpartition (as full sorts) on the `sort`/`argsort`
+primitives (a stable merge sort of the last axis, lowering/sorting.py: NaN last, ties in their
+order, so argsort gives what kind="stable" gives whatever `kind` says), and on top of them
+np.median, np.quantile and np.percentile (static q, method="linear"), composed as NumPy composes them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import UnsupportedError
+from ..graph import is_float
+from .core import Tracer, as_tracer, fail, implements, normalize_axes, normalize_axis, result, trace_of
+from .statistics import _no_out
+
+
+def _sorted(op: str, a: Any, axis: Any, order: Any) -> Tracer:
+    """a sorted (op "sort") or its sorting indices ("argsort") along `axis` (None: the flattened
+    array): the axis moved last for the primitive, and back."""
+    if order is not None:
+        raise fail(UnsupportedError, f"np.{op}: `order` (sorting structured arrays by fields) is not supported")
+    x = as_tracer(trace_of([a]), a)
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    if not x.ndim:
+        raise fail(np.exceptions.AxisError, f"np.{op}: axis {axis} is out of bounds for an array of dimension 0")
+    axis = normalize_axis(x.ndim, axis)
+    moved = np.moveaxis(x, axis, -1)
+    node = moved._node if not x.size else moved._trace.make(op, (moved._node,))
+    out = result(moved._trace, node) if x.size else (moved if op == "sort" else moved.astype("int64"))
+    return np.moveaxis(out, -1, axis)
+
+
+@implements("sort")
+def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Tracer:
+    """np.sort: ascending along `axis`, NaN last (stable, which every `kind` allows)."""
+    return _sorted("sort", a, axis, order)
+
+
+@implements("argsort")
+def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Tracer:
+    """np.argsort / x.argsort: the int64 indices sorting `axis`; ties in index order (kind="stable"'s
+    result, which NumPy's default kind does not promise)."""
+    return _sorted("argsort", a, axis, order)
+
+
+@implements("partition")
+def partition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order: Any = None) -> Tracer:
+    """np.partition as a full sort: a valid partition for every kth (NumPy's own order of the
+    elements on either side of kth is unspecified and differs)."""
+    return _sorted("sort", a, axis, order)
+
+
+@implements("argpartition")
+def argpartition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order: Any = None) -> Tracer:
+    """np.argpartition as a full stable argsort (a valid one for every kth)."""
+    return _sorted("argsort", a, axis, order)
+
+
+def _last_axis(a: Any, axis: Any) -> tuple[Tracer, tuple[int, ...]]:
+    """a with the reduced `axis` (None: all, or a tuple) merged into one last axis, and the shape
+    keepdims gives."""
+    x = as_tracer(trace_of([a]), a)
+    axes = normalize_axes(x.ndim, axis)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    moved = np.transpose(x, kept + list(axes))
+    kept_shape = tuple(x.shape[d] for d in kept)
+    keep = tuple(1 if d in axes else n for d, n in enumerate(x.shape))
+    return moved.reshape(kept_shape + (-1,)) if len(axes) != 1 else moved, keep
+
+
+def _nan_where_nan(s: Tracer, value: Tracer) -> Tracer:
+    """value, or the row's NaN where the sorted row `s` has one (it sorts last), as NumPy checks."""
+    if not is_float(s.dtype):
+        return value
+    last = s[..., -1]
+    return np.where(np.isnan(last), last, value)
+
+
+@implements("median")
+def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False) -> Tracer:
+    """np.median: the mean of the middle one or two of each sorted slice (NaN if it has one)."""
+    _no_out("median", out)
+    x, keep = _last_axis(a, axis)
+    n = x.shape[-1]
+    if not n:
+        raise fail(UnsupportedError, "np.median of an empty slice (NumPy warns and gives NaN) is not supported")
+    s = np.sort(x, axis=-1)
+    half = n // 2
+    value = _nan_where_nan(s, np.mean(s[..., half - 1 + n % 2:half + 1], axis=-1))
+    return value.reshape(keep) if keepdims else value
+
+
+def _quantile(name: str, a: Any, q: Any, axis: Any, out: Any, method: str, keepdims: bool, scale: float, **unsupported: Any) -> Tracer:
+    """np.quantile/np.percentile (q divided by `scale`) with NumPy's "linear" method: each q's
+    virtual index (n - 1) q between two sorted elements, interpolated as NumPy's _lerp; q static."""
+    _no_out(name, out, **{k: v for k, v in unsupported.items() if v is not None})
+    if method != "linear":
+        raise fail(UnsupportedError, f"np.{name}: method={method!r} is not supported (only the default 'linear')")
+    if isinstance(q, Tracer):
+        raise fail(UnsupportedError, f"np.{name}: q must be a static number or list of numbers, not a traced array")
+    weak = type(q) in (int, float)
+    qs = np.true_divide(np.asanyarray(q), scale)
+    if not (np.all(qs >= 0) and np.all(qs <= 1)):
+        raise ValueError(f"np.{name}: q must be in the range [0, {scale:g}], got {q!r}")
+    x, keep = _last_axis(a, axis)
+    n = x.shape[-1]
+    if not n:
+        raise fail(UnsupportedError, f"np.{name} of an empty slice is not supported")
+    s = np.sort(x, axis=-1)
+    virtual = (n - 1) * qs
+    values = [_lerp(s, int(v), float(gamma) if weak else gamma)
+              for v, gamma in zip(np.floor(virtual).ravel(), (virtual - np.floor(virtual)).ravel(), strict=True)]
+    picked = [_nan_where_nan(s, v) for v in values]
+    if keepdims:
+        picked = [v.reshape(keep) for v in picked]
+    return picked[0] if not qs.ndim else np.stack(picked).reshape(qs.shape + picked[0].shape)
+
+
+def _lerp(s: Tracer, previous: int, gamma: float) -> Tracer:
+    """NumPy's _lerp between sorted elements `previous` and the next (the last past the end) at gamma."""
+    n = s.shape[-1]
+    a, b = s[..., min(previous, n - 1)], s[..., min(previous + 1, n - 1)]
+    diff = b - a
+    return b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma
+
+
+@implements("quantile")
+def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, method: str = "linear",
+             keepdims: bool = False, *, weights: Any = None, interpolation: Any = None) -> Tracer:
+    """np.quantile: q in [0, 1], static."""
+    return _quantile("quantile", a, q, axis, out, method, keepdims, 1.0, weights=weights, interpolation=interpolation)
+
+
+@implements("percentile")
+def percentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, method: str = "linear",
+               keepdims: bool = False, *, weights: Any = None, interpolation: Any = None) -> Tracer:
+    """np.percentile: q in [0, 100], static."""
+    return _quantile("percentile", a, q, axis, out, method, keepdims, 100.0, weights=weights, interpolation=interpolation)
