@@ -848,7 +848,9 @@ class Emitter:
     def _sort(self, node: Node) -> ir.Value:
         """sort/argsort of the last axis: merge-sort loops on buffers (lowering/sorting.py), CPU only."""
         if self.target.device is not None:
-            raise UnsupportedError(f"np.{node.op} is not supported on GPU targets yet (target {self.target.name} on {self.target.device})")
+            device = self.target.device
+            raise UnsupportedError(f"GPU target {device.backend}: np.{node.op} (and median, quantile, percentile, partition, "
+                                   f"which sort) is not supported yet on {device.chip}; compile for a CPU target")
         (x,) = node.inputs
         n = x.shape[-1]
         return _unflatten(sorting.sort_rows(self._flat(x), x.size // n, n, x.dtype, node.op == "argsort"), node)

@@ -1,0 +1,102 @@
+"""Sorts (egglog_tensor/tracing/sorting.py, the `sort`/`argsort` primitives, lowering/sorting.py):
+np.sort and np.argsort against NumPy's kind="stable" (ties, NaN, +-inf, -0.0 beside 0.0 keep their
+order) along every axis of several shapes and dtypes, a long row and many short rows; partition as a
+full sort; median, quantile and percentile (static q, method="linear") against NumPy; clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from strategies import check, make_array, with_layout
+
+import egglog_tensor as et
+
+SORTED_DTYPES = ("float32", "float64", "float16", "int8", "int32", "int64", "uint8", "uint16", "uint64", "bool")
+
+
+def exact(fn, *args: np.ndarray) -> None:
+    """The kernel of `fn` gives NumPy's results bit for bit (NaN payloads, signed zeros), dtypes and shapes."""
+    got, want = et.kernel(fn)(*args), fn(*args)
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert (g.dtype, g.shape) == (w.dtype, w.shape), f"output {i}: {g.dtype} {g.shape}, NumPy gives {w.dtype} {w.shape}"
+        assert g.tobytes() == w.tobytes(), f"output {i} differs:\n got  {g}\n want {w}"
+
+
+def _sorts(a):
+    """Sort and stable argsort along each axis and of the flattened array."""
+    return (*(np.sort(a, axis=d, kind="stable") for d in range(a.ndim)), np.sort(a, axis=None, kind="stable"),
+            *(np.argsort(a, axis=d, kind="stable") for d in range(a.ndim)), a.argsort(axis=None, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", SORTED_DTYPES)
+def test_sort_and_argsort_every_axis(dtype: str) -> None:
+    """Ties (small integers), NaN, +-inf and both zeros in a 3-D array: every axis, bit for bit."""
+    x = make_array(1, dtype, (3, 6, 5), lo=-3, hi=3, special=True)
+    if dtype.startswith("float"):
+        x[1, :, 2] = -0.0  # a row of zeros of both signs: stable order kept
+        x[1, ::2, 2] = 0.0
+        x[2, 1] = np.nan
+    exact(_sorts, x)
+
+
+def test_layouts_and_fused_producers() -> None:
+    """Fortran-ordered and strided arguments, and an expression sorted without a buffer of its own."""
+    x = make_array(2, "float64", (7, 9), special=True)
+    for layout in ("F", "strided", "negative"):
+        exact(lambda a: (np.sort(a * 2.0 - 1.0, axis=0, kind="stable"), np.argsort(-a, kind="stable")), with_layout(x, layout))
+
+
+def test_sizes_zero_and_one() -> None:
+    exact(lambda a, b, c: (np.sort(a), np.argsort(a), np.sort(b, axis=0), np.argsort(b, axis=0), np.sort(c), np.argsort(c)),
+          np.zeros((3, 0)), np.arange(4.0).reshape(1, 4), np.array([2.5]))
+
+
+def test_long_row() -> None:
+    """One row of 100,000 (17 merge passes, an odd last block), with NaN, +-inf and many ties."""
+    x = make_array(3, "float64", (100_000,), lo=-50, hi=50, special=True, integral=True)
+    exact(lambda a: (np.sort(a, kind="stable"), np.argsort(a, kind="stable")), x)
+    i = make_array(4, "int32", (100_001,), lo=-1000, hi=1000)
+    exact(lambda a: (np.sort(a, kind="stable"), np.argsort(a, kind="stable")), i)
+
+
+def test_many_short_rows() -> None:
+    x = make_array(5, "float32", (20_000, 3), lo=-2, hi=2, special=True, integral=True)
+    exact(lambda a: (np.sort(a, kind="stable"), np.argsort(a, kind="stable"), np.sort(a, axis=0, kind="stable")), x)
+
+
+def test_partition_is_a_full_sort() -> None:
+    """np.partition/argpartition give a valid partition for any kth (here: the sorted array)."""
+    x = make_array(6, "float64", (4, 11), special=True)
+    got = et.kernel(lambda a: (np.partition(a, 3), np.argpartition(a, (2, 5), axis=0)))(x)
+    np.testing.assert_array_equal(got[0], np.sort(x, kind="stable"))
+    np.testing.assert_array_equal(got[1], np.argsort(x, axis=0, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "float16"])
+def test_median(dtype: str) -> None:
+    """Odd and even slices, axis None/int/tuple, keepdims; a slice with NaN gives NaN."""
+    x = make_array(7, dtype, (4, 5, 6), lo=-5, hi=5, special=dtype.startswith("float"))
+    check(lambda a: (np.median(a), np.median(a, axis=1), np.median(a, axis=2, keepdims=True), np.median(a, axis=(0, 2)),
+                     np.median(a[:, :, 1:], axis=-1), np.median(a, axis=None, keepdims=True)), x, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_quantile_and_percentile(dtype: str) -> None:
+    """Static q (a Python float: weak, the array's float dtype; a list: float64), NumPy's lerp on
+    either side of gamma 0.5, the ends, keepdims, NaN slices."""
+    x = make_array(8, dtype, (5, 7), lo=-100, hi=100, special=dtype.startswith("float"))
+    check(lambda a: (np.quantile(a, 0.3), np.quantile(a, [0.0, 0.25, 0.5, 0.9, 1.0], axis=1),
+                     np.percentile(a, 75, axis=0, keepdims=True), np.percentile(a, [[10, 90.5]], axis=1),
+                     np.quantile(a, 0.5, axis=(0, 1))), x, rtol=0, atol=0)
+
+
+def test_errors_are_clear() -> None:
+    x = np.arange(6.0)
+    with pytest.raises(et.UnsupportedError, match="method='nearest' is not supported"):
+        et.kernel(lambda a: np.quantile(a, 0.5, method="nearest"))(x)
+    with pytest.raises(ValueError, match=r"q must be in the range \[0, 100\]"):
+        et.kernel(lambda a: np.percentile(a, 101))(x)
+    with pytest.raises(et.UnsupportedError, match="`order`"):
+        et.kernel(lambda a: np.sort(a, order="f"))(x)
+    with pytest.raises(et.UnsupportedError, match="GPU target rocdl: np.sort"):
+        et.kernel(lambda a: np.sort(a), target="rocdl:gfx942").inspect(x)
