@@ -11,7 +11,16 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from ..graph import is_float
-from .core import Tracer, as_tracer, fail, implements, normalize_axes, normalize_axis, result, trace_of
+from .core import (
+    Tracer,
+    as_tracer,
+    fail,
+    implements,
+    normalize_axes,
+    normalize_axis,
+    result,
+    trace_of,
+)
 from .statistics import _no_out
 
 
@@ -23,9 +32,7 @@ def _sorted(op: str, a: Any, axis: Any, order: Any) -> Tracer:
     x = as_tracer(trace_of([a]), a)
     if axis is None:
         x, axis = x.reshape(-1), 0
-    if not x.ndim:
-        raise fail(np.exceptions.AxisError, f"np.{op}: axis {axis} is out of bounds for an array of dimension 0")
-    axis = normalize_axis(x.ndim, axis)
+    axis = normalize_axis(x.ndim, axis)  # (a 0-d array has no axis: TracingError, as NumPy's AxisError)
     moved = np.moveaxis(x, axis, -1)
     node = moved._node if not x.size else moved._trace.make(op, (moved._node,))
     out = result(moved._trace, node) if x.size else (moved if op == "sort" else moved.astype("int64"))
