@@ -853,7 +853,9 @@ class Emitter:
                                    f"which sort) is not supported yet on {device.chip}; compile for a CPU target")
         (x,) = node.inputs
         n = x.shape[-1]
-        return _unflatten(sorting.sort_rows(self._flat(x), x.size // n, n, x.dtype, node.op == "argsort"), node)
+        rows = x.size // n
+        parallel = self.target.name == "cpu-openmp" and rows > 1
+        return _unflatten(sorting.sort_rows(self._flat(x), rows, n, x.dtype, node.op == "argsort", parallel), node)
 
 
 def _unflatten(flat: ir.Value, node: Node) -> ir.Value:

@@ -18,21 +18,27 @@ from egglog_tensor.graph import is_float
 from . import scalar
 
 
-def sort_rows(flat: ir.Value, rows: int, n: int, dtype: str, indices: bool) -> ir.Value:
+def sort_rows(flat: ir.Value, rows: int, n: int, dtype: str, indices: bool, parallel: bool) -> ir.Value:
     """`flat` (a 1-D tensor of `rows` rows of `n`, row-major) with each row sorted ascending, or
-    with `indices` the int64 positions in its row that sort it (argsort): a 1-D tensor."""
+    with `indices` the int64 positions in its row that sort it (argsort): a 1-D tensor. With
+    `parallel` the rows are an scf.parallel loop (the openmp stage shares them among the threads)."""
     keys = [_alloc(rows * n, dtype), _alloc(rows * n, dtype)]
     bufferization.materialize_in_destination(None, flat, keys[0], restrict=True, writable=True)
     carried = [keys] + ([[_alloc(rows * n, "int64"), _alloc(rows * n, "int64")]] if indices else [])
     widths = [1 << p for p in range((n - 1).bit_length())]
-    row_loop = scf.ForOp(_index(0), _index(rows), _index(1))
-    with ir.InsertionPoint(row_loop.body):
-        base = arith.muli(row_loop.induction_variable, _index(n))
+    bounds = ([_index(0)], [_index(rows)], [_index(1)])
+    row_loop = scf.ParallelOp([], *bounds, []) if parallel else scf.ForOp(*(b[0] for b in bounds))
+    body = row_loop.regions[0].blocks.append(ir.IndexType.get()) if parallel else row_loop.body
+    with ir.InsertionPoint(body):
+        base = arith.muli(body.arguments[0], _index(n))
         if indices:
             _positions(carried[1][0], base, n)
         for p, width in enumerate(widths):
             _merge_pass([pair[p % 2] for pair in carried], [pair[1 - p % 2] for pair in carried], base, n, width, dtype)
-        scf.YieldOp([])
+        if parallel:
+            scf.ReduceOp([], 0)
+        else:
+            scf.YieldOp([])
     result = carried[-1][len(widths) % 2]
     return bufferization.to_tensor(ir.RankedTensorType.get([rows * n], result.type.element_type), result, restrict=True)
 
