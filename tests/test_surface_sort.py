@@ -106,3 +106,17 @@ def test_errors_are_clear() -> None:
         et.kernel(lambda a: np.sort(a, order="f"))(x)
     with pytest.raises(et.UnsupportedError, match="GPU target rocdl: np.sort"):
         et.kernel(lambda a: np.sort(a), target="rocdl:gfx942").inspect(x)
+
+
+def test_nan_forms() -> None:
+    """nanmedian, nanquantile, nanpercentile: NaN ignored (counts differ per slice, an all-NaN slice gives NaN)."""
+    x = make_array(9, "float64", (6, 7), lo=-100, hi=100, special=True)
+    x[2] = np.nan
+    x[4, 1:] = np.nan
+    f = make_array(10, "float32", (5, 8), special=True)
+    big = make_array(11, "float32", (25, 30), special=True)  # 600 elements and more: NumPy's other nanmedian path
+    with np.errstate(invalid="ignore"):
+        check(lambda a, b, c: (np.nanmedian(a, axis=1), np.nanmedian(b, axis=0, keepdims=True), np.nanquantile(a, [0.0, 0.3, 0.75, 1.0], axis=1),
+                               np.nanpercentile(b, 40, axis=1), np.nanquantile(b, 0.5, axis=1), np.nanpercentile(b, [[20.0]], axis=0),
+                               np.nanmedian(c, axis=0), np.nanmedian(c[:, 1:], axis=0), np.nanquantile(c, 0.25, axis=1)),
+              x, f, big, rtol=0, atol=0)

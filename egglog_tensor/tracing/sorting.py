@@ -1,7 +1,8 @@
 """Sorts: np.sort, np.argsort and np.partition/argpartition (as full sorts) on the `sort`/`argsort`
 primitives (a stable merge sort of the last axis, lowering/sorting.py: NaN last, ties in their
 order, so argsort gives what kind="stable" gives whatever `kind` says), and on top of them
-np.median, np.quantile and np.percentile (static q, method="linear"), composed as NumPy composes them."""
+np.median, np.quantile and np.percentile (static q, method="linear") and their nan- forms, composed as
+NumPy composes them."""
 
 from __future__ import annotations
 
@@ -103,14 +104,8 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, out: Any, method: str, keepd
     """np.quantile/np.percentile (q divided by `scale`) with NumPy's "linear" method: each q's
     virtual index (n - 1) q between two sorted elements, interpolated as NumPy's _lerp; q static."""
     _no_out(name, out, **{k: v for k, v in unsupported.items() if v is not None})
-    if method != "linear":
-        raise fail(UnsupportedError, f"np.{name}: method={method!r} is not supported (only the default 'linear')")
-    if isinstance(q, Tracer):
-        raise fail(UnsupportedError, f"np.{name}: q must be a static number or list of numbers, not a traced array")
     weak = type(q) in (int, float)
-    qs = np.true_divide(np.asanyarray(q), scale)
-    if not (np.all(qs >= 0) and np.all(qs <= 1)):
-        raise ValueError(f"np.{name}: q must be in the range [0, {scale:g}], got {q!r}")
+    qs = _static_q(name, q, method, scale)
     x, keep = _last_axis(a, axis)
     n = x.shape[-1]
     if not n:
@@ -119,10 +114,26 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, out: Any, method: str, keepd
     virtual = (n - 1) * qs
     values = [_lerp(s, int(v), float(gamma) if weak else gamma)
               for v, gamma in zip(np.floor(virtual).ravel(), (virtual - np.floor(virtual)).ravel(), strict=True)]
-    picked = [_nan_where_nan(s, v) for v in values]
-    if keepdims:
-        picked = [v.reshape(keep) for v in picked]
-    return picked[0] if not qs.ndim else np.stack(picked).reshape(qs.shape + picked[0].shape)
+    return _per_q([_nan_where_nan(s, v) for v in values], qs, keep if keepdims else None)
+
+
+def _per_q(values: list[Tracer], qs: np.ndarray, keep: tuple[int, ...] | None) -> Tracer:
+    """One result per q, stacked in q's shape before the slices' (each in shape `keep` for keepdims)."""
+    if keep is not None:
+        values = [v.reshape(keep) for v in values]
+    return values[0] if not qs.ndim else np.stack(values).reshape(qs.shape + values[0].shape)
+
+
+def _static_q(name: str, q: Any, method: str, scale: float) -> np.ndarray:
+    """q / scale as NumPy computes it, checked in [0, 1]; only method "linear" and a static q."""
+    if method != "linear":
+        raise fail(UnsupportedError, f"np.{name}: method={method!r} is not supported (only the default 'linear')")
+    if isinstance(q, Tracer):
+        raise fail(UnsupportedError, f"np.{name}: q must be a static number or list of numbers, not a traced array")
+    qs = np.true_divide(np.asanyarray(q), scale)
+    if not (np.all(qs >= 0) and np.all(qs <= 1)):
+        raise ValueError(f"np.{name}: q must be in the range [0, {scale:g}], got {q!r}")
+    return qs
 
 
 def _lerp(s: Tracer, previous: int, gamma: float) -> Tracer:
@@ -131,6 +142,68 @@ def _lerp(s: Tracer, previous: int, gamma: float) -> Tracer:
     a, b = s[..., min(previous, n - 1)], s[..., min(previous + 1, n - 1)]
     diff = b - a
     return b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma
+
+
+def _nan_sorted(a: Any, axis: Any) -> tuple[Tracer, Tracer, tuple[int, ...]]:
+    """The nan-functions' data: a's slices sorted (NaN last), each slice's count of numbers, keepdims' shape."""
+    x, keep = _last_axis(a, axis)
+    return np.sort(x, axis=-1), np.sum(~np.isnan(x), axis=-1), keep
+
+
+def _at(s: Tracer, index: Tracer) -> Tracer:
+    """s[..., index] with a traced index per slice (clipped into the slice)."""
+    return np.take_along_axis(s, np.clip(index, 0, s.shape[-1] - 1)[..., None], axis=-1)[..., 0]
+
+
+@implements("nanmedian")
+def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False) -> Tracer:
+    """np.nanmedian: the median of each slice's numbers (NaN where it has none), ints as np.median."""
+    x = as_tracer(trace_of([a]), a)
+    if not is_float(x.dtype):
+        return median(x, axis, out, overwrite_input, keepdims)
+    _no_out("nanmedian", out)
+    s, count, keep = _nan_sorted(x, axis)
+    half = count // 2  # the middle two, or the middle one twice, summed from +0.0 and halved (NumPy's masked median)
+    middle = np.stack([_at(s, np.where(count % 2 == 1, half, half - 1)), _at(s, half)], axis=-1)
+    value = np.sum(middle, axis=-1) / 2
+    return value.reshape(keep) if keepdims else value
+
+
+def _nan_quantile(name: str, a: Any, q: Any, axis: Any, out: Any, method: str, keepdims: bool, scale: float,
+                  **unsupported: Any) -> Tracer:
+    """np.nanquantile/np.nanpercentile: _quantile of each slice's numbers, whose count is traced, so
+    the index and gamma of each q are computed per slice (in float64, as NumPy, then weak q's in the data's dtype)."""
+    x = as_tracer(trace_of([a]), a)
+    if not is_float(x.dtype):
+        return _quantile(name.removeprefix("nan"), x, q, axis, out, method, keepdims, scale, **unsupported)
+    _no_out(name, out, **{k: v for k, v in unsupported.items() if v is not None})
+    qs = _static_q(name, q, method, scale)
+    s, count, keep = _nan_sorted(x, axis)
+    weak = type(q) in (int, float)
+    values = []
+    for qi in qs.ravel():
+        virtual = (count - 1) * qi
+        gamma = virtual - np.floor(virtual)
+        lo = np.floor(virtual).astype("int64")
+        low, high = _at(s, lo), _at(s, np.minimum(lo + 1, count - 1))
+        diff = high - low
+        t, rest = (gamma.astype(x.dtype), (1 - gamma).astype(x.dtype)) if weak else (gamma, 1 - gamma)
+        values.append(np.where(count == 0, np.nan, np.where(gamma >= 0.5, high - diff * rest, low + diff * t)))
+    return _per_q(values, qs, keep if keepdims else None)
+
+
+@implements("nanquantile")
+def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, method: str = "linear",
+                keepdims: bool = False, *, weights: Any = None, interpolation: Any = None) -> Tracer:
+    """np.nanquantile: q in [0, 1], static; NaN ignored."""
+    return _nan_quantile("nanquantile", a, q, axis, out, method, keepdims, 1.0, weights=weights, interpolation=interpolation)
+
+
+@implements("nanpercentile")
+def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False, *, weights: Any = None, interpolation: Any = None) -> Tracer:
+    """np.nanpercentile: q in [0, 100], static; NaN ignored."""
+    return _nan_quantile("nanpercentile", a, q, axis, out, method, keepdims, 100.0, weights=weights, interpolation=interpolation)
 
 
 @implements("quantile")
