@@ -337,9 +337,10 @@ class TensorCostModel:
                 time = matmul_time(self.target.device, loops, math.prod(batch), out.dtype, slowdown)
                 return self._buffer(out, self.closed(a) + self.closed(b) + time + m.kernel_overhead_ns + order_free)
             return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown) + order_free)
-        if op in ("gather", "scatter_add"):  # reads x at indices computed in its loop: priced as a copy of its size
-            x, idx = ins
-            return self._buffer(out, self.closed(x) + self.closed(idx) + m.kernel(0.0, 2 * _bytes(out)))
+        if op in ("gather", "scatter_add", "searchsorted"):  # reads x at indices computed in its loop: priced as a copy of its size
+            x, idx = ins  # (searchsorted: log2 of x's size reads per element)
+            steps = math.log2(max(x.meta.size, 2)) if op == "searchsorted" else 0.0
+            return self._buffer(out, self.closed(x) + self.closed(idx) + m.kernel(steps * out.size, 2 * _bytes(out)))
         if op == "update_slice":  # the base copied (unless updated in place), the value written into it
             base, value = ins
             return self._buffer(out, self.closed(base) + self.closed(value) + m.kernel(0.0, 2 * _bytes(value.meta)))

@@ -194,6 +194,11 @@ def gather(x: Tensor, idx: Tensor, axis: i64Like) -> Tensor:
 
 
 @function
+def searchsorted(a: Tensor, v: Tensor, right: i64Like) -> Tensor:
+    """The int64 position of each element of v in the sorted 1-D a, before (right: after) equal ones (ops.py)."""
+
+
+@function
 def scatter_add(idx: Tensor, weights: Tensor, bins: i64Like) -> Tensor:
     """`bins` bins, each the sum of the weights whose int64 index idx is that bin (ops.py)."""
 

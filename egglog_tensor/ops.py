@@ -186,6 +186,14 @@ def _sort(op: str) -> Infer:
     return infer
 
 
+def _searchsorted(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """searchsorted(a, v, right): where each element of v goes in the sorted 1-D a (int64), v's shape."""
+    a, v = ins
+    if len(a.shape) != 1 or a.dtype != v.dtype:
+        raise TracingError(f"searchsorted: a must be 1-D and of v's dtype, got {a.dtype}{list(a.shape)} and {v.dtype}")
+    return v.shape, "int64"
+
+
 def _matmul(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     a, b = ins
     if a.dtype != b.dtype:
@@ -345,8 +353,10 @@ _RECORDS = [
     *(OpDef(name, Kind.REDUCTION | Kind.INDEX, 1, ("axes",), f"Tensor.{name}", _index_reduce(name)) for name in ("argmax", "argmin")),
     # scans (issue 24, tracing/scans.py): the running sum/product along `axis`, emitted as loops carrying it
     *(OpDef(name, Kind.SCAN, 1, ("axis",), f"Tensor.{name}", _scan) for name in ("cumsum", "cumprod")),
-    # sorts (tracing/sorting.py): a stable merge sort of each row of the last axis, NaN last
+    # sorts (tracing/sorting.py): a stable merge sort of each row of the last axis, NaN last; searchsorted
+    # (right: 0 or 1, NumPy's side) a binary search of the sorted 1-D a for each element of v
     *(OpDef(name, Kind.SORT, 1, (), f"Tensor.{name}", _sort(name)) for name in ("sort", "argsort")),
+    OpDef("searchsorted", Kind.SHAPE, 2, ("right",), "searchsorted", _searchsorted),
     OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
     OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
     # einsum order (issue 24): a product of a 3+-operand einsum, whose pairwise order is free

@@ -104,6 +104,8 @@ def test_errors_are_clear() -> None:
         et.kernel(lambda a: np.sort(a))(np.float64(2.0))
     with pytest.raises(et.UnsupportedError, match="`order`"):
         et.kernel(lambda a: np.sort(a, order="f"))(x)
+    with pytest.raises(et.UnsupportedError, match=r"a must be 1-D, got shape \(2, 3\)"):
+        et.kernel(lambda a: np.searchsorted(a, 1.0))(x.reshape(2, 3))
     with pytest.raises(et.UnsupportedError, match="GPU target rocdl: np.sort"):
         et.kernel(lambda a: np.sort(a), target="rocdl:gfx942").inspect(x)
 
@@ -120,3 +122,21 @@ def test_nan_forms() -> None:
                                np.nanpercentile(b, 40, axis=1), np.nanquantile(b, 0.5, axis=1), np.nanpercentile(b, [[20.0]], axis=0),
                                np.nanmedian(c, axis=0), np.nanmedian(c[:, 1:], axis=0), np.nanquantile(c, 0.25, axis=1)),
               x, f, big, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8"])
+def test_searchsorted(dtype: str) -> None:
+    """Both sides, ties, NaN/inf (NumPy's order), a `sorter`, a Python scalar (weakly typed), 0-d and 2-D v."""
+    special = dtype == "float32"
+    a = np.sort(make_array(12, dtype, (40,), lo=0, hi=20, special=special, integral=True))
+    v = make_array(13, dtype, (6, 7), lo=-2, hi=22, special=special, integral=True)
+    order = np.argsort(a[::-1], kind="stable")
+    exact(lambda a, v, order: (np.searchsorted(a, v), np.searchsorted(a, v, side="right"), np.searchsorted(a[::-1], v, sorter=order),
+                               np.searchsorted(a, v[0, 0]), np.searchsorted(a, 5), np.searchsorted(a[:1], v, "right")), a, v, order)
+
+
+def test_searchsorted_long() -> None:
+    """100,000 sorted values searched for 50,000 (17 halvings each)."""
+    a = np.sort(make_array(14, "float64", (100_000,), special=True))
+    v = make_array(15, "float64", (50_000,), lo=-11, hi=11, special=True)
+    exact(lambda a, v: (np.searchsorted(a, v), np.searchsorted(a, v, "right")), a, v)

@@ -212,7 +212,7 @@ class Emitter:
             return self._reduction(node)
         if node.op in SCANS:
             return self._scan(node)
-        if node.op in SORTS:
+        if node.op in SORTS or node.op == "searchsorted":
             return self._sort(node)
         if node.op == "concat":
             return self._concat(node)
@@ -846,13 +846,19 @@ class Emitter:
         return value if src.ndim == 1 else tensor.collapse_shape(flat, value, _reassociation(src.ndim))
 
     def _sort(self, node: Node) -> ir.Value:
-        """sort/argsort of the last axis: merge-sort loops on buffers (lowering/sorting.py), CPU only."""
+        """sort/argsort of the last axis (merge-sort loops on buffers), searchsorted (a binary search per
+        element): lowering/sorting.py, CPU only."""
         if self.target.device is not None:
             device = self.target.device
             raise UnsupportedError(f"GPU target {device.backend}: np.{node.op} (and median, quantile, percentile, partition, "
                                    f"which sort) is not supported yet on {device.chip}; compile for a CPU target")
-        (x,) = node.inputs
+        x = node.inputs[0]
         n = x.shape[-1]
+        if node.op == "searchsorted":
+            v = node.inputs[1]
+            parallel = self.target.name == "cpu-openmp" and v.size > 1
+            found = sorting.search_sorted(self.materialize(x), n, self._flat(v), v.size, x.dtype, bool(node.attr("right")), parallel)
+            return _unflatten(found, node)
         rows = x.size // n
         parallel = self.target.name == "cpu-openmp" and rows > 1
         return _unflatten(sorting.sort_rows(self._flat(x), rows, n, x.dtype, node.op == "argsort", parallel), node)

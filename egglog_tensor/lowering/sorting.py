@@ -11,7 +11,7 @@ NumPy's order: NaN after everything, -0.0 and 0.0 equal.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, bufferization, memref, scf
+from mlir.dialects import arith, bufferization, memref, scf, tensor
 
 from egglog_tensor.graph import is_float
 
@@ -26,21 +26,57 @@ def sort_rows(flat: ir.Value, rows: int, n: int, dtype: str, indices: bool, para
     bufferization.materialize_in_destination(None, flat, keys[0], restrict=True, writable=True)
     carried = [keys] + ([[_alloc(rows * n, "int64"), _alloc(rows * n, "int64")]] if indices else [])
     widths = [1 << p for p in range((n - 1).bit_length())]
-    bounds = ([_index(0)], [_index(rows)], [_index(1)])
-    row_loop = scf.ParallelOp([], *bounds, []) if parallel else scf.ForOp(*(b[0] for b in bounds))
-    body = row_loop.regions[0].blocks.append(ir.IndexType.get()) if parallel else row_loop.body
+    body = _each(rows, parallel)
     with ir.InsertionPoint(body):
         base = arith.muli(body.arguments[0], _index(n))
         if indices:
             _positions(carried[1][0], base, n)
         for p, width in enumerate(widths):
             _merge_pass([pair[p % 2] for pair in carried], [pair[1 - p % 2] for pair in carried], base, n, width, dtype)
-        if parallel:
-            scf.ReduceOp([], 0)
-        else:
-            scf.YieldOp([])
+        _close(parallel)
     result = carried[-1][len(widths) % 2]
     return bufferization.to_tensor(ir.RankedTensorType.get([rows * n], result.type.element_type), result, restrict=True)
+
+
+def search_sorted(a: ir.Value, n: int, v: ir.Value, m: int, dtype: str, right: bool, parallel: bool) -> ir.Value:
+    """The position of each of the `m` elements of the 1-D tensor v in the sorted 1-D tensor `a` of
+    `n` (NumPy's order): the count of a's elements sorting before it (`right`: not after it), by a
+    binary search of n.bit_length() halvings; an int64 1-D tensor."""
+    out = _alloc(m, "int64")
+    body = _each(m, parallel)
+    with ir.InsertionPoint(body):
+        e = body.arguments[0]
+        x = tensor.extract(v, [e])
+        steps = scf.ForOp(_index(0), _index(n.bit_length()), _index(1), [_index(0), _index(n)])
+        with ir.InsertionPoint(steps.body):
+            lo, count = steps.inner_iter_args
+            half = arith.shrui(count, _index(1))
+            mid = arith.addi(lo, half)
+            y = tensor.extract(a, [arith.minsi(mid, _index(n - 1))])
+            after = arith.xori(_before(x, y, dtype), scalar.constant(1, "bool")) if right else _before(y, x, dtype)
+            go = arith.andi(arith.cmpi(arith.CmpIPredicate.sgt, count, _index(0)), after)
+            scf.YieldOp([arith.select(go, arith.addi(mid, _index(1)), lo),
+                         arith.select(go, arith.subi(arith.subi(count, half), _index(1)), half)])
+        memref.store(arith.index_cast(ir.IntegerType.get_signless(64), steps.results[0]), out, [e])
+        _close(parallel)
+    return bufferization.to_tensor(ir.RankedTensorType.get([m], out.type.element_type), out, restrict=True)
+
+
+def _each(count: int, parallel: bool) -> ir.Block:
+    """The body of a loop over range(count), its index the block's argument: an scf.parallel loop
+    (the openmp stage shares it among the threads) or an scf.for; _close ends it."""
+    bounds = ([_index(0)], [_index(count)], [_index(1)])
+    if parallel:
+        return scf.ParallelOp([], *bounds, []).regions[0].blocks.append(ir.IndexType.get())
+    return scf.ForOp(*(b[0] for b in bounds)).body
+
+
+def _close(parallel: bool) -> None:
+    """The terminator of an _each loop's body."""
+    if parallel:
+        scf.ReduceOp([], 0)
+    else:
+        scf.YieldOp([])
 
 
 def _alloc(size: int, dtype: str) -> ir.Value:

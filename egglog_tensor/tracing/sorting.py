@@ -2,7 +2,7 @@
 primitives (a stable merge sort of the last axis, lowering/sorting.py: NaN last, ties in their
 order, so argsort gives what kind="stable" gives whatever `kind` says), and on top of them
 np.median, np.quantile and np.percentile (static q, method="linear") and their nan- forms, composed as
-NumPy composes them."""
+NumPy composes them; np.searchsorted on its own primitive (a binary search per element, same order)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from .core import (
     as_tracer,
     fail,
     implements,
+    lift,
     normalize_axes,
     normalize_axis,
     result,
@@ -64,6 +65,27 @@ def partition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order
 def argpartition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order: Any = None) -> Tracer:
     """np.argpartition as a full stable argsort (a valid one for every kth)."""
     return _sorted("argsort", a, axis, order)
+
+
+@implements("searchsorted")
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Tracer:
+    """np.searchsorted: where each of v goes in the sorted 1-D a (`sorter`: a's sorting indices), as int64
+    positions in v's shape, both cast to their common dtype first (a Python scalar v weakly, as NumPy)."""
+    trace = trace_of([a, v, sorter])
+    x = as_tracer(trace, a)
+    if x.ndim != 1:
+        raise fail(UnsupportedError, f"np.searchsorted: a must be 1-D, got shape {x.shape}")
+    if side not in ("left", "right"):
+        raise ValueError(f"np.searchsorted: side must be 'left' or 'right', got {side!r}")
+    if sorter is not None:
+        x = np.take(x, sorter)
+    values = as_tracer(trace, v)
+    common = np.result_type(x.dtype, v if type(v) in (bool, int, float) else values.dtype).name
+    if not x.size or not values.size:
+        return np.zeros(values.shape, np.int64) if values.shape else np.int64(0)
+    flat = values.reshape(-1)
+    node = trace.make("searchsorted", (lift(trace, x, common), lift(trace, flat, common)), (int(side == "right"),))
+    return result(trace, node).reshape(values.shape)
 
 
 def _last_axis(a: Any, axis: Any) -> tuple[Tracer, tuple[int, ...]]:
