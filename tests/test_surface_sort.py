@@ -140,3 +140,17 @@ def test_searchsorted_long() -> None:
     a = np.sort(make_array(14, "float64", (100_000,), special=True))
     v = make_array(15, "float64", (50_000,), lo=-11, hi=11, special=True)
     exact(lambda a, v: (np.searchsorted(a, v), np.searchsorted(a, v, "right")), a, v)
+
+
+def test_interp() -> None:
+    """np.interp bit for bit: inside, outside (left/right defaults and given), on xp's points (a repeated
+    one too), NaN x, an infinite fp (NumPy's retry from the right end), one-point xp, float32 and scalar x."""
+    rng = np.random.default_rng(16)
+    xp = np.sort(rng.uniform(-5, 5, 30))
+    xp[10] = xp[9]
+    fp = rng.uniform(-1, 1, 30)
+    fp[3] = np.inf
+    x = rng.uniform(-7, 7, (4, 50))
+    x[0, :6] = [np.nan, xp[0], xp[-1], xp[9], xp[12], xp[3]]
+    exact(lambda x, xp, fp: (np.interp(x, xp, fp), np.interp(x, xp, fp, left=-9.0, right=9.0), np.interp(x, xp[:1], fp[:1]),
+                             np.interp(x.astype(np.float32), xp, fp), np.interp(x[0], xp, fp)), x, xp, fp)

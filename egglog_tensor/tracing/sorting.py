@@ -2,7 +2,8 @@
 primitives (a stable merge sort of the last axis, lowering/sorting.py: NaN last, ties in their
 order, so argsort gives what kind="stable" gives whatever `kind` says), and on top of them
 np.median, np.quantile and np.percentile (static q, method="linear") and their nan- forms, composed as
-NumPy composes them; np.searchsorted on its own primitive (a binary search per element, same order)."""
+NumPy composes them; np.searchsorted on its own primitive (a binary search per element, same order),
+and np.interp on it."""
 
 from __future__ import annotations
 
@@ -86,6 +87,33 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Trac
     flat = values.reshape(-1)
     node = trace.make("searchsorted", (lift(trace, x, common), lift(trace, flat, common)), (int(side == "right"),))
     return result(trace, node).reshape(values.shape)
+
+
+@implements("interp")
+def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None) -> Tracer:
+    """np.interp (float64, real): each x's segment of the increasing xp found by searchsorted, then
+    NumPy's compiled loop's cases: outside gives left/right (default fp's ends), x on a point of xp
+    its fp, else slope * (x - xp[j]) + fp[j], retried from xp[j + 1] when that is NaN; NaN x stays NaN."""
+    if period is not None:
+        raise fail(UnsupportedError, "np.interp: `period` is not supported")
+    trace = trace_of([x, xp, fp, left, right])
+    x, xp, fp = (as_tracer(trace, v).astype("float64") for v in (x, xp, fp))
+    if xp.ndim != 1 or fp.ndim != 1 or xp.shape != fp.shape or not xp.size:
+        raise ValueError(f"np.interp: xp and fp must be 1-D sequences of the same nonzero length, got {xp.shape} and {fp.shape}")
+    n = xp.shape[0]
+    low, high = (fp[end] if v is None else v for v, end in ((left, 0), (right, n - 1)))
+    if n == 1:
+        inside = fp[0]
+    else:
+        j = np.searchsorted(xp, x, side="right") - 1
+        at = np.clip(j, 0, n - 2)
+        x0, x1, y0, y1 = np.take(xp, at), np.take(xp, at + 1), np.take(fp, at), np.take(fp, at + 1)
+        slope = (y1 - y0) / (x1 - x0)
+        first, second = slope * (x - x0) + y0, slope * (x - x1) + y1
+        retried = np.where(np.isnan(first), np.where(np.isnan(second) & (y0 == y1), y0, second), first)
+        inside = np.where((j == n - 1) | (x == x0), np.where(j == n - 1, fp[n - 1], y0), retried)
+        inside = np.where(np.isnan(x), x, inside)
+    return np.where(x < xp[0], low, np.where(x > xp[n - 1], high, inside))
 
 
 def _last_axis(a: Any, axis: Any) -> tuple[Tracer, tuple[int, ...]]:
