@@ -155,3 +155,14 @@ def test_interp() -> None:
     x[0, :6] = [np.nan, xp[0], xp[-1], xp[9], xp[12], xp[3]]
     exact(lambda x, xp, fp: (np.interp(x, xp, fp), np.interp(x, xp, fp, left=-9.0, right=9.0), np.interp(x, xp[:1], fp[:1]),
                              np.interp(x.astype(np.float32), xp, fp), np.interp(x[0], xp, fp)), x, xp, fp)
+
+
+def test_bfloat16_sorts_in_numpys_order() -> None:
+    """bfloat16 (ml_dtypes) in NumPy's order, NaN last, as its float32 values sort (ml_dtypes' own
+    np.sort of bfloat16 leaves NaN where its comparisons stop)."""
+    import ml_dtypes  # (a dev dependency)
+    x = make_array(17, "float32", (3, 9), lo=-3, hi=3, special=True, integral=True).astype(ml_dtypes.bfloat16)
+    got = et.kernel(lambda a: (np.sort(a, axis=1), np.argsort(a, axis=0)))(x)
+    wide = x.astype(np.float32)
+    assert got[0].dtype == x.dtype and got[0].tobytes() == np.sort(wide, axis=1, kind="stable").astype(x.dtype).tobytes()
+    np.testing.assert_array_equal(got[1], np.argsort(wide, axis=0, kind="stable"))
