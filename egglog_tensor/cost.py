@@ -40,7 +40,7 @@ import numpy as np
 from egglog import EGraph, get_callable_fn
 
 from .graph import Node
-from .ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS, TRANSCENDENTAL, infer, is_view
+from .ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS, TRANSCENDENTAL, infer, is_view
 from .ir import OP_OF, literal
 from .gpu.targets import FLOAT32_MATH
 from .gpu.tiles import matmul_time
@@ -309,9 +309,10 @@ class TensorCostModel:
             rows = self._closing(x, out, flops, inputs, time, latency) if 0 not in out.attr("axes") and not index else None
             chosen = _EPSILON if not index and out.attr("lanes") is not None else 0.0  # {op}_lanes: taken only when it saves time
             return self._buffer(out, x.done + time + chosen, rows)
-        if op in SCANS:  # one pass reading x (its producers fused) and writing the running values
-            (x,) = ins
-            flops = x.meta.size + (0.0 if x.buffer else x.flops)
+        if op in SCANS or op in SORTS:  # reading x (its producers fused), writing the running values
+            (x,) = ins  # or the sorted rows: log2(row) merge passes over them
+            passes = math.ceil(math.log2(max(x.meta.shape[-1], 2))) if op in SORTS else 1
+            flops = passes * x.meta.size + (0.0 if x.buffer else x.flops)
             reads = _bytes(x.meta) if x.buffer else x.reads
             return self._buffer(out, x.done + m.kernel(flops, reads + _bytes(out)))
         if op in ("matmul", "matmul_tiled", "einsum_matmul"):  # einsum_matmul: its `@` sibling wins ties (_EPSILON)
@@ -336,9 +337,10 @@ class TensorCostModel:
                 time = matmul_time(self.target.device, loops, math.prod(batch), out.dtype, slowdown)
                 return self._buffer(out, self.closed(a) + self.closed(b) + time + m.kernel_overhead_ns + order_free)
             return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown) + order_free)
-        if op in ("gather", "scatter_add"):  # reads x at indices computed in its loop: priced as a copy of its size
-            x, idx = ins
-            return self._buffer(out, self.closed(x) + self.closed(idx) + m.kernel(0.0, 2 * _bytes(out)))
+        if op in ("gather", "scatter_add", "searchsorted"):  # reads x at indices computed in its loop: priced as a copy of its size
+            x, idx = ins  # (searchsorted: log2 of x's size reads per element)
+            steps = math.log2(max(x.meta.size, 2)) if op == "searchsorted" else 0.0
+            return self._buffer(out, self.closed(x) + self.closed(idx) + m.kernel(steps * out.size, 2 * _bytes(out)))
         if op == "update_slice":  # the base copied (unless updated in place), the value written into it
             base, value = ins
             return self._buffer(out, self.closed(base) + self.closed(value) + m.kernel(0.0, 2 * _bytes(value.meta)))

@@ -99,6 +99,8 @@ class Tensor(Expr):
     def argmin(self, axes: VecLike[i64, i64Like]) -> Tensor: ...
     def cumsum(self, axis: i64Like) -> Tensor: ...
     def cumprod(self, axis: i64Like) -> Tensor: ...
+    def sort(self) -> Tensor: ...
+    def argsort(self) -> Tensor: ...
 
     # A reduction with its vector lanes chosen (rulesets.tiling): its innermost loop, when that loop
     # reduces, accumulates `lanes` elements side by side (lowering/stages/lanes.py), in a row-fused loop too.
@@ -189,6 +191,11 @@ def concat(parts: VecLike[Tensor, Tensor], axis: i64Like) -> Tensor: ...
 @function
 def gather(x: Tensor, idx: Tensor, axis: i64Like) -> Tensor:
     """x read at the int64 indices idx along `axis` (ops.py: the shape of idx)."""
+
+
+@function
+def searchsorted(a: Tensor, v: Tensor, right: i64Like) -> Tensor:
+    """The int64 position of each element of v in the sorted 1-D a, before (right: after) equal ones (ops.py)."""
 
 
 @function

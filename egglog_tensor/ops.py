@@ -44,6 +44,7 @@ class Kind(enum.Flag):
     SCHEDULE = enum.auto()  # a choice of how to compute its input (materialize, fuse_rows), same value
     INDEX = enum.auto()  # a reduction giving where its pick is (argmax): an int64 index, not a value
     SCAN = enum.auto()  # a running reduction along one axis (cumsum): its input's shape
+    SORT = enum.auto()  # a stable sort of the last axis (sort, argsort): its input's shape
 
 
 Infer = Callable[[Sequence["Node"], tuple[Any, ...]], tuple[Shape, str]]
@@ -171,6 +172,26 @@ def _scan(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     if not 0 <= attrs[0] < len(x.shape):
         raise TracingError(f"axis {attrs[0]} is out of bounds for an array of shape {x.shape}")
     return x.shape, x.dtype
+
+
+def _sort(op: str) -> Infer:
+    """sort/argsort of the last axis of an array of rank >= 1: its shape; argsort's indices are int64."""
+
+    def infer(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+        (x,) = ins
+        if not x.shape:
+            raise TracingError(f"{op}: a 0-d array has no axis to sort")
+        return x.shape, "int64" if op == "argsort" else x.dtype
+
+    return infer
+
+
+def _searchsorted(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """searchsorted(a, v, right): where each element of v goes in the sorted 1-D a (int64), v's shape."""
+    a, v = ins
+    if len(a.shape) != 1 or a.dtype != v.dtype:
+        raise TracingError(f"searchsorted: a must be 1-D and of v's dtype, got {a.dtype}{list(a.shape)} and {v.dtype}")
+    return v.shape, "int64"
 
 
 def _matmul(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
@@ -332,6 +353,10 @@ _RECORDS = [
     *(OpDef(name, Kind.REDUCTION | Kind.INDEX, 1, ("axes",), f"Tensor.{name}", _index_reduce(name)) for name in ("argmax", "argmin")),
     # scans (issue 24, tracing/scans.py): the running sum/product along `axis`, emitted as loops carrying it
     *(OpDef(name, Kind.SCAN, 1, ("axis",), f"Tensor.{name}", _scan) for name in ("cumsum", "cumprod")),
+    # sorts (tracing/sorting.py): a stable merge sort of each row of the last axis, NaN last; searchsorted
+    # (right: 0 or 1, NumPy's side) a binary search of the sorted 1-D a for each element of v
+    *(OpDef(name, Kind.SORT, 1, (), f"Tensor.{name}", _sort(name)) for name in ("sort", "argsort")),
+    OpDef("searchsorted", Kind.SHAPE, 2, ("right",), "searchsorted", _searchsorted),
     OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
     OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
     # einsum order (issue 24): a product of a 3+-operand einsum, whose pairwise order is free
@@ -372,6 +397,7 @@ TRANSCENDENTAL = frozenset(names(Kind.TRANSCENDENTAL))
 REDUCTIONS = names(Kind.REDUCTION)
 INDEX_REDUCTIONS = names(Kind.INDEX)
 SCANS = names(Kind.SCAN)
+SORTS = names(Kind.SORT)
 VIEWS = frozenset(names(Kind.VIEW))
 
 

@@ -60,6 +60,16 @@ def test_broadcasts_transposes_and_strided_views_keep_their_loop_nest(target: st
 
 
 @pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+def test_gathers_of_two_dimensional_indices_keep_their_loop_nest(target: str) -> None:
+    """np.take with 2-D run-time indices loads from its source in the body: flatten_elementwise
+    refuses such an op (it failed the stage), so it keeps its nest; the product after it flattens."""
+    xp, idx = np.arange(30.0), np.random.default_rng(3).integers(0, 30, (4, 50))
+    kernel = et.kernel(lambda a, i: np.take(a, i) * 2.0, target=target)
+    assert kernel.inspect(xp, idx).facts["flatten"].ops == 1
+    np.testing.assert_array_equal(kernel(xp, idx), np.take(xp, idx) * 2.0)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
 def test_flattened_large_outputs_still_stream(target: str) -> None:
     """The collapsed view of a large output (made outside the versioned nest on one thread) is
     shown aligned too, so the flat loop's vector stores are non-temporal; rows of 1001 floats

@@ -20,16 +20,16 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import affine, arith, bufferization, func, linalg, memref, scf, tensor
 
-from egglog_tensor.errors import CompileError
+from egglog_tensor.errors import CompileError, UnsupportedError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node, depth, is_float, topological
-from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS
+from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS
 from egglog_tensor.provenance import Line, Where, naming
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
-from . import argrows, blocking, payload, policy, scalar, tiling
+from . import argrows, blocking, payload, policy, scalar, sorting, tiling
 from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
 from .gpu.reduce import MAX_THREADS
 from .stages import rows
@@ -212,6 +212,8 @@ class Emitter:
             return self._reduction(node)
         if node.op in SCANS:
             return self._scan(node)
+        if node.op in SORTS or node.op == "searchsorted":
+            return self._sort(node)
         if node.op == "concat":
             return self._concat(node)
         if node.op == "update_slice":
@@ -834,15 +836,37 @@ class Emitter:
         return tensor.insert_slice(self._group(value), into, [], [], [], start, size, step)
 
     def _reshape(self, node: Node) -> ir.Value:
-        src = node.inputs[0]
+        return _unflatten(self._flat(node.inputs[0]), node)
+
+    def _flat(self, src: Node) -> ir.Value:
+        """src's elements in row-major order, as a 1-D tensor."""
         # A non-C argument cannot be collapsed in place: copy it to C order with a generic first.
         value = self._group(src) if src.op == "arg" and src.attr("layout") != "C" else self.materialize(src)
-        flat = ir.RankedTensorType.get([src.size], scalar.storage_type(node.dtype))
-        if src.ndim != 1:
-            value = tensor.collapse_shape(flat, value, _reassociation(src.ndim))
-        if node.ndim != 1:
-            value = tensor.expand_shape(_tensor_type(node), value, _reassociation(node.ndim), [], list(node.shape))
-        return value
+        flat = ir.RankedTensorType.get([src.size], scalar.storage_type(src.dtype))
+        return value if src.ndim == 1 else tensor.collapse_shape(flat, value, _reassociation(src.ndim))
+
+    def _sort(self, node: Node) -> ir.Value:
+        """sort/argsort of the last axis (merge-sort loops on buffers), searchsorted (a binary search per
+        element): lowering/sorting.py, CPU only."""
+        if self.target.device is not None:
+            device = self.target.device
+            raise UnsupportedError(f"GPU target {device.backend}: np.{node.op} (and median, quantile, percentile, partition, "
+                                   f"which sort) is not supported yet on {device.chip}; compile for a CPU target")
+        x = node.inputs[0]
+        n = x.shape[-1]
+        if node.op == "searchsorted":
+            v = node.inputs[1]
+            parallel = self.target.name == "cpu-openmp" and v.size > 1
+            found = sorting.search_sorted(self.materialize(x), n, self._flat(v), v.size, x.dtype, bool(node.attr("right")), parallel)
+            return _unflatten(found, node)
+        rows = x.size // n
+        parallel = self.target.name == "cpu-openmp" and rows > 1
+        return _unflatten(sorting.sort_rows(self._flat(x), rows, n, x.dtype, node.op == "argsort", parallel), node)
+
+
+def _unflatten(flat: ir.Value, node: Node) -> ir.Value:
+    """A 1-D tensor of node's elements (row-major) in node's shape."""
+    return flat if node.ndim == 1 else tensor.expand_shape(_tensor_type(node), flat, _reassociation(node.ndim), [], list(node.shape))
 
 
 def constant_attr(node: Node) -> ir.DenseElementsAttr:

@@ -51,7 +51,7 @@ def concat_extent(parts: Vec[Tensor], axis: i64, n: i64) -> i64:
 ATTRS = {name: var(name, sort) for name, sort in {
     "name": String, "data": String, "shape": Vec[i64], "dtype": DType, "layout": Layout, "value": f64, "axes": Vec[i64],
     "lanes": i64, "tiles": Vec[i64], "perm": Vec[i64], "start": Vec[i64], "step": Vec[i64], "size": Vec[i64],
-    "offset": i64, "axis1": i64, "axis2": i64, "axis": i64, "bins": i64,
+    "offset": i64, "axis1": i64, "axis2": i64, "axis": i64, "bins": i64, "right": i64,
 }.items()}  # fmt: skip
 a, b, c = var("a", Tensor), var("b", Tensor), var("c", Tensor)
 s, u = var("s", Vec[i64]), var("u", Vec[i64])
@@ -77,13 +77,15 @@ def _gives(t: Tensor, shape: Vec[i64], dtype: DType) -> tuple[object, object]:
 
 
 def _result_dtype(record: OpDef, operand: DType) -> DType:
-    """The result dtype of an elementwise op on operands of dtype `operand`: bool for comparisons
-    and logical ops (as ops.infer says)."""
+    """The result dtype of a same-shape op on operands of dtype `operand`: bool for comparisons
+    and logical ops, int64 for argsort's indices (as ops.infer says)."""
+    if record.name == "argsort":
+        return DType.int64
     return DType.bool_ if record.kind & (Kind.PREDICATE | Kind.LOGICAL) else operand
 
 
 def _same_shape(record: OpDef) -> Iterator[object]:
-    """Unary elementwise ops, scans and schedule choices: the operand's shape."""
+    """Unary elementwise ops, scans, sorts and schedule choices: the operand's shape."""
     for t in _forms(record, a):
         yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s, _result_dtype(record, dt)))
 
@@ -192,6 +194,12 @@ def _gather(record: OpDef) -> Iterator[object]:
         yield rule(eq(t).to(t), eq(shape_of(b)).to(s), eq(dtype_of(a)).to(dt)).then(*_gives(t, s, dt))
 
 
+def _searchsorted(record: OpDef) -> Iterator[object]:
+    """searchsorted(a, v, right): the shape of v, int64."""
+    for t in _forms(record, a, b):
+        yield rule(eq(t).to(t), eq(shape_of(b)).to(s)).then(*_gives(t, s, DType.int64))
+
+
 def _scatter_add(record: OpDef) -> Iterator[object]:
     """scatter_add(idx, weights, bins): `bins` bins of the weights' dtype."""
     for t in _forms(record, a, b):
@@ -215,13 +223,14 @@ def _leaf(record: OpDef) -> Iterator[object]:
 BY_NAME: dict[str, Callable[[OpDef], Iterator[object]]] = {
     "where": _where, "astype": _astype, "transpose": _transpose, "diagonal": _diagonal, "concat": _concat,
     "gather": _gather,
-    "scatter_add": _scatter_add,
+    "scatter_add": _scatter_add, "searchsorted": _searchsorted,
     "update_slice": _update_slice,
     "reshape": _attribute_shape("shape"), "broadcast_to": _attribute_shape("shape"), "slice": _attribute_shape("size"),
 }  # fmt: skip
 BY_KIND: tuple[tuple[Kind, Callable[[OpDef], Iterator[object]]], ...] = (
     (Kind.LEAF, _leaf), (Kind.UNARY, _same_shape), (Kind.SCHEDULE, _same_shape), (Kind.BINARY, _binary),
     (Kind.REDUCTION, _reduction), (Kind.CONTRACTION, _contraction), (Kind.SCAN, _same_shape),
+    (Kind.SORT, _same_shape),
 )  # fmt: skip
 
 

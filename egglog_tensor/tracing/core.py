@@ -375,6 +375,10 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def cumprod(self, axis=None, dtype=None, out=None) -> Tracer:
         return IMPLEMENTATIONS["cumprod"](self, axis, dtype, out)
 
+    # sorts (tracing/sorting.py); x.sort() sorts in place, which a traced array cannot
+    def argsort(self, axis=-1, kind=None, order=None, *, stable=None) -> Tracer:
+        return IMPLEMENTATIONS["argsort"](self, axis, kind, order, stable=stable)
+
     def any(self, axis=None, out=None, keepdims=False, *, where=True) -> Tracer:
         return IMPLEMENTATIONS["any"](self, axis, out, keepdims, where=where)
 

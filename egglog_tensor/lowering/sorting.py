@@ -1,0 +1,136 @@
+"""Sorts (tracing/sorting.py): each row of the last axis sorted by a stable bottom-up merge sort.
+
+A sort needs random access within a row, which no linalg.generic gives, so it is emitted as scf
+loops on buffers: the input is copied into a row-major buffer, then ceil(log2 n) merge passes
+(unrolled here, widths 1, 2, 4, ...) go back and forth between it and a second buffer, one row at a
+time; argsort carries the positions in two int64 buffers beside the keys. A merge takes the right run's
+element only when it sorts strictly before the left one's, so ties keep their order (stable).
+NumPy's order: NaN after everything, -0.0 and 0.0 equal.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, bufferization, memref, scf, tensor
+
+from egglog_tensor.graph import is_float
+
+from . import scalar
+
+
+def sort_rows(flat: ir.Value, rows: int, n: int, dtype: str, indices: bool, parallel: bool) -> ir.Value:
+    """`flat` (a 1-D tensor of `rows` rows of `n`, row-major) with each row sorted ascending, or
+    with `indices` the int64 positions in its row that sort it (argsort): a 1-D tensor. With
+    `parallel` the rows are an scf.parallel loop (the openmp stage shares them among the threads)."""
+    keys = [_alloc(rows * n, dtype), _alloc(rows * n, dtype)]
+    bufferization.materialize_in_destination(None, flat, keys[0], restrict=True, writable=True)
+    carried = [keys] + ([[_alloc(rows * n, "int64"), _alloc(rows * n, "int64")]] if indices else [])
+    widths = [1 << p for p in range((n - 1).bit_length())]
+    body = _each(rows, parallel)
+    with ir.InsertionPoint(body):
+        base = arith.muli(body.arguments[0], _index(n))
+        if indices:
+            _positions(carried[1][0], base, n)
+        for p, width in enumerate(widths):
+            _merge_pass([pair[p % 2] for pair in carried], [pair[1 - p % 2] for pair in carried], base, n, width, dtype)
+        _close(parallel)
+    result = carried[-1][len(widths) % 2]
+    return bufferization.to_tensor(ir.RankedTensorType.get([rows * n], result.type.element_type), result, restrict=True)
+
+
+def search_sorted(a: ir.Value, n: int, v: ir.Value, m: int, dtype: str, right: bool, parallel: bool) -> ir.Value:
+    """The position of each of the `m` elements of the 1-D tensor v in the sorted 1-D tensor `a` of
+    `n` (NumPy's order): the count of a's elements sorting before it (`right`: not after it), by a
+    binary search of n.bit_length() halvings; an int64 1-D tensor."""
+    out = _alloc(m, "int64")
+    body = _each(m, parallel)
+    with ir.InsertionPoint(body):
+        e = body.arguments[0]
+        x = tensor.extract(v, [e])
+        steps = scf.ForOp(_index(0), _index(n.bit_length()), _index(1), [_index(0), _index(n)])
+        with ir.InsertionPoint(steps.body):
+            lo, count = steps.inner_iter_args
+            half = arith.shrui(count, _index(1))
+            mid = arith.addi(lo, half)
+            y = tensor.extract(a, [arith.minsi(mid, _index(n - 1))])
+            after = arith.xori(_before(x, y, dtype), scalar.constant(1, "bool")) if right else _before(y, x, dtype)
+            go = arith.andi(arith.cmpi(arith.CmpIPredicate.sgt, count, _index(0)), after)
+            scf.YieldOp([arith.select(go, arith.addi(mid, _index(1)), lo),
+                         arith.select(go, arith.subi(arith.subi(count, half), _index(1)), half)])
+        memref.store(arith.index_cast(ir.IntegerType.get_signless(64), steps.results[0]), out, [e])
+        _close(parallel)
+    return bufferization.to_tensor(ir.RankedTensorType.get([m], out.type.element_type), out, restrict=True)
+
+
+def _each(count: int, parallel: bool) -> ir.Block:
+    """The body of a loop over range(count), its index the block's argument: an scf.parallel loop
+    (the openmp stage shares it among the threads) or an scf.for; _close ends it."""
+    bounds = ([_index(0)], [_index(count)], [_index(1)])
+    if parallel:
+        return scf.ParallelOp([], *bounds, []).regions[0].blocks.append(ir.IndexType.get())
+    return scf.ForOp(*(b[0] for b in bounds)).body
+
+
+def _close(parallel: bool) -> None:
+    """The terminator of an _each loop's body."""
+    if parallel:
+        scf.ReduceOp([], 0)
+    else:
+        scf.YieldOp([])
+
+
+def _alloc(size: int, dtype: str) -> ir.Value:
+    """A 1-D buffer of `size` elements of `dtype` (freed by the bufferize stage's deallocation pipeline)."""
+    return memref.alloc(ir.MemRefType.get([size], scalar.storage_type(dtype)), [], [])
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def _positions(buffer: ir.Value, base: ir.Value, n: int) -> None:
+    """buffer[base + k] = k for k < n: each element's position in its row."""
+    loop = scf.ForOp(_index(0), _index(n), _index(1))
+    with ir.InsertionPoint(loop.body):
+        k = loop.induction_variable
+        memref.store(arith.index_cast(ir.IntegerType.get_signless(64), k), buffer, [arith.addi(base, k)])
+        scf.YieldOp([])
+
+
+def _merge_pass(sources: list[ir.Value], targets: list[ir.Value], base: ir.Value, n: int, width: int, dtype: str) -> None:
+    """Merge each pair of sorted runs of `width` in the row at `base` of sources[0] (the keys) into
+    targets[0]; the other buffers (positions) move with their keys."""
+    blocks = scf.ForOp(_index(0), _index(n), _index(2 * width))
+    with ir.InsertionPoint(blocks.body):
+        lo = blocks.induction_variable
+        mid = arith.minsi(arith.addi(lo, _index(width)), _index(n))
+        hi = arith.minsi(arith.addi(lo, _index(2 * width)), _index(n))
+        last = arith.subi(hi, _index(1))
+        steps = scf.ForOp(lo, hi, _index(1), [lo, mid])
+        with ir.InsertionPoint(steps.body):
+            k = steps.induction_variable
+            i, j = steps.inner_iter_args
+            j_read = arith.minsi(j, last)  # the right run may be empty or used up: its read is then unused
+            left = memref.load(sources[0], [arith.addi(base, i)])
+            right = memref.load(sources[0], [arith.addi(base, j_read)])
+            take = arith.andi(arith.cmpi(arith.CmpIPredicate.slt, j, hi),
+                              arith.ori(arith.cmpi(arith.CmpIPredicate.sge, i, mid), _before(right, left, dtype)))
+            at = arith.addi(base, k)
+            memref.store(arith.select(take, right, left), targets[0], [at])
+            pick = arith.addi(base, arith.select(take, j_read, i))
+            for source, target in zip(sources[1:], targets[1:], strict=True):
+                memref.store(memref.load(source, [pick]), target, [at])
+            one, zero = _index(1), _index(0)
+            scf.YieldOp([arith.addi(i, arith.select(take, zero, one)), arith.addi(j, arith.select(take, one, zero))])
+        scf.YieldOp([])
+
+
+def _before(a: ir.Value, b: ir.Value, dtype: str) -> ir.Value:
+    """Whether stored element `a` sorts strictly before `b` in NumPy's order (NaN last)."""
+    a, b = scalar.load(a, dtype), scalar.load(b, dtype)
+    less = scalar.apply("less", dtype, "bool", [a, b])
+    if not is_float(dtype):
+        return less
+    a_number = scalar.apply("equal", dtype, "bool", [a, a])
+    b_nan = scalar.apply("not_equal", dtype, "bool", [b, b])
+    return arith.ori(less, arith.andi(a_number, b_nan))
