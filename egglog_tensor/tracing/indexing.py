@@ -7,6 +7,7 @@ Boolean masks give data-dependent shapes: a clear error suggesting np.where."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -143,11 +144,20 @@ def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tracer:
     return broadcast_to(taken, shape)
 
 
-@implements("nonzero", "argwhere", "flatnonzero")
-def nonzero(a: Any) -> Tracer:
-    """Indices of the nonzero elements: as many as the data has, so refused with a clear error."""
-    raise fail(UnsupportedError, "np.nonzero / np.argwhere / np.flatnonzero are not supported: their result shape depends "
-                                 "on the values, which are not known while tracing; use np.where(cond, x, fill)")
+def _value_shaped(name: str, advice: str) -> Callable[..., Tracer]:
+    """np.`name`: its result has as many elements as the data says (nonzero, unique), so refused with a clear error."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Tracer:
+        raise fail(UnsupportedError, f"np.{name} is not supported: its result shape depends on the values, which are not "
+                                     f"known while tracing; {advice}")
+
+    return refuse
+
+
+for _name in ("nonzero", "argwhere", "flatnonzero", "extract"):
+    implements(_name)(_value_shaped(_name, "use np.where(cond, x, fill)"))
+implements("unique")(_value_shaped("unique", "call it outside the kernel, or use np.sort and compare neighbours "
+                                             "(a[1:] != a[:-1]) to mark first occurrences"))
 
 
 @implements("getitem.advanced")
