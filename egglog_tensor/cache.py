@@ -331,8 +331,10 @@ def environment() -> dict[str, Any]:
     }
 
 
-def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], options: Any, written: Sequence[str] = ()) -> dict[str, Any] | None:
-    """Everything the key hashes; None if the schedule cannot be keyed (see schedule_text)."""
+def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], options: Any, written: Sequence[str] = (),
+               returns_tuple: bool = False) -> dict[str, Any] | None:
+    """Everything the key hashes; None if the schedule cannot be keyed (see schedule_text). returns_tuple: how the
+    results come back (a kernel returning one 0-d value and a guard program of the same term differ only there)."""
     from .lowering import pipelines
 
     schedule = package_schedule_text(options) or schedule_text(options.schedule())
@@ -344,6 +346,7 @@ def key_inputs(traced_term: str, names: Sequence[str], specs: Sequence[Any], opt
         "traced": traced_term,
         "names": list(names),
         "written": list(written),
+        "returns_tuple": returns_tuple,
         "specs": [repr(s) for s in specs],
         "schedule": schedule,
         "fastmath": str(options.fastmath),
@@ -681,7 +684,8 @@ def _load(path: Path, key: str, target: Any) -> CachedKernel:
     return CachedKernel(header, texts, report, outputs, returns_tuple, module, facts)
 
 
-def lookup(traced_term: Callable[[], str], names: Sequence[str], specs: Sequence[Any], options: Any, written: Sequence[str] = ()) -> Lookup:
+def lookup(traced_term: Callable[[], str], names: Sequence[str], specs: Sequence[Any], options: Any, written: Sequence[str] = (),
+           returns_tuple: bool = False) -> Lookup:
     """Find the entry for this compilation, or say where a fresh compile should be stored.
 
     traced_term: returns the traced term's text (only computed when the cache is on).
@@ -690,7 +694,7 @@ def lookup(traced_term: Callable[[], str], names: Sequence[str], specs: Sequence
     directory = cache_dir()
     if directory is None or not getattr(options, "cache", True):
         return Lookup(DISABLED, note="off (EGGLOG_TENSOR_CACHE=0)" if directory is None else "off (cache=False)")
-    inputs = key_inputs(traced_term(), names, specs, options, written)
+    inputs = key_inputs(traced_term(), names, specs, options, written, returns_tuple)
     if inputs is None:
         return Lookup(DISABLED, note="not cacheable: the schedule's text names Python objects")
     key = make_key(inputs)

@@ -240,7 +240,8 @@ def compile_traced(traced: Any) -> Compilation:
     names, specs, options = traced.names, traced.specs, traced.options
     timings = dict(traced.timings)
     # The on-disk cache is keyed on the traced term (+ schedule text, options, versions, CPU): a hit skips the rest.
-    lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: traced.traced_term, names, specs, options, traced.written))
+    lookup = _timed(timings, "cache-lookup", lambda: cache.lookup(lambda: traced.traced_term, names, specs, options, traced.written,
+                                                                         traced.returns_tuple))
     traced = replace(traced, timings=tuple(timings.items()))
     if lookup.entry is not None:
         return _from_cache(traced, lookup, timings)

@@ -54,6 +54,14 @@ def test_the_finite_check_compiles_raises_the_users_error_and_reuses_the_first_s
     assert "Traced for data where bool() of the value at" in k.inspect(X).explain()
 
 
+def test_a_guard_program_and_a_kernel_of_the_same_term_are_cached_apart() -> None:
+    """A kernel returning np.isfinite(X).all() (one 0-d result) and the guard program computing the same value (a
+    tuple of results) share a term: the on-disk cache keeps them apart (a hit had handed the guard a bare scalar)."""
+    X = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert et.kernel(lambda X: np.isfinite(X).all())(X) is np.True_
+    np.testing.assert_array_equal(et.kernel(validated)(X), validated(X))
+
+
 def normalized(x):
     if x.max() > 1:
         x = x / x.max()
