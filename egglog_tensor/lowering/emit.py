@@ -280,6 +280,14 @@ class Emitter:
                  iterators: list[str], combine: str | None, out_dtype: str) -> ir.Value:
         """Create the linalg.generic for `plan` and fill its body from `tree`."""
 
+        if combine in ("max", "min") and out_dtype == "bool":
+            # any/all as maxui/minui of the stored 0/1 bytes: one arith op on the accumulator (an i1 op between an i8
+            # load and store is neither split among threads, stages/parallel.py, nor vectorized by LLVM)
+            def on_bytes(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
+                return [scalar.combine(combine, "uint8", scalar.store(value, "bool"), args[-1])]
+
+            return self._generic_with(plan, tree, [init], [out_map], iterators, ["uint8"], on_bytes)[0]
+
         def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
             return [value if combine is None else scalar.combine(combine, out_dtype, value, args[-1])]
 

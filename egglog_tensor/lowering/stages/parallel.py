@@ -17,8 +17,8 @@ Which loop is split (`choose`):
 - an op with only reduction loops (`np.sum(a*b)`, full reductions): the reduction is split
   (`tile_reduction_using_forall num_threads`): each thread reduces its chunk into its own partial
   result, initialized with the combiner's neutral element, and a `linalg.reduce` combines the T
-  partials afterwards. The combiner must be one arith op (addf, maximumf, addi, ...); bool
-  reductions (an i1 op between i8 loads/stores) and argmax's (two results, value and index) are
+  partials afterwards. The combiner must be one arith op (addf, maximumf, addi, ...; any/all:
+  maxui/minui of the stored bytes, lowering/emit.py); argmax's (two results, value and index) are
   left sequential.
 - ops with less than MIN_WORK iterations in total are left alone: a parallel region costs a few
   microseconds.
