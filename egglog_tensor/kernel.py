@@ -54,6 +54,9 @@ class Kernel:
         self.name = function_name(fn)
         self.options = options
         self._signature = inspect.signature(fn)
+        if isinstance(fn, np.ufunc):  # et.kernel(np.exp): its operands are the parameters (not out=, where=, casting=...)
+            P = inspect.Parameter
+            self._signature = inspect.Signature([P(f"x{i}" if fn.nin > 1 else "x", P.POSITIONAL_ONLY) for i in range(1, fn.nin + 1)])
         if isinstance(fn, functools.partial):  # its bound keyword arguments are constants of the program, not parameters
             self._signature = self._signature.replace(parameters=[p for p in self._signature.parameters.values() if p.name not in fn.keywords])
         self._cache: dict[tuple, list[Compilation]] = {}  # per signature, its specializations (more than one: by guards)
@@ -74,8 +77,7 @@ class Kernel:
         as compile-time constants), and the runtime arguments' names and values."""
         fn = _Call(self.fn, layout)
         pairs = list(zip(names, values, strict=True))
-        # None (passed, or a `=None` default) is always a constant, as in JAX
-        chosen = {n for n, v in pairs if n in self._static or v is None or (n in self._auto and _literal(v))}
+        chosen = {n for n, v in pairs if n in self._static or _constant(v) or (n in self._auto and _literal(v))}
         if not chosen:
             return fn, names, values
         static = tuple((n, v if n in self._static else _hashable(v)) for n, v in pairs if n in chosen)
@@ -354,6 +356,12 @@ def _fast_key(a: Any) -> Any:
         flags = a.flags
         return (a.shape, a.dtype, 1 if flags.c_contiguous else (2 if flags.f_contiguous else 0))
     return (type(a), 0) if isinstance(a, (list, tuple, dict)) else type(a)
+
+
+def _constant(value: Any) -> bool:
+    """Whether an argument is always a constant of the program: None (passed, or a `=None` default, as in JAX),
+    a string, a dtype or type, Ellipsis, NumPy's _NoValue default; never data, one specialization per value."""
+    return value is None or value is Ellipsis or value is np._NoValue or isinstance(value, (str, bytes, np.dtype, type))
 
 
 def _literal(value: Any) -> bool:

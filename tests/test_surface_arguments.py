@@ -151,3 +151,26 @@ def test_lists_of_other_lengths_compile_their_own() -> None:
 def test_bad_python_arguments_raise_kernel_argument_error(value, message: str) -> None:
     with pytest.raises(et.KernelArgumentError, match=re.escape(message)):
         et.kernel(lambda a, b: a + b)(X, value)
+
+
+def test_strings_dtypes_and_types_are_constants_one_compilation_each() -> None:
+    """A str, dtype or type argument is never data: a constant, as None is (branches and astype read it)."""
+    def f(x, mode="sum", dtype=np.float64):
+        return x.astype(dtype).sum() if mode == "sum" else x.max()
+
+    k = et.kernel(f)
+    for args in [(), ("max",), ("sum", np.float32), ("sum", np.dtype("int16"))]:
+        got, want = k(X, *args), f(X, *args)
+        assert got == want and got.dtype == want.dtype, args
+    assert len(k.compilations) == 4
+
+
+@pytest.mark.parametrize("fn", [np.expm1, np.arctan2, np.add, np.isnan, np.sum, np.var, np.max, np.nanprod, np.cumsum, np.argmax],
+                         ids=lambda f: f.__name__)
+def test_numpy_functions_themselves_as_kernels(fn) -> None:
+    """et.kernel(np.exp): a ufunc's operands are its parameters; a function binding NumPy's `_NoValue` defaults
+    (np.sum's initial=, where=) passes them as not given."""
+    args = (X,) * (fn.nin if isinstance(fn, np.ufunc) else 1)
+    got, want = et.kernel(fn)(*args), fn(*args)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert np.asarray(got).dtype == np.asarray(want).dtype

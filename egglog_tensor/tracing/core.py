@@ -334,7 +334,10 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         handler = IMPLEMENTATIONS.get(name)
         if handler is None:
             raise fail(UnsupportedError, f"np.{name or func.__name__}({describe(args)}) is not supported")
-        return handler(*args, **kwargs)
+        # NumPy's "not given" default, passed on explicitly (et.kernel(np.sum) binds every parameter): not given
+        while args and args[-1] is np._NoValue:
+            args = args[:-1]
+        return handler(*args, **{k: v for k, v in kwargs.items() if v is not np._NoValue})
 
     # --- methods: ndarray's signatures, NumPy's functions ----------------------------------------
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True, copy: bool = True) -> Tracer:

@@ -19,7 +19,7 @@ from .ufuncs import result_type
 
 def _no_out(name: str, out: Any, **unsupported: Any) -> None:
     """Refuse `out=` and keyword arguments the traced function does not take."""
-    given = sorted(k for k, v in unsupported.items() if v is not None) + (["out"] if out is not None else [])
+    given = sorted(k for k, v in unsupported.items() if v is not None and v is not np._NoValue) + (["out"] if out is not None else [])
     if given:
         raise fail(UnsupportedError, f"np.{name}: keyword arguments {given} are not supported")
 
