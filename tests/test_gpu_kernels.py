@@ -260,7 +260,7 @@ def test_emulation_refuses_barriers_in_branches() -> None:
     scf.if %c { gpu.barrier }
     gpu.return } } }"""
     with pytest.raises(et.UnsupportedError, match="gpu.barrier inside a loop or branch"):
-        host_module(text)
+        host_module(text, 64)
 
 
 def test_emulation_refuses_barriers_in_loops_threads_take_differently() -> None:
@@ -275,7 +275,7 @@ def test_emulation_refuses_barriers_in_loops_threads_take_differently() -> None:
     scf.for %i = %c0 to %t step %c1 { gpu.barrier }
     gpu.return } } }"""
     with pytest.raises(et.UnsupportedError, match="bounds differ per thread"):
-        host_module(text)
+        host_module(text, 64)
 
 
 def matmul(a, b):

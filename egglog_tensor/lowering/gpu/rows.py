@@ -174,13 +174,13 @@ def _fuse(group: list[ir.Operation], device: Device) -> None:
             for position, op in enumerate(group):
                 if position:
                     gpu.BarrierOp()
-                _row_op(op, ivs, n, threads, inits.get(op), load)
+                _row_op(op, ivs, n, threads, device.wave, inits.get(op), load)
                 filled.update(storing)
     for op in group:
         op.erase()
 
 
-def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, init: ir.Value | None,
+def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, wave: int, init: ir.Value | None,
             load: Callable[[ir.Value, list[ir.Value]], ir.Value]) -> None:
     """One op of a row group inside its block, at row `ivs`: a block reduction, a loop over the row's columns by the block's threads, or thread 0's."""
     outputs = list(op.opview.outputs)
@@ -196,7 +196,7 @@ def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, init: i
             inline_body(op, ivs + columns, acc, load)
             return like.results[0]
 
-        block_reduce(threads, like, [(index_constant(0), index_constant(n))], fold, store)
+        block_reduce(threads, wave, like, [(index_constant(0), index_constant(n))], fold, store)
         return
     tid = gpu.ThreadIdOp(gpu.Dimension.x).result
     if len(loop_extents(op)) == len(ivs):  # over the rows alone
