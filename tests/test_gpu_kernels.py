@@ -326,3 +326,92 @@ def test_tiled_matmul(kind: str, dtype, size: tuple[int, int, int], target: str)
     assert out.dtype == expected.dtype and out.shape == expected.shape
     scale = np.abs(args[0]) @ np.abs(args[1])  # (each product's magnitudes: the bound of its rounding)
     np.testing.assert_array_less(np.abs(out - expected), 4 * k * np.finfo(dtype).eps * scale + np.finfo(dtype).tiny)
+
+
+SHUFFLES = """module attributes {gpu.container_module} {
+  func.func @kernel(%arg0: memref<64xi32>, %arg1: memref<5x64xi32> {et.output}, %arg2: memref<5x64xi8> {et.output}) attributes {llvm.emit_c_interface} {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    gpu.launch_func @k::@k blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%arg0 : memref<64xi32>, %arg1 : memref<5x64xi32>, %arg2 : memref<5x64xi8>)
+    return
+  }
+  gpu.module @k {
+    gpu.func @k(%in: memref<64xi32>, %out: memref<5x64xi32>, %ok: memref<5x64xi8>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+      %t = gpu.thread_id x
+      %v = memref.load %in[%t] : memref<64xi32>
+      %w32 = arith.constant 32 : i32
+      %w16 = arith.constant 16 : i32
+      %o1 = arith.constant 1 : i32
+      %o3 = arith.constant 3 : i32
+      %o2 = arith.constant 2 : i32
+      %o5 = arith.constant 5 : i32
+      %o20 = arith.constant 20 : i32
+      %r0, %p0 = gpu.shuffle xor %v, %o1, %w32 : i32
+      %r1, %p1 = gpu.shuffle down %v, %o3, %w16 : i32
+      %r2, %p2 = gpu.shuffle up %v, %o2, %w16 : i32
+      %r3, %p3 = gpu.shuffle idx %v, %o5, %w16 : i32
+      %r4, %p4 = gpu.shuffle idx %v, %o20, %w16 : i32
+      %i0 = arith.constant 0 : index
+      %i1 = arith.constant 1 : index
+      %i2 = arith.constant 2 : index
+      %i3 = arith.constant 3 : index
+      %i4 = arith.constant 4 : index
+      memref.store %r0, %out[%i0, %t] : memref<5x64xi32>
+      memref.store %r1, %out[%i1, %t] : memref<5x64xi32>
+      memref.store %r2, %out[%i2, %t] : memref<5x64xi32>
+      memref.store %r3, %out[%i3, %t] : memref<5x64xi32>
+      memref.store %r4, %out[%i4, %t] : memref<5x64xi32>
+      %b0 = arith.extui %p0 : i1 to i8
+      %b1 = arith.extui %p1 : i1 to i8
+      %b2 = arith.extui %p2 : i1 to i8
+      %b3 = arith.extui %p3 : i1 to i8
+      %b4 = arith.extui %p4 : i1 to i8
+      memref.store %b0, %ok[%i0, %t] : memref<5x64xi8>
+      memref.store %b1, %ok[%i1, %t] : memref<5x64xi8>
+      memref.store %b2, %ok[%i2, %t] : memref<5x64xi8>
+      memref.store %b3, %ok[%i3, %t] : memref<5x64xi8>
+      memref.store %b4, %ok[%i4, %t] : memref<5x64xi8>
+      gpu.return
+    }
+  }
+}"""
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_emulated_shuffles_follow_the_dialect(wave: int) -> None:
+    """gpu.shuffle in the emulation: lane k (its thread's id mod the wave) reads lane k ^ offset, k + offset,
+    k - offset or offset of its own wave; valid when k and the source are below the width, else its own value."""
+    from egglog_tensor.lowering.gpu.emulate import run_emulated
+
+    values = rng.integers(-1000, 1000, 64).astype(np.int32)
+    out, ok = np.zeros((5, 64), np.int32), np.zeros((5, 64), np.int8)
+    run_emulated(SHUFFLES, wave, [values], [out, ok])
+    lane = np.arange(64) % wave
+    base = np.arange(64) - lane
+    for row, (source, width) in enumerate([(lane ^ 1, 32), (lane + 3, 16), (lane - 2, 16), (np.full(64, 5), 16), (np.full(64, 20), 16)]):
+        valid = (lane < width) & (source >= 0) & (source < width)
+        np.testing.assert_array_equal(ok[row], valid, err_msg=f"shuffle {row}")
+        np.testing.assert_array_equal(out[row], np.where(valid, values[np.where(valid, base + source, 0)], values), err_msg=f"shuffle {row}")
+
+
+def test_emulation_refuses_shuffles_wider_than_the_wave() -> None:
+    from egglog_tensor.lowering.gpu.emulate import host_module
+
+    with pytest.raises(et.UnsupportedError, match="width must be a constant from 1 to the wave size"):
+        host_module(SHUFFLES.replace("%w32 = arith.constant 32", "%w32 = arith.constant 64"), 32)
+
+
+@pytest.mark.parametrize("target", [*TARGETS, "rocdl:gfx1100"])
+def test_block_reductions_shuffle_within_waves(target: str) -> None:
+    """A block of 256 threads reduces each wave by log2(wave) shuffles and the waves' values by log2(256 / wave)
+    more: 8 lane exchanges (PTX shfl.sync.bfly; AMDGPU ds_swizzle / ds_bpermute / DPP) and one barrier."""
+    comp = et.kernel(row_sum, target=target).inspect(X)
+    asm = [line.split()[0] for line in comp.stage("asm").splitlines() if line.startswith(("\t", " ")) and line.split()]
+    if target.startswith("nvvm"):
+        exchanges, barriers = sum(op.startswith("shfl.sync.bfly") for op in asm), asm.count("bar.sync")
+    else:
+        exchanges = sum(op.startswith(("ds_swizzle", "ds_bpermute")) or "_dpp" in op for op in asm)
+        barriers = asm.count("s_barrier")
+    assert (exchanges, barriers) == (8, 1)
+    (out,) = emulate(comp, X)
+    assert_sums_close(out, X, axis=1)

@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from mlir import ir
 from mlir.dialects import arith, func, gpu, memref, scf
 
+from ...cache import SYMBOL
 from ...errors import UnsupportedError
 from ...forked import NATIVE
+from ...runtime import ArgType, NativeFunction
 from ...target import Target
 from ..llvm import load_llvm_ir
 from ..payload import as_operation, nested_ops
@@ -351,11 +354,17 @@ EMULATION = Pipeline("gpu-emulation", (Passes("llvm", PASSES),))
 def emulate(comp: Any, *arrays: np.ndarray) -> list[np.ndarray]:
     """Run a GPU compilation's (`et.kernel(f, target="rocdl:...").inspect(...)`) kernels on the CPU on
     `arrays` (its traced signature, C-contiguous): its outputs."""
-    from ...compiler import _native
+    outs = [np.empty(o.shape, o.dtype) for o in comp.outputs]
+    run_emulated(comp.stage("noalias"), comp.options.target.device.wave, arrays, outs)
+    return outs
 
-    host = host_module(comp.stage("noalias"), comp.options.target.device.wave)
+
+def run_emulated(text: str, wave: int, arrays: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> None:
+    """Run a `noalias`-stage module's kernels (launched by its @kernel, waves of `wave` lanes) on the CPU:
+    `arrays` its C-contiguous inputs, `outs` the outputs it writes."""
+    host = host_module(text, wave)
     llvm_ir = lower_to_llvm_ir(run_pipeline(host, EMULATION, printed=False).final)
     module = load_llvm_ir(llvm_ir, Target.host())
-    outs = [np.empty(o.shape, o.dtype) for o in comp.outputs]
-    _native(module, comp.specs, comp.outputs, ())(*arrays, *outs)
-    return outs
+    types = [ArgType(a.dtype, a.shape, contiguous=True) for a in arrays] + \
+        [ArgType(o.dtype, o.shape, contiguous=True, writable=True) for o in outs]
+    NativeFunction(module.address(SYMBOL), types, owner=module)(*arrays, *outs)
