@@ -4,9 +4,10 @@ A linalg reduction whose innermost loop is a reduction, whose body folds each el
 accumulator with one combining op (sum, product, max, min, and/or/xor: `IDENTITIES`) and whose
 rows are long (`reduction_plan`) is not tiled by gpu-tile; after bufferization it becomes one
 block per output element (its parallel loops over the grid's x, y, z). Each thread folds a strided
-partial (elements tid, tid + T, tid + 2T, ... of the row, in order, from the combiner's identity)
-into workgroup memory; then a tree over `gpu.barrier`s (level s = T/2, T/4, ..., 1: thread t < s
-combines slots t and t + s) leaves the block's value in slot 0, which thread 0 combines with the
+partial (elements tid, tid + T, tid + 2T, ... of the row, in order, from the combiner's identity);
+shuffles (`gpu.shuffle xor`, offsets W/2, ..., 1 for the Target's wave of W lanes) combine each
+wave's partials, lane 0 of each wave writes its value to workgroup memory, and after one
+`gpu.barrier` shuffles combine the T/W waves' values; thread 0 combines the block's value with the
 output's initial value (its fill, folded in, or what an earlier kernel wrote). A long reduction to
 one value is two launches: a grid of blocks each reducing a chunk of the outermost loop into a
 partial, then one block reducing the partials (deterministic: no atomics). The workgroup buffer

@@ -27,7 +27,7 @@ from .reduce import apply_map, block_forall, block_reduce, block_threads, combin
 from .tile import WORKGROUP, loop_kinds
 
 ROW_GROUP = "et.row_group"  # on each linalg op of a row group (gpu-tile), its group's number
-STAGE_BYTES = 40 * 1024  # workgroup memory for staged rows per block (with 2 KiB per reduction: under NVIDIA's 48 KiB of static shared memory)
+STAGE_BYTES = 40 * 1024  # workgroup memory for staged rows per block (with a reduction's slot per wave: under NVIDIA's 48 KiB of static shared memory)
 
 
 def _shape(op: ir.Operation) -> tuple[tuple[int, ...], int, str] | None:
