@@ -205,9 +205,12 @@ SPLIT = {
                             None),
     "softmax": (softmax, (X,), None),
     "layernorm": (layernorm, (rng.standard_normal((64, 5000)).astype(np.float32),), None),
+    # int8 lanes shuffled through an i32 (NVVM shuffles 32-bit values only)
+    "int8-row-max": (row_max, (rng.integers(-128, 128, (5, 1001)).astype(np.int8),), [((5, 1, 1), (256, 1, 1))]),
 }
 QUICK_SPLIT = {"long-row-sums": TARGETS[1], "long-row-max": TARGETS[0], "partial-block-rows": TARGETS[1], "rows-of-70": TARGETS[0],
-               "full-max": TARGETS[1], "dot": TARGETS[0], "sum-plus-max-2d": TARGETS[1], "matvec-after-matmul": TARGETS[0], "int64-full-sum": TARGETS[1], "layernorm": TARGETS[0]}
+               "full-max": TARGETS[1], "dot": TARGETS[0], "sum-plus-max-2d": TARGETS[1], "matvec-after-matmul": TARGETS[0], "int64-full-sum": TARGETS[1], "layernorm": TARGETS[0],
+               "int8-row-max": TARGETS[1]}
 SPLIT_PAIRS = [pytest.param(case, target, marks=() if QUICK_SPLIT.get(case) == target else pytest.mark.slow)
                for case in SPLIT for target in TARGETS]
 
