@@ -80,7 +80,8 @@ def test_matmul_priced_by_its_tiles(target: str) -> None:
     a, b = np.zeros((n, n), np.float32), np.zeros((n, n), np.float32)
     estimate, launches = _estimate(matmul, target, a, b)
     target_ = gpu_target(target)
-    tiles = matmul_tiles(target_.device, 4)
+    tiles = matmul_tiles(target_.device, 4, (n, n, n))
+    assert (tiles.block_m, tiles.register_m) == (128, 8)  # (the wider tiles: blocks enough to fill the device)
     fmas = tiles.register_m * tiles.register_n
     bound = 2.0 * n**3 / target_.device.gflops * (fmas + tiles.register_m + tiles.register_n) / fmas
     assert bound > _memory_bound(target, a, b) * n / tiles.block_n + _memory_bound(target, a)  # compute-bound: A and B read once per column / row of blocks
@@ -96,7 +97,7 @@ def test_matmul_memory_counts_tile_reuse(target: str) -> None:
     a, b = np.zeros((m, k), np.float32), np.zeros((k, m), np.float32)
     estimate, _ = _estimate(matmul, target, a, b)
     target_ = gpu_target(target)
-    tiles = matmul_tiles(target_.device, 4)
+    tiles = matmul_tiles(target_.device, 4, (m, m, k))
     moved = 4 * (m * k * m // tiles.block_n + k * m * m // tiles.block_m + m * m)
     assert estimate == pytest.approx(moved / target_.device.bandwidth_gbs + target_.machine.kernel_overhead_ns, rel=1e-3)
 
@@ -106,7 +107,7 @@ def test_matmul_with_few_blocks_uses_few_units() -> None:
     a, b = np.zeros((128, 2**16), np.float32), np.zeros((2**16, 128), np.float32)
     estimate, _ = _estimate(matmul, "rocdl:gfx942", a, b)
     device = gpu_target("rocdl:gfx942").device
-    tiles = matmul_tiles(device, 4)
+    tiles = matmul_tiles(device, 4, (128, 128, 2**16))
     fmas = tiles.register_m * tiles.register_n
     rate = device.gflops * fmas / (fmas + tiles.register_m + tiles.register_n) * 4 / device.units
     assert estimate == pytest.approx(2.0 * 128 * 128 * 2**16 / rate + gpu_target("rocdl:gfx942").machine.kernel_overhead_ns, rel=1e-3)

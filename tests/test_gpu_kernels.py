@@ -54,11 +54,11 @@ def test_device_code_is_checked(compiled) -> None:
 
 def check_device_code(comp) -> None:
     """The HSACO's symbols, descriptors and code object version, or ptxas's acceptance without spills."""
-    kernels = comp.facts["device"].kernels
+    kernels, chip = comp.facts["device"].kernels, comp.options.target.cpu
     assert not re.search(r"__nv_|__ocml_", comp.stage("llvm-ir"))  # no device math library needed
     if comp.options.target.name == "rocdl":
         notes = comp.stage("hsaco")
-        assert re.search(r"ABI Version:\s+3\b", notes) and "Flags:" in notes and "gfx942" in notes
+        assert re.search(r"ABI Version:\s+3\b", notes) and "Flags:" in notes and chip in notes
         for k in kernels:
             assert re.search(rf"FUNC .* {k.name}$", notes, re.MULTILINE) and re.search(rf"OBJECT .* {k.name}\.kd$", notes, re.MULTILINE)
             assert re.search(rf"\.name:\s+{k.name}\n", notes)
@@ -66,9 +66,9 @@ def check_device_code(comp) -> None:
             sorted(re.findall(r"\.reqd_workgroup_size:\s*\n\s*- (\d+)", notes)) == sorted(str(k.block[0]) for k in kernels)
     else:
         report = comp.stage("ptxas")
-        assert sorted(re.findall(r"Compiling entry function '(\w+)' for 'sm_90'", report)) == sorted(k.name for k in kernels)
+        assert sorted(re.findall(rf"Compiling entry function '(\w+)' for '{chip}'", report)) == sorted(k.name for k in kernels)
         assert report.count("0 bytes spill stores, 0 bytes spill loads") == len(kernels)
-        assert ".target sm_90" in comp.stage("asm")
+        assert f".target {chip}" in comp.stage("asm")
 
 
 def assert_sums_close(out: np.ndarray, x: np.ndarray, axis: int) -> None:
@@ -205,9 +205,12 @@ SPLIT = {
                             None),
     "softmax": (softmax, (X,), None),
     "layernorm": (layernorm, (rng.standard_normal((64, 5000)).astype(np.float32),), None),
+    # int8 lanes shuffled through an i32 (NVVM shuffles 32-bit values only)
+    "int8-row-max": (row_max, (rng.integers(-128, 128, (5, 1001)).astype(np.int8),), [((5, 1, 1), (256, 1, 1))]),
 }
 QUICK_SPLIT = {"long-row-sums": TARGETS[1], "long-row-max": TARGETS[0], "partial-block-rows": TARGETS[1], "rows-of-70": TARGETS[0],
-               "full-max": TARGETS[1], "dot": TARGETS[0], "sum-plus-max-2d": TARGETS[1], "matvec-after-matmul": TARGETS[0], "int64-full-sum": TARGETS[1], "layernorm": TARGETS[0]}
+               "full-max": TARGETS[1], "dot": TARGETS[0], "sum-plus-max-2d": TARGETS[1], "matvec-after-matmul": TARGETS[0], "int64-full-sum": TARGETS[1], "layernorm": TARGETS[0],
+               "int8-row-max": TARGETS[1]}
 SPLIT_PAIRS = [pytest.param(case, target, marks=() if QUICK_SPLIT.get(case) == target else pytest.mark.slow)
                for case in SPLIT for target in TARGETS]
 
@@ -260,7 +263,7 @@ def test_emulation_refuses_barriers_in_branches() -> None:
     scf.if %c { gpu.barrier }
     gpu.return } } }"""
     with pytest.raises(et.UnsupportedError, match="gpu.barrier inside a loop or branch"):
-        host_module(text)
+        host_module(text, 64)
 
 
 def test_emulation_refuses_barriers_in_loops_threads_take_differently() -> None:
@@ -275,7 +278,7 @@ def test_emulation_refuses_barriers_in_loops_threads_take_differently() -> None:
     scf.for %i = %c0 to %t step %c1 { gpu.barrier }
     gpu.return } } }"""
     with pytest.raises(et.UnsupportedError, match="bounds differ per thread"):
-        host_module(text)
+        host_module(text, 64)
 
 
 def matmul(a, b):
@@ -313,7 +316,8 @@ def test_tiled_matmul(kind: str, dtype, size: tuple[int, int, int], target: str)
     comp = et.kernel(fn, target=target).inspect(*args)
     check_device_code(comp)
     m, n, k = size
-    tiles = matmul_tiles(comp.options.target.device, np.dtype(dtype).itemsize)
+    tiles = matmul_tiles(comp.options.target.device, np.dtype(dtype).itemsize, size, 3 if kind == "batched" else 1)
+    assert (tiles.block_m, tiles.register_m) == (64, 4)  # (these outputs are too small to fill a device with 128 x 128 tiles)
     first = comp.facts["device"].kernels[0]
     assert (first.grid, first.block) == ((-(-n // 64), -(-m // 64), 3 if kind == "batched" else 1), (256, 1, 1))
     shared = tiles.shared_bytes(np.dtype(dtype).itemsize)
@@ -326,3 +330,116 @@ def test_tiled_matmul(kind: str, dtype, size: tuple[int, int, int], target: str)
     assert out.dtype == expected.dtype and out.shape == expected.shape
     scale = np.abs(args[0]) @ np.abs(args[1])  # (each product's magnitudes: the bound of its rounding)
     np.testing.assert_array_less(np.abs(out - expected), 4 * k * np.finfo(dtype).eps * scale + np.finfo(dtype).tiny)
+
+
+SHUFFLES = """module attributes {gpu.container_module} {
+  func.func @kernel(%arg0: memref<64xi32>, %arg1: memref<5x64xi32> {et.output}, %arg2: memref<5x64xi8> {et.output}) attributes {llvm.emit_c_interface} {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    gpu.launch_func @k::@k blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%arg0 : memref<64xi32>, %arg1 : memref<5x64xi32>, %arg2 : memref<5x64xi8>)
+    return
+  }
+  gpu.module @k {
+    gpu.func @k(%in: memref<64xi32>, %out: memref<5x64xi32>, %ok: memref<5x64xi8>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+      %t = gpu.thread_id x
+      %v = memref.load %in[%t] : memref<64xi32>
+      %w32 = arith.constant 32 : i32
+      %w16 = arith.constant 16 : i32
+      %o1 = arith.constant 1 : i32
+      %o3 = arith.constant 3 : i32
+      %o2 = arith.constant 2 : i32
+      %o5 = arith.constant 5 : i32
+      %o20 = arith.constant 20 : i32
+      %r0, %p0 = gpu.shuffle xor %v, %o1, %w32 : i32
+      %r1, %p1 = gpu.shuffle down %v, %o3, %w16 : i32
+      %r2, %p2 = gpu.shuffle up %v, %o2, %w16 : i32
+      %r3, %p3 = gpu.shuffle idx %v, %o5, %w16 : i32
+      %r4, %p4 = gpu.shuffle idx %v, %o20, %w16 : i32
+      %i0 = arith.constant 0 : index
+      %i1 = arith.constant 1 : index
+      %i2 = arith.constant 2 : index
+      %i3 = arith.constant 3 : index
+      %i4 = arith.constant 4 : index
+      memref.store %r0, %out[%i0, %t] : memref<5x64xi32>
+      memref.store %r1, %out[%i1, %t] : memref<5x64xi32>
+      memref.store %r2, %out[%i2, %t] : memref<5x64xi32>
+      memref.store %r3, %out[%i3, %t] : memref<5x64xi32>
+      memref.store %r4, %out[%i4, %t] : memref<5x64xi32>
+      %b0 = arith.extui %p0 : i1 to i8
+      %b1 = arith.extui %p1 : i1 to i8
+      %b2 = arith.extui %p2 : i1 to i8
+      %b3 = arith.extui %p3 : i1 to i8
+      %b4 = arith.extui %p4 : i1 to i8
+      memref.store %b0, %ok[%i0, %t] : memref<5x64xi8>
+      memref.store %b1, %ok[%i1, %t] : memref<5x64xi8>
+      memref.store %b2, %ok[%i2, %t] : memref<5x64xi8>
+      memref.store %b3, %ok[%i3, %t] : memref<5x64xi8>
+      memref.store %b4, %ok[%i4, %t] : memref<5x64xi8>
+      gpu.return
+    }
+  }
+}"""
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_emulated_shuffles_follow_the_dialect(wave: int) -> None:
+    """gpu.shuffle in the emulation: lane k (its thread's id mod the wave) reads lane k ^ offset, k + offset,
+    k - offset or offset of its own wave; valid when k and the source are below the width, else its own value."""
+    from egglog_tensor.lowering.gpu.emulate import run_emulated
+
+    values = rng.integers(-1000, 1000, 64).astype(np.int32)
+    out, ok = np.zeros((5, 64), np.int32), np.zeros((5, 64), np.int8)
+    run_emulated(SHUFFLES, wave, [values], [out, ok])
+    lane = np.arange(64) % wave
+    base = np.arange(64) - lane
+    for row, (source, width) in enumerate([(lane ^ 1, 32), (lane + 3, 16), (lane - 2, 16), (np.full(64, 5), 16), (np.full(64, 20), 16)]):
+        valid = (lane < width) & (source >= 0) & (source < width)
+        np.testing.assert_array_equal(ok[row], valid, err_msg=f"shuffle {row}")
+        np.testing.assert_array_equal(out[row], np.where(valid, values[np.where(valid, base + source, 0)], values), err_msg=f"shuffle {row}")
+
+
+def test_emulation_refuses_shuffles_wider_than_the_wave() -> None:
+    from egglog_tensor.lowering.gpu.emulate import host_module
+
+    with pytest.raises(et.UnsupportedError, match="width must be a constant from 1 to the wave size"):
+        host_module(SHUFFLES.replace("%w32 = arith.constant 32", "%w32 = arith.constant 64"), 32)
+
+
+@pytest.mark.parametrize("target", [*TARGETS, "rocdl:gfx1100"])
+def test_block_reductions_shuffle_within_waves(target: str) -> None:
+    """A block of 256 threads reduces each wave by log2(wave) shuffles and the waves' values by log2(256 / wave)
+    more: 8 lane exchanges (PTX shfl.sync.bfly; AMDGPU ds_swizzle / ds_bpermute / DPP) and one barrier."""
+    comp = et.kernel(row_sum, target=target).inspect(X)
+    asm = [line.split()[0] for line in comp.stage("asm").splitlines() if line.startswith(("\t", " ")) and line.split()]
+    if target.startswith("nvvm"):
+        exchanges, barriers = sum(op.startswith("shfl.sync.bfly") for op in asm), asm.count("bar.sync")
+    else:
+        exchanges = sum(op.startswith(("ds_swizzle", "ds_bpermute")) or "_dpp" in op for op in asm)
+        barriers = asm.count("s_barrier")
+    assert (exchanges, barriers) == (8, 1)
+    (out,) = emulate(comp, X)
+    assert_sums_close(out, X, axis=1)
+
+
+@pytest.mark.parametrize(("target", "size"), [("rocdl:gfx1100", (401, 1303, 37)),
+                                              pytest.param("nvvm:sm_90", (901, 1303, 37), marks=pytest.mark.slow)])
+def test_wide_matmul_tiles(target: str, size: tuple[int, int, int]) -> None:
+    """A float32 output with blocks enough for the device gets 128 x 128 tiles of 8 x 8 registers (the cost
+    model's choice: half the global traffic); ragged m, n and k (not multiples of the tiles), no spills
+    (ptxas; AMDGPU's scratch and VGPR spill counts), emulated within float rounding of NumPy's product."""
+    from egglog_tensor.gpu.tiles import matmul_tiles
+
+    m, n, k = size
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    comp = et.kernel(matmul, target=target).inspect(a, b)
+    tiles = matmul_tiles(comp.options.target.device, 4, size)
+    assert (tiles.block_m, tiles.block_n, tiles.register_m, tiles.register_n) == (128, 128, 8, 8)
+    assert [(kernel.grid, kernel.block) for kernel in comp.facts["device"].kernels] == [((-(-n // 128), -(-m // 128), 1), (256, 1, 1))]
+    check_device_code(comp)
+    if target.startswith("rocdl"):
+        assert re.search(r"\.vgpr_spill_count:\s+0\b", comp.stage("asm")) and re.search(r"\.private_segment_fixed_size:\s+0\b", comp.stage("asm"))
+    else:
+        assert "0 bytes spill stores, 0 bytes spill loads" in comp.stage("ptxas")
+    (out,) = emulate(comp, a, b)
+    scale = np.abs(a) @ np.abs(b)
+    np.testing.assert_array_less(np.abs(out - a @ b), 4 * k * np.finfo(np.float32).eps * scale + np.finfo(np.float32).tiny)

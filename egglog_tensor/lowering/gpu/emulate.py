@@ -12,22 +12,28 @@ bufferization, the block/thread decomposition, partial blocks, block reductions 
 memory, the outlining and the device math; not the ROCDL/NVVM conversion or the backends (ptxas and
 the HSACO checks do that), nor races within a phase (threads run it one after another). A loop with
 barriers in its body (a tiled matmul's k loop) stays one loop around its body's phases, its
-loop-carried values through per-thread slots; barriers in branches or in loops whose bounds differ
-per thread, and subgroup operations (shuffles, all_reduce), are refused.
+loop-carried values through per-thread slots. A `gpu.shuffle` at a kernel's top level is a phase
+boundary too (`_exchange`): each thread stores its value in a slot, and in the next phase reads its
+source lane's, the lanes of a wave (the Target's size: consecutive linear thread ids) numbered from
+0 and the width and out-of-range lanes as the dialect defines them. Barriers in branches or in loops
+whose bounds differ per thread, shuffles elsewhere, and other subgroup operations are refused.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from mlir import ir
 from mlir.dialects import arith, func, gpu, memref, scf
 
+from ...cache import SYMBOL
 from ...errors import UnsupportedError
 from ...forked import NATIVE
+from ...runtime import ArgType, NativeFunction
 from ...target import Target
 from ..llvm import load_llvm_ir
 from ..payload import as_operation, nested_ops
@@ -49,16 +55,19 @@ def _axis(op: ir.Operation) -> int:
     return _AXIS[str(op.attributes["dimension"]).rstrip(">")[-1]]
 
 
-def _as_function(kernel: ir.Operation, name: str) -> list[ir.Type]:
+def _as_function(kernel: ir.Operation, name: str, wave: int) -> list[ir.Type]:
     """Replace a gpu.func kernel by a func.func `name` before its gpu.module, taking its arguments, then
-    its workgroup buffers and the per-thread slots of its loops with barriers (`_demote`), then (block x,
-    y, z); its threads run inside (`_thread_loops`). Returns the buffers' types (the launch allocates them)."""
+    its workgroup buffers and the per-thread slots of its loops with barriers (`_demote`) and of its
+    shuffles (`_exchange`), then (block x, y, z); its threads run inside (`_thread_loops`). Returns the
+    buffers' types (the launch allocates them)."""
     index = ir.IndexType.get()
     entry = kernel.regions[0].blocks[0]
     block = list(ir.DenseI32ArrayAttr(kernel.attributes["known_block_size"]))
     for op in list(entry.operations):
         if _synchronizing(op.operation):
             _demote(op.operation, entry, block)
+        elif op.operation.name == "gpu.shuffle":
+            _exchange(op.operation, entry, block, wave)
     workgroup = [a.type for a in list(entry.arguments)[len(ir.FunctionType(ir.TypeAttr(kernel.attributes["function_type"]).value).inputs):]]
     ids = [entry.add_argument(index, ir.Location.unknown()) for _ in range(3)]
     for op in nested_ops(kernel):
@@ -124,7 +133,7 @@ def _classify(body: list[ir.Operation], uniform: list[ir.Operation], phases: lis
         if (nested and not _synchronizing(op)) or op.name in COLLECTIVES[1:]:
             raise UnsupportedError(f"GPU emulation: {(nested or [op.name])[0]} inside a loop or branch, or a subgroup "
                                    "operation, cannot be emulated (only gpu.barrier at a kernel's top level or in "
-                                   "the body of a loop every thread runs alike)")
+                                   "the body of a loop every thread runs alike, and gpu.shuffle at a kernel's top level)")
     levels: list[_Phase | tuple] = [_Phase([])]
     phases.append(levels[0])
     for op in body:
@@ -216,6 +225,34 @@ def _demote(loop: ir.Operation, entry: ir.Block, block: list[int]) -> None:
             _demote(op.operation, entry, block)
 
 
+def _exchange(shuffle: ir.Operation, entry: ir.Block, block: list[int], wave: int) -> None:
+    """A top-level gpu.shuffle as a store of each thread's value into a per-thread slot (a new kernel
+    argument), a gpu.barrier, and a load of its source lane's slot. Lane k of a wave reads lane k ^ offset
+    (xor), k + offset (down), k - offset (up) or offset (idx); valid when k and the source are both below
+    the width (at most the wave), else the result is the thread's own value (the dialect leaves it
+    unspecified; both backends give that) and valid is false."""
+    i32, index = ir.IntegerType.get_signless(32), ir.IndexType.get()
+    value, offset, width = shuffle.operands
+    mode = str(shuffle.attributes["mode"]).rstrip(">").split()[-1]  # (#gpu<shuffle_mode xor>)
+    known = as_operation(width.owner)
+    if known is None or known.name != "arith.constant" or not 0 < ir.IntegerAttr(known.attributes["value"]).value <= wave:
+        raise UnsupportedError(f"GPU emulation: a gpu.shuffle's width must be a constant from 1 to the wave size ({wave})")
+    slot = entry.add_argument(ir.MemRefType.get([math.prod(block)], value.type), ir.Location.unknown())
+    with ir.InsertionPoint(shuffle), ir.Location.unknown():
+        memref.StoreOp(value, slot, [_linear(block)])
+        gpu.BarrierOp()
+        linear = _linear(block)
+        lane = arith.index_cast(i32, arith.remui(linear, arith.constant(index, wave)))
+        source = {"xor": lambda: arith.xori(lane, offset), "down": lambda: arith.addi(lane, offset),
+                  "up": lambda: arith.subi(lane, offset), "idx": lambda: offset}[mode]()
+        inside = arith.andi(arith.cmpi(arith.CmpIPredicate.ult, lane, width), arith.cmpi(arith.CmpIPredicate.ult, source, width))
+        moved = arith.addi(linear, arith.index_cast(index, arith.subi(source, lane)))
+        result = memref.LoadOp(slot, [arith.select(inside, moved, linear)]).result
+    shuffle.results[0].replace_all_uses_with(result)
+    shuffle.results[1].replace_all_uses_with(inside)
+    shuffle.erase()
+
+
 def _uniform(value: ir.Value, uniform: list[ir.Operation]) -> bool:
     """Whether `value` is the same for every thread: a block argument or a hoisted op's result."""
     owner = as_operation(value.owner)
@@ -291,8 +328,8 @@ def _as_loops(launch: ir.Operation, workgroup: list[ir.Type]) -> None:
     launch.erase()
 
 
-def host_module(text: str) -> str:
-    """The `noalias` stage's module with its kernels as host functions and its launches as loops."""
+def host_module(text: str, wave: int) -> str:
+    """The `noalias` stage's module with its kernels as host functions (shuffling among waves of `wave` lanes) and its launches as loops."""
     with NATIVE, ir.Context(), ir.Location.unknown():
         module = ir.Module.parse(text)
         gpu_modules = [op.operation for op in module.body.operations if op.operation.name == "gpu.module"]
@@ -301,7 +338,7 @@ def host_module(text: str) -> str:
             name = ir.StringAttr(gpu_module.attributes["sym_name"]).value
             for op in gpu_module.regions[0].blocks[0].operations:
                 if op.operation.name == "gpu.func":
-                    workgroups[name] = _as_function(op.operation, name)
+                    workgroups[name] = _as_function(op.operation, name, wave)
         for launch in [op for op in nested_ops(module.operation) if op.name == "gpu.launch_func"]:
             _as_loops(launch, workgroups[_kernel_name(launch)])
         for gpu_module in gpu_modules:
@@ -317,11 +354,17 @@ EMULATION = Pipeline("gpu-emulation", (Passes("llvm", PASSES),))
 def emulate(comp: Any, *arrays: np.ndarray) -> list[np.ndarray]:
     """Run a GPU compilation's (`et.kernel(f, target="rocdl:...").inspect(...)`) kernels on the CPU on
     `arrays` (its traced signature, C-contiguous): its outputs."""
-    from ...compiler import _native
+    outs = [np.empty(o.shape, o.dtype) for o in comp.outputs]
+    run_emulated(comp.stage("noalias"), comp.options.target.device.wave, arrays, outs)
+    return outs
 
-    host = host_module(comp.stage("noalias"))
+
+def run_emulated(text: str, wave: int, arrays: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> None:
+    """Run a `noalias`-stage module's kernels (launched by its @kernel, waves of `wave` lanes) on the CPU:
+    `arrays` its C-contiguous inputs, `outs` the outputs it writes."""
+    host = host_module(text, wave)
     llvm_ir = lower_to_llvm_ir(run_pipeline(host, EMULATION, printed=False).final)
     module = load_llvm_ir(llvm_ir, Target.host())
-    outs = [np.empty(o.shape, o.dtype) for o in comp.outputs]
-    _native(module, comp.specs, comp.outputs, ())(*arrays, *outs)
-    return outs
+    types = [ArgType(a.dtype, a.shape, contiguous=True) for a in arrays] + \
+        [ArgType(o.dtype, o.shape, contiguous=True, writable=True) for o in outs]
+    NativeFunction(module.address(SYMBOL), types, owner=module)(*arrays, *outs)

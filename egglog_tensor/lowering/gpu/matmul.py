@@ -14,6 +14,7 @@ stores the register tile's elements that fall inside C.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -79,7 +80,8 @@ def matmul_plan(op: ir.Operation, device: Device) -> MatmulPlan | None:
     extents = loop_extents(op)
     if 0 in extents:
         return None
-    tiles = matmul_tiles(device, element_bytes(ir.ShapedType(op.operands[2].type).element_type))
+    *batch, m_extent, n_extent, k_extent = extents
+    tiles = matmul_tiles(device, element_bytes(ir.ShapedType(op.operands[2].type).element_type), (m_extent, n_extent, k_extent), math.prod(batch))
     plan = MatmulPlan(extents, tiles)
     *batch, rows, cols = plan.grid
     if rows > GRID_YZ or cols > GRID_X or any(x > GRID_YZ for x in batch):

@@ -4,9 +4,10 @@ A linalg reduction whose innermost loop is a reduction, whose body folds each el
 accumulator with one combining op (sum, product, max, min, and/or/xor: `IDENTITIES`) and whose
 rows are long (`reduction_plan`) is not tiled by gpu-tile; after bufferization it becomes one
 block per output element (its parallel loops over the grid's x, y, z). Each thread folds a strided
-partial (elements tid, tid + T, tid + 2T, ... of the row, in order, from the combiner's identity)
-into workgroup memory; then a tree over `gpu.barrier`s (level s = T/2, T/4, ..., 1: thread t < s
-combines slots t and t + s) leaves the block's value in slot 0, which thread 0 combines with the
+partial (elements tid, tid + T, tid + 2T, ... of the row, in order, from the combiner's identity);
+shuffles (`gpu.shuffle xor`, offsets W/2, ..., 1 for the Target's wave of W lanes) combine each
+wave's partials, lane 0 of each wave writes its value to workgroup memory, and after one
+`gpu.barrier` shuffles combine the T/W waves' values; thread 0 combines the block's value with the
 output's initial value (its fill, folded in, or what an earlier kernel wrote). A long reduction to
 one value is two launches: a grid of blocks each reducing a chunk of the outermost loop into a
 partial, then one block reducing the partials (deterministic: no atomics). The workgroup buffer
@@ -60,10 +61,11 @@ def combiner(op: ir.Operation) -> ir.Operation | None:
 
 @dataclass(frozen=True)
 class BlockReduce:
-    """How a reduction is split: `threads` per block (a power of two, whole waves), its parallel
-    loops one output element per block; `blocks` > 1 for a reduction to one value in two launches."""
+    """How a reduction is split: `threads` per block (a power of two, whole waves of `wave` lanes), its
+    parallel loops one output element per block; `blocks` > 1 for a reduction to one value in two launches."""
 
     threads: int
+    wave: int
     parallel: tuple[int, ...]
     blocks: int = 1
 
@@ -94,7 +96,7 @@ def reduction_plan(op: ir.Operation, device: Device) -> BlockReduce | None:
     blocks = 1
     if not parallel and math.prod(extents) > threads * PER_THREAD:
         blocks = min(-(-math.prod(extents) // (threads * PER_THREAD)), device.units * 4, extents[0])  # (chunks of the outermost loop)
-    return BlockReduce(threads, parallel, blocks)
+    return BlockReduce(threads, device.wave, parallel, blocks)
 
 
 def block_threads(row: int, device: Device) -> int:
@@ -152,32 +154,58 @@ def _fold(loops: list[tuple[ir.Value, ir.Value, ir.Value]], acc: ir.Value,
     return loop.results[0]
 
 
-def block_reduce(threads: int, like: ir.Operation, bounds: list[tuple[ir.Value, ir.Value]],
-                  element: Callable[[list[ir.Value], ir.Value], ir.Value], store: Callable[[ir.Value], None]) -> None:
+def block_reduce(threads: int, wave: int, like: ir.Operation, bounds: list[tuple[ir.Value, ir.Value]],
+                 element: Callable[[list[ir.Value], ir.Value], ir.Value], store: Callable[[ir.Value], None]) -> None:
     """Each thread folds the elements of loops over `bounds` (lower, upper), the innermost's from
-    lower + tid by `threads`, from the identity; the tree over workgroup memory combines the
-    threads' partials, then thread 0 `store`s the block's value."""
+    lower + tid by `threads`, from the identity; shuffles combine the partials of each wave of
+    `wave` lanes, lane 0 of each wave writes its value to workgroup memory, and after one barrier
+    every wave combines those by shuffles again; then thread 0 `store`s the block's value."""
     element_type = like.results[0].type
     tid = gpu.ThreadIdOp(gpu.Dimension.x).result
-    zero = index_constant(0)
     *outer, (lower, upper) = bounds
     loops = [(lo, hi, index_constant(1)) for lo, hi in outer] + [(arith.addi(lower, tid), upper, index_constant(threads))]
-    partial = _fold(loops, _identity(like.name, element_type), element)
-    shared = memref.AllocOp(ir.MemRefType.get([threads], element_type, memory_space=ir.Attribute.parse(WORKGROUP)), [], []).result
-    memref.StoreOp(partial, shared, [tid])
-    step = threads // 2
-    while step:
-        gpu.BarrierOp()
-        branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ult, tid, index_constant(step)))
-        with ir.InsertionPoint(branch.then_block):
-            other = arith.addi(tid, index_constant(step))
-            memref.StoreOp(combine(like, memref.LoadOp(shared, [tid]).result, memref.LoadOp(shared, [other]).result), shared, [tid])
+    value = wave_reduce(like, _fold(loops, _identity(like.name, element_type), element), wave, wave)
+    waves = threads // wave
+    if waves > 1:
+        shared = memref.AllocOp(ir.MemRefType.get([waves], element_type, memory_space=ir.Attribute.parse(WORKGROUP)), [], []).result
+        lane = arith.remui(tid, index_constant(wave))
+        first = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, lane, index_constant(0)))
+        with ir.InsertionPoint(first.then_block):
+            memref.StoreOp(value, shared, [arith.divui(tid, index_constant(wave))])
             scf.YieldOp([])
-        step //= 2
-    branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, tid, zero))
+        gpu.BarrierOp()
+        mine = memref.LoadOp(shared, [arith.remui(tid, index_constant(waves))]).result  # (lane l holds wave l mod waves's value)
+        value = wave_reduce(like, mine, waves, wave)
+    branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, tid, index_constant(0)))
     with ir.InsertionPoint(branch.then_block):
-        store(memref.LoadOp(shared, [zero]).result)
+        store(value)
         scf.YieldOp([])
+
+
+def wave_reduce(like: ir.Operation, value: ir.Value, lanes: int, wave: int) -> ir.Value:
+    """`value` combined over each aligned group of `lanes` lanes (a power of two, at most `wave`) by a
+    butterfly of `gpu.shuffle xor` (offsets lanes/2, ..., 1): every lane of a group ends with its value."""
+    width = arith.constant(ir.IntegerType.get_signless(32), wave)
+    offset = lanes // 2
+    while offset:
+        value = combine(like, value, shuffle_xor(value, offset, width))
+        offset //= 2
+    return value
+
+
+def shuffle_xor(value: ir.Value, offset: int, width: ir.Value) -> ir.Value:
+    """The value of lane (this lane ^ `offset`); types narrower than 32 bits through an i32 (NVVM
+    shuffles only 32-bit values; 64-bit ones it splits in two)."""
+    i32 = ir.IntegerType.get_signless(32)
+    bits = value.type.width
+    offset_value = arith.constant(i32, offset)
+    if bits >= 32:
+        return gpu.ShuffleOp(value, offset_value, width, gpu.ShuffleMode.XOR).results[0]
+    integer = ir.IntegerType.get_signless(bits)
+    raw = value if isinstance(value.type, ir.IntegerType) else arith.bitcast(integer, value)
+    moved = gpu.ShuffleOp(arith.extui(i32, raw), offset_value, width, gpu.ShuffleMode.XOR).results[0]
+    narrow = arith.trunci(integer, moved)
+    return narrow if isinstance(value.type, ir.IntegerType) else arith.bitcast(value.type, narrow)
 
 
 def folded_fill(op: ir.Operation, out: ir.Value) -> ir.Value | None:
@@ -275,7 +303,7 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
             forall = block_forall([extents[i] for i in plan.parallel], plan.threads) if plan.parallel else block_forall([1], plan.threads)
             with ir.InsertionPoint(forall.body.operations[0]):
                 ivs = list(forall.induction_variables) if plan.parallel else []
-                block_reduce(plan.threads, like, full, element(ivs), finish(ivs))
+                block_reduce(plan.threads, plan.wave, like, full, element(ivs), finish(ivs))
         else:  # the outermost reduction loop cut into a chunk per block of the first launch
             element_type = like.results[0].type
             partials = memref.AllocOp(ir.MemRefType.get([plan.blocks], element_type), [], []).result
@@ -289,10 +317,10 @@ def split_reduction(op: ir.Operation, plan: BlockReduce) -> None:
                 def partial(value: ir.Value) -> None:
                     memref.StoreOp(value, partials, [block])
 
-                block_reduce(plan.threads, like, [(lower, upper), *full[1:]], element([]), partial)
+                block_reduce(plan.threads, plan.wave, like, [(lower, upper), *full[1:]], element([]), partial)
             second = block_forall([1], plan.threads)
             with ir.InsertionPoint(second.body.operations[0]):
-                block_reduce(plan.threads, like, [(index_constant(0), index_constant(plan.blocks))],
+                block_reduce(plan.threads, plan.wave, like, [(index_constant(0), index_constant(plan.blocks))],
                               lambda ivs, acc: combine(like, acc, memref.LoadOp(partials, ivs).result), finish([]))
     op.erase()
 

@@ -27,7 +27,7 @@ from .reduce import apply_map, block_forall, block_reduce, block_threads, combin
 from .tile import WORKGROUP, loop_kinds
 
 ROW_GROUP = "et.row_group"  # on each linalg op of a row group (gpu-tile), its group's number
-STAGE_BYTES = 40 * 1024  # workgroup memory for staged rows per block (with 2 KiB per reduction: under NVIDIA's 48 KiB of static shared memory)
+STAGE_BYTES = 40 * 1024  # workgroup memory for staged rows per block (with a reduction's slot per wave: under NVIDIA's 48 KiB of static shared memory)
 
 
 def _shape(op: ir.Operation) -> tuple[tuple[int, ...], int, str] | None:
@@ -174,13 +174,13 @@ def _fuse(group: list[ir.Operation], device: Device) -> None:
             for position, op in enumerate(group):
                 if position:
                     gpu.BarrierOp()
-                _row_op(op, ivs, n, threads, inits.get(op), load)
+                _row_op(op, ivs, n, threads, device.wave, inits.get(op), load)
                 filled.update(storing)
     for op in group:
         op.erase()
 
 
-def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, init: ir.Value | None,
+def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, wave: int, init: ir.Value | None,
             load: Callable[[ir.Value, list[ir.Value]], ir.Value]) -> None:
     """One op of a row group inside its block, at row `ivs`: a block reduction, a loop over the row's columns by the block's threads, or thread 0's."""
     outputs = list(op.opview.outputs)
@@ -196,7 +196,7 @@ def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, init: i
             inline_body(op, ivs + columns, acc, load)
             return like.results[0]
 
-        block_reduce(threads, like, [(index_constant(0), index_constant(n))], fold, store)
+        block_reduce(threads, wave, like, [(index_constant(0), index_constant(n))], fold, store)
         return
     tid = gpu.ThreadIdOp(gpu.Dimension.x).result
     if len(loop_extents(op)) == len(ivs):  # over the rows alone

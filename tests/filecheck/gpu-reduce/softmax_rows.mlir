@@ -2,7 +2,8 @@
 // Softmax's row group (gpu-tile marked its three ops et.row_group = 0 and left them whole) as one
 // fused row kernel: one block-level forall over the 64 rows, 256 threads; the max's block reduction
 // stages each row element it loads in workgroup memory, the sum of exp and the division read the
-// staged row, a gpu.barrier between two ops, thread 0 writing each reduction's value (its fill folded).
+// staged row, a gpu.barrier between two ops, thread 0 writing each reduction's value (its fill folded). A
+// reduction's threads combine within each wave of 64 by shuffles, then the 4 waves' values through workgroup memory.
 // CHECK-LABEL: func.func @kernel(
 // CHECK:         scf.forall (%[[ROW:.*]]) in (64) {
 // CHECK:           %[[STAGE:.*]] = memref.alloc() : memref<300xf32, #gpu.address_space<workgroup>>
@@ -10,8 +11,10 @@
 // CHECK:             %[[X:.*]] = memref.load %arg0[
 // CHECK:             memref.store %[[X]], %[[STAGE]][
 // CHECK:             arith.maximumf
-// CHECK:           memref.alloc() : memref<256xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-6:   gpu.shuffle xor {{.*}}, %c64_i32 : f32
+// CHECK:           memref.alloc() : memref<4xf32, #gpu.address_space<workgroup>>
 // CHECK:           gpu.barrier
+// CHECK-COUNT-2:   gpu.shuffle xor
 // CHECK:             memref.store {{.*}}, %alloc[%[[ROW]]] : memref<64xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:      gpu.barrier
