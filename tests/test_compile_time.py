@@ -19,7 +19,7 @@ from egglog.egraph_state import EGraphState
 from mlir import ir
 
 import egglog_tensor as et
-from egglog_tensor import cache, optimize, prebuilt, provenance, rulesets, stages, toolchain
+from egglog_tensor import cache, optimize, prebuilt, provenance, rulesets, stages
 from egglog_tensor.lowering import llvm
 from egglog_tensor.lowering.pipelines import lower_to_llvm_ir
 from egglog_tensor.lowering.translate import translate
@@ -92,21 +92,17 @@ def test_compile_collects_garbage_only_after_dropping_an_egraph(warmed, monkeypa
     assert collected.calls == []
 
 
-def test_llvm_ir_is_optimized_and_its_code_made_in_one_child_without_a_tool(warmed, monkeypatch):
-    """One forked child parses, verifies, optimizes (O3, as `opt -O3 -mcpu -mattr` does) and generates
-    the code: this process parses no LLVM IR (only MCJIT's empty module) and runs no `opt`."""
-    parsed, forked, tools = Counter(llvm.llvm.parse_assembly), Counter(llvm.run_forked), Counter(toolchain.subprocess.run)
+def test_optimized_ir_is_parsed_only_where_code_is_generated(warmed, monkeypatch):
+    parsed = Counter(llvm.llvm.parse_assembly)
     monkeypatch.setattr(llvm.llvm, "parse_assembly", parsed)
-    monkeypatch.setattr(llvm, "run_forked", forked)
-    monkeypatch.setattr(toolchain.subprocess, "run", tools)
     x = X[:, :5].copy()
     k = et.kernel(gelu, cache=False)
     np.testing.assert_allclose(k(x), gelu(x), rtol=2e-6, atol=1e-6)
     module = k.inspect(x).module
     texts = [args[0] for args in parsed.calls]
-    assert texts and set(texts) == {""} and len(forked.calls) == len(texts) and tools.calls == []  # (one child per module loaded)
-    assert module.optimized_ir.startswith("; ModuleID = '<stdin>'")  # named as opt names its input
-    assert f'"target-cpu"="{module.target.cpu}"' in module.optimized_ir
+    assert module.llvm_ir in texts  # verified here; the O3 output only in the codegen child
+    assert module.optimized_ir.startswith("; ModuleID = '<stdin>'")  # opt's output names its input so
+    assert not any(t.startswith("; ModuleID = '<stdin>'") for t in texts)
 
 
 def test_compile_makes_no_term_text_until_read(warmed, monkeypatch):

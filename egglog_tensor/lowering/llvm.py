@@ -1,11 +1,10 @@
-"""Load LLVM IR with llvmlite: verify, optimize at O3 for the target's CPU and generate the object code
-in one forked child, load it with MCJIT, keep IR and assembly."""
+"""Load LLVM IR with llvmlite: verify, optimize at O3 for the target's CPU (`opt`), generate the object
+code in a forked child, load it with MCJIT, keep IR and assembly."""
 
 from __future__ import annotations
 
 import ctypes
 import functools
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +14,7 @@ import llvmlite.binding as llvm
 from ..errors import CompileError
 from ..forked import ChildDied, run_forked
 from ..target import Target, llvm_host
-from ..toolchain import load_openmp_runtime, save_failure_input
+from ..toolchain import load_openmp_runtime, run_tool, save_failure_input
 from .elf import undefined_symbols
 from .stages import streams
 from .stages.vecmath import _libmvec
@@ -62,32 +61,22 @@ def _parse(llvm_ir: str) -> llvm.ModuleRef:
     return module
 
 
-_DEFINE = re.compile(r"^(define .*?)((?: ![\w.]+ !\d+)*) \{$", re.MULTILINE)  # attribute groups go before its metadata
-_DECLARE = re.compile(r"^declare .*$", re.MULTILINE)
-_GROUP = re.compile(r"^attributes #(\d+) ", re.MULTILINE)
+def _optimize(module: llvm.ModuleRef, target: Target) -> tuple[str, streams.Streamed]:
+    """LLVM's O3 pipeline (loop and SLP vectorization on) for `target`'s CPU, run by the `opt` tool,
+    then the marked stores it proved aligned made non-temporal (lowering/stages/streams.py: how many);
+    the optimized IR's text, parsed and verified only where its code is generated (`_codegen`).
 
+    `-stackrealign` where the code may call libmvec (lowering/stages/vecmath.py): vectors live across
+    the call are spilled to a frame aligned for them, one cache line each, not two (gelu on one
+    core 1.12x, paired A/B on AMD EPYC); other code keeps the shorter prologue.
 
-def _attributed(llvm_ir: str, target: Target) -> str:
-    """LLVM IR text with each function given what `opt -mcpu -mattr` gives it before its O3 pipeline
-    (`target-cpu`, `target-features`), and `stackrealign` where the code may call libmvec
-    (lowering/stages/vecmath.py): vectors live across the call are spilled to a frame aligned for
-    them, one cache line each, not two (gelu on one core 1.12x, paired A/B on AMD EPYC); other code
-    keeps the shorter prologue. (llvmlite adds no string attribute: one more attribute group, in the text.)"""
-    realign = ' "stackrealign"' if "vector-function-abi-variant" in llvm_ir else ""
-    group = f"#{max(map(int, _GROUP.findall(llvm_ir)), default=-1) + 1}"
-    text = _DECLARE.sub(lambda m: f"{m[0]} {group}", _DEFINE.sub(lambda m: f"{m[1]} {group}{m[2]} {{", llvm_ir))
-    return f'{text}\nattributes {group} = {{ "target-cpu"="{target.cpu}" "target-features"="{target.features}"{realign} }}\n'
-
-
-def _o3(module: llvm.ModuleRef, machine: llvm.TargetMachine) -> None:
-    """LLVM's O3 pipeline as `opt -O3` runs it (loop and SLP vectorization on), in place.
-
-    Only in a forked child (`_generate`): each run of it leaks 150-400 KB that LLVM never frees
-    (measured; 1,000 kernels grew RSS by ~220 MB), a child's exit frees everything."""
-    options = llvm.PipelineTuningOptions(speed_level=3)
-    options.loop_vectorization = options.slp_vectorization = True
-    builder = llvm.create_pass_builder(machine, options)
-    builder.getModulePassManager().run(module, builder)
+    Not in process: each run of llvmlite's PassBuilder O3 pipeline leaks 150-400 KB that LLVM never
+    frees (measured; 1,000 kernels grew RSS by ~220 MB), a separate process frees everything.
+    """
+    text = str(module)
+    realign = ["-stackrealign"] if "vector-function-abi-variant" in text else []
+    text = run_tool("opt", ["-O3", *realign, f"-mcpu={target.cpu}", f"-mattr={target.features}", "-S"], text, stage="O3")
+    return streams.mark(text)
 
 
 def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
@@ -114,55 +103,41 @@ def load_llvm_ir(llvm_ir: str, target: Target) -> LoadedModule:
     in `LoadedModule.object_code` for the compilation cache); loads the OpenMP runtime and libmvec
     first if the IR needs them. CompileError if this machine cannot run code for `target`."""
     check_runs_here(target)
+    machine = _target_machine(target)
     if "__kmpc_" in llvm_ir:
         load_openmp_runtime()
     if "_ZGV" in llvm_ir:  # vector variants of libm calls (stages/vecmath.py; the stage ran in another process)
         _libmvec()
-    optimized_ir, streamed, object_code = _generate(llvm_ir, target, optimize=True)
-    return load_object(object_code, target, llvm_ir, optimized_ir, streamed=streamed)
-
-
-def _generate(llvm_ir: str, target: Target, optimize: bool = False, assembly: bool = False) -> tuple[str, streams.Streamed, Any]:
-    """(optimized IR, its non-temporal stores, object code: bytes, or with `assembly` the assembly: str),
-    made in one forked child: the IR parsed and verified; with `optimize`, its external calls checked
-    (`_check_externals`), LLVM's O3 pipeline run (`_o3`) and the marked stores it proved aligned made
-    non-temporal (lowering/stages/streams.py: the optimized IR is then that text); then its code
-    generated. In a child: LLVM ends the process on what it cannot select ("LLVM ERROR: Cannot
-    select"), which must not be this one (a notebook's kernel); that becomes a CompileError naming
-    the stage ('O3' or 'codegen') with its input IR saved."""
-
-    def work(send: Callable[[Any], None]) -> None:
-        machine = _target_machine(target)
-        module = _parse(_attributed(llvm_ir, target) if optimize else llvm_ir)
-        streamed = streams.Streamed(0)
-        if optimize:
-            _check_externals(module, llvm_ir)
-            module.name, module.triple, module.data_layout = "<stdin>", machine.triple, str(machine.target_data)
-            _o3(module, machine)
-            text, streamed = streams.mark(str(module))
-            send(text)
-            if streamed.stores:
-                module = _parse(text)
-        else:
-            send(llvm_ir)
-        send((streamed, machine.emit_assembly(module) if assembly else machine.emit_object(module)))
-
-    sent: list[Any] = []
-    try:
-        run_forked(work, sent.append)
-    except ChildDied as died:
-        stage, text = ("codegen", sent[0]) if sent else ("O3", llvm_ir)
-        saved = save_failure_input(text, f"llvmlite-{stage}", suffix=".ll")
-        raise CompileError(
-            f"llvmlite failed at stage {stage!r}: LLVM ended the process running it ({died.how})\n"
-            f"  input saved to: {saved}\n  error: {died.stderr.strip()}"
-        ) from None
-    return sent[0], *sent[1]
+    module = _parse(llvm_ir)
+    _check_externals(module, llvm_ir)
+    module.triple = machine.triple
+    module.data_layout = str(machine.target_data)
+    optimized_ir, streamed = _optimize(module, target)
+    object_code = _codegen(optimized_ir, target)
+    return load_object(object_code, target, llvm_ir, optimized_ir, machine, streamed=streamed)
 
 
 def _codegen(optimized_ir: str, target: Target, assembly: bool = False) -> Any:
-    """The object code (bytes) or, with `assembly`, the assembly (str) of optimized IR (`_generate`)."""
-    return _generate(optimized_ir, target, assembly=assembly)[2]
+    """The object code (bytes) or, with `assembly`, the assembly (str) of optimized IR, generated in a
+    forked child: LLVM's code generator ends the process on what it cannot select ("LLVM ERROR:
+    Cannot select"), which must not be this one (a notebook's kernel); that becomes a CompileError
+    with the IR saved."""
+
+    def generate(send: Callable[[Any], None]) -> None:
+        machine = _target_machine(target)
+        module = _parse(optimized_ir)
+        send(machine.emit_assembly(module) if assembly else machine.emit_object(module))
+
+    generated: list[Any] = []
+    try:
+        run_forked(generate, generated.append)
+    except ChildDied as died:
+        saved = save_failure_input(optimized_ir, "llvmlite-codegen", suffix=".ll")
+        raise CompileError(
+            f"llvmlite failed at stage 'codegen': the code generator ended the process running it ({died.how})\n"
+            f"  input saved to: {saved}\n  error: {died.stderr.strip()}"
+        ) from None
+    return generated[0]
 
 
 def check_runs_here(target: Target) -> None:
