@@ -13,10 +13,11 @@ declarations, whose text a report makes when read).
 Only the unmodified package default (`rulesets.DEFAULT`, with `FASTMATH` under fastmath:
 `cache.package_schedule_name`) is saved; any other schedule builds its base through egglog-python.
 
-The same saved form is also generated into the package (`egglog_tensor/bases/*.json.gz`, written by
-`python -c 'import egglog_tensor.prebuilt as p; p.write_packaged()'`), keyed by the sources the rules are made from (`RULE_SOURCES`)
-instead of all the package's: it serves a first kernel with the cache off (EGGLOG_TENSOR_CACHE=0),
-or before the cache dir has a base, when its key is this process's (the host's tiling facts too).
+The same saved form is also generated into the package (`egglog_tensor/bases/*.json.gz`, written
+by `python -c 'import egglog_tensor.prebuilt as p; p.write_packaged()'`), keyed by the sources the
+rules are made from (`RULE_SOURCES`) instead of all the package's: it serves a first kernel with
+the cache off (EGGLOG_TENSOR_CACHE=0), or before the cache dir has a base, when its key is this
+process's (the host's tiling facts too).
 A stale file is not used; tests/test_compile_time.py fails on one (a key that is not current, or
 contents that recording them again does not make).
 """
