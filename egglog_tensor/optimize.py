@@ -428,16 +428,13 @@ def _base(schedule: Ruleset | Schedule | None, saved: bool = True) -> prebuilt.B
 
 
 def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt.Base:
-    """`schedule`'s base: loaded from saved commands for the package default `package` (saved first
-    if they are not yet), else made through egglog-python."""
-    from .rulesets import DEFAULT
+    """`schedule`'s base: loaded from saved commands for the package default `package` (the packaged
+    ones, else the cache dir's, saved first if they are not yet), else made through egglog-python."""
     from .rulesets.shapes import shapes
 
     if package is not None and schedule is not None:
-        runs = {"schedule": prebuilt.schedule_of(package), "shapes": shapes.saturate(), **({"baseline": DEFAULT} if package != "DEFAULT" else {})}
-        data = prebuilt.saved(package)
-        if data is None and (data := prebuilt.save(package, runs, _describe)) is not None:
-            _DROPPED.append(True)  # (recording it made and let go an e-graph)
+        runs = prebuilt.runs_of(package)
+        data = prebuilt.saved(package) or prebuilt.save(package, _describe)
         try:
             loaded = None if data is None else prebuilt.load(data, runs)
         except Exception:  # a saved file this code cannot run (edited, or from a damaged disk): the base is built as below

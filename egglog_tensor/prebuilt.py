@@ -11,14 +11,23 @@ egg names of functions and sorts, the run commands, each egg rule's ruleset and 
 declarations, whose text a report makes when read).
 
 Only the unmodified package default (`rulesets.DEFAULT`, with `FASTMATH` under fastmath:
-`cache.package_schedule_name`) is saved; any other schedule, and every schedule with the cache off
-(EGGLOG_TENSOR_CACHE=0), builds its base through egglog-python as before.
+`cache.package_schedule_name`) is saved; any other schedule builds its base through egglog-python.
+
+The same saved form is also generated into the package (`egglog_tensor/bases/*.json.gz`, written
+by `python -c 'import egglog_tensor.prebuilt as p; p.write_packaged()'`), keyed by the sources the
+rules are made from (`RULE_SOURCES`) instead of all the package's: it serves a first kernel with
+the cache off (EGGLOG_TENSOR_CACHE=0), or before the cache dir has a base, when its key is this
+process's (the host's tiling facts too).
+A stale file is not used; tests/test_compile_time.py fails on one (a key that is not current, or
+contents that recording them again does not make).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
+import gzip
 import hashlib
 import json
 from collections import defaultdict
@@ -105,12 +114,43 @@ def schedule_of(name: str) -> Schedule:
     return rulesets.DEFAULT if name == "DEFAULT" else rulesets.DEFAULT + rulesets.FASTMATH
 
 
-def _key(name: str) -> str:
+PACKAGE = Path(__file__).resolve().parent
+# What a saved base is made from, besides egglog: the rules' modules, what they import of the package
+# and what is saved of each rule (provenance.built, groups.group_of); the packaged bases' key hashes these.
+RULE_SOURCES = ("rulesets/*.py", "ir.py", "ops.py", "fastmath.py", "target.py", "lowering/policy.py", "provenance.py", "prebuilt.py")
+
+
+@functools.cache
+def rules_hash() -> str:
+    """SHA-256 over the files of `RULE_SOURCES` (a packaged base is stale when one changes)."""
+    digest = hashlib.sha256()
+    for path in sorted({p for pattern in RULE_SOURCES for p in PACKAGE.glob(pattern)}):
+        digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _key(name: str, packaged: bool = False) -> str:
+    """The key of the saved base of `name`: its sources (`packaged`: `RULE_SOURCES`; else the whole
+    package's, as the disk cache's), egglog's version and what the host's tiling rules read."""
     from .rulesets.tiling import what_rules_read
     from .target import Target
 
-    return "\n".join([f"base e-graph format {FORMAT}: {name}", cache.source_hash(), f"egglog {cache._distribution_version('egglog')}",
-                      repr(what_rules_read(Target.host()))])
+    return "\n".join([f"base e-graph format {FORMAT}: {name}", rules_hash() if packaged else cache.source_hash(),
+                      f"egglog {cache._distribution_version('egglog')}", repr(what_rules_read(Target.host()))])
+
+
+def packaged_path(name: str) -> Path:
+    """Where the base of the package schedule `name` is generated into the package."""
+    return PACKAGE / "bases" / f"{name.replace(' + ', '+')}.json.gz"
+
+
+def _packaged(name: str) -> dict[str, Any] | None:
+    """The packaged base of `name` when it is one for this process (its key), else None."""
+    try:
+        data = json.loads(gzip.decompress(packaged_path(name).read_bytes()))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("key") == _key(name, packaged=True) else None
 
 
 def path(name: str) -> Path | None:
@@ -179,24 +219,54 @@ def load(data: dict[str, Any], runs: dict[str, Ruleset | Schedule]) -> Base:
 
 def saved(name: str) -> dict[str, Any] | None:
     """The saved form of the package schedule `name`'s base, if it is saved for these sources, this
-    egglog and this host's tiling rules; None otherwise (also with the cache off)."""
-    data = cache.read_record(path(name))
-    return data if isinstance(data, dict) and data.get("key") == _key(name) else None
+    egglog and this host's tiling rules: the packaged one, else the cache dir's (none with the cache off)."""
+    data = _packaged(name) or cache.read_record(path(name))
+    return data if isinstance(data, dict) and data.get("key") in (_key(name), _key(name, packaged=True)) else None
 
 
-def save(name: str, runs: dict[str, Ruleset | Schedule], describe: Describe) -> dict[str, Any] | None:
-    """Record the package schedule `name`'s base (`runs["schedule"]`) and save it (an unwritable cache:
+def runs_of(name: str) -> dict[str, Ruleset | Schedule]:
+    """The schedules a compile runs on the base of the package schedule `name`, by name ("schedule": its own)."""
+    from .rulesets import DEFAULT
+    from .rulesets.shapes import shapes
+
+    return {"schedule": schedule_of(name), "shapes": shapes.saturate(), **({"baseline": DEFAULT} if name != "DEFAULT" else {})}
+
+
+def generate(name: str, describe: Describe, packaged: bool = True) -> dict[str, Any]:
+    """The saved form of the base of the package schedule `name`, recorded now, with its key (`_key`);
+    the e-graph recording it made (in a reference cycle) is collected here, on the thread it was made on."""
+    data = record(schedule_of(name), runs_of(name), describe)
+    gc.collect()
+    data["key"], data["name"] = _key(name, packaged), name
+    return data
+
+
+def write_packaged() -> list[Path]:
+    """Generate the packaged bases ("DEFAULT", "DEFAULT + FASTMATH") into the package (byte-reproducible gzip)."""
+    from .optimize import _EGGLOG_THREAD, _describe
+
+    written = []
+    for name in ("DEFAULT", "DEFAULT + FASTMATH"):
+        data = _EGGLOG_THREAD.run(generate, name, _describe)
+        packaged_path(name).parent.mkdir(exist_ok=True)
+        packaged_path(name).write_bytes(gzip.compress(json.dumps(data, sort_keys=True).encode(), 9, mtime=0))
+        written.append(packaged_path(name))
+    return written
+
+
+def save(name: str, describe: Describe) -> dict[str, Any] | None:
+    """Record the package schedule `name`'s base and save it in the cache dir (an unwritable cache:
     not saved); None with the cache off or when its rules cannot be saved."""
     where = path(name)
     if where is None:
         return None
     try:
-        data = record(runs["schedule"], runs, describe)
+        data = generate(name, describe, packaged=False)
     except _Unsaveable:
         return None
-    data["key"], data["name"] = _key(name), name
     try:
         cache.write_atomic(where, json.dumps(data).encode())
     except OSError:
         pass
     return data
+

@@ -7,6 +7,7 @@ made, and translates to LLVM IR without starting mlir-translate."""
 from __future__ import annotations
 
 import gc
+import gzip
 import json
 import pickle
 
@@ -156,6 +157,7 @@ def test_package_default_base_is_loaded_from_saved_commands_without_converting_a
     a process without it in memory loads them: egglog-python converts no rule, and the kernel's stages
     and report are those of the base egglog-python builds (the cache off)."""
     monkeypatch.setenv("EGGLOG_TENSOR_CACHE", "0")
+    monkeypatch.setattr(prebuilt, "_packaged", lambda name: None)
     _release_bases()
     built = et.kernel(softmax, cache=False).inspect(X)
     assert not optimize._BASES[rulesets.DEFAULT.schedule, True][1].rules  # (built through egglog-python)
@@ -180,6 +182,7 @@ def test_a_saved_base_is_used_only_for_its_sources_and_unmodified_rules(monkeypa
     """The saved commands are keyed by the package's sources (and egglog's version, the host's tiling
     rules): other sources find none; a package ruleset holding other rules than its module's is no
     package schedule (its base is built through egglog-python, as the cache key is its full text)."""
+    monkeypatch.setattr(prebuilt, "_packaged", lambda name: None)
     _release_bases()
     et.kernel(softmax, cache=False)(X[:3])  # (saved in this test's cache dir)
     assert prebuilt.saved("DEFAULT") is not None and cache.package_schedule_name(rulesets.DEFAULT) == "DEFAULT"
@@ -193,6 +196,7 @@ def test_a_saved_base_is_used_only_for_its_sources_and_unmodified_rules(monkeypa
 def test_a_saved_base_that_does_not_run_is_built_again(monkeypatch):
     """A saved file with the right key whose commands egglog refuses (edited by hand, a damaged disk):
     the base is built through egglog-python and the kernel compiles and runs as NumPy's."""
+    monkeypatch.setattr(prebuilt, "_packaged", lambda name: None)
     _release_bases()
     et.kernel(softmax, cache=False)(X[:3])  # (saved in this test's cache dir)
     data = prebuilt.saved("DEFAULT")
@@ -202,3 +206,48 @@ def test_a_saved_base_that_does_not_run_is_built_again(monkeypatch):
     got = et.kernel(softmax, cache=False)(X)
     assert not optimize._BASES[rulesets.DEFAULT.schedule, True][1].rules  # (built through egglog-python)
     np.testing.assert_allclose(got, softmax(X), rtol=1e-6)
+
+
+REGENERATE = "stale: python -c 'import egglog_tensor.prebuilt as p; p.write_packaged()' writes it again"
+
+
+def test_packaged_bases_serve_with_the_cache_off_as_egglog_python_builds(monkeypatch):
+    """With the cache off the package default's base is loaded from the base generated into the package
+    (prebuilt.py): no rule converted, the kernel's stages and report those of egglog-python's base;
+    with its rules' sources edited (`rules_hash`) it is not used."""
+    monkeypatch.setenv("EGGLOG_TENSOR_CACHE", "0")
+    _release_bases()
+    converted = Counter(EGraphState.command_to_egg)
+    monkeypatch.setattr(EGraphState, "command_to_egg", converted)
+    for fastmath in (False, True):
+        loaded = et.kernel(softmax, cache=False, fastmath=fastmath).inspect(X)
+        assert "cache: disabled" in str(loaded)
+    assert converted.calls == [] and all(base.rules for _, base in optimize._BASES.values())
+    monkeypatch.setattr(prebuilt, "rules_hash", lambda: "edited")
+    assert prebuilt._packaged("DEFAULT") is None and prebuilt._packaged("DEFAULT + FASTMATH") is None
+    monkeypatch.undo()
+    monkeypatch.setenv("EGGLOG_TENSOR_CACHE", "0")
+    monkeypatch.setattr(prebuilt, "_packaged", lambda name: None)
+    _release_bases()
+    built = et.kernel(softmax, cache=False, fastmath=True).inspect(X)
+    assert not optimize._BASES[(rulesets.DEFAULT + rulesets.FASTMATH).schedule, True][1].rules  # (egglog-python's)
+    assert loaded.stage("linalg") == built.stage("linalg") and loaded.extracted_term == built.extracted_term
+    assert loaded.stage("llvm-ir") == built.stage("llvm-ir") and _matches(loaded.report) == _matches(built.report)
+    _release_bases()
+
+
+@pytest.mark.parametrize("name", ["DEFAULT", "DEFAULT + FASTMATH"])
+def test_packaged_base_is_current(name):
+    """Each packaged base is keyed by the current rules' sources and egglog (its last key line: the
+    tiling facts of the host that wrote it); a stale one fails here."""
+    data = json.loads(gzip.decompress(prebuilt.packaged_path(name).read_bytes()))
+    assert data["key"].splitlines()[:3] == prebuilt._key(name, packaged=True).splitlines()[:3], REGENERATE
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["DEFAULT", "DEFAULT + FASTMATH"])
+def test_packaged_base_is_what_recording_makes(name):
+    """Recording the base again makes the packaged file's contents (on a host with its tiling facts)."""
+    data = json.loads(gzip.decompress(prebuilt.packaged_path(name).read_bytes()))
+    made = optimize._EGGLOG_THREAD.run(prebuilt.generate, name, optimize._describe)
+    assert json.loads(json.dumps(made)) == data, REGENERATE

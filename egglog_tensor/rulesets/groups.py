@@ -19,6 +19,7 @@ Generator = Callable[..., Iterable[Any]]
 GROUPS: dict[str, Ruleset] = {}  # every group, by name, in order of definition
 _MADE: dict[str, list[Any]] = {}  # each group's rules, once a ruleset holding them is expanded
 _INDEX: dict[object, str] = {}  # rule declaration -> its group's name (filled by group_of)
+_INDEXED: list[int] = [0]  # how many made rules `_INDEX` holds
 NEEDS: dict[str, frozenset[str]] = {}  # each inexact group's fast-math flags, by name, in order of definition
 
 
@@ -53,10 +54,12 @@ def group(name: str, *parents: Ruleset, needs: Iterable[str] = ()) -> Callable[[
 
 def group_of(rule: object) -> str | None:
     """The name of the group holding `rule` (an egglog rule declaration, as a RunReport names it), or
-    None for a rule in no group (a user's own). A rule that ran was made, so only made rules are looked at."""
-    if rule not in _INDEX:
+    None for a rule in no group (a user's own). A rule that ran was made, so only made rules are looked at;
+    they are indexed again only when more were made (a rule in no group asked for again costs one lookup)."""
+    if rule not in _INDEX and (count := sum(map(len, _MADE.values()))) != _INDEXED[0]:
         for name, made in _MADE.items():
             _INDEX.update((r.decl, name) for r in made)
+        _INDEXED[0] = count
     return _INDEX.get(rule)
 
 
