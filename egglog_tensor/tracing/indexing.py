@@ -130,8 +130,8 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "r
 
 @implements("take_along_axis")
 def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tracer:
-    """np.take_along_axis: traced indices as one gather; constant ones when they are the same
-    along every other axis (then a take)."""
+    """np.take_along_axis: traced indices, or constant ones differing along other axes, as one gather;
+    constant ones the same along every other axis as a take (views)."""
     x = as_tracer(trace_of([arr, indices]), arr)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
@@ -149,9 +149,8 @@ def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tracer:
     if constant is None:
         return gather_along(x, broadcast_to(_valid(indices, x.shape[ax], ax, "raise"), shape), ax)
     line = np.moveaxis(constant, ax, -1).reshape(-1, constant.shape[ax]) if constant.size else constant
-    if constant.size and not (line == line[:1]).all():
-        raise fail(UnsupportedError, "np.take_along_axis with constant indices that differ along other axes: "
-                                     "pass them as a kernel argument instead")
+    if constant.size and not (line == line[:1]).all():  # differing along other axes: a gather reading them
+        return gather_along(x, broadcast_to(valid_indices(x._trace, constant, x.shape[ax], ax), shape), ax)
     along = line[0] if constant.size else np.zeros(0, np.int64)
     taken = take_constant(x, _checked(along, x.shape[ax], ax), ax)
     return broadcast_to(taken, shape)

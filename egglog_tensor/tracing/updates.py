@@ -129,7 +129,8 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
         raise fail(UnsupportedError, "np.put_along_axis into an array the kernel did not receive or make "
                                      "is not supported; pass it as an argument or write into a copy")
     trace = arr._trace
-    x, ax = (reshape(arr, (-1,)), 0) if axis is None else (arr, normalize_axis(arr.ndim, axis))
+    x = result(trace, arr._node, arr._weak)  # arr's value (a reshape of arr itself would freeze it against writes)
+    x, ax = (reshape(x, (-1,)), 0) if axis is None else (x, normalize_axis(arr.ndim, axis))
     if np.ndim(indices) != x.ndim:
         raise fail(TracingError, "`indices` and `arr` must have the same number of dimensions")
     k = valid_indices(trace, indices, x.shape[ax], ax)
