@@ -167,7 +167,7 @@ def _index_reduce(op: str) -> Infer:
 
 
 def _scan(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
-    """cumsum/cumprod along one axis of an array of rank >= 1: its shape and dtype."""
+    """cumsum/cumprod/cummax/cummin along one axis of an array of rank >= 1: its shape and dtype."""
     (x,) = ins
     if not 0 <= attrs[0] < len(x.shape):
         raise TracingError(f"axis {attrs[0]} is out of bounds for an array of shape {x.shape}")
@@ -351,8 +351,8 @@ _RECORDS = [
       for name in ("sum", "max", "min", "prod")),
     # reductions (issue 24): argmax/argmin, the row-major index within `axes` of the first max/min (NaN first)
     *(OpDef(name, Kind.REDUCTION | Kind.INDEX, 1, ("axes",), f"Tensor.{name}", _index_reduce(name)) for name in ("argmax", "argmin")),
-    # scans (issue 24, tracing/scans.py): the running sum/product along `axis`, emitted as loops carrying it
-    *(OpDef(name, Kind.SCAN, 1, ("axis",), f"Tensor.{name}", _scan) for name in ("cumsum", "cumprod")),
+    # scans (issue 24, tracing/scans.py): the running sum/product/max/min along `axis`, emitted as loops carrying it
+    *(OpDef(name, Kind.SCAN, 1, ("axis",), f"Tensor.{name}", _scan) for name in ("cumsum", "cumprod", "cummax", "cummin")),
     # sorts (tracing/sorting.py): a stable merge sort of each row of the last axis, NaN last; searchsorted
     # (right: 0 or 1, NumPy's side) a binary search of the sorted 1-D a for each element of v
     *(OpDef(name, Kind.SORT, 1, (), f"Tensor.{name}", _sort(name)) for name in ("sort", "argsort")),

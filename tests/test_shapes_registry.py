@@ -193,7 +193,8 @@ PROGRAMS = {
     "reductions rank 3": (lambda x: sum(getattr(np, r)(x, axis=a).sum() for r in ("sum", "max", "min", "prod")
                                         for a in (0, 1, 2, (0, 1), (0, 2), (1, 2), None)), f64(2, 3, 4)),
     "index reductions": (lambda x: np.argmax(x, axis=1) + np.argmin(x) + np.argmax(x.reshape(2, 2, 5), axis=1).sum(), f64(4, 5)),
-    "scans": (lambda x: np.cumsum(x * 2.0, axis=1) + np.cumprod(x, axis=0) + np.cumsum(x).reshape(4, 5), f64(4, 5)),
+    "scans": (lambda x: np.cumsum(x * 2.0, axis=1) + np.cumprod(x, axis=0) + np.cumsum(x).reshape(4, 5)
+              + np.maximum.accumulate(x, axis=1) - np.minimum.accumulate(x), f64(4, 5)),
     "sorts": (lambda x: np.sort(x * 2.0, axis=0) + np.argsort(x, axis=1) + np.median(x, axis=1, keepdims=True)
               + np.searchsorted(x[0], x, side="right"), f64(4, 5)),
     "reductions rank 2 and 1, keepdims": (lambda x, v: x.sum(axis=1, keepdims=True) + x.max(axis=0) + v.prod() + x.min(), f64(4, 5), f64(5)),

@@ -620,7 +620,7 @@ class Emitter:
 
     # --- scans ---------------------------------------------------------------------------------
     def _scan(self, node: Node) -> ir.Value:
-        """cumsum/cumprod along `axis`, its producers fused; a long axis the other loops cannot give
+        """cumsum/cumprod/cummax/cummin along `axis`, its producers fused; a long axis the other loops cannot give
         the threads work over is scanned in two passes over blocks (_blocked_scan)."""
         (x,) = node.inputs
         axis, op = node.attr("axis"), _SCAN_OPS[node.op]
@@ -687,7 +687,7 @@ class Emitter:
         dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
         running = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i != axis])
         iterators = ["reduction" if i == axis else "parallel" for i in range(rank)]
-        name = "add" if op == "sum" else "multiply"
+        name = scalar.STEPS[op]
 
         def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
             step = scalar.apply(name, dtype, dtype, [args[-2], value])
@@ -717,7 +717,7 @@ class Emitter:
         starts = tensor.expand_shape(ir.RankedTensorType.get(list(kept), scalar.storage_type(dtype)), start, groups, [], list(kept))
         running = ir.AffineMap.get(rank + 1, 0, e[:p] + [e[p], e[p + 2]])
         iterators = ["parallel"] * p + ["parallel", "reduction", "parallel"]
-        name = "add" if op == "sum" else "multiply"
+        name = scalar.STEPS[op]
 
         def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
             step = scalar.apply(name, dtype, dtype, [args[-2], value])
@@ -883,7 +883,7 @@ def constant_attr(node: Node) -> ir.DenseElementsAttr:
     return ir.DenseElementsAttr.get(data.astype(np.int8) if node.dtype == "bool" else data, type=_tensor_type(node))
 
 
-_SCAN_OPS = {"cumsum": "sum", "cumprod": "prod"}
+_SCAN_OPS = {"cumsum": "sum", "cumprod": "prod", "cummax": "max", "cummin": "min"}
 
 
 def _compose(amap: ir.AffineMap, inner: ir.AffineMap) -> ir.AffineMap:
@@ -893,8 +893,10 @@ def _compose(amap: ir.AffineMap, inner: ir.AffineMap) -> ir.AffineMap:
 
 def _scan_start(op: str, dtype: str) -> float:
     """A scan's running value before the first element: adding (multiplying) it gives the element
-    exactly, as NumPy's first output is its first element (-0.0 stays -0.0)."""
-    return (-0.0 if is_float(dtype) else 0) if op == "sum" else 1
+    exactly, as NumPy's first output is its first element (-0.0 stays -0.0; max/min: their identity)."""
+    if op == "sum":
+        return -0.0 if is_float(dtype) else 0
+    return scalar.reduction_identity(op, dtype, False)
 
 
 def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:

@@ -506,6 +506,9 @@ def reduction_identity(op: str, dtype: str, empty: bool) -> float:
     return int(info.min) if op == "max" else int(info.max)
 
 
+STEPS = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}  # a reduction's binary op
+
+
 def combine(op: str, dtype: str, value: ir.Value, acc: ir.Value) -> ir.Value:
     """One reduction step acc' = acc (op) value.
 
@@ -513,8 +516,7 @@ def combine(op: str, dtype: str, value: ir.Value, acc: ir.Value) -> ir.Value:
     reduction is unspecified (NumPy sums pairwise), and the flag lets LLVM keep vector-wide partial
     sums, as cpu-openmp keeps one partial result per thread. Nothing else in the body may be
     reassociated; max/min need no flag (they vectorize as is)."""
-    name = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}[op]
-    result = apply(name, dtype, dtype, [acc, value])
+    result = apply(STEPS[op], dtype, dtype, [acc, value])
     if is_float(dtype) and dtype not in NARROW_FLOATS and op in ("sum", "prod"):  # (narrow: the step ends in a rounding)
         result.owner.attributes["fastmath"] = ir.Attribute.parse("#arith.fastmath<reassoc>")
     return result

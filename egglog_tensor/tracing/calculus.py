@@ -1,5 +1,6 @@
 """Numerical calculus at trace time, as NumPy writes it, from existing slices, diff and sum: np.trapezoid
-(the widths times the mean of neighbours, summed) and np.gradient (central and one-sided differences)."""
+(the widths times the mean of neighbours, summed), np.gradient (central and one-sided differences),
+np.ediff1d and np.unwrap (differences corrected modulo a period, summed by cumsum)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,50 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
         pieces = [(part(1, 2) - part(0, 1)) / dx, (part(2, None) - part(None, -2)) / (2.0 * dx), (part(-1, None) - part(-2, -1)) / dx]
         outs.append(IMPLEMENTATIONS["concatenate"]([p for p in pieces if p.shape[ax]], ax))
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+@implements("ediff1d")
+def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Tracer:
+    """The differences of the flattened array, with `to_begin` and `to_end` (flattened, cast to ary's
+    dtype under NumPy's same_kind rule) around them."""
+    trace = trace_of([ary, to_end, to_begin])
+    x = as_tracer(trace, ary if isinstance(ary, Tracer) else np.asarray(ary))
+    x = reshape(x, (x.size,))
+    parts = [x[1:] - x[:-1]]
+    for name, extra, at in (("to_begin", to_begin, 0), ("to_end", to_end, len(parts) + 1)):
+        if extra is None:
+            continue
+        extra = as_tracer(trace, extra if isinstance(extra, Tracer) else np.asarray(extra))
+        if not np.can_cast(extra.dtype, x.dtype, casting="same_kind"):
+            raise fail(TracingError, f"dtype of `{name}` must be compatible with input `ary` under the `same_kind` rule.")
+        parts.insert(at, reshape(extra, (extra.size,)).astype(x.dtype))
+    return IMPLEMENTATIONS["concatenate"](parts) if len(parts) > 1 else parts[0]
+
+
+@implements("unwrap")
+def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: Any = 2 * np.pi) -> Tracer:
+    """Steps between neighbours larger than `discont` (default period / 2) replaced by their value
+    modulo `period`, the corrections summed along `axis`: NumPy's steps (ints exact with an int period)."""
+    trace = trace_of([p])
+    x = as_tracer(trace, p if isinstance(p, Tracer) else np.asarray(p))
+    ax = normalize_axis(x.ndim, axis)
+    if any(isinstance(v, Tracer) for v in (discont, period)):
+        raise fail(UnsupportedError, "np.unwrap with a traced `discont` or `period` is not supported; pass numbers")
+    dd = IMPLEMENTATIONS["diff"](x, axis=ax)
+    discont = period / 2 if discont is None else discont
+    dtype = np.result_type(dd.dtype, period)
+    if dtype.kind in "iu":
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    ddmod = np.mod(dd - -high, period) + -high
+    if ambiguous:
+        ddmod = np.where((ddmod == -high) & (dd > 0), high, ddmod)
+    correction = np.where(np.abs(dd) < discont, 0, ddmod - dd).astype(dtype)
+    later = tuple(slice(1, None) if i == ax else slice(None) for i in range(x.ndim))
+    first = tuple(slice(0, 1) if i == ax else slice(None) for i in range(x.ndim))
+    up = x.astype(dtype)
+    if not x.shape[ax]:
+        return up
+    return IMPLEMENTATIONS["concatenate"]([up[first], (x[later] + np.cumsum(correction, axis=ax)).astype(dtype)], ax)

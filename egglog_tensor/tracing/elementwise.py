@@ -11,10 +11,9 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import float_info, is_float
-from ..spec import PYTHON_SCALARS
-from .core import IMPLEMENTATIONS, Tracer, as_tracer, astype, describe, dtype_key, fail, implements, lift, normalize_axis, result, trace_of
+from .core import IMPLEMENTATIONS, Tracer, as_tracer, astype, describe, fail, implements, lift, normalize_axis, result, trace_of
 from .shapes import broadcast_to, concatenate
-from .ufuncs import apply_ufunc
+from .ufuncs import apply_ufunc, loop_dtypes
 
 
 def _power_of_ten(n: int) -> float:
@@ -70,10 +69,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: float | None
 def float_power(x1: Any, x2: Any) -> Tracer:
     """x1 ** x2 computed in float64 (NumPy's float_power: C pow, no special exponents)."""
     trace = trace_of([x1, x2])
-    keys = tuple(dtype_key(v) for v in (x1, x2))
-    if all(isinstance(k, type) for k in keys):  # no array: NumPy makes default-dtype arrays of the numbers
-        keys = tuple(np.dtype(PYTHON_SCALARS[k]) for k in keys)
-    loop = np.float_power.resolve_dtypes((*keys, None))
+    loop = loop_dtypes(np.float_power, (x1, x2))
     if loop[-1] != np.float64:
         raise fail(UnsupportedError, f"np.float_power({describe([x1, x2])}) in {loop[-1]} is not supported (float64 only)")
     return result(trace, trace.make("power", (lift(trace, x1, "float64"), lift(trace, x2, "float64"))))
@@ -224,11 +220,7 @@ def ldexp(x1: Any, x2: Any) -> Tracer:
     """x1 * 2**x2 in NumPy's loop dtype (float x1, int x2): the scaling computed in float32 (float16) or float64 and
     rounded once (exact but where that dtype itself overflows or goes subnormal)."""
     trace = trace_of([x1, x2])
-    keys = tuple(dtype_key(v) for v in (x1, x2))
-    try:
-        loop = np.ldexp.resolve_dtypes(tuple(np.dtype(PYTHON_SCALARS[k]) if isinstance(k, type) else k for k in keys) + (None,))
-    except (TypeError, np.exceptions.DTypePromotionError) as e:
-        raise fail(UnsupportedError, f"np.ldexp({describe([x1, x2])}): {e}") from None
+    loop = loop_dtypes(np.ldexp, (x1, x2))
     work = "float32" if loop[-1] == np.float16 else "float64"  # wide enough that x1 * 2**x2 rounds once, at the cast
     scale = apply_ufunc(trace, np.exp2, (as_tracer(trace, x2).astype(work),))
     return astype(apply_ufunc(trace, np.multiply, (as_tracer(trace, x1).astype(work), scale)), loop[-1].name)
@@ -274,3 +266,46 @@ def frexp(x: Any) -> tuple[Tracer, Tracer]:
     e = where(f("less", scaled(e), 0.5), f("subtract", e, 1), e)
     m = f("copysign", scaled(e), a)
     return where(special, a, m), astype(where(special, a.dtype.type(0), e), "int32")
+
+
+@implements("ufunc.nextafter")
+def nextafter(x1: Any, x2: Any) -> Tracer:
+    """The float after x1 toward x2, from frexp's exponent: |x1| plus or minus its spacing on that side (half
+    as much below a power of two; the smallest subnormal at least), sign kept; 0 steps to +-that subnormal,
+    inf to +-max; x2 itself where equal (float16: x1, as NumPy's half loop), NaN where either is."""
+    trace = trace_of([x1, x2])
+    dtype = loop_dtypes(np.nextafter, (x1, x2))[-1]
+    if dtype not in (np.float16, np.float32, np.float64):
+        raise fail(UnsupportedError, f"np.nextafter({describe([x1, x2])}) is not supported (float16, float32, float64 are)")
+    a, b = (as_tracer(trace, v).astype(dtype.name) for v in (x1, x2))
+    f = lambda name, *args: apply_ufunc(trace, getattr(np, name), args)  # noqa: E731
+    where, one = IMPLEMENTATIONS["where"], dtype.type(1)
+    info = float_info(dtype.name)
+    digits, tiny = np.finfo(dtype).nmant + 1, dtype.type(np.finfo(dtype).smallest_subnormal)
+    magnitude = f("absolute", a)
+    m, e = frexp(where(f("isfinite", a), magnitude, one))
+    below = where(f("equal", m, dtype.type(0.5)), f("subtract", e, digits + 1), f("subtract", e, digits))
+    up = f("add", magnitude, f("maximum", ldexp(one, f("subtract", e, digits)), tiny))
+    down = f("subtract", magnitude, f("maximum", ldexp(one, below), tiny))
+    away = f("equal", f("greater", b, a), f("greater", a, 0))
+    stepped = where(f("isinf", a), dtype.type(info.max), where(away, up, down))
+    stepped = where(f("equal", a, 0), f("copysign", tiny, b), f("copysign", stepped, a))
+    stepped = where(f("equal", a, b), a if dtype == np.float16 else b, stepped)  # (NumPy's half loop: x; C's nextafter: y)
+    return where(f("logical_or", f("isnan", a), f("isnan", b)), f("add", a, b), stepped)
+
+
+@implements("ufunc.spacing")
+def spacing(x: Any) -> Tracer:
+    """The distance from x to the next float away from zero (negative for negative x; 0: the smallest
+    subnormal; float16 as NumPy's half loop)."""
+    trace = trace_of([x])
+    dtype = loop_dtypes(np.spacing, (x,))[-1]
+    a = as_tracer(trace, x).astype(dtype.name)
+    f = lambda name, *args: apply_ufunc(trace, getattr(np, name), args)  # noqa: E731
+    step = f("subtract", nextafter(a, f("copysign", dtype.type(np.inf), a)), a)
+    if dtype == np.float16:  # NumPy's half loop: for negative x, |x| less the float below |x| (positive)
+        magnitude = f("absolute", a)
+        below = f("subtract", magnitude, nextafter(magnitude, 0))
+        step = IMPLEMENTATIONS["where"](f("logical_and", f("signbit", a), f("isfinite", a)), below, step)
+    return IMPLEMENTATIONS["where"](f("equal", a, 0), dtype.type(np.finfo(dtype).smallest_subnormal), step)
+

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
-from .core import IMPLEMENTATIONS, Tracer, ancestors, as_tracer, fail, implements, lift, normalize_axis, result, trace_of, user_location
+from .core import IMPLEMENTATIONS, Trace, Tracer, ancestors, as_tracer, fail, implements, lift, normalize_axis, result, trace_of, user_location
 from .rearrange import runs, take_static
 from .shapes import broadcast_to, reshape, transpose
 
@@ -77,6 +77,20 @@ def gather(x: Tracer, k: Tracer, axis: int) -> Tracer:
     return result(trace, trace.make("gather", (x._node, lift(trace, idx, "int64")), (axis,)), x._weak)
 
 
+def gather_along(x: Tracer, k: Tracer, axis: int) -> Tracer:
+    """x's elements at valid int64 indices `k` along `axis` (k of the result's shape): the gather op."""
+    return result(x._trace, x._trace.make("gather", (x._node, lift(x._trace, k, "int64")), (axis,)), x._weak)
+
+
+def valid_indices(trace: Trace, k: Any, n: int, axis: int) -> Tracer:
+    """Indices into an axis of size n, negatives wrapped: constant ones checked now, traced ones at run
+    time (out-of-range ones read at 0 and flagged for the call to raise IndexError)."""
+    constant = _constant(k)
+    if constant is None:
+        return _valid(k, n, axis, "raise")
+    return as_tracer(trace, _checked(constant, n, axis) if constant.size else constant)
+
+
 def take_constant(x: Tracer, k: np.ndarray, axis: int) -> Tracer:
     """x.take(k, axis) for valid constant indices: views of x (one slice per arithmetic run)."""
     flat = k.ravel().tolist()
@@ -116,8 +130,8 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "r
 
 @implements("take_along_axis")
 def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tracer:
-    """np.take_along_axis: traced indices as one gather; constant ones when they are the same
-    along every other axis (then a take)."""
+    """np.take_along_axis: traced indices, or constant ones differing along other axes, as one gather;
+    constant ones the same along every other axis as a take (views)."""
     x = as_tracer(trace_of([arr, indices]), arr)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
@@ -133,12 +147,10 @@ def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tracer:
     shape = shape[:ax] + (shape_k[ax],) + shape[ax + 1 :]
     constant = _constant(indices)
     if constant is None:
-        k = broadcast_to(_valid(indices, x.shape[ax], ax, "raise"), shape)
-        return result(x._trace, x._trace.make("gather", (x._node, k._node), (ax,)), x._weak)
+        return gather_along(x, broadcast_to(_valid(indices, x.shape[ax], ax, "raise"), shape), ax)
     line = np.moveaxis(constant, ax, -1).reshape(-1, constant.shape[ax]) if constant.size else constant
-    if constant.size and not (line == line[:1]).all():
-        raise fail(UnsupportedError, "np.take_along_axis with constant indices that differ along other axes: "
-                                     "pass them as a kernel argument instead")
+    if constant.size and not (line == line[:1]).all():  # differing along other axes: a gather reading them
+        return gather_along(x, broadcast_to(valid_indices(x._trace, constant, x.shape[ax], ax), shape), ax)
     along = line[0] if constant.size else np.zeros(0, np.int64)
     taken = take_constant(x, _checked(along, x.shape[ax], ax), ax)
     return broadcast_to(taken, shape)

@@ -1,5 +1,6 @@
-"""Scans (issue 24): cumsum/cumprod, their nan- forms and cumulative_sum/cumulative_prod, on the
-`cumsum`/`cumprod` primitives (a running value along one axis), with NumPy's accumulator dtypes."""
+"""Scans (issue 24): cumsum/cumprod, their nan- forms, cumulative_sum/cumulative_prod and
+`ufunc.accumulate`, on the `cumsum`/`cumprod`/`cummax`/`cummin` primitives (a running value along one
+axis), with NumPy's accumulator dtypes."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError
+from ..errors import TracingError, UnsupportedError
 from ..graph import is_float
 from .core import (
     Tracer,
@@ -25,11 +26,14 @@ from .shapes import concatenate, reshape
 from .statistics import _filled, _no_out
 
 _IDENTITY = {"cumsum": 0, "cumprod": 1}
+# ufunc -> its scan; logical_and/or scan the array read as bool (True > False) by min/max
+ACCUMULATE_UFUNCS = {"add": "cumsum", "multiply": "cumprod", "maximum": "cummax", "minimum": "cummin",
+                     "logical_and": "cummin", "logical_or": "cummax"}
 
 
 def scan(op: str, a: Any, axis: Any, dtype: Any, out: Any) -> Tracer:
-    """np.cumsum/np.cumprod: the running sum/product along `axis` (None: of the flattened array),
-    in `dtype` (else a's, small ints and bool widened to int64), the input cast to it first."""
+    """The running sum/product/max/min along `axis` (None: of the flattened array), in `dtype`
+    (else a's; for sums and products small ints and bool widen to int64), the input cast to it first."""
     _no_out(op, out)
     trace = trace_of([a])
     x = as_tracer(trace, a)
@@ -38,7 +42,10 @@ def scan(op: str, a: Any, axis: Any, dtype: Any, out: Any) -> Tracer:
             normalize_axis(1, axis)
         x, axis = reshape(x, (x.size,)), 0
     axis = normalize_axis(x.ndim, axis)
-    target = dtype_name(dtype) if dtype is not None else accumulator_dtype(x.dtype.name)
+    if dtype is not None:
+        target = dtype_name(dtype)
+    else:
+        target = accumulator_dtype(x.dtype.name) if op in _IDENTITY else x.dtype.name
     node = lift(trace, x, target)
     if not x.size:
         return result(trace, node)
@@ -103,3 +110,22 @@ def cumulative_prod(x: Any, /, *, axis: Any = None, dtype: Any = None, out: Any 
     """np.cumulative_prod: cumprod, optionally starting with 1."""
     return _cumulative("cumprod", x, axis, dtype, out, include_initial)
 
+
+
+@implements("ufunc.accumulate")
+def ufunc_accumulate(ufunc: np.ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any = None) -> Tracer:
+    """`np.add.accumulate(x, axis, dtype)` and kin: NumPy's default axis 0, a 0-d array refused, logical
+    ufuncs giving bool; maximum/minimum propagate NaN as np.maximum does."""
+    name = ufunc.__name__
+    if name not in ACCUMULATE_UFUNCS:
+        raise fail(UnsupportedError, f"np.{name}.accumulate is not supported (accumulating ufuncs: {', '.join(ACCUMULATE_UFUNCS)})")
+    x = as_tracer(trace_of([array]), array)
+    if not x.ndim:
+        raise fail(TracingError, "cannot accumulate on a scalar")
+    if axis is None and x.ndim > 1 or isinstance(axis, (tuple, list)):
+        raise fail(TracingError, "accumulate does not allow multiple axes")
+    if name.startswith("logical_"):
+        if dtype not in (None, bool, np.bool_, "bool"):
+            raise fail(UnsupportedError, f"np.{name}.accumulate(dtype={dtype!r}) is not supported; its result is bool")
+        x, dtype = x.astype("bool"), None
+    return scan(ACCUMULATE_UFUNCS[name], x, 0 if axis is None else axis, dtype, out)

@@ -25,14 +25,8 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     name = _UFUNC_OPS.get(ufunc.__name__, ufunc.__name__)
     if name not in UNARY and name not in BINARY and name not in ("positive", "matmul"):
         raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}) is not supported")
-    keys = tuple(dtype_key(v) for v in inputs)
-    all_weak = all(isinstance(k, type) for k in keys)
-    if all_weak:  # no array takes part: NumPy makes default-dtype arrays of the Python numbers
-        keys = tuple(np.dtype(PYTHON_SCALARS[k]) for k in keys)
-    try:
-        loop = ufunc.resolve_dtypes((*keys, None))
-    except (TypeError, np.exceptions.DTypePromotionError) as e:
-        raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}): {e}") from None
+    loop = loop_dtypes(ufunc, inputs)
+    all_weak = all(isinstance(dtype_key(v), type) for v in inputs)
     check_dtype(ufunc.__name__, loop, inputs)
     if name in PREDICATES and loop[0].kind in "iu":
         if any(type(v) is int and not -(2**63) <= v < 2**63 for v in inputs):  # beyond int64: one answer for every element
@@ -53,6 +47,17 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
         if node is not None:
             return result(trace, node, weak)
     return result(trace, trace.make(name, nodes), weak)
+
+
+def loop_dtypes(ufunc: np.ufunc, inputs: Sequence[Any]) -> tuple[np.dtype, ...]:
+    """NumPy's loop dtypes for `ufunc` on these inputs (Python numbers weak), or UnsupportedError."""
+    keys = tuple(dtype_key(v) for v in inputs)
+    if all(isinstance(k, type) for k in keys):  # no array takes part: NumPy makes default-dtype arrays of the Python numbers
+        keys = tuple(np.dtype(PYTHON_SCALARS[k]) for k in keys)
+    try:
+        return ufunc.resolve_dtypes((*keys, None))
+    except (TypeError, np.exceptions.DTypePromotionError) as e:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}): {e}") from None
 
 
 def exact_int_comparison(loop: Sequence[np.dtype], inputs: Sequence[Any]) -> Sequence[np.dtype]:

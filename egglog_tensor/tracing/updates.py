@@ -1,4 +1,5 @@
-"""In-place updates of the arrays a kernel owns: `B[1:-1] = v`, `B[i] += v`, `B[mask] = v`, `x += y`.
+"""In-place updates of the arrays a kernel owns: `B[1:-1] = v`, `B[i] += v`, `B[mask] = v`, `x += y`,
+`np.put_along_axis`.
 
 Each is traced as a functional update that rebinds the written array (a strided box replaced:
 `update_slice`; a mask: `where`); the views taken of it follow (core.derived), as NumPy's views
@@ -15,7 +16,8 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import Node
-from .core import Trace, Tracer, as_tracer, base_of, box_of, fail, implements, lift, result, trace_of
+from .core import Trace, Tracer, as_tracer, base_of, box_of, fail, implements, lift, normalize_axis, result, trace_of
+from .indexing import gather_along, valid_indices
 from .shapes import basic_index, broadcast_to, reshape
 
 
@@ -116,3 +118,37 @@ def masked(x: Tracer, at: int, mask: Any, value: Any) -> Tracer:
     v = trace.make("reshape", (v,), (lead + (1,) * m.ndim + rest,))
     cond = reshape(m, (1,) * at + m.shape + (1,) * len(rest))._node
     return result(trace, trace.make("where", (cond, v, x._node)))
+
+
+@implements("put_along_axis")
+def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
+    """np.put_along_axis: arr's elements at `indices` along `axis` (None: of the flattened array) set
+    to `values` broadcast to the indices' shape, a functional update of arr: each position along the
+    axis takes the last value NumPy writes to it (the largest index j with indices[j] == position)."""
+    if not isinstance(arr, Tracer):
+        raise fail(UnsupportedError, "np.put_along_axis into an array the kernel did not receive or make "
+                                     "is not supported; pass it as an argument or write into a copy")
+    trace = arr._trace
+    x = result(trace, arr._node, arr._weak)  # arr's value (a reshape of arr itself would freeze it against writes)
+    x, ax = (reshape(x, (-1,)), 0) if axis is None else (x, normalize_axis(arr.ndim, axis))
+    if np.ndim(indices) != x.ndim:
+        raise fail(TracingError, "`indices` and `arr` must have the same number of dimensions")
+    k = valid_indices(trace, indices, x.shape[ax], ax)
+    try:
+        shape = tuple(np.broadcast_shapes(x.shape[:ax] + (1,) + x.shape[ax + 1:], k.shape[:ax] + (1,) + k.shape[ax + 1:]))
+    except ValueError:
+        raise fail(TracingError, f"put_along_axis: shapes {x.shape} and {k.shape} do not broadcast outside axis {ax}") from None
+    if shape[:ax] + shape[ax + 1:] != x.shape[:ax] + x.shape[ax + 1:]:
+        raise fail(UnsupportedError, f"np.put_along_axis: indices of shape {k.shape} reach past arr's shape {x.shape} "
+                                     "outside the axis (NumPy writes each element several times)")
+    shape = shape[:ax] + (k.shape[ax],) + shape[ax + 1:]
+    v = result(trace, assigned(trace, values, shape, x._node.dtype))
+    n, count = x.shape[ax], shape[ax]
+    if not count or not x.size:
+        return
+    k = np.moveaxis(broadcast_to(k, shape).astype("int64"), ax, -1)
+    hits = np.expand_dims(k, -2) == np.arange(n).reshape(n, 1)  # (..., n, count): position p written by index j
+    last = np.max(np.where(hits, np.arange(count), -1), axis=-1)  # the last j writing p, -1: none
+    written = gather_along(np.moveaxis(v, ax, -1), np.maximum(last, 0), x.ndim - 1)
+    updated = np.moveaxis(np.where(last >= 0, written, np.moveaxis(x, ax, -1)), -1, ax)
+    store(arr, reshape(updated, arr.shape))
