@@ -1,5 +1,6 @@
-"""Reduction and scan benchmark (issue 24): argmax, cumsum and var over a 4096x4096 float32 array,
-along axis 0, axis 1 and flattened, against NumPy, with the memory roofline as benchmarks/run.py
+"""Reduction, scan and sort benchmark (issue 24): argmax, cumsum and var over a 4096x4096 float32 array,
+along axis 0, axis 1 and flattened, any/all of a data check (scikit-learn's isfinite guard), sort and
+argsort along rows and flattened, against NumPy, with the memory roofline as benchmarks/run.py
 reports it (the input read once and the output written once, at the copy bandwidth it measures).
 
     python benchmarks/bench_reductions.py              # every case, 9 rounds
@@ -67,7 +68,28 @@ def var_flat(x):
     return np.var(x)
 
 
-CASES = (argmax_cols, argmax_rows, argmax_flat, argmax_scaled_rows, argmax_softmax_rows, cumsum_cols, cumsum_rows, cumsum_flat, var_cols, var_rows, var_flat)
+def isfinite_all(x):
+    return np.isfinite(x).all()
+
+
+def isnan_any(x):
+    return np.isnan(x).any()
+
+
+def sort_rows(x):
+    return np.sort(x, axis=1)
+
+
+def sort_flat(x):
+    return np.sort(x, axis=None)
+
+
+def argsort_flat(x):
+    return np.argsort(x, axis=None)
+
+
+CASES = (argmax_cols, argmax_rows, argmax_flat, argmax_scaled_rows, argmax_softmax_rows, cumsum_cols, cumsum_rows, cumsum_flat, var_cols, var_rows,
+         var_flat, isfinite_all, isnan_any, sort_rows, sort_flat, argsort_flat)
 
 
 def main() -> None:

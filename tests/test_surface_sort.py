@@ -59,6 +59,16 @@ def test_long_row() -> None:
     exact(lambda a: (np.sort(a, kind="stable"), np.argsort(a, kind="stable")), i)
 
 
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+def test_many_long_rows_radix(target: str) -> None:
+    """8,192 rows of 300 (radix sorts: counts reused row after row; space per row on the stack overflowed it),
+    float32 with NaN, +-inf, -0.0 and ties, and int8 (one pass), in rows and down the columns."""
+    x = make_array(6, "float32", (8192, 300), lo=-50, hi=50, special=True, integral=True)
+    exact(lambda a: (np.sort(a, kind="stable"), np.argsort(a, kind="stable")), x, target=target)
+    i = make_array(7, "int8", (300, 8192), lo=-128, hi=127)
+    exact(lambda a: (np.sort(a, kind="stable"), np.argsort(a, axis=0, kind="stable")), i, target=target)
+
+
 @pytest.mark.parametrize("target", ["cpu-openmp"])
 def test_many_short_rows(target: str) -> None:
     """20,000 rows of 3, shared among the threads: an OpenMP region per sort (on "cpu" none; a long row stays serial)."""

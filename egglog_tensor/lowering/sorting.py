@@ -47,11 +47,14 @@ def sort_rows(flat: ir.Value, rows: int, n: int, dtype: str, indices: bool, para
 
 
 RADIX_MIN = 256  # rows at least this long: radix passes (bytes of the key) instead of log2(n) merge passes
+PARALLEL_CHUNKS = 64  # cpu-openmp: the rows in this many chunks (at most), each with its own counts
 _RADIX_KEYS = {"float32": "uint32", "float64": "uint64", **{f"{k}int{b}": f"uint{b}" for k in ("", "u") for b in (8, 16, 32, 64)}}
 
 
 def _radix_rows(flat: ir.Value, rows: int, n: int, dtype: str, indices: bool, parallel: bool) -> ir.Value:
-    """sort_rows by an LSD radix sort of each row's unsigned keys (_radix_key), a byte per pass."""
+    """sort_rows by an LSD radix sort of each row's unsigned keys (_radix_key), a byte per pass. The rows go
+    in PARALLEL_CHUNKS contiguous chunks on cpu-openmp (an scf.parallel the openmp stage shares among the
+    threads), each chunk with its own 256 counts, reused row after row (a buffer, not the stack)."""
     key_dtype = _RADIX_KEYS[dtype]
     carried = "int64" if indices else dtype
     values = _alloc(rows * n, dtype)
@@ -60,23 +63,27 @@ def _radix_rows(flat: ir.Value, rows: int, n: int, dtype: str, indices: bool, pa
     moved = [_alloc(rows * n, carried), _alloc(rows * n, carried)] if indices else [values, _alloc(rows * n, carried)]
     passes = scalar._bits(key_dtype) // 8
     key_type = scalar.element_type(key_dtype)
-    body = _each(rows, parallel)
-    with ir.InsertionPoint(body):
-        base = arith.muli(body.arguments[0], _index(n))
-        each = scf.ForOp(_index(0), _index(n), _index(1))
-        with ir.InsertionPoint(each.body):
-            at = arith.addi(base, each.induction_variable)
-            memref.store(_radix_key(memref.load(values, [at]), dtype), keys[0], [at])
-            if indices:
-                memref.store(arith.index_cast(ir.IntegerType.get_signless(64), each.induction_variable), moved[0], [at])
-            scf.YieldOp([])
-        scope = memref.AllocaScopeOp([])
-        with ir.InsertionPoint(scope.regions[0].blocks.append()):
-            counts = memref.alloca(ir.MemRefType.get([256], ir.IndexType.get()), [], [])
+    chunks = min(rows, PARALLEL_CHUNKS) if parallel else 1
+    counts = memref.alloc(ir.MemRefType.get([chunks * 256], ir.IndexType.get()), [], [])
+    chunk = _each(chunks, chunks > 1)
+    with ir.InsertionPoint(chunk):
+        c = chunk.arguments[0]
+        first, end = (arith.divui(arith.muli(i, _index(rows)), _index(chunks)) for i in (c, arith.addi(c, _index(1))))
+        row = scf.ForOp(first, end, _index(1))
+        with ir.InsertionPoint(row.body):
+            base = arith.muli(row.induction_variable, _index(n))
+            each = scf.ForOp(_index(0), _index(n), _index(1))
+            with ir.InsertionPoint(each.body):
+                at = arith.addi(base, each.induction_variable)
+                memref.store(_radix_key(memref.load(values, [at]), dtype), keys[0], [at])
+                if indices:
+                    memref.store(arith.index_cast(ir.IntegerType.get_signless(64), each.induction_variable), moved[0], [at])
+                scf.YieldOp([])
+            mine = arith.muli(c, _index(256))
             for p in range(passes):
-                _radix_pass(keys[p % 2], moved[p % 2], keys[1 - p % 2], moved[1 - p % 2], counts, base, n, 8 * p, key_type)
-            memref.AllocaScopeReturnOp([])
-        _close(parallel)
+                _radix_pass(keys[p % 2], moved[p % 2], keys[1 - p % 2], moved[1 - p % 2], (counts, mine), base, n, 8 * p, key_type)
+            scf.YieldOp([])
+        _close(chunks > 1)
     result = moved[passes % 2]
     return bufferization.to_tensor(ir.RankedTensorType.get([rows * n], result.type.element_type), result, restrict=True)
 
@@ -94,17 +101,18 @@ def _radix_key(value: ir.Value, dtype: str) -> ir.Value:
     return arith.xori(key, scalar.constant(-(1 << (bits - 1)), scalar.KEYS[dtype]))
 
 
-def _radix_pass(keys: ir.Value, moved: ir.Value, keys_to: ir.Value, moved_to: ir.Value, counts: ir.Value, base: ir.Value,
-                n: int, shift: int, key_type: ir.Type) -> None:
+def _radix_pass(keys: ir.Value, moved: ir.Value, keys_to: ir.Value, moved_to: ir.Value, counts: tuple[ir.Value, ir.Value],
+                base: ir.Value, n: int, shift: int, key_type: ir.Type) -> None:
     """One stable counting pass of the byte at `shift` of the row at `base`: keys and what moves with them,
-    scattered in order to where that byte's count puts them."""
+    scattered in order to where that byte's count puts them. `counts`: a buffer and where its 256 start."""
     zero = _index(0)
+    counts, start = counts
 
     def digit(at: ir.Value) -> ir.Value:
         byte = arith.andi(arith.shrui(memref.load(keys, [at]), arith.constant(key_type, shift)), arith.constant(key_type, 255))
-        return arith.index_castui(ir.IndexType.get(), byte)
+        return arith.addi(start, arith.index_castui(ir.IndexType.get(), byte))
 
-    clear = scf.ForOp(zero, _index(256), _index(1))
+    clear = scf.ForOp(start, arith.addi(start, _index(256)), _index(1))
     with ir.InsertionPoint(clear.body):
         memref.store(zero, counts, [clear.induction_variable])
         scf.YieldOp([])
@@ -113,7 +121,7 @@ def _radix_pass(keys: ir.Value, moved: ir.Value, keys_to: ir.Value, moved_to: ir
         d = digit(arith.addi(base, count.induction_variable))
         memref.store(arith.addi(memref.load(counts, [d]), _index(1)), counts, [d])
         scf.YieldOp([])
-    starts = scf.ForOp(zero, _index(256), _index(1), [zero])
+    starts = scf.ForOp(start, arith.addi(start, _index(256)), _index(1), [zero])
     with ir.InsertionPoint(starts.body):
         b, total = starts.induction_variable, starts.inner_iter_args[0]
         size = memref.load(counts, [b])
