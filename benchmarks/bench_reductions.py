@@ -85,7 +85,7 @@ def sort_flat(x):
 
 
 def argsort_flat(x):
-    return np.argsort(x, axis=None)
+    return np.argsort(x, axis=None, kind="stable")  # (ours is stable: NumPy's default quicksort orders ties otherwise)
 
 
 CASES = (argmax_cols, argmax_rows, argmax_flat, argmax_scaled_rows, argmax_softmax_rows, cumsum_cols, cumsum_rows, cumsum_flat, var_cols, var_rows,
