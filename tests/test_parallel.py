@@ -108,7 +108,7 @@ def three_ways(op):
 
 
 @pytest.mark.parametrize("op", list(REDUCTIONS))
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", [d if d in ("float32", "bool") else pytest.param(d, marks=pytest.mark.slow) for d in DTYPES])  # (a sweep)
 def test_reductions_split(op, dtype) -> None:
     """Row (split over rows), column (split over columns) and full reductions (split reduction), 3
     threads: each of the three is split three ways (an scf.forall of 3 in the `parallel` stage; a bool

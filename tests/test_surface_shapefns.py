@@ -59,7 +59,7 @@ REARRANGE = {
 }
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("dtype", ["float32", *(pytest.param(d, marks=pytest.mark.slow) for d in ("float64", "int64"))])  # (a sweep)
 @pytest.mark.parametrize("name", list(REARRANGE))
 def test_rearrange_matches_numpy(name: str, dtype: str) -> None:
     check(REARRANGE[name], make_array(1, dtype, (4, 6)))

@@ -65,7 +65,7 @@ MATMUL_SHAPES = [  # (m, k, n): tiny, prime, not divisible by any tile, size 0, 
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("dtype", [np.float32, *(pytest.param(d, marks=pytest.mark.slow) for d in (np.float64, np.int32, np.int64))])  # (a sweep)
 @pytest.mark.parametrize("mkn", MATMUL_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_matmul_matches_numpy(target, dtype, mkn) -> None:
     m, k, n = mkn
@@ -73,7 +73,7 @@ def test_matmul_matches_numpy(target, dtype, mkn) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.int64, marks=pytest.mark.slow)])  # (a sweep)
 @pytest.mark.parametrize(
     ("name", "fn", "shapes"),
     [
@@ -195,7 +195,7 @@ BATCH_SHAPES = [  # (batch, m, k, n): tiny, unit m / n / k (left to loops), rema
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("dtype", [np.float32, *(pytest.param(d, marks=pytest.mark.slow) for d in (np.float64, np.int32))])  # (a sweep)
 @pytest.mark.parametrize("bmkn", BATCH_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_batch_matmul_matches_numpy(target, dtype, bmkn) -> None:
     nb, m, k, n = bmkn
@@ -541,7 +541,7 @@ def _buffers(bufferized: str) -> list[str]:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("dtype", [np.float32, *(pytest.param(d, marks=pytest.mark.slow) for d in (np.float64, np.int32))])  # (a sweep)
 @pytest.mark.parametrize(("mkn", "tiles", "packed", "panels"), PACKED, ids=[f"{m}x{k}x{n}-{t[1]}" for (m, k, n), t, *_ in PACKED])
 def test_packed_blocks_match_numpy(target, dtype, mkn, tiles, packed, panels) -> None:
     m, k, n = mkn
@@ -722,7 +722,7 @@ def _chain_mv(a, b, x):
     return (a @ b) @ x
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("dtype", [np.int32, *(pytest.param(d, marks=pytest.mark.slow) for d in (np.float32, np.float64))])  # (int32: the chain that aborted)
 @pytest.mark.parametrize(("mkn", "tiles"), [
     ((96, 128, 160), (16, 32, 96)),  # one register tile of columns per block (int32 chain: aborted in MLIR)
     ((64, 96, 160), (16, 32, 96)),  # ... with whole k steps (failed to link: memrefCopy)
