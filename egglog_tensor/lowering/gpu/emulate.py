@@ -353,18 +353,21 @@ EMULATION = Pipeline("gpu-emulation", (Passes("llvm", PASSES),))
 
 def emulate(comp: Any, *arrays: np.ndarray) -> list[np.ndarray]:
     """Run a GPU compilation's (`et.kernel(f, target="rocdl:...").inspect(...)`) kernels on the CPU on
-    `arrays` (its traced signature, C-contiguous): its outputs."""
+    `arrays` (its traced signature: C-contiguous where its specs say C, else any strides): its outputs."""
     outs = [np.empty(o.shape, o.dtype) for o in comp.outputs]
-    run_emulated(comp.stage("noalias"), comp.options.target.device.wave, arrays, outs)
+    run_emulated(comp.stage("noalias"), comp.options.target.device.wave, arrays, outs, [s.layout == "C" for s in comp.specs])
     return outs
 
 
-def run_emulated(text: str, wave: int, arrays: Sequence[np.ndarray], outs: Sequence[np.ndarray]) -> None:
+def run_emulated(text: str, wave: int, arrays: Sequence[np.ndarray], outs: Sequence[np.ndarray],
+                 contiguous: Sequence[bool] | None = None) -> None:
     """Run a `noalias`-stage module's kernels (launched by its @kernel, waves of `wave` lanes) on the CPU:
-    `arrays` its C-contiguous inputs, `outs` the outputs it writes."""
+    `arrays` its inputs (C-contiguous, or as `contiguous` says: a Fortran-order argument is read through its
+    strides), `outs` the outputs it writes."""
     host = host_module(text, wave)
     llvm_ir = lower_to_llvm_ir(run_pipeline(host, EMULATION, printed=False).final)
     module = load_llvm_ir(llvm_ir, Target.host())
-    types = [ArgType(a.dtype, a.shape, contiguous=True) for a in arrays] + \
+    contiguous = [True] * len(arrays) if contiguous is None else contiguous
+    types = [ArgType(a.dtype, a.shape, contiguous=c) for a, c in zip(arrays, contiguous, strict=True)] + \
         [ArgType(o.dtype, o.shape, contiguous=True, writable=True) for o in outs]
     NativeFunction(module.address(SYMBOL), types, owner=module)(*arrays, *outs)
