@@ -89,16 +89,12 @@ def _radix_rows(flat: ir.Value, rows: int, n: int, dtype: str, indices: bool, pa
 
 
 def _radix_key(value: ir.Value, dtype: str) -> ir.Value:
-    """A stored element as the unsigned integer whose order is NumPy's sort order."""
-    if is_float(dtype):
-        key = scalar.order_key("max", dtype, value)  # (signed order; NaN the largest)
-    else:
-        key = value
-        if not dtype.startswith("u"):
-            return arith.xori(key, scalar.constant(-(1 << (scalar._bits(dtype) - 1)), dtype))
-        return key
-    bits = scalar._bits(dtype)
-    return arith.xori(key, scalar.constant(-(1 << (bits - 1)), scalar.KEYS[dtype]))
+    """A stored element as the unsigned integer whose order is NumPy's sort order: the signed order key with
+    its sign bit flipped (floats: scalar.order_key, NaN the largest; signed integers: themselves)."""
+    if dtype.startswith("u"):
+        return value
+    key, key_dtype = (scalar.order_key("max", dtype, value), scalar.KEYS[dtype]) if is_float(dtype) else (value, dtype)
+    return arith.xori(key, scalar.constant(-(1 << (scalar._bits(dtype) - 1)), key_dtype))
 
 
 def _radix_pass(keys: ir.Value, moved: ir.Value, keys_to: ir.Value, moved_to: ir.Value, counts: tuple[ir.Value, ir.Value],
