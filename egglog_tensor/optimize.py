@@ -151,9 +151,10 @@ class _Tally:
         return RulesetStats(name, self.seconds, self.iterations, ordered)
 
 
-# A rule's text (pretty_decl formats it with black: milliseconds each) and its ruleset, once per rule.
+# A rule's text (pretty_decl formats it with black: milliseconds each), once per rule; each declarations'
+# rules' rulesets, by their rulesets in order (a rule's owner depends on the schedule it ran in).
 _RULES: dict[object, str] = {}
-_OWNERS: dict[object, str] = {}
+_OWNERS: dict[tuple[object, ...], dict[object, str]] = {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -227,13 +228,16 @@ def _describe(decls: Any, rule: object) -> tuple[str, str, tuple[str, ...]]:
 def _owner(decls: Any, rule: object) -> str:
     """The name of the first ruleset of `decls` (egglog declarations) holding `rule`: on a rule not
     seen before, every rule of `decls` is indexed in one pass (looking each up in every ruleset's
-    list compared rules deeply: a fifth of a second kernel's optimizer time)."""
-    if rule not in _OWNERS:
+    list compared rules deeply: a fifth of a second kernel's optimizer time). Indexed per `decls`:
+    a rule a schedule of fast-math groups ran first is still filed under `algebra_fastmath` where
+    the default schedule runs it."""
+    owners = _OWNERS.setdefault(tuple(decls._rulesets), {})
+    if rule not in owners:
         for ident, decl in decls._rulesets.items():
             if isinstance(decl, RulesetDecl):
                 for held in decl.rules:
-                    _OWNERS.setdefault(held, _short(ident.name))
-    return _OWNERS.get(rule, "?")
+                    owners.setdefault(held, _short(ident.name))
+    return owners.get(rule, "?")
 
 
 def _tally(stats: dict[str, _Tally], step: _Step) -> None:

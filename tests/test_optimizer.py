@@ -298,3 +298,17 @@ def test_machine_measure() -> None:
     assert gemm / 4 < m.gemm_gflops < gemm * 4, (m.gemm_gflops, gemm)
     fixed = et.Machine.measure(threads=1, bandwidth_gbs=7.0, gemm_gflops=9.0)
     assert (fixed.bandwidth_gbs, fixed.gemm_gflops) == (7.0, 9.0)
+
+
+def test_a_rule_is_reported_under_the_ruleset_its_schedule_runs() -> None:
+    """A fast-math group's rule is filed under the group where a schedule runs the group alone, and
+    under `algebra_fastmath` where the default fast-math schedule runs it, in either order (the report
+    once kept the first ruleset seen in the process: the default schedule then named the group)."""
+    from egglog_tensor.rulesets import FASTMATH
+    from egglog_tensor.rulesets.groups import GROUPS
+
+    alone, default = GROUPS["broadcast-sum"].__egg_decls__, (DEFAULT + FASTMATH).__egg_decls__
+    (held,) = (d for ident, d in alone._rulesets.items() if ident.name.endswith("broadcast-sum"))
+    rule = held.rules[0]
+    assert optimize_module._owner(alone, rule) == "broadcast-sum"
+    assert optimize_module._owner(default, rule) == "algebra_fastmath"
