@@ -35,7 +35,8 @@ from .lowering.gpu.codegen import build as device_code
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
-from .provenance import builders, defined, listing, located
+from .provenance import builders, defined, located
+from .sourcelines import listing
 from .termtext import extracted_text, program_text
 from .runtime import NativeFunction
 from .spec import ArgSpec, signature, spec_of

@@ -25,7 +25,7 @@ from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node, depth, is_float, topological
 from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS
-from egglog_tensor.provenance import Line, Where, naming
+from egglog_tensor.sourcelines import Line, Where, naming
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 

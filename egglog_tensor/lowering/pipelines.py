@@ -14,7 +14,7 @@ from mlir import ir, passmanager
 from ..errors import CompileError
 from ..forked import ChildDied, run_forked
 from ..gpu.targets import gpu_target, is_gpu_name
-from ..provenance import Line, lines_in, name_lines
+from ..sourcelines import Line, lines_in, name_lines
 from ..target import Machine, Target, default_threads
 from ..toolchain import run_tool, save_failure_input
 from . import scripts

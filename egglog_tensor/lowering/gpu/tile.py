@@ -21,7 +21,7 @@ from mlir import ir
 from mlir.dialects.transform import structured
 
 from ...errors import UnsupportedError
-from ...provenance import lines_in, naming
+from ...sourcelines import lines_in, naming
 from ...target import Device
 from .. import scripts
 from ..payload import as_operation, linalg_ops, loop_extents, reverses
