@@ -56,11 +56,13 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .graph import Builder, Node, topological
-from .optimize import Limits, OptimizeReport, RulesetStats, rule_of_record, rule_record
 from .toolchain import user_cache_dir
+
+if TYPE_CHECKING:
+    from .optimize import OptimizeReport
 
 FORMAT_VERSION = 5  # 2: the header lists the workspace buffers; 3: the stages' facts (the workspace among them); 4: texts not made are null;
 # 5: facts as tagged records (nested records, dicts, bytes: a GPU compilation's DeviceCode)
@@ -447,6 +449,9 @@ def decode_facts(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def encode_report(report: OptimizeReport) -> dict[str, Any]:
+    """A kernel's optimizer report as JSON (an entry's header keeps it)."""
+    from .optimize import rule_record  # (optimize imports this module)
+
     return {
         "schedule": report.schedule,
         "iterations": report.iterations,
@@ -461,6 +466,9 @@ def encode_report(report: OptimizeReport) -> dict[str, Any]:
 
 
 def decode_report(data: dict[str, Any]) -> OptimizeReport:
+    """The report `encode_report` made JSON of."""
+    from .optimize import Limits, OptimizeReport, RulesetStats, rule_of_record
+
     rulesets = tuple(
         RulesetStats(name, float(seconds), int(iterations), tuple((rule_of_record(r), int(n)) for r, n in matches))
         for name, seconds, iterations, matches in data["rulesets"]
