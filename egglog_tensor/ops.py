@@ -189,7 +189,7 @@ def _sort(op: str) -> Infer:
 
 def _square_matrices(op: str, x: Node) -> int:
     """n, for a float `x` of stacked n x n matrices (..., n, n); TracingError naming `op` and the shape otherwise."""
-    if x.ndim < 2 or x.shape[-1] != x.shape[-2] or "float" not in x.dtype:
+    if len(x.shape) < 2 or x.shape[-1] != x.shape[-2] or "float" not in x.dtype:
         raise TracingError(f"{op}: float matrices of shape (..., n, n) expected, got {x.dtype}{list(x.shape)}")
     return x.shape[-1]
 
@@ -204,7 +204,7 @@ def _lu(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
 def _lu_solve(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     """lu_solve(lu, b): x with a x = b for each (..., n, n + 1) factorization and (..., n, k) b of its dtype: b's shape."""
     f, b = ins
-    if f.ndim < 2 or f.shape[-1] != f.shape[-2] + 1 or b.shape[:-2] != f.shape[:-2] or b.shape[-2:-1] != f.shape[-2:-1] or f.dtype != b.dtype:
+    if len(f.shape) < 2 or f.shape[-1] != f.shape[-2] + 1 or b.shape[:-2] != f.shape[:-2] or b.shape[-2:-1] != f.shape[-2:-1] or f.dtype != b.dtype:
         raise TracingError(f"lu_solve: a factorization (..., n, n + 1) and right-hand sides (..., n, k) of its dtype expected, "
                            f"got {f.dtype}{list(f.shape)} and {b.dtype}{list(b.shape)}")
     return b.shape, b.dtype
