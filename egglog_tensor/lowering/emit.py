@@ -878,7 +878,7 @@ class Emitter:
 
     def _factor(self, node: Node) -> ir.Value:
         """lu, lu_solve, cholesky of each matrix of the last two axes: loops on buffers (lowering/factor.py), CPU only."""
-        self._cpu_only(f"the {node.op} factorization (np.linalg.solve, inv, det, slogdet, cholesky)")
+        self._cpu_only(f"the {node.op} primitive of np.linalg.solve, inv, det, slogdet and cholesky")
         a = node.inputs[0]
         n = a.shape[-2]
         count = a.size // (n * a.shape[-1])
