@@ -98,11 +98,14 @@ def _signed_log(a: Tracer) -> tuple[Tracer, Tracer]:
     return np.where(singular, 0, sign).astype(a.dtype), np.where(singular, -np.inf, logdet).astype(a.dtype)
 
 
+_SLOGDET_RESULT = type(np.linalg.slogdet(np.eye(1)))  # NumPy's named tuple (sign, logabsdet), wherever NumPy defines it
+
+
 @implements("linalg.slogdet")
 def slogdet(a: Any) -> tuple[Tracer, Tracer]:
-    """np.linalg.slogdet: (sign, log|det|) of each matrix, no overflow (a tuple: NumPy's named result's fields in order)."""
+    """np.linalg.slogdet: (sign, logabsdet) of each matrix, no overflow, as NumPy's named tuple."""
     (x,) = _matrices("slogdet", a)
-    return _signed_log(x)
+    return _SLOGDET_RESULT(*_signed_log(x))
 
 
 @implements("linalg.det")
