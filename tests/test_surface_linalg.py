@@ -177,3 +177,15 @@ def test_i0_of_integers_is_float64_and_half_floats_are_refused() -> None:
     assert got.dtype == np.float64 and ulps(got, np.i0(i)).max() <= 4
     with pytest.raises(et.UnsupportedError, match="np.i0 of float16"):
         et.kernel(np.i0).trace(np.ones(3, np.float16))
+
+
+def test_i0_on_a_gpu_target_emulated() -> None:
+    """The same scalar code in a GPU kernel (run by the CPU emulation of its launches: no device needed)."""
+    from egglog_tensor.lowering.gpu.emulate import emulate
+
+    x = np.linspace(-100, 100, 1001).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = np.i0(x)
+    (got,) = emulate(et.kernel(np.i0, target="rocdl:gfx942").inspect(x), x)
+    assert ulps(got, want).max() <= 8
