@@ -20,6 +20,7 @@ from . import scalar
 from .loops import alloc, close, counting, each, index
 
 F = arith.CmpFPredicate
+ROWS_PER_PASS = 4  # the substitutions subtract this many rows of x from one per pass over its k columns
 
 
 def _flat_tensor(buffer: ir.Value, size: int) -> ir.Value:
@@ -98,12 +99,21 @@ def lu_solve(factors: ir.Value, rhs: ir.Value, count: int, n: int, k: int, dtype
         def factor(i: ir.Value, j: ir.Value) -> ir.Value:
             return tensor.extract(factors, [_at(lu_base, i, j, width)])
 
-        def subtract(i: ir.Value, j: ir.Value, times: ir.Value) -> None:
-            """Row i of x less `times` row j."""
-            with counting(0, k) as c:
-                at = _at(base, i, c, k)
-                update = arith.mulf(times, memref.load(out, [_at(base, j, c, k)]))
-                memref.store(arith.subf(memref.load(out, [at]), update), out, [at])
+        def subtract(i: ir.Value, first: ir.Value | int, end: ir.Value | int) -> None:
+            """Row i of x less factor(i, j) times row j for j = first, ..., end - 1 in that order (the rounding of
+            one row operation after another), ROWS_PER_PASS of them per pass over row i (one load and store of it)."""
+            first = index(first) if isinstance(first, int) else first
+            blocked = arith.addi(first, arith.muli(arith.divui(arith.subi(end, first), index(ROWS_PER_PASS)), index(ROWS_PER_PASS)))
+            for lower, upper, rows in ((first, blocked, ROWS_PER_PASS), (blocked, end, 1)):
+                with counting(lower, upper, rows) as j:
+                    sources = [arith.addi(j, index(r)) for r in range(rows)]
+                    times = [factor(i, source) for source in sources]
+                    with counting(0, k) as c:
+                        at = _at(base, i, c, k)
+                        value = memref.load(out, [at])
+                        for source, t in zip(sources, times, strict=True):
+                            value = arith.subf(value, arith.mulf(t, memref.load(out, [_at(base, source, c, k)])))
+                        memref.store(value, out, [at])
 
         _copy(rhs, out, base, base, n, k, k)
         with counting(0, n) as i:
@@ -113,12 +123,11 @@ def lu_solve(factors: ir.Value, rhs: ir.Value, count: int, n: int, k: int, dtype
                 a, b = memref.load(out, [here]), memref.load(out, [there])
                 memref.store(b, out, [here])
                 memref.store(a, out, [there])
-        with counting(1, n) as i, counting(0, i) as j:
-            subtract(i, j, factor(i, j))
+        with counting(1, n) as i:
+            subtract(i, 0, i)
         with counting(0, n) as r:
             i = arith.subi(index(n - 1), r)
-            with counting(arith.addi(i, index(1)), n) as j:
-                subtract(i, j, factor(i, j))
+            subtract(i, arith.addi(i, index(1)), index(n))
             diagonal = factor(i, i)
             with counting(0, k) as c:
                 at = _at(base, i, c, k)

@@ -39,9 +39,9 @@ def index(value: int) -> ir.Value:
 
 
 @contextlib.contextmanager
-def counting(lower: ir.Value | int, upper: ir.Value | int) -> Iterator[ir.Value]:
-    """An scf.for over [lower, upper) whose body is built in the `with` block (its index yielded)."""
-    loop = scf.ForOp(*(index(v) if isinstance(v, int) else v for v in (lower, upper, 1)))
+def counting(lower: ir.Value | int, upper: ir.Value | int, step: int = 1) -> Iterator[ir.Value]:
+    """An scf.for over range(lower, upper, step) whose body is built in the `with` block (its index yielded)."""
+    loop = scf.ForOp(*(index(v) if isinstance(v, int) else v for v in (lower, upper, step)))
     with ir.InsertionPoint(loop.body):
         yield loop.induction_variable
         scf.YieldOp([])
