@@ -24,7 +24,7 @@ def backward_error(a: np.ndarray, x: np.ndarray, b: np.ndarray) -> float:
     a64, x64, b64 = (v.astype(np.float64) for v in (a, x, b))
     n, eps = a.shape[-1], np.finfo(a.dtype).eps
     residual = b64 - a64 @ x64
-    norm = lambda v: np.abs(v).sum(axis=-2).max(axis=-1)  # noqa: E731
+    norm = lambda v: np.abs(v).sum(axis=-2).max(axis=-1)
     return float(np.max(norm(residual) / (norm(a64) * norm(x64) * n * eps)))
 
 
