@@ -5,7 +5,9 @@ cpu-openmp (the openmp stage shares them among the threads).
 
 LU is LAPACK's getf2: step k swaps in the row of the largest |a[i, k]| (i >= k; the first of equal ones,
 NaN never larger), divides the column below the pivot by it (unless it is exactly 0: the matrix is
-singular, the column is 0 and stays), and updates the trailing rows. Its result is L\\U packed (L's unit
+singular, the column is 0 and stays), and updates the trailing rows: its arithmetic, in its order, with
+the updates of PANEL steps applied in one pass over each trailing row (getf2's results bit for bit, less
+memory traffic). Its result is L\\U packed (L's unit
 diagonal implied) with the row swapped in at each step as one more column (a float: exact for any n
 a kernel holds). Cholesky is LAPACK's potf2 (lower): column j's diagonal is the square root of a[j, j]
 less the squares left of it, NaN or 0 when the matrix is not positive definite (the tracer checks it).
@@ -47,42 +49,77 @@ def _copy(source: ir.Value, into: ir.Value, src: ir.Value, base: ir.Value, rows:
 
 def lu(flat: ir.Value, count: int, n: int, dtype: str, parallel: bool) -> ir.Value:
     """The LU factorizations of the `count` n x n matrices of the 1-D tensor `flat` (row-major, one after
-    another): a 1-D tensor of count n x (n + 1) matrices, L\\U and the pivot row of each step."""
+    another): a 1-D tensor of count n x (n + 1) matrices, L\\U and the pivot row of each step. The steps go
+    PANEL at a time: a step brings its own column and pivot row up to date with the panel's earlier steps,
+    and the trailing rows take the panel's updates in one pass each, in step order (getf2's rounding)."""
     width = n + 1
     out = alloc(count * n * width, dtype)
     body = each(count, parallel)
     with ir.InsertionPoint(body):
-        m = body.arguments[0]
-        base = arith.muli(m, index(n * width))
-        _copy(flat, out, arith.muli(m, index(n * n)), base, n, n, width)
-        with counting(0, n) as k:
-            start = arith.addi(k, index(1))
-            search = scf.ForOp(start, index(n), index(1), [k, math.absf(memref.load(out, [_at(base, k, k, width)]))])
-            with ir.InsertionPoint(search.body):
-                i, (p, best) = search.induction_variable, search.inner_iter_args
-                value = math.absf(memref.load(out, [_at(base, i, k, width)]))
-                larger = arith.cmpf(F.OGT, value, best)
-                scf.YieldOp([arith.select(larger, i, p), arith.select(larger, value, best)])
-            p = search.results[0]
-            row = arith.sitofp(scalar.element_type(dtype), arith.index_cast(ir.IntegerType.get_signless(64), p))
-            memref.store(row, out, [_at(base, k, index(n), width)])
-            with counting(0, n) as j:
-                here, there = _at(base, k, j, width), _at(base, p, j, width)
-                a, b = memref.load(out, [here]), memref.load(out, [there])
-                memref.store(b, out, [here])
-                memref.store(a, out, [there])
-            pivot = memref.load(out, [_at(base, k, k, width)])
-            singular = arith.cmpf(F.OEQ, pivot, arith.constant(pivot.type, 0.0))
-            with counting(start, n) as i:
-                below = memref.load(out, [_at(base, i, k, width)])
-                factor = arith.select(singular, below, arith.divf(below, pivot))
-                memref.store(factor, out, [_at(base, i, k, width)])
-                with counting(start, n) as j:
-                    at = _at(base, i, j, width)
-                    update = arith.mulf(factor, memref.load(out, [_at(base, k, j, width)]))
-                    memref.store(arith.subf(memref.load(out, [at]), update), out, [at])
+        base = arith.muli(body.arguments[0], index(n * width))
+        _copy(flat, out, arith.muli(body.arguments[0], index(n * n)), base, n, n, width)
+        with counting(0, n - n % PANEL, PANEL) as first:
+            _panel(out, base, width, n, first, PANEL, dtype)
+        if n % PANEL:
+            _panel(out, base, width, n, index(n - n % PANEL), n % PANEL, dtype)
         close(parallel)
     return _flat_tensor(out, count * n * width)
+
+
+PANEL = 8  # LU steps whose updates of the trailing rows are applied together (one pass over each row)
+
+
+def _panel(out: ir.Value, base: ir.Value, width: int, n: int, first: ir.Value, size: int, dtype: str) -> None:
+    """LU steps first, ..., first + size - 1 of the matrix at `base` of `out`, then their updates of the
+    rows and columns after them (each element less each step's factor times its pivot row, in step order)."""
+
+    def load(i: ir.Value, j: ir.Value) -> ir.Value:
+        return memref.load(out, [_at(base, i, j, width)])
+
+    def store(value: ir.Value, i: ir.Value, j: ir.Value) -> None:
+        memref.store(value, out, [_at(base, i, j, width)])
+
+    def updated(value: ir.Value, factors: list[ir.Value], pivots: list[ir.Value]) -> ir.Value:
+        for factor, pivot in zip(factors, pivots, strict=True):
+            value = arith.subf(value, arith.mulf(factor, pivot))
+        return value
+
+    steps = [arith.addi(first, index(t)) if t else first for t in range(size)]
+    for s, k in enumerate(steps):
+        start = arith.addi(k, index(1))
+        if s:  # column k of the rows from k on, up to date with the panel's earlier steps
+            pivots = [load(step, k) for step in steps[:s]]
+            with counting(k, n) as i:
+                store(updated(load(i, k), [load(i, step) for step in steps[:s]], pivots), i, k)
+        search = scf.ForOp(start, index(n), index(1), [k, math.absf(load(k, k))])
+        with ir.InsertionPoint(search.body):
+            i, (p, best) = search.induction_variable, search.inner_iter_args
+            value = math.absf(load(i, k))
+            larger = arith.cmpf(F.OGT, value, best)
+            scf.YieldOp([arith.select(larger, i, p), arith.select(larger, value, best)])
+        p = search.results[0]
+        store(arith.sitofp(scalar.element_type(dtype), arith.index_cast(ir.IntegerType.get_signless(64), p)), k, index(n))
+        with counting(0, n) as j:
+            a, b = load(k, j), load(p, j)
+            store(b, k, j)
+            store(a, p, j)
+        factors = [load(k, step) for step in steps[:s]]
+        for column in steps[s + 1 :]:  # the pivot row's later panel columns, up to date
+            store(updated(load(k, column), factors, [load(step, column) for step in steps[:s]]), k, column)
+        pivot = load(k, k)
+        singular = arith.cmpf(F.OEQ, pivot, arith.constant(pivot.type, 0.0))
+        with counting(start, n) as i:
+            below = load(i, k)
+            store(arith.select(singular, below, arith.divf(below, pivot)), i, k)
+    end = arith.addi(first, index(size))
+    for r, row in enumerate(steps[1:], 1):  # the panel's pivot rows after it, in order
+        factors = [load(row, step) for step in steps[:r]]
+        with counting(end, n) as c:
+            store(updated(load(row, c), factors, [load(step, c) for step in steps[:r]]), row, c)
+    with counting(end, n) as i:
+        factors = [load(i, step) for step in steps]
+        with counting(end, n) as c:
+            store(updated(load(i, c), factors, [load(step, c) for step in steps]), i, c)
 
 
 def lu_solve(factors: ir.Value, rhs: ir.Value, count: int, n: int, k: int, dtype: str, parallel: bool) -> ir.Value:
