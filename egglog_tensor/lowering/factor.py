@@ -5,12 +5,12 @@ cpu-openmp (the openmp stage shares them among the threads).
 
 LU is LAPACK's getf2: step k swaps in the row of the largest |a[i, k]| (i >= k; the first of equal ones,
 NaN never larger), divides the column below the pivot by it (unless it is exactly 0: the matrix is
-singular, the column is 0 and stays), and updates the trailing rows: its arithmetic, in its order, with
-the updates of PANEL steps applied in one pass over each trailing row (getf2's results bit for bit, less
-memory traffic). Its result is L\\U packed (L's unit
-diagonal implied) with the row swapped in at each step as one more column (a float: exact for any n
-a kernel holds). Cholesky is LAPACK's potf2 (lower): column j's diagonal is the square root of a[j, j]
-less the squares left of it, NaN or 0 when the matrix is not positive definite (the tracer checks it).
+singular, the column is 0 and stays), and updates the trailing rows: its arithmetic in its order, the
+updates of PANEL steps applied in one pass over each trailing row (getf2's results bit for bit, less
+memory traffic). Its result is L\\U packed (L's unit diagonal implied) with the row swapped in at each
+step as one more column (a float: exact for any n a kernel holds). Cholesky is LAPACK's potf2 (lower):
+column j's diagonal is the square root of a[j, j] less the squares left of it, NaN or 0 when the matrix
+is not positive definite (the tracer checks it).
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ def lu(flat: ir.Value, count: int, n: int, dtype: str, parallel: bool) -> ir.Val
         _copy(flat, out, arith.muli(body.arguments[0], index(n * n)), base, n, n, width)
         with counting(0, n - n % PANEL, PANEL) as first:
             _panel(out, base, width, n, first, PANEL, dtype)
-        if n % PANEL:
-            _panel(out, base, width, n, index(n - n % PANEL), n % PANEL, dtype)
+        with counting(n - n % PANEL, n) as step:  # the last n % PANEL steps one by one (less code than a panel of them)
+            _panel(out, base, width, n, step, 1, dtype)
         close(parallel)
     return _flat_tensor(out, count * n * width)
 
