@@ -21,6 +21,7 @@ import numpy as np
 from egglog import Ruleset, Schedule
 
 from . import cache, highlight
+from .errors import EgglogTensorError
 from .graph import Node
 from .lowering.llvm import LoadedModule
 from .measure import Timing
@@ -99,7 +100,7 @@ class Compilation:
     cache: str = "disabled"  # on-disk cache: "hit", "miss-stored", "disabled" or "unwritable"
     cache_note: str = ""  # the entry's path, or why it was not used / not stored
     narrowed_ints: tuple[tuple[int, str], ...] = ()  # (index, int dtype) of Python-int arguments cast narrower: a call checks their range
-    checks: tuple[str, ...] = ()  # messages of the run-time checks: the last len(checks) outputs, 0-d bools (true: raise)
+    checks: tuple[tuple[type[EgglogTensorError], str], ...] = ()  # (error, message) of the run-time checks: the last len(checks) outputs, 0-d bools (true: raise)
     written: tuple[str, ...] = ()  # arguments written into: their final values, the outputs before the checks, copied back by a call
     static: tuple[tuple[str, Any], ...] = ()  # (name, value) of each static argument, compiled in (kernel.py)
     captured: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)  # hidden arguments: large captured arrays

@@ -40,7 +40,7 @@ import numpy as np
 from egglog import EGraph, get_callable_fn
 
 from .graph import Node
-from .ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS, TRANSCENDENTAL, infer, is_view
+from .ops import ELEMENTWISE, FACTORS, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS, TRANSCENDENTAL, infer, is_view
 from .ir import OP_OF, literal
 from .gpu.targets import FLOAT32_MATH
 from .gpu.tiles import matmul_time
@@ -315,6 +315,12 @@ class TensorCostModel:
             flops = passes * x.meta.size + (0.0 if x.buffer else x.flops)
             reads = _bytes(x.meta) if x.buffer else x.reads
             return self._buffer(out, x.done + m.kernel(flops, reads + _bytes(out)))
+        if op in FACTORS:  # loops over each matrix: LU 2/3 n^3, Cholesky 1/3 n^3, a solve 2 n^2 per right-hand side
+            n = ins[0].meta.shape[-2]
+            matrices = ins[0].meta.size // max(ins[0].meta.shape[-1] * n, 1)
+            flops = matrices * ({"lu": 2 / 3 * n**3, "cholesky": n**3 / 3}.get(op) or 2.0 * n * out.shape[-1] * n)
+            moved = math.fsum(_bytes(x.meta) for x in ins) + _bytes(out)
+            return self._buffer(out, math.fsum(self.closed(x) for x in ins) + m.kernel(flops, moved))
         if op in ("matmul", "matmul_tiled", "einsum_matmul"):  # einsum_matmul: its `@` sibling wins ties (_EPSILON)
             a, b = ins
             flops = 2.0 * out.size * a.meta.shape[-1]

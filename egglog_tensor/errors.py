@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 
 class EgglogTensorError(Exception):
     """Base class of every error this package raises on purpose."""
@@ -37,6 +39,11 @@ class OutOfBoundsError(EgglogTensorError, OverflowError):
 
 class IndexOutOfBoundsError(EgglogTensorError, IndexError):
     """An index outside its axis (np.take, x[idx]): at trace time for constant indices, after the call for traced ones (NumPy raises IndexError too)."""
+
+
+class LinAlgError(EgglogTensorError, np.linalg.LinAlgError):
+    """A matrix np.linalg cannot factor or whose shape it refuses (singular, not positive definite, not square):
+    np.linalg.LinAlgError with NumPy's message; after the call for a matrix computed in the kernel."""
 
 
 class KernelArgumentError(EgglogTensorError, TypeError):

@@ -201,6 +201,21 @@ def searchsorted(a: Tensor, v: Tensor, right: i64Like) -> Tensor:
 
 
 @function
+def lu(a: Tensor) -> Tensor:
+    """The LU factorization with partial pivoting of each matrix of a's last two axes, the pivot rows as a last column (ops.py)."""
+
+
+@function
+def lu_solve(f: Tensor, b: Tensor) -> Tensor:
+    """x with a x = b for each factorization f = lu(a) and the matching (..., n, k) b (ops.py)."""
+
+
+@function
+def cholesky(a: Tensor) -> Tensor:
+    """The lower triangular Cholesky factor of each symmetric positive definite matrix of a's last two axes (ops.py)."""
+
+
+@function
 def scatter_add(idx: Tensor, weights: Tensor, bins: i64Like) -> Tensor:
     """`bins` bins, each the sum of the weights whose int64 index idx is that bin (ops.py)."""
 

@@ -20,7 +20,6 @@ from . import guards, pytree
 from .compiler import Compilation, Options, compile_kernel
 from .errors import (
     ConcreteValueError,
-    IndexOutOfBoundsError,
     KernelArgumentError,
     OutOfBoundsError,
     SpecializationWarning,
@@ -512,12 +511,12 @@ class _Dispatch:
         return result[()] if result.ndim == 0 else result
 
     def _checked_flags(self, outs: list[np.ndarray], given: Any) -> list[np.ndarray]:
-        """The user's outputs, after raising IndexOutOfBoundsError for the first run-time check that failed,
+        """The user's outputs, after raising the error of the first run-time check that failed (IndexOutOfBoundsError, LinAlgError),
         and copying each written argument's final value into the caller's array."""
         visible, written = len(self.visible), len(self.written)
-        for flag, message in zip(outs[visible + written :], self.checks, strict=True):
+        for flag, (error, message) in zip(outs[visible + written :], self.checks, strict=True):
             if flag[()]:
-                raise IndexOutOfBoundsError(f"{self.name}(): {message}")
+                raise error(f"{self.name}(): {message}")
         for i, value in zip(self.written, outs[visible : visible + written], strict=True):
             np.copyto(given[i], value)
         return outs[:visible]

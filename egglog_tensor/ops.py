@@ -45,6 +45,7 @@ class Kind(enum.Flag):
     INDEX = enum.auto()  # a reduction giving where its pick is (argmax): an int64 index, not a value
     SCAN = enum.auto()  # a running reduction along one axis (cumsum): its input's shape
     SORT = enum.auto()  # a stable sort of the last axis (sort, argsort): its input's shape
+    FACTOR = enum.auto()  # a factorization of the matrices of the last two axes, or a solve with one (lu, lu_solve, cholesky)
 
 
 Infer = Callable[[Sequence["Node"], tuple[Any, ...]], tuple[Shape, str]]
@@ -186,6 +187,36 @@ def _sort(op: str) -> Infer:
     return infer
 
 
+def _square_matrices(op: str, x: Node) -> int:
+    """n, for a float `x` of stacked n x n matrices (..., n, n); TracingError naming `op` and the shape otherwise."""
+    if len(x.shape) < 2 or x.shape[-1] != x.shape[-2] or "float" not in x.dtype:
+        raise TracingError(f"{op}: float matrices of shape (..., n, n) expected, got {x.dtype}{list(x.shape)}")
+    return x.shape[-1]
+
+
+def _lu(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """lu(a): each n x n matrix's L\\U packed, with the row each step swapped in as a last column: (..., n, n + 1)."""
+    (a,) = ins
+    n = _square_matrices("lu", a)
+    return a.shape[:-1] + (n + 1,), a.dtype
+
+
+def _lu_solve(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """lu_solve(lu, b): x with a x = b for each (..., n, n + 1) factorization and (..., n, k) b of its dtype: b's shape."""
+    f, b = ins
+    if len(f.shape) < 2 or f.shape[-1] != f.shape[-2] + 1 or b.shape[:-2] != f.shape[:-2] or b.shape[-2:-1] != f.shape[-2:-1] or f.dtype != b.dtype:
+        raise TracingError(f"lu_solve: a factorization (..., n, n + 1) and right-hand sides (..., n, k) of its dtype expected, "
+                           f"got {f.dtype}{list(f.shape)} and {b.dtype}{list(b.shape)}")
+    return b.shape, b.dtype
+
+
+def _cholesky(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """cholesky(a): the lower triangular L with L L^T = a of each matrix: a's shape."""
+    (a,) = ins
+    _square_matrices("cholesky", a)
+    return a.shape, a.dtype
+
+
 def _searchsorted(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     """searchsorted(a, v, right): where each element of v goes in the sorted 1-D a (int64), v's shape."""
     a, v = ins
@@ -316,6 +347,7 @@ _RECORDS = [
         ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("tan", "tan"), ("cbrt", "cbrt"))),
     # composed: convert-math-to-llvm expands math.log1p/expm1 as log(1 + x), exp(x) - 1 (tiny x lost)
     *(_unary(name, _float(C), T) for name in ("log1p", "expm1")),
+    _unary("i0", _float(C), T),  # np.i0 (tracing/elementwise.py), the Bessel function I0: lowering/special.py
     # rounding: integers (NumPy has loops for them) are their own floor, ceil and trunc
     *(_unary(name, {"float": f"math.{name}", "int": C, "bool": C}) for name in ("floor", "ceil", "trunc")),
     _unary("rint", _float("math.roundeven")),
@@ -357,6 +389,11 @@ _RECORDS = [
     # (right: 0 or 1, NumPy's side) a binary search of the sorted 1-D a for each element of v
     *(OpDef(name, Kind.SORT, 1, (), f"Tensor.{name}", _sort(name)) for name in ("sort", "argsort")),
     OpDef("searchsorted", Kind.SHAPE, 2, ("right",), "searchsorted", _searchsorted),
+    # dense linear algebra (tracing/solve.py, lowering/factor.py): LU with partial pivoting (LAPACK's getrf)
+    # and Cholesky of each matrix of the last two axes, and the forward and back substitution of an LU
+    OpDef("lu", Kind.FACTOR, 1, (), "lu", _lu),
+    OpDef("lu_solve", Kind.FACTOR, 2, (), "lu_solve", _lu_solve),
+    OpDef("cholesky", Kind.FACTOR, 1, (), "cholesky", _cholesky),
     OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
     OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
     # einsum order (issue 24): a product of a 3+-operand einsum, whose pairwise order is free
@@ -398,6 +435,7 @@ REDUCTIONS = names(Kind.REDUCTION)
 INDEX_REDUCTIONS = names(Kind.INDEX)
 SCANS = names(Kind.SCAN)
 SORTS = names(Kind.SORT)
+FACTORS = names(Kind.FACTOR)
 VIEWS = frozenset(names(Kind.VIEW))
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from .compiler import Compilation, Options, _native, _timed, workspace
 from .cost import TensorCostModel
+from .errors import EgglogTensorError
 from .graph import Node
 from .ir import Program, to_term
 from .lowering.emit import emit
@@ -108,7 +109,7 @@ class Traced(_Stage):
     outputs: tuple[Node, ...] = field(compare=False)
     timings: Timings = field(default=(), compare=False)
     kernel: Any = field(default=None, compare=False)  # the Kernel that traced it: binds a call's arguments
-    checks: tuple[str, ...] = ()  # messages of the run-time checks: the last len(checks) outputs (tracing/indexing.py)
+    checks: tuple[tuple[type[EgglogTensorError], str], ...] = ()  # (error, message) of the run-time checks: the last len(checks) outputs (tracing/indexing.py)
     captured: tuple[np.ndarray, ...] = field(default=(), compare=False)  # the hidden arguments' arrays, after `names`' own
     written: tuple[str, ...] = ()  # arguments written into: their final values are the outputs before the checks
     guards: tuple[Guard, ...] = field(default=(), compare=False)  # data values tracing took as Python values (guards.py)
@@ -298,7 +299,7 @@ def trace(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec]
     pipeline_for(options.target)  # (ValueError for a target with no pipeline, before tracing)
     timings: dict[str, float] = {}
     captured: list[tuple[str, np.ndarray]] = []
-    checks: list[str] = []
+    checks: list[tuple[type[EgglogTensorError], str]] = []
     written: list[str] = []
     locations: dict[Node, tuple[str, int]] = {}
     guards: list[Guard] = []

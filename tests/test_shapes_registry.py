@@ -197,6 +197,8 @@ PROGRAMS = {
               + np.maximum.accumulate(x, axis=1) - np.minimum.accumulate(x), f64(4, 5)),
     "sorts": (lambda x: np.sort(x * 2.0, axis=0) + np.argsort(x, axis=1) + np.median(x, axis=1, keepdims=True)
               + np.searchsorted(x[0], x, side="right"), f64(4, 5)),
+    "linear algebra, i0": (lambda a, b: np.linalg.solve(a, b) + np.linalg.cholesky(a)[..., :2] + np.linalg.det(a)[:, None, None]
+                           + np.i0(b), f64(2, 3, 3), f64(2, 3, 2)),
     "reductions rank 2 and 1, keepdims": (lambda x, v: x.sum(axis=1, keepdims=True) + x.max(axis=0) + v.prod() + x.min(), f64(4, 5), f64(5)),
     "rank 4": (lambda x, y: (np.broadcast_to(x, (2, 3, 4, 5)) * y).sum(axis=(0, 1, 2, 3)) + np.transpose(y, (3, 1, 2, 0)).max(axis=(1, 3)).sum(), f64(4, 5), f64(2, 1, 4, 5)),
     "matmuls": (lambda a, b, v, w: (a @ b).sum() + (a @ v).sum() + (w @ a).sum() + v @ v, f64(4, 5), f64(5, 6), f64(5), f64(4)),

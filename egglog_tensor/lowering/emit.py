@@ -24,12 +24,12 @@ from egglog_tensor.errors import CompileError, UnsupportedError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node, depth, is_float, topological
-from egglog_tensor.ops import ELEMENTWISE, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS
+from egglog_tensor.ops import ELEMENTWISE, FACTORS, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS
 from egglog_tensor.sourcelines import Line, Where, naming
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
-from . import argrows, blocking, payload, policy, scalar, sorting, tiling
+from . import argrows, blocking, factor, payload, policy, scalar, sorting, tiling
 from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
 from .gpu.reduce import MAX_THREADS
 from .stages import rows
@@ -214,6 +214,8 @@ class Emitter:
             return self._scan(node)
         if node.op in SORTS or node.op == "searchsorted":
             return self._sort(node)
+        if node.op in FACTORS:
+            return self._factor(node)
         if node.op == "concat":
             return self._concat(node)
         if node.op == "update_slice":
@@ -853,13 +855,16 @@ class Emitter:
         flat = ir.RankedTensorType.get([src.size], scalar.storage_type(src.dtype))
         return value if src.ndim == 1 else tensor.collapse_shape(flat, value, _reassociation(src.ndim))
 
+    def _cpu_only(self, what: str) -> None:
+        """UnsupportedError naming `what` (loops on buffers, lowering/sorting.py and factor.py) on a GPU target."""
+        device = self.target.device
+        if device is not None:
+            raise UnsupportedError(f"GPU target {device.backend}: {what} is not supported yet on {device.chip}; compile for a CPU target")
+
     def _sort(self, node: Node) -> ir.Value:
         """sort/argsort of the last axis (merge-sort loops on buffers), searchsorted (a binary search per
         element): lowering/sorting.py, CPU only."""
-        if self.target.device is not None:
-            device = self.target.device
-            raise UnsupportedError(f"GPU target {device.backend}: np.{node.op} (and median, quantile, percentile, partition, "
-                                   f"which sort) is not supported yet on {device.chip}; compile for a CPU target")
+        self._cpu_only(f"np.{node.op} (and median, quantile, percentile, partition, which sort)")
         x = node.inputs[0]
         n = x.shape[-1]
         if node.op == "searchsorted":
@@ -870,6 +875,19 @@ class Emitter:
         rows = x.size // n
         parallel = self.target.name == "cpu-openmp" and rows > 1
         return _unflatten(sorting.sort_rows(self._flat(x), rows, n, x.dtype, node.op == "argsort", parallel), node)
+
+    def _factor(self, node: Node) -> ir.Value:
+        """lu, lu_solve, cholesky of each matrix of the last two axes: loops on buffers (lowering/factor.py), CPU only."""
+        self._cpu_only(f"the {node.op} primitive of np.linalg.solve, inv, det, slogdet and cholesky")
+        a = node.inputs[0]
+        n = a.shape[-2]
+        count = a.size // (n * a.shape[-1])
+        parallel = self.target.name == "cpu-openmp" and count > 1
+        if node.op == "lu_solve":
+            b = node.inputs[1]
+            return _unflatten(factor.lu_solve(self._flat(a), self._flat(b), count, n, b.shape[-1], a.dtype, parallel), node)
+        build = factor.lu if node.op == "lu" else factor.cholesky
+        return _unflatten(build(self._flat(a), count, n, a.dtype, parallel), node)
 
 
 def _unflatten(flat: ir.Value, node: Node) -> ir.Value:

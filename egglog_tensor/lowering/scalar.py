@@ -19,6 +19,8 @@ from egglog_tensor.errors import UnsupportedError
 from egglog_tensor.fastmath import FastMath
 from egglog_tensor.graph import NARROW_FLOATS, is_float, itemsize
 
+from . import special
+
 F = arith.CmpFPredicate
 I = arith.CmpIPredicate
 Composed = Callable[[list[ir.Value], str], ir.Value]
@@ -449,6 +451,7 @@ _COMPOSED: dict[str, Composed] = {
     "right_shift": _shift("right_shift"),
     "gcd": _gcd,
     "lcm": _lcm,
+    "i0": special.i0,
 }
 
 

@@ -22,6 +22,7 @@ from mlir.dialects import arith, bufferization, memref, scf, tensor
 from egglog_tensor.graph import is_float
 
 from . import scalar
+from .loops import alloc, close, each, index
 
 
 def sort_rows(flat: ir.Value, rows: int, n: int, dtype: str, indices: bool, parallel: bool) -> ir.Value:
@@ -30,18 +31,18 @@ def sort_rows(flat: ir.Value, rows: int, n: int, dtype: str, indices: bool, para
     `parallel` the rows are an scf.parallel loop (the openmp stage shares them among the threads)."""
     if n >= RADIX_MIN and dtype in _RADIX_KEYS:
         return _radix_rows(flat, rows, n, dtype, indices, parallel)
-    keys = [_alloc(rows * n, dtype), _alloc(rows * n, dtype)]
+    keys = [alloc(rows * n, dtype), alloc(rows * n, dtype)]
     bufferization.materialize_in_destination(None, flat, keys[0], restrict=True, writable=True)
-    carried = [keys] + ([[_alloc(rows * n, "int64"), _alloc(rows * n, "int64")]] if indices else [])
+    carried = [keys] + ([[alloc(rows * n, "int64"), alloc(rows * n, "int64")]] if indices else [])
     widths = [1 << p for p in range((n - 1).bit_length())]
-    body = _each(rows, parallel)
+    body = each(rows, parallel)
     with ir.InsertionPoint(body):
-        base = arith.muli(body.arguments[0], _index(n))
+        base = arith.muli(body.arguments[0], index(n))
         if indices:
             _positions(carried[1][0], base, n)
         for p, width in enumerate(widths):
             _merge_pass([pair[p % 2] for pair in carried], [pair[1 - p % 2] for pair in carried], base, n, width, dtype)
-        _close(parallel)
+        close(parallel)
     result = carried[-1][len(widths) % 2]
     return bufferization.to_tensor(ir.RankedTensorType.get([rows * n], result.type.element_type), result, restrict=True)
 
@@ -57,33 +58,33 @@ def _radix_rows(flat: ir.Value, rows: int, n: int, dtype: str, indices: bool, pa
     threads), each chunk with its own 256 counts, reused row after row (a buffer, not the stack)."""
     key_dtype = _RADIX_KEYS[dtype]
     carried = "int64" if indices else dtype
-    values = _alloc(rows * n, dtype)
+    values = alloc(rows * n, dtype)
     bufferization.materialize_in_destination(None, flat, values, restrict=True, writable=True)
-    keys = [_alloc(rows * n, key_dtype), _alloc(rows * n, key_dtype)]
-    moved = [_alloc(rows * n, carried), _alloc(rows * n, carried)] if indices else [values, _alloc(rows * n, carried)]
+    keys = [alloc(rows * n, key_dtype), alloc(rows * n, key_dtype)]
+    moved = [alloc(rows * n, carried), alloc(rows * n, carried)] if indices else [values, alloc(rows * n, carried)]
     passes = scalar._bits(key_dtype) // 8
     key_type = scalar.element_type(key_dtype)
     chunks = min(rows, PARALLEL_CHUNKS) if parallel else 1
     counts = memref.alloc(ir.MemRefType.get([chunks * 256], ir.IndexType.get()), [], [])
-    chunk = _each(chunks, chunks > 1)
+    chunk = each(chunks, chunks > 1)
     with ir.InsertionPoint(chunk):
         c = chunk.arguments[0]
-        first, end = (arith.divui(arith.muli(i, _index(rows)), _index(chunks)) for i in (c, arith.addi(c, _index(1))))
-        row = scf.ForOp(first, end, _index(1))
+        first, end = (arith.divui(arith.muli(i, index(rows)), index(chunks)) for i in (c, arith.addi(c, index(1))))
+        row = scf.ForOp(first, end, index(1))
         with ir.InsertionPoint(row.body):
-            base = arith.muli(row.induction_variable, _index(n))
-            each = scf.ForOp(_index(0), _index(n), _index(1))
-            with ir.InsertionPoint(each.body):
-                at = arith.addi(base, each.induction_variable)
+            base = arith.muli(row.induction_variable, index(n))
+            element = scf.ForOp(index(0), index(n), index(1))
+            with ir.InsertionPoint(element.body):
+                at = arith.addi(base, element.induction_variable)
                 memref.store(_radix_key(memref.load(values, [at]), dtype), keys[0], [at])
                 if indices:
-                    memref.store(arith.index_cast(ir.IntegerType.get_signless(64), each.induction_variable), moved[0], [at])
+                    memref.store(arith.index_cast(ir.IntegerType.get_signless(64), element.induction_variable), moved[0], [at])
                 scf.YieldOp([])
-            mine = arith.muli(c, _index(256))
+            mine = arith.muli(c, index(256))
             for p in range(passes):
                 _radix_pass(keys[p % 2], moved[p % 2], keys[1 - p % 2], moved[1 - p % 2], (counts, mine), base, n, 8 * p, key_type)
             scf.YieldOp([])
-        _close(chunks > 1)
+        close(chunks > 1)
     result = moved[passes % 2]
     return bufferization.to_tensor(ir.RankedTensorType.get([rows * n], result.type.element_type), result, restrict=True)
 
@@ -101,34 +102,34 @@ def _radix_pass(keys: ir.Value, moved: ir.Value, keys_to: ir.Value, moved_to: ir
                 base: ir.Value, n: int, shift: int, key_type: ir.Type) -> None:
     """One stable counting pass of the byte at `shift` of the row at `base`: keys and what moves with them,
     scattered in order to where that byte's count puts them. `counts`: a buffer and where its 256 start."""
-    zero = _index(0)
+    zero = index(0)
     counts, start = counts
 
     def digit(at: ir.Value) -> ir.Value:
         byte = arith.andi(arith.shrui(memref.load(keys, [at]), arith.constant(key_type, shift)), arith.constant(key_type, 255))
         return arith.addi(start, arith.index_castui(ir.IndexType.get(), byte))
 
-    clear = scf.ForOp(start, arith.addi(start, _index(256)), _index(1))
+    clear = scf.ForOp(start, arith.addi(start, index(256)), index(1))
     with ir.InsertionPoint(clear.body):
         memref.store(zero, counts, [clear.induction_variable])
         scf.YieldOp([])
-    count = scf.ForOp(zero, _index(n), _index(1))
+    count = scf.ForOp(zero, index(n), index(1))
     with ir.InsertionPoint(count.body):
         d = digit(arith.addi(base, count.induction_variable))
-        memref.store(arith.addi(memref.load(counts, [d]), _index(1)), counts, [d])
+        memref.store(arith.addi(memref.load(counts, [d]), index(1)), counts, [d])
         scf.YieldOp([])
-    starts = scf.ForOp(start, arith.addi(start, _index(256)), _index(1), [zero])
+    starts = scf.ForOp(start, arith.addi(start, index(256)), index(1), [zero])
     with ir.InsertionPoint(starts.body):
         b, total = starts.induction_variable, starts.inner_iter_args[0]
         size = memref.load(counts, [b])
         memref.store(total, counts, [b])
         scf.YieldOp([arith.addi(total, size)])
-    scatter = scf.ForOp(zero, _index(n), _index(1))
+    scatter = scf.ForOp(zero, index(n), index(1))
     with ir.InsertionPoint(scatter.body):
         at = arith.addi(base, scatter.induction_variable)
         d = digit(at)
         slot = memref.load(counts, [d])
-        memref.store(arith.addi(slot, _index(1)), counts, [d])
+        memref.store(arith.addi(slot, index(1)), counts, [d])
         to = arith.addi(base, slot)
         memref.store(memref.load(keys, [at]), keys_to, [to])
         memref.store(memref.load(moved, [at]), moved_to, [to])
@@ -139,55 +140,29 @@ def search_sorted(a: ir.Value, n: int, v: ir.Value, m: int, dtype: str, right: b
     """The position of each of the `m` elements of the 1-D tensor v in the sorted 1-D tensor `a` of
     `n` (NumPy's order): the count of a's elements sorting before it (`right`: not after it), by a
     binary search of n.bit_length() halvings; an int64 1-D tensor."""
-    out = _alloc(m, "int64")
-    body = _each(m, parallel)
+    out = alloc(m, "int64")
+    body = each(m, parallel)
     with ir.InsertionPoint(body):
         e = body.arguments[0]
         x = tensor.extract(v, [e])
-        steps = scf.ForOp(_index(0), _index(n.bit_length()), _index(1), [_index(0), _index(n)])
+        steps = scf.ForOp(index(0), index(n.bit_length()), index(1), [index(0), index(n)])
         with ir.InsertionPoint(steps.body):
             lo, count = steps.inner_iter_args
-            half = arith.shrui(count, _index(1))
+            half = arith.shrui(count, index(1))
             mid = arith.addi(lo, half)
-            y = tensor.extract(a, [arith.minsi(mid, _index(n - 1))])
+            y = tensor.extract(a, [arith.minsi(mid, index(n - 1))])
             after = arith.xori(_before(x, y, dtype), scalar.constant(1, "bool")) if right else _before(y, x, dtype)
-            go = arith.andi(arith.cmpi(arith.CmpIPredicate.sgt, count, _index(0)), after)
-            scf.YieldOp([arith.select(go, arith.addi(mid, _index(1)), lo),
-                         arith.select(go, arith.subi(arith.subi(count, half), _index(1)), half)])
+            go = arith.andi(arith.cmpi(arith.CmpIPredicate.sgt, count, index(0)), after)
+            scf.YieldOp([arith.select(go, arith.addi(mid, index(1)), lo),
+                         arith.select(go, arith.subi(arith.subi(count, half), index(1)), half)])
         memref.store(arith.index_cast(ir.IntegerType.get_signless(64), steps.results[0]), out, [e])
-        _close(parallel)
+        close(parallel)
     return bufferization.to_tensor(ir.RankedTensorType.get([m], out.type.element_type), out, restrict=True)
-
-
-def _each(count: int, parallel: bool) -> ir.Block:
-    """The body of a loop over range(count), its index the block's argument: an scf.parallel loop
-    (the openmp stage shares it among the threads) or an scf.for; _close ends it."""
-    bounds = ([_index(0)], [_index(count)], [_index(1)])
-    if parallel:
-        return scf.ParallelOp([], *bounds, []).regions[0].blocks.append(ir.IndexType.get())
-    return scf.ForOp(*(b[0] for b in bounds)).body
-
-
-def _close(parallel: bool) -> None:
-    """The terminator of an _each loop's body."""
-    if parallel:
-        scf.ReduceOp([], 0)
-    else:
-        scf.YieldOp([])
-
-
-def _alloc(size: int, dtype: str) -> ir.Value:
-    """A 1-D buffer of `size` elements of `dtype` (freed by the bufferize stage's deallocation pipeline)."""
-    return memref.alloc(ir.MemRefType.get([size], scalar.storage_type(dtype)), [], [])
-
-
-def _index(value: int) -> ir.Value:
-    return arith.constant(ir.IndexType.get(), value)
 
 
 def _positions(buffer: ir.Value, base: ir.Value, n: int) -> None:
     """buffer[base + k] = k for k < n: each element's position in its row."""
-    loop = scf.ForOp(_index(0), _index(n), _index(1))
+    loop = scf.ForOp(index(0), index(n), index(1))
     with ir.InsertionPoint(loop.body):
         k = loop.induction_variable
         memref.store(arith.index_cast(ir.IntegerType.get_signless(64), k), buffer, [arith.addi(base, k)])
@@ -197,13 +172,13 @@ def _positions(buffer: ir.Value, base: ir.Value, n: int) -> None:
 def _merge_pass(sources: list[ir.Value], targets: list[ir.Value], base: ir.Value, n: int, width: int, dtype: str) -> None:
     """Merge each pair of sorted runs of `width` in the row at `base` of sources[0] (the keys) into
     targets[0]; the other buffers (positions) move with their keys."""
-    blocks = scf.ForOp(_index(0), _index(n), _index(2 * width))
+    blocks = scf.ForOp(index(0), index(n), index(2 * width))
     with ir.InsertionPoint(blocks.body):
         lo = blocks.induction_variable
-        mid = arith.minsi(arith.addi(lo, _index(width)), _index(n))
-        hi = arith.minsi(arith.addi(lo, _index(2 * width)), _index(n))
-        last = arith.subi(hi, _index(1))
-        steps = scf.ForOp(lo, hi, _index(1), [lo, mid])
+        mid = arith.minsi(arith.addi(lo, index(width)), index(n))
+        hi = arith.minsi(arith.addi(lo, index(2 * width)), index(n))
+        last = arith.subi(hi, index(1))
+        steps = scf.ForOp(lo, hi, index(1), [lo, mid])
         with ir.InsertionPoint(steps.body):
             k = steps.induction_variable
             i, j = steps.inner_iter_args
@@ -217,7 +192,7 @@ def _merge_pass(sources: list[ir.Value], targets: list[ir.Value], base: ir.Value
             pick = arith.addi(base, arith.select(take, j_read, i))
             for source, target in zip(sources[1:], targets[1:], strict=True):
                 memref.store(memref.load(source, [pick]), target, [at])
-            one, zero = _index(1), _index(0)
+            one, zero = index(1), index(0)
             scf.YieldOp([arith.addi(i, arith.select(take, zero, one)), arith.addi(j, arith.select(take, one, zero))])
         scf.YieldOp([])
 

@@ -85,7 +85,7 @@ def _result_dtype(record: OpDef, operand: DType) -> DType:
 
 
 def _same_shape(record: OpDef) -> Iterator[object]:
-    """Unary elementwise ops, scans, sorts and schedule choices: the operand's shape."""
+    """Unary elementwise ops, scans, sorts, cholesky and schedule choices: the operand's shape."""
     for t in _forms(record, a):
         yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s, _result_dtype(record, dt)))
 
@@ -200,6 +200,19 @@ def _searchsorted(record: OpDef) -> Iterator[object]:
         yield rule(eq(t).to(t), eq(shape_of(b)).to(s)).then(*_gives(t, s, DType.int64))
 
 
+def _lu(record: OpDef) -> Iterator[object]:
+    """lu(a): a's shape with one more column (the pivot rows), a's dtype."""
+    last = s.length() - 1
+    for t in _forms(record, a):
+        yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s.set(last, s[last] + 1), dt))
+
+
+def _lu_solve(record: OpDef) -> Iterator[object]:
+    """lu_solve(f, b): the shape and dtype of b."""
+    for t in _forms(record, a, b):
+        yield rule(eq(t).to(t), *_typed(b, s, dt)).then(*_gives(t, s, dt))
+
+
 def _scatter_add(record: OpDef) -> Iterator[object]:
     """scatter_add(idx, weights, bins): `bins` bins of the weights' dtype."""
     for t in _forms(record, a, b):
@@ -223,14 +236,14 @@ def _leaf(record: OpDef) -> Iterator[object]:
 BY_NAME: dict[str, Callable[[OpDef], Iterator[object]]] = {
     "where": _where, "astype": _astype, "transpose": _transpose, "diagonal": _diagonal, "concat": _concat,
     "gather": _gather,
-    "scatter_add": _scatter_add, "searchsorted": _searchsorted,
+    "scatter_add": _scatter_add, "searchsorted": _searchsorted, "lu": _lu, "lu_solve": _lu_solve,
     "update_slice": _update_slice,
     "reshape": _attribute_shape("shape"), "broadcast_to": _attribute_shape("shape"), "slice": _attribute_shape("size"),
 }  # fmt: skip
 BY_KIND: tuple[tuple[Kind, Callable[[OpDef], Iterator[object]]], ...] = (
     (Kind.LEAF, _leaf), (Kind.UNARY, _same_shape), (Kind.SCHEDULE, _same_shape), (Kind.BINARY, _binary),
     (Kind.REDUCTION, _reduction), (Kind.CONTRACTION, _contraction), (Kind.SCAN, _same_shape),
-    (Kind.SORT, _same_shape),
+    (Kind.SORT, _same_shape), (Kind.FACTOR, _same_shape),
 )  # fmt: skip
 
 

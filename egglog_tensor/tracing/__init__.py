@@ -3,7 +3,7 @@
 `core.py` holds the Tracer and the registry of NumPy functions; each module after it implements
 one part of NumPy's surface and registers it (`@implements("name")`): ufuncs.py and elementwise.py,
 shapes.py (views and shapes), reductions.py, statistics.py, linalg.py, conversions.py (np.asarray, np.float32(x)...), rearrange.py, indexing.py (gathers), creation.py (arrays made in the kernel: np.zeros,
-arange, eye...), einsum.py, updates.py (in-place updates), scans.py (cumsum, cumprod, ufunc.accumulate), convolution.py (convolve, correlate), sorting.py (sort, argsort, median, quantile). A new NumPy function goes in the module of
+arange, eye...), einsum.py, updates.py (in-place updates), scans.py (cumsum, cumprod, ufunc.accumulate), convolution.py (convolve, correlate), sorting.py (sort, argsort, median, quantile), solve.py (np.linalg.solve, inv, det, slogdet, cholesky). A new NumPy function goes in the module of
 its kind, or a new module imported here.
 """
 
@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError, UnsupportedError
+from ..errors import EgglogTensorError, TracingError, UnsupportedError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import assembly, calculus, conversions, convolution, creation, einsum, elementwise, held, indexing, linalg, rearrange, reductions, scans, scatter, shapes, sorting, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
+from . import assembly, calculus, conversions, convolution, creation, einsum, elementwise, held, indexing, linalg, rearrange, reductions, scans, scatter, shapes, solve, sorting, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
 from .core import Guard, Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Guard", "Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
@@ -41,14 +41,14 @@ def function_name(fn: Callable[..., Any]) -> str:
 
 
 def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec],
-                   captured: list[tuple[str, np.ndarray]] | None = None, checks: list[str] | None = None,
+                   captured: list[tuple[str, np.ndarray]] | None = None, checks: list[tuple[type[EgglogTensorError], str]] | None = None,
                    written: list[str] | None = None, locations: dict[Node, tuple[str, int]] | None = None,
                    guards: list[Guard] | None = None) -> tuple[list[Node], bool]:
     """Trace `fn` on tracers for `specs`; returns the output nodes and whether it returned a tuple,
     and appends to `captured` the (name, array) of each large captured array, a hidden argument.
     The final value of each argument written into follows the user's outputs (its name appended to
     `written`: the call copies it into the caller's array); then the run-time checks (tracing/indexing.py),
-    0-d bool outputs (true: fail) whose messages are appended to `checks`. `locations` receives the
+    0-d bool outputs (true: fail) whose errors and messages are appended to `checks`. `locations` receives the
     user's (file, line) that made each node; `guards` the data values tracing took as Python values (guards.py)."""
     held_arrays: tuple[held.HeldArrayIndexed, ...] = ()  # NumPy arrays indexed with traced indices: traced (tracing/held.py)
     while True:
@@ -90,9 +90,9 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     if written is not None:
         written.extend(n for n, _ in changed)
     if checks is not None:
-        checks.extend(message for _, message in trace.checks)
+        checks.extend((error, message) for _, message, error in trace.checks)
     if guards is not None:
         guards.extend(trace.guards)
     if locations is not None:  # (not the arguments': the caller's line made them, no line of fn)
         locations.update((node, line) for node, line in trace.locations.items() if node.op != "arg")
-    return outputs + [node for _, node in changed] + [flag for flag, _ in trace.checks], is_tuple
+    return outputs + [node for _, node in changed] + [flag for flag, _, _ in trace.checks], is_tuple

@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import (
     ConcreteValueError,
     EgglogTensorError,
+    IndexOutOfBoundsError,
     OutOfBoundsError,
     TracingError,
     UnsupportedAttributeError,
@@ -131,7 +132,7 @@ class Trace:
 
     builder: Builder
     arg_names: tuple[str, ...]
-    checks: list[tuple[Node, str]] = field(default_factory=list)  # (0-d bool, message): a call raises the message when it is true
+    checks: list[tuple[Node, str, type[EgglogTensorError]]] = field(default_factory=list)  # (0-d bool, message, error): a call raises it when true
     captured: dict[int, tuple[Node, np.ndarray]] = field(default_factory=dict)  # large captured arrays: hidden arguments
     written: list[Tracer] = field(default_factory=list)  # arguments written into: their final values are hidden outputs
     locations: dict[Node, tuple[str, int]] = field(default_factory=dict)  # the user's (file, line) that first made each node
@@ -441,6 +442,16 @@ def ancestors(node: Node) -> list[Node]:
 
 
 # --- lifting values into the trace --------------------------------------------------------------
+
+
+def check_at_run_time(bad: Tracer, message: str, error: type[EgglogTensorError] = IndexOutOfBoundsError) -> None:
+    """Make the call raise `error` with `message` when any element of `bad` is true (a flag output the call reads)."""
+    if not bad.size:
+        return
+    trace = bad._trace
+    flag = bad._node if bad.ndim == 0 else trace.make("max", (bad._node,), (tuple(range(bad.ndim)),))
+    names = sorted({a.attr("name") for a in ancestors(bad._node) if a.op == "arg"})
+    trace.checks.append((flag, f"{message} (computed from argument(s) {', '.join(names)})\n  at {user_location()}", error))
 
 
 def trace_of(values: Sequence[Any]) -> Trace:

@@ -1,6 +1,6 @@
 """NumPy functions that are compositions of elementwise ops, written as NumPy writes them, so the
 results are NumPy's bit for bit: round/around (scale, rint, unscale), nan_to_num, float_power,
-and diff (differences of neighbours: a subtraction of two shifted views)."""
+i0 (an op of its own, within a few ulp), and diff (differences of neighbours: a subtraction of two shifted views)."""
 
 from __future__ import annotations
 
@@ -167,6 +167,18 @@ def sinc(x: Any) -> Tracer:
     eps = float_info(y.dtype).eps if is_float(y.dtype) else 1e-20
     y = IMPLEMENTATIONS["where"](apply_ufunc(trace, np.not_equal, (y, 0)), y, y.dtype.type(eps))
     return apply_ufunc(trace, np.divide, (apply_ufunc(trace, np.sin, (y,)), y))
+
+
+@implements("i0")
+def i0(x: Any) -> Tracer:
+    """np.i0, the modified Bessel function I0 (lowering/special.py): in x's dtype (float32, float64; integers
+    as float64), as NumPy computes it; half floats refused (NumPy computes them in float16)."""
+    trace = trace_of([x])
+    y = as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x))
+    dtype = y.dtype.name if is_float(y.dtype.name) else "float64"
+    if dtype not in ("float32", "float64"):
+        raise fail(UnsupportedError, f"np.i0 of {dtype} is not supported (NumPy computes it in {dtype}); cast to float32")
+    return result(trace, trace.make("i0", (lift(trace, y, dtype),)))
 
 
 def _real_only(x: Any) -> Tracer:

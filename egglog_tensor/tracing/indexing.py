@@ -65,7 +65,7 @@ def _valid(k: Tracer, n: int, axis: int, mode: str) -> Tracer:
     names = sorted({a.attr("name") for a in ancestors(k._node) if a.op == "arg"})
     flag = bad._node if bad.ndim == 0 else trace.make("max", (bad._node,), (tuple(range(bad.ndim)),))
     trace.checks.append((flag, f"index out of bounds for axis {axis} with size {n} "
-                               f"(indices computed from argument(s) {', '.join(names)})\n  at {user_location()}"))
+                               f"(indices computed from argument(s) {', '.join(names)})\n  at {user_location()}", IndexOutOfBoundsError))
     return np.where(bad, 0, np.where(k < 0, k + n, k))
 
 

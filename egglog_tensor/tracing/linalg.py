@@ -209,7 +209,7 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
 
 @implements("linalg.matrix_power")
 def matrix_power(a: Any, n: Any) -> Tracer:
-    """a @ a @ ... n times (a static int n >= 0) by squaring, in NumPy's order of products; n = 0: the identity."""
+    """a @ a @ ... n times (a static int n) by squaring, in NumPy's order of products; n = 0: the identity, n < 0: inv(a)'s -n-th power."""
     trace = trace_of([a])
     x = as_tracer(trace, a if isinstance(a, Tracer) else np.asarray(a))
     if isinstance(n, Tracer) or not isinstance(n, (int, np.integer)):
@@ -217,9 +217,8 @@ def matrix_power(a: Any, n: Any) -> Tracer:
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise fail(TracingError, "Last 2 dimensions of the array must be square")
     n = int(n)
-    if n < 0:
-        raise fail(UnsupportedError, f"np.linalg.matrix_power(a, {n}): a negative power needs the inverse (np.linalg.inv), "
-                                     "which egglog_tensor does not compute")
+    if n < 0:  # NumPy's: the inverse's power
+        x, n = IMPLEMENTATIONS["linalg.inv"](x), -n
     if n == 0:
         return broadcast_to(IMPLEMENTATIONS["eye"](x.shape[-1], dtype=x.dtype), x.shape)
     if n == 3:

@@ -17,23 +17,13 @@ except ImportError:  # pragma: no cover
     from numpy.lib import histograms as numpy_histograms  # type: ignore[no-redef]
 
 from ..errors import TracingError, UnsupportedError
-from .core import Trace, Tracer, ancestors, as_tracer, fail, implements, result, trace_of, user_location
+from .core import Trace, Tracer, as_tracer, check_at_run_time, fail, implements, result, trace_of
 from .creation import iota
 from .indexing import gather
 from .shapes import broadcast_to, reshape
 
 SEARCH_FROM = 64  # bin edges beyond this many are searched (log2 steps), not each compared with every element
 BLOCK = 65536  # NumPy's histogram adds up its bins block by block of this many elements (a float sum's rounding)
-
-
-def check_at_run_time(bad: Tracer, message: str) -> None:
-    """Make the call raise IndexOutOfBoundsError with `message` when any element of `bad` is true."""
-    if not bad.size:
-        return
-    trace = bad._trace
-    flag = bad._node if bad.ndim == 0 else trace.make("max", (bad._node,), (tuple(range(bad.ndim)),))
-    names = sorted({a.attr("name") for a in ancestors(bad._node) if a.op == "arg"})
-    trace.checks.append((flag, f"{message} (computed from argument(s) {', '.join(names)})\n  at {user_location()}"))
 
 
 def scatter_add(idx: Tracer, weights: Tracer, bins: int) -> Tracer:

@@ -1,0 +1,74 @@
+"""Dense linear algebra benchmark (issue 25): np.linalg.solve and inv of a 200 x 200 float64 matrix, inv of a
+stack of 1000 4 x 4 matrices and solve at 1000 x 1000, against NumPy (LAPACK) and the installed peers, with the
+roofline as benchmarks/run.py reports it (LU's 2/3 n^3 flops and the substitutions' at NumPy's sgemm rate).
+
+    python benchmarks/bench_linalg.py                  # every case, 9 rounds
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_linalg.py --only solve_200 --rounds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+
+os.environ.setdefault("EGGLOG_TENSOR_CACHE", "0")
+
+from run import Workload, describe, machine_numbers, print_row, run_workload
+
+
+def solve_200(a, b):
+    return np.linalg.solve(a, b)
+
+
+def inv_200(a):
+    return np.linalg.inv(a)
+
+
+def inv_stack(a):
+    return np.linalg.inv(a)
+
+
+def solve_1000(a, b):
+    return np.linalg.solve(a, b)
+
+
+def _matrices(shape: tuple[int, ...]):
+    """Well-conditioned float64 matrices of `shape` (a random one plus 2 sqrt(n) I), and a right-hand side."""
+    n = shape[-1]
+    return lambda r: (r.standard_normal(shape) + 2 * n**0.5 * np.eye(n), r.standard_normal(n))[: 2 if len(shape) == 2 else 1]
+
+
+def _flops(inputs: tuple[np.ndarray, ...]) -> float:
+    """LU's 2/3 n^3 per matrix, and 2 n^2 per right-hand side (n of them for inv)."""
+    a = inputs[0]
+    n, matrices = a.shape[-1], a.size // a.shape[-1] ** 2
+    return matrices * (2 / 3 * n**3 + 2 * n**2 * (1 if len(inputs) == 2 else n))
+
+
+CASES = {
+    solve_200: _matrices((200, 200)),
+    inv_200: lambda r: _matrices((200, 200))(r)[:1],
+    inv_stack: _matrices((1000, 4, 4)),
+    solve_1000: _matrices((1000, 1000)),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--rounds", type=int, default=9, help="turns each system takes per case")
+    parser.add_argument("--only", default="", help="comma-separated case names (default: all)")
+    args = parser.parse_args()
+    wanted = set(args.only.split(",")) if args.only else {f.__name__ for f in CASES}
+    machine = machine_numbers()
+    print(describe(machine))
+    print(f"{'workload':13s} {'system':14s} {'ms':>10s} {'vs numpy':>9s} {'vs peer':>9s} {'roofline':>8s}")
+    rng = np.random.default_rng(0)
+    for fn, make in CASES.items():
+        if fn.__name__ in wanted:
+            print_row(run_workload(Workload(fn, make, _flops), rng, machine, args.rounds))
+
+
+if __name__ == "__main__":
+    main()
