@@ -155,11 +155,12 @@ def _fold(loops: list[tuple[ir.Value, ir.Value, ir.Value]], acc: ir.Value,
 
 
 def block_reduce(threads: int, wave: int, like: ir.Operation, bounds: list[tuple[ir.Value, ir.Value]],
-                 element: Callable[[list[ir.Value], ir.Value], ir.Value], store: Callable[[ir.Value], None]) -> None:
+                 element: Callable[[list[ir.Value], ir.Value], ir.Value], store: Callable[[ir.Value], None]) -> ir.Value:
     """Each thread folds the elements of loops over `bounds` (lower, upper), the innermost's from
     lower + tid by `threads`, from the identity; shuffles combine the partials of each wave of
     `wave` lanes, lane 0 of each wave writes its value to workgroup memory, and after one barrier
-    every wave combines those by shuffles again; then thread 0 `store`s the block's value."""
+    every wave combines those by shuffles again; then thread 0 `store`s the block's value. Returns
+    the block's value, which every thread holds."""
     element_type = like.results[0].type
     tid = gpu.ThreadIdOp(gpu.Dimension.x).result
     *outer, (lower, upper) = bounds
@@ -180,6 +181,7 @@ def block_reduce(threads: int, wave: int, like: ir.Operation, bounds: list[tuple
     with ir.InsertionPoint(branch.then_block):
         store(value)
         scf.YieldOp([])
+    return value
 
 
 def wave_reduce(like: ir.Operation, value: ir.Value, lanes: int, wave: int) -> ir.Value:
@@ -223,16 +225,16 @@ def folded_fill(op: ir.Operation, out: ir.Value) -> ir.Value | None:
 def _fill_before(op: ir.Operation, out: ir.Value) -> ir.Operation | None:
     """The linalg.fill of `out` before `op` with nothing between them touching `out`'s buffer, if any."""
     before = [o.operation for o in op.block.operations]
-    buffer = _buffer(out)
+    buffer = base_buffer(out)
     for cursor in reversed(before[:before.index(op)]):
         if cursor.name == "linalg.fill" and cursor.operands[1] == out:
             return cursor
-        if cursor.name not in VIEWS and any(_buffer(v) == buffer for inner in nested_ops(cursor) for v in inner.operands):
+        if cursor.name not in VIEWS and any(base_buffer(v) == buffer for inner in nested_ops(cursor) for v in inner.operands):
             return None
     return None
 
 
-def _buffer(value: ir.Value) -> ir.Value:
+def base_buffer(value: ir.Value) -> ir.Value:
     """The buffer a memref value views (through subviews, reshapes and casts)."""
     owner = as_operation(value.owner)
     while owner is not None and owner.name in VIEWS[2:]:

@@ -11,7 +11,11 @@ gpu-reduce's block reduction (thread 0 writes the row's value), an elementwise o
 thread t at columns t, t + T, ..., one over the rows alone by thread 0. An input that two or more
 ops read along the whole row is staged: the first reader stores each element it loads into
 workgroup memory (one row, when it fits `STAGE_BYTES`), later readers load it from there, so the
-row is read from global memory once; a longer row is read by each op.
+row is read from global memory once; a longer row is read by each op. A reduction's value (from its
+fill) is one every thread holds after the block reduction: later ops use it from registers, not
+reloaded from the output thread 0 wrote. The barrier between two ops is kept only where the later
+one touches memory another thread touched in an earlier op, one of them writing (`_crosses`): a
+value over the rows alone, a reduction's output read from memory, a row read at other columns.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from mlir.dialects import arith, gpu, memref, scf
 
 from ...target import Device
 from ..payload import indexing_maps, linalg_ops, loop_extents
-from .reduce import apply_map, block_forall, block_reduce, block_threads, combine, combiner, folded_fill, index_constant, inline_body, reduction_plan
+from .reduce import apply_map, base_buffer, block_forall, block_reduce, block_threads, combine, combiner, folded_fill, index_constant, inline_body, reduction_plan
 from .tile import WORKGROUP, loop_kinds
 
 ROW_GROUP = "et.row_group"  # on each linalg op of a row group (gpu-tile), its group's number
@@ -159,9 +163,13 @@ def _fuse(group: list[ir.Operation], device: Device) -> None:
                 staged[value] = memref.AllocOp(ir.MemRefType.get([n], element, memory_space=ir.Attribute.parse(WORKGROUP)), [], []).result
             filled: set[ir.Value] = set()  # staged rows an earlier op stored
             storing: set[ir.Value] = set()  # staged rows the current op stores as it loads them
+            held: dict[ir.Value, ir.Value] = {}  # a reduction's output buffer: the row's value every thread holds
 
             def load(value: ir.Value, indices: list[ir.Value]) -> ir.Value:
-                """A staged row's element from workgroup memory (stored there by its first reader), else from `value`."""
+                """A reduction's value from registers; a staged row's element from workgroup memory (stored there
+                by its first reader), else from `value`."""
+                if base_buffer(value) in held:
+                    return held[base_buffer(value)]
                 if value not in staged or len(indices) != len(rows) + 1:
                     return memref.LoadOp(value, indices).result
                 if value in filled:
@@ -171,18 +179,54 @@ def _fuse(group: list[ir.Operation], device: Device) -> None:
                 storing.add(value)
                 return loaded
 
-            for position, op in enumerate(group):
-                if position:
+            touched: list[tuple[ir.Value, bool, bool]] = []  # (buffer, written, by the thread of its column) of the ops so far
+            for op in group:
+                accesses = _accesses(op, len(rows), staged, filled, held)
+                if touched and _crosses(accesses, touched):
                     gpu.BarrierOp()
-                _row_op(op, ivs, n, threads, device.wave, inits.get(op), load)
+                    touched = []
+                touched += accesses
+                value = _row_op(op, ivs, n, threads, device.wave, inits.get(op), load)
+                if value is not None:
+                    held[base_buffer(op.opview.outputs[0])] = value
                 filled.update(storing)
     for op in group:
         op.erase()
 
 
+def _accesses(op: ir.Operation, rows: int, staged: dict[ir.Value, ir.Value | None], filled: set[ir.Value],
+              held: dict[ir.Value, ir.Value]) -> list[tuple[ir.Value, bool, bool]]:
+    """The memory `op` touches in its row group: (buffer, written, whether only the thread of each
+    column touches its element: an elementwise op over the row, or a reduction's read, through the
+    identity map); a staged row (its workgroup buffer, keyed by the value: written by its first
+    reader); none for a reduction's value held in registers."""
+    loops = len(loop_extents(op))
+    over_row = loops == rows + 1
+    reduces = combiner(op) is not None
+    out = []
+    maps = indexing_maps(op)
+    for position, (value, amap) in enumerate(zip(op.operands, maps, strict=True)):
+        written = position >= len(op.opview.inputs)
+        own = over_row and not (written and reduces) and len(amap.results) == loops and all(
+            isinstance(e, ir.AffineDimExpr) and e.position == i for i, e in enumerate(amap.results))
+        if written or base_buffer(value) not in held:
+            out.append((base_buffer(value), written, own))
+        if not written and value in staged:
+            out.append((staged[value], value not in filled, own))
+    return out
+
+
+def _crosses(accesses: list[tuple[ir.Value, bool, bool]], touched: list[tuple[ir.Value, bool, bool]]) -> bool:
+    """Whether an op's `accesses` need a barrier after the `touched` memory of earlier ops: the same
+    buffer, one of the two writing, not both by the thread of each column."""
+    return any(buffer == other and (written or wrote) and not (own and theirs)
+               for buffer, written, own in accesses for other, wrote, theirs in touched)
+
+
 def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, wave: int, init: ir.Value | None,
-            load: Callable[[ir.Value, list[ir.Value]], ir.Value]) -> None:
-    """One op of a row group inside its block, at row `ivs`: a block reduction, a loop over the row's columns by the block's threads, or thread 0's."""
+            load: Callable[[ir.Value, list[ir.Value]], ir.Value]) -> ir.Value | None:
+    """One op of a row group inside its block, at row `ivs`: a block reduction, a loop over the row's columns by the block's
+    threads, or thread 0's. Returns a reduction's value from its fill `init`, which every thread holds (else None)."""
     outputs = list(op.opview.outputs)
     like = combiner(op)
     if like is not None:
@@ -196,8 +240,8 @@ def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, wave: i
             inline_body(op, ivs + columns, acc, load)
             return like.results[0]
 
-        block_reduce(threads, wave, like, [(index_constant(0), index_constant(n))], fold, store)
-        return
+        value = block_reduce(threads, wave, like, [(index_constant(0), index_constant(n))], fold, store)
+        return combine(like, init, value) if init is not None else None
     tid = gpu.ThreadIdOp(gpu.Dimension.x).result
     if len(loop_extents(op)) == len(ivs):  # over the rows alone
         branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, tid, index_constant(0)))
@@ -210,3 +254,4 @@ def _row_op(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, wave: i
         for value, out, amap in zip(values, outputs, indexing_maps(op)[len(op.opview.inputs):], strict=True):
             memref.StoreOp(value, out, apply_map(amap, at))
         scf.YieldOp([])
+    return None

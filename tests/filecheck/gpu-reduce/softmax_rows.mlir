@@ -2,7 +2,8 @@
 // Softmax's row group (gpu-tile marked its three ops et.row_group = 0 and left them whole) as one
 // fused row kernel: one block-level forall over the 64 rows, 256 threads; the max's block reduction
 // stages each row element it loads in workgroup memory, the sum of exp and the division read the
-// staged row, a gpu.barrier between two ops, thread 0 writing each reduction's value (its fill folded). A
+// staged row (each thread its own columns: no barrier between the ops), thread 0 writing each
+// reduction's value (its fill folded) and every thread using the value it holds, not reloading it. A
 // reduction's threads combine within each wave of 64 by shuffles, then the 4 waves' values through workgroup memory.
 // CHECK-LABEL: func.func @kernel(
 // CHECK:         scf.forall (%[[ROW:.*]]) in (64) {
@@ -15,25 +16,32 @@
 // CHECK:           memref.alloc() : memref<4xf32, #gpu.address_space<workgroup>>
 // CHECK:           gpu.barrier
 // CHECK-COUNT-2:   gpu.shuffle xor
+// CHECK:           %[[MAX:.*]] = arith.maximumf
+// CHECK:           scf.if
 // CHECK:             memref.store {{.*}}, %alloc[%[[ROW]]] : memref<64xf32>
 // CHECK-NEXT:      }
-// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      %[[HELD:.*]] = arith.maximumf %cst_0, %[[MAX]] : f32
+// CHECK-NOT:       gpu.barrier
 // CHECK-NOT:       memref.load %arg0
 // CHECK:           scf.for
 // CHECK:             memref.load %[[STAGE]][
+// CHECK:             arith.subf {{.*}}, %[[HELD]] : f32
 // CHECK:             math.exp
+// CHECK:           gpu.barrier
+// CHECK:           scf.if
 // CHECK:             memref.store {{.*}}, %alloc_1[%[[ROW]]] : memref<64xf32>
 // CHECK-NEXT:      }
-// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %cst, {{.*}} : f32
+// CHECK-NOT:       gpu.barrier
 // CHECK-NOT:       memref.load %arg0
+// CHECK-NOT:       memref.load %alloc
 // CHECK:           scf.for %{{.*}} = %thread_id_x{{.*}} to %c300{{.*}} step %c256
 // CHECK:             memref.load %[[STAGE]][
-// CHECK:             arith.divf
+// CHECK:             arith.divf {{.*}}, %[[SUM]] : f32
 // CHECK:             memref.store {{.*}}, %arg1[
 // CHECK:         } {et.launch = 0 : i64, et.threads = 256 : i64, mapping = [#gpu.block<x>]}
 // CHECK-NOT:     scf.forall
 // CHECK-NOT:     linalg.generic
-
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d0)>
 module {
