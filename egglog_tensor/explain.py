@@ -139,8 +139,8 @@ def lowering(comp: Compilation) -> list[str]:
 
 def gpu_matmuls(comp: Compilation) -> list[str]:
     """On a GPU target, a sentence per matmul: the tile shape the cost model chose and why (gpu/tiles.py)."""
-    from .graph import itemsize
     from .gpu.tiles import candidates
+    from .graph import itemsize
 
     device = comp.options.target.device
     if device is None:
