@@ -205,6 +205,8 @@ def _fuse(group: list[ir.Operation], device: Device) -> None:
                     touched = []
                 touched += accesses
                 value = _row_op(op, ivs, n, threads, device.wave, inits.get(op), load, per if registers else 0)
+                for out in op.opview.outputs:  # (a buffer written again no longer holds the reduced value)
+                    held.pop(base_buffer(out), None)
                 if value is not None:
                     held[base_buffer(op.opview.outputs[0])] = value
                 filled.update(storing)
@@ -317,21 +319,22 @@ def _columns(op: ir.Operation, ivs: list[ir.Value], n: int, threads: int, count:
     out = []
     tid = gpu.ThreadIdOp(gpu.Dimension.x).result
     body = op.regions[0].blocks[0]
-    inputs = list(op.opview.inputs)
+    operands = [*op.opview.inputs, *op.opview.outputs]
     maps = indexing_maps(op)
     for k in range(count):
         column = arith.addi(tid, index_constant(k * threads))
         inside = None if (k + 1) * threads <= n else arith.cmpi(arith.CmpIPredicate.ult, column, index_constant(n))
         at = [*ivs, column if inside is None else arith.minui(column, index_constant(n - 1))]
         args = []
-        for position, (arg, amap) in enumerate(zip(body.arguments, maps, strict=False)):
-            value = inputs[position] if position < len(inputs) else None
-            if value is None:  # an output: a reduction's accumulator (an elementwise op's is unused)
-                args.append(acc if acc is not None else arg)
-            elif not isinstance(value.type, ir.MemRefType) or not list(arg.uses):
-                args.append(value if not isinstance(value.type, ir.MemRefType) else arg)
-            else:
+        for position, (arg, value, amap) in enumerate(zip(body.arguments, operands, maps, strict=True)):
+            if acc is not None and position == len(operands) - 1:  # a reduction's accumulator
+                args.append(acc)
+            elif not isinstance(value.type, ir.MemRefType):
+                args.append(value)
+            elif list(arg.uses):
                 args.append(load(value, apply_map(amap, at), k))
+            else:
+                args.append(arg)  # (unused: the clones do not refer to it)
         values = clone_body(body, args)
         if acc is not None:
             acc = values[0] if inside is None else arith.select(inside, values[0], acc)
