@@ -3,6 +3,7 @@ stage whose text backs it (`comp.stage(name)`)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -136,6 +137,28 @@ def lowering(comp: Compilation) -> list[str]:
     return out
 
 
+def gpu_matmuls(comp: Compilation) -> list[str]:
+    """On a GPU target, a sentence per matmul: the tile shape the cost model chose and why (gpu/tiles.py)."""
+    from .gpu.tiles import candidates
+    from .graph import itemsize
+
+    device = comp.options.target.device
+    if device is None:
+        return []
+    out = []
+    for n in topological(comp.outputs):
+        if n.op not in ("matmul", "matmul_tiled", "einsum_matmul") or not n.inputs[0].ndim == n.inputs[1].ndim in (2, 3):
+            continue
+        a, b = n.inputs
+        *batch, rows, inner = a.shape
+        prices = candidates(device, itemsize(n.dtype), (rows, b.shape[-1], inner), math.prod(batch))
+        best = min(prices, key=lambda p: p.ns)
+        others = "; ".join(p.describe(device) for p in prices if p is not best)
+        out.append(f"The matmul of {'x'.join(map(str, a.shape))} by {'x'.join(map(str, b.shape))} is tiled in {best.describe(device)}, "
+                   f"the cost model's fastest against {others}. [gpu-reduce]")
+    return out
+
+
 def guarded(comp: Compilation) -> list[str]:
     """Sentences about the data values tracing took as Python values (guards.py)."""
     return [f"Traced for data where {g.kind}() of the value at {g.where} is {g.value!r}: each call computes it first (one "
@@ -145,4 +168,4 @@ def guarded(comp: Compilation) -> list[str]:
 
 def explain(comp: Compilation) -> str:
     """The decisions of one compilation, one sentence per line."""
-    return "\n".join(guarded(comp) + optimizer(comp) + program(comp) + provenance(comp) + lowering(comp))
+    return "\n".join(guarded(comp) + optimizer(comp) + program(comp) + provenance(comp) + lowering(comp) + gpu_matmuls(comp))

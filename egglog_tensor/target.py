@@ -105,11 +105,30 @@ class Tuning:
 
 
 @dataclass(frozen=True)
+class UnitLimits:
+    """What one CU (AMD) or SM (NVIDIA) holds at once, for occupancy (gpu/occupancy.py): its SIMDs (an
+    NVIDIA SM counted as one SIMD of 32 lanes with all its registers), 32-bit registers per SIMD lane,
+    the allocation granule and most registers of a thread, waves (warps) per SIMD, shared memory (LDS)
+    per unit and reserved per block, blocks per unit, and the latency of a global load (ns)."""
+
+    simds: int = 1
+    lane_registers: int = 2048  # NVIDIA: 65536 registers per SM / 32 lanes
+    granule: int = 8  # NVIDIA: 256 registers per warp
+    max_registers: int = 255
+    max_waves: int = 64
+    shared: int = 164 * 1024
+    shared_reserved: int = 1024  # NVIDIA sm_80 on: 1 KiB of each block's shared memory is the system's
+    max_blocks: int = 32
+    latency_ns: float = 500.0
+
+
+@dataclass(frozen=True)
 class Device:
     """A GPU a Target compiles for (egglog_tensor/gpu/targets.py): its MLIR backend ("rocdl": AMD,
     "nvvm": NVIDIA), chip ("gfx942", "sm_90"), compute units (AMD CUs / NVIDIA SMs), wave (warp)
     size, shared memory (LDS) a block may use in bytes, memory bandwidth (GB/s), float32 GFLOP/s and
-    the float64 rate as a fraction of it (1/2 on datacenter parts, 1/32-1/64 on consumer GPUs)."""
+    the float64 rate as a fraction of it (1/2 on datacenter parts, 1/32-1/64 on consumer GPUs), and what
+    one CU / SM holds at once (`limits`: registers, waves, shared memory, global load latency)."""
 
     backend: str
     chip: str
@@ -119,6 +138,7 @@ class Device:
     bandwidth_gbs: float
     gflops: float
     fp64_rate: float = 1.0
+    limits: UnitLimits = field(default_factory=UnitLimits)
 
     def flops_weight(self, dtype: str) -> float:
         """One flop of `dtype` in float32 flops at the device's FLOP rate (float64: 1 / fp64_rate)."""

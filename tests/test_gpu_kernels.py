@@ -421,8 +421,8 @@ def test_block_reductions_shuffle_within_waves(target: str) -> None:
     assert_sums_close(out, X, axis=1)
 
 
-@pytest.mark.parametrize(("target", "size"), [("rocdl:gfx1100", (401, 1303, 37)),
-                                              pytest.param("nvvm:sm_90", (901, 1303, 37), marks=pytest.mark.slow)])
+@pytest.mark.parametrize(("target", "size"), [("rocdl:gfx1100", (641, 1025, 37)),
+                                              pytest.param("nvvm:sm_90", (961, 1409, 37), marks=pytest.mark.slow)])
 def test_wide_matmul_tiles(target: str, size: tuple[int, int, int]) -> None:
     """A float32 output with blocks enough for the device gets 128 x 128 tiles of 8 x 8 registers (the cost
     model's choice: half the global traffic); ragged m, n and k (not multiples of the tiles), no spills

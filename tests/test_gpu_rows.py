@@ -12,7 +12,7 @@ from test_gpu_kernels import check_device_code
 
 import egglog_tensor as et
 from egglog_tensor.lowering.gpu.emulate import emulate
-from egglog_tensor.lowering.gpu.rows import STAGE_BYTES
+from egglog_tensor.lowering.gpu.rows import REGISTER_ELEMENTS, STAGE_BYTES
 
 TARGETS = ("rocdl:gfx942", "nvvm:sm_90")
 rng = np.random.default_rng(27)
@@ -45,15 +45,20 @@ CASES = [pytest.param(fn, dtype, rows, n, target, marks=() if (fn, dtype, rows, 
 
 @pytest.mark.parametrize(("fn", "dtype", "rows", "n", "target"), CASES)
 def test_one_launch_per_row_kernel(fn, dtype, rows: int, n: int, target: str) -> None:
-    """One launch of a block per row (threads: the row rounded up to whole waves, at most 256), the row
-    staged in workgroup memory when it fits (read from global memory once), checked device code, NumPy's values."""
+    """One launch of a block per row (threads: the row rounded up to whole waves, at most 256), the row kept
+    in registers (at most REGISTER_ELEMENTS columns a thread) or staged in workgroup memory when it fits (read
+    from global memory once either way), checked device code, NumPy's values."""
     args = arguments(fn, rows, n, dtype)
     comp = et.kernel(fn, target=target).inspect(*args)
     wave = 64 if target.startswith("rocdl") else 32
     threads = min(256, max(wave, 1 << max(n - 1, 1).bit_length()))
     assert [(k.grid, k.block) for k in comp.facts["device"].kernels] == [((rows, 1, 1), (threads, 1, 1))]
-    staged = f"memref<{n}xf{np.dtype(dtype).itemsize * 8}, #gpu.address_space<workgroup>>" in comp.stage("noalias")
-    assert staged == (n * np.dtype(dtype).itemsize <= STAGE_BYTES)
+    device = comp.stage("noalias")
+    staged = f"memref<{n}xf{np.dtype(dtype).itemsize * 8}, #gpu.address_space<workgroup>>" in device
+    kept = -(-n // threads) <= REGISTER_ELEMENTS and dtype == np.float32
+    assert staged == (not kept and n * np.dtype(dtype).itemsize <= STAGE_BYTES)
+    if kept:  # (each of a thread's columns of x loaded once)
+        assert len(re.findall(r"memref\.load %arg0\[", device)) == -(-n // threads)
     check_device_code(comp)
     (out,) = emulate(comp, *args)
     expected = fn(*(a.astype(np.float64) for a in args))
@@ -63,12 +68,38 @@ def test_one_launch_per_row_kernel(fn, dtype, rows: int, n: int, target: str) ->
     np.testing.assert_array_less(np.abs(out - expected), tol * (np.abs(expected) + scale) + 1e-30)
 
 
-def test_row_reads_in_global_memory() -> None:
-    """Softmax's fused kernel loads x from global memory in one loop only (the max's): the sum and the
-    normalization read the staged row from workgroup memory."""
-    x = rng.standard_normal((33, 1000)).astype(np.float32)
+@pytest.mark.parametrize(("n", "loads", "workgroup"), [(1000, 4, False), (4097, 1, True)])
+def test_row_reads_in_global_memory(n: int, loads: int, workgroup: bool) -> None:
+    """Softmax's fused kernel loads x from global memory once: a row of 1000 (4 columns a thread of 256) in
+    registers, each column loaded by the max and kept for the sum and the normalization; one of 4097 (17 a
+    thread) in the max's loop, which stages it in workgroup memory for the others."""
+    x = rng.standard_normal((33, n)).astype(np.float32)
     device = et.kernel(softmax, target=TARGETS[0]).inspect(x).stage("noalias")
-    assert len(re.findall(r"memref\.load %arg0\[", device)) == 1
+    assert len(re.findall(r"memref\.load %arg0\[", device)) == loads
+    assert (f"memref<{n}xf32, #gpu.address_space<workgroup>>" in device) == workgroup
+
+
+# (global loads, barriers) instructions of the asm stage: PTX's ld.global / bar.sync, AMDGPU's global_load / s_barrier
+_INSTRUCTIONS = {"nvvm": (r"ld\.global", r"bar\.sync"), "rocdl": (r"global_load\w*", r"s_barrier")}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("fn", "inputs"), [(softmax, 1), (layernorm, 3)])
+def test_reduced_values_stay_in_registers(fn, inputs: int, target: str) -> None:
+    """Every thread holds a row's reduced value after the block reduction and later ops use it, and a row of 1000
+    is kept in registers (4 columns a thread of 256): the kernel's global loads are its inputs' (softmax x;
+    layernorm x, g, b), one per column a thread; no workgroup memory but the two reductions' wave slots; one
+    barrier per reduction (its waves' exchange). Before (each reduced value reloaded after a barrier, the row
+    staged in workgroup memory): softmax 3 global loads on sm_90 (4 on gfx942), 4 barriers, 4064 bytes of shared
+    memory (4032 of LDS); layernorm 5 (6) and 4."""
+    comp = et.kernel(fn, target=target).inspect(*arguments(fn, 33, 1000, np.float32))
+    load, barrier = _INSTRUCTIONS[comp.options.target.name]
+    asm = comp.stage("asm")
+    assert len(re.findall(rf"^\s*{load}\b", asm, re.MULTILINE)) == 4 * inputs
+    assert len(re.findall(rf"^\s*{barrier}\b", asm, re.MULTILINE)) == 2
+    slots = 2 * 256 // (64 if target.startswith("rocdl") else 32) * 4  # (two reductions, a float32 per wave)
+    report = comp.stage("hsaco") if target.startswith("rocdl") else comp.stage("ptxas")
+    assert (f"group_segment_fixed_size: {slots}" if target.startswith("rocdl") else f"used 1 barriers, {slots} bytes smem") in report
 
 
 def test_plain_row_sums_and_full_reductions_stay() -> None:

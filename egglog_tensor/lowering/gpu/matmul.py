@@ -24,7 +24,7 @@ from mlir.dialects import arith, gpu, memref, scf
 from ...gpu.tiles import MatmulTiles, matmul_tiles
 from ...target import Device
 from ..payload import element_bytes, indexing_maps, loop_extents
-from .reduce import GRID_X, apply_map, block_forall, folded_fill, index_constant
+from .reduce import GRID_X, apply_map, block_forall, clone_body, folded_fill, index_constant
 from .tile import GRID_YZ, WORKGROUP, loop_kinds
 
 _DEFAULT_MAPS = {"linalg.matmul": ("(m, n, k) -> (m, k)", "(m, n, k) -> (k, n)", "(m, n, k) -> (m, n)"),
@@ -89,22 +89,6 @@ def matmul_plan(op: ir.Operation, device: Device) -> MatmulPlan | None:
     return plan
 
 
-def _inline(body: ir.Block, args: list[ir.Value]) -> ir.Value:
-    """The linalg body's ops cloned at the insertion point with its arguments `args`: the yielded value."""
-    values: list[tuple[ir.Value, ir.Value]] = list(zip(body.arguments, args, strict=True))
-    operations = list(body.operations)
-    for original in operations[:-1]:
-        clone = original.operation.clone()
-        for i, operand in enumerate(clone.operands):
-            for old, new in values:
-                if old == operand:
-                    clone.operands[i] = new
-                    break
-        values += list(zip(original.operation.results, clone.results, strict=True))
-    yielded = operations[-1].operands[0]
-    return next((new for old, new in values if old == yielded), yielded)
-
-
 def _min(value: ir.Value, bound: int) -> ir.Value:
     return arith.minui(value, index_constant(bound))
 
@@ -165,7 +149,7 @@ def tile_matmul(op: ir.Operation, plan: MatmulPlan) -> None:
                     a_values = [memref.LoadOp(shared_a, [r, kk]).result for r in local_rows]
                     b_values = [memref.LoadOp(shared_b, [kk, c]).result for c in local_cols]
                     carried = list(inner.inner_iter_args)
-                    scf.YieldOp([_inline(body, [x, y, carried[i * t.register_n + j]])
+                    scf.YieldOp([clone_body(body, [x, y, carried[i * t.register_n + j]])[0]
                                  for i, x in enumerate(a_values) for j, y in enumerate(b_values)])
                 gpu.BarrierOp()
                 scf.YieldOp(list(inner.results))

@@ -113,8 +113,9 @@ def _writes_every_output(op: ir.Operation) -> bool:
         [i for i, kind in enumerate(kinds) if kind == "p"]
 
 
-def _identity(name: str, element: ir.Type) -> ir.Value:
+def identity(like: ir.Operation) -> ir.Value:
     """The combining op's identity as a constant of the accumulator's type."""
+    name, element = like.name, like.results[0].type
     if name in FLOAT_IDENTITIES:
         return arith.constant(element, FLOAT_IDENTITIES[name])
     return arith.constant(element, ir.IntegerAttr.get(element, INT_IDENTITIES[name](ir.IntegerType(element).width)))
@@ -155,16 +156,24 @@ def _fold(loops: list[tuple[ir.Value, ir.Value, ir.Value]], acc: ir.Value,
 
 
 def block_reduce(threads: int, wave: int, like: ir.Operation, bounds: list[tuple[ir.Value, ir.Value]],
-                 element: Callable[[list[ir.Value], ir.Value], ir.Value], store: Callable[[ir.Value], None]) -> None:
+                 element: Callable[[list[ir.Value], ir.Value], ir.Value], store: Callable[[ir.Value], None]) -> ir.Value:
     """Each thread folds the elements of loops over `bounds` (lower, upper), the innermost's from
     lower + tid by `threads`, from the identity; shuffles combine the partials of each wave of
     `wave` lanes, lane 0 of each wave writes its value to workgroup memory, and after one barrier
-    every wave combines those by shuffles again; then thread 0 `store`s the block's value."""
-    element_type = like.results[0].type
+    every wave combines those by shuffles again; then thread 0 `store`s the block's value. Returns
+    the block's value, which every thread holds."""
     tid = gpu.ThreadIdOp(gpu.Dimension.x).result
     *outer, (lower, upper) = bounds
     loops = [(lo, hi, index_constant(1)) for lo, hi in outer] + [(arith.addi(lower, tid), upper, index_constant(threads))]
-    value = wave_reduce(like, _fold(loops, _identity(like.name, element_type), element), wave, wave)
+    return block_combine(threads, wave, like, _fold(loops, identity(like), element), store)
+
+
+def block_combine(threads: int, wave: int, like: ir.Operation, partial: ir.Value, store: Callable[[ir.Value], None]) -> ir.Value:
+    """Each thread's `partial` combined over the block (block_reduce's shuffles, workgroup slots and barrier);
+    thread 0 `store`s the block's value, which every thread holds and which is returned."""
+    element_type = like.results[0].type
+    tid = gpu.ThreadIdOp(gpu.Dimension.x).result
+    value = wave_reduce(like, partial, wave, wave)
     waves = threads // wave
     if waves > 1:
         shared = memref.AllocOp(ir.MemRefType.get([waves], element_type, memory_space=ir.Attribute.parse(WORKGROUP)), [], []).result
@@ -180,6 +189,7 @@ def block_reduce(threads: int, wave: int, like: ir.Operation, bounds: list[tuple
     with ir.InsertionPoint(branch.then_block):
         store(value)
         scf.YieldOp([])
+    return value
 
 
 def wave_reduce(like: ir.Operation, value: ir.Value, lanes: int, wave: int) -> ir.Value:
@@ -223,16 +233,16 @@ def folded_fill(op: ir.Operation, out: ir.Value) -> ir.Value | None:
 def _fill_before(op: ir.Operation, out: ir.Value) -> ir.Operation | None:
     """The linalg.fill of `out` before `op` with nothing between them touching `out`'s buffer, if any."""
     before = [o.operation for o in op.block.operations]
-    buffer = _buffer(out)
+    buffer = base_buffer(out)
     for cursor in reversed(before[:before.index(op)]):
         if cursor.name == "linalg.fill" and cursor.operands[1] == out:
             return cursor
-        if cursor.name not in VIEWS and any(_buffer(v) == buffer for inner in nested_ops(cursor) for v in inner.operands):
+        if cursor.name not in VIEWS and any(base_buffer(v) == buffer for inner in nested_ops(cursor) for v in inner.operands):
             return None
     return None
 
 
-def _buffer(value: ir.Value) -> ir.Value:
+def base_buffer(value: ir.Value) -> ir.Value:
     """The buffer a memref value views (through subviews, reshapes and casts)."""
     owner = as_operation(value.owner)
     while owner is not None and owner.name in VIEWS[2:]:
@@ -244,6 +254,21 @@ def _buffer(value: ir.Value) -> ir.Value:
 def apply_map(amap: ir.AffineMap, ivs: list[ir.Value]) -> list[ir.Value]:
     """The indices `amap` gives for loop ivs `ivs` (one affine.apply per result)."""
     return [affine.apply(ir.AffineMap.get(amap.n_dims, amap.n_symbols, [expr]), ivs) for expr in amap.results]
+
+
+def clone_body(body: ir.Block, args: list[ir.Value]) -> list[ir.Value]:
+    """A linalg body's ops cloned at the insertion point with its arguments `args` (the body stays): the yielded values."""
+    values: list[tuple[ir.Value, ir.Value]] = list(zip(body.arguments, args, strict=True))
+    operations = list(body.operations)
+    for original in operations[:-1]:
+        clone = original.operation.clone()
+        for i, operand in enumerate(clone.operands):
+            for old, new in values:
+                if old == operand:
+                    clone.operands[i] = new
+                    break
+        values += list(zip(original.operation.results, clone.results, strict=True))
+    return [next((new for old, new in values if old == yielded), yielded) for yielded in operations[-1].operands]
 
 
 def inline_body(op: ir.Operation, ivs: list[ir.Value], acc: ir.Value | None = None,

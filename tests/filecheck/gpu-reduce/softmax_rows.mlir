@@ -1,39 +1,52 @@
 // RUN: %python -m egglog_tensor.opt --stage gpu-reduce --target rocdl:gfx942 %s | %FileCheck %s
 // Softmax's row group (gpu-tile marked its three ops et.row_group = 0 and left them whole) as one
-// fused row kernel: one block-level forall over the 64 rows, 256 threads; the max's block reduction
-// stages each row element it loads in workgroup memory, the sum of exp and the division read the
-// staged row, a gpu.barrier between two ops, thread 0 writing each reduction's value (its fill folded). A
-// reduction's threads combine within each wave of 64 by shuffles, then the 4 waves' values through workgroup memory.
+// fused row kernel: one block-level forall over the 64 rows, 256 threads. A row of 300 is at most 2
+// columns a thread (tid, tid + 256; the second inside the row where tid < 44, its load clamped to
+// column 299): the max loads each of them once and the sum of exp and the division use the same
+// registers (no workgroup row, no barrier between the ops). Thread 0 writes each reduction's value
+// (its fill folded); every thread combines the value it holds with the fill and uses it, not
+// reloading it. A reduction's threads combine within each wave of 64 by shuffles, then the 4 waves'
+// values through workgroup memory.
 // CHECK-LABEL: func.func @kernel(
 // CHECK:         scf.forall (%[[ROW:.*]]) in (64) {
-// CHECK:           %[[STAGE:.*]] = memref.alloc() : memref<300xf32, #gpu.address_space<workgroup>>
-// CHECK:           scf.for
-// CHECK:             %[[X:.*]] = memref.load %arg0[
-// CHECK:             memref.store %[[X]], %[[STAGE]][
-// CHECK:             arith.maximumf
+// CHECK-NOT:       memref<300xf32, #gpu.address_space<workgroup>>
+// CHECK:           %[[X0:.*]] = memref.load %arg0[
+// CHECK:           arith.maximumf
+// CHECK:           %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c300
+// CHECK:           arith.minui %{{.*}}, %c299
+// CHECK:           %[[X1:.*]] = memref.load %arg0[
+// CHECK:           arith.select %[[IN]]
 // CHECK-COUNT-6:   gpu.shuffle xor {{.*}}, %c64_i32 : f32
 // CHECK:           memref.alloc() : memref<4xf32, #gpu.address_space<workgroup>>
 // CHECK:           gpu.barrier
 // CHECK-COUNT-2:   gpu.shuffle xor
+// CHECK:           %[[MAX:.*]] = arith.maximumf
+// CHECK:           scf.if
 // CHECK:             memref.store {{.*}}, %alloc[%[[ROW]]] : memref<64xf32>
 // CHECK-NEXT:      }
-// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      %[[HELD:.*]] = arith.maximumf %cst_0, %[[MAX]] : f32
+// CHECK-NOT:       gpu.barrier
 // CHECK-NOT:       memref.load %arg0
-// CHECK:           scf.for
-// CHECK:             memref.load %[[STAGE]][
-// CHECK:             math.exp
+// CHECK:           arith.subf %[[X0]], %[[HELD]] : f32
+// CHECK:           math.exp
+// CHECK:           arith.subf %[[X1]], %[[HELD]] : f32
+// CHECK:           gpu.barrier
+// CHECK:           scf.if
 // CHECK:             memref.store {{.*}}, %alloc_1[%[[ROW]]] : memref<64xf32>
 // CHECK-NEXT:      }
-// CHECK-NEXT:      gpu.barrier
-// CHECK-NOT:       memref.load %arg0
-// CHECK:           scf.for %{{.*}} = %thread_id_x{{.*}} to %c300{{.*}} step %c256
-// CHECK:             memref.load %[[STAGE]][
-// CHECK:             arith.divf
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %cst, {{.*}} : f32
+// CHECK-NOT:       gpu.barrier
+// CHECK-NOT:       memref.load
+// CHECK:           arith.subf %[[X0]], %[[HELD]] : f32
+// CHECK:           arith.divf {{.*}}, %[[SUM]] : f32
+// CHECK:           arith.subf %[[X1]], %[[HELD]] : f32
+// CHECK:           arith.divf {{.*}}, %[[SUM]] : f32
+// CHECK:           memref.store {{.*}}, %arg1[
+// CHECK:           scf.if
 // CHECK:             memref.store {{.*}}, %arg1[
 // CHECK:         } {et.launch = 0 : i64, et.threads = 256 : i64, mapping = [#gpu.block<x>]}
 // CHECK-NOT:     scf.forall
 // CHECK-NOT:     linalg.generic
-
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d0)>
 module {
