@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -23,6 +24,12 @@ INTS = ("int32", "int64")
 NUMERIC = FLOATS + INTS
 ALL_DTYPES = NUMERIC + ("bool",)
 LAYOUTS = ("C", "F", "strided", "negative")
+
+
+def sweep(values: Any, default: Any) -> list[Any]:
+    """`values` as pytest parameters, those not in `default` marked slow: the default run covers a sweep's
+    main cases, the slow run (.ci/run) all of them."""
+    return [v if v in default else pytest.param(v, marks=pytest.mark.slow) for v in values]
 
 # --- shapes ---------------------------------------------------------------------------------
 
