@@ -378,7 +378,7 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def cumprod(self, axis=None, dtype=None, out=None) -> Tracer:
         return IMPLEMENTATIONS["cumprod"](self, axis, dtype, out)
 
-    # sorts (tracing/sorting.py); x.sort() sorts in place, which a traced array cannot
+    # sorts (tracing/sorting.py)
     def argsort(self, axis=-1, kind=None, order=None, *, stable=None) -> Tracer:
         return IMPLEMENTATIONS["argsort"](self, axis, kind, order, stable=stable)
 
@@ -412,8 +412,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def round(self, decimals: int = 0) -> Tracer:
         return IMPLEMENTATIONS["round"](self, decimals)
 
-    def clip(self, a_min=None, a_max=None) -> Tracer:
-        return IMPLEMENTATIONS["clip"](self, a_min, a_max)
+    def clip(self, min=None, max=None, **kw) -> Tracer:
+        return IMPLEMENTATIONS["clip"](self, min, max, **kw)
 
     def conj(self) -> Tracer:
         """ndarray.conj of a real array: a copy in its dtype (np.conj of bool gives int8; this keeps bool)."""
@@ -424,10 +424,26 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def dot(self, other: Any) -> Tracer:
         return IMPLEMENTATIONS["dot"](self, other)
 
-    def ravel(self) -> Tracer:
-        return IMPLEMENTATIONS["reshape"](self, (-1,), "C")
+    def ravel(self, order: str = "C") -> Tracer:
+        return IMPLEMENTATIONS["reshape"](self, (-1,), order)
 
-    flatten = ravel
+    def flatten(self, order: str = "C") -> Tracer:
+        """A flattened copy (writable: no view of self)."""
+        return IMPLEMENTATIONS["copy"](self.ravel(order))
+
+    def repeat(self, repeats: Any, axis: Any = None) -> Tracer:
+        return IMPLEMENTATIONS["repeat"](self, repeats, axis)
+
+    def sort(self, axis: int = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> None:
+        """ndarray.sort: self's elements sorted in place (a functional update of the array it is)."""
+        self[...] = IMPLEMENTATIONS["sort"](self, axis, kind, order, stable=stable)
+
+    def fill(self, value: Any) -> None:
+        """ndarray.fill: every element set to `value` (cast as an assignment casts it)."""
+        self[...] = value
+
+    itemsize = property(lambda self: self.dtype.itemsize)
+    nbytes = property(lambda self: self.dtype.itemsize * self.size)
 
     def squeeze(self, axis=None) -> Tracer:
         return IMPLEMENTATIONS["squeeze"](self, axis)

@@ -54,7 +54,8 @@ def runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
 
 def take_static(x: Tracer, indices: Sequence[int], axis: int) -> Tracer:
     """x.take(indices, axis) for known in-range indices, as a concatenation of views: one slice per
-    arithmetic run (a run repeating one index is a broadcast), so it fuses into its reader."""
+    arithmetic run (a run repeating one index is a broadcast), so it fuses into its reader. An array of its
+    own, as NumPy's copy (writes into x do not reach it, nor writes into it x)."""
     parts = []
     for start, step, length in runs(list(indices)) or [(0, 1, 0)]:
         if step:
@@ -62,7 +63,12 @@ def take_static(x: Tracer, indices: Sequence[int], axis: int) -> Tracer:
         else:
             one = slice_axis(x, axis, start, 1, 1)
             parts.append(broadcast_to(one, tuple(length if d == axis else n for d, n in enumerate(one.shape))))
-    return parts[0] if len(parts) == 1 else concatenate(parts, axis)
+    return own(parts[0] if len(parts) == 1 else concatenate(parts, axis))
+
+
+def own(x: Tracer) -> Tracer:
+    """x's value as an array of its own (NumPy's functions that copy): not a view of x's base, nor frozen."""
+    return result(x._trace, x._node, x._weak)
 
 
 @implements("flip")
@@ -92,10 +98,10 @@ def fliplr(m: Any) -> Tracer:
 
 @implements("roll")
 def roll(a: Any, shift: Any, axis: Any = None) -> Tracer:
-    """Elements shifted cyclically: per axis, the concatenation of the two slices it wraps into."""
+    """Elements shifted cyclically: per axis, the concatenation of the two slices it wraps into (a new array)."""
     x = _tracer(a)
     if axis is None:
-        return reshape(roll(reshape(x, (-1,)), shift, 0), x.shape)
+        return own(reshape(roll(reshape(x, (-1,)), shift, 0), x.shape))
     shifts, axes = _ints(shift, "roll shifts"), _ints(axis, "roll axes")
     try:
         pairs = np.broadcast(np.asarray(shifts), np.asarray(axes))
@@ -109,7 +115,7 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Tracer:
         if n and s % n:
             k = n - s % n
             x = concatenate([slice_axis(x, ax, k, 1, n - k), slice_axis(x, ax, 0, 1, k)], ax)
-    return x
+    return own(x)
 
 
 def _pairs(value: Any, ndim: int, what: str) -> list[tuple[Any, Any]]:
@@ -137,7 +143,7 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tr
         raise fail(TracingError, "index can't contain negative values")
     if mode == "constant":
         values = _pairs(kwargs.get("constant_values", 0), x.ndim, "constant_values")
-        return _pad_constant(x, widths, values)
+        return own(_pad_constant(x, widths, values))
     for ax, (before, after) in enumerate(widths):
         if before or after:
             try:
@@ -145,7 +151,7 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tr
             except ValueError as e:
                 raise fail(TracingError, f"np.pad: {e}") from None
             x = take_static(x, indices.tolist(), ax)
-    return x
+    return own(x)
 
 
 def _pad_constant(x: Tracer, widths: list[tuple[int, int]], values: list[tuple[Any, Any]]) -> Tracer:
@@ -183,7 +189,7 @@ def tile(A: Any, reps: Any) -> Tracer:
     reps = (1,) * (ndim - len(reps)) + reps
     x = reshape(x, (1,) * (ndim - x.ndim) + x.shape)
     if all(r == 1 for r in reps):
-        return x
+        return own(x)
     interleaved = tuple(d for pair in zip([1] * ndim, x.shape, strict=True) for d in pair)
     grown = tuple(d for pair in zip(reps, x.shape, strict=True) for d in pair)
     return reshape(broadcast_to(reshape(x, interleaved), grown), tuple(r * n for r, n in zip(reps, x.shape, strict=True)))
@@ -194,6 +200,9 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
     """np.repeat: one count is a broadcast along a new axis after `axis`, merged by a reshape;
     counts per element read the array at the indices they give (views)."""
     x = _tracer(a)
+    if isinstance(repeats, Tracer):
+        raise fail(UnsupportedError, "np.repeat with traced counts is not supported: the result's length is their sum, known "
+                                     "only at run time; pass the counts as a constant (a list, or a static argument)")
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     ax = normalize_axis(x.ndim, axis)
@@ -316,3 +325,63 @@ def column_stack(tup: Any) -> Tracer:
     trace = trace_of(_stack_parts(tup, "column_stack"))
     columns = [_strong(trace, a) for a in tup]
     return concatenate([reshape(c, (c.size, 1)) if c.ndim < 2 else c for c in columns], 1)
+
+
+
+def _atleast(ndim: int) -> Any:
+    def atleast(*arys: Any) -> Any:
+        """np.atleast_{n}d: views with unit dims added as NumPy adds them; one array for one argument, else a tuple."""
+        out = _at_least(list(arys), ndim)
+        return out[0] if len(out) == 1 else tuple(out)
+    return atleast
+
+
+for _n in (1, 2, 3):
+    implements(f"atleast_{_n}d")(_atleast(_n))
+
+
+def _split_along(name: str, ndim: int, axis: int) -> Any:
+    def split_along(ary: Any, indices_or_sections: Any) -> list[Tracer]:
+        """np.hsplit/vsplit/dsplit: np.split along the axis NumPy picks for the array's rank."""
+        x = _tracer(ary)
+        if x.ndim < ndim:
+            raise fail(TracingError, f"{name} only works on arrays of {ndim} or more dimensions")
+        return _split(x, indices_or_sections, 0 if name == "hsplit" and x.ndim == 1 else axis, equal=True)
+    return split_along
+
+
+for _name, _ndim, _axis in (("hsplit", 1, 1), ("vsplit", 2, 0), ("dsplit", 3, 2)):
+    implements(_name)(_split_along(_name, _ndim, _axis))
+
+
+@implements("rot90")
+def rot90(m: Any, k: int = 1, axes: Any = (0, 1)) -> Tracer:
+    """np.rot90 as NumPy composes it: flips and a transpose (views)."""
+    x = _tracer(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise fail(TracingError, "len(axes) must be 2.")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == x.ndim:
+        raise fail(TracingError, "Axes must be different.")
+    if not all(-x.ndim <= a < x.ndim for a in axes):
+        raise fail(TracingError, f"Axes={axes} out of range for array of ndim={x.ndim}.")
+    k = operator.index(k) % 4
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(flip(x, axes[0]), axes[1])
+    order = list(range(x.ndim))
+    order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
+    return transpose(flip(x, axes[1]), order) if k == 1 else flip(transpose(x, order), axes[1])
+
+
+@implements("broadcast_arrays")
+def broadcast_arrays(*args: Any, subok: bool = False) -> tuple[Tracer, ...]:
+    """The arrays broadcast to their common shape (read-only views, as NumPy's)."""
+    trace = trace_of(list(args))
+    arrays = [_strong(trace, a) for a in args]
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError as e:
+        raise fail(TracingError, str(e)) from None
+    return tuple(a if a.shape == shape else broadcast_to(a, shape) for a in arrays)
