@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import TracingError, UnsupportedError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import assembly, calculus, conversions, convolution, creation, einsum, elementwise, held, indexing, linalg, rearrange, reductions, scans, scatter, shapes, sorting, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
+from . import assembly, calculus, comparisons, conversions, convolution, creation, einsum, elementwise, held, indexing, linalg, polynomials, rearrange, reductions, scans, scatter, shapes, sorting, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
 from .core import Guard, Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Guard", "Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]

@@ -178,7 +178,8 @@ def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     broadcast shape, in place when they are adjacent, else first."""
     for k in filter(is_index_array, key):
         _constant(k)  # (masks and non-integer arrays refused before any work)
-    x, key = _without_none(x, _expand(x, key))
+    x = result(x._trace, x._node, x._weak)  # x's value: a copy is read, and x stays writable (no reshape of it freezes it)
+    x, key = _without_none(x, expand_key(x, key))
     advanced = [d for d, k in enumerate(key) if not isinstance(k, slice)]
     try:
         shape = tuple(np.broadcast_shapes(*(np.shape(k) if not isinstance(k, Tracer) else k.shape for k in (key[d] for d in advanced))))
@@ -190,13 +191,13 @@ def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     y = transpose(y, order[:at] + advanced + order[at:])
     sizes = [y.shape[at + i] for i in range(len(advanced))]
     merged = reshape(y, y.shape[:at] + (math.prod(sizes),) + y.shape[at + len(advanced) :])
-    flat = _flat_index([key[d] for d in advanced], sizes, shape, advanced)
+    flat = flat_index([key[d] for d in advanced], sizes, shape, advanced)
     if isinstance(flat, np.ndarray):
         return take_constant(merged, flat, at)
     return gather(merged, flat, at)
 
 
-def _expand(x: Tracer, key: tuple) -> tuple:
+def expand_key(x: Tracer, key: tuple) -> tuple:
     """The key with its Ellipsis (or the missing trailing dims) as full slices and ints as 0-d arrays."""
     real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if real > x.ndim:
@@ -217,20 +218,50 @@ def _without_none(x: Tracer, key: tuple) -> tuple[Tracer, tuple]:
     return reshape(x, tuple(shape)), tuple(slice(None) if k is None else k for k in key)
 
 
-def _flat_index(keys: list[Any], sizes: list[int], shape: tuple[int, ...], axes: list[int]) -> Any:
+def flat_index(keys: list[Any], sizes: list[int], shape: tuple[int, ...], axes: list[int]) -> Any:
     """The row-major index into the merged dims of `sizes`: a constant array if every key is one."""
     strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
     constants = [_constant(k) for k in keys]
     if all(c is not None for c in constants):
         valid = [_checked(c, n, a) for c, n, a in zip(constants, sizes, axes, strict=True)]
         return np.broadcast_to(sum(v * s for v, s in zip(valid, strides, strict=True)), shape)
-    if any(c is not None and c.ndim for c in constants):
-        raise fail(UnsupportedError, "mixing constant index arrays with traced ones is not supported; "
-                                     "pass every index array as an argument")
     trace = trace_of([k for k in keys if isinstance(k, Tracer)])
-    parts = [(_valid(k, n, a, "raise") if c is None else as_tracer(trace, int(_checked(c, n, a))))
+    parts = [(_valid(k, n, a, "raise") if c is None else as_tracer(trace, _checked(c, n, a)))
              for k, c, n, a in zip(keys, constants, sizes, axes, strict=True)]
     flat = parts[0] * strides[0] if strides[0] != 1 else parts[0]
     for p, s in zip(parts[1:], strides[1:], strict=True):
         flat = flat + (p * s if s != 1 else p)
     return broadcast_to(as_tracer(trace, flat), shape)
+
+
+@implements("unravel_index")
+def unravel_index(indices: Any, shape: Any, order: str = "C") -> tuple[Any, ...]:
+    """The coordinates of flat indices in an array of `shape` (int64): constant ones NumPy's own; traced ones by
+    division, an index outside [0, size) flagged for the call to raise IndexOutOfBoundsError (NumPy: ValueError)."""
+    if not isinstance(indices, Tracer):
+        return np.unravel_index(indices, shape, order)
+    if order not in ("C", "F"):
+        raise fail(TracingError, "only 'C' or 'F' order is permitted")
+    if indices.dtype.kind not in "iu":
+        raise fail(TracingError, f"only int indices permitted, not {indices.dtype}")
+    dims = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    size = math.prod(dims)
+    k = indices.astype("int64")
+    bad = (k < 0) | (k >= size)
+    check_at_run_time(bad, f"np.unravel_index: an index is out of bounds for an array of size {size}")
+    k = np.where(bad, 0, k)
+    out = []
+    for d in (reversed(dims) if order == "C" else dims):
+        out.append(k % d if d else k)
+        k = k // d if d else k
+    return tuple(reversed(out)) if order == "C" else tuple(out)
+
+
+def check_at_run_time(bad: Tracer, message: str) -> None:
+    """Make the call raise IndexOutOfBoundsError with `message` when any element of `bad` is true."""
+    if not bad.size:
+        return
+    trace = bad._trace
+    flag = bad._node if bad.ndim == 0 else trace.make("max", (bad._node,), (tuple(range(bad.ndim)),))
+    names = sorted({a.attr("name") for a in ancestors(bad._node) if a.op == "arg"})
+    trace.checks.append((flag, f"{message} (computed from argument(s) {', '.join(names)})\n  at {user_location()}"))

@@ -6,6 +6,7 @@ IndexOutOfBoundsError), never written. np.gcd and np.lcm are registry ops reache
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -17,23 +18,14 @@ except ImportError:  # pragma: no cover
     from numpy.lib import histograms as numpy_histograms  # type: ignore[no-redef]
 
 from ..errors import TracingError, UnsupportedError
-from .core import Trace, Tracer, ancestors, as_tracer, fail, implements, result, trace_of, user_location
+from .core import Trace, Tracer, as_tracer, fail, implements, result, trace_of
 from .creation import iota
-from .indexing import gather
+from .indexing import check_at_run_time, gather
 from .shapes import broadcast_to, reshape
+from .updates import is_mask, write_indexed
 
 SEARCH_FROM = 64  # bin edges beyond this many are searched (log2 steps), not each compared with every element
 BLOCK = 65536  # NumPy's histogram adds up its bins block by block of this many elements (a float sum's rounding)
-
-
-def check_at_run_time(bad: Tracer, message: str) -> None:
-    """Make the call raise IndexOutOfBoundsError with `message` when any element of `bad` is true."""
-    if not bad.size:
-        return
-    trace = bad._trace
-    flag = bad._node if bad.ndim == 0 else trace.make("max", (bad._node,), (tuple(range(bad.ndim)),))
-    names = sorted({a.attr("name") for a in ancestors(bad._node) if a.op == "arg"})
-    trace.checks.append((flag, f"{message} (computed from argument(s) {', '.join(names)})\n  at {user_location()}"))
 
 
 def scatter_add(idx: Tracer, weights: Tracer, bins: int) -> Tracer:
@@ -195,3 +187,30 @@ def _count(idx: Tracer, keep: Tracer, weights: Tracer | None, n: int) -> Tracer:
     for b in range(1, blocks):
         total = total + parts[b].astype(weights.dtype.name)
     return total
+
+
+@implements("ufunc.at")
+def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
+    """np.add.at / np.subtract.at(a, indices, b): b added at each index in turn, repeats accumulating (embedding
+    gradients, histograms by hand): the values are scatter-added into a zero array of a's size, added to a once
+    (a float sum rounded in that order: to rounding of NumPy's one add per index)."""
+    if ufunc.__name__ not in ("add", "subtract") or b is None:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.at is not supported (np.add.at and np.subtract.at are)")
+    if not isinstance(a, Tracer):
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.at into an array the kernel did not receive or make is not supported")
+    key = indices if isinstance(indices, tuple) else (indices,)
+    if any(is_mask(k) for k in key) or a.dtype == np.bool_:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.at with a boolean mask or into a bool array is not supported")
+    given = (b._weak(0) if b._weak else b.dtype) if isinstance(b, Tracer) else b if type(b) in (int, float, bool) else np.asarray(b).dtype
+    dtype = np.result_type(a.dtype, given)
+    if not np.can_cast(dtype, a.dtype, "same_kind"):
+        raise fail(TracingError, f"Cannot cast ufunc '{ufunc.__name__}' output from {dtype!r} to {a.dtype!r} with casting rule 'same_kind'")
+
+    def accumulate(x: Tracer, k: Any, v: Tracer) -> Tracer:
+        row = math.prod(x.shape[1:])
+        k = as_tracer(x._trace, k) if isinstance(k, np.ndarray) else k
+        flat = reshape(reshape(k, (-1, 1)) * row + np.arange(row), (-1,))
+        total = reshape(scatter_add(flat, reshape(v, (-1,)), x.size), x.shape)
+        return x + total if ufunc.__name__ == "add" else x - total
+
+    write_indexed(a, key, b, accumulate)
