@@ -329,8 +329,9 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         public = getattr(np, func.__name__, None)  # (while tracing, np.zeros & co. wrap NumPy's: creation.py)
         if func in (public, getattr(public, "__wrapped__", None)):
             name = func.__name__
-        else:  # np.linalg's functions are registered as "linalg.<name>"
-            name = f"linalg.{func.__name__}" if getattr(np.linalg, func.__name__, None) is func else None
+        else:  # np.linalg's and np.lib.stride_tricks' functions are registered as "linalg.<name>", "stride_tricks.<name>"
+            name = next((f"{space}.{func.__name__}" for space, module in (("linalg", np.linalg), ("stride_tricks", np.lib.stride_tricks))
+                         if getattr(module, func.__name__, None) is func), None)
         handler = IMPLEMENTATIONS.get(name)
         if handler is None:
             raise fail(UnsupportedError, f"np.{name or func.__name__}({describe(args)}) is not supported")
@@ -483,7 +484,27 @@ def dtype_key(v: Any) -> Any:
         return np.asarray(v).dtype
     if isinstance(v, np.ndarray):
         return v.dtype
+    if isinstance(v, (list, tuple)):
+        return dtype_key(operand_array(v))
     raise fail(UnsupportedError, f"operand of type {type(v).__name__} is not supported")
+
+
+def first_tracer(value: Any) -> Tracer | None:
+    """The first Tracer of value: itself, or in a (nested) list or tuple; None if it holds none."""
+    if isinstance(value, Tracer):
+        return value
+    found = (first_tracer(v) for v in value) if isinstance(value, (list, tuple)) else ()
+    return next((t for t in found if t is not None), None)
+
+
+def operand_array(v: list | tuple) -> Tracer | np.ndarray:
+    """A list or tuple operand as NumPy converts it (np.asarray): its traced values stacked, else a constant array."""
+    if first_tracer(v) is not None:
+        return IMPLEMENTATIONS["asarray"](v)
+    array = np.asarray(v)
+    if array.dtype.kind not in "biuf":
+        raise fail(UnsupportedError, f"operand {type(v).__name__} of dtype {array.dtype} is not supported")
+    return array
 
 
 def lift(trace: Trace, v: Any, dtype: str) -> Node:
@@ -491,6 +512,10 @@ def lift(trace: Trace, v: Any, dtype: str) -> Node:
     if isinstance(v, Tracer):
         node = v._node
         return node if node.dtype == dtype else trace.make("astype", (node,), (dtype,))
+    if isinstance(v, (list, tuple)):
+        v = operand_array(v)
+        if isinstance(v, Tracer):
+            return lift(trace, v, dtype)
     if isinstance(v, np.ndarray) and v.ndim:
         return constant_array(trace, v, dtype)
     if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):

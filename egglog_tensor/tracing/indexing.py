@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
 from .core import IMPLEMENTATIONS, Trace, Tracer, ancestors, as_tracer, fail, implements, lift, normalize_axis, result, trace_of, user_location
 from .rearrange import runs, take_static
+from .selections import selected
 from .shapes import broadcast_to, reshape, transpose
 
 MAX_RUNS = 64  # constant indices read as at most this many slices; more: pass them as an argument
@@ -175,7 +176,12 @@ implements("unique")(_value_shaped("unique", "call it outside the kernel, or use
 @implements("getitem.advanced")
 def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     """Integer-array indexing with NumPy's result shape: the indexed dims become the indices'
-    broadcast shape, in place when they are adjacent, else first."""
+    broadcast shape, in place when they are adjacent, else first. A constant mask is its nonzero indices (as
+    NumPy reads it); a traced one over leading dims a Selection (tracing/selections.py)."""
+    key = tuple(k for entry in key for k in (np.nonzero(entry) if is_constant_mask(entry) else (entry,)))
+    rest = [k for k in key[1:] if k is not Ellipsis and k != slice(None)] if isinstance(key[0], Tracer) else None
+    if rest == [] and key[0].dtype == np.bool_ and key[0].ndim:
+        return selected(x, key[0])
     for k in filter(is_index_array, key):
         _constant(k)  # (masks and non-integer arrays refused before any work)
     x = result(x._trace, x._node, x._weak)  # x's value: a copy is read, and x stays writable (no reshape of it freezes it)
@@ -195,6 +201,11 @@ def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     if isinstance(flat, np.ndarray):
         return take_constant(merged, flat, at)
     return gather(merged, flat, at)
+
+
+def is_constant_mask(k: Any) -> bool:
+    """Whether an index entry is a boolean array known while tracing (a list of bools too)."""
+    return isinstance(k, (np.ndarray, list)) and np.ndim(k) > 0 and np.asarray(k).dtype == np.bool_
 
 
 def expand_key(x: Tracer, key: tuple) -> tuple:

@@ -385,3 +385,27 @@ def broadcast_arrays(*args: Any, subok: bool = False) -> tuple[Tracer, ...]:
     except ValueError as e:
         raise fail(TracingError, str(e)) from None
     return tuple(a if a.shape == shape else broadcast_to(a, shape) for a in arrays)
+
+
+@implements("stride_tricks.sliding_window_view")
+def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *, subok: bool = False, writeable: bool = False) -> Tracer:
+    """Windows of `window_shape` along `axis` (None: every axis), each window's dims appended as NumPy's: per window
+    dim, its w shifted slices stacked (views, read-only)."""
+    v = _tracer(x)
+    shape = _ints(window_shape, "window_shape")
+    axes = tuple(range(v.ndim)) if axis is None else tuple(normalize_axis(v.ndim, a) for a in _ints(axis, "axis"))
+    if len(shape) != len(axes):
+        raise fail(TracingError, "Must provide matching length window_shape and axis; got "
+                                 f"{len(shape)} window_shape elements and {len(axes)} axes elements.")
+    if writeable:
+        raise fail(UnsupportedError, "sliding_window_view(writeable=True) is not supported")
+    out = v
+    for ax, w in zip(axes, shape, strict=True):
+        n = v.shape[ax]
+        if w < 0 or w > n:
+            raise fail(TracingError, "window shape cannot be larger than input array shape" if w > n else "`window_shape` cannot contain negative values")
+        if not w:
+            raise fail(UnsupportedError, "sliding_window_view with an empty window is not supported")
+        out = concatenate([reshape(slice_axis(out, ax, j, 1, n - w + 1), out.shape[:ax] + (n - w + 1,) + out.shape[ax + 1:] + (1,))
+                           for j in range(w)], out.ndim)
+    return out

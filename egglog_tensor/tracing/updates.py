@@ -18,7 +18,8 @@ import numpy as np
 from ..errors import TracingError, UnsupportedError
 from ..graph import Node
 from .core import Trace, Tracer, as_tracer, base_of, box_of, fail, implements, lift, normalize_axis, result, trace_of
-from .indexing import expand_key, flat_index, gather_along, valid_indices
+from .indexing import expand_key, flat_index, gather_along, is_constant_mask, valid_indices
+from .selections import Selection, masked_value
 from .shapes import basic_index, broadcast_to, reshape, transpose
 
 
@@ -33,6 +34,11 @@ def setitem(x: Tracer, key: Any, value: Any) -> None:
     (at,) = arrays if len(arrays) == 1 else (None,)
     mask = key[at] if at is not None else None
     if is_mask(mask) and all(k == slice(None) for i, k in enumerate(key) if i != at):
+        if isinstance(value, Selection):  # x[m] = x[m] * 2, x[m] *= 2: the selection's value where the mask is
+            if at or value.mask._node is not as_tracer(x._trace, mask)._node:
+                raise fail(UnsupportedError, "storing a mask selection through another mask (x[m1] = y[m2]) is not supported; use np.where")
+            store(x, masked_value(x, value))
+            return
         store(x, masked(x, at, mask, value))
         return
     if any(is_mask(k) or k is None for k in key):
@@ -93,8 +99,8 @@ def copy(a: Any, order: str = "K", subok: bool = False) -> Tracer:
 
 
 def is_mask(k: Any) -> bool:
-    """Whether index `k` is a boolean array (a mask)."""
-    return isinstance(k, (Tracer, np.ndarray)) and k.dtype == np.bool_ and np.ndim(k) > 0
+    """Whether index `k` is a boolean array (a mask; a list of bools too)."""
+    return (isinstance(k, Tracer) and k.dtype == np.bool_ and k.ndim > 0) or is_constant_mask(k)
 
 
 def store(target: Tracer, value: Any) -> None:
