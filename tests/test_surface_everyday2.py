@@ -182,3 +182,45 @@ def test_refusals_name_the_value_shaped_calls() -> None:
         et.kernel(lambda x: np.place(x, x > 0, [1.0, 2.0]))(np.ones(3))
     with pytest.raises(et.UnsupportedError, match="np.maximum.at is not supported"):
         et.kernel(lambda x, i: np.maximum.at(x, i, 1.0))(np.ones(3), np.array([0, 1]))
+
+
+def selections(x, labels):
+    y = x.copy()
+    y[y < 0] *= -1
+    z = x.copy()
+    z[z > 5] = z[z > 5] * 2 + 1
+    z[[True, False, True, False]] = 0  # a constant mask: its nonzero indices
+    ok = ~np.isnan(x)
+    return (y, z, x[x > 0].sum(), x[x > 0].mean(), np.sum(x[x < 3] ** 2), x[ok].max(), x[ok].min(), x[x > 100].sum(), x[ok].std(),
+            x[ok].var(ddof=1), np.mean(x[x != 0]), (x[ok] > 5).any(), np.stack([x[labels == k].mean(axis=0) for k in range(3)]),
+            x[labels == 1].max(axis=0), x[[True, False, False, True]], x[:, np.array([True, False, True, False, True])])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_mask_selections_stored_back_or_reduced_match_numpy(dtype: str) -> None:
+    """NaN (ints: none) among the data, an empty selection's sum, k-means' centroid update (rows chosen by label)."""
+    x = (np.arange(20).reshape(4, 5) - 7).astype(dtype)
+    if dtype[0] == "f":
+        x[1, 1] = np.nan
+    check(selections, x, np.array([0, 1, 0, 2]), rtol=1e-6 if dtype == "float32" else None)
+
+
+def test_a_selection_whose_length_matters_is_refused() -> None:
+    with pytest.raises(et.UnsupportedError, match=r"boolean-mask indexing \(x\[mask\]\) is not supported"):
+        et.kernel(lambda x: x[x > 0])(np.ones(3))
+    with pytest.raises(et.UnsupportedError, match="boolean-mask indexing"):
+        et.kernel(lambda x: x[x > 0] + x)(np.ones(3))
+    with pytest.raises(et.UnsupportedError, match="boolean-mask indexing"):
+        et.kernel(lambda x: x[x > 0].shape[0] * x)(np.ones(3))
+
+
+def lists_and_windows(im, v):
+    return (np.dot(im, [0.299, 0.587, 0.114]), im @ [1, 2, 3], np.interp(v, [-1.0, 0.0, 1.0], [0.0, 1.0, 0.0]), v + [1, 2, 3, 4, 5, 6],
+            np.maximum(v, (0, 1, 0, 1, 0, 1)), np.dot([v[0], v[1], 2.0], [1.0, 2.0, 3.0]),
+            np.lib.stride_tricks.sliding_window_view(v, 3).mean(axis=-1), np.lib.stride_tricks.sliding_window_view(im, (2, 2), axis=(0, 1)).sum(axis=(-1, -2)),
+            np.lib.stride_tricks.sliding_window_view(im, 2, axis=-1))
+
+
+def test_list_operands_and_sliding_windows_match_numpy() -> None:
+    """Lists and tuples are NumPy's asarray (traced items stacked); the windows' dims appended after the array's."""
+    check(lists_and_windows, np.arange(24, dtype=np.float32).reshape(2, 4, 3) / 7, np.linspace(-1.5, 1.5, 6))

@@ -230,7 +230,7 @@ def test_out_of_range_check_of_a_multi_output_kernel() -> None:
         (lambda e, i: e[i.astype(np.float64)], et.TracingError, "arrays used as indices must be of integer (or boolean) type"),
         (lambda e, i: e[i[:2], i[:3]], et.TracingError, "shape mismatch"),
         (lambda e, i: e[e > 0], et.UnsupportedError, "boolean-mask indexing (x[mask]) is not supported: its result shape depends on the mask's values"),
-        (lambda e, i: e[:, np.array([True, False, True, True, False])], et.UnsupportedError, "np.where(mask, x, fill)"),
+        (lambda e, i: e[:, i > 0], et.UnsupportedError, "np.where(mask, x, fill)"),
         (lambda e, i: np.where(e > 0), et.UnsupportedError, "its result shape depends on cond's values"),
         (lambda e, i: np.argwhere(e > 1), et.UnsupportedError, "np.argwhere is not supported: its result shape depends on the values"),
         (lambda e, i: np.nonzero(e), et.UnsupportedError, "np.nonzero is not supported: its result shape depends on the values"),

@@ -15,12 +15,10 @@ import numpy as np
 from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
 from .core import IMPLEMENTATIONS, Trace, Tracer, ancestors, as_tracer, fail, implements, lift, normalize_axis, result, trace_of, user_location
 from .rearrange import runs, take_static
-from .selections import selected
+from .selections import MASK_HINT, selected
 from .shapes import broadcast_to, reshape, transpose
 
 MAX_RUNS = 64  # constant indices read as at most this many slices; more: pass them as an argument
-_MASK_HINT = ("its result shape depends on the mask's values, which are not known while tracing; "
-              "use np.where(mask, x, fill) for a result of x's shape")
 
 
 def is_index_array(k: Any) -> bool:
@@ -36,7 +34,7 @@ def _constant(k: Any) -> np.ndarray | None:
         k = np.asarray(k)
         kind = k.dtype.kind if k.size else "i"
     if kind == "b":
-        raise fail(UnsupportedError, f"boolean-mask indexing (x[mask]) is not supported: {_MASK_HINT}")
+        raise fail(UnsupportedError, f"boolean-mask indexing (x[mask]) is not supported: {MASK_HINT}")
     if kind not in "iu":
         raise fail(TracingError, "arrays used as indices must be of integer (or boolean) type")
     return None if isinstance(k, Tracer) else k.astype(np.int64)

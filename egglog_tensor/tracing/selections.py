@@ -14,9 +14,9 @@ from ..errors import TracingError, UnsupportedError
 from .core import IMPLEMENTATIONS, Tracer, fail
 from .shapes import reshape
 
-_HINT = ("boolean-mask indexing (x[mask]) is not supported here: its result shape depends on the mask's values, which are not "
-         "known while tracing (a selection may be reduced, x[m].sum(), or stored back, x[m] *= 2); "
-         "use np.where(mask, x, fill) for a result of x's shape")
+MASK_HINT = ("its result shape depends on the mask's values, which are not known while tracing; use np.where(mask, x, fill) "
+             "for a result of x's shape (a selection x[m] may be reduced, x[m].sum(), or stored back, x[m] *= 2)")
+_HINT = f"boolean-mask indexing (x[mask]) is not supported: {MASK_HINT}"
 _REDUCTIONS = ("sum", "mean", "max", "min", "any", "all", "prod", "var", "std")
 _UFUNCS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_and": "all", "logical_or": "any"}
 
@@ -97,8 +97,9 @@ class Selection(np.lib.mixins.NDArrayOperatorsMixin):
             info = np.finfo(value.dtype) if value.dtype.kind == "f" else np.iinfo(value.dtype)
             far = (-np.inf if name == "max" else np.inf) if value.dtype.kind == "f" else info.min if name == "max" else info.max
             return IMPLEMENTATIONS[name](value, axes, initial=value.dtype.type(far), where=where)
-        typed = {"dtype": dtype} if name in ("sum", "prod", "mean") else {}
-        return IMPLEMENTATIONS[name](value, axes, where=where, **typed)
+        if name in ("any", "all"):  # the unselected elements as the identity, False (any) or True (all)
+            return IMPLEMENTATIONS[name](np.where(where, value.astype("bool"), name == "all"), axes)
+        return IMPLEMENTATIONS[name](value, axes, where=where, dtype=dtype)
 
     def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Tracer:
         return self._reduce("sum", axis, dtype, out, keepdims)
