@@ -224,3 +224,20 @@ def lists_and_windows(im, v):
 def test_list_operands_and_sliding_windows_match_numpy() -> None:
     """Lists and tuples are NumPy's asarray (traced items stacked); the windows' dims appended after the array's."""
     check(lists_and_windows, np.arange(24, dtype=np.float32).reshape(2, 4, 3) / 7, np.linspace(-1.5, 1.5, 6))
+
+
+def pads_and_quantiles(x):
+    return (np.pad(x, 1, mode="mean"), np.pad(x, ((1, 2), (0, 1)), mode="maximum"), np.pad(x, 2, mode="minimum", stat_length=2),
+            np.pad(x, (1, 0), mode="median", stat_length=((3, 1), (2, 2))), np.pad(x, 1, mode="mean", stat_length=1),
+            np.quantile(x, 0.5, method="nearest"), np.quantile(x, [0.1, 0.25, 0.5, 0.9], axis=0, method="lower"),
+            np.percentile(x, 37.5, axis=1, method="higher"), np.quantile(x, [0.2, 0.75], axis=1, method="midpoint"),
+            np.percentile(x, [0, 100], method="nearest", keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_pad_stat_modes_and_quantile_methods_match_numpy(dtype: str) -> None:
+    """np.pad's mean of ints rounded half to even as NumPy's; the discrete quantile methods keep the data's dtype."""
+    x = ((np.arange(20).reshape(4, 5) * 7) % 11 - 4).astype(dtype)
+    if dtype[0] == "f":
+        x = x / 3
+    check(pads_and_quantiles, x, rtol=1e-6 if dtype == "float32" else None)

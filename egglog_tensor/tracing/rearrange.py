@@ -15,6 +15,7 @@ from .core import Trace, Tracer, as_tracer, fail, implements, lift, normalize_ax
 from .shapes import broadcast_to, concatenate, reshape, transpose
 
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+_PAD_STATS = {"maximum": np.max, "minimum": np.min, "mean": np.mean, "median": np.median}
 
 
 def _tracer(x: Any) -> Tracer:
@@ -133,9 +134,10 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tr
     around the array; edge/reflect/symmetric/wrap read the array at the indices np.pad gives an
     arange, as views."""
     x = _tracer(array)
-    if not isinstance(mode, str) or mode not in _PAD_MODES:
-        raise fail(UnsupportedError, f"np.pad mode {mode!r} is not supported (supported: {', '.join(_PAD_MODES)})")
-    allowed = {"constant_values"} if mode == "constant" else {"reflect_type"} if mode in ("reflect", "symmetric") else set()
+    if not isinstance(mode, str) or mode not in (*_PAD_MODES, *_PAD_STATS):
+        raise fail(UnsupportedError, f"np.pad mode {mode!r} is not supported (supported: {', '.join((*_PAD_MODES, *_PAD_STATS))})")
+    allowed = ({"constant_values"} if mode == "constant" else {"reflect_type"} if mode in ("reflect", "symmetric")
+               else {"stat_length"} if mode in _PAD_STATS else set())
     if set(kwargs) - allowed or kwargs.get("reflect_type", "even") != "even":
         raise fail(UnsupportedError, f"np.pad(mode={mode!r}) with {kwargs} is not supported")
     widths = [_ints(pair, "`pad_width`") for pair in _pairs(pad_width, x.ndim, "pad_width")]
@@ -144,6 +146,8 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tr
     if mode == "constant":
         values = _pairs(kwargs.get("constant_values", 0), x.ndim, "constant_values")
         return own(_pad_constant(x, widths, values))
+    if mode in _PAD_STATS:
+        return own(_pad_stat(x, widths, _pairs(kwargs.get("stat_length"), x.ndim, "stat_length"), mode))
     for ax, (before, after) in enumerate(widths):
         if before or after:
             try:
@@ -152,6 +156,26 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tr
                 raise fail(TracingError, f"np.pad: {e}") from None
             x = take_static(x, indices.tolist(), ax)
     return own(x)
+
+
+def _pad_stat(x: Tracer, widths: list[tuple[int, int]], lengths: list[tuple[Any, Any]], mode: str) -> Tracer:
+    """np.pad's maximum/minimum/mean/median modes as NumPy pads them: axis by axis (an axis' stats read the earlier
+    axes' padding), each side the stat of its `stat_length` elements next to it (None: the whole axis), ints rounded."""
+    for ax, ((before, after), pair) in enumerate(zip(widths, lengths, strict=True)):
+        if not (before or after):
+            continue
+        n = x.shape[ax]
+        sides = []
+        for width, length, at_end in ((before, pair[0], False), (after, pair[1], True)):
+            length = n if length is None else min(_ints(length, "stat_length")[0], n)
+            if not length and mode in ("maximum", "minimum"):
+                raise fail(TracingError, "stat_length of 0 yields no value for padding")
+            stat = _PAD_STATS[mode](slice_axis(x, ax, n - length if at_end else 0, 1, length), axis=ax, keepdims=True)
+            if x.dtype.kind in "iu":  # NumPy's _round_if_needed: half to even, then stored in the int dtype
+                stat = np.round(stat)
+            sides.append(broadcast_to(stat.astype(x.dtype.name), tuple(width if d == ax else m for d, m in enumerate(x.shape))))
+        x = concatenate([p for p in (sides[0], x, sides[1]) if p.shape[ax]], ax)
+    return x
 
 
 def _pad_constant(x: Tracer, widths: list[tuple[int, int]], values: list[tuple[Any, Any]]) -> Tracer:
