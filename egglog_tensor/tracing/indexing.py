@@ -177,7 +177,7 @@ def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     broadcast shape, in place when they are adjacent, else first. A constant mask is its nonzero indices (as
     NumPy reads it); a traced one over leading dims a Selection (tracing/selections.py)."""
     key = tuple(k for entry in key for k in (np.nonzero(entry) if is_constant_mask(entry) else (entry,)))
-    rest = [k for k in key[1:] if k is not Ellipsis and k != slice(None)] if isinstance(key[0], Tracer) else None
+    rest = [k for k in key[1:] if not is_full(k)] if isinstance(key[0], Tracer) else None
     if rest == [] and key[0].dtype == np.bool_ and key[0].ndim:
         return selected(x, key[0])
     for k in filter(is_index_array, key):
@@ -199,6 +199,11 @@ def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     if isinstance(flat, np.ndarray):
         return take_constant(merged, flat, at)
     return gather(merged, flat, at)
+
+
+def is_full(k: Any) -> bool:
+    """Whether an index entry takes a whole axis (`:`, or `...` for the rest)."""
+    return k is Ellipsis or (isinstance(k, slice) and k == slice(None))
 
 
 def is_constant_mask(k: Any) -> bool:

@@ -33,7 +33,7 @@ def setitem(x: Tracer, key: Any, value: Any) -> None:
         return
     (at,) = arrays if len(arrays) == 1 else (None,)
     mask = key[at] if at is not None else None
-    if is_mask(mask) and all(k == slice(None) for i, k in enumerate(key) if i != at):
+    if is_mask(mask) and all(isinstance(k, slice) and k == slice(None) for i, k in enumerate(key) if i != at):
         if isinstance(value, Selection):  # x[m] = x[m] * 2, x[m] *= 2: the selection's value where the mask is
             if at or value.mask._node is not as_tracer(x._trace, mask)._node:
                 raise fail(UnsupportedError, "storing a mask selection through another mask (x[m1] = y[m2]) is not supported; use np.where")
