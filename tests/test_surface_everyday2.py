@@ -241,3 +241,19 @@ def test_pad_stat_modes_and_quantile_methods_match_numpy(dtype: str) -> None:
     if dtype[0] == "f":
         x = x / 3
     check(pads_and_quantiles, x, rtol=1e-6 if dtype == "float32" else None)
+
+
+def orders_and_indices(v, w, i, j):
+    return (np.lexsort((v, w)), np.lexsort((w, v)), np.lexsort((v.reshape(2, 3), w.reshape(2, 3)), axis=1), np.lexsort((w,)),
+            np.ravel_multi_index((i, j), (4, 5)), np.ravel_multi_index((i, j + 3), (4, 5), mode="wrap"), np.ravel_multi_index((i, j), (4, 4), order="F"),
+            np.ravel_multi_index((i, j * 2), (4, 5), mode=("raise", "clip")), np.histogram_bin_edges(v, 4, (-2, 2)), np.histogram_bin_edges(w, [0, 1, 3]),
+            np.add.reduceat(v, [0, 2, 2, 4, 1]), np.maximum.reduceat(w, [1, 3]), np.add.reduceat(w.reshape(2, 3), [0, 2, 1], axis=1),
+            np.multiply.reduceat(w.astype(np.int8), [0, 5]))
+
+
+def test_lexsort_ravel_multi_index_bin_edges_reduceat_match_numpy() -> None:
+    """lexsort with NaN and ties (stable argsorts from the least significant key), every ravel mode and order."""
+    check(orders_and_indices, np.array([3.0, 1.0, np.nan, 1.0, 2.0, 3.0]), np.array([2, 1, 0, 2, 1, 1]), np.array([1, 3, 0, 2]),
+          np.array([0, 3, 3, 1]), rtol=0, atol=0)
+    with pytest.raises(et.IndexOutOfBoundsError, match="ravel_multi_index: invalid entry in coordinates array"):
+        et.kernel(lambda i, j: np.ravel_multi_index((i, j), (4, 3)))(np.array([1, 3, 0, 2]), np.array([0, 3, 3, 1]))

@@ -279,3 +279,27 @@ def check_at_run_time(bad: Tracer, message: str) -> None:
     flag = bad._node if bad.ndim == 0 else trace.make("max", (bad._node,), (tuple(range(bad.ndim)),))
     names = sorted({a.attr("name") for a in ancestors(bad._node) if a.op == "arg"})
     trace.checks.append((flag, f"{message} (computed from argument(s) {', '.join(names)})\n  at {user_location()}"))
+
+
+@implements("ravel_multi_index")
+def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise", order: str = "C") -> Any:
+    """The flat indices of coordinate arrays in an array of `dims` (int64): constant ones NumPy's own; traced ones
+    by multiply-adds, each mode per coordinate ('raise': flagged at run time, IndexOutOfBoundsError; NumPy: ValueError)."""
+    if not any(isinstance(k, Tracer) for k in multi_index):
+        return np.ravel_multi_index(multi_index, dims, mode, order)
+    dims = tuple(int(d) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
+    modes = mode if isinstance(mode, (tuple, list)) else (mode,) * len(dims)
+    if len(multi_index) != len(dims) or len(modes) != len(dims) or order not in ("C", "F"):
+        raise fail(TracingError, f"parameter multi_index must be a sequence of length {len(dims)} (one mode each, order 'C' or 'F')")
+    if any(m not in ("raise", "wrap", "clip") for m in modes):
+        raise fail(TracingError, f"clipmode not understood: {mode!r}")
+    trace = trace_of(list(multi_index))
+    strides = [math.prod(dims[i + 1:]) if order == "C" else math.prod(dims[:i]) for i in range(len(dims))]
+    flat: Any = 0
+    for k, d, m, stride in zip(multi_index, dims, modes, strides, strict=True):
+        k = as_tracer(trace, k if isinstance(k, Tracer) else np.asarray(k)).astype("int64")
+        if m == "raise":
+            check_at_run_time((k < 0) | (k >= d), f"np.ravel_multi_index: invalid entry in coordinates array (dimension {d})")
+        k = np.remainder(k, d) if m == "wrap" else np.clip(k, 0, d - 1)
+        flat = flat + k * stride
+    return flat

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError, UnsupportedError
+from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
 from ..graph import FLOAT_DTYPES, NARROW_FLOATS, is_float
 from .core import IMPLEMENTATIONS, Tracer, as_tracer, dtype_name, fail, implements, lift, normalize_axes, result, trace_of
 from .shapes import broadcast_to, diagonal, reshape
@@ -152,3 +152,24 @@ def max_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw
 def min_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Tracer:
     return reduce("min", a, axis, keepdims, **({"out": out} if out is not None else {}), **kw)
 
+
+
+@implements("ufunc.reduceat")
+def ufunc_reduceat(ufunc: np.ufunc, array: Any, indices: Any, axis: Any = 0, dtype: Any = None, out: Any = None) -> Tracer:
+    """`np.add.reduceat(x, indices, axis)` and kin with constant indices: each segment [indices[i], indices[i + 1])
+    reduced as ufunc.reduce does (one element where the next index is not larger), joined along the axis."""
+    if out is not None or isinstance(indices, Tracer):
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduceat with out= or traced indices is not supported")
+    x = as_tracer(trace_of([array]), array)
+    ax = normalize_axes(x.ndim, axis)[0]
+    n, idx = x.shape[ax], np.asarray(indices).ravel()
+    if idx.dtype.kind not in "iu" or not idx.size:
+        raise fail(TracingError, f"np.{ufunc.__name__}.reduceat: indices must be a non-empty sequence of integers")
+    if ((idx < 0) | (idx >= n)).any():
+        raise fail(IndexOutOfBoundsError, f"index {int(idx[(idx < 0) | (idx >= n)][0])} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
+    parts = []
+    for i, start in enumerate(idx.tolist()):
+        stop = idx[i + 1] if i + 1 < idx.size else n
+        segment = x[(slice(None),) * ax + (slice(start, stop if start < stop else start + 1),)]
+        parts.append(ufunc_reduce(ufunc, segment, ax, dtype, keepdims=True))
+    return IMPLEMENTATIONS["concatenate"](parts, ax)

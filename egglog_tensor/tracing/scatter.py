@@ -214,3 +214,10 @@ def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
         return x + total if ufunc.__name__ == "add" else x - total
 
     write_indexed(a, key, b, accumulate)
+
+
+@implements("histogram_bin_edges")
+def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
+    """np.histogram's edges for static bins and range: NumPy's own (a constant; the data only sets their dtype)."""
+    x = as_tracer(trace_of([a]), a)
+    return _static_edges(x, bins, range)[0]

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UnsupportedError
+from ..errors import TracingError, UnsupportedError
 from ..graph import is_float
 from .core import (
     Tracer,
@@ -276,3 +276,20 @@ def percentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_inpu
                keepdims: bool = False, *, weights: Any = None, interpolation: Any = None) -> Tracer:
     """np.percentile: q in [0, 100], static."""
     return _quantile("percentile", a, q, axis, out, method, keepdims, 100.0, weights=weights, interpolation=interpolation)
+
+
+@implements("lexsort")
+def lexsort(keys: Any, axis: Any = -1) -> Tracer:
+    """np.lexsort: the indices sorting by the last key, ties by the ones before it: stable argsorts from the first
+    key (the least significant) to the last, each of the keys read in the order so far (NaN last, as NumPy's)."""
+    trace = trace_of(list(keys) if isinstance(keys, (list, tuple)) else [keys])
+    rows = [as_tracer(trace, k if isinstance(k, Tracer) else np.asarray(k)) for k in keys]
+    if not rows:
+        raise fail(TracingError, "need sequence of keys with len > 0 in lexsort")
+    if any(r.shape != rows[0].shape for r in rows):
+        raise fail(TracingError, "all keys need to be the same shape")
+    ax = normalize_axis(rows[0].ndim, axis)
+    order = argsort(rows[0], ax)
+    for key in rows[1:]:
+        order = np.take_along_axis(order, argsort(np.take_along_axis(key, order, ax), ax), ax)
+    return order
