@@ -33,11 +33,15 @@ def copied(x):
     for y in (e, f, h):
         y[0, 0] = -7.0
     g[0] = -7.0
-    return x + 0, e, f, g, h
+    z = x.copy()
+    k = (z.flatten(), np.roll(z, 1), np.tile(z, 2), np.repeat(z, 2), z.repeat(2, axis=1))
+    z[0] = -1.0  # z stays writable after them
+    return x + 0, e, f, g, h, z, *k
 
 
 def test_copying_functions_give_writable_arrays() -> None:
-    """np.roll, np.pad, x.flatten() and np.tile copy: their results may be written into (they were refused)."""
+    """np.roll, np.pad, x.flatten() and np.tile copy: their results may be written into, and so may the array they
+    read (both were refused)."""
     check(copied, np.arange(12.0).reshape(3, 4), rtol=0, atol=0)
 
 
@@ -216,7 +220,7 @@ def test_a_selection_whose_length_matters_is_refused() -> None:
 
 def lists_and_windows(im, v):
     return (np.dot(im, [0.299, 0.587, 0.114]), im @ [1, 2, 3], np.interp(v, [-1.0, 0.0, 1.0], [0.0, 1.0, 0.0]), v + [1, 2, 3, 4, 5, 6],
-            np.maximum(v, (0, 1, 0, 1, 0, 1)), np.dot([v[0], v[1], 2.0], [1.0, 2.0, 3.0]),
+            np.maximum(v, (0, 1, 0, 1, 0, 1)), v[:3] @ [1.0, 2.0, 3.0], v[:2] * [v[5], 2.0],
             np.lib.stride_tricks.sliding_window_view(v, 3).mean(axis=-1), np.lib.stride_tricks.sliding_window_view(im, (2, 2), axis=(0, 1)).sum(axis=(-1, -2)),
             np.lib.stride_tricks.sliding_window_view(im, 2, axis=-1))
 

@@ -299,7 +299,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def __array__(self, dtype=None, copy=None):
         IMPLEMENTATIONS["array.indexed"](self)  # `held_array[tracer]` in user code: traced again (tracing/held.py)
         error = self._concrete("converting a traced array to a NumPy array (with np.asarray, np.float32... bound before tracing, "
-                               "or np.frombuffer & co.)")
+                               "or np.frombuffer & co., or a list of traced arrays where no traced array is an operand itself: "
+                               "np.maximum.reduce([a, b]) converts the list before any dispatch; np.stack it first)")
         frame = sys._getframe(1)
         while frame is not None and not (frame.f_code.co_name in ("cdist", "pdist") and "scipy" in frame.f_globals.get("__name__", "")):
             frame = frame.f_back
@@ -429,8 +430,9 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return IMPLEMENTATIONS["reshape"](self, (-1,), order)
 
     def flatten(self, order: str = "C") -> Tracer:
-        """A flattened copy (writable: no view of self)."""
-        return IMPLEMENTATIONS["copy"](self.ravel(order))
+        """A flattened copy (writable, and self stays writable: its value is reshaped, not self)."""
+        own = IMPLEMENTATIONS["copy"]
+        return own(IMPLEMENTATIONS["reshape"](own(self), (-1,), order))
 
     def repeat(self, repeats: Any, axis: Any = None) -> Tracer:
         return IMPLEMENTATIONS["repeat"](self, repeats, axis)

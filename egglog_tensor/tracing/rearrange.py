@@ -100,7 +100,7 @@ def fliplr(m: Any) -> Tracer:
 @implements("roll")
 def roll(a: Any, shift: Any, axis: Any = None) -> Tracer:
     """Elements shifted cyclically: per axis, the concatenation of the two slices it wraps into (a new array)."""
-    x = _tracer(a)
+    x = own(_tracer(a))  # (its value: a reshape of `a` itself would freeze it against writes)
     if axis is None:
         return own(reshape(roll(reshape(x, (-1,)), shift, 0), x.shape))
     shifts, axes = _ints(shift, "roll shifts"), _ints(axis, "roll axes")
@@ -204,8 +204,8 @@ def _cast(value: Any, dtype: str) -> Any:
 
 @implements("tile")
 def tile(A: Any, reps: Any) -> Tracer:
-    """np.tile: the array broadcast along a new axis before each axis, the pairs merged by a reshape."""
-    x = _tracer(A)
+    """np.tile: the array broadcast along a new axis before each axis, the pairs merged by a reshape (of A's value)."""
+    x = own(_tracer(A))
     reps = _ints(reps, "tile reps")
     if any(r < 0 for r in reps):
         raise fail(TracingError, f"tile: negative repetitions {reps}")
@@ -222,8 +222,8 @@ def tile(A: Any, reps: Any) -> Tracer:
 @implements("repeat")
 def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
     """np.repeat: one count is a broadcast along a new axis after `axis`, merged by a reshape;
-    counts per element read the array at the indices they give (views)."""
-    x = _tracer(a)
+    counts per element read the array at the indices they give (views of a's value)."""
+    x = own(_tracer(a))
     if isinstance(repeats, Tracer):
         raise fail(UnsupportedError, "np.repeat with traced counts is not supported: the result's length is their sum, known "
                                      "only at run time; pass the counts as a constant (a list, or a static argument)")
