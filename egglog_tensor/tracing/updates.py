@@ -84,8 +84,7 @@ def last_writes(x: Tracer, k: Any, v: Tracer) -> Tracer:
         last = np.full(n, -1, np.int64)
         last[k] = np.arange(count)
     else:
-        hits = reshape(k, (1, count)) == np.arange(n).reshape(n, 1)
-        last = np.max(np.where(hits, np.arange(count), -1), axis=-1)
+        last = last_writer(k, n)
     at = reshape(as_tracer(x._trace, last) if isinstance(last, np.ndarray) else last, (n,) + (1,) * (x.ndim - 1))
     written = gather_along(v, broadcast_to(np.maximum(at, 0), x.shape), 0)
     return np.where(at >= 0, written, x)
@@ -200,12 +199,17 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
     n, count = x.shape[ax], shape[ax]
     if not count or not x.size:
         return
-    k = np.moveaxis(broadcast_to(k, shape).astype("int64"), ax, -1)
-    hits = np.expand_dims(k, -2) == np.arange(n).reshape(n, 1)  # (..., n, count): position p written by index j
-    last = np.max(np.where(hits, np.arange(count), -1), axis=-1)  # the last j writing p, -1: none
+    last = last_writer(np.moveaxis(broadcast_to(k, shape).astype("int64"), ax, -1), n)
     written = gather_along(np.moveaxis(v, ax, -1), np.maximum(last, 0), x.ndim - 1)
     updated = np.moveaxis(np.where(last >= 0, written, np.moveaxis(x, ax, -1)), -1, ax)
     store(arr, reshape(updated, arr.shape))
+
+
+def last_writer(k: Tracer, n: int) -> Tracer:
+    """For indices k (..., count) into n positions: (..., n), the last j with k[..., j] == p for each position p, or
+    -1 (none), found by comparing each position with each index (n x count work)."""
+    hits = np.expand_dims(k, -2) == np.arange(n).reshape(n, 1)
+    return np.max(np.where(hits, np.arange(k.shape[-1]), -1), axis=-1)
 
 
 def _cyclic(trace: Trace, values: Any, count: int, dtype: str) -> Tracer:
