@@ -261,3 +261,17 @@ def test_lexsort_ravel_multi_index_bin_edges_reduceat_match_numpy() -> None:
           np.array([0, 3, 3, 1]), rtol=0, atol=0)
     with pytest.raises(et.IndexOutOfBoundsError, match="ravel_multi_index: invalid entry in coordinates array"):
         et.kernel(lambda i, j: np.ravel_multi_index((i, j), (4, 3)))(np.array([1, 3, 0, 2]), np.array([0, 3, 3, 1]))
+
+
+def folds(x, b):
+    return (np.logaddexp.reduce(x, axis=1), np.logaddexp.reduce(x, axis=0, keepdims=True), np.logaddexp.reduce(x, axis=None),
+            np.logaddexp2.reduce(x[:, :1], axis=1), np.hypot.reduce(x, 1), np.bitwise_or.reduce(b, axis=0), np.bitwise_xor.reduce(b, axis=1),
+            np.gcd.reduce(b, axis=1), np.lcm.reduce(b[:, :2], axis=1, initial=3), np.logaddexp.reduce(x[:0], axis=0), np.subtract.reduce(x, axis=1))
+
+
+def test_other_ufuncs_reduce_as_numpys_loop() -> None:
+    """A ufunc without a reduction of its own folds element by element in NumPy's order (bit for bit)."""
+    x = np.array([[0.5, -1.0, 2.0, np.inf], [-np.inf, 3.0, 1e-3, 7.0], [np.nan, 0.0, 1.0, -2.0]])
+    check(folds, x, np.array([[12, 18, 6, 4], [7, 14, 21, 0], [3, 9, 27, 81]], np.int32), rtol=0, atol=0)
+    with pytest.raises(et.UnsupportedError, match="unrolled, at most 256 steps"):
+        et.kernel(lambda x: np.logaddexp.reduce(x))(np.ones(300))
