@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import EgglogTensorError, TracingError, UnsupportedError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import assembly, calculus, conversions, convolution, creation, einsum, elementwise, held, indexing, linalg, rearrange, reductions, scans, scatter, shapes, solve, sorting, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
+from . import assembly, calculus, comparisons, conversions, convolution, creation, einsum, elementwise, held, indexing, linalg, polynomials, rearrange, reductions, scans, scatter, selections, shapes, solve, sorting, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
 from .core import Guard, Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Guard", "Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
@@ -69,6 +69,8 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     results = list(result) if is_tuple else [] if result is None and trace.written else [result]
     outputs = []
     for i, r in enumerate(results):
+        if isinstance(r, selections.Selection):
+            r._refused()  # (a mask selection's shape depends on the data)
         if isinstance(r, np.ndarray) or (isinstance(r, (bool, int, float, np.generic)) and np.ndim(r) == 0):  # a constant
             r = as_tracer(trace, r)
         if not isinstance(r, Tracer):

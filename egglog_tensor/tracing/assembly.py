@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
 from .core import IMPLEMENTATIONS, Tracer, as_tracer, fail, implements, normalize_axis, trace_of
+from .creation import replace_while_tracing
 from .rearrange import take_static
 from .shapes import broadcast_to, concatenate, reshape
 
@@ -136,3 +137,34 @@ def insert(arr: Any, obj: Any, values: Any, axis: Any = None) -> Tracer:
     old[indices] = False
     source[old], source[indices] = np.arange(n), n + np.arange(indices.size)
     return take_static(concatenate([a, v], ax), source.tolist(), ax)
+
+
+class _Concatenator:
+    """np.r_ / np.c_ while tracing: NumPy's own converts each item with np.array, which a traced array cannot
+    take; with a traced item, each item made an array of at least `ndmin` dims as NumPy's (a 1-D one a column
+    for np.c_), Python numbers weak, joined along `axis`. Without one, NumPy's own."""
+
+    def __init__(self, numpy: Any, axis: int, ndmin: int) -> None:
+        self.numpy, self.axis, self.ndmin = numpy, axis, ndmin
+
+    def __getitem__(self, key: Any) -> Any:
+        items = key if isinstance(key, tuple) else (key,)
+        if not any(isinstance(k, Tracer) for k in items):
+            return self.numpy[key]
+        name = "r_" if self.ndmin == 1 else "c_"
+        if any(isinstance(k, str) for k in items):
+            raise fail(UnsupportedError, f"np.{name} with a string directive and traced arrays is not supported; use np.concatenate")
+        trace = trace_of(list(items))
+        parts = []
+        for k in items:
+            if isinstance(k, slice):
+                k = self.numpy[k]
+            v = as_tracer(trace, k) if isinstance(k, Tracer) or type(k) in (int, float, bool) else _array(trace, k)
+            if v.ndim < self.ndmin:  # r_: (1,); c_: a 1-D (n,) as (n, 1), 0-d as (1, 1)
+                v = reshape(v, v.shape + (1,) * (self.ndmin - v.ndim) if v.ndim else (1,) * self.ndmin)
+            parts.append(v)
+        return concatenate(parts, self.axis)
+
+
+replace_while_tracing("r_", _Concatenator(np.r_, 0, 1))
+replace_while_tracing("c_", _Concatenator(np.c_, -1, 2))

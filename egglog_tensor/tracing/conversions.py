@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import DTYPES
-from .core import IMPLEMENTATIONS, Trace, Tracer, astype, dtype_name, fail, implements, lift, result
+from .core import IMPLEMENTATIONS, Trace, Tracer, astype, dtype_name, fail, first_tracer, implements, lift, result
 from .creation import called_by_user, replace_while_tracing
 from .shapes import reshape, stack
 from .updates import copy as copied
@@ -29,14 +29,6 @@ from .updates import copy as copied
 # names of NumPy's scalar types besides their own: np.bool_, np.double...
 _ALIASES = ("bool_", "double", "single", "half", "int_", "intp", "intc", "short", "byte", "longlong",
             "uint", "uintp", "uintc", "ushort", "ubyte", "ulonglong")
-
-
-def _traced(value: Any) -> Tracer | None:
-    """The first Tracer of value: itself, or in a (nested) list or tuple; None if it holds none."""
-    if isinstance(value, Tracer):
-        return value
-    found = (_traced(v) for v in value) if isinstance(value, (list, tuple)) else ()
-    return next((t for t in found if t is not None), None)
 
 
 def _element_dtype(value: Any) -> np.dtype:
@@ -71,7 +63,7 @@ def _convert(name: str, a: Any, dtype: Any, copy: bool | np._CopyMode | None, nd
     if needs_copy and copy is False:
         raise fail(TracingError, f"np.{name}(copy=False): unable to avoid a copy making an array of {target}, as NumPy raises")
     if not isinstance(a, Tracer):
-        x = _stacked(_traced(a)._trace, a, target)
+        x = _stacked(first_tracer(a)._trace, a, target)
     elif a.dtype != target or a._weak:  # (a Python-number argument becomes a NumPy value: strong, NEP 50)
         x = astype(a, target)
     else:
@@ -89,7 +81,7 @@ def _conversion(*names: str) -> Any:
 
             def traced_or_numpy(a: Any, *args: Any, _numpy: Any = numpy_fn, **kwargs: Any) -> Any:
                 kwargs.pop("like", None)  # (np.asarray(a, like=tracer) reached the Tracer: a is not traced)
-                return convert(a, *args, **kwargs) if _traced(a) is not None else _numpy(a, *args, **kwargs)
+                return convert(a, *args, **kwargs) if first_tracer(a) is not None else _numpy(a, *args, **kwargs)
 
             implements(name)(traced_or_numpy)
             replace_while_tracing(name)
@@ -150,7 +142,7 @@ def _scalar_type(numpy_type: type) -> type:
     (any shape, as NumPy's call converts an array), anything else is NumPy's own float32(...)."""
 
     def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
-        if any(_traced(a) is not None for a in (*args, *kwargs.values())):
+        if any(first_tracer(a) is not None for a in (*args, *kwargs.values())):
             if len(args) != 1 or kwargs:
                 raise fail(TracingError, f"np.{numpy_type.__name__}() takes one argument, the value to convert")
             return _convert(numpy_type.__name__, args[0], numpy_type, None)

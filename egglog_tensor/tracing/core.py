@@ -300,7 +300,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def __array__(self, dtype=None, copy=None):
         IMPLEMENTATIONS["array.indexed"](self)  # `held_array[tracer]` in user code: traced again (tracing/held.py)
         error = self._concrete("converting a traced array to a NumPy array (with np.asarray, np.float32... bound before tracing, "
-                               "or np.frombuffer & co.)")
+                               "or np.frombuffer & co., or a list of traced arrays where no traced array is an operand itself: "
+                               "np.maximum.reduce([a, b]) converts the list before any dispatch; np.stack it first)")
         frame = sys._getframe(1)
         while frame is not None and not (frame.f_code.co_name in ("cdist", "pdist") and "scipy" in frame.f_globals.get("__name__", "")):
             frame = frame.f_back
@@ -330,8 +331,9 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         public = getattr(np, func.__name__, None)  # (while tracing, np.zeros & co. wrap NumPy's: creation.py)
         if func in (public, getattr(public, "__wrapped__", None)):
             name = func.__name__
-        else:  # np.linalg's functions are registered as "linalg.<name>"
-            name = f"linalg.{func.__name__}" if getattr(np.linalg, func.__name__, None) is func else None
+        else:  # np.linalg's and np.lib.stride_tricks' functions are registered as "linalg.<name>", "stride_tricks.<name>"
+            name = next((f"{space}.{func.__name__}" for space, module in (("linalg", np.linalg), ("stride_tricks", np.lib.stride_tricks))
+                         if getattr(module, func.__name__, None) is func), None)
         handler = IMPLEMENTATIONS.get(name)
         if handler is None:
             raise fail(UnsupportedError, f"np.{name or func.__name__}({describe(args)}) is not supported")
@@ -379,7 +381,7 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def cumprod(self, axis=None, dtype=None, out=None) -> Tracer:
         return IMPLEMENTATIONS["cumprod"](self, axis, dtype, out)
 
-    # sorts (tracing/sorting.py); x.sort() sorts in place, which a traced array cannot
+    # sorts (tracing/sorting.py)
     def argsort(self, axis=-1, kind=None, order=None, *, stable=None) -> Tracer:
         return IMPLEMENTATIONS["argsort"](self, axis, kind, order, stable=stable)
 
@@ -413,8 +415,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def round(self, decimals: int = 0) -> Tracer:
         return IMPLEMENTATIONS["round"](self, decimals)
 
-    def clip(self, a_min=None, a_max=None) -> Tracer:
-        return IMPLEMENTATIONS["clip"](self, a_min, a_max)
+    def clip(self, min=None, max=None, **kw) -> Tracer:
+        return IMPLEMENTATIONS["clip"](self, min, max, **kw)
 
     def conj(self) -> Tracer:
         """ndarray.conj of a real array: a copy in its dtype (np.conj of bool gives int8; this keeps bool)."""
@@ -425,10 +427,27 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def dot(self, other: Any) -> Tracer:
         return IMPLEMENTATIONS["dot"](self, other)
 
-    def ravel(self) -> Tracer:
-        return IMPLEMENTATIONS["reshape"](self, (-1,), "C")
+    def ravel(self, order: str = "C") -> Tracer:
+        return IMPLEMENTATIONS["reshape"](self, (-1,), order)
 
-    flatten = ravel
+    def flatten(self, order: str = "C") -> Tracer:
+        """A flattened copy (writable, and self stays writable: its value is reshaped, not self)."""
+        own = IMPLEMENTATIONS["copy"]
+        return own(IMPLEMENTATIONS["reshape"](own(self), (-1,), order))
+
+    def repeat(self, repeats: Any, axis: Any = None) -> Tracer:
+        return IMPLEMENTATIONS["repeat"](self, repeats, axis)
+
+    def sort(self, axis: int = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> None:
+        """ndarray.sort: self's elements sorted in place (a functional update of the array it is)."""
+        self[...] = IMPLEMENTATIONS["sort"](self, axis, kind, order, stable=stable)
+
+    def fill(self, value: Any) -> None:
+        """ndarray.fill: every element set to `value` (cast as an assignment casts it)."""
+        self[...] = value
+
+    itemsize = property(lambda self: self.dtype.itemsize)
+    nbytes = property(lambda self: self.dtype.itemsize * self.size)
 
     def squeeze(self, axis=None) -> Tracer:
         return IMPLEMENTATIONS["squeeze"](self, axis)
@@ -478,7 +497,27 @@ def dtype_key(v: Any) -> Any:
         return np.asarray(v).dtype
     if isinstance(v, np.ndarray):
         return v.dtype
+    if isinstance(v, (list, tuple)):
+        return dtype_key(operand_array(v))
     raise fail(UnsupportedError, f"operand of type {type(v).__name__} is not supported")
+
+
+def first_tracer(value: Any) -> Tracer | None:
+    """The first Tracer of value: itself, or in a (nested) list or tuple; None if it holds none."""
+    if isinstance(value, Tracer):
+        return value
+    found = (first_tracer(v) for v in value) if isinstance(value, (list, tuple)) else ()
+    return next((t for t in found if t is not None), None)
+
+
+def operand_array(v: list | tuple) -> Tracer | np.ndarray:
+    """A list or tuple operand as NumPy converts it (np.asarray): its traced values stacked, else a constant array."""
+    if first_tracer(v) is not None:
+        return IMPLEMENTATIONS["asarray"](v)
+    array = np.asarray(v)
+    if array.dtype.kind not in "biuf":
+        raise fail(UnsupportedError, f"operand {type(v).__name__} of dtype {array.dtype} is not supported")
+    return array
 
 
 def lift(trace: Trace, v: Any, dtype: str) -> Node:
@@ -486,6 +525,10 @@ def lift(trace: Trace, v: Any, dtype: str) -> Node:
     if isinstance(v, Tracer):
         node = v._node
         return node if node.dtype == dtype else trace.make("astype", (node,), (dtype,))
+    if isinstance(v, (list, tuple)):
+        v = operand_array(v)
+        if isinstance(v, Tracer):
+            return lift(trace, v, dtype)
     if isinstance(v, np.ndarray) and v.ndim:
         return constant_array(trace, v, dtype)
     if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):

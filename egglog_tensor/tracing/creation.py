@@ -427,3 +427,9 @@ def diag(v: Any, k: Any = 0) -> Tracer:
     padded = concatenate([v, zeros(abs(k), v.dtype)]) if k else v
     along = reshape(padded, (n, 1) if k >= 0 else (1, n))
     return where(_offsets(trace, n, n) == k, along, zero)
+
+
+@implements("diagflat")
+def diagflat(v: Any, k: Any = 0) -> Tracer:
+    """np.diagflat: v flattened, on diagonal k of a square matrix."""
+    return diag(reshape(v, (-1,)), k)

@@ -181,6 +181,22 @@ def i0(x: Any) -> Tracer:
     return result(trace, trace.make("i0", (lift(trace, y, dtype),)))
 
 
+@implements("fix")
+def fix(x: Any, out: Any = None) -> Tracer:
+    """Rounded toward zero as NumPy writes it: floor where x >= 0, else ceil (so -0.5 gives -0.0)."""
+    if out is not None:
+        raise fail(UnsupportedError, "np.fix(out=...) is not supported")
+    x = _real_only(x)
+    return IMPLEMENTATIONS["where"](x >= 0, np.floor(x), np.ceil(x))
+
+
+@implements("angle")
+def angle(z: Any, deg: bool = False) -> Tracer:
+    """The argument of a real array: arctan2(0, z) (pi for negatives and -0.0), in degrees if `deg`."""
+    a = apply_ufunc(trace_of([z]), np.arctan2, (0, _real_only(z)))
+    return a * (180 / np.pi) if deg else a
+
+
 def _real_only(x: Any) -> Tracer:
     """A traced array is real (complex arguments are refused), so its real part is itself."""
     return as_tracer(trace_of([x]), x if isinstance(x, Tracer) else np.asarray(x))

@@ -13,13 +13,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
-from .core import IMPLEMENTATIONS, Trace, Tracer, ancestors, as_tracer, fail, implements, lift, normalize_axis, result, trace_of, user_location
+from .core import IMPLEMENTATIONS, Trace, Tracer, ancestors, as_tracer, check_at_run_time, fail, implements, lift, normalize_axis, result, trace_of, user_location
 from .rearrange import runs, take_static
+from .selections import MASK_HINT, selected
 from .shapes import broadcast_to, reshape, transpose
 
 MAX_RUNS = 64  # constant indices read as at most this many slices; more: pass them as an argument
-_MASK_HINT = ("its result shape depends on the mask's values, which are not known while tracing; "
-              "use np.where(mask, x, fill) for a result of x's shape")
 
 
 def is_index_array(k: Any) -> bool:
@@ -35,7 +34,7 @@ def _constant(k: Any) -> np.ndarray | None:
         k = np.asarray(k)
         kind = k.dtype.kind if k.size else "i"
     if kind == "b":
-        raise fail(UnsupportedError, f"boolean-mask indexing (x[mask]) is not supported: {_MASK_HINT}")
+        raise fail(UnsupportedError, f"boolean-mask indexing (x[mask]) is not supported: {MASK_HINT}")
     if kind not in "iu":
         raise fail(TracingError, "arrays used as indices must be of integer (or boolean) type")
     return None if isinstance(k, Tracer) else k.astype(np.int64)
@@ -175,10 +174,16 @@ implements("unique")(_value_shaped("unique", "call it outside the kernel, or use
 @implements("getitem.advanced")
 def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     """Integer-array indexing with NumPy's result shape: the indexed dims become the indices'
-    broadcast shape, in place when they are adjacent, else first."""
+    broadcast shape, in place when they are adjacent, else first. A constant mask is its nonzero indices (as
+    NumPy reads it); a traced one over leading dims a Selection (tracing/selections.py)."""
+    key = tuple(k for entry in key for k in (np.nonzero(entry) if is_constant_mask(entry) else (entry,)))
+    rest = [k for k in key[1:] if not is_full(k)] if isinstance(key[0], Tracer) else None
+    if rest == [] and key[0].dtype == np.bool_ and key[0].ndim:
+        return selected(x, key[0])
     for k in filter(is_index_array, key):
         _constant(k)  # (masks and non-integer arrays refused before any work)
-    x, key = _without_none(x, _expand(x, key))
+    x = result(x._trace, x._node, x._weak)  # x's value: a copy is read, and x stays writable (no reshape of it freezes it)
+    x, key = _without_none(x, expand_key(x, key))
     advanced = [d for d, k in enumerate(key) if not isinstance(k, slice)]
     try:
         shape = tuple(np.broadcast_shapes(*(np.shape(k) if not isinstance(k, Tracer) else k.shape for k in (key[d] for d in advanced))))
@@ -190,13 +195,23 @@ def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     y = transpose(y, order[:at] + advanced + order[at:])
     sizes = [y.shape[at + i] for i in range(len(advanced))]
     merged = reshape(y, y.shape[:at] + (math.prod(sizes),) + y.shape[at + len(advanced) :])
-    flat = _flat_index([key[d] for d in advanced], sizes, shape, advanced)
+    flat = flat_index([key[d] for d in advanced], sizes, shape, advanced)
     if isinstance(flat, np.ndarray):
         return take_constant(merged, flat, at)
     return gather(merged, flat, at)
 
 
-def _expand(x: Tracer, key: tuple) -> tuple:
+def is_full(k: Any) -> bool:
+    """Whether an index entry takes a whole axis (`:`, or `...` for the rest)."""
+    return k is Ellipsis or (isinstance(k, slice) and k == slice(None))
+
+
+def is_constant_mask(k: Any) -> bool:
+    """Whether an index entry is a boolean array known while tracing (a list of bools too)."""
+    return isinstance(k, (np.ndarray, list)) and np.ndim(k) > 0 and np.asarray(k).dtype == np.bool_
+
+
+def expand_key(x: Tracer, key: tuple) -> tuple:
     """The key with its Ellipsis (or the missing trailing dims) as full slices and ints as 0-d arrays."""
     real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if real > x.ndim:
@@ -217,20 +232,64 @@ def _without_none(x: Tracer, key: tuple) -> tuple[Tracer, tuple]:
     return reshape(x, tuple(shape)), tuple(slice(None) if k is None else k for k in key)
 
 
-def _flat_index(keys: list[Any], sizes: list[int], shape: tuple[int, ...], axes: list[int]) -> Any:
+def flat_index(keys: list[Any], sizes: list[int], shape: tuple[int, ...], axes: list[int]) -> Any:
     """The row-major index into the merged dims of `sizes`: a constant array if every key is one."""
     strides = [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
     constants = [_constant(k) for k in keys]
     if all(c is not None for c in constants):
         valid = [_checked(c, n, a) for c, n, a in zip(constants, sizes, axes, strict=True)]
         return np.broadcast_to(sum(v * s for v, s in zip(valid, strides, strict=True)), shape)
-    if any(c is not None and c.ndim for c in constants):
-        raise fail(UnsupportedError, "mixing constant index arrays with traced ones is not supported; "
-                                     "pass every index array as an argument")
     trace = trace_of([k for k in keys if isinstance(k, Tracer)])
-    parts = [(_valid(k, n, a, "raise") if c is None else as_tracer(trace, int(_checked(c, n, a))))
+    parts = [(_valid(k, n, a, "raise") if c is None else as_tracer(trace, _checked(c, n, a)))
              for k, c, n, a in zip(keys, constants, sizes, axes, strict=True)]
     flat = parts[0] * strides[0] if strides[0] != 1 else parts[0]
     for p, s in zip(parts[1:], strides[1:], strict=True):
         flat = flat + (p * s if s != 1 else p)
     return broadcast_to(as_tracer(trace, flat), shape)
+
+
+@implements("unravel_index")
+def unravel_index(indices: Any, shape: Any, order: str = "C") -> tuple[Any, ...]:
+    """The coordinates of flat indices in an array of `shape` (int64): constant ones NumPy's own; traced ones by
+    division, an index outside [0, size) flagged for the call to raise IndexOutOfBoundsError (NumPy: ValueError)."""
+    if not isinstance(indices, Tracer):
+        return np.unravel_index(indices, shape, order)
+    if order not in ("C", "F"):
+        raise fail(TracingError, "only 'C' or 'F' order is permitted")
+    if indices.dtype.kind not in "iu":
+        raise fail(TracingError, f"only int indices permitted, not {indices.dtype}")
+    dims = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    size = math.prod(dims)
+    k = indices.astype("int64")
+    bad = (k < 0) | (k >= size)
+    check_at_run_time(bad, f"np.unravel_index: an index is out of bounds for an array of size {size}")
+    k = np.where(bad, 0, k)
+    out = []
+    for d in (reversed(dims) if order == "C" else dims):
+        out.append(k % d if d else k)
+        k = k // d if d else k
+    return tuple(reversed(out)) if order == "C" else tuple(out)
+
+
+@implements("ravel_multi_index")
+def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise", order: str = "C") -> Any:
+    """The flat indices of coordinate arrays in an array of `dims` (int64): constant ones NumPy's own; traced ones
+    by multiply-adds, each mode per coordinate ('raise': flagged at run time, IndexOutOfBoundsError; NumPy: ValueError)."""
+    if not any(isinstance(k, Tracer) for k in multi_index):
+        return np.ravel_multi_index(multi_index, dims, mode, order)
+    dims = tuple(int(d) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
+    modes = mode if isinstance(mode, (tuple, list)) else (mode,) * len(dims)
+    if len(multi_index) != len(dims) or len(modes) != len(dims) or order not in ("C", "F"):
+        raise fail(TracingError, f"parameter multi_index must be a sequence of length {len(dims)} (one mode each, order 'C' or 'F')")
+    if any(m not in ("raise", "wrap", "clip") for m in modes):
+        raise fail(TracingError, f"clipmode not understood: {mode!r}")
+    trace = trace_of(list(multi_index))
+    strides = [math.prod(dims[i + 1:]) if order == "C" else math.prod(dims[:i]) for i in range(len(dims))]
+    flat: Any = 0
+    for k, d, m, stride in zip(multi_index, dims, modes, strides, strict=True):
+        k = as_tracer(trace, k if isinstance(k, Tracer) else np.asarray(k)).astype("int64")
+        if m == "raise":
+            check_at_run_time((k < 0) | (k >= d), f"np.ravel_multi_index: invalid entry in coordinates array (dimension {d})")
+        k = np.remainder(k, d) if m == "wrap" else np.clip(k, 0, d - 1)
+        flat = flat + k * stride
+    return flat

@@ -15,6 +15,7 @@ from .core import Trace, Tracer, as_tracer, fail, implements, lift, normalize_ax
 from .shapes import broadcast_to, concatenate, reshape, transpose
 
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+_PAD_STATS = {"maximum": np.max, "minimum": np.min, "mean": np.mean, "median": np.median}
 
 
 def _tracer(x: Any) -> Tracer:
@@ -54,7 +55,8 @@ def runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
 
 def take_static(x: Tracer, indices: Sequence[int], axis: int) -> Tracer:
     """x.take(indices, axis) for known in-range indices, as a concatenation of views: one slice per
-    arithmetic run (a run repeating one index is a broadcast), so it fuses into its reader."""
+    arithmetic run (a run repeating one index is a broadcast), so it fuses into its reader. An array of its
+    own, as NumPy's copy (writes into x do not reach it, nor writes into it x)."""
     parts = []
     for start, step, length in runs(list(indices)) or [(0, 1, 0)]:
         if step:
@@ -62,7 +64,12 @@ def take_static(x: Tracer, indices: Sequence[int], axis: int) -> Tracer:
         else:
             one = slice_axis(x, axis, start, 1, 1)
             parts.append(broadcast_to(one, tuple(length if d == axis else n for d, n in enumerate(one.shape))))
-    return parts[0] if len(parts) == 1 else concatenate(parts, axis)
+    return own(parts[0] if len(parts) == 1 else concatenate(parts, axis))
+
+
+def own(x: Tracer) -> Tracer:
+    """x's value as an array of its own (NumPy's functions that copy): not a view of x's base, nor frozen."""
+    return result(x._trace, x._node, x._weak)
 
 
 @implements("flip")
@@ -92,10 +99,10 @@ def fliplr(m: Any) -> Tracer:
 
 @implements("roll")
 def roll(a: Any, shift: Any, axis: Any = None) -> Tracer:
-    """Elements shifted cyclically: per axis, the concatenation of the two slices it wraps into."""
-    x = _tracer(a)
+    """Elements shifted cyclically: per axis, the concatenation of the two slices it wraps into (a new array)."""
+    x = own(_tracer(a))  # (its value: a reshape of `a` itself would freeze it against writes)
     if axis is None:
-        return reshape(roll(reshape(x, (-1,)), shift, 0), x.shape)
+        return own(reshape(roll(reshape(x, (-1,)), shift, 0), x.shape))
     shifts, axes = _ints(shift, "roll shifts"), _ints(axis, "roll axes")
     try:
         pairs = np.broadcast(np.asarray(shifts), np.asarray(axes))
@@ -109,7 +116,7 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Tracer:
         if n and s % n:
             k = n - s % n
             x = concatenate([slice_axis(x, ax, k, 1, n - k), slice_axis(x, ax, 0, 1, k)], ax)
-    return x
+    return own(x)
 
 
 def _pairs(value: Any, ndim: int, what: str) -> list[tuple[Any, Any]]:
@@ -127,9 +134,10 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tr
     around the array; edge/reflect/symmetric/wrap read the array at the indices np.pad gives an
     arange, as views."""
     x = _tracer(array)
-    if not isinstance(mode, str) or mode not in _PAD_MODES:
-        raise fail(UnsupportedError, f"np.pad mode {mode!r} is not supported (supported: {', '.join(_PAD_MODES)})")
-    allowed = {"constant_values"} if mode == "constant" else {"reflect_type"} if mode in ("reflect", "symmetric") else set()
+    if not isinstance(mode, str) or mode not in (*_PAD_MODES, *_PAD_STATS):
+        raise fail(UnsupportedError, f"np.pad mode {mode!r} is not supported (supported: {', '.join((*_PAD_MODES, *_PAD_STATS))})")
+    allowed = ({"constant_values"} if mode == "constant" else {"reflect_type"} if mode in ("reflect", "symmetric")
+               else {"stat_length"} if mode in _PAD_STATS else set())
     if set(kwargs) - allowed or kwargs.get("reflect_type", "even") != "even":
         raise fail(UnsupportedError, f"np.pad(mode={mode!r}) with {kwargs} is not supported")
     widths = [_ints(pair, "`pad_width`") for pair in _pairs(pad_width, x.ndim, "pad_width")]
@@ -137,7 +145,9 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tr
         raise fail(TracingError, "index can't contain negative values")
     if mode == "constant":
         values = _pairs(kwargs.get("constant_values", 0), x.ndim, "constant_values")
-        return _pad_constant(x, widths, values)
+        return own(_pad_constant(x, widths, values))
+    if mode in _PAD_STATS:
+        return own(_pad_stat(x, widths, _pairs(kwargs.get("stat_length"), x.ndim, "stat_length"), mode))
     for ax, (before, after) in enumerate(widths):
         if before or after:
             try:
@@ -145,6 +155,26 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tr
             except ValueError as e:
                 raise fail(TracingError, f"np.pad: {e}") from None
             x = take_static(x, indices.tolist(), ax)
+    return own(x)
+
+
+def _pad_stat(x: Tracer, widths: list[tuple[int, int]], lengths: list[tuple[Any, Any]], mode: str) -> Tracer:
+    """np.pad's maximum/minimum/mean/median modes as NumPy pads them: axis by axis (an axis' stats read the earlier
+    axes' padding), each side the stat of its `stat_length` elements next to it (None: the whole axis), ints rounded."""
+    for ax, ((before, after), pair) in enumerate(zip(widths, lengths, strict=True)):
+        if not (before or after):
+            continue
+        n = x.shape[ax]
+        sides = []
+        for width, length, at_end in ((before, pair[0], False), (after, pair[1], True)):
+            length = n if length is None else min(_ints(length, "stat_length")[0], n)
+            if not length and mode in ("maximum", "minimum"):
+                raise fail(TracingError, "stat_length of 0 yields no value for padding")
+            stat = _PAD_STATS[mode](slice_axis(x, ax, n - length if at_end else 0, 1, length), axis=ax, keepdims=True)
+            if x.dtype.kind in "iu":  # NumPy's _round_if_needed: half to even, then stored in the int dtype
+                stat = np.round(stat)
+            sides.append(broadcast_to(stat.astype(x.dtype.name), tuple(width if d == ax else m for d, m in enumerate(x.shape))))
+        x = concatenate([p for p in (sides[0], x, sides[1]) if p.shape[ax]], ax)
     return x
 
 
@@ -174,8 +204,8 @@ def _cast(value: Any, dtype: str) -> Any:
 
 @implements("tile")
 def tile(A: Any, reps: Any) -> Tracer:
-    """np.tile: the array broadcast along a new axis before each axis, the pairs merged by a reshape."""
-    x = _tracer(A)
+    """np.tile: the array broadcast along a new axis before each axis, the pairs merged by a reshape (of A's value)."""
+    x = own(_tracer(A))
     reps = _ints(reps, "tile reps")
     if any(r < 0 for r in reps):
         raise fail(TracingError, f"tile: negative repetitions {reps}")
@@ -183,7 +213,7 @@ def tile(A: Any, reps: Any) -> Tracer:
     reps = (1,) * (ndim - len(reps)) + reps
     x = reshape(x, (1,) * (ndim - x.ndim) + x.shape)
     if all(r == 1 for r in reps):
-        return x
+        return own(x)
     interleaved = tuple(d for pair in zip([1] * ndim, x.shape, strict=True) for d in pair)
     grown = tuple(d for pair in zip(reps, x.shape, strict=True) for d in pair)
     return reshape(broadcast_to(reshape(x, interleaved), grown), tuple(r * n for r, n in zip(reps, x.shape, strict=True)))
@@ -192,8 +222,11 @@ def tile(A: Any, reps: Any) -> Tracer:
 @implements("repeat")
 def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
     """np.repeat: one count is a broadcast along a new axis after `axis`, merged by a reshape;
-    counts per element read the array at the indices they give (views)."""
-    x = _tracer(a)
+    counts per element read the array at the indices they give (views of a's value)."""
+    x = own(_tracer(a))
+    if isinstance(repeats, Tracer):
+        raise fail(UnsupportedError, "np.repeat with traced counts is not supported: the result's length is their sum, known "
+                                     "only at run time; pass the counts as a constant (a list, or a static argument)")
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     ax = normalize_axis(x.ndim, axis)
@@ -316,3 +349,87 @@ def column_stack(tup: Any) -> Tracer:
     trace = trace_of(_stack_parts(tup, "column_stack"))
     columns = [_strong(trace, a) for a in tup]
     return concatenate([reshape(c, (c.size, 1)) if c.ndim < 2 else c for c in columns], 1)
+
+
+
+def _atleast(ndim: int) -> Any:
+    def atleast(*arys: Any) -> Any:
+        """np.atleast_{n}d: views with unit dims added as NumPy adds them; one array for one argument, else a tuple."""
+        out = _at_least(list(arys), ndim)
+        return out[0] if len(out) == 1 else tuple(out)
+    return atleast
+
+
+for _n in (1, 2, 3):
+    implements(f"atleast_{_n}d")(_atleast(_n))
+
+
+def _split_along(name: str, ndim: int, axis: int) -> Any:
+    def split_along(ary: Any, indices_or_sections: Any) -> list[Tracer]:
+        """np.hsplit/vsplit/dsplit: np.split along the axis NumPy picks for the array's rank."""
+        x = _tracer(ary)
+        if x.ndim < ndim:
+            raise fail(TracingError, f"{name} only works on arrays of {ndim} or more dimensions")
+        return _split(x, indices_or_sections, 0 if name == "hsplit" and x.ndim == 1 else axis, equal=True)
+    return split_along
+
+
+for _name, _ndim, _axis in (("hsplit", 1, 1), ("vsplit", 2, 0), ("dsplit", 3, 2)):
+    implements(_name)(_split_along(_name, _ndim, _axis))
+
+
+@implements("rot90")
+def rot90(m: Any, k: int = 1, axes: Any = (0, 1)) -> Tracer:
+    """np.rot90 as NumPy composes it: flips and a transpose (views)."""
+    x = _tracer(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise fail(TracingError, "len(axes) must be 2.")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == x.ndim:
+        raise fail(TracingError, "Axes must be different.")
+    if not all(-x.ndim <= a < x.ndim for a in axes):
+        raise fail(TracingError, f"Axes={axes} out of range for array of ndim={x.ndim}.")
+    k = operator.index(k) % 4
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(flip(x, axes[0]), axes[1])
+    order = list(range(x.ndim))
+    order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
+    return transpose(flip(x, axes[1]), order) if k == 1 else flip(transpose(x, order), axes[1])
+
+
+@implements("broadcast_arrays")
+def broadcast_arrays(*args: Any, subok: bool = False) -> tuple[Tracer, ...]:
+    """The arrays broadcast to their common shape (read-only views, as NumPy's)."""
+    trace = trace_of(list(args))
+    arrays = [_strong(trace, a) for a in args]
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError as e:
+        raise fail(TracingError, str(e)) from None
+    return tuple(a if a.shape == shape else broadcast_to(a, shape) for a in arrays)
+
+
+@implements("stride_tricks.sliding_window_view")
+def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *, subok: bool = False, writeable: bool = False) -> Tracer:
+    """Windows of `window_shape` along `axis` (None: every axis), each window's dims appended as NumPy's: per window
+    dim, its w shifted slices stacked (views, read-only)."""
+    v = _tracer(x)
+    shape = _ints(window_shape, "window_shape")
+    axes = tuple(range(v.ndim)) if axis is None else tuple(normalize_axis(v.ndim, a) for a in _ints(axis, "axis"))
+    if len(shape) != len(axes):
+        raise fail(TracingError, "Must provide matching length window_shape and axis; got "
+                                 f"{len(shape)} window_shape elements and {len(axes)} axes elements.")
+    if writeable:
+        raise fail(UnsupportedError, "sliding_window_view(writeable=True) is not supported")
+    out = v
+    for ax, w in zip(axes, shape, strict=True):
+        n = v.shape[ax]
+        if w < 0 or w > n:
+            raise fail(TracingError, "window shape cannot be larger than input array shape" if w > n else "`window_shape` cannot contain negative values")
+        if not w:
+            raise fail(UnsupportedError, "sliding_window_view with an empty window is not supported")
+        out = concatenate([reshape(slice_axis(out, ax, j, 1, n - w + 1), out.shape[:ax] + (n - w + 1,) + out.shape[ax + 1:] + (1,))
+                           for j in range(w)], out.ndim)
+    return out

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError, UnsupportedError
+from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
 from ..graph import FLOAT_DTYPES, NARROW_FLOATS, is_float
 from .core import IMPLEMENTATIONS, Tracer, as_tracer, dtype_name, fail, implements, lift, normalize_axes, result, trace_of
 from .shapes import broadcast_to, diagonal, reshape
@@ -86,10 +86,13 @@ def _masked_reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any, initi
 @implements("ufunc.reduce")
 def ufunc_reduce(ufunc: np.ufunc, x: Any, axis: Any = 0, dtype: Any = None, keepdims: bool = False, initial: Any = None,
                  where: Any = True, **unsupported: Any) -> Tracer:
-    """`np.add.reduce(x, axis, dtype, keepdims=..., initial=..., where=...)` and kin (NumPy passes all but `x` as keywords)."""
+    """`np.add.reduce(x, axis, dtype, keepdims=..., initial=..., where=...)` and kin (NumPy passes all but `x` as keywords);
+    another binary ufunc's (np.logaddexp.reduce, np.bitwise_or.reduce, np.gcd.reduce...) as a fold (`folded`)."""
     if ufunc.__name__ not in REDUCE_UFUNCS | LOGICAL_UFUNCS:
-        raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce is not supported "
-                                     f"(reducing ufuncs: {', '.join(REDUCE_UFUNCS | LOGICAL_UFUNCS)})")
+        if unsupported or dtype is not None or where is not True or ufunc.nin != 2 or ufunc.nout != 1:
+            raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce with dtype=, where= or a ufunc of other than two inputs "
+                                         f"is not supported (any dtype: {', '.join(REDUCE_UFUNCS | LOGICAL_UFUNCS)})")
+        return folded(ufunc, x, axis, keepdims, initial)
     if ufunc.__name__ in LOGICAL_UFUNCS and initial is not None:
         unsupported["initial"] = initial
     if unsupported:
@@ -100,6 +103,38 @@ def ufunc_reduce(ufunc: np.ufunc, x: Any, axis: Any = 0, dtype: Any = None, keep
     if ufunc.__name__ in LOGICAL_UFUNCS:
         raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce(dtype={dtype!r}) is not supported; its result is bool")
     return reduce(REDUCE_UFUNCS[ufunc.__name__], x, axis, keepdims, dtype, initial, where)
+
+
+FOLD_LIMIT = 256  # a reduction by another ufunc is unrolled: at most this many steps
+
+
+def folded(ufunc: np.ufunc, a: Any, axis: Any, keepdims: bool, initial: Any) -> Tracer:
+    """ufunc.reduce as NumPy's loop runs it for a ufunc with no reduction of its own: from the first element
+    (or `initial`) each next one combined in turn along one axis (None: the flattened array), unrolled."""
+    x = as_tracer(trace_of([a]), a)
+    if isinstance(axis, (tuple, list)) and len(axis) != 1:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce over several axes is not supported; reduce one at a time")
+    if axis is None:
+        x, ax, kept = reshape(x, (-1,)), 0, (1,) * x.ndim
+    else:
+        ax = normalize_axes(x.ndim, axis)[0]
+        kept = x.shape[:ax] + (1,) + x.shape[ax + 1:]
+    n = x.shape[ax]
+    if n > FOLD_LIMIT:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduce over {n} elements: a reduction by this ufunc is unrolled, at most "
+                                     f"{FOLD_LIMIT} steps")
+    steps = [x[(slice(None),) * ax + (i,)] for i in range(n)]
+    if initial is not None:
+        steps.insert(0, broadcast_to(as_tracer(x._trace, initial), steps[0].shape if steps else x.shape[:ax] + x.shape[ax + 1:]))
+    elif not steps:
+        if ufunc.identity is None:
+            raise fail(TracingError, f"zero-size array to reduction operation {ufunc.__name__} which has no identity")
+        steps = [broadcast_to(as_tracer(x._trace, np.asarray(ufunc.identity, x.dtype)), x.shape[:ax] + x.shape[ax + 1:])]
+    out = steps[0]
+    for step in steps[1:]:
+        out = ufunc(out, step)
+    out = IMPLEMENTATIONS["copy"](out)  # (one element: a view of x, which NumPy's result is not)
+    return reshape(out, kept) if keepdims else out
 
 
 @implements("sum")
@@ -152,3 +187,24 @@ def max_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw
 def min_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Tracer:
     return reduce("min", a, axis, keepdims, **({"out": out} if out is not None else {}), **kw)
 
+
+
+@implements("ufunc.reduceat")
+def ufunc_reduceat(ufunc: np.ufunc, array: Any, indices: Any, axis: Any = 0, dtype: Any = None, out: Any = None) -> Tracer:
+    """`np.add.reduceat(x, indices, axis)` and kin with constant indices: each segment [indices[i], indices[i + 1])
+    reduced as ufunc.reduce does (one element where the next index is not larger), joined along the axis."""
+    if out is not None or isinstance(indices, Tracer):
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.reduceat with out= or traced indices is not supported")
+    x = as_tracer(trace_of([array]), array)
+    ax = normalize_axes(x.ndim, axis)[0]
+    n, idx = x.shape[ax], np.asarray(indices).ravel()
+    if idx.dtype.kind not in "iu" or not idx.size:
+        raise fail(TracingError, f"np.{ufunc.__name__}.reduceat: indices must be a non-empty sequence of integers")
+    if ((idx < 0) | (idx >= n)).any():
+        raise fail(IndexOutOfBoundsError, f"index {int(idx[(idx < 0) | (idx >= n)][0])} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
+    parts = []
+    for i, start in enumerate(idx.tolist()):
+        stop = idx[i + 1] if i + 1 < idx.size else n
+        segment = x[(slice(None),) * ax + (slice(start, stop if start < stop else start + 1),)]
+        parts.append(ufunc_reduce(ufunc, segment, ax, dtype, keepdims=True))
+    return IMPLEMENTATIONS["concatenate"](parts, ax)

@@ -6,6 +6,7 @@ IndexOutOfBoundsError), never written. np.gcd and np.lcm are registry ops reache
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -21,6 +22,7 @@ from .core import Trace, Tracer, as_tracer, check_at_run_time, fail, implements,
 from .creation import iota
 from .indexing import gather
 from .shapes import broadcast_to, reshape
+from .updates import is_mask, write_indexed
 
 SEARCH_FROM = 64  # bin edges beyond this many are searched (log2 steps), not each compared with every element
 BLOCK = 65536  # NumPy's histogram adds up its bins block by block of this many elements (a float sum's rounding)
@@ -185,3 +187,37 @@ def _count(idx: Tracer, keep: Tracer, weights: Tracer | None, n: int) -> Tracer:
     for b in range(1, blocks):
         total = total + parts[b].astype(weights.dtype.name)
     return total
+
+
+@implements("ufunc.at")
+def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
+    """np.add.at / np.subtract.at(a, indices, b): b added at each index in turn, repeats accumulating (embedding
+    gradients, histograms by hand): the values are scatter-added into a zero array of a's size, added to a once
+    (a float sum rounded in that order: to rounding of NumPy's one add per index)."""
+    if ufunc.__name__ not in ("add", "subtract") or b is None:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.at is not supported (np.add.at and np.subtract.at are)")
+    if not isinstance(a, Tracer):
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.at into an array the kernel did not receive or make is not supported")
+    key = indices if isinstance(indices, tuple) else (indices,)
+    if any(is_mask(k) for k in key) or a.dtype == np.bool_:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.at with a boolean mask or into a bool array is not supported")
+    given = (b._weak(0) if b._weak else b.dtype) if isinstance(b, Tracer) else b if type(b) in (int, float, bool) else np.asarray(b).dtype
+    dtype = np.result_type(a.dtype, given)
+    if not np.can_cast(dtype, a.dtype, "same_kind"):
+        raise fail(TracingError, f"Cannot cast ufunc '{ufunc.__name__}' output from {dtype!r} to {a.dtype!r} with casting rule 'same_kind'")
+
+    def accumulate(x: Tracer, k: Any, v: Tracer) -> Tracer:
+        row = math.prod(x.shape[1:])
+        k = as_tracer(x._trace, k) if isinstance(k, np.ndarray) else k
+        flat = reshape(reshape(k, (-1, 1)) * row + np.arange(row), (-1,))
+        total = reshape(scatter_add(flat, reshape(v, (-1,)), x.size), x.shape)
+        return x + total if ufunc.__name__ == "add" else x - total
+
+    write_indexed(a, key, b, accumulate)
+
+
+@implements("histogram_bin_edges")
+def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
+    """np.histogram's edges for static bins and range: NumPy's own (a constant; the data only sets their dtype)."""
+    x = as_tracer(trace_of([a]), a)
+    return _static_edges(x, bins, range)[0]

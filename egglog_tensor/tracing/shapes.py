@@ -16,8 +16,8 @@ from .core import IMPLEMENTATIONS, Tracer, as_tracer, base_of, box_of, derived, 
 
 def reshape(x: Any, shape: Any, order: str = "C") -> Tracer:
     x = as_tracer(trace_of([x]), x)
-    if order != "C":
-        raise fail(UnsupportedError, f"reshape(order={order!r}) is not supported (only 'C')")
+    if order not in ("C", "F"):
+        raise fail(UnsupportedError, f"reshape(order={order!r}) is not supported (only 'C' and 'F')")
     shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     if shape.count(-1) > 1:
         raise fail(TracingError, f"reshape {shape}: can only specify one unknown dimension")
@@ -28,6 +28,8 @@ def reshape(x: Any, shape: Any, order: str = "C") -> Tracer:
         shape = tuple(x.size // known if s == -1 else s for s in shape)
     if math.prod(shape) != x.size or any(s < 0 for s in shape):
         raise fail(TracingError, f"cannot reshape array of size {x.size} into shape {shape}")
+    if order == "F" and (x.ndim > 1 or len(shape) > 1):  # the reversed axes reshaped in C order
+        return transpose(reshape(transpose(x), shape[::-1]))
     if shape == x.shape:
         return x
     if is_unit_reshape(x.shape, shape):

@@ -1,7 +1,8 @@
 """Sorts: np.sort, np.argsort and np.partition/argpartition (as full sorts) on the `sort`/`argsort`
 primitives (a stable merge sort of the last axis, lowering/sorting.py: NaN last, ties in their
 order, so argsort gives what kind="stable" gives whatever `kind` says), and on top of them
-np.median, np.quantile and np.percentile (static q, method="linear") and their nan- forms, composed as
+np.median, np.quantile and np.percentile (static q; methods linear, midpoint, lower, higher, nearest) and their
+nan- forms (linear), composed as
 NumPy composes them; np.searchsorted on its own primitive (a binary search per element, same order),
 and np.interp on it."""
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UnsupportedError
+from ..errors import TracingError, UnsupportedError
 from ..graph import is_float
 from .core import (
     Tracer,
@@ -155,15 +156,18 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, out: Any, method: str, keepd
     virtual index (n - 1) q between two sorted elements, interpolated as NumPy's _lerp; q static."""
     _no_out(name, out, **{k: v for k, v in unsupported.items() if v is not None})
     weak = type(q) in (int, float)
-    qs = _static_q(name, q, method, scale)
+    qs = _static_q(name, q, method, scale, _METHODS)
     x, keep = _last_axis(a, axis)
     n = x.shape[-1]
     if not n:
         raise fail(UnsupportedError, f"np.{name} of an empty slice is not supported")
     s = np.sort(x, axis=-1)
-    virtual = (n - 1) * qs
-    values = [_lerp(s, int(v), float(gamma) if weak else gamma)
-              for v, gamma in zip(np.floor(virtual).ravel(), (virtual - np.floor(virtual)).ravel(), strict=True)]
+    if method in _DISCRETE:  # an element itself, in the data's dtype
+        values = [s[..., int(i)] for i in _DISCRETE[method]((n - 1) * qs).astype(np.intp).ravel()]
+        return _per_q([_nan_where_nan(s, v) for v in values], qs, keep if keepdims else None)
+    virtual = (n - 1) * qs if method == "linear" else 0.5 * (np.floor((n - 1) * qs) + np.ceil((n - 1) * qs))
+    gamma = virtual - np.floor(virtual) if method == "linear" else np.where(virtual % 1 == 0, 0.0, 0.5)
+    values = [_lerp(s, int(v), float(g) if weak else g) for v, g in zip(np.floor(virtual).ravel(), gamma.ravel(), strict=True)]
     return _per_q([_nan_where_nan(s, v) for v in values], qs, keep if keepdims else None)
 
 
@@ -174,10 +178,14 @@ def _per_q(values: list[Tracer], qs: np.ndarray, keep: tuple[int, ...] | None) -
     return values[0] if not qs.ndim else np.stack(values).reshape(qs.shape + values[0].shape)
 
 
-def _static_q(name: str, q: Any, method: str, scale: float) -> np.ndarray:
-    """q / scale as NumPy computes it, checked in [0, 1]; only method "linear" and a static q."""
-    if method != "linear":
-        raise fail(UnsupportedError, f"np.{name}: method={method!r} is not supported (only the default 'linear')")
+_DISCRETE = {"lower": np.floor, "higher": np.ceil, "nearest": np.around}  # NumPy's index of the element each method takes
+_METHODS = ("linear", "midpoint", *_DISCRETE)
+
+
+def _static_q(name: str, q: Any, method: str, scale: float, methods: tuple[str, ...] = ("linear",)) -> np.ndarray:
+    """q / scale as NumPy computes it, checked in [0, 1]; a static q and one of `methods`."""
+    if method not in methods:
+        raise fail(UnsupportedError, f"np.{name}: method={method!r} is not supported (only {', '.join(repr(m) for m in methods)})")
     if isinstance(q, Tracer):
         raise fail(UnsupportedError, f"np.{name}: q must be a static number or list of numbers, not a traced array")
     qs = np.true_divide(np.asanyarray(q), scale)
@@ -268,3 +276,20 @@ def percentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_inpu
                keepdims: bool = False, *, weights: Any = None, interpolation: Any = None) -> Tracer:
     """np.percentile: q in [0, 100], static."""
     return _quantile("percentile", a, q, axis, out, method, keepdims, 100.0, weights=weights, interpolation=interpolation)
+
+
+@implements("lexsort")
+def lexsort(keys: Any, axis: Any = -1) -> Tracer:
+    """np.lexsort: the indices sorting by the last key, ties by the ones before it: stable argsorts from the first
+    key (the least significant) to the last, each of the keys read in the order so far (NaN last, as NumPy's)."""
+    trace = trace_of(list(keys) if isinstance(keys, (list, tuple)) else [keys])
+    rows = [as_tracer(trace, k if isinstance(k, Tracer) else np.asarray(k)) for k in keys]
+    if not rows:
+        raise fail(TracingError, "need sequence of keys with len > 0 in lexsort")
+    if any(r.shape != rows[0].shape for r in rows):
+        raise fail(TracingError, "all keys need to be the same shape")
+    ax = normalize_axis(rows[0].ndim, axis)
+    order = argsort(rows[0], ax)
+    for key in rows[1:]:
+        order = np.take_along_axis(order, argsort(np.take_along_axis(key, order, ax), ax), ax)
+    return order

@@ -218,19 +218,44 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
     return divide_count(total, count_nonzero(~np.isnan(x), axis, keepdims=keepdims))
 
 
+def _nanvar(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims: bool, **unsupported: Any) -> Tracer:
+    """NumPy's nanvar: NaN replaced by 0, the mean over the non-NaN count, the deviations (in a's dtype, NaN's
+    0) squared and summed, over count - ddof (NaN where that is <= 0, without NumPy's warning)."""
+    x = _nan_args(name, a, out, **unsupported)
+    if not is_float(x.dtype):
+        return _var(name, x, axis, dtype, None, ddof, keepdims)
+    nan = np.isnan(x)
+    arr = _without_nan(x, 0)
+    avg = divide_count(sum_(arr, axis, dtype, keepdims=True), count_nonzero(~nan, axis, keepdims=True))
+    deviation = np.where(nan, x.dtype.type(0), (arr - avg).astype(x.dtype.name))
+    dof = count_nonzero(~nan, axis, keepdims=keepdims) - ddof
+    var = divide_count(sum_(deviation * deviation, axis, dtype, keepdims=keepdims), dof)
+    return np.where(dof <= 0, var.dtype.type(np.nan), var)
+
+
+@implements("nanvar")
+def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, *, where: Any = None) -> Tracer:
+    return _nanvar("nanvar", a, axis, dtype, out, ddof, keepdims, where=where)
+
+
+@implements("nanstd")
+def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, *, where: Any = None) -> Tracer:
+    """The square root of nanvar."""
+    return np.sqrt(_nanvar("nanstd", a, axis, dtype, out, ddof, keepdims, where=where))
+
+
 @implements("average")
 def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *, keepdims: bool = False) -> Tracer:
     """The mean, or sum(a * w) / sum(w) in NumPy's result dtype (weights of a's shape, or of the
-    reduced axes' extents). Weights summing to zero give inf/NaN, where NumPy raises."""
-    if returned:
-        raise fail(UnsupportedError, "np.average(..., returned=True) is not supported")
+    reduced axes' extents). Weights summing to zero give inf/NaN, where NumPy raises. `returned`: also the sum
+    of the weights (the count without weights), in the result's dtype and shape."""
     trace = trace_of([a, weights])
     x = as_tracer(trace, a)
     if weights is None:
         out = mean(x, axis, keepdims=keepdims)
         if not out.size:  # NumPy divides by the result's size (for `returned`) and raises
             raise fail(TracingError, "np.average of an empty result: NumPy raises ZeroDivisionError")
-        return out
+        return (out, broadcast_to(as_tracer(trace, out.dtype.type(x.size / out.size)), out.shape)) if returned else out
     w = as_tracer(trace, weights)
     dtype = np.result_type(x.dtype, w.dtype, *(["f8"] if x.dtype.kind in "biu" else [])).name
     if w.shape != x.shape:
@@ -241,7 +266,9 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
             raise fail(TracingError, f"np.average: weights of shape {w.shape} do not fit a's axes {axes} of {x.shape}")
         w = reshape(transpose(w, tuple(np.argsort(axes))), tuple(d if i in axes else 1 for i, d in enumerate(x.shape)))
     w = w.astype(dtype)
-    return sum_(x.astype(dtype) * w, axis, keepdims=keepdims) / sum_(w, axis, keepdims=keepdims)
+    total = sum_(w, axis, keepdims=keepdims)
+    out = sum_(x.astype(dtype) * w, axis, keepdims=keepdims) / total
+    return (out, broadcast_to(total, out.shape)) if returned else out
 
 
 def _max_or_zero(x: Tracer, axis: Any, keepdims: bool) -> Tracer:

@@ -134,9 +134,13 @@ def where(cond: Any, x: Any = None, y: Any = None) -> Tracer:
 
 @implements("clip")
 def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: Any) -> Tracer:
+    """np.clip, bounds as a_min/a_max or NumPy 2.1's min=/max= (not both spellings of one bound)."""
+    for name, given in (("min", a_min), ("max", a_max)):
+        if name in kw and given is not None:
+            raise fail(TracingError, f"Passed more than one argument for the same bound: a_{name} and {name}")
+    a_min, a_max = kw.pop("min", a_min), kw.pop("max", a_max)
     if out is not None or kw:
-        raise fail(UnsupportedError, "np.clip: out= and keyword arguments are not supported")
-    a_min = kw.pop("min", a_min)
+        raise fail(UnsupportedError, f"np.clip: out= and keyword arguments {sorted(kw)} are not supported")
     result = a
     trace = trace_of([a])
     if isinstance(a, Tracer) and a._weak is None and a.dtype.kind in "iu":  # as NumPy: an int bound beyond the dtype cannot bind

@@ -10,6 +10,7 @@ hidden output the call copies into the caller's array, as NumPy would have chang
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,9 @@ import numpy as np
 from ..errors import TracingError, UnsupportedError
 from ..graph import Node
 from .core import Trace, Tracer, as_tracer, base_of, box_of, fail, implements, lift, normalize_axis, result, trace_of
-from .indexing import gather_along, valid_indices
-from .shapes import basic_index, broadcast_to, reshape
+from .indexing import expand_key, flat_index, gather_along, is_constant_mask, valid_indices
+from .selections import Selection, masked_value
+from .shapes import basic_index, broadcast_to, reshape, transpose
 
 
 @implements("setitem")
@@ -31,10 +33,61 @@ def setitem(x: Tracer, key: Any, value: Any) -> None:
         return
     (at,) = arrays if len(arrays) == 1 else (None,)
     mask = key[at] if at is not None else None
-    if not (is_mask(mask) and all(k == slice(None) for i, k in enumerate(key) if i != at)):
-        raise fail(UnsupportedError, "assignment through an index array, or a mask with other indices than full slices "
-                                     "(x[idx] = v, x[m, 1:] = v), is not supported; use slices, a boolean mask, or np.where")
-    store(x, masked(x, at, mask, value))
+    if is_mask(mask) and all(isinstance(k, slice) and k == slice(None) for i, k in enumerate(key) if i != at):
+        if isinstance(value, Selection):  # x[m] = x[m] * 2, x[m] *= 2: the selection's value where the mask is
+            if at or value.mask._node is not as_tracer(x._trace, mask)._node:
+                raise fail(UnsupportedError, "storing a mask selection through another mask (x[m1] = y[m2]) is not supported; use np.where")
+            store(x, masked_value(x, value))
+            return
+        store(x, masked(x, at, mask, value))
+        return
+    if any(is_mask(k) or k is None for k in key):
+        raise fail(UnsupportedError, "assignment through a mask with other indices than full slices (x[m, 1:] = v, x[m, idx] = v) "
+                                     "is not supported; use np.where")
+    write_indexed(x, key, value)
+
+
+def write_indexed(x: Tracer, key: tuple, value: Any, combine: Callable[[Tracer, Any, Tracer], Tracer] | None = None) -> None:
+    """`x[key] = value` with integer index arrays (ints, slices): into the view of x's slices, `indexed` of it."""
+    key = expand_key(x, key)
+    target = basic_index(x, tuple(k if isinstance(k, slice) else slice(None) for k in key))
+    store(target, indexed(target, tuple(slice(None) if isinstance(k, slice) else k for k in key), value, combine))
+
+
+def indexed(x: Tracer, key: tuple, value: Any, combine: Callable[[Tracer, Any, Tracer], Tracer] | None = None) -> Tracer:
+    """x's value after `x[key] = value` with integer index arrays and full slices: value broadcast to `x[key]`'s
+    shape, each indexed element set to the last value NumPy writes to it; or `combine(x, k, v)` of x with its
+    indexed dims merged into axis 0, the flat indices k (K,) and the values v (K, ...) (np.add.at: scatter.py)."""
+    trace = x._trace
+    adv = [d for d, k in enumerate(key) if not isinstance(k, slice)]
+    rest = [d for d in range(x.ndim) if d not in adv]
+    shape = tuple(np.broadcast_shapes(*(np.shape(key[d]) if not isinstance(key[d], Tracer) else key[d].shape for d in adv)))
+    sizes, kept = [x.shape[d] for d in adv], tuple(x.shape[d] for d in rest)
+    at = adv[0] if adv == list(range(adv[0], adv[-1] + 1)) else 0  # where NumPy puts the indices' dims in x[key]
+    v = result(trace, assigned(trace, value, kept[:at] + shape + kept[at:], x._node.dtype))
+    v = transpose(v, [*range(at, at + len(shape)), *range(at), *range(at + len(shape), v.ndim)])
+    v = reshape(v, (math.prod(shape),) + kept)
+    flat = flat_index([key[d] for d in adv], sizes, shape, adv)
+    value_of_x = reshape(transpose(result(trace, x._node), adv + rest), (math.prod(sizes),) + kept)
+    updated = (combine or last_writes)(value_of_x, np.ravel(flat) if isinstance(flat, np.ndarray) else reshape(flat, (-1,)), v)
+    return transpose(reshape(updated, tuple(sizes) + kept), np.argsort(adv + rest).tolist())
+
+
+def last_writes(x: Tracer, k: Any, v: Tracer) -> Tracer:
+    """x with x[k[j]] = v[j] along axis 0 for each j in turn (the last write to an element wins), k valid int64
+    indices: a constant k by a map of the writer of each position made now, a traced one by comparing each of
+    the n positions with the K indices (n x K work)."""
+    n, count = x.shape[0], v.shape[0]
+    if not count or not x.size:
+        return x
+    if isinstance(k, np.ndarray):
+        last = np.full(n, -1, np.int64)
+        last[k] = np.arange(count)
+    else:
+        last = last_writer(k, n)
+    at = reshape(as_tracer(x._trace, last) if isinstance(last, np.ndarray) else last, (n,) + (1,) * (x.ndim - 1))
+    written = gather_along(v, broadcast_to(np.maximum(at, 0), x.shape), 0)
+    return np.where(at >= 0, written, x)
 
 
 @implements("copy")
@@ -45,8 +98,8 @@ def copy(a: Any, order: str = "K", subok: bool = False) -> Tracer:
 
 
 def is_mask(k: Any) -> bool:
-    """Whether index `k` is a boolean array (a mask)."""
-    return isinstance(k, (Tracer, np.ndarray)) and k.dtype == np.bool_ and np.ndim(k) > 0
+    """Whether index `k` is a boolean array (a mask; a list of bools too)."""
+    return (isinstance(k, Tracer) and k.dtype == np.bool_ and k.ndim > 0) or is_constant_mask(k)
 
 
 def store(target: Tracer, value: Any) -> None:
@@ -146,9 +199,72 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
     n, count = x.shape[ax], shape[ax]
     if not count or not x.size:
         return
-    k = np.moveaxis(broadcast_to(k, shape).astype("int64"), ax, -1)
-    hits = np.expand_dims(k, -2) == np.arange(n).reshape(n, 1)  # (..., n, count): position p written by index j
-    last = np.max(np.where(hits, np.arange(count), -1), axis=-1)  # the last j writing p, -1: none
+    last = last_writer(np.moveaxis(broadcast_to(k, shape).astype("int64"), ax, -1), n)
     written = gather_along(np.moveaxis(v, ax, -1), np.maximum(last, 0), x.ndim - 1)
     updated = np.moveaxis(np.where(last >= 0, written, np.moveaxis(x, ax, -1)), -1, ax)
     store(arr, reshape(updated, arr.shape))
+
+
+def last_writer(k: Tracer, n: int) -> Tracer:
+    """For indices k (..., count) into n positions: (..., n), the last j with k[..., j] == p for each position p, or
+    -1 (none), found by comparing each position with each index (n x count work)."""
+    hits = np.expand_dims(k, -2) == np.arange(n).reshape(n, 1)
+    return np.max(np.where(hits, np.arange(k.shape[-1]), -1), axis=-1)
+
+
+def _cyclic(trace: Trace, values: Any, count: int, dtype: str) -> Tracer:
+    """`values` flattened and repeated to `count` elements, as NumPy's flat assignments and putmask reuse them."""
+    v = as_tracer(trace, values if isinstance(values, Tracer) else np.asarray(values)).astype(dtype)
+    v = reshape(v, (v.size,))
+    if not v.size:
+        raise fail(TracingError, "cannot assign from an empty array of values")
+    return v if v.size == count else v[np.arange(count) % v.size]
+
+
+@implements("fill_diagonal")
+def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
+    """np.fill_diagonal: a's main diagonal (a tall matrix's, with `wrap`, every m + 1 rows) set to val, repeated."""
+    if not isinstance(a, Tracer):
+        raise fail(UnsupportedError, "np.fill_diagonal into an array the kernel did not receive or make is not supported")
+    if a.ndim < 2 or (a.ndim > 2 and len(set(a.shape)) != 1):
+        raise fail(TracingError, "array must be at least 2-d" if a.ndim < 2 else "All dimensions of input must be of equal length")
+    step = a.shape[1] + 1 if a.ndim == 2 else 1 + int(np.cumprod(a.shape[:-1]).sum())
+    end = a.shape[1] * a.shape[1] if a.ndim == 2 and not wrap else None
+    flat = np.arange(a.size)[:end:step]
+    write_indexed(a, np.unravel_index(flat, a.shape), _cyclic(a._trace, val, flat.size, a._node.dtype))
+
+
+@implements("putmask")
+def putmask(a: Any, mask: Any, values: Any) -> None:
+    """np.putmask: a[n] = values[n % len(values)] wherever mask[n] (values repeated over a's flat positions)."""
+    if not isinstance(a, Tracer):
+        raise fail(UnsupportedError, "np.putmask into an array the kernel did not receive or make is not supported")
+    trace = a._trace
+    m = as_tracer(trace, mask).astype("bool")
+    if m.shape != a.shape:
+        raise fail(TracingError, "putmask: mask and data must be the same size")
+    v = reshape(_cyclic(trace, values, a.size, a._node.dtype), a.shape)
+    store(a, np.where(m, v, result(trace, a._node, a._weak)))
+
+
+@implements("copyto")
+def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+    """np.copyto: src broadcast into dst where `where` is true, cast under `casting`."""
+    if not isinstance(dst, Tracer):
+        raise fail(UnsupportedError, "np.copyto into an array the kernel did not receive or make is not supported")
+    trace = dst._trace
+    s = as_tracer(trace, src if isinstance(src, Tracer) or type(src) in (int, float, bool) else np.asarray(src))
+    if not np.can_cast(np.result_type(s._weak(0)) if s._weak else s.dtype, dst.dtype, casting):  # (a Python number: its kind)
+        raise fail(TracingError, f"Cannot cast array data from {s.dtype!r} to {dst.dtype!r} according to the rule {casting!r}")
+    value = result(trace, assigned(trace, s, dst.shape, dst._node.dtype))
+    store(dst, value if where is True else np.where(where, value, result(trace, dst._node, dst._weak)))
+
+
+@implements("place")
+def place(arr: Any, mask: Any, vals: Any) -> None:
+    """np.place with one value (set wherever mask); more values go to the True elements in turn, whose
+    positions are known only at run time: refused."""
+    if np.size(vals) != 1:
+        raise fail(UnsupportedError, "np.place with several values is not supported: they go to the True elements in "
+                                     "turn, whose positions depend on the mask's values; use np.where or np.putmask")
+    putmask(arr, mask, vals)

@@ -1,0 +1,152 @@
+"""Boolean-mask selections `x[mask]` (mask over x's leading dims) where their count does not matter: read back into
+the array (`x[m] *= -1`, `x[m] = x[m] * 2 + 1`) or reduced (`x[m].mean()`, `np.sum(x[m] ** 2)`, `x[m].max(axis=0)`).
+A Selection is the elementwise value on x's whole shape with the mask beside it: ufuncs and arithmetic apply to
+every element, a reduction over the selected ones is one of np.where(mask, value, identity), a store a
+np.where into x. Anything that needs the selection's length (its shape, another use) is refused as before."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import TracingError, UnsupportedError
+from .core import IMPLEMENTATIONS, Tracer, fail
+from .shapes import reshape
+
+MASK_HINT = ("its result shape depends on the mask's values, which are not known while tracing; use np.where(mask, x, fill) "
+             "for a result of x's shape (a selection x[m] may be reduced, x[m].sum(), or stored back, x[m] *= 2)")
+_HINT = f"boolean-mask indexing (x[mask]) is not supported: {MASK_HINT}"
+_REDUCTIONS = ("sum", "mean", "max", "min", "any", "all", "prod", "var", "std")
+_UFUNCS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_and": "all", "logical_or": "any"}
+
+
+class Selection(np.lib.mixins.NDArrayOperatorsMixin):
+    """x[mask]: `value` (x's whole shape) at the True elements of `mask` (x's leading dims)."""
+
+    def __init__(self, value: Tracer, mask: Tracer) -> None:
+        self.value, self.mask = value, mask
+
+    def _refused(self, *_: Any, **__: Any) -> Any:
+        raise fail(UnsupportedError, _HINT)
+
+    shape = size = property(_refused)
+    __len__ = __iter__ = __array__ = __bool__ = __float__ = __int__ = __index__ = __getitem__ = _refused
+
+    @property
+    def ndim(self) -> int:
+        return self.value.ndim - self.mask.ndim + 1
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.value.dtype
+
+    def _broadcast(self, other: Any) -> Any:
+        """An operand beside the selection, of shape (count, *rest): a same-mask selection's value, or one that
+        broadcasts over the selected elements (rest's trailing dims)."""
+        if isinstance(other, Selection):
+            if other.mask._node is not self.mask._node:
+                raise fail(UnsupportedError, f"combining selections by different masks is not supported; {_HINT}")
+            return other.value
+        if np.ndim(other) >= self.ndim and np.shape(other)[-self.ndim] != 1:
+            raise fail(UnsupportedError, f"an operand of shape {np.shape(other)} beside a mask selection: {_HINT}")
+        return other
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        out = kwargs.pop("out", None)
+        if method == "__call__" and not kwargs and out in (None, (self,)):
+            value = ufunc(*(i.value if i is self else self._broadcast(i) for i in inputs))
+            if out is None:
+                return tuple(Selection(v, self.mask) for v in value) if isinstance(value, tuple) else Selection(value, self.mask)
+            if not np.can_cast(value.dtype, self.dtype, "same_kind"):  # x[m] *= 1.5 of an int x: NumPy's in-place rule
+                raise fail(TracingError, f"Cannot cast ufunc '{ufunc.__name__}' output from {value.dtype!r} to {self.dtype!r} "
+                                         "with casting rule 'same_kind'")
+            self.value = value.astype(self.dtype)
+            return self
+        if method == "reduce" and out is None and ufunc.__name__ in _UFUNCS:
+            return self._reduce(_UFUNCS[ufunc.__name__], kwargs.get("axis", 0), kwargs.get("dtype"), None, kwargs.get("keepdims", False))
+        return self._refused()
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        name = {"amax": "max", "amin": "min"}.get(func.__name__, func.__name__)
+        if name in _REDUCTIONS and args and args[0] is self:
+            return getattr(self, name)(*args[1:], **{k: v for k, v in kwargs.items() if v is not np._NoValue})
+        return self._refused()
+
+    def _reduce(self, name: str, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, ddof: int = 0) -> Tracer:
+        """The reduction over the selected elements (axis None: all; 0: the selection's count, per element of rest):
+        x's reduction with where= the mask (max/min with the dtype's far end as `initial`: an empty selection gives
+        it, where NumPy raises ValueError); var/std NumPy's two passes over the selected elements."""
+        if out is not None or keepdims or axis not in (None, 0, -self.ndim):
+            raise fail(UnsupportedError, f"{name} of a mask selection with out=, keepdims or axis={axis!r} is not supported; {_HINT}")
+        value = self.value
+        where = np.broadcast_to(reshape(self.mask, self.mask.shape + (1,) * (value.ndim - self.mask.ndim)), value.shape)
+        axes = None if axis is None else tuple(range(self.mask.ndim))
+        if name in ("var", "std"):
+            from .reductions import divide_count  # (reductions imports ufuncs, which import updates and indexing: this module)
+            deviation = value - IMPLEMENTATIONS["mean"](value, axes, dtype, keepdims=True, where=where)
+            count = IMPLEMENTATIONS["sum"](where, axes, "int64")
+            squares = IMPLEMENTATIONS["sum"](deviation * deviation, axes, dtype, where=where)
+            var = divide_count(squares, np.maximum(count - ddof, 0))
+            return np.sqrt(var) if name == "std" else var
+        if ddof:
+            raise fail(TracingError, f"{name}() got an unexpected keyword argument 'ddof'")
+        if name in ("max", "min"):
+            if value.dtype.kind not in "iuf":
+                raise fail(UnsupportedError, f"{name} of a mask selection of {value.dtype} is not supported")
+            info = np.finfo(value.dtype) if value.dtype.kind == "f" else np.iinfo(value.dtype)
+            far = (-np.inf if name == "max" else np.inf) if value.dtype.kind == "f" else info.min if name == "max" else info.max
+            return IMPLEMENTATIONS[name](value, axes, initial=value.dtype.type(far), where=where)
+        if name in ("any", "all"):  # the unselected elements as the identity, False (any) or True (all)
+            return IMPLEMENTATIONS[name](np.where(where, value.astype("bool"), name == "all"), axes)
+        return IMPLEMENTATIONS[name](value, axes, where=where, dtype=dtype)
+
+    def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Tracer:
+        return self._reduce("sum", axis, dtype, out, keepdims)
+
+    def prod(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Tracer:
+        return self._reduce("prod", axis, dtype, out, keepdims)
+
+    def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Tracer:
+        return self._reduce("mean", axis, dtype, out, keepdims)
+
+    def var(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0, keepdims: bool = False) -> Tracer:
+        return self._reduce("var", axis, dtype, out, keepdims, ddof)
+
+    def std(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0, keepdims: bool = False) -> Tracer:
+        return self._reduce("std", axis, dtype, out, keepdims, ddof)
+
+    def max(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> Tracer:
+        return self._reduce("max", axis, None, out, keepdims)
+
+    def min(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> Tracer:
+        return self._reduce("min", axis, None, out, keepdims)
+
+    def any(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> Tracer:
+        return self._reduce("any", axis, None, out, keepdims)
+
+    def all(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> Tracer:
+        return self._reduce("all", axis, None, out, keepdims)
+
+    def astype(self, dtype: Any, **kw: Any) -> Selection:
+        return Selection(self.value.astype(dtype, **kw), self.mask)
+
+    def copy(self) -> Selection:
+        return self
+
+
+def selected(x: Tracer, mask: Tracer) -> Selection:
+    """x[mask] for a mask over x's leading dims (shapes checked as NumPy checks them)."""
+    if mask.ndim > x.ndim:
+        raise fail(TracingError, f"too many indices for array: array is {x.ndim}-dimensional, but {mask.ndim} were indexed")
+    for axis, (k, n) in enumerate(zip(mask.shape, x.shape, strict=False)):
+        if k != n:
+            raise fail(TracingError, f"boolean index did not match indexed array along axis {axis}; "
+                                     f"size of axis is {n} but size of corresponding boolean axis is {k}")
+    return Selection(IMPLEMENTATIONS["copy"](x), mask)
+
+
+def masked_value(x: Tracer, selection: Selection) -> Tracer:
+    """x's value with the selection's where its mask is True (cast to x's dtype by the store)."""
+    mask = reshape(selection.mask, selection.mask.shape + (1,) * (x.ndim - selection.mask.ndim))
+    return np.where(mask, selection.value, IMPLEMENTATIONS["copy"](x))
