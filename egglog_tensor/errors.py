@@ -46,6 +46,10 @@ class LinAlgError(EgglogTensorError, np.linalg.LinAlgError):
     np.linalg.LinAlgError with NumPy's message; after the call for a matrix computed in the kernel."""
 
 
+class EmptyReductionError(EgglogTensorError, ValueError):
+    """A max or min (no identity) of nothing: of a mask selection found empty when the kernel ran, as NumPy's ValueError."""
+
+
 class KernelArgumentError(EgglogTensorError, TypeError):
     """A call passed arguments the kernel cannot take (count, type, dtype, rank)."""
 

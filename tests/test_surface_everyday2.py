@@ -209,6 +209,17 @@ def test_mask_selections_stored_back_or_reduced_match_numpy(dtype: str) -> None:
     check(selections, x, np.array([0, 1, 0, 2]), rtol=1e-6 if dtype == "float32" else None)
 
 
+def test_max_of_an_empty_selection_raises_as_numpy() -> None:
+    """max/min have no identity: an empty selection raises NumPy's ValueError after the call, a non-empty one is its max."""
+    k = et.kernel(lambda x, t: x[x > t].max())
+    assert k(np.arange(5.0), 2.5) == 4.0
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum") as raised:
+        k(np.arange(5.0), 9.0)
+    assert isinstance(raised.value, et.EmptyReductionError)
+    with pytest.raises(ValueError, match="minimum"):
+        et.kernel(lambda x: x[x > 9].min(axis=0))(np.ones((3, 2)))
+
+
 def test_a_selection_whose_length_matters_is_refused() -> None:
     with pytest.raises(et.UnsupportedError, match=r"boolean-mask indexing \(x\[mask\]\) is not supported"):
         et.kernel(lambda x: x[x > 0])(np.ones(3))

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError, UnsupportedError
-from .core import IMPLEMENTATIONS, Tracer, fail
+from ..errors import EmptyReductionError, TracingError, UnsupportedError
+from .core import IMPLEMENTATIONS, Tracer, check_at_run_time, fail
 from .shapes import reshape
 
 MASK_HINT = ("its result shape depends on the mask's values, which are not known while tracing; use np.where(mask, x, fill) "
@@ -96,6 +96,8 @@ class Selection(np.lib.mixins.NDArrayOperatorsMixin):
                 raise fail(UnsupportedError, f"{name} of a mask selection of {value.dtype} is not supported")
             info = np.finfo(value.dtype) if value.dtype.kind == "f" else np.iinfo(value.dtype)
             far = (-np.inf if name == "max" else np.inf) if value.dtype.kind == "f" else info.min if name == "max" else info.max
+            check_at_run_time(~IMPLEMENTATIONS["any"](self.mask, None), f"zero-size array to reduction operation "
+                              f"{'maximum' if name == 'max' else 'minimum'} which has no identity (an empty mask selection)", EmptyReductionError)
             return IMPLEMENTATIONS[name](value, axes, initial=value.dtype.type(far), where=where)
         if name in ("any", "all"):  # the unselected elements as the identity, False (any) or True (all)
             return IMPLEMENTATIONS[name](np.where(where, value.astype("bool"), name == "all"), axes)
