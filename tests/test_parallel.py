@@ -19,10 +19,12 @@ from egglog_tensor.lowering import payload
 from egglog_tensor.lowering.stages import parallel
 from egglog_tensor.lowering.pipelines import pipeline_for, resolve_target
 from egglog_tensor.target import Target, default_threads
+from strategies import sweep
 
 rng = np.random.default_rng(11)
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
 THREADS = [1, 2, 3]
+UNEVEN = sweep(THREADS, [1, 3])  # one thread, and an uneven split; two threads in the slow run
 REDUCTIONS = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod, "mean": np.mean}
 # Large enough to be split (more than parallel.MIN_WORK iterations), odd so chunks are uneven.
 BIG = [(301, 257), (3, 40001), (40001, 3)]
@@ -65,7 +67,7 @@ def ew_chain(A, b):
     return np.exp(np.maximum(A + b, 0.0)) * 0.5 + A
 
 
-@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("threads", UNEVEN)
 @pytest.mark.parametrize("shape", [(257, 301), (100003,), (3, 40001), (5, 4, 3001)])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_elementwise_and_broadcast(threads, shape, dtype) -> None:
@@ -76,7 +78,7 @@ def test_elementwise_and_broadcast(threads, shape, dtype) -> None:
     assert np.all(np.abs(got - ew_chain(A, b)) <= 8 * np.finfo(dtype).eps * scale)
 
 
-@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("threads", UNEVEN)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_elementwise_dtypes(threads, dtype) -> None:
     a, b = data((211, 307), dtype), data((211, 307), dtype)
@@ -84,7 +86,7 @@ def test_elementwise_dtypes(threads, dtype) -> None:
     np.testing.assert_array_equal(kern(fn, threads)(a, b), fn(a, b))
 
 
-@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("threads", UNEVEN)
 def test_strided_inputs(threads) -> None:
     base = rng.standard_normal((700, 900)).astype(np.float32)
     views = [base[::2, ::3], base.T, base[1:-1, 5:], np.asfortranarray(base)]

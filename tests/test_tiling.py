@@ -23,6 +23,7 @@ from strategies import sweep
 
 rng = np.random.default_rng(7)
 TARGETS = ["cpu", "cpu-openmp"]
+CPU_FIRST = sweep(TARGETS, ["cpu"])  # tile choices and scripts: cpu-openmp (the same tiles, threaded) in the slow run
 # AVX-512's register width on the host's CPU: the tile policy's choices the tests below name (8 x 32
 # register tiles) on any host; LLVM generates code for this machine (wider vectors split in two on AVX2)
 WIDE = replace(Target.host(), simd=64)
@@ -148,7 +149,7 @@ def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
             assert "omp.wsloop" in comp.stage("openmp")
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 def test_matvec_full_register_tiles_are_unmasked(target) -> None:
     """A matvec whose k is not a multiple of the partial sums' width, nor m of the row block: the
     full register tiles are peeled from the partial ones, so the hot loop reads A unmasked (a
@@ -203,7 +204,7 @@ def test_batch_matmul_matches_numpy(target, dtype, bmkn) -> None:
     _check(lambda a, b: a @ b, [(nb, m, k), (nb, k, n)], dtype, target)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 def test_batch_matmul_blocks_are_vectorized_2d_matmuls(target) -> None:
     """Each (batch, m, n) block of a batch_matmul runs the 2-D matmul's loops: register tiles of
     vector FMAs with the accumulator in registers, blocks parallel over the batch too; its cache
@@ -230,7 +231,7 @@ def pinned_tiles(*tiles: int):
     return algebra + fusion + layout + mine
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 def test_pinned_batch_tiles_are_applied(target) -> None:
     a, b = rng.standard_normal((3, 70, 50), np.float32), rng.standard_normal((3, 50, 90), np.float32)
     k = et.kernel(lambda a, b: a @ b, target=target, rules=pinned_tiles(16, 32, 24))
@@ -238,7 +239,7 @@ def test_pinned_batch_tiles_are_applied(target) -> None:
     np.testing.assert_allclose(k(a, b), a @ b, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 @pytest.mark.parametrize("tiles", [(5, 7, 3), (1, 1, 1), (5, 64, 3), (16, 7, 64)], ids=lambda t: "x".join(map(str, t)))
 @pytest.mark.parametrize("fn", [lambda a, b: a @ b, lambda a, b: np.maximum(a @ b, 0.0)], ids=["matmul", "epilogue"])
 def test_pinned_tiles_smaller_than_the_register_tile_shrink_it(fn, tiles, target) -> None:
@@ -294,7 +295,7 @@ def test_openmp_parallelizes_the_outer_tile_loop() -> None:
     assert "scf.forall" not in cpu.stage("loops") and "scf.parallel" not in cpu.stage("loops")
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 def test_misaligned_matmul_is_padded_to_whole_register_tiles(target) -> None:
     """300 = 37 x 8 + 4 rows: computed on copies of A and C with 4 zero rows more (304 x 300 @ 300 x
     300 into 304 x 300), so every register tile has its 8 rows; the result is C's first 300 rows."""
@@ -344,7 +345,7 @@ def test_padding_is_priced_as_the_work_it_adds() -> None:
     assert policy.padded_tiles((1004, 1000, 1000), (1008, 1000, 1000), (512, 512, 256), (8, 32, 1)) == (504, 512, 256)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 @pytest.mark.parametrize(("n", "width"), [(200, 8), (100, 4), (140, 12)])
 def test_last_column_tile_keeps_its_accumulator_in_registers(target, n, width) -> None:
     """200 = 6 x 32 + 8 columns in one column block: the last register tile of columns is vectorized
@@ -356,7 +357,7 @@ def test_last_column_tile_keeps_its_accumulator_in_registers(target, n, width) -
     np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=wide(target))(a, b), a @ b, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 @pytest.mark.parametrize(("n", "tn", "width"), [(80, 40, 8), (1000, 500, None), (96, 48, 16)])
 def test_last_column_tile_width_is_that_of_each_column_block(target, n, tn, width) -> None:
     """With several full column blocks, the last register tile of columns of each is TN % nr wide, not
@@ -381,7 +382,7 @@ def test_last_column_tile_wider_than_a_vector_stays_masked() -> None:
     np.testing.assert_allclose(et.kernel(lambda a, b: a @ b, target=wide("cpu"))(a, b), a @ b, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 @pytest.mark.parametrize(("shapes", "tile"), [(((2, 16, 256), (2, 256, 16)), "4x16"), (((2, 9, 300), (2, 300, 20)), "3x4")])
 def test_last_row_tile_keeps_its_accumulator_in_registers(target, shapes, tile) -> None:
     """AVX2's 6-row register tiles in 16-row blocks: the last tile of 4 rows is vectorized 4 high (not
@@ -475,7 +476,7 @@ def test_matmul_epilogue_runs_per_output_block(mkn, target: str) -> None:
     lambda a, b, c: (a @ b).T + c,  # read transposed: not element for element
     lambda a, b, c: np.sum(a @ b + c, axis=1),  # a reduction, not an elementwise epilogue
 ], ids=["shared", "transposed", "reduced"])
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 def test_matmul_without_a_fusable_epilogue(fn, target: str) -> None:
     a, b, c = _args([(96, 80), (80, 96), (96,)], np.float32)
     _assert_outputs_close(et.kernel(fn, target=target)(a, b, c), fn(a, b, c), rtol=1e-4, atol=1e-3)
@@ -585,7 +586,7 @@ def test_packing_where_rows_crowd_the_caches() -> None:
     assert policy.packing((256, 2048, 2048), tiles, vec, 4, target=caches) == {"A", "B", "C"}  # one row block
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 def test_packed_blocks_order(tmp_path, target) -> None:
     """The C block is copied in before the k loop and out after it, the A block at each k step
     before the n loop, each B panel in the n loop before the m register loop (one row block: B's
@@ -613,7 +614,7 @@ CHECK: scf.forall.in_parallel
 """, tmp_path)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 def test_panel_gemm_order(tmp_path, target) -> None:
     """Several row blocks: A packed once into (k / TK, m / mr, TK, mr) by row blocks, 16 k steps of
     mr rows transposed as vectors, a panel of rows across all k steps, and B into (k / TK, n / nr, TK,
@@ -681,7 +682,7 @@ def test_b_packed_once_with_an_epilogue_and_a_second_matmul(target, mkn) -> None
     assert "linalg.transpose" in et.kernel(fn, target=target).inspect(*args).stage("tile-script")
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 def test_b_packed_once_for_a_temporary_product_too(target) -> None:
     """A temporary product ((a @ b) @ d) packs B once like a product written to the output (both
     buffers are lent by the caller when large: tests/test_workspace.py); in one kernel with two such
@@ -836,7 +837,7 @@ def test_matvec_of_a_product_never_stores_the_product(target, caches, panels, fu
     lambda a, b, x: x[:96] @ (a @ b),  # a vecmat reads it by columns
     lambda a, b, x: (a @ b).T @ x[:96],  # read transposed
 ], ids=["shared", "vecmat", "transposed"])
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", CPU_FIRST)
 def test_product_read_otherwise_is_stored(fn, target: str) -> None:
     a, b, x = _args([(96, 80), (80, 112), (112,)], np.float32)
     _assert_outputs_close(et.kernel(fn, target=target)(a, b, x), fn(a, b, x), rtol=1e-4, atol=1e-3)
