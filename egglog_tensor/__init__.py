@@ -57,6 +57,11 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    """The lazy names too, for tab completion in notebooks."""
+    return sorted(set(globals()) | set(_LAZY))
+
+
 class _Package(types.ModuleType):
     """This package: importing the submodule `kernel` (kernel.py) must not rebind `egglog_tensor.kernel`,
     the decorator, to the module, as Python's import does to a package's attribute of a submodule's name."""
