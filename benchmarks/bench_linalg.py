@@ -8,14 +8,13 @@ roofline as benchmarks/run.py reports it (LU's 2/3 n^3 flops and the substitutio
 
 from __future__ import annotations
 
-import argparse
 import os
 
 import numpy as np
 
 os.environ.setdefault("EGGLOG_TENSOR_CACHE", "0")
 
-from run import Workload, describe, machine_numbers, print_row, run_workload
+from run import Workload, run_cases
 
 
 def solve_200(a, b):
@@ -55,20 +54,5 @@ CASES = {
 }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--rounds", type=int, default=9, help="turns each system takes per case")
-    parser.add_argument("--only", default="", help="comma-separated case names (default: all)")
-    args = parser.parse_args()
-    wanted = set(args.only.split(",")) if args.only else {f.__name__ for f in CASES}
-    machine = machine_numbers()
-    print(describe(machine))
-    print(f"{'workload':13s} {'system':14s} {'ms':>10s} {'vs numpy':>9s} {'vs peer':>9s} {'roofline':>8s}")
-    rng = np.random.default_rng(0)
-    for fn, make in CASES.items():
-        if fn.__name__ in wanted:
-            print_row(run_workload(Workload(fn, make, _flops), rng, machine, args.rounds))
-
-
 if __name__ == "__main__":
-    main()
+    run_cases(__doc__, [Workload(fn, make, _flops) for fn, make in CASES.items()])

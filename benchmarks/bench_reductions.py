@@ -11,14 +11,13 @@ argmax_scaled_rows and argmax_softmax_rows argmax a fused elementwise operand al
 
 from __future__ import annotations
 
-import argparse
 import os
 
 import numpy as np
 
 os.environ.setdefault("EGGLOG_TENSOR_CACHE", "0")
 
-from run import Workload, describe, machine_numbers, print_row, run_workload
+from run import Workload, run_cases
 
 N = 4096
 
@@ -92,20 +91,5 @@ CASES = (argmax_cols, argmax_rows, argmax_flat, argmax_scaled_rows, argmax_softm
          var_flat, isfinite_all, isnan_any, sort_rows, sort_flat, argsort_flat)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--rounds", type=int, default=9, help="turns each system takes per case")
-    parser.add_argument("--only", default="", help="comma-separated case names (default: all)")
-    args = parser.parse_args()
-    wanted = set(args.only.split(",")) if args.only else {f.__name__ for f in CASES}
-    machine = machine_numbers()
-    print(describe(machine))
-    print(f"{'workload':13s} {'system':14s} {'ms':>10s} {'vs numpy':>9s} {'vs peer':>9s} {'roofline':>8s}")
-    rng = np.random.default_rng(0)
-    for fn in CASES:
-        if fn.__name__ in wanted:
-            print_row(run_workload(Workload(fn, lambda r: (r.standard_normal((N, N), np.float32),)), rng, machine, args.rounds))
-
-
 if __name__ == "__main__":
-    main()
+    run_cases(__doc__, [Workload(fn, lambda r: (r.standard_normal((N, N), np.float32),)) for fn in CASES])

@@ -349,6 +349,22 @@ def print_row(row: dict[str, Any]) -> None:
               f"{r['roofline_pct']:7.1f}%{notes}")
 
 
+def run_cases(doc: str, cases: list[Workload]) -> None:
+    """A benchmark script's command line (--rounds, --only): the machine's numbers, then each case's table rows."""
+    parser = argparse.ArgumentParser(description=doc.split("\n", 1)[0])
+    parser.add_argument("--rounds", type=int, default=9, help="turns each system takes per case")
+    parser.add_argument("--only", default="", help="comma-separated case names (default: all)")
+    args = parser.parse_args()
+    wanted = set(args.only.split(",")) if args.only else {w.fn.__name__ for w in cases}
+    machine = machine_numbers()
+    print(describe(machine))
+    print(f"{'workload':13s} {'system':14s} {'ms':>10s} {'vs numpy':>9s} {'vs peer':>9s} {'roofline':>8s}")
+    rng = np.random.default_rng(0)
+    for w in cases:
+        if w.fn.__name__ in wanted:
+            print_row(run_workload(w, rng, machine, args.rounds))
+
+
 def chart(rows: list[dict[str, Any]], machine: dict[str, Any], path: Path) -> None:
     """Bar chart of speedup vs NumPy per workload and system (log scale), saved as a PNG."""
     import matplotlib
