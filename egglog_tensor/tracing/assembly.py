@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
-from .core import IMPLEMENTATIONS, Tracer, as_tracer, fail, implements, normalize_axis, trace_of
+from .core import IMPLEMENTATIONS, Tracer, as_array, as_tracer, fail, implements, normalize_axis, trace_of
 from .creation import replace_while_tracing
 from .rearrange import take_static
 from .shapes import broadcast_to, concatenate, reshape
@@ -17,7 +17,7 @@ from .shapes import broadcast_to, concatenate, reshape
 
 def _array(trace: Any, v: Any) -> Tracer:
     """v as NumPy's functions read it with np.asarray: a Python number is a default-dtype array, not weak."""
-    return as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v))
+    return as_array(trace, v)
 
 
 def _along(name: str, a: Tracer, obj: Any, axis: Any) -> tuple[Tracer, int]:

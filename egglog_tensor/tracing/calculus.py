@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
-from .core import IMPLEMENTATIONS, Tracer, as_tracer, fail, implements, normalize_axis, trace_of
+from .core import IMPLEMENTATIONS, Tracer, as_array, fail, implements, normalize_axis, trace_of
 from .shapes import reshape
 
 
@@ -17,11 +17,11 @@ from .shapes import reshape
 def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Tracer:
     """sum(d * (y[1:] + y[:-1]) / 2.0) along `axis`, d the spacing `dx` or diff(x) (a 1-D x along that axis)."""
     trace = trace_of([y, x])
-    y = as_tracer(trace, y if isinstance(y, Tracer) else np.asarray(y))
+    y = as_array(trace, y)
     ax = normalize_axis(y.ndim, axis)
     d: Any = dx
     if x is not None:
-        x = as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x))
+        x = as_array(trace, x)
         d = IMPLEMENTATIONS["diff"](x) if x.ndim == 1 else IMPLEMENTATIONS["diff"](x, axis=axis)
         if x.ndim == 1:
             d = reshape(d, tuple(d.shape[0] if i == ax else 1 for i in range(y.ndim)))
@@ -35,7 +35,7 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
     """Central differences inside, one-sided ones at the two edges (edge_order 1), along each axis with a scalar
     spacing per axis (default 1.0), as NumPy writes them; ints as float64. One axis: an array, else a tuple."""
     trace = trace_of([f])
-    y = as_tracer(trace, f if isinstance(f, Tracer) else np.asarray(f))
+    y = as_array(trace, f)
     axes = tuple(range(y.ndim)) if axis is None else tuple(normalize_axis(y.ndim, a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
     if edge_order != 1:
         raise fail(UnsupportedError, f"np.gradient(edge_order={edge_order!r}) is not supported; edge_order=1 is")
@@ -62,13 +62,13 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Tracer:
     """The differences of the flattened array, with `to_begin` and `to_end` (flattened, cast to ary's
     dtype under NumPy's same_kind rule) around them."""
     trace = trace_of([ary, to_end, to_begin])
-    x = as_tracer(trace, ary if isinstance(ary, Tracer) else np.asarray(ary))
+    x = as_array(trace, ary)
     x = reshape(x, (x.size,))
     parts = [x[1:] - x[:-1]]
     for name, extra, at in (("to_begin", to_begin, 0), ("to_end", to_end, len(parts) + 1)):
         if extra is None:
             continue
-        extra = as_tracer(trace, extra if isinstance(extra, Tracer) else np.asarray(extra))
+        extra = as_array(trace, extra)
         if not np.can_cast(extra.dtype, x.dtype, casting="same_kind"):
             raise fail(TracingError, f"dtype of `{name}` must be compatible with input `ary` under the `same_kind` rule.")
         parts.insert(at, reshape(extra, (extra.size,)).astype(x.dtype))
@@ -80,7 +80,7 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: Any = 2 * np.
     """Steps between neighbours larger than `discont` (default period / 2) replaced by their value
     modulo `period`, the corrections summed along `axis`: NumPy's steps (ints exact with an int period)."""
     trace = trace_of([p])
-    x = as_tracer(trace, p if isinstance(p, Tracer) else np.asarray(p))
+    x = as_array(trace, p)
     ax = normalize_axis(x.ndim, axis)
     if any(isinstance(v, Tracer) for v in (discont, period)):
         raise fail(UnsupportedError, "np.unwrap with a traced `discont` or `period` is not supported; pass numbers")

@@ -10,14 +10,14 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from ..graph import is_float
-from .core import Tracer, as_tracer, fail, implements, trace_of
+from .core import Tracer, as_array, fail, implements, trace_of
 from .shapes import reshape
 
 
 def _arrays(*values: Any) -> list[Tracer]:
     """The values as NumPy's functions read them (np.asarray: a Python number has its default dtype)."""
     trace = trace_of(list(values))
-    return [as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v)) for v in values]
+    return [as_array(trace, v) for v in values]
 
 
 @implements("array_equal")

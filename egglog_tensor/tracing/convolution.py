@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError
-from .core import Tracer, as_tracer, fail, implements, trace_of
+from .core import Tracer, as_array, fail, implements, trace_of
 from .shapes import concatenate, reshape
 
 _MODES = ("full", "same", "valid")
@@ -28,7 +27,7 @@ def _full_convolution(a: Tracer, v: Tracer) -> Tracer:
 def _operands(name: str, a: Any, v: Any, mode: Any) -> tuple[Tracer, Tracer, str]:
     """a and v as 1-D tracers of their common dtype, checked as NumPy checks them."""
     trace = trace_of([a, v])
-    a, v = (as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x)) for x in (a, v))
+    a, v = (as_array(trace, x) for x in (a, v))
     if mode not in _MODES:
         raise fail(ValueError, f"np.{name}: mode must be one of {', '.join(map(repr, _MODES))}, not {mode!r}")
     if a.ndim > 1 or v.ndim > 1:

@@ -463,14 +463,15 @@ def ancestors(node: Node) -> list[Node]:
 # --- lifting values into the trace --------------------------------------------------------------
 
 
-def check_at_run_time(bad: Tracer, message: str, error: type[EgglogTensorError] = IndexOutOfBoundsError) -> None:
-    """Make the call raise `error` with `message` when any element of `bad` is true (a flag output the call reads)."""
+def check_at_run_time(bad: Tracer, message: str, error: type[EgglogTensorError] = IndexOutOfBoundsError, of: str = "") -> None:
+    """Make the call raise `error` with `message` when any element of `bad` is true (a flag output the call reads);
+    the message names the arguments `bad` (`of`: what of it, e.g. "indices ") was computed from."""
     if not bad.size:
         return
     trace = bad._trace
     flag = bad._node if bad.ndim == 0 else trace.make("max", (bad._node,), (tuple(range(bad.ndim)),))
     names = sorted({a.attr("name") for a in ancestors(bad._node) if a.op == "arg"})
-    trace.checks.append((flag, f"{message} (computed from argument(s) {', '.join(names)})\n  at {user_location()}", error))
+    trace.checks.append((flag, f"{message} ({of}computed from argument(s) {', '.join(names)})\n  at {user_location()}", error))
 
 
 def trace_of(values: Sequence[Any]) -> Trace:
@@ -591,6 +592,9 @@ def as_tracer(trace: Trace, v: Any) -> Tracer:
     return result(trace, lift(trace, v, dtype), key if isinstance(key, type) else None)
 
 
+def as_array(trace: Trace, v: Any) -> Tracer:
+    """`v` as np.asarray reads it, in the trace: a Python number has its default dtype (not a weak scalar, as_tracer's)."""
+    return as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v))
 
 
 def normalize_axis(ndim: int, axis: int, what: str = "axis") -> int:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import float_info, is_float
-from .core import IMPLEMENTATIONS, Tracer, as_tracer, astype, describe, fail, implements, lift, normalize_axis, result, trace_of
+from .core import IMPLEMENTATIONS, Tracer, as_array, as_tracer, astype, describe, fail, implements, lift, normalize_axis, result, trace_of
 from .shapes import broadcast_to, concatenate
 from .ufuncs import apply_ufunc, loop_dtypes
 
@@ -109,7 +109,7 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NO_VALUE, append: A
 
 def _float_operand(trace: Any, v: Any) -> Any:
     """isclose's reading of an operand: a Python number stays one (weak), anything else is an array (a 0-d one is not weak)."""
-    return v if type(v) in (int, float) else as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v))
+    return v if type(v) in (int, float) else as_array(trace, v)
 
 
 @implements("isclose")
@@ -163,7 +163,7 @@ def fmin(x1: Any, x2: Any) -> Tracer:
 def sinc(x: Any) -> Tracer:
     """sin(pi x) / (pi x) as NumPy computes it: pi * x with x an array (ints: float64), 0 replaced by the dtype's eps."""
     trace = trace_of([x])
-    y = apply_ufunc(trace, np.multiply, (np.pi, as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x))))
+    y = apply_ufunc(trace, np.multiply, (np.pi, as_array(trace, x)))
     eps = float_info(y.dtype).eps if is_float(y.dtype) else 1e-20
     y = IMPLEMENTATIONS["where"](apply_ufunc(trace, np.not_equal, (y, 0)), y, y.dtype.type(eps))
     return apply_ufunc(trace, np.divide, (apply_ufunc(trace, np.sin, (y,)), y))
@@ -174,7 +174,7 @@ def i0(x: Any) -> Tracer:
     """np.i0, the modified Bessel function I0 (lowering/special.py): in x's dtype (float32, float64; integers
     as float64), as NumPy computes it; half floats refused (NumPy computes them in float16)."""
     trace = trace_of([x])
-    y = as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x))
+    y = as_array(trace, x)
     dtype = y.dtype.name if is_float(y.dtype.name) else "float64"
     if dtype not in ("float32", "float64"):
         raise fail(UnsupportedError, f"np.i0 of {dtype} is not supported (NumPy computes it in {dtype}); cast to float32")
@@ -199,7 +199,7 @@ def angle(z: Any, deg: bool = False) -> Tracer:
 
 def _real_only(x: Any) -> Tracer:
     """A traced array is real (complex arguments are refused), so its real part is itself."""
-    return as_tracer(trace_of([x]), x if isinstance(x, Tracer) else np.asarray(x))
+    return as_array(trace_of([x]), x)
 
 
 @implements("real")
@@ -232,7 +232,7 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> Tracer:
     trace = trace_of([*condlist, *choicelist, default])
     choices = [v if type(v) in (int, float) or isinstance(v, Tracer) else np.asarray(v) for v in (*choicelist, default)]
     dtype = IMPLEMENTATIONS["result_type"](*choices).name
-    conds = [as_tracer(trace, c if isinstance(c, Tracer) else np.asarray(c)) for c in condlist]
+    conds = [as_array(trace, c) for c in condlist]
     for i, c in enumerate(conds):
         if c.dtype != np.bool_:
             raise fail(TracingError, f"invalid entry {i} in condlist: should be boolean ndarray")

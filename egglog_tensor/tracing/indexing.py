@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
-from .core import IMPLEMENTATIONS, Trace, Tracer, ancestors, as_tracer, check_at_run_time, fail, implements, lift, normalize_axis, result, trace_of, user_location
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_array, as_tracer, check_at_run_time, fail, implements, lift, normalize_axis, result, trace_of
 from .rearrange import runs, take_static
 from .selections import MASK_HINT, selected
 from .shapes import broadcast_to, reshape, transpose
@@ -50,7 +50,6 @@ def _checked(k: np.ndarray, n: int, axis: int) -> np.ndarray:
 def _valid(k: Tracer, n: int, axis: int, mode: str) -> Tracer:
     """Traced indices made valid for an axis of size n: wrapped or clipped (mode), or, for 'raise',
     negatives wrapped and out-of-range ones read at 0 and flagged for the call to raise."""
-    trace = k._trace
     k = k if k.dtype == np.int64 else k.astype("int64")
     if n == 0 and k.size:
         raise fail(IndexOutOfBoundsError, f"cannot do a non-empty take from an empty axis {axis}")
@@ -61,10 +60,7 @@ def _valid(k: Tracer, n: int, axis: int, mode: str) -> Tracer:
     if mode == "clip":
         return np.clip(k, 0, n - 1)
     bad = (k < -n) | (k >= n)
-    names = sorted({a.attr("name") for a in ancestors(k._node) if a.op == "arg"})
-    flag = bad._node if bad.ndim == 0 else trace.make("max", (bad._node,), (tuple(range(bad.ndim)),))
-    trace.checks.append((flag, f"index out of bounds for axis {axis} with size {n} "
-                               f"(indices computed from argument(s) {', '.join(names)})\n  at {user_location()}", IndexOutOfBoundsError))
+    check_at_run_time(bad, f"index out of bounds for axis {axis} with size {n}", of="indices ")
     return np.where(bad, 0, np.where(k < 0, k + n, k))
 
 
@@ -287,7 +283,7 @@ def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise", order: s
     strides = [math.prod(dims[i + 1:]) if order == "C" else math.prod(dims[:i]) for i in range(len(dims))]
     flat: Any = 0
     for k, d, m, stride in zip(multi_index, dims, modes, strides, strict=True):
-        k = as_tracer(trace, k if isinstance(k, Tracer) else np.asarray(k)).astype("int64")
+        k = as_array(trace, k).astype("int64")
         if m == "raise":
             check_at_run_time((k < 0) | (k >= d), f"np.ravel_multi_index: invalid entry in coordinates array (dimension {d})")
         k = np.remainder(k, d) if m == "wrap" else np.clip(k, 0, d - 1)

@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import TracingError, UnsupportedError
 from ..graph import NARROW_FLOATS, Node
 from ..spec import PYTHON_SCALARS
-from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, fail, implements, lift, normalize_axis, result, trace_of
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_array, as_tracer, fail, implements, lift, normalize_axis, result, trace_of
 from .shapes import broadcast_to, reshape, transpose
 from .ufuncs import apply_ufunc
 
@@ -189,7 +189,7 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
     """The cross product of 3-vectors along axisa/axisb (`axis` sets all three), as NumPy writes it
     (a1*b2 - a2*b1, ...) in the promoted dtype; 2-vectors (deprecated in NumPy 2) are refused."""
     trace = trace_of([a, b])
-    x, y = (as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v)) for v in (a, b))
+    x, y = (as_array(trace, v) for v in (a, b))
     if x.ndim < 1 or y.ndim < 1:
         raise fail(TracingError, "At least one array has zero dimension")
     if axis is not None:
@@ -211,7 +211,7 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
 def matrix_power(a: Any, n: Any) -> Tracer:
     """a @ a @ ... n times (a static int n) by squaring, in NumPy's order of products; n = 0: the identity, n < 0: inv(a)'s -n-th power."""
     trace = trace_of([a])
-    x = as_tracer(trace, a if isinstance(a, Tracer) else np.asarray(a))
+    x = as_array(trace, a)
     if isinstance(n, Tracer) or not isinstance(n, (int, np.integer)):
         raise fail(TracingError if not isinstance(n, Tracer) else UnsupportedError, "np.linalg.matrix_power: exponent must be an integer known while tracing")
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:

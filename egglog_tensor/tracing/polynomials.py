@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError
-from .core import IMPLEMENTATIONS, Tracer, as_tracer, fail, implements, trace_of
+from .core import IMPLEMENTATIONS, Tracer, as_array, as_tracer, fail, implements, trace_of
 from .rearrange import flip
 from .shapes import broadcast_to, concatenate, reshape
 
@@ -18,7 +18,7 @@ from .shapes import broadcast_to, concatenate, reshape
 def polyval(p: Any, x: Any) -> Tracer:
     """y = y * x + p[i] for each coefficient, highest power first, from y = zeros_like(x)."""
     trace = trace_of([p, x])
-    x = as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x))
+    x = as_array(trace, x)
     p = p if isinstance(p, Tracer) else np.asarray(p)
     y = IMPLEMENTATIONS["zeros_like"](x)
     for i in range(len(p)):
@@ -30,7 +30,7 @@ def polyval(p: Any, x: Any) -> Tracer:
 def vander(x: Any, N: Any = None, increasing: bool = False) -> Tracer:
     """Columns x**0, x**1, ... (decreasing unless `increasing`) in NumPy's dtype (x's promoted with int), the powers
     as x's running products."""
-    x = as_tracer(trace_of([x]), x if isinstance(x, Tracer) else np.asarray(x))
+    x = as_array(trace_of([x]), x)
     if x.ndim != 1:
         raise fail(TracingError, "x must be a one-dimensional array or sequence.")
     n = len(x) if N is None else operator.index(N)

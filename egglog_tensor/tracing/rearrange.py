@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
-from .core import Trace, Tracer, as_tracer, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
+from .core import Trace, Tracer, as_array, as_tracer, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
 from .shapes import broadcast_to, concatenate, reshape, transpose
 
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
@@ -319,7 +319,7 @@ def _at_least(arrays: Sequence[Any], ndim: int) -> list[Tracer]:
 
 def _strong(trace: Trace, a: Any) -> Tracer:
     """A stacked value as NumPy makes it an array first: a Python number has its default dtype (not weak)."""
-    return as_tracer(trace, a if isinstance(a, Tracer) else np.asarray(a))
+    return as_array(trace, a)
 
 
 def _stack_parts(tup: Any, what: str) -> list[Any]:

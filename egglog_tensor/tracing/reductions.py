@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
 from ..graph import FLOAT_DTYPES, NARROW_FLOATS, is_float
-from .core import IMPLEMENTATIONS, Tracer, as_tracer, dtype_name, fail, implements, lift, normalize_axes, result, trace_of
+from .core import IMPLEMENTATIONS, Tracer, as_array, as_tracer, dtype_name, fail, implements, lift, normalize_axes, result, trace_of
 from .shapes import broadcast_to, diagonal, reshape
 from .ufuncs import apply_ufunc
 
@@ -55,7 +55,7 @@ def reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any = None, initia
 
 def _mask(where: Any, x: Tracer) -> Tracer:
     """A reduction's `where=` (an array or a list of bools) broadcast to x's shape."""
-    return broadcast_to(as_tracer(x._trace, where if isinstance(where, Tracer) else np.asarray(where)), x.shape)
+    return broadcast_to(as_array(x._trace, where), x.shape)
 
 
 def _masked_reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any, initial: Any, where: Any) -> Tracer:

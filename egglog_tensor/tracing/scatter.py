@@ -22,7 +22,7 @@ from .core import Trace, Tracer, as_tracer, check_at_run_time, fail, implements,
 from .creation import iota
 from .indexing import gather
 from .shapes import broadcast_to, reshape
-from .updates import is_mask, write_indexed
+from .updates import is_mask, require_traced, write_indexed
 
 SEARCH_FROM = 64  # bin edges beyond this many are searched (log2 steps), not each compared with every element
 BLOCK = 65536  # NumPy's histogram adds up its bins block by block of this many elements (a float sum's rounding)
@@ -196,8 +196,7 @@ def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
     (a float sum rounded in that order: to rounding of NumPy's one add per index)."""
     if ufunc.__name__ not in ("add", "subtract") or b is None:
         raise fail(UnsupportedError, f"np.{ufunc.__name__}.at is not supported (np.add.at and np.subtract.at are)")
-    if not isinstance(a, Tracer):
-        raise fail(UnsupportedError, f"np.{ufunc.__name__}.at into an array the kernel did not receive or make is not supported")
+    require_traced(a, f"np.{ufunc.__name__}.at")
     key = indices if isinstance(indices, tuple) else (indices,)
     if any(is_mask(k) for k in key) or a.dtype == np.bool_:
         raise fail(UnsupportedError, f"np.{ufunc.__name__}.at with a boolean mask or into a bool array is not supported")

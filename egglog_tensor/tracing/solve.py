@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import LinAlgError, UnsupportedError
-from .core import Tracer, as_tracer, check_at_run_time, fail, implements, result, trace_of
+from .core import Tracer, as_array, check_at_run_time, fail, implements, result, trace_of
 from .creation import iota
 from .shapes import broadcast_to
 
@@ -22,7 +22,7 @@ def _matrices(name: str, *arrays: Any) -> list[Tracer]:
     """The arrays as tracers of their common linalg dtype (float32, float64; integers and bool as float64),
     the first checked to be stacked square matrices (NumPy's LinAlgError messages)."""
     trace = trace_of(arrays)
-    xs = [as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v)) for v in arrays]
+    xs = [as_array(trace, v) for v in arrays]
     dtype = np.result_type(*(x.dtype for x in xs))
     if dtype.kind in "biu":
         dtype = np.dtype("float64")

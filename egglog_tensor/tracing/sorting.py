@@ -16,6 +16,7 @@ from ..errors import TracingError, UnsupportedError
 from ..graph import is_float
 from .core import (
     Tracer,
+    as_array,
     as_tracer,
     fail,
     implements,
@@ -283,7 +284,7 @@ def lexsort(keys: Any, axis: Any = -1) -> Tracer:
     """np.lexsort: the indices sorting by the last key, ties by the ones before it: stable argsorts from the first
     key (the least significant) to the last, each of the keys read in the order so far (NaN last, as NumPy's)."""
     trace = trace_of(list(keys) if isinstance(keys, (list, tuple)) else [keys])
-    rows = [as_tracer(trace, k if isinstance(k, Tracer) else np.asarray(k)) for k in keys]
+    rows = [as_array(trace, k) for k in keys]
     if not rows:
         raise fail(TracingError, "need sequence of keys with len > 0 in lexsort")
     if any(r.shape != rows[0].shape for r in rows):

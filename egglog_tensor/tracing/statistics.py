@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import is_float
-from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, dtype_name, fail, implements, normalize_axes, normalize_axis, result, trace_of
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_array, as_tracer, dtype_name, fail, implements, normalize_axes, normalize_axis, result, trace_of
 from .reductions import divide_count, max_, mean, min_, prod, reduce, sum_
 from .shapes import broadcast_to, reshape, transpose
 from .ufuncs import result_type
@@ -335,7 +335,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
 
 def _variables(v: Any, dtype: str, rowvar: bool, transpose_1d: bool) -> Tracer:
     """cov's reading of m or y: at least 2-D in `dtype`, one variable per row (columns when not rowvar)."""
-    x = as_tracer(trace_of([v]), v if isinstance(v, Tracer) else np.asarray(v))
+    x = as_array(trace_of([v]), v)
     if x.ndim > 2:
         raise fail(TracingError, "m has more than 2 dimensions")
     flip = not rowvar and (x.ndim != 1 if transpose_1d else x.ndim == 2 and x.shape[0] != 1)
@@ -380,7 +380,7 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Tracer:
     `right`), for decreasing ones the number > x (>= x); NaN past the last bin. Constant bins must be monotonic
     (else ValueError's message); traced bins are read as increasing when bins[0] <= bins[-1] (not checked further)."""
     trace = trace_of([x, bins])
-    a = as_tracer(trace, x if isinstance(x, Tracer) else np.asarray(x))
+    a = as_array(trace, x)
     if isinstance(bins, Tracer):
         b = bins
         if b.ndim != 1:

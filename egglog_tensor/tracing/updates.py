@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import Node
-from .core import Trace, Tracer, as_tracer, base_of, box_of, fail, implements, lift, normalize_axis, result, trace_of
+from .core import Trace, Tracer, as_array, as_tracer, base_of, box_of, fail, implements, lift, normalize_axis, result, trace_of
 from .indexing import expand_key, flat_index, gather_along, is_constant_mask, valid_indices
 from .selections import Selection, masked_value
 from .shapes import basic_index, broadcast_to, reshape, transpose
@@ -95,6 +95,13 @@ def copy(a: Any, order: str = "K", subok: bool = False) -> Tracer:
     """`np.copy(a)` / `a.copy()`: an array of its own, which the kernel may write into."""
     x = as_tracer(trace_of([a]), a)
     return result(x._trace, x._node, x._weak)
+
+
+def require_traced(target: Any, name: str) -> None:
+    """UnsupportedError unless `target`, which `name` writes into, is an array of the trace (an argument or made in the kernel)."""
+    if not isinstance(target, Tracer):
+        raise fail(UnsupportedError, f"{name} into an array the kernel did not receive or make is not supported; "
+                                     "pass it as an argument or write into a copy")
 
 
 def is_mask(k: Any) -> bool:
@@ -178,9 +185,7 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
     """np.put_along_axis: arr's elements at `indices` along `axis` (None: of the flattened array) set
     to `values` broadcast to the indices' shape, a functional update of arr: each position along the
     axis takes the last value NumPy writes to it (the largest index j with indices[j] == position)."""
-    if not isinstance(arr, Tracer):
-        raise fail(UnsupportedError, "np.put_along_axis into an array the kernel did not receive or make "
-                                     "is not supported; pass it as an argument or write into a copy")
+    require_traced(arr, "np.put_along_axis")
     trace = arr._trace
     x = result(trace, arr._node, arr._weak)  # arr's value (a reshape of arr itself would freeze it against writes)
     x, ax = (reshape(x, (-1,)), 0) if axis is None else (x, normalize_axis(arr.ndim, axis))
@@ -214,7 +219,7 @@ def last_writer(k: Tracer, n: int) -> Tracer:
 
 def _cyclic(trace: Trace, values: Any, count: int, dtype: str) -> Tracer:
     """`values` flattened and repeated to `count` elements, as NumPy's flat assignments and putmask reuse them."""
-    v = as_tracer(trace, values if isinstance(values, Tracer) else np.asarray(values)).astype(dtype)
+    v = as_array(trace, values).astype(dtype)
     v = reshape(v, (v.size,))
     if not v.size:
         raise fail(TracingError, "cannot assign from an empty array of values")
@@ -224,8 +229,7 @@ def _cyclic(trace: Trace, values: Any, count: int, dtype: str) -> Tracer:
 @implements("fill_diagonal")
 def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
     """np.fill_diagonal: a's main diagonal (a tall matrix's, with `wrap`, every m + 1 rows) set to val, repeated."""
-    if not isinstance(a, Tracer):
-        raise fail(UnsupportedError, "np.fill_diagonal into an array the kernel did not receive or make is not supported")
+    require_traced(a, "np.fill_diagonal")
     if a.ndim < 2 or (a.ndim > 2 and len(set(a.shape)) != 1):
         raise fail(TracingError, "array must be at least 2-d" if a.ndim < 2 else "All dimensions of input must be of equal length")
     step = a.shape[1] + 1 if a.ndim == 2 else 1 + int(np.cumprod(a.shape[:-1]).sum())
@@ -237,8 +241,7 @@ def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
 @implements("putmask")
 def putmask(a: Any, mask: Any, values: Any) -> None:
     """np.putmask: a[n] = values[n % len(values)] wherever mask[n] (values repeated over a's flat positions)."""
-    if not isinstance(a, Tracer):
-        raise fail(UnsupportedError, "np.putmask into an array the kernel did not receive or make is not supported")
+    require_traced(a, "np.putmask")
     trace = a._trace
     m = as_tracer(trace, mask).astype("bool")
     if m.shape != a.shape:
@@ -250,8 +253,7 @@ def putmask(a: Any, mask: Any, values: Any) -> None:
 @implements("copyto")
 def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
     """np.copyto: src broadcast into dst where `where` is true, cast under `casting`."""
-    if not isinstance(dst, Tracer):
-        raise fail(UnsupportedError, "np.copyto into an array the kernel did not receive or make is not supported")
+    require_traced(dst, "np.copyto")
     trace = dst._trace
     s = as_tracer(trace, src if isinstance(src, Tracer) or type(src) in (int, float, bool) else np.asarray(src))
     if not np.can_cast(np.result_type(s._weak(0)) if s._weak else s.dtype, dst.dtype, casting):  # (a Python number: its kind)
