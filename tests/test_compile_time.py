@@ -100,9 +100,8 @@ def test_optimized_ir_is_parsed_only_where_code_is_generated(warmed, monkeypatch
     np.testing.assert_allclose(k(x), gelu(x), rtol=2e-6, atol=1e-6)
     module = k.inspect(x).module
     texts = [args[0] for args in parsed.calls]
-    assert module.llvm_ir in texts  # verified here; the O3 output only in the codegen child
-    assert module.optimized_ir.startswith("; ModuleID = '<stdin>'")  # opt's output names its input so
-    assert not any(t.startswith("; ModuleID = '<stdin>'") for t in texts)
+    assert module.llvm_ir in texts  # verified here; the O3 output only in the worker, which generates the code
+    assert "vector.body" in module.optimized_ir and module.optimized_ir not in texts
 
 
 def test_compile_makes_no_term_text_until_read(warmed, monkeypatch):

@@ -10,7 +10,9 @@ import pytest
 from mlir import ir
 
 from egglog_tensor.errors import CompileError, ToolchainError
+from egglog_tensor.gpu.targets import gpu_target
 from egglog_tensor.lowering import scripts
+from egglog_tensor.lowering.gpu import codegen
 from egglog_tensor.lowering.llvm import load_llvm_ir
 from egglog_tensor.lowering.pipelines import Pipeline, lower_to_llvm_ir, pipeline_for, resolve_target, run_pipeline
 from egglog_tensor.lowering.stages import Passes
@@ -139,8 +141,20 @@ def test_llvmlite_codegen_abort_is_a_compile_error() -> None:
     assert module.object_code.startswith(b"\x7fELF") and "g:" in module.asm
 
 
+def test_device_codegen_abort_is_a_compile_error(tmp_path: Path) -> None:
+    """The AMDGPU backend aborts on an intrinsic it cannot select: that ends the worker generating the
+    device code, not this process; a CompileError names the chip and saves the IR, and the next runs."""
+    target = gpu_target("rocdl:gfx942")
+    bad = "declare void @llvm.x86.sse2.pause()\ndefine amdgpu_kernel void @k() {\n  call void @llvm.x86.sse2.pause()\n  ret void\n}\n"
+    with pytest.raises(CompileError, match=r"llvmlite-gfx942 failed: .*SIGABRT(.*\n)*LLVM ERROR: Cannot select") as info:
+        codegen.generate(bad, target, tmp_path)
+    assert "llvm.x86.sse2.pause" in saved_path(str(info.value)).read_text()
+    asm, obj = codegen.generate("define amdgpu_kernel void @k() {\n  ret void\n}\n", target, tmp_path)
+    assert "s_endpgm" in asm and obj is not None and obj.startswith(b"\x7fELF")
+
+
 def test_tools_are_found() -> None:
-    for name in ("mlir-opt", "mlir-translate", "FileCheck"):
+    for name in ("mlir-opt", "mlir-translate", "FileCheck", "ptxas", "zig"):
         assert tool_path(name).is_file()
     with pytest.raises(ToolchainError, match="unknown tool"):
         tool_path("gcc")

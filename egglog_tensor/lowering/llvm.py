@@ -1,5 +1,5 @@
-"""Load LLVM IR with llvmlite: verify, optimize at O3 for the target's CPU (`opt`), generate the object
-code in a forked child, load it with MCJIT, keep IR and assembly."""
+"""Load LLVM IR with llvmlite: verify, optimize at O3 for the target's CPU and generate the object code
+in the forked worker (egglog_tensor/forked.py), load it with MCJIT, keep IR and assembly."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import Any
 import llvmlite.binding as llvm
 
 from ..errors import CompileError
-from ..forked import ChildDied, run_forked
+from ..forked import ChildDied, run_job
 from ..target import Target, llvm_host
-from ..toolchain import load_openmp_runtime, run_tool, save_failure_input
+from ..toolchain import load_openmp_runtime, save_failure_input
 from .elf import undefined_symbols
 from .stages import streams
 from .stages.vecmath import _libmvec
@@ -32,7 +32,7 @@ class LoadedModule:
     llvm_ir: str
     optimized_ir: str
     target: Target
-    streamed: streams.Streamed = field(repr=False)  # the vector stores `_optimize` made non-temporal
+    streamed: streams.Streamed = field(repr=False)  # the vector stores `_optimized_object` made non-temporal
     object_code: bytes = field(repr=False)  # the relocatable object the engine loaded (the cache stores it)
     _engine: llvm.ExecutionEngine = field(repr=False)
 
@@ -61,22 +61,24 @@ def _parse(llvm_ir: str) -> llvm.ModuleRef:
     return module
 
 
-def _optimize(module: llvm.ModuleRef, target: Target) -> tuple[str, streams.Streamed]:
-    """LLVM's O3 pipeline (loop and SLP vectorization on) for `target`'s CPU, run by the `opt` tool,
-    then the marked stores it proved aligned made non-temporal (lowering/stages/streams.py: how many);
-    the optimized IR's text, parsed and verified only where its code is generated (`_codegen`).
+def _optimized_object(llvm_ir: str, target: Target, send: Callable[[Any], None]) -> None:
+    """In the worker: LLVM's O3 pipeline (loop and SLP vectorization on, as `opt -O3`) for `target`'s CPU,
+    the marked stores it proved aligned made non-temporal (lowering/stages/streams.py: how many), then
+    the object code; sends ("stage", name) as each step starts and (optimized IR, Streamed, object) last.
 
-    `-stackrealign` where the code may call libmvec (lowering/stages/vecmath.py): vectors live across
-    the call are spilled to a frame aligned for them, one cache line each, not two (gelu on one
-    core 1.12x, paired A/B on AMD EPYC); other code keeps the shorter prologue.
-
-    Not in process: each run of llvmlite's PassBuilder O3 pipeline leaks 150-400 KB that LLVM never
-    frees (measured; 1,000 kernels grew RSS by ~220 MB), a separate process frees everything.
-    """
-    text = str(module)
-    realign = ["-stackrealign"] if "vector-function-abi-variant" in text else []
-    text = run_tool("opt", ["-O3", *realign, f"-mcpu={target.cpu}", f"-mattr={target.features}", "-S"], text, stage="O3")
-    return streams.mark(text)
+    In the worker, not in this process: each run of LLVM's O3 pipeline keeps 150-400 KB that LLVM never
+    frees (1,000 kernels grew RSS by ~220 MB); the worker's memory goes when a new one replaces it. Code
+    that may call libmvec realigns its stack (`stackrealign`, lowering/stages/vecmath.py)."""
+    send(("stage", "O3"))
+    machine = _target_machine(target)
+    module = _parse(llvm_ir)
+    tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+    tuning.loop_vectorization = tuning.slp_vectorization = True
+    builder = llvm.create_pass_builder(machine, tuning)
+    builder.getModulePassManager().run(module, builder)
+    optimized_ir, streamed = streams.mark(str(module))
+    send(("stage", "codegen"))
+    send((optimized_ir, streamed, machine.emit_object(_parse(optimized_ir))))
 
 
 def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
@@ -112,32 +114,37 @@ def load_llvm_ir(llvm_ir: str, target: Target) -> LoadedModule:
     _check_externals(module, llvm_ir)
     module.triple = machine.triple
     module.data_layout = str(machine.target_data)
-    optimized_ir, streamed = _optimize(module, target)
-    object_code = _codegen(optimized_ir, target)
+    optimized_ir, streamed, object_code = _in_worker(functools.partial(_optimized_object, str(module), target), llvm_ir)
     return load_object(object_code, target, llvm_ir, optimized_ir, machine, streamed=streamed)
 
 
 def _codegen(optimized_ir: str, target: Target, assembly: bool = False) -> Any:
-    """The object code (bytes) or, with `assembly`, the assembly (str) of optimized IR, generated in a
-    forked child: LLVM's code generator ends the process on what it cannot select ("LLVM ERROR:
-    Cannot select"), which must not be this one (a notebook's kernel); that becomes a CompileError
-    with the IR saved."""
+    """The object code (bytes) or, with `assembly`, the assembly (str) of optimized IR, generated in the worker."""
+    return _in_worker(functools.partial(_generate, optimized_ir, target, assembly), optimized_ir)
 
-    def generate(send: Callable[[Any], None]) -> None:
-        machine = _target_machine(target)
-        module = _parse(optimized_ir)
-        send(machine.emit_assembly(module) if assembly else machine.emit_object(module))
 
-    generated: list[Any] = []
+def _generate(optimized_ir: str, target: Target, assembly: bool, send: Callable[[Any], None]) -> None:
+    """In the worker: send ("stage", "codegen"), then the object code or assembly of optimized IR."""
+    send(("stage", "codegen"))
+    machine = _target_machine(target)
+    module = _parse(optimized_ir)
+    send(machine.emit_assembly(module) if assembly else machine.emit_object(module))
+
+
+def _in_worker(job: functools.partial[None], llvm_ir: str) -> Any:
+    """Run a job of this module's in the forked worker: what it sent last. LLVM ends the process running
+    it on what it cannot do ("LLVM ERROR: Cannot select"), which must not be this one (a notebook's
+    kernel): that becomes a CompileError naming the step, with the IR saved."""
+    sent: list[Any] = [("stage", "O3")]
     try:
-        run_forked(generate, generated.append)
+        run_job(job, sent.append)
     except ChildDied as died:
-        saved = save_failure_input(optimized_ir, "llvmlite-codegen", suffix=".ll")
+        saved = save_failure_input(llvm_ir, f"llvmlite-{sent[-1][1]}", suffix=".ll")
         raise CompileError(
-            f"llvmlite failed at stage 'codegen': the code generator ended the process running it ({died.how})\n"
+            f"llvmlite failed at stage '{sent[-1][1]}': LLVM ended the process running it ({died.how})\n"
             f"  input saved to: {saved}\n  error: {died.stderr.strip()}"
         ) from None
-    return generated[0]
+    return sent[-1]
 
 
 def check_runs_here(target: Target) -> None:
@@ -151,7 +158,7 @@ def check_runs_here(target: Target) -> None:
 def load_object(object_code: bytes, target: Target, llvm_ir: str = "", optimized_ir: str = "",
                 machine: llvm.TargetMachine | None = None, *, streamed: streams.Streamed) -> LoadedModule:
     """JIT-load a relocatable object file (from `emit_object`) for `target` into a fresh MCJIT engine
-    (`streamed`: its non-temporal stores, as `_optimize` counted them).
+    (`streamed`: its non-temporal stores, as `_optimized_object` counted them).
 
     Libraries the object calls into (libmvec, the OpenMP runtime) must already be loaded.
     """

@@ -12,7 +12,7 @@ from typing import Any
 from mlir import ir, passmanager
 
 from ..errors import CompileError
-from ..forked import ChildDied, run_forked
+from ..forked import ChildDied, run_job
 from ..gpu.targets import gpu_target, is_gpu_name
 from ..sourcelines import Line, lines_in, name_lines
 from ..target import Machine, Target, default_threads
@@ -146,8 +146,8 @@ def run_pipeline(module_text: str, pipeline: Pipeline, printed: bool = True, tra
     with `translated` (a host pipeline's), also the last module's LLVM IR, translated in the child
     (translate.py; `Ran.llvm_ir` None when it did not translate: `lower_to_llvm_ir` says why).
 
-    The stages run in a forked child (egglog_tensor.forked): an MLIR assertion aborts that child
-    only, and becomes a CompileError naming the stage it was in, with the stage's input IR saved.
+    The stages run in the forked worker (egglog_tensor.forked.run_job): an MLIR assertion aborts that
+    process only, and becomes a CompileError naming the stage it was in, with the stage's input IR saved.
     The facts cross the process boundary pickled, with the texts. With `printed=False` the module
     passes from stage to stage as an object and only the last stage's IR is printed (a compile does
     not pay for texts only `inspect` reads); a failure then runs the stages again printed, for the
@@ -168,7 +168,7 @@ def run_pipeline(module_text: str, pipeline: Pipeline, printed: bool = True, tra
             facts[name] = value
 
     try:
-        run_forked(lambda send: _run_stages(module_text, pipeline, send, printed, translated and pipeline.host), sink)
+        run_job(functools.partial(_run_stages, module_text, pipeline, printed=printed, translated=translated and pipeline.host), sink)
     except (ChildDied, CompileError) as failed:
         if not printed:  # the stages are deterministic: a printed run fails the same way, with the IR to save
             run_pipeline(module_text, pipeline, printed=True, translated=translated)

@@ -1,5 +1,5 @@
 """After the MLIR stages of a GPU target: the device code as one module (every gpu.module's kernels),
-LLVM IR by mlir-translate, then code by llvmlite in a child process (llc.py), then, for AMD, the
+LLVM IR by mlir-translate, then code by llvmlite in the forked worker (llc.py), then, for AMD, the
 object linked into an HSA code object (HSACO, code object v5) by ziglang's ld.lld and read back
 with llvm-readelf; for NVIDIA, the PTX assembled by ptxas. Each step's text is a stage of `inspect`;
 a check that fails raises CompileError naming it.
@@ -7,9 +7,9 @@ a check that fails raises CompileError naming it.
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +17,10 @@ from pathlib import Path
 from mlir import ir
 
 from ...errors import CompileError, ToolchainError
-from ...forked import NATIVE
+from ...forked import NATIVE, ChildDied, run_job
 from ...target import Target
 from ...toolchain import run_tool, save_failure_input, tool_path
+from . import llc
 from .host import HostBuffers, host_buffers
 from .metadata import check_hsaco_metadata, check_ptx_entries
 
@@ -115,20 +116,28 @@ def _run(command: list[str], what: str, saved_text: str, suffix: str) -> subproc
 
 
 def generate(llvm_ir: str, target: Target, folder: Path) -> tuple[str, bytes | None]:
-    """(assembly, object code: None for NVPTX) of device LLVM IR, from llc.py in a child process."""
-    source, asm, obj = folder / "device.ll", folder / "device.s", folder / "device.o"
-    source.write_text(llvm_ir)
-    outputs = [str(asm)] + ([str(obj)] if target.name == "rocdl" else [])
-    _run([sys.executable, str(Path(__file__).with_name("llc.py")), TRIPLES[target.name], target.cpu, str(source), *outputs],
-         f"llvmlite-{target.cpu}", llvm_ir, ".ll")
-    return asm.read_text(), obj.read_bytes() if target.name == "rocdl" else None
+    """(assembly, object code: None for NVPTX) of device LLVM IR, from llc.py in the forked worker; the
+    IR, assembly and object written into `folder`."""
+    (folder / "device.ll").write_text(llvm_ir)
+    made: list[tuple[str, bytes | None]] = []
+    try:
+        run_job(functools.partial(llc.generate, llvm_ir, TRIPLES[target.name], target.cpu), made.append)
+    except ChildDied as died:
+        saved = save_failure_input(llvm_ir, f"llvmlite-{target.cpu}", suffix=".ll")
+        raise CompileError(f"llvmlite-{target.cpu} failed: LLVM ended the process running it ({died.how})\n"
+                           f"  input saved to: {saved}\n  output:\n{died.stderr.rstrip()}") from None
+    asm, obj = made[-1]
+    (folder / "device.s").write_text(asm)
+    if obj is not None:
+        (folder / "device.o").write_bytes(obj)
+    return asm, obj
 
 
 def link_hsaco(obj: bytes, folder: Path) -> bytes:
     """The HSA code object (a shared ELF the ROCm loader takes) of a device object: ziglang's ld.lld."""
     source, out = folder / "device.o", folder / "device.hsaco"
     source.write_bytes(obj)
-    _run([sys.executable, "-m", "ziglang", "ld.lld", "-shared", str(source), "-o", str(out)], "ld.lld", "", ".o")
+    _run([str(tool_path("zig")), "ld.lld", "-shared", str(source), "-o", str(out)], "ld.lld", "", ".o")
     return out.read_bytes()
 
 

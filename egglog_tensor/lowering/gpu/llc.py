@@ -1,21 +1,17 @@
-"""Device code generation with llvmlite, run as a script in a child process by codegen.py: LLVM's
-AMDGPU and NVPTX backends end the process on what they cannot select (an intrinsic without a
-library call), which must not be the caller's. Imports only llvmlite (no egglog_tensor: quick to start).
-
-    python llc.py <triple> <chip> <in.ll> <out.s> [<out.o>]
-
-writes the assembly (PTX for nvptx64) and, given a path, the object file; O3 before both.
-"""
+"""Device code generation with llvmlite, run in the forked worker by codegen.py (egglog_tensor.forked.run_job):
+LLVM's AMDGPU and NVPTX backends end the process on what they cannot select (an intrinsic without a
+library call), which must not be the caller's."""
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
+from typing import Any
 
 import llvmlite.binding as llvm
 
 
-def generate(ir_text: str, triple: str, chip: str) -> tuple[str, bytes | None]:
-    """(assembly, object code: None for NVPTX, whose output is PTX text) of `ir_text` for the chip."""
+def generate(ir_text: str, triple: str, chip: str, send: Callable[[Any], None]) -> None:
+    """Send (assembly, object code: None for NVPTX, whose output is PTX text) of `ir_text` for the chip; O3 before both."""
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
     machine = llvm.Target.from_triple(triple).create_target_machine(cpu=chip, opt=3, reloc="pic")
@@ -27,19 +23,4 @@ def generate(ir_text: str, triple: str, chip: str) -> tuple[str, bytes | None]:
     builder.getModulePassManager().run(module, builder)
     optimized = str(module)  # code generation changes the module it runs on (AMDGPU's control flow annotations): one copy each
     obj = None if triple.startswith("nvptx") else machine.emit_object(llvm.parse_assembly(optimized))
-    return machine.emit_assembly(llvm.parse_assembly(optimized)), obj
-
-
-def main(argv: list[str]) -> None:
-    triple, chip, source, asm_path, *obj_path = argv
-    with open(source) as f:
-        asm, obj = generate(f.read(), triple, chip)
-    with open(asm_path, "w") as f:
-        f.write(asm)
-    if obj_path and obj is not None:
-        with open(obj_path[0], "wb") as f:
-            f.write(obj)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    send((machine.emit_assembly(llvm.parse_assembly(optimized)), obj))
