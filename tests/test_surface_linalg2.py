@@ -108,6 +108,13 @@ def test_rank_deficient_pinv_lstsq_matrix_rank() -> None:
         return np.linalg.pinv(a), np.linalg.matrix_rank(a), x, residuals, rank, s, u, vh
 
     p, rank, x, residuals, lrank, s, u, vh = et.kernel(fn)(a, b)
+    cutoffs = np.array([0.5, 1e-9])  # traced cutoffs, one per matrix of a stack
+    stack = np.stack([a, a])
+    ranks, relative, inverses = et.kernel(lambda a, t: (np.linalg.matrix_rank(a, tol=t), np.linalg.matrix_rank(a, rtol=t),
+                                                        np.linalg.pinv(a, rcond=t)))(stack, cutoffs)
+    np.testing.assert_array_equal(ranks, np.linalg.matrix_rank(stack, tol=cutoffs))
+    np.testing.assert_array_equal(relative, np.linalg.matrix_rank(stack, rtol=cutoffs))
+    np.testing.assert_allclose(inverses, np.linalg.pinv(stack, rcond=cutoffs), atol=1e-12)
     want_x, _, want_rank, want_s = np.linalg.lstsq(a, b)
     np.testing.assert_allclose(p, np.linalg.pinv(a), atol=1e-12)
     assert rank == 2 == np.linalg.matrix_rank(a) and lrank == want_rank

@@ -136,11 +136,16 @@ def svdvals(x: Any, /) -> Tracer:
     return _jacobi("svdvals", y)[2]
 
 
+def _relative(x: Tracer, bound: Any) -> Tracer:
+    """A cutoff (a number, or one per matrix of x's stack; traced ones too) in x's dtype, broadcast against s (..., k)."""
+    return as_array(x._trace, bound).astype(x.dtype)[..., None]
+
+
 def _pseudo_inverse(name: str, x: Tracer, rcond: Any) -> tuple[Tracer, Tracer, Tracer]:
     """x's pseudo-inverse (singular values <= rcond times the largest taken as 0), its singular values and
     the count of those kept."""
     scaled, vt, s, tall = _jacobi(name, x)
-    large = s > np.asarray(rcond, dtype=x.dtype)[..., None] * s[..., :1]
+    large = s > _relative(x, rcond) * s[..., :1]
     weights = np.where(large, 1 / np.where(large, s * s, 1), 0).astype(x.dtype)  # v_i u_i^T / s_i = v_i (u_i s_i)^T / s_i^2
     tall_inverse = np.swapaxes(vt, -1, -2) @ (weights[..., :, None] * np.swapaxes(scaled, -1, -2))
     return (tall_inverse if tall else np.swapaxes(tall_inverse, -1, -2)), s, np.sum(large, axis=-1)
@@ -154,8 +159,6 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = np._
         rcond = 1e-15 if rtol is np._NoValue else max(x.shape[-2:]) * np.finfo(x.dtype).eps if rtol is None else rtol
     elif rtol is not np._NoValue:
         raise ValueError("np.linalg.pinv: `rtol` and `rcond` can't be both set.")
-    if isinstance(rcond, Tracer):
-        raise fail(UnsupportedError, "np.linalg.pinv: rcond/rtol must be known while tracing")
     return _pseudo_inverse("pinv", x, rcond)[0]
 
 
@@ -191,10 +194,9 @@ def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any =
         raise ValueError("np.linalg.matrix_rank: `tol` and `rtol` can't be both set.")
     s = _jacobi("matrix_rank", x)[2]
     if tol is None:
-        relative = max(x.shape[-2:]) * np.finfo(x.dtype).eps if rtol is None else np.asarray(rtol, dtype=x.dtype)[..., None]
-        tol = s[..., :1] * relative
+        tol = s[..., :1] * _relative(x, max(x.shape[-2:]) * np.finfo(x.dtype).eps if rtol is None else rtol)
     else:
-        tol = np.asarray(tol, dtype=x.dtype)[..., None]
+        tol = _relative(x, tol)
     return np.sum(s > tol, axis=-1).astype("int64")
 
 
