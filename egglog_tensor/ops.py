@@ -232,10 +232,10 @@ def _qr(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
 
 
 def _eigh(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
-    """eigh(a): each symmetric n x n matrix's eigenvectors (columns) then its ascending eigenvalues as a last row: (..., n + 1, n)."""
+    """eigh(a): row i of each symmetric n x n matrix's the i-th eigenvector then its eigenvalue, ascending: (..., n, n + 1)."""
     (a,) = ins
     n = _square_matrices("eigh", a)
-    return a.shape[:-2] + (n + 1, n), a.dtype
+    return a.shape[:-1] + (n + 1,), a.dtype
 
 
 def _svd(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:

@@ -4,7 +4,8 @@ lowering/factor.py's (the matrices an scf.parallel loop on cpu-openmp):
 - qr: Householder QR as LAPACK's geqr2 and org2r: step k's reflector is dlarfg's (beta = -sign(alpha) *
   ||(alpha, x)||, no reflection when x is 0), so R's diagonal signs are LAPACK's (NumPy's); Q's first
   `columns` columns are formed backwards from the reflectors.
-- eigh: cyclic Jacobi (Golub and Van Loan's sym.schur2 rotations, row by row of pairs): a pair is rotated
+- eigh: cyclic Jacobi (Golub and Van Loan's sym.schur2 rotations, row by row of pairs; the rows p and q of
+  J^T A J computed and stored as its columns too, V kept transposed: contiguous rows): a pair is rotated
   while |a_pq| exceeds eps sqrt(|a_pp a_qq|) and eps ||A||_F / n; it stops after a sweep without a rotation
   or SWEEPS sweeps (then the eigenvalues are NaN: the tracer raises "did not converge"; a NaN element is
   always rotated, so NaN anywhere does not converge), sorted ascending.
@@ -103,13 +104,13 @@ def _hypot1(x: ir.Value) -> ir.Value:
     return arith.select(arith.cmpf(F.OGT, big, one), scaled, math.sqrt(arith.addf(one, arith.mulf(x, x))))
 
 
-def _rotation(app: ir.Value, aqq: ir.Value, apq: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """(c, s) of the Jacobi rotation that zeroes apq of the symmetric 2 x 2 [[app, apq], [apq, aqq]] (the smaller angle)."""
+def _rotation(app: ir.Value, aqq: ir.Value, apq: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
+    """(c, s, t = s / c) of the Jacobi rotation that zeroes apq of the symmetric 2 x 2 [[app, apq], [apq, aqq]] (the smaller angle)."""
     one = arith.constant(app.type, 1.0)
     theta = arith.divf(arith.subf(aqq, app), arith.mulf(arith.constant(app.type, 2.0), apq))
     t = arith.divf(math.copysign(one, theta), arith.addf(math.absf(theta), _hypot1(theta)))
     c = arith.divf(one, _hypot1(t))
-    return c, arith.mulf(t, c)
+    return c, arith.mulf(t, c), t
 
 
 def _rotate(x: _Matrix, first: Callable[[ir.Value], tuple[Index, Index]], second: Callable[[ir.Value], tuple[Index, Index]],
@@ -206,14 +207,15 @@ def _epsilon(dtype: str) -> tuple[float, float]:
 
 
 def eigh(flat: ir.Value, count: int, n: int, dtype: str, parallel: bool) -> ir.Value:
-    """The eigenvectors (columns) and ascending eigenvalues (a last row) of the `count` symmetric n x n
-    matrices of the 1-D tensor `flat`: a 1-D tensor of count (n + 1) x n matrices."""
+    """The eigenvectors and eigenvalues of the `count` symmetric n x n matrices of the 1-D tensor `flat`: a 1-D
+    tensor of count n x (n + 1) matrices whose row i is the i-th eigenvector and its eigenvalue, ascending."""
     eps, tiny = _epsilon(dtype)
-    out, work = alloc(count * (n + 1) * n, dtype), alloc(count * n * n, dtype)
+    width = n + 1
+    out, work = alloc(count * n * width, dtype), alloc(count * n * n, dtype)
     body = each(count, parallel)
     with ir.InsertionPoint(body):
         b = body.arguments[0]
-        a, v = _Matrix(work, arith.muli(b, index(n * n)), n), _Matrix(out, arith.muli(b, index((n + 1) * n)), n)
+        a, v = _Matrix(work, arith.muli(b, index(n * n)), n), _Matrix(out, arith.muli(b, index(n * width)), width)
         copy_matrix(flat, work, a.base, a.base, n, n, n)
         _identity(v, n, n, dtype)
         (squares,) = _totals(0, n * n, 1, lambda k: [_square(memref.load(work, [arith.addi(a.base, k)]))], dtype)
@@ -225,22 +227,25 @@ def eigh(flat: ir.Value, count: int, n: int, dtype: str, parallel: bool) -> ir.V
             bound = arith.mulf(small, arith.mulf(math.sqrt(math.absf(app)), math.sqrt(math.absf(aqq))))
             should = arith.cmpf(F.UGT, math.absf(apq), arith.maximumf(bound, floor))
             with _when(should):
-                c, s = _rotation(app, aqq, apq)
-                _rotate(a, lambda k: (k, p), lambda k: (k, q), n, c, s)
-                _rotate(a, lambda k: (p, k), lambda k: (q, k), n, c, s)
-                _rotate(v, lambda k: (k, p), lambda k: (k, q), n, c, s)
-                zero = scalar.constant(0.0, dtype)
-                a[p, q] = zero
-                a[q, p] = zero
+                c, s, t = _rotation(app, aqq, apq)
+                with counting(0, n) as k:  # rows p and q of J^T A J (its columns p and q by symmetry) off the 2 x 2 block
+                    up, uq = a[p, k], a[q, k]
+                    rows = (arith.subf(arith.mulf(c, up), arith.mulf(s, uq)), arith.addf(arith.mulf(s, up), arith.mulf(c, uq)))
+                    a[p, k], a[q, k] = rows
+                    a[k, p], a[k, q] = rows
+                shift = arith.mulf(t, apq)  # the block: diagonal a_pp - t a_pq and a_qq + t a_pq, a_pq 0
+                a[p, p], a[q, q] = arith.subf(app, shift), arith.addf(aqq, shift)
+                a[p, q] = a[q, p] = scalar.constant(0.0, dtype)
+                _rotate(v, lambda k: (p, k), lambda k: (q, k), n, c, s)  # V^T's rows: the eigenvectors
             return should
 
         converged = _sweeps(n, rotate)
         nan = scalar.constant(float("nan"), dtype)
         with counting(0, n) as i:
-            v[n, i] = arith.select(converged, a[i, i], nan)
-        _sort(n, lambda i: v[n, i], F.OLT, lambda i, j: _swap(v, lambda k: (k, i), lambda k: (k, j), n + 1))
+            v[i, n] = arith.select(converged, a[i, i], nan)
+        _sort(n, lambda i: v[i, n], F.OLT, lambda i, j: _swap(v, lambda k: (i, k), lambda k: (j, k), width))
         close(parallel)
-    return flat_tensor(out, count * (n + 1) * n)
+    return flat_tensor(out, count * n * width)
 
 
 def svd(flat: ir.Value, count: int, m: int, n: int, dtype: str, parallel: bool) -> ir.Value:
@@ -267,7 +272,7 @@ def svd(flat: ir.Value, count: int, m: int, n: int, dtype: str, parallel: bool) 
             bound = arith.mulf(cosine, arith.mulf(math.sqrt(alpha), math.sqrt(beta)))
             should = arith.cmpf(F.UGT, math.absf(gamma), arith.maximumf(bound, floor))
             with _when(should):
-                c, s = _rotation(alpha, beta, gamma)
+                c, s, _ = _rotation(alpha, beta, gamma)
                 _rotate(x, lambda k: (p, k), lambda k: (q, k), m + n, c, s)
             return should
 

@@ -200,8 +200,8 @@ def _searchsorted(record: OpDef) -> Iterator[object]:
         yield rule(eq(t).to(t), eq(shape_of(b)).to(s)).then(*_gives(t, s, DType.int64))
 
 
-def _lu(record: OpDef) -> Iterator[object]:
-    """lu(a): a's shape with one more column (the pivot rows), a's dtype."""
+def _extra_column(record: OpDef) -> Iterator[object]:
+    """lu(a), eigh(a): a's shape with one more column (the pivot rows, the eigenvalues), a's dtype."""
     last = s.length() - 1
     for t in _forms(record, a):
         yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s.set(last, s[last] + 1), dt))
@@ -218,13 +218,6 @@ def _qr(record: OpDef) -> Iterator[object]:
     last = s.length() - 1
     for t in _forms(record, a):
         yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s.set(last, s[last] + ATTRS["columns"]), dt))
-
-
-def _eigh(record: OpDef) -> Iterator[object]:
-    """eigh(a): a's shape with one more row (the eigenvalues), a's dtype."""
-    rows = s.length() - 2
-    for t in _forms(record, a):
-        yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s.set(rows, s[rows] + 1), dt))
 
 
 def _svd(record: OpDef) -> Iterator[object]:
@@ -257,8 +250,8 @@ def _leaf(record: OpDef) -> Iterator[object]:
 BY_NAME: dict[str, Callable[[OpDef], Iterator[object]]] = {
     "where": _where, "astype": _astype, "transpose": _transpose, "diagonal": _diagonal, "concat": _concat,
     "gather": _gather,
-    "scatter_add": _scatter_add, "searchsorted": _searchsorted, "lu": _lu, "lu_solve": _lu_solve,
-    "qr": _qr, "eigh": _eigh, "svd": _svd,
+    "scatter_add": _scatter_add, "searchsorted": _searchsorted, "lu": _extra_column, "lu_solve": _lu_solve,
+    "qr": _qr, "eigh": _extra_column, "svd": _svd,
     "update_slice": _update_slice,
     "reshape": _attribute_shape("shape"), "broadcast_to": _attribute_shape("shape"), "slice": _attribute_shape("size"),
 }  # fmt: skip

@@ -67,10 +67,10 @@ def _eigen(name: str, a: Any, UPLO: str) -> tuple[Tracer, Tracer]:
     n = x.shape[-1]
     half, strict = (np.tril(x), np.tril(x, -1)) if UPLO == "L" else (np.triu(x), np.triu(x, 1))
     symmetric = half + np.swapaxes(strict, -1, -2)
-    packed = result(x._trace, x._trace.make("eigh", (symmetric._node,)))
-    w = packed[..., n, :]
+    packed = result(x._trace, x._trace.make("eigh", (symmetric._node,)))  # rows: eigenvector, eigenvalue
+    w = packed[..., n]
     check_at_run_time(~np.isfinite(w), f"np.linalg.{name}: Eigenvalues did not converge", LinAlgError)
-    return w, packed[..., :n, :]
+    return w, np.swapaxes(packed[..., :n], -1, -2)
 
 
 @implements("linalg.eigh")
