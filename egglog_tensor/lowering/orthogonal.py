@@ -151,27 +151,40 @@ def _identity(x: _Matrix, rows: int, columns: int, dtype: str) -> None:
         x[i, j] = arith.select(arith.cmpi(arith.CmpIPredicate.eq, i, j), one, zero)
 
 
-def _reflect(x: _Matrix, column: ir.Value, v: _Matrix, k: ir.Value, m: int, tau: ir.Value, dtype: str) -> None:
-    """x's column (rows k..m-1) less tau (v^T x) v, v the reflector of step k (1, then v's column k below row k)."""
+def _reflect(x: _Matrix, first: ir.Value | int, last: int, v: _Matrix, k: ir.Value, m: int, tau: ir.Value, w: _Matrix) -> None:
+    """x's columns first..last-1 (rows k..m-1) less tau v (v^T x), v the reflector of step k (1, then v's column k below
+    row k), row by row (contiguous): w (one row) gathers v^T x in row order, as a dot product per column would."""
+    first = index(first) if isinstance(first, int) else first
     below = arith.addi(k, index(1))
-    (dot,) = _totals(below, m, 1, lambda i: [arith.mulf(v[i, k], x[i, column])], dtype)
-    w = arith.mulf(tau, arith.addf(x[k, column], dot))
-    x[k, column] = arith.subf(x[k, column], w)
+    zero = arith.constant(tau.type, 0.0)
+    with counting(first, last) as j:
+        w[0, j] = zero
     with counting(below, m) as i:
-        x[i, column] = arith.subf(x[i, column], arith.mulf(w, v[i, k]))
+        factor = v[i, k]
+        with counting(first, last) as j:
+            w[0, j] = arith.addf(w[0, j], arith.mulf(factor, x[i, j]))
+    with counting(first, last) as j:
+        product = arith.mulf(tau, arith.addf(x[k, j], w[0, j]))
+        w[0, j] = product
+        x[k, j] = arith.subf(x[k, j], product)
+    with counting(below, m) as i:
+        factor = v[i, k]
+        with counting(first, last) as j:
+            x[i, j] = arith.subf(x[i, j], arith.mulf(w[0, j], factor))
 
 
 def qr(flat: ir.Value, count: int, m: int, n: int, columns: int, dtype: str, parallel: bool) -> ir.Value:
     """The Householder QR of the `count` m x n matrices of the 1-D tensor `flat`: a 1-D tensor of count
     m x (columns + n) matrices, Q's first `columns` columns (none, min(m, n) or m) then R."""
     width, steps = columns + n, min(m - 1, n)
-    out, taus = alloc(count * m * width, dtype), alloc(count * max(steps, 1), dtype)
+    out, taus, scratch = alloc(count * m * width, dtype), alloc(count * max(steps, 1), dtype), alloc(count * max(n, columns), dtype)
     body = each(count, parallel)
     with ir.InsertionPoint(body):
         b = body.arguments[0]
         base = arith.muli(b, index(m * width))
         q, r = _Matrix(out, base, width), _Matrix(out, arith.addi(base, index(columns)), width)
         tau_base = arith.muli(b, index(max(steps, 1)))
+        w = _Matrix(scratch, arith.muli(b, index(max(n, columns))), 0)  # (row 0 only)
         copy_matrix(flat, out, arith.muli(b, index(m * n)), r.base, m, n, width)
         one = scalar.constant(1.0, dtype)
         with counting(0, steps) as k:  # dlarfg, then dlarf on the columns after k
@@ -185,15 +198,13 @@ def qr(flat: ir.Value, count: int, m: int, n: int, columns: int, dtype: str, par
             with counting(arith.addi(k, index(1)), m) as i:
                 r[i, k] = arith.mulf(r[i, k], scale)
             r[k, k] = arith.select(trivial, alpha, beta)
-            with counting(arith.addi(k, index(1)), n) as j:
-                _reflect(r, j, r, k, m, tau, dtype)
+            _reflect(r, arith.addi(k, index(1)), n, r, k, m, tau, w)
         if columns:  # dorg2r: Q = H_0 ... H_{steps-1} I[:, :columns], the last reflector first
             _identity(q, m, columns, dtype)
             with counting(0, steps) as back:
                 k = arith.subi(index(steps - 1), back)
                 tau = memref.load(taus, [arith.addi(tau_base, k)])
-                with counting(k, columns) as j:  # (the columns before k are still e_j: no change)
-                    _reflect(q, j, r, k, m, tau, dtype)
+                _reflect(q, k, columns, r, k, m, tau, w)  # (the columns before k are still e_j: no change)
         with counting(0, steps) as k, counting(arith.addi(k, index(1)), m) as i:
             r[i, k] = scalar.constant(0.0, dtype)
         close(parallel)
