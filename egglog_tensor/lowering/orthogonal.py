@@ -64,6 +64,23 @@ def _totals(lower: Index, upper: Index, count: int, terms: Callable[[ir.Value], 
     return list(loop.results)
 
 
+LANES = 4  # the SVD's dot products keep this many partial sums each (independent adds: not one latency-bound chain)
+
+
+def _lane_totals(m: int, count: int, terms: Callable[[ir.Value], list[ir.Value]], dtype: str) -> list[ir.Value]:
+    """The `count` sums over k < m of terms(k), each as LANES partial sums (k mod LANES) added pairwise at the end."""
+    blocked = m - m % LANES
+    loop = scf.ForOp(index(0), index(blocked), index(LANES), [scalar.constant(0.0, dtype)] * (count * LANES))
+    with ir.InsertionPoint(loop.body):
+        k = loop.induction_variable
+        values = [v for lane in range(LANES) for v in terms(arith.addi(k, index(lane)) if lane else k)]
+        scf.YieldOp([arith.addf(total, value) for total, value in zip(loop.inner_iter_args, values, strict=True)])
+    rest = _totals(blocked, m, count, terms, dtype)
+    partial = [list(loop.results[lane * count : (lane + 1) * count]) for lane in range(LANES)]
+    pairs = [[arith.addf(a, b) for a, b in zip(partial[lane], partial[lane + 1], strict=True)] for lane in range(0, LANES, 2)]
+    return [arith.addf(arith.addf(a, b), r) for a, b, r in zip(*pairs, rest, strict=True)]
+
+
 def _square(x: ir.Value) -> ir.Value:
     return arith.mulf(x, x)
 
@@ -278,8 +295,8 @@ def svd(flat: ir.Value, count: int, m: int, n: int, dtype: str, parallel: bool) 
         floor = scalar.constant(tiny, dtype)
 
         def rotate(p: ir.Value, q: ir.Value) -> ir.Value:
-            alpha, beta, gamma = _totals(0, m, 3, lambda k: [_square(x[p, k]), _square(x[q, k]),
-                                                             arith.mulf(x[p, k], x[q, k])], dtype)
+            alpha, beta, gamma = _lane_totals(m, 3, lambda k: [_square(x[p, k]), _square(x[q, k]),
+                                                                 arith.mulf(x[p, k], x[q, k])], dtype)
             bound = arith.mulf(cosine, arith.mulf(math.sqrt(alpha), math.sqrt(beta)))
             should = arith.cmpf(F.UGT, math.absf(gamma), arith.maximumf(bound, floor))
             with _when(should):
