@@ -94,7 +94,23 @@ def test_decompositions_match_lapack(shape: tuple[int, ...], dtype: str) -> None
 
 
 def test_stacked_matrices_on_openmp() -> None:
-    check((2, 3, 4, 4), "float64", target="cpu-openmp")
+    check((2, 3, 4, 6), "float64", target="cpu-openmp")  # (wide: the SVD of each transpose)
+
+
+def test_cond_of_other_norms_and_singular_matrices() -> None:
+    """cond(x, p) for p not ±2 is norm(x, p) norm(inv(x), p); a singular matrix gives inf, as NumPy (no error)."""
+    rng = np.random.default_rng(4)
+    stack = np.stack([rng.standard_normal((3, 3)), np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]])])
+    orders = ("fro", 1, -1, np.inf, -np.inf, None, -2)
+    fn = lambda x: tuple(np.linalg.cond(x, p) for p in orders)
+    for p, got, want in zip(orders, et.kernel(fn)(stack), fn(stack), strict=True):
+        if p is None:  # s_max / s_min: the SVD's s_min of a singular matrix is 0 or rounding (NumPy: 1e16)
+            assert got[1] > 1e15
+        elif p == -2:
+            assert got[1] < 1e-15
+        else:
+            assert np.isinf(got[1]) and np.isinf(want[1]), p
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-12, err_msg=str(p))
 
 
 def test_rank_deficient_pinv_lstsq_matrix_rank() -> None:

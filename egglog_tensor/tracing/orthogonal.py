@@ -60,6 +60,7 @@ def qr(a: Any, mode: str = "reduced") -> Any:
 
 def _eigen(name: str, a: Any, UPLO: str) -> tuple[Tracer, Tracer]:
     """The ascending eigenvalues and the eigenvectors (columns) of each symmetric matrix, read from its UPLO triangle."""
+    UPLO = str(UPLO).upper()
     if UPLO not in ("L", "U"):
         raise ValueError(f"np.linalg.{name}: UPLO argument must be 'L' or 'U', got {UPLO!r}")
     (x,) = matrices(name, a)
