@@ -191,3 +191,11 @@ def test_refusals_while_tracing(fn, error, message) -> None:
 def test_gpu_targets_refuse_naming_the_op() -> None:
     with pytest.raises(et.UnsupportedError, match="GPU target rocdl: the (qr|svd) primitive of np.linalg.solve, .*qr, eigh, svd.* gfx942"):
         et.kernel(np.linalg.svd, target="rocdl:gfx942").inspect(np.eye(3))
+
+
+def test_pinv_of_tiny_float32_values_does_not_underflow() -> None:
+    a = (np.random.default_rng(9).standard_normal((4, 3)) * 1e-25).astype(np.float32)  # s^2 would underflow to 0
+    got = et.kernel(np.linalg.pinv)(a)
+    want = np.linalg.pinv(a)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())

@@ -147,8 +147,9 @@ def _pseudo_inverse(name: str, x: Tracer, rcond: Any) -> tuple[Tracer, Tracer, T
     the count of those kept."""
     scaled, vt, s, tall = _jacobi(name, x)
     large = s > _relative(x, rcond) * s[..., :1]
-    weights = np.where(large, 1 / np.where(large, s * s, 1), 0).astype(x.dtype)  # v_i u_i^T / s_i = v_i (u_i s_i)^T / s_i^2
-    tall_inverse = np.swapaxes(vt, -1, -2) @ (weights[..., :, None] * np.swapaxes(scaled, -1, -2))
+    weights = np.where(large, 1 / np.where(large, s, 1), 0).astype(x.dtype)[..., :, None]
+    u = weights * np.swapaxes(scaled, -1, -2)  # u_i^T = (u_i s_i)^T / s_i, then v_i u_i^T / s_i (not / s_i^2: no underflow)
+    tall_inverse = np.swapaxes(vt, -1, -2) @ (weights * u)
     return (tall_inverse if tall else np.swapaxes(tall_inverse, -1, -2)), s, np.sum(large, axis=-1)
 
 
