@@ -193,9 +193,13 @@ def test_gpu_targets_refuse_naming_the_op() -> None:
         et.kernel(np.linalg.svd, target="rocdl:gfx942").inspect(np.eye(3))
 
 
-def test_pinv_of_tiny_float32_values_does_not_underflow() -> None:
-    a = (np.random.default_rng(9).standard_normal((4, 3)) * 1e-25).astype(np.float32)  # s^2 would underflow to 0
-    got = et.kernel(np.linalg.pinv)(a)
-    want = np.linalg.pinv(a)
-    assert np.all(np.isfinite(got))
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+def test_tiny_and_huge_float32_values_neither_underflow_nor_overflow() -> None:
+    """Squares of 1e-25 underflow and of 1e25 overflow in float32: the Jacobi loops see the matrices scaled by a power of two."""
+    rng = np.random.default_rng(9)
+    tiny = (rng.standard_normal((4, 3)) * 1e-25).astype(np.float32)
+    b = rng.standard_normal((3, 3))
+    symmetric, huge = ((b + b.T) * 1e-25).astype(np.float32), (rng.standard_normal((3, 4)) * 1e25).astype(np.float32)
+    fn = lambda a, s, h: (np.linalg.pinv(a), np.linalg.eigvalsh(s), np.linalg.svdvals(h))
+    for got, want in zip(et.kernel(fn)(tiny, symmetric, huge), fn(tiny, symmetric, huge), strict=True):
+        assert np.all(np.isfinite(got))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())

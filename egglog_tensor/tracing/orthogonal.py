@@ -58,6 +58,13 @@ def qr(a: Any, mode: str = "reduced") -> Any:
     return _QR_RESULT(q, r if mode == "complete" else r[..., :k, :])
 
 
+def _power_of_two_scale(x: Tracer) -> Tracer:
+    """The power of two at or below each matrix's largest |element| (1 for a zero matrix), (..., 1, 1): dividing by it
+    (exactly) keeps the Jacobi loops' squares from underflowing or overflowing, as LAPACK scales."""
+    largest = np.max(np.abs(x), axis=(-2, -1), keepdims=True)
+    return np.exp2(np.floor(np.log2(np.where(largest > 0, largest, 1)))).astype(x.dtype)
+
+
 def _eigen(name: str, a: Any, UPLO: str) -> tuple[Tracer, Tracer]:
     """The ascending eigenvalues and the eigenvectors (columns) of each symmetric matrix, read from its UPLO triangle."""
     UPLO = str(UPLO).upper()
@@ -68,8 +75,9 @@ def _eigen(name: str, a: Any, UPLO: str) -> tuple[Tracer, Tracer]:
     n = x.shape[-1]
     half, strict = (np.tril(x), np.tril(x, -1)) if UPLO == "L" else (np.triu(x), np.triu(x, 1))
     symmetric = half + np.swapaxes(strict, -1, -2)
-    packed = result(x._trace, x._trace.make("eigh", (symmetric._node,)))  # rows: eigenvector, eigenvalue
-    w = packed[..., n]
+    scale = _power_of_two_scale(symmetric)
+    packed = result(x._trace, x._trace.make("eigh", ((symmetric / scale)._node,)))  # rows: eigenvector, eigenvalue
+    w = packed[..., n] * scale[..., 0]
     check_at_run_time(~np.isfinite(w), f"np.linalg.{name}: Eigenvalues did not converge", LinAlgError)
     return w, np.swapaxes(packed[..., :n], -1, -2)
 
@@ -105,10 +113,11 @@ def _jacobi(name: str, x: Tracer) -> tuple[Tracer, Tracer, Tracer, bool]:
     tall = m >= n
     y = x if tall else np.swapaxes(x, -1, -2)
     rows, columns = y.shape[-2:]
-    packed = result(x._trace, x._trace.make("svd", (y._node,)))
-    s = packed[..., rows + columns]
+    scale = _power_of_two_scale(y)
+    packed = result(x._trace, x._trace.make("svd", ((y / scale)._node,)))
+    s = packed[..., rows + columns] * scale[..., 0]
     check_at_run_time(~np.isfinite(s), f"np.linalg.{name}: SVD did not converge", LinAlgError)
-    return np.swapaxes(packed[..., :rows], -1, -2), packed[..., rows : rows + columns], s, tall
+    return np.swapaxes(packed[..., :rows], -1, -2) * scale, packed[..., rows : rows + columns], s, tall
 
 
 @implements("linalg.svd")
