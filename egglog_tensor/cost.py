@@ -315,10 +315,11 @@ class TensorCostModel:
             flops = passes * x.meta.size + (0.0 if x.buffer else x.flops)
             reads = _bytes(x.meta) if x.buffer else x.reads
             return self._buffer(out, x.done + m.kernel(flops, reads + _bytes(out)))
-        if op in FACTORS:  # loops over each matrix: LU 2/3 n^3, Cholesky 1/3 n^3, a solve 2 n^2 per right-hand side
-            n = ins[0].meta.shape[-2]
-            matrices = ins[0].meta.size // max(ins[0].meta.shape[-1] * n, 1)
-            flops = matrices * ({"lu": 2 / 3 * n**3, "cholesky": n**3 / 3}.get(op) or 2.0 * n * out.shape[-1] * n)
+        if op in FACTORS:  # loops over each matrix: LU 2/3 n^3, Cholesky 1/3 n^3, a solve 2 n^2 per right-hand side,
+            n, k = ins[0].meta.shape[-2:]  # QR 4 m n^2 with Q, Jacobi some 8 sweeps of 4 n^3 (eigh) or 6 m n^2 (SVD)
+            matrices = ins[0].meta.size // max(k * n, 1)
+            per = {"lu": 2 / 3 * n**3, "cholesky": n**3 / 3, "qr": 4.0 * n * k * k, "eigh": 32.0 * n**3, "svd": 48.0 * n * k * k}
+            flops = matrices * (per.get(op) or 2.0 * n * out.shape[-1] * n)
             moved = math.fsum(_bytes(x.meta) for x in ins) + _bytes(out)
             return self._buffer(out, math.fsum(self.closed(x) for x in ins) + m.kernel(flops, moved))
         if op in ("matmul", "matmul_tiled", "einsum_matmul"):  # einsum_matmul: its `@` sibling wins ties (_EPSILON)

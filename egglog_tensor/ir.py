@@ -216,6 +216,21 @@ def cholesky(a: Tensor) -> Tensor:
 
 
 @function
+def qr(a: Tensor, columns: i64Like) -> Tensor:
+    """The Householder QR of each matrix of a's last two axes: Q's first `columns` columns, then R (ops.py)."""
+
+
+@function
+def eigh(a: Tensor) -> Tensor:
+    """The eigenvectors and ascending eigenvalues of each symmetric matrix of a's last two axes, packed (ops.py)."""
+
+
+@function
+def svd(a: Tensor) -> Tensor:
+    """The one-sided Jacobi SVD of each matrix of a's last two axes (rows >= columns), packed (ops.py)."""
+
+
+@function
 def scatter_add(idx: Tensor, weights: Tensor, bins: i64Like) -> Tensor:
     """`bins` bins, each the sum of the weights whose int64 index idx is that bin (ops.py)."""
 

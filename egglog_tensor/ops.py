@@ -217,6 +217,36 @@ def _cholesky(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     return a.shape, a.dtype
 
 
+def _float_matrices(op: str, x: Node) -> tuple[int, int]:
+    """(m, n), for a float `x` of stacked m x n matrices (..., m, n); TracingError naming `op` and the shape otherwise."""
+    if len(x.shape) < 2 or "float" not in x.dtype:
+        raise TracingError(f"{op}: float matrices of shape (..., m, n) expected, got {x.dtype}{list(x.shape)}")
+    return x.shape[-2], x.shape[-1]
+
+
+def _qr(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """qr(a, columns): each m x n matrix's first `columns` columns of Q then its R (m x n): (..., m, columns + n)."""
+    (a,) = ins
+    m, n = _float_matrices("qr", a)
+    return a.shape[:-1] + (attrs[0] + n,), a.dtype
+
+
+def _eigh(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """eigh(a): row i of each symmetric n x n matrix's the i-th eigenvector then its eigenvalue, ascending: (..., n, n + 1)."""
+    (a,) = ins
+    n = _square_matrices("eigh", a)
+    return a.shape[:-1] + (n + 1,), a.dtype
+
+
+def _svd(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """svd(a) of m x n matrices, m >= n: row i the i-th column of a V (m), of V (n) and its norm, descending: (..., n, m + n + 1)."""
+    (a,) = ins
+    m, n = _float_matrices("svd", a)
+    if m < n:
+        raise TracingError(f"svd: matrices with at least as many rows as columns expected, got {list(a.shape)}")
+    return a.shape[:-2] + (n, m + n + 1), a.dtype
+
+
 def _searchsorted(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     """searchsorted(a, v, right): where each element of v goes in the sorted 1-D a (int64), v's shape."""
     a, v = ins
@@ -394,6 +424,11 @@ _RECORDS = [
     OpDef("lu", Kind.FACTOR, 1, (), "lu", _lu),
     OpDef("lu_solve", Kind.FACTOR, 2, (), "lu_solve", _lu_solve),
     OpDef("cholesky", Kind.FACTOR, 1, (), "cholesky", _cholesky),
+    # orthogonal factorizations (tracing/orthogonal.py, lowering/orthogonal.py): Householder QR (LAPACK's
+    # geqrf signs), cyclic Jacobi eigh and one-sided Jacobi SVD, each packed into one array
+    OpDef("qr", Kind.FACTOR, 1, ("columns",), "qr", _qr),
+    OpDef("eigh", Kind.FACTOR, 1, (), "eigh", _eigh),
+    OpDef("svd", Kind.FACTOR, 1, (), "svd", _svd),
     OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
     OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
     # einsum order (issue 24): a product of a 3+-operand einsum, whose pairwise order is free

@@ -199,6 +199,8 @@ PROGRAMS = {
               + np.searchsorted(x[0], x, side="right"), f64(4, 5)),
     "linear algebra, i0": (lambda a, b: np.linalg.solve(a, b) + np.linalg.cholesky(a)[..., :2] + np.linalg.det(a)[:, None, None]
                            + np.i0(b), f64(2, 3, 3), f64(2, 3, 2)),
+    "qr, eigh, svd": (lambda a, w: np.linalg.qr(a).R.sum() + np.linalg.qr(a, mode="complete").Q[:, :2, :2] + np.linalg.eigh(a[:, :2, :2]).eigenvectors
+                      + np.linalg.svd(a).S[:, None, :2] + np.linalg.svdvals(w)[None, None, :2], f64(2, 4, 3), f64(3, 5)),
     "reductions rank 2 and 1, keepdims": (lambda x, v: x.sum(axis=1, keepdims=True) + x.max(axis=0) + v.prod() + x.min(), f64(4, 5), f64(5)),
     "rank 4": (lambda x, y: (np.broadcast_to(x, (2, 3, 4, 5)) * y).sum(axis=(0, 1, 2, 3)) + np.transpose(y, (3, 1, 2, 0)).max(axis=(1, 3)).sum(), f64(4, 5), f64(2, 1, 4, 5)),
     "matmuls": (lambda a, b, v, w: (a @ b).sum() + (a @ v).sum() + (w @ a).sum() + v @ v, f64(4, 5), f64(5, 6), f64(5), f64(4)),

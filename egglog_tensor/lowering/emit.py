@@ -29,7 +29,7 @@ from egglog_tensor.sourcelines import Line, Where, naming
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
-from . import argrows, blocking, factor, payload, policy, scalar, sorting, tiling
+from . import argrows, blocking, factor, orthogonal, payload, policy, scalar, sorting, tiling
 from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
 from .gpu.reduce import MAX_THREADS
 from .stages import rows
@@ -877,12 +877,16 @@ class Emitter:
         return _unflatten(sorting.sort_rows(self._flat(x), rows, n, x.dtype, node.op == "argsort", parallel), node)
 
     def _factor(self, node: Node) -> ir.Value:
-        """lu, lu_solve, cholesky of each matrix of the last two axes: loops on buffers (lowering/factor.py), CPU only."""
-        self._cpu_only(f"the {node.op} primitive of np.linalg.solve, inv, det, slogdet and cholesky")
+        """lu, lu_solve, cholesky, qr, eigh, svd of each matrix of the last two axes: loops on buffers
+        (lowering/factor.py, lowering/orthogonal.py), CPU only."""
+        self._cpu_only(f"the {node.op} primitive of np.linalg.solve, inv, det, slogdet, cholesky, qr, eigh, svd and those built on them")
         a = node.inputs[0]
         n = a.shape[-2]
         count = a.size // (n * a.shape[-1])
         parallel = self.target.name == "cpu-openmp" and count > 1
+        if node.op in ("qr", "eigh", "svd"):
+            sizes = (n,) if node.op == "eigh" else (n, a.shape[-1], *node.attrs)  # qr: its Q columns
+            return _unflatten(getattr(orthogonal, node.op)(self._flat(a), count, *sizes, a.dtype, parallel), node)
         if node.op == "lu_solve":
             b = node.inputs[1]
             return _unflatten(factor.lu_solve(self._flat(a), self._flat(b), count, n, b.shape[-1], a.dtype, parallel), node)

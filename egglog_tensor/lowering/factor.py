@@ -25,26 +25,26 @@ F = arith.CmpFPredicate
 ROWS_PER_PASS = 4  # the substitutions subtract this many rows of x from one per pass over its k columns
 
 
-def _flat_tensor(buffer: ir.Value, size: int) -> ir.Value:
+def flat_tensor(buffer: ir.Value, size: int) -> ir.Value:
     """A 1-D buffer of `size` elements as the tensor the emitter continues with."""
     return bufferization.to_tensor(ir.RankedTensorType.get([size], buffer.type.element_type), buffer, restrict=True)
 
 
-def _at(base: ir.Value, row: ir.Value, column: ir.Value, width: int) -> ir.Value:
+def at(base: ir.Value, row: ir.Value, column: ir.Value, width: int) -> ir.Value:
     """The flat position of (row, column) in the row-major matrix of `width` columns starting at `base`."""
     return arith.addi(base, arith.addi(arith.muli(row, index(width)), column))
 
 
-def _copy(source: ir.Value, into: ir.Value, src: ir.Value, base: ir.Value, rows: int, columns: int, width: int,
+def copy_matrix(source: ir.Value, into: ir.Value, src: ir.Value, base: ir.Value, rows: int, columns: int, width: int,
           lower: bool = False) -> None:
     """The rows x columns matrix at `src` of the 1-D tensor `source` into the buffer `into` at `base` (rows
     of `width`); with `lower`, zeros above its diagonal (Cholesky reads only the lower triangle, as LAPACK)."""
     with counting(0, rows) as i, counting(0, columns) as j:
-        value = tensor.extract(source, [_at(src, i, j, columns)])
+        value = tensor.extract(source, [at(src, i, j, columns)])
         if lower:
             zero = arith.constant(value.type, 0.0)
             value = arith.select(arith.cmpi(arith.CmpIPredicate.ule, j, i), value, zero)
-        memref.store(value, into, [_at(base, i, j, width)])
+        memref.store(value, into, [at(base, i, j, width)])
 
 
 def lu(flat: ir.Value, count: int, n: int, dtype: str, parallel: bool) -> ir.Value:
@@ -57,13 +57,13 @@ def lu(flat: ir.Value, count: int, n: int, dtype: str, parallel: bool) -> ir.Val
     body = each(count, parallel)
     with ir.InsertionPoint(body):
         base = arith.muli(body.arguments[0], index(n * width))
-        _copy(flat, out, arith.muli(body.arguments[0], index(n * n)), base, n, n, width)
+        copy_matrix(flat, out, arith.muli(body.arguments[0], index(n * n)), base, n, n, width)
         with counting(0, n - n % PANEL, PANEL) as first:
             _panel(out, base, width, n, first, PANEL, dtype)
         with counting(n - n % PANEL, n) as step:  # the last n % PANEL steps one by one (less code than a panel of them)
             _panel(out, base, width, n, step, 1, dtype)
         close(parallel)
-    return _flat_tensor(out, count * n * width)
+    return flat_tensor(out, count * n * width)
 
 
 PANEL = 8  # LU steps whose updates of the trailing rows are applied together (one pass over each row)
@@ -74,10 +74,10 @@ def _panel(out: ir.Value, base: ir.Value, width: int, n: int, first: ir.Value, s
     rows and columns after them (each element less each step's factor times its pivot row, in step order)."""
 
     def load(i: ir.Value, j: ir.Value) -> ir.Value:
-        return memref.load(out, [_at(base, i, j, width)])
+        return memref.load(out, [at(base, i, j, width)])
 
     def store(value: ir.Value, i: ir.Value, j: ir.Value) -> None:
-        memref.store(value, out, [_at(base, i, j, width)])
+        memref.store(value, out, [at(base, i, j, width)])
 
     def updated(value: ir.Value, factors: list[ir.Value], pivots: list[ir.Value]) -> ir.Value:
         for factor, pivot in zip(factors, pivots, strict=True):
@@ -134,7 +134,7 @@ def lu_solve(factors: ir.Value, rhs: ir.Value, count: int, n: int, k: int, dtype
         base, lu_base = arith.muli(m, index(n * k)), arith.muli(m, index(n * width))
 
         def factor(i: ir.Value, j: ir.Value) -> ir.Value:
-            return tensor.extract(factors, [_at(lu_base, i, j, width)])
+            return tensor.extract(factors, [at(lu_base, i, j, width)])
 
         def subtract(i: ir.Value, first: ir.Value | int, end: ir.Value | int) -> None:
             """Row i of x less factor(i, j) times row j for j = first, ..., end - 1 in that order (the rounding of
@@ -146,17 +146,17 @@ def lu_solve(factors: ir.Value, rhs: ir.Value, count: int, n: int, k: int, dtype
                     sources = [arith.addi(j, index(r)) for r in range(rows)]
                     times = [factor(i, source) for source in sources]
                     with counting(0, k) as c:
-                        at = _at(base, i, c, k)
-                        value = memref.load(out, [at])
+                        place = at(base, i, c, k)
+                        value = memref.load(out, [place])
                         for source, t in zip(sources, times, strict=True):
-                            value = arith.subf(value, arith.mulf(t, memref.load(out, [_at(base, source, c, k)])))
-                        memref.store(value, out, [at])
+                            value = arith.subf(value, arith.mulf(t, memref.load(out, [at(base, source, c, k)])))
+                        memref.store(value, out, [place])
 
-        _copy(rhs, out, base, base, n, k, k)
+        copy_matrix(rhs, out, base, base, n, k, k)
         with counting(0, n) as i:
             p = arith.index_cast(ir.IndexType.get(), arith.fptosi(ir.IntegerType.get_signless(64), factor(i, index(n))))
             with counting(0, k) as c:
-                here, there = _at(base, i, c, k), _at(base, p, c, k)
+                here, there = at(base, i, c, k), at(base, p, c, k)
                 a, b = memref.load(out, [here]), memref.load(out, [there])
                 memref.store(b, out, [here])
                 memref.store(a, out, [there])
@@ -167,10 +167,10 @@ def lu_solve(factors: ir.Value, rhs: ir.Value, count: int, n: int, k: int, dtype
             subtract(i, arith.addi(i, index(1)), index(n))
             diagonal = factor(i, i)
             with counting(0, k) as c:
-                at = _at(base, i, c, k)
-                memref.store(arith.divf(memref.load(out, [at]), diagonal), out, [at])
+                place = at(base, i, c, k)
+                memref.store(arith.divf(memref.load(out, [place]), diagonal), out, [place])
         close(parallel)
-    return _flat_tensor(out, count * n * k)
+    return flat_tensor(out, count * n * k)
 
 
 def cholesky(flat: ir.Value, count: int, n: int, dtype: str, parallel: bool) -> ir.Value:
@@ -180,7 +180,7 @@ def cholesky(flat: ir.Value, count: int, n: int, dtype: str, parallel: bool) -> 
     body = each(count, parallel)
     with ir.InsertionPoint(body):
         base = arith.muli(body.arguments[0], index(n * n))
-        _copy(flat, out, base, base, n, n, n, lower=True)
+        copy_matrix(flat, out, base, base, n, n, n, lower=True)
 
         def dot(i: ir.Value, j: ir.Value) -> ir.Value:
             """The sum over t < j of L[i, t] L[j, t]."""
@@ -188,16 +188,16 @@ def cholesky(flat: ir.Value, count: int, n: int, dtype: str, parallel: bool) -> 
             terms = scf.ForOp(index(0), j, index(1), [zero])
             with ir.InsertionPoint(terms.body):
                 t, total = terms.induction_variable, terms.inner_iter_args[0]
-                product = arith.mulf(memref.load(out, [_at(base, i, t, n)]), memref.load(out, [_at(base, j, t, n)]))
+                product = arith.mulf(memref.load(out, [at(base, i, t, n)]), memref.load(out, [at(base, j, t, n)]))
                 scf.YieldOp([arith.addf(total, product)])
             return terms.results[0]
 
         with counting(0, n) as j:
-            diagonal_at = _at(base, j, j, n)
+            diagonal_at = at(base, j, j, n)
             diagonal = math.sqrt(arith.subf(memref.load(out, [diagonal_at]), dot(j, j)))
             memref.store(diagonal, out, [diagonal_at])
             with counting(arith.addi(j, index(1)), n) as i:
-                at = _at(base, i, j, n)
-                memref.store(arith.divf(arith.subf(memref.load(out, [at]), dot(i, j)), diagonal), out, [at])
+                place = at(base, i, j, n)
+                memref.store(arith.divf(arith.subf(memref.load(out, [place]), dot(i, j)), diagonal), out, [place])
         close(parallel)
-    return _flat_tensor(out, count * n * n)
+    return flat_tensor(out, count * n * n)

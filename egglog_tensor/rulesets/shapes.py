@@ -51,7 +51,7 @@ def concat_extent(parts: Vec[Tensor], axis: i64, n: i64) -> i64:
 ATTRS = {name: var(name, sort) for name, sort in {
     "name": String, "data": String, "shape": Vec[i64], "dtype": DType, "layout": Layout, "value": f64, "axes": Vec[i64],
     "lanes": i64, "tiles": Vec[i64], "perm": Vec[i64], "start": Vec[i64], "step": Vec[i64], "size": Vec[i64],
-    "offset": i64, "axis1": i64, "axis2": i64, "axis": i64, "bins": i64, "right": i64,
+    "offset": i64, "axis1": i64, "axis2": i64, "axis": i64, "bins": i64, "right": i64, "columns": i64,
 }.items()}  # fmt: skip
 a, b, c = var("a", Tensor), var("b", Tensor), var("c", Tensor)
 s, u = var("s", Vec[i64]), var("u", Vec[i64])
@@ -200,8 +200,8 @@ def _searchsorted(record: OpDef) -> Iterator[object]:
         yield rule(eq(t).to(t), eq(shape_of(b)).to(s)).then(*_gives(t, s, DType.int64))
 
 
-def _lu(record: OpDef) -> Iterator[object]:
-    """lu(a): a's shape with one more column (the pivot rows), a's dtype."""
+def _extra_column(record: OpDef) -> Iterator[object]:
+    """lu(a), eigh(a): a's shape with one more column (the pivot rows, the eigenvalues), a's dtype."""
     last = s.length() - 1
     for t in _forms(record, a):
         yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s.set(last, s[last] + 1), dt))
@@ -211,6 +211,20 @@ def _lu_solve(record: OpDef) -> Iterator[object]:
     """lu_solve(f, b): the shape and dtype of b."""
     for t in _forms(record, a, b):
         yield rule(eq(t).to(t), *_typed(b, s, dt)).then(*_gives(t, s, dt))
+
+
+def _qr(record: OpDef) -> Iterator[object]:
+    """qr(a, columns): a's shape with `columns` more columns (Q's, before R), a's dtype."""
+    last = s.length() - 1
+    for t in _forms(record, a):
+        yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s.set(last, s[last] + ATTRS["columns"]), dt))
+
+
+def _svd(record: OpDef) -> Iterator[object]:
+    """svd(a) of (..., m, n): (..., n, m + n + 1), a's dtype."""
+    rows, last = s.length() - 2, s.length() - 1
+    for t in _forms(record, a):
+        yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s.set(rows, s[last]).set(last, s[rows] + s[last] + 1), dt))
 
 
 def _scatter_add(record: OpDef) -> Iterator[object]:
@@ -236,7 +250,8 @@ def _leaf(record: OpDef) -> Iterator[object]:
 BY_NAME: dict[str, Callable[[OpDef], Iterator[object]]] = {
     "where": _where, "astype": _astype, "transpose": _transpose, "diagonal": _diagonal, "concat": _concat,
     "gather": _gather,
-    "scatter_add": _scatter_add, "searchsorted": _searchsorted, "lu": _lu, "lu_solve": _lu_solve,
+    "scatter_add": _scatter_add, "searchsorted": _searchsorted, "lu": _extra_column, "lu_solve": _lu_solve,
+    "qr": _qr, "eigh": _extra_column, "svd": _svd,
     "update_slice": _update_slice,
     "reshape": _attribute_shape("shape"), "broadcast_to": _attribute_shape("shape"), "slice": _attribute_shape("size"),
 }  # fmt: skip

@@ -18,9 +18,9 @@ from .creation import iota
 from .shapes import broadcast_to
 
 
-def _matrices(name: str, *arrays: Any) -> list[Tracer]:
+def matrices(name: str, *arrays: Any, square: bool = True) -> list[Tracer]:
     """The arrays as tracers of their common linalg dtype (float32, float64; integers and bool as float64),
-    the first checked to be stacked square matrices (NumPy's LinAlgError messages)."""
+    the first checked to be stacked (square) matrices (NumPy's LinAlgError messages)."""
     trace = trace_of(arrays)
     xs = [as_array(trace, v) for v in arrays]
     dtype = np.result_type(*(x.dtype for x in xs))
@@ -32,7 +32,7 @@ def _matrices(name: str, *arrays: Any) -> list[Tracer]:
     a = xs[0]
     if a.ndim < 2:
         raise fail(LinAlgError, f"np.linalg.{name}: {a.ndim}-dimensional array given. Array must be at least two-dimensional")
-    if a.shape[-1] != a.shape[-2]:
+    if square and a.shape[-1] != a.shape[-2]:
         raise fail(LinAlgError, f"np.linalg.{name}: Last 2 dimensions of the array must be square, got shape {a.shape}")
     return [x.astype(dtype.name) for x in xs]
 
@@ -49,20 +49,22 @@ def _singular_check(name: str, diagonal: Tracer) -> None:
     check_at_run_time(diagonal == 0, f"np.linalg.{name}: Singular matrix", LinAlgError)
 
 
-def _solved(name: str, a: Tracer, b: Tracer) -> Tracer:
-    """x with a x = b for a (..., n, n) and b (..., n, k), their stacks broadcast; raising for a singular a."""
+def solved(name: str, a: Tracer, b: Tracer, check: bool = True) -> Tracer:
+    """x with a x = b for a (..., n, n) and b (..., n, k), their stacks broadcast; raising for a singular a
+    (without `check`: inf or NaN in x)."""
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     n = a.shape[-1]
     a, b = broadcast_to(a, batch + (n, n)), broadcast_to(b, batch + b.shape[-2:])
     packed, diagonal, _ = _lu(a)
-    _singular_check(name, diagonal)
+    if check:
+        _singular_check(name, diagonal)
     return result(a._trace, a._trace.make("lu_solve", (packed._node, b._node)))
 
 
 @implements("linalg.solve")
 def solve(a: Any, b: Any) -> Tracer:
     """np.linalg.solve: b a vector (n,) or stacked matrices (..., n, k) (NumPy 2's rule), stacks broadcast."""
-    x, y = _matrices("solve", a, b)
+    x, y = matrices("solve", a, b)
     n = x.shape[-1]
     vector = y.ndim == 1
     rhs = y.reshape(y.size, 1) if vector else y
@@ -73,17 +75,22 @@ def solve(a: Any, b: Any) -> Tracer:
         np.broadcast_shapes(x.shape[:-2], rhs.shape[:-2])
     except ValueError:
         raise fail(LinAlgError, f"np.linalg.solve: the stacks of a {x.shape} and b {y.shape} do not broadcast") from None
-    out = _solved("solve", x, rhs)
+    out = solved("solve", x, rhs)
     return out.reshape(out.shape[:-2] + (n,)) if vector else out
 
 
 @implements("linalg.inv")
 def inv(a: Any) -> Tracer:
     """np.linalg.inv: the solve of each matrix with the identity."""
-    (x,) = _matrices("inv", a)
+    (x,) = matrices("inv", a)
+    return inverse("inv", x)
+
+
+def inverse(name: str, x: Tracer, check: bool = True) -> Tracer:
+    """x's inverse: the solve of each matrix with the identity (raising for a singular one unless not `check`)."""
     n = x.shape[-1]
     eye = (iota(x._trace, (n, n), 0) == iota(x._trace, (n, n), 1)).astype(x.dtype)
-    return _solved("inv", x, broadcast_to(eye, x.shape))
+    return solved(name, x, broadcast_to(eye, x.shape), check)
 
 
 def _signed_log(a: Tracer) -> tuple[Tracer, Tracer]:
@@ -104,14 +111,14 @@ _SLOGDET_RESULT = type(np.linalg.slogdet(np.eye(1)))  # NumPy's named tuple (sig
 @implements("linalg.slogdet")
 def slogdet(a: Any) -> tuple[Tracer, Tracer]:
     """np.linalg.slogdet: (sign, logabsdet) of each matrix, no overflow, as NumPy's named tuple."""
-    (x,) = _matrices("slogdet", a)
+    (x,) = matrices("slogdet", a)
     return _SLOGDET_RESULT(*_signed_log(x))
 
 
 @implements("linalg.det")
 def det(a: Any) -> Tracer:
     """np.linalg.det: sign * exp(log|det|), as NumPy computes it; 0 for a singular matrix."""
-    (x,) = _matrices("det", a)
+    (x,) = matrices("det", a)
     sign, logdet = _signed_log(x)
     return sign * np.exp(logdet)
 
@@ -120,7 +127,7 @@ def det(a: Any) -> Tracer:
 def cholesky(a: Any, /, *, upper: bool = False) -> Tracer:
     """np.linalg.cholesky: the lower L with L L^T = a (upper: L^T), from a's lower triangle; raising after
     the call when a is not positive definite (a diagonal element not > 0: LAPACK's potrf check)."""
-    (x,) = _matrices("cholesky", a)
+    (x,) = matrices("cholesky", a)
     factor = result(x._trace, x._trace.make("cholesky", (x._node,)))
     check_at_run_time(~(np.diagonal(factor, axis1=-2, axis2=-1) > 0), "np.linalg.cholesky: Matrix is not positive definite", LinAlgError)
     return np.swapaxes(factor, -1, -2) if upper else factor

@@ -307,9 +307,9 @@ def _matrix_norm(x: Tracer, ord: Any, rows: int, cols: int, keepdims: bool) -> T
         sums = sum_(abs(x), summed)
         other -= other > summed
         out = _max_or_zero(sums, other, False) if ord > 0 else min_(sums, other)
-    elif ord in (2, -2, "nuc"):
-        raise fail(UnsupportedError, f"np.linalg.norm: matrix norm ord={ord!r} is not supported: it needs singular values (an SVD), "
-                                     "which egglog_tensor does not compute (None, 'fro', 1, -1, inf, -inf are supported)")
+    elif ord in (2, -2, "nuc"):  # the largest, smallest or summed singular values
+        s = IMPLEMENTATIONS["linalg.svdvals"](IMPLEMENTATIONS["moveaxis"](x, (rows, cols), (-2, -1)))
+        out = s[..., 0] if ord == 2 else s[..., -1] if ord == -2 else sum_(s, s.ndim - 1)
     else:
         raise fail(TracingError, f"np.linalg.norm: invalid norm order {ord!r} for matrices")
     return reshape(out, tuple(1 if i in (rows, cols) else d for i, d in enumerate(x.shape))) if keepdims else out
@@ -317,7 +317,7 @@ def _matrix_norm(x: Tracer, ord: Any, rows: int, cols: int, keepdims: bool) -> T
 
 @implements("linalg.norm")
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Tracer:
-    """np.linalg.norm of vectors (ord None, 0, ±1, 2, ±inf, or any p) and matrices (Frobenius, ±1, ±inf); ints as float64."""
+    """np.linalg.norm of vectors (ord None, 0, ±1, 2, ±inf, or any p) and matrices (Frobenius, ±1, ±2, ±inf, nuclear); ints as float64."""
     trace = trace_of([x])
     a = as_tracer(trace, x)
     if not is_float(a.dtype):
