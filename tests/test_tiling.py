@@ -24,6 +24,13 @@ from strategies import sweep
 rng = np.random.default_rng(7)
 TARGETS = ["cpu", "cpu-openmp"]
 CPU_FIRST = sweep(TARGETS, ["cpu"])  # tile choices and scripts: cpu-openmp (the same tiles, threaded) in the slow run
+
+
+def on_both(cases: list, threaded: list) -> list:
+    """(target, case) parameters: every case on cpu; on cpu-openmp (the same tiles, threaded) those in
+    `threaded` in the default run, the others in the slow run."""
+    return [pytest.param(target, case, marks=() if target == "cpu" or case in threaded else pytest.mark.slow)
+            for target in TARGETS for case in cases]
 # AVX-512's register width on the host's CPU: the tile policy's choices the tests below name (8 x 32
 # register tiles) on any host; LLVM generates code for this machine (wider vectors split in two on AVX2)
 WIDE = replace(Target.host(), simd=64)
@@ -66,9 +73,9 @@ MATMUL_SHAPES = [  # (m, k, n): tiny, prime, not divisible by any tile, size 0, 
 ]
 
 
-@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", [np.float32, *(pytest.param(d, marks=pytest.mark.slow) for d in (np.float64, np.int32, np.int64))])  # (a sweep)
-@pytest.mark.parametrize("mkn", MATMUL_SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize(("target", "mkn"), on_both(MATMUL_SHAPES, [(17, 3, 33), (0, 4, 3), (264, 193, 140), (300, 512, 32), (129, 65, 257)]),
+                         ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else v)
 def test_matmul_matches_numpy(target, dtype, mkn) -> None:
     m, k, n = mkn
     _check(lambda a, b: a @ b, [(m, k), (k, n)], dtype, target)
@@ -542,10 +549,11 @@ def _buffers(bufferized: str) -> list[str]:
     return sorted(re.findall(r"memref\.alloc\(\) \{alignment = \d+ : i64\} : memref<([\dx]+)x[a-z]\w*>", bufferized))
 
 
-@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", [np.float32, *(pytest.param(d, marks=pytest.mark.slow) for d in (np.float64, np.int32))])  # (a sweep)
-@pytest.mark.parametrize(("mkn", "tiles", "packed", "panels"), PACKED, ids=[f"{m}x{k}x{n}-{t[1]}" for (m, k, n), t, *_ in PACKED])
-def test_packed_blocks_match_numpy(target, dtype, mkn, tiles, packed, panels) -> None:
+@pytest.mark.parametrize(("target", "case"), on_both(list(range(len(PACKED))), [0, 3]),
+                         ids=lambda v: v if isinstance(v, str) else "{}x{}x{}-{}".format(*PACKED[v][0], PACKED[v][1][1]))
+def test_packed_blocks_match_numpy(target, dtype, case) -> None:
+    mkn, tiles, packed, panels = PACKED[case]
     m, k, n = mkn
     target = _forced_tiles(tiles, target, pad_min_work=NEVER)
     _check(lambda a, b: a @ b, [(m, k), (k, n)], dtype, target)
@@ -667,8 +675,8 @@ CHECK: return
 """, tmp_path)
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("mkn", [(48, 256, 256), (60, 200, 192)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize(("target", "mkn"), on_both([(48, 256, 256), (60, 200, 192)], [(60, 200, 192)]),
+                         ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else v)
 def test_b_packed_once_with_an_epilogue_and_a_second_matmul(target, mkn) -> None:
     """B packed once where it pays and micro-panels copied under an epilogue, in one kernel: the
     bias + relu matmul keeps its per-block path, the plain one (same tiles) packs B once."""
@@ -745,8 +753,8 @@ def test_packed_b_tilings_at_the_edges_match_numpy(dtype, mkn, tiles) -> None:
 @pytest.mark.parametrize("dtype", sweep([np.float32, np.float64, np.int32], [np.float32]))
 @pytest.mark.parametrize(("target", "mkn", "step"), [
     ("cpu", (50, 100, 70), 50),  # rows and columns not whole register tiles; k in whole steps of 50
-    ("cpu", (61, 127, 250), 64),  # ... and k padded to two steps of 64
-    ("cpu", (96, 255, 90), 64),  # whole row blocks, a partial column block; k padded to four steps of 64
+    pytest.param("cpu", (61, 127, 250), 64, marks=pytest.mark.slow),  # ... and k padded to two steps of 64 (default: threaded)
+    pytest.param("cpu", (96, 255, 90), 64, marks=pytest.mark.slow),  # whole row blocks, a partial column block; k padded to four steps of 64
     pytest.param("cpu-openmp", (50, 100, 70), 50, marks=pytest.mark.slow),
     ("cpu-openmp", (61, 127, 250), 64),
     pytest.param("cpu-openmp", (96, 255, 90), 64, marks=pytest.mark.slow),
