@@ -41,3 +41,28 @@ def test_mask_beside_ints_apart_is_refused() -> None:
 
     with pytest.raises(et.UnsupportedError, match="mask"):
         et.kernel(f)(np.ones((2, 3, 4)), np.array([True, False, True, False]))
+
+
+def histograms2d(a, b, w, ex, ey):
+    return (*np.histogram2d(a, b, bins=3, range=[[0, 1], [0, 1]]), *np.histogram2d(a, b, bins=[2, 4], range=[[0, 1], [0.2, 0.8]], weights=w),
+            *np.histogram2d(a, b, bins=[ex, ey], density=True), *np.histogram2d(a, b, bins=ex),
+            np.histogramdd(np.stack([a, b, w], 1), bins=(2, 3, 2), range=[(0, 1)] * 3)[0], *np.histogram2d(a, b, bins=[[0, 0.5, 1], [0, 1]]),
+            np.histogram2d(a, b, bins=2, range=[[0.5, 0.5], [0, 1]])[0], np.histogramdd(a, bins=3, range=[(0, 1)])[0],
+            np.bincount((np.nan_to_num(a) * 4).astype(np.int64), w, 5), np.bincount(a > 0.5, minlength=2))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histogram2d_and_histogramdd_match_numpy(dtype: str) -> None:
+    """Static bins (a count with a static range, a range of one value) or edges (constants, arguments: one for both
+    dims or a pair), weights, density; on the last edge (the last bin), outside, NaN (dropped)."""
+    r = np.random.default_rng(0)
+    a, b, w = r.random(30).astype(dtype), r.random(30).astype(dtype), r.random(30).astype(dtype)
+    a[3], b[4], a[5], b[6] = 1.0, 0.0, np.nan, 1.5
+    check(histograms2d, a, b, w, np.array([0, 0.2, 0.5, 1.0]), np.array([0.0, 0.3, 0.6, 0.9, 1.0]))
+
+
+def test_histogram2d_needs_a_static_range_or_edges() -> None:
+    with pytest.raises(et.UnsupportedError, match="static range"):
+        et.kernel(lambda a, b: np.histogram2d(a, b, bins=4)[0])(np.ones(3), np.ones(3))
+    with pytest.raises(et.IndexOutOfBoundsError, match="monotonically increasing"):  # (as np.histogram's run-time check)
+        et.kernel(lambda a, b, e: np.histogram2d(a, b, bins=[e, e])[0])(np.ones(3), np.ones(3), np.array([0.0, 2.0, 1.0]))
