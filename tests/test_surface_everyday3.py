@@ -66,3 +66,18 @@ def test_histogram2d_needs_a_static_range_or_edges() -> None:
         et.kernel(lambda a, b: np.histogram2d(a, b, bins=4)[0])(np.ones(3), np.ones(3))
     with pytest.raises(et.IndexOutOfBoundsError, match="monotonically increasing"):  # (as np.histogram's run-time check)
         et.kernel(lambda a, b, e: np.histogram2d(a, b, bins=[e, e])[0])(np.ones(3), np.ones(3), np.array([0.0, 2.0, 1.0]))
+
+
+def pads(x):
+    return (np.pad(x, 2, mode="linear_ramp"), np.pad(x, ((1, 3), (2, 0)), mode="linear_ramp", end_values=((5, -2), (1.5, 0))),
+            np.pad(x, (0, 4), mode="linear_ramp", end_values=7), np.pad(x, 2, mode="reflect", reflect_type="odd"),
+            np.pad(x, ((7, 9), (1, 5)), mode="reflect", reflect_type="odd"), np.pad(x, 3, mode="symmetric", reflect_type="odd"),
+            np.pad(x, ((8, 10), (4, 9)), mode="symmetric", reflect_type="odd"), np.pad(x, 2, mode="mean", stat_length=((1, 2), (2, 1))),
+            np.pad(x[:1], 2, mode="reflect", reflect_type="odd"))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int64", "uint8"])
+def test_pad_linear_ramp_and_odd_reflections_match_numpy(dtype: str) -> None:
+    """Bit for bit: linear_ramp's linspace per side (ints floored), odd reflections wider than the array (NumPy's
+    chunks about the moving edge), a length-1 axis (NumPy extends its edge)."""
+    check(pads, ((np.arange(12).reshape(3, 4) * 7) % 11 + 1).astype(dtype), rtol=0, atol=0)

@@ -14,7 +14,7 @@ from ..errors import TracingError, UnsupportedError
 from .core import Trace, Tracer, as_array, as_tracer, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
 from .shapes import broadcast_to, concatenate, reshape, transpose
 
-_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "linear_ramp")
 _PAD_STATS = {"maximum": np.max, "minimum": np.min, "mean": np.mean, "median": np.median}
 
 
@@ -132,14 +132,14 @@ def _pairs(value: Any, ndim: int, what: str) -> list[tuple[Any, Any]]:
 def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tracer:
     """np.pad, axis by axis as NumPy does: constant pads are broadcast constants concatenated
     around the array; edge/reflect/symmetric/wrap read the array at the indices np.pad gives an
-    arange, as views."""
+    arange, as views (reflect_type="odd": NumPy's chunks, computed); linear_ramp and the stat modes computed."""
     x = _tracer(array)
     if not isinstance(mode, str) or mode not in (*_PAD_MODES, *_PAD_STATS):
         raise fail(UnsupportedError, f"np.pad mode {mode!r} is not supported (supported: {', '.join((*_PAD_MODES, *_PAD_STATS))})")
     allowed = ({"constant_values"} if mode == "constant" else {"reflect_type"} if mode in ("reflect", "symmetric")
-               else {"stat_length"} if mode in _PAD_STATS else set())
-    if set(kwargs) - allowed or kwargs.get("reflect_type", "even") != "even":
-        raise fail(UnsupportedError, f"np.pad(mode={mode!r}) with {kwargs} is not supported")
+               else {"stat_length"} if mode in _PAD_STATS else {"end_values"} if mode == "linear_ramp" else set())
+    if set(kwargs) - allowed:
+        raise fail(TracingError, f"np.pad: unsupported keyword arguments for mode {mode!r}: {set(kwargs) - allowed}")
     widths = [_ints(pair, "`pad_width`") for pair in _pairs(pad_width, x.ndim, "pad_width")]
     if any(w < 0 for pair in widths for w in pair):
         raise fail(TracingError, "index can't contain negative values")
@@ -148,8 +148,12 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tr
         return own(_pad_constant(x, widths, values))
     if mode in _PAD_STATS:
         return own(_pad_stat(x, widths, _pairs(kwargs.get("stat_length"), x.ndim, "stat_length"), mode))
+    if mode == "linear_ramp":
+        return own(_pad_ramp(x, widths, _pairs(kwargs.get("end_values", 0), x.ndim, "end_values")))
     for ax, (before, after) in enumerate(widths):
-        if before or after:
+        if kwargs.get("reflect_type") == "odd" and x.shape[ax] > 1:
+            x = _reflect_odd(x, ax, before, after, mode == "symmetric")
+        elif before or after:
             try:
                 indices = np.pad(np.arange(x.shape[ax]), (before, after), mode=mode)
             except ValueError as e:
@@ -175,6 +179,45 @@ def _pad_stat(x: Tracer, widths: list[tuple[int, int]], lengths: list[tuple[Any,
                 stat = np.round(stat)
             sides.append(broadcast_to(stat.astype(x.dtype.name), tuple(width if d == ax else m for d, m in enumerate(x.shape))))
         x = concatenate([p for p in (sides[0], x, sides[1]) if p.shape[ax]], ax)
+    return x
+
+
+def _pad_ramp(x: Tracer, widths: list[tuple[int, int]], ends: list[tuple[Any, Any]]) -> Tracer:
+    """np.pad's linear_ramp axis by axis as NumPy pads: each side NumPy's np.linspace(end value, the edge, width,
+    endpoint=False) in the inexact dtype of both (its formula for a zero step when any step is zero), floored for
+    integer arrays, the after side reversed."""
+    dtype = np.result_type(x.dtype, 1.0).name if x.dtype.kind in "iub" else x.dtype.name
+    for ax, ((before, after), pair) in enumerate(zip(widths, ends, strict=True)):
+        sides = []
+        for width, end, at_end in ((before, pair[0], False), (after, pair[1], True)):
+            if not width:
+                sides.append(None)
+                continue
+            edge = slice_axis(x, ax, x.shape[ax] - 1 if at_end else 0, 1, 1).astype(dtype)
+            delta = edge - end
+            steps = np.arange(width)[::-1] if at_end else np.arange(width)
+            i = reshape(as_tracer(x._trace, steps.astype(dtype)), tuple(width if d == ax else 1 for d in range(x.ndim)))
+            ramp = np.where(np.any(delta / width == 0), i / width * delta, i * (delta / width)) + end
+            sides.append((np.floor(ramp) if x.dtype.kind in "iu" else ramp).astype(x.dtype.name))
+        x = concatenate([p for p in (sides[0], x, sides[1]) if p is not None], ax)
+    return x
+
+
+def _reflect_odd(x: Tracer, ax: int, before: int, after: int, include_edge: bool) -> Tracer:
+    """np.pad's reflect/symmetric with reflect_type='odd' along one axis as NumPy's loop fills it: chunks of at most a
+    period reflected about the current edge (2 * edge - mirrored), each read from what is padded so far."""
+    n = x.shape[ax]
+    while before > 0 or after > 0:
+        size = x.shape[ax]
+        period = size // n * n if include_edge else (size - 1) // (n - 1) * (n - 1)
+        parts = []
+        for width, at_end in ((before, False), (after, True)):
+            count = min(period, width)
+            first = size - 2 + include_edge if at_end else count - include_edge  # mirrored, read outward from the edge
+            edge = slice_axis(x, ax, size - 1 if at_end else 0, 1, 1)
+            parts.append(2 * edge - slice_axis(x, ax, first, -1, count) if count else None)
+        before, after = before - min(period, before), after - min(period, after)
+        x = concatenate([p for p in (parts[0], x, parts[1]) if p is not None], ax)
     return x
 
 
