@@ -81,3 +81,15 @@ def test_pad_linear_ramp_and_odd_reflections_match_numpy(dtype: str) -> None:
     """Bit for bit: linear_ramp's linspace per side (ints floored), odd reflections wider than the array (NumPy's
     chunks about the moving edge), a length-1 axis (NumPy extends its edge)."""
     check(pads, ((np.arange(12).reshape(3, 4) * 7) % 11 + 1).astype(dtype), rtol=0, atol=0)
+
+
+def test_integer_to_a_negative_integer_power_raises_as_numpy() -> None:
+    """A wrong answer: `int_array ** -2` (np.power, a traced exponent array too) gave numbers; NumPy raises ValueError."""
+    with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed") as raised:
+        et.kernel(lambda a: a ** -1)(np.array([2, 3]))
+    assert isinstance(raised.value, et.DataValueError)
+    k = et.kernel(lambda a, b: (np.power(a, b), a[:0] ** -2, a ** 2.0 + 2 ** a))
+    got = k(np.array([2, 3], np.int32), np.array([1, 2], np.int32))
+    assert [g.tolist() for g in got] == [[2, 9], [], [8.0, 17.0]]
+    with pytest.raises(ValueError, match=r"Integers to negative integer powers are not allowed. \(exponents computed from argument\(s\) b\)"):
+        k(np.array([2, 3], np.int32), np.array([1, -2], np.int32))
