@@ -93,3 +93,15 @@ def test_integer_to_a_negative_integer_power_raises_as_numpy() -> None:
     assert [g.tolist() for g in got] == [[2, 9], [], [8.0, 17.0]]
     with pytest.raises(ValueError, match=r"Integers to negative integer powers are not allowed. \(exponents computed from argument\(s\) b\)"):
         k(np.array([2, 3], np.int32), np.array([1, -2], np.int32))
+
+
+def linspaces(x, a):
+    return (np.linspace(x.min(), x.max(), 5), np.linspace(0, x[2], 4, endpoint=False), np.linspace(x[:2], 3.0, 3), np.linspace(a, a * 2, 4, axis=1),
+            np.linspace(a[0], a[1], 6, dtype=np.int64), *np.linspace(x[0], x[0], 3, retstep=True), np.linspace(a, 5, 1), np.linspace(a, 5, 0),
+            np.linspace(a, a + 1, 3, axis=-1), np.linspace(2, [3, 4], 3))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int32"])
+def test_linspace_of_traced_and_array_bounds_bit_for_bit(dtype: str) -> None:
+    """np.linspace(x.min(), x.max(), n), array bounds along `axis`, a zero step (NumPy's other formula), int dtype."""
+    check(linspaces, np.array([0.5, -1.25, 3.0, 2.0]).astype(dtype), np.array([1.5, 2.0, -3.0]).astype(dtype), rtol=0, atol=0)

@@ -183,22 +183,14 @@ def _pad_stat(x: Tracer, widths: list[tuple[int, int]], lengths: list[tuple[Any,
 
 
 def _pad_ramp(x: Tracer, widths: list[tuple[int, int]], ends: list[tuple[Any, Any]]) -> Tracer:
-    """np.pad's linear_ramp axis by axis as NumPy pads: each side NumPy's np.linspace(end value, the edge, width,
-    endpoint=False) in the inexact dtype of both (its formula for a zero step when any step is zero), floored for
-    integer arrays, the after side reversed."""
-    dtype = np.result_type(x.dtype, 1.0).name if x.dtype.kind in "iub" else x.dtype.name
+    """np.pad's linear_ramp axis by axis as NumPy pads: each side np.linspace(end value, the edge, width,
+    endpoint=False) along the axis in x's dtype, the after side reversed."""
     for ax, ((before, after), pair) in enumerate(zip(widths, ends, strict=True)):
         sides = []
         for width, end, at_end in ((before, pair[0], False), (after, pair[1], True)):
-            if not width:
-                sides.append(None)
-                continue
-            edge = slice_axis(x, ax, x.shape[ax] - 1 if at_end else 0, 1, 1).astype(dtype)
-            delta = edge - end
-            steps = np.arange(width)[::-1] if at_end else np.arange(width)
-            i = reshape(as_tracer(x._trace, steps.astype(dtype)), tuple(width if d == ax else 1 for d in range(x.ndim)))
-            ramp = np.where(np.any(delta / width == 0), i / width * delta, i * (delta / width)) + end
-            sides.append((np.floor(ramp) if x.dtype.kind in "iu" else ramp).astype(x.dtype.name))
+            edge = reshape(slice_axis(x, ax, x.shape[ax] - 1 if at_end else 0, 1, 1), x.shape[:ax] + x.shape[ax + 1:])
+            ramp = np.linspace(end, edge, width, endpoint=False, dtype=x.dtype, axis=ax) if width else None
+            sides.append(slice_axis(ramp, ax, width - 1, -1, width) if at_end and width else ramp)
         x = concatenate([p for p in (sides[0], x, sides[1]) if p is not None], ax)
     return x
 
