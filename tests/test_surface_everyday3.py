@@ -105,3 +105,16 @@ def linspaces(x, a):
 def test_linspace_of_traced_and_array_bounds_bit_for_bit(dtype: str) -> None:
     """np.linspace(x.min(), x.max(), n), array bounds along `axis`, a zero step (NumPy's other formula), int dtype."""
     check(linspaces, np.array([0.5, -1.25, 3.0, 2.0]).astype(dtype), np.array([1.5, 2.0, -3.0]).astype(dtype), rtol=0, atol=0)
+
+
+def piecewises(x, i):
+    return (np.piecewise(x, [x < 0, x >= 0], [lambda t: -t, lambda t: t ** 2]), np.piecewise(x, [x < 0], [0.0, 1.0]),
+            np.piecewise(x, [x < -1, (x >= -1) & (x < 1)], [lambda t: t - t.mean(), np.sin, 7]),
+            np.piecewise(i, [i < 0, i > 2], [lambda t: t * 2.7, 1.5, lambda t: t + 1]), np.piecewise(x, x > 0, [lambda t, k: t * k, 0], 3),
+            np.piecewise(x, [x > 10], [lambda t: t.max()]))
+
+
+def test_piecewise_matches_numpy() -> None:
+    """Functions see the selection (t.mean() is of the selected elements), constants, the 'otherwise' piece, int x (results
+    cast to it), extra args, and an empty piece whose max NumPy never computes (no error)."""
+    check(piecewises, np.array([-2.0, -0.5, 0.0, 0.5, 1.5, 3.0]), np.array([-3, -1, 0, 2, 3, 5]))

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import EmptyReductionError, TracingError, UnsupportedError
-from .core import IMPLEMENTATIONS, Tracer, check_at_run_time, fail
+from .core import IMPLEMENTATIONS, Tracer, as_tracer, check_at_run_time, fail, implements, result, trace_of
 from .shapes import basic_index, reshape
 
 MASK_HINT = ("its result shape depends on the mask's values, which are not known while tracing; use np.where(mask, x, fill) "
@@ -188,3 +188,39 @@ def mask_view(x: Tracer, key: tuple, mask: Any) -> tuple[Tracer, int] | None:
 def masked_value(x: Tracer, selection: Selection) -> Tracer:
     """x's value with the selection's where its mask is True (cast to x's dtype by the store)."""
     return np.where(spread(selection.mask, selection.at, x.ndim), selection.value, IMPLEMENTATIONS["copy"](x))
+
+
+@implements("piecewise")
+def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> Tracer:
+    """np.piecewise: each function called on the selection x[cond] (elementwise over x's shape, a reduction in it over
+    the selected elements), its result written where cond holds (cast to x's dtype), later pieces winning; a
+    constant written as is; with one function more than conditions, the last where none holds. (Not the NumPy
+    functions of a selection that need its length, as everywhere a Selection goes.)"""
+    trace = trace_of([x, condlist])
+    x = as_tracer(trace, x)
+    first = condlist[0] if not np.isscalar(condlist) else None  # (NumPy's test: a list of conditions, or one)
+    if first is None or (not isinstance(first, (list, np.ndarray)) and not (isinstance(first, Tracer) and first.ndim) and x.ndim != 0):
+        condlist = [condlist]
+    conds = [as_tracer(trace, c if isinstance(c, Tracer) else np.asarray(c)).astype("bool") for c in condlist]
+    if any(c.shape != x.shape for c in conds):
+        raise fail(UnsupportedError, f"np.piecewise: conditions of shapes {[c.shape for c in conds]} for x of shape {x.shape} "
+                                     "(conditions of x's shape are supported)")
+    if len(conds) == len(funclist) - 1:
+        conds.append(~IMPLEMENTATIONS["any"](np.stack(conds), 0))
+    elif len(conds) != len(funclist):
+        raise fail(TracingError, f"with {len(conds)} condition(s), either {len(conds)} or {len(conds) + 1} functions are expected")
+    y = np.zeros_like(x)
+    for cond, func in zip(conds, funclist):
+        checks = len(trace.checks)
+        value = func(Selection(IMPLEMENTATIONS["copy"](x), cond), *args, **kw) if callable(func) else func
+        selects = IMPLEMENTATIONS["any"](cond, None)  # NumPy calls no function on an empty selection: its checks need one
+        trace.checks[checks:] = [((result(trace, flag) & selects)._node, *rest) for flag, *rest in trace.checks[checks:]]
+        if isinstance(value, Selection):
+            if value.mask._node is not cond._node:
+                raise fail(UnsupportedError, f"np.piecewise: a function's result selected by another mask; {_HINT}")
+            value = value.value
+        elif np.ndim(value):
+            raise fail(UnsupportedError, f"np.piecewise: a function returned an array of shape {np.shape(value)} (one value "
+                                         f"per selected element, or one value, is supported); {_HINT}")
+        y = np.where(cond, value.astype(x.dtype) if isinstance(value, Tracer) else np.asarray(value).astype(x.dtype), y)
+    return y
