@@ -118,3 +118,18 @@ def test_piecewise_matches_numpy() -> None:
     """Functions see the selection (t.mean() is of the selected elements), constants, the 'otherwise' piece, int x (results
     cast to it), extra args, and an empty piece whose max NumPy never computes (no error)."""
     check(piecewises, np.array([-2.0, -0.5, 0.0, 0.5, 1.5, 3.0]), np.array([-3, -1, 0, 2, 3, 5]))
+
+
+def gradients(y, x, u, m):
+    return (np.gradient(y, x), np.gradient(y, edge_order=2), np.gradient(y, x, edge_order=2), np.gradient(y, u), np.gradient(y, u, edge_order=2),
+            np.gradient(y, [0, 1, 3, 4, 7, 8]), np.gradient(y, [0, 2, 4, 6, 8, 10]), np.gradient(y, 0.5, edge_order=2), *np.gradient(m, 0.1, x[:5]),
+            np.gradient(m, x[:5], axis=1, edge_order=2), np.gradient(y, np.float64(0.3)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_gradient_coordinates_and_edge_order_2_bit_for_bit(dtype: str) -> None:
+    """Coordinates (constants and arguments; equal steps take NumPy's uniform formulas, for an argument when the kernel
+    runs: u), edge_order=2, a spacing per axis, a NumPy float64 spacing (float64 arithmetic, cast back)."""
+    y = np.array([1.0, 2.5, 2.0, 4.5, 7.0, 6.0]).astype(dtype)
+    m = (np.arange(20).reshape(4, 5) ** 1.5).astype(dtype)
+    check(gradients, y, np.array([0.0, 0.5, 1.5, 2.0, 3.5, 4.0]), np.array([0.0, 0.5, 1.0, 1.5, 2.0, 2.5]), m, rtol=0, atol=0)
