@@ -133,3 +133,16 @@ def test_gradient_coordinates_and_edge_order_2_bit_for_bit(dtype: str) -> None:
     y = np.array([1.0, 2.5, 2.0, 4.5, 7.0, 6.0]).astype(dtype)
     m = (np.arange(20).reshape(4, 5) ** 1.5).astype(dtype)
     check(gradients, y, np.array([0.0, 0.5, 1.5, 2.0, 3.5, 4.0]), np.array([0.0, 0.5, 1.0, 1.5, 2.0, 2.5]), m, rtol=0, atol=0)
+
+
+def periodic_and_paths(x, xp, fp, a, b):
+    path, _ = np.einsum_path("ij,kj,kl->il", a, b, b, optimize="greedy")
+    return (np.interp(x, [0.0, 1.0, 2.0], [0.0, 1.0, 0.0], period=3.0), np.interp(x, xp, fp, period=2.5), np.interp(x * 10, xp, fp, period=-4),
+            np.interp(x.astype(np.float32), [350, 10, 90], [1, 2, 3], period=360), np.einsum("ij,kj,kl->il", a, b, b, optimize=path))
+
+
+def test_interp_period_and_einsum_path_match_numpy() -> None:
+    """np.interp(period=): x and xp modulo it, xp sorted and wrapped (bit for bit); np.einsum_path: NumPy's, from the shapes."""
+    r = np.random.default_rng(2)
+    check(periodic_and_paths, np.array([-2.0, -0.5, 0.0, 0.7, 1.5, 3.2, 7.9]), np.array([-1.0, 0.0, 0.5, 2.0]), np.array([1.0, 3.0, -1.0, 0.0]),
+          r.random((3, 4)), r.random((5, 4)))
