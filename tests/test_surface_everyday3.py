@@ -146,3 +146,13 @@ def test_interp_period_and_einsum_path_match_numpy() -> None:
     r = np.random.default_rng(2)
     check(periodic_and_paths, np.array([-2.0, -0.5, 0.0, 0.7, 1.5, 3.2, 7.9]), np.array([-1.0, 0.0, 0.5, 2.0]), np.array([1.0, 3.0, -1.0, 0.0]),
           r.random((3, 4)), r.random((5, 4)))
+
+
+def applied(x, x3):
+    return (np.apply_along_axis(np.sum, 1, x), np.apply_along_axis(lambda v: v[::-1] * 2, 0, x), np.apply_along_axis(np.diff, -1, x3),
+            np.apply_along_axis(lambda v, k: np.outer(v[:2], v[:3]) * k, 1, x3, 3), np.apply_along_axis(lambda v: (v > 0).sum(), 1, x))
+
+
+def test_apply_along_axis_matches_numpy() -> None:
+    """func1d traced per line: scalar, 1-D and 2-D results laid out where the axis was, extra args."""
+    check(applied, np.arange(12.0).reshape(3, 4) - 5, np.arange(24.0).reshape(2, 3, 4))

@@ -4,6 +4,7 @@ concatenations at trace time, so they fuse into their readers."""
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -11,9 +12,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
-from .core import Trace, Tracer, as_array, as_tracer, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_array, as_tracer, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
 from .shapes import broadcast_to, concatenate, reshape, transpose
 
+LINE_LIMIT = 256  # np.apply_along_axis traces func1d once per line: at most this many
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "linear_ramp")
 _PAD_STATS = {"maximum": np.max, "minimum": np.min, "mean": np.mean, "median": np.median}
 
@@ -235,6 +237,26 @@ def _cast(value: Any, dtype: str) -> Any:
     except (ValueError, OverflowError, TypeError) as e:
         raise fail(TracingError, f"np.pad: constant value {value!r} cannot be stored in {dtype}: {e}") from None
     return stored[()]
+
+
+@implements("apply_along_axis")
+def apply_along_axis(func1d: Any, axis: Any, arr: Any, *args: Any, **kwargs: Any) -> Tracer:
+    """np.apply_along_axis: func1d traced on each 1-D line along `axis` (at most LINE_LIMIT lines: each is a call), the
+    results (cast to the first's dtype) stacked with their dims where `axis` was, as NumPy lays them out."""
+    x = _tracer(arr)
+    moved = np.moveaxis(x, normalize_axis(x.ndim, axis), -1)
+    outer, at = moved.shape[:-1], normalize_axis(x.ndim, axis)
+    if not math.prod(outer):
+        raise fail(TracingError, "Cannot apply_along_axis when any iteration dimensions are 0")
+    if math.prod(outer) > LINE_LIMIT:
+        raise fail(UnsupportedError, f"np.apply_along_axis over {math.prod(outer)} lines is not supported (at most {LINE_LIMIT}: each "
+                                     "line is a traced call); write func1d on the whole array with axis=")
+    lines = [as_array(x._trace, func1d(moved[index], *args, **kwargs)) for index in np.ndindex(outer)]
+    if any(v.shape != lines[0].shape for v in lines):
+        raise fail(TracingError, f"np.apply_along_axis: func1d's results differ in shape ({lines[0].shape} and others)")
+    stacked = reshape(IMPLEMENTATIONS["stack"]([v.astype(lines[0].dtype) for v in lines]), outer + lines[0].shape)
+    dims = len(outer)
+    return transpose(stacked, [*range(at), *range(dims, stacked.ndim), *range(at, dims)])
 
 
 @implements("tile")
