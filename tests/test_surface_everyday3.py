@@ -156,3 +156,11 @@ def applied(x, x3):
 def test_apply_along_axis_matches_numpy() -> None:
     """func1d traced per line: scalar, 1-D and 2-D results laid out where the axis was, extra args."""
     check(applied, np.arange(12.0).reshape(3, 4) - 5, np.arange(24.0).reshape(2, 3, 4))
+
+
+def test_numpy_functions_that_convert_their_arguments_are_named() -> None:
+    """np.vectorize and as_strided call np.asarray in NumPy's Python code: the error names them and the supported spelling."""
+    with pytest.raises(et.ConcreteValueError, match=r"NumPy's Python function vectorize.__call__ converts it: call the function on the whole array"):
+        et.kernel(lambda x: np.vectorize(lambda t: t * 2)(x))(np.ones(3))
+    with pytest.raises(et.ConcreteValueError, match="as_strided converts it: np.lib.stride_tricks.sliding_window_view is supported"):
+        et.kernel(lambda x: np.lib.stride_tricks.as_strided(x, (2, 2), (8, 8)))(np.ones(3))
