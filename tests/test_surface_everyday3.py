@@ -21,13 +21,17 @@ def mask_with_indices(x, m, c):
     z = x.copy()
     z[:, c] = x[:, :1] + 10  # a value broadcast along the count
     z[m, 1:] = np.arange(4)
-    return (y, z, x[1:, c].sum(), x[:, c].max(), x[m, 1:].mean(axis=0), x[m, 0].sum(), (x[m, 1:] ** 2).sum(),
+    z[~m, 1:] = np.where(x[~m, 1:] > 0, 1, -1)  # np.where of a selection: a selection
+    z[..., [True, False, True, False, True]] += 1  # a constant mask: its nonzero indices (a value per True element)
+    z[[False, True, True, False]] = np.array([[7], [8]])
+    return (y, z, np.clip(x[:, c], 0, 3).sum(), x[1:, c].sum(), x[:, c].max(), x[m, 1:].mean(axis=0), x[m, 0].sum(), (x[m, 1:] ** 2).sum(),
             x[..., c].min(axis=1), x[m, :3].std())
 
 
 @pytest.mark.parametrize("dtype", ["float64", "int32"])
 def test_masks_beside_other_indices_match_numpy(dtype: str) -> None:
-    """A traced mask with slices, ints and an Ellipsis beside it: stored into (=, +=, a selection) and reduced."""
+    """A traced mask with slices, ints and an Ellipsis beside it: stored into (=, +=, a selection, np.where of one) and
+    reduced; constant masks stored through (one value per True element, as NumPy)."""
     x = ((np.arange(20).reshape(4, 5) * 7) % 11 - 3).astype(dtype)
     check(mask_with_indices, x, np.array([True, False, True, True]), np.array([False, True, True, False, True]))
 

@@ -18,6 +18,7 @@ MASK_HINT = ("its result shape depends on the mask's values, which are not known
              "for a result of x's shape (a selection x[m] may be reduced, x[m].sum(), or stored back, x[m] *= 2)")
 _HINT = f"boolean-mask indexing (x[mask]) is not supported: {MASK_HINT}"
 _REDUCTIONS = ("sum", "mean", "max", "min", "any", "all", "prod", "var", "std")
+_ELEMENTWISE = ("where", "clip", "round", "around", "nan_to_num", "isclose", "fix", "sinc", "real", "imag")  # functions of x[m] elementwise
 _UFUNCS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_and": "all", "logical_or": "any"}
 
 
@@ -74,6 +75,9 @@ class Selection(np.lib.mixins.NDArrayOperatorsMixin):
         name = {"amax": "max", "amin": "min"}.get(func.__name__, func.__name__)
         if name in _REDUCTIONS and args and args[0] is self:
             return getattr(self, name)(*args[1:], **{k: v for k, v in kwargs.items() if v is not np._NoValue})
+        if name in _ELEMENTWISE:  # np.where(x[m] > 0, 1.0, -1.0): on the values, the same selection
+            value = func(*(self._broadcast(a) for a in args), **{k: self._broadcast(v) for k, v in kwargs.items()})
+            return Selection(value, self.mask, self.at)
         return self._refused()
 
     def _reduce(self, name: str, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, ddof: int = 0) -> Tracer:

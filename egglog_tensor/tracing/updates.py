@@ -32,7 +32,10 @@ def setitem(x: Tracer, key: Any, value: Any) -> None:
         store(basic_index(x, key), value)
         return
     (at,) = arrays if len(arrays) == 1 else (None,)
-    mask = as_tracer(x._trace, key[at] if isinstance(key[at], Tracer) else np.asarray(key[at])) if at is not None and is_mask(key[at]) else None
+    if at is not None and not isinstance(key[at], Tracer) and is_mask(key[at]):  # a constant mask: its nonzero indices, as NumPy reads it
+        write_indexed(x, key[:at] + np.nonzero(np.asarray(key[at])) + key[at + 1:], value)
+        return
+    mask = key[at] if at is not None and is_mask(key[at]) else None
     view = mask_view(x, key[:at] + (mask,) + key[at + 1:], mask) if mask is not None else None
     if view is not None:
         target, start = view
