@@ -168,3 +168,17 @@ def test_numpy_functions_that_convert_their_arguments_are_named() -> None:
         et.kernel(lambda x: np.vectorize(lambda t: t * 2)(x))(np.ones(3))
     with pytest.raises(et.ConcreteValueError, match="as_strided converts it: np.lib.stride_tricks.sliding_window_view is supported"):
         et.kernel(lambda x: np.lib.stride_tricks.as_strided(x, (2, 2), (8, 8)))(np.ones(3))
+
+
+def crosses(a, b, i):
+    return (np.cross(a[:, :2], b[:, :2]), np.cross(a[:, :2], b), np.cross(a, b[:, :2]), np.cross(a[0, :2], b[1, :2]), np.cross(i[:2], i[1:3]),
+            np.cross(a.T[:2], b.T, axisa=0, axisb=0, axisc=0), np.cross(i[:2].astype(np.uint8), i[1:4].astype(np.uint8)))
+
+
+@pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors are deprecated:DeprecationWarning")
+def test_cross_of_2_vectors_matches_numpy() -> None:
+    """2 x 2 (the z component), 2 x 3 and 3 x 2 (a zero third component, NumPy's products), axis args, ints, uint8 wrapping."""
+    r = np.random.default_rng(0)
+    check(crosses, r.standard_normal((5, 3)), r.standard_normal((5, 3)), np.array([3, -2, 7, 1]), rtol=0, atol=0)
+    with pytest.warns(DeprecationWarning, match="Arrays of 2-dimensional vectors are deprecated"):
+        et.kernel(lambda a: np.cross(a, a))(np.ones((3, 2)))
