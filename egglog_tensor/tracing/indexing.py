@@ -171,12 +171,12 @@ implements("unique")(_value_shaped("unique", "call it outside the kernel, or use
 def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     """Integer-array indexing with NumPy's result shape: the indexed dims become the indices'
     broadcast shape, in place when they are adjacent, else first. A constant mask is its nonzero indices (as
-    NumPy reads it); a traced one over leading dims a Selection (tracing/selections.py)."""
+    NumPy reads it); a traced one beside slices and ints a Selection (tracing/selections.py)."""
     key = tuple(k for entry in key for k in (np.nonzero(entry) if is_constant_mask(entry) else (entry,)))
     masks = [k for k in key if isinstance(k, Tracer) and k.dtype == np.bool_ and k.ndim]
     view = mask_view(x, key, masks[0]) if len(masks) == 1 else None
     if view is not None:
-        return selected(*view[:1], masks[0], view[1])
+        return selected(view[0], masks[0], view[1])
     for k in filter(is_index_array, key):
         _constant(k)  # (masks and non-integer arrays refused before any work)
     x = result(x._trace, x._node, x._weak)  # x's value: a copy is read, and x stays writable (no reshape of it freezes it)

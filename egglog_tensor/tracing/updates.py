@@ -36,7 +36,7 @@ def setitem(x: Tracer, key: Any, value: Any) -> None:
         write_indexed(x, key[:at] + np.nonzero(np.asarray(key[at])) + key[at + 1:], value)
         return
     mask = key[at] if at is not None and is_mask(key[at]) else None
-    view = mask_view(x, key[:at] + (mask,) + key[at + 1:], mask) if mask is not None else None
+    view = mask_view(x, key, mask) if mask is not None else None
     if view is not None:
         target, start = view
         if isinstance(value, Selection):  # x[m] = x[m] * 2, x[m, 0] += 1: the selection's value where the mask is
@@ -47,8 +47,8 @@ def setitem(x: Tracer, key: Any, value: Any) -> None:
         store(target, masked(target, start, mask, value))
         return
     if any(is_mask(k) or k is None for k in key):
-        raise fail(UnsupportedError, "assignment through a mask with index arrays or None beside it (x[m, idx] = v) "
-                                     "is not supported; use np.where")
+        raise fail(UnsupportedError, "assignment through a mask with index arrays or None beside it, or an int apart from it "
+                                     "(x[m, idx] = v, x[0, :, m] = v) is not supported; use np.where")
     write_indexed(x, key, value)
 
 
