@@ -17,6 +17,7 @@ check_versions()
 from .errors import (  # noqa: E402
     CompileError,
     ConcreteValueError,
+    DataValueError,
     DeviceError,
     EgglogTensorError,
     EmptyReductionError,
@@ -81,6 +82,7 @@ __all__ = [
     "CompileError",
     "Compiled",
     "ConcreteValueError",
+    "DataValueError",
     "DeviceError",
     "EgglogTensorError",
     "EmptyReductionError",

@@ -50,6 +50,11 @@ class EmptyReductionError(EgglogTensorError, ValueError):
     """A max or min (no identity) of nothing: of a mask selection found empty when the kernel ran, as NumPy's ValueError."""
 
 
+class DataValueError(EgglogTensorError, ValueError):
+    """A value NumPy's loop refuses (an integer to a negative integer power): while tracing for a constant, after the
+    call for a computed one; NumPy's ValueError and message."""
+
+
 class KernelArgumentError(EgglogTensorError, TypeError):
     """A call passed arguments the kernel cannot take (count, type, dtype, rank)."""
 

@@ -303,7 +303,7 @@ def test_diag_both_ways(dtype) -> None:
         (lambda x, n: np.arange(0, np.nan), et.TracingError, "cannot compute length"),
         (lambda x, n: np.arange(5, dtype=bool), et.TracingError, "no fill-function for data-type bool"),
         (lambda x, n: np.arange(step=2), et.TracingError, "requires stop to be specified"),
-        (lambda x, n: np.linspace(x[0], 1.0), et.UnsupportedError, "start and stop must be Python or NumPy scalars"),
+        (lambda x, n: np.linspace(x[0], 1.0, 3, axis=2), et.TracingError, "axis 2 is out of bounds"),
         (lambda x, n: np.linspace(0, 1, -2), et.TracingError, "must be non-negative"),
         (lambda x, n: np.diag(x.reshape(1, 2, 3)), et.TracingError, "input must be 1- or 2-d"),
         (lambda x, n: np.full(3, [1, 2, 3]), et.UnsupportedError, "list or NumPy array is not supported"),

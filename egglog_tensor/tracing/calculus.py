@@ -32,29 +32,78 @@ def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Tracer:
 
 @implements("gradient")
 def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
-    """Central differences inside, one-sided ones at the two edges (edge_order 1), along each axis with a scalar
-    spacing per axis (default 1.0), as NumPy writes them; ints as float64. One axis: an array, else a tuple."""
-    trace = trace_of([f])
+    """NumPy's central differences inside and one-sided ones of `edge_order` 1 or 2 at the edges, along each axis, with
+    a scalar spacing or coordinates per axis (constants or arguments: NumPy's uniform formulas when their steps are all
+    equal, a choice made when the kernel runs for traced ones); ints as float64. One axis: an array, else a tuple."""
+    trace = trace_of([f, *varargs])
     y = as_array(trace, f)
     axes = tuple(range(y.ndim)) if axis is None else tuple(normalize_axis(y.ndim, a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
-    if edge_order != 1:
-        raise fail(UnsupportedError, f"np.gradient(edge_order={edge_order!r}) is not supported; edge_order=1 is")
-    if len(varargs) not in (0, 1, len(axes)):
+    if not varargs:
+        spacings = [1.0] * len(axes)
+    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        spacings = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        spacings = [_steps(trace, d, y.shape[ax]) for d, ax in zip(varargs, axes, strict=True)]
+    else:
         raise fail(TracingError, "invalid number of arguments")
-    spacings = [1.0] * len(axes) if not varargs else list(varargs) * len(axes) if len(varargs) == 1 else list(varargs)
-    if any(isinstance(d, Tracer) or np.ndim(d) for d in spacings):
-        raise fail(UnsupportedError, "np.gradient with coordinate arrays is not supported; scalar spacings are")
+    if edge_order not in (1, 2):
+        raise fail(TracingError, "'edge_order' greater than 2 not supported" if edge_order > 2 else f"edge_order {edge_order!r} must be 1 or 2")
     if y.dtype.kind in "iub":
         y = y.astype("float64")
     outs = []
     for ax, dx in zip(axes, spacings, strict=True):
-        if y.shape[ax] < 2:
+        if y.shape[ax] < edge_order + 1:
             raise fail(TracingError, "Shape of array too small to calculate a numerical gradient, at least (edge_order + 1) elements are required.")
-        def part(start: Any, stop: Any, ax: int = ax) -> Tracer:
-            return y[tuple(slice(start, stop) if i == ax else slice(None) for i in range(y.ndim))]
-        pieces = [(part(1, 2) - part(0, 1)) / dx, (part(2, None) - part(None, -2)) / (2.0 * dx), (part(-1, None) - part(-2, -1)) / dx]
-        outs.append(IMPLEMENTATIONS["concatenate"]([p for p in pieces if p.shape[ax]], ax))
+        if isinstance(dx, Tracer) and dx.ndim:  # traced coordinates: NumPy's uniform formulas when every step is the first
+            out = np.where(np.all(dx == dx[0]), _along(y, ax, dx[0], edge_order), _along(y, ax, dx, edge_order))
+        else:
+            out = _along(y, ax, dx, edge_order)
+        outs.append(out.astype(y.dtype))
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _steps(trace: Any, distances: Any, n: int) -> Any:
+    """An axis' spacing from np.gradient's argument: a scalar as is, coordinates as their steps (float64 for ints), a
+    constant's steps one scalar when all equal (NumPy's uniform case)."""
+    if np.ndim(distances) == 0:
+        return distances
+    d = as_array(trace, distances) if isinstance(distances, Tracer) else np.asarray(distances)
+    if d.ndim != 1:
+        raise fail(TracingError, "distances must be either scalars or 1d")
+    if d.shape[0] != n:
+        raise fail(TracingError, "when 1d, distances must match the length of the corresponding dimension")
+    d = d.astype(np.float64) if d.dtype.kind in "iub" else d
+    steps = d[1:] - d[:-1]
+    return steps[0] if not isinstance(steps, Tracer) and (steps == steps[0]).all() else steps
+
+
+def _along(y: Tracer, ax: int, dx: Any, edge_order: int) -> Tracer:
+    """np.gradient's formulas along one axis for a scalar spacing or 1-D steps `dx` (in NumPy's order of operations)."""
+    def part(start: Any, stop: Any) -> Tracer:
+        return y[tuple(slice(start, stop) if i == ax else slice(None) for i in range(y.ndim))]
+
+    if np.ndim(dx) == 0:
+        inner = (part(2, None) - part(None, -2)) / (2.0 * dx)
+        if edge_order == 1:
+            first, last = (part(1, 2) - part(0, 1)) / dx, (part(-1, None) - part(-2, -1)) / dx
+        else:
+            first = -1.5 / dx * part(0, 1) + 2.0 / dx * part(1, 2) + -0.5 / dx * part(2, 3)
+            last = 0.5 / dx * part(-3, -2) + -2.0 / dx * part(-2, -1) + 1.5 / dx * part(-1, None)
+    else:
+        shape = tuple(-1 if i == ax else 1 for i in range(y.ndim))
+        dx1, dx2 = np.reshape(dx[:-1], shape), np.reshape(dx[1:], shape)
+        a, b, c = -dx2 / (dx1 * (dx1 + dx2)), (dx2 - dx1) / (dx1 * dx2), dx1 / (dx2 * (dx1 + dx2))
+        inner = a * part(None, -2) + b * part(1, -1) + c * part(2, None)
+        if edge_order == 1:
+            first, last = (part(1, 2) - part(0, 1)) / dx[0], (part(-1, None) - part(-2, -1)) / dx[-1]
+        else:
+            d1, d2 = dx[0], dx[1]
+            first = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)) * part(0, 1) + (d1 + d2) / (d1 * d2) * part(1, 2)
+                     + -d1 / (d2 * (d1 + d2)) * part(2, 3))
+            d1, d2 = dx[-2], dx[-1]
+            last = (d2 / (d1 * (d1 + d2)) * part(-3, -2) + -(d2 + d1) / (d1 * d2) * part(-2, -1)
+                    + (2.0 * d2 + d1) / (d2 * (d1 + d2)) * part(-1, None))
+    return IMPLEMENTATIONS["concatenate"]([p for p in (first, inner, last) if p.shape[ax]], ax)
 
 
 @implements("ediff1d")

@@ -188,6 +188,20 @@ def to_float(value: float, dtype: str) -> np.ndarray:
 
 
 
+_ENTRY_HINTS = {"vectorize.__call__": ": call the function on the whole array instead (ufuncs, np.where and np.select work on arrays)",
+                 "as_strided": ": np.lib.stride_tricks.sliding_window_view is supported (read-only windows)"}
+
+
+def numpy_entry(frame: Any) -> str | None:
+    """The NumPy function the user called whose Python code converts a traced array (np.vectorize, as_strided), or None."""
+    entry = None
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("egglog_tensor"):  # (np.array's wrapper: creation.py)
+        frame = frame.f_back
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("numpy"):
+        entry, frame = frame.f_code.co_qualname, frame.f_back
+    return entry
+
+
 class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     """A symbolic array: a node of the traced DAG. Python numbers stay 'weak' (NEP 50)."""
 
@@ -310,6 +324,9 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
                           "cannot trace; write the distances in NumPy, e.g. euclidean "
                           "np.sqrt(((XA[:, None, :] - XB[None, :, :]) ** 2).sum(-1)), cityblock "
                           "np.abs(XA[:, None, :] - XB[None, :, :]).sum(-1).",)
+        entry = numpy_entry(sys._getframe(1))
+        if entry is not None:
+            error.args = (f"{error.args[0]}\n  NumPy's Python function {entry} converts it{_ENTRY_HINTS.get(entry, '')}",)
         raise error
 
     def __setitem__(self, key: Any, value: Any) -> None:

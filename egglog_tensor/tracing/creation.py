@@ -329,31 +329,42 @@ def arange(start: Any = None, stop: Any = None, step: Any = None, dtype: Any = N
 @implements("linspace")
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retstep: bool = False, dtype: Any = None,
              axis: int = 0, *, device: Any = None) -> Any:
-    """np.linspace of scalar bounds, by NumPy's formula: i * step + start (i / div * delta when the
-    step underflows to 0), the last point `stop` itself when `endpoint`."""
-    trace = _current("linspace")
+    """np.linspace by NumPy's formula: i * step + start (i / div * delta when any step underflows to 0), the last
+    point `stop` itself when `endpoint`; start and stop numbers or arrays (traced too: one line per element, along `axis`)."""
+    start, stop = (v if isinstance(v, Tracer) or not np.ndim(v) else np.asarray(v) for v in (start, stop))
+    traced = [v for v in (start, stop) if isinstance(v, Tracer)]
+    trace = traced[0]._trace if traced else _current("linspace")
     num = _size("linspace", num)
     if num < 0:
         raise fail(TracingError, f"np.linspace: number of samples, {num}, must be non-negative")
-    for v in (start, stop):
-        if isinstance(v, Tracer) or np.ndim(v):
-            raise fail(UnsupportedError, "np.linspace: start and stop must be Python or NumPy scalars (not arrays)")
-    if axis not in (0, -1):
-        raise fail(TracingError, f"np.linspace: axis {axis} is out of bounds for an array of dimension 1")
-    dt = np.dtype(_dtype("linspace", _NUMPY["linspace"](start, stop, 0).dtype, ""))  # NumPy's computation dtype
+    shape = np.broadcast_shapes(*(np.shape(v) if not isinstance(v, Tracer) else v.shape for v in (start, stop)))
+    if not -len(shape) - 1 <= axis <= len(shape):
+        raise fail(TracingError, f"np.linspace: axis {axis} is out of bounds for an array of dimension {len(shape) + 1}")
+    if traced or shape:
+        dt = np.dtype(_dtype("linspace", np.result_type(start, stop, 1.0), ""))  # NumPy's computation dtype (inexact)
+    else:
+        dt = np.dtype(_dtype("linspace", _NUMPY["linspace"](start, stop, 0).dtype, ""))
     out = _dtype("linspace", dtype, dt.name)
     div = num - 1 if endpoint else num
     with np.errstate(all="ignore"):
-        delta = np.subtract(stop, start, dtype=dt.type)
-        y = iota(trace, (num,), 0, dt.name)
-        step = delta / div if div > 0 else np.nan
-        if div > 0 and step == 0:  # NumPy's way for denormal steps
-            y = y / div * delta
+        if traced:
+            delta = np.subtract(*(v.astype(dt.name) if isinstance(v, Tracer) else np.asarray(v, dt) for v in (stop, start)))
         else:
-            y = y * (step if div > 0 else delta)
+            delta = np.subtract(stop, start, dtype=dt.type)
+        y = iota(trace, (num,) + (1,) * len(shape), 0, dt.name)
+        step = delta / div if div > 0 else np.nan
+        if div <= 0:
+            y = y * delta
+        elif isinstance(step, Tracer):  # NumPy's way when any step is denormal, else i * step
+            y = where(np.any(step == 0), y / div * delta, y * step)
+        else:
+            y = y / div * delta if np.any(step == 0) else y * step
         y = (y + start).astype(dt)
         if endpoint and num > 1:
-            y = where(iota(trace, (num,), 0) == num - 1, dt.type(_scalar("linspace", stop, dt.name)), y)
+            last = stop.astype(dt.name) if isinstance(stop, Tracer) else np.asarray(stop).astype(dt) if shape else dt.type(_scalar("linspace", stop, dt.name))
+            y = where(iota(trace, y.shape, 0) == num - 1, last, y)
+    if axis not in (0, -len(shape) - 1):
+        y = np.moveaxis(y, 0, axis)
     if np.issubdtype(out, np.integer):
         y = np.floor(y)
     y = result(trace, lift(trace, y, out))

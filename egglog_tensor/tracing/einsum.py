@@ -72,6 +72,16 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, **unsupported
     return transpose(final.value, [final.labels.index(l) for l in output]).astype(dtype, copy=False)
 
 
+@implements("einsum_path")
+def einsum_path(*operands: Any, optimize: Any = "greedy", einsum_call: bool = False) -> tuple[list, str]:
+    """np.einsum_path: NumPy's own, on stand-ins of the traced operands' shapes and dtypes (a path depends on nothing else)."""
+    stand_ins = [np.broadcast_to(np.zeros((), v.dtype), v.shape) if isinstance(v, Tracer) else v for v in operands]
+    try:
+        return np.einsum_path(*stand_ins, optimize=optimize, einsum_call=einsum_call)
+    except (ValueError, TypeError, KeyError) as e:
+        raise fail(TracingError, f"np.einsum_path: {e}") from None
+
+
 def split_arguments(operands: Sequence[Any]) -> tuple[str, list[Any]]:
     """The subscripts string and the arrays, from either calling form of np.einsum."""
     if not operands:

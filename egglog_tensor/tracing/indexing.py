@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
 from .core import IMPLEMENTATIONS, Trace, Tracer, as_array, as_tracer, check_at_run_time, fail, implements, lift, normalize_axis, result, trace_of
 from .rearrange import runs, take_static
-from .selections import MASK_HINT, selected
+from .selections import MASK_HINT, mask_view, selected
 from .shapes import broadcast_to, reshape, transpose
 
 MAX_RUNS = 64  # constant indices read as at most this many slices; more: pass them as an argument
@@ -171,11 +171,12 @@ implements("unique")(_value_shaped("unique", "call it outside the kernel, or use
 def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     """Integer-array indexing with NumPy's result shape: the indexed dims become the indices'
     broadcast shape, in place when they are adjacent, else first. A constant mask is its nonzero indices (as
-    NumPy reads it); a traced one over leading dims a Selection (tracing/selections.py)."""
+    NumPy reads it); a traced one beside slices and ints a Selection (tracing/selections.py)."""
     key = tuple(k for entry in key for k in (np.nonzero(entry) if is_constant_mask(entry) else (entry,)))
-    rest = [k for k in key[1:] if not is_full(k)] if isinstance(key[0], Tracer) else None
-    if rest == [] and key[0].dtype == np.bool_ and key[0].ndim:
-        return selected(x, key[0])
+    masks = [k for k in key if isinstance(k, Tracer) and k.dtype == np.bool_ and k.ndim]
+    view = mask_view(x, key, masks[0]) if len(masks) == 1 else None
+    if view is not None:
+        return selected(view[0], masks[0], view[1])
     for k in filter(is_index_array, key):
         _constant(k)  # (masks and non-integer arrays refused before any work)
     x = result(x._trace, x._node, x._weak)  # x's value: a copy is read, and x stays writable (no reshape of it freezes it)
@@ -195,11 +196,6 @@ def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     if isinstance(flat, np.ndarray):
         return take_constant(merged, flat, at)
     return gather(merged, flat, at)
-
-
-def is_full(k: Any) -> bool:
-    """Whether an index entry takes a whole axis (`:`, or `...` for the rest)."""
-    return k is Ellipsis or (isinstance(k, slice) and k == slice(None))
 
 
 def is_constant_mask(k: Any) -> bool:

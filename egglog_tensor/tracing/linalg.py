@@ -5,6 +5,7 @@ registry (batch dims flattened by reshapes, broadcast by views) so the tiled fas
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -187,7 +188,7 @@ def kron(a: Any, b: Any) -> Tracer:
 @implements("cross")
 def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: Any = None) -> Tracer:
     """The cross product of 3-vectors along axisa/axisb (`axis` sets all three), as NumPy writes it
-    (a1*b2 - a2*b1, ...) in the promoted dtype; 2-vectors (deprecated in NumPy 2) are refused."""
+    (a1*b2 - a2*b1, ...) in the promoted dtype; 2-vectors (deprecated in NumPy 2, its warning too) as NumPy's: a 0 third component."""
     trace = trace_of([a, b])
     x, y = (as_array(trace, v) for v in (a, b))
     if x.ndim < 1 or y.ndim < 1:
@@ -198,11 +199,19 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
     x, y = move(x, normalize_axis(x.ndim, axisa, "axisa"), -1), move(y, normalize_axis(y.ndim, axisb, "axisb"), -1)
     if {x.shape[-1], y.shape[-1]} - {2, 3}:
         raise fail(TracingError, "incompatible dimensions for cross product\n(dimension must be 2 or 3)")
-    if x.shape[-1] != 3 or y.shape[-1] != 3:
-        raise fail(UnsupportedError, "np.cross of 2-vectors (deprecated in NumPy 2) is not supported; 3-vectors are")
     dtype = np.promote_types(x.dtype, y.dtype).name
     x, y = x.astype(dtype), y.astype(dtype)
-    parts = [x[..., i] * y[..., j] - x[..., j] * y[..., i] for i, j in ((1, 2), (2, 0), (0, 1))]
+    if 2 in (x.shape[-1], y.shape[-1]):
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional vectors instead. (deprecated in NumPy 2.0)",
+                      DeprecationWarning, stacklevel=2)
+    if x.shape[-1] == y.shape[-1] == 2:  # NumPy's: the z component alone, axisc unused
+        return x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]
+    if x.shape[-1] == 2:  # NumPy's products with the missing component 0 left out
+        parts = [x[..., 1] * y[..., 2], -(x[..., 0] * y[..., 2]), x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]]
+    elif y.shape[-1] == 2:
+        parts = [-(x[..., 2] * y[..., 1]), x[..., 2] * y[..., 0], x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]]
+    else:
+        parts = [x[..., i] * y[..., j] - x[..., j] * y[..., i] for i, j in ((1, 2), (2, 0), (0, 1))]
     out = IMPLEMENTATIONS["stack"](parts, -1)
     return move(out, -1, normalize_axis(out.ndim, axisc, "axisc"))
 

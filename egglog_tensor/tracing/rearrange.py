@@ -4,6 +4,7 @@ concatenations at trace time, so they fuse into their readers."""
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -11,10 +12,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import TracingError, UnsupportedError
-from .core import Trace, Tracer, as_array, as_tracer, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_array, as_tracer, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
 from .shapes import broadcast_to, concatenate, reshape, transpose
 
-_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+LINE_LIMIT = 256  # np.apply_along_axis traces func1d once per line: at most this many
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "linear_ramp")
 _PAD_STATS = {"maximum": np.max, "minimum": np.min, "mean": np.mean, "median": np.median}
 
 
@@ -132,14 +134,14 @@ def _pairs(value: Any, ndim: int, what: str) -> list[tuple[Any, Any]]:
 def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tracer:
     """np.pad, axis by axis as NumPy does: constant pads are broadcast constants concatenated
     around the array; edge/reflect/symmetric/wrap read the array at the indices np.pad gives an
-    arange, as views."""
+    arange, as views (reflect_type="odd": NumPy's chunks, computed); linear_ramp and the stat modes computed."""
     x = _tracer(array)
     if not isinstance(mode, str) or mode not in (*_PAD_MODES, *_PAD_STATS):
         raise fail(UnsupportedError, f"np.pad mode {mode!r} is not supported (supported: {', '.join((*_PAD_MODES, *_PAD_STATS))})")
     allowed = ({"constant_values"} if mode == "constant" else {"reflect_type"} if mode in ("reflect", "symmetric")
-               else {"stat_length"} if mode in _PAD_STATS else set())
-    if set(kwargs) - allowed or kwargs.get("reflect_type", "even") != "even":
-        raise fail(UnsupportedError, f"np.pad(mode={mode!r}) with {kwargs} is not supported")
+               else {"stat_length"} if mode in _PAD_STATS else {"end_values"} if mode == "linear_ramp" else set())
+    if set(kwargs) - allowed:
+        raise fail(TracingError, f"np.pad: unsupported keyword arguments for mode {mode!r}: {set(kwargs) - allowed}")
     widths = [_ints(pair, "`pad_width`") for pair in _pairs(pad_width, x.ndim, "pad_width")]
     if any(w < 0 for pair in widths for w in pair):
         raise fail(TracingError, "index can't contain negative values")
@@ -148,8 +150,12 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Tr
         return own(_pad_constant(x, widths, values))
     if mode in _PAD_STATS:
         return own(_pad_stat(x, widths, _pairs(kwargs.get("stat_length"), x.ndim, "stat_length"), mode))
+    if mode == "linear_ramp":
+        return own(_pad_ramp(x, widths, _pairs(kwargs.get("end_values", 0), x.ndim, "end_values")))
     for ax, (before, after) in enumerate(widths):
-        if before or after:
+        if kwargs.get("reflect_type") == "odd" and x.shape[ax] > 1:
+            x = _reflect_odd(x, ax, before, after, mode == "symmetric")
+        elif before or after:
             try:
                 indices = np.pad(np.arange(x.shape[ax]), (before, after), mode=mode)
             except ValueError as e:
@@ -178,6 +184,37 @@ def _pad_stat(x: Tracer, widths: list[tuple[int, int]], lengths: list[tuple[Any,
     return x
 
 
+def _pad_ramp(x: Tracer, widths: list[tuple[int, int]], ends: list[tuple[Any, Any]]) -> Tracer:
+    """np.pad's linear_ramp axis by axis as NumPy pads: each side np.linspace(end value, the edge, width,
+    endpoint=False) along the axis in x's dtype, the after side reversed."""
+    for ax, ((before, after), pair) in enumerate(zip(widths, ends, strict=True)):
+        sides = []
+        for width, end, at_end in ((before, pair[0], False), (after, pair[1], True)):
+            edge = reshape(slice_axis(x, ax, x.shape[ax] - 1 if at_end else 0, 1, 1), x.shape[:ax] + x.shape[ax + 1:])
+            ramp = np.linspace(end, edge, width, endpoint=False, dtype=x.dtype, axis=ax) if width else None
+            sides.append(slice_axis(ramp, ax, width - 1, -1, width) if at_end and width else ramp)
+        x = concatenate([p for p in (sides[0], x, sides[1]) if p is not None], ax)
+    return x
+
+
+def _reflect_odd(x: Tracer, ax: int, before: int, after: int, include_edge: bool) -> Tracer:
+    """np.pad's reflect/symmetric with reflect_type='odd' along one axis as NumPy's loop fills it: chunks of at most a
+    period reflected about the current edge (2 * edge - mirrored), each read from what is padded so far."""
+    n = x.shape[ax]
+    while before > 0 or after > 0:
+        size = x.shape[ax]
+        period = size // n * n if include_edge else (size - 1) // (n - 1) * (n - 1)
+        parts = []
+        for width, at_end in ((before, False), (after, True)):
+            count = min(period, width)
+            first = size - 2 + include_edge if at_end else count - include_edge  # mirrored, read outward from the edge
+            edge = slice_axis(x, ax, size - 1 if at_end else 0, 1, 1)
+            parts.append(2 * edge - slice_axis(x, ax, first, -1, count) if count else None)
+        before, after = before - min(period, before), after - min(period, after)
+        x = concatenate([p for p in (parts[0], x, parts[1]) if p is not None], ax)
+    return x
+
+
 def _pad_constant(x: Tracer, widths: list[tuple[int, int]], values: list[tuple[Any, Any]]) -> Tracer:
     trace, dtype = x._trace, x.dtype.name
     for ax, ((before, after), (vb, va)) in enumerate(zip(widths, values, strict=True)):
@@ -200,6 +237,26 @@ def _cast(value: Any, dtype: str) -> Any:
     except (ValueError, OverflowError, TypeError) as e:
         raise fail(TracingError, f"np.pad: constant value {value!r} cannot be stored in {dtype}: {e}") from None
     return stored[()]
+
+
+@implements("apply_along_axis")
+def apply_along_axis(func1d: Any, axis: Any, arr: Any, *args: Any, **kwargs: Any) -> Tracer:
+    """np.apply_along_axis: func1d traced on each 1-D line along `axis` (at most LINE_LIMIT lines: each is a call), the
+    results (cast to the first's dtype) stacked with their dims where `axis` was, as NumPy lays them out."""
+    x = _tracer(arr)
+    moved = np.moveaxis(x, normalize_axis(x.ndim, axis), -1)
+    outer, at = moved.shape[:-1], normalize_axis(x.ndim, axis)
+    if not math.prod(outer):
+        raise fail(TracingError, "Cannot apply_along_axis when any iteration dimensions are 0")
+    if math.prod(outer) > LINE_LIMIT:
+        raise fail(UnsupportedError, f"np.apply_along_axis over {math.prod(outer)} lines is not supported (at most {LINE_LIMIT}: each "
+                                     "line is a traced call); write func1d on the whole array with axis=")
+    lines = [as_array(x._trace, func1d(moved[index], *args, **kwargs)) for index in np.ndindex(outer)]
+    if any(v.shape != lines[0].shape for v in lines):
+        raise fail(TracingError, f"np.apply_along_axis: func1d's results differ in shape ({lines[0].shape} and others)")
+    stacked = reshape(IMPLEMENTATIONS["stack"]([v.astype(lines[0].dtype) for v in lines]), outer + lines[0].shape)
+    dims = len(outer)
+    return transpose(stacked, [*range(at), *range(dims, stacked.ndim), *range(at, dims)])
 
 
 @implements("tile")

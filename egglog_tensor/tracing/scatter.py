@@ -1,4 +1,4 @@
-"""Scatter-add reductions: np.bincount with a static `minlength` and np.histogram with static bins and
+"""Scatter-add reductions: np.bincount with a static `minlength`, np.histogram and np.histogramdd/histogram2d with static bins and
 range, each a `scatter_add` (the weights summed into static bins at computed indices, in NumPy's
 order). Their result shapes would depend on the data without those static arguments: a clear error
 says what to pass. Indices outside the bins are flagged at run time (the call raises
@@ -6,6 +6,7 @@ IndexOutOfBoundsError), never written. np.gcd and np.lcm are registry ops reache
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 from typing import Any
@@ -187,6 +188,90 @@ def _count(idx: Tracer, keep: Tracer, weights: Tracer | None, n: int) -> Tracer:
     for b in range(1, blocks):
         total = total + parts[b].astype(weights.dtype.name)
     return total
+
+
+@implements("histogramdd")
+def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> tuple[Tracer, list]:
+    """np.histogramdd with static bins per dim (an int with a static range, or edges: a constant or an argument): NumPy's
+    bin of each element (the last edge's in the last bin; NaN and outliers dropped), float64 counts or weight sums."""
+    trace = trace_of([sample, weights, bins])
+    if isinstance(sample, (list, tuple)):  # a sequence of 1-D arrays, as NumPy's atleast_2d(sample).T reads it
+        columns = np.stack([as_tracer(trace, c) for c in sample]) if sample else None
+    else:
+        s = as_tracer(trace, sample)
+        columns = np.transpose(s) if s.ndim == 2 else np.atleast_2d(s)
+    if columns is None or columns.ndim != 2:
+        raise fail(TracingError, "np.histogramdd: the sample must be an (N, D) array or a sequence of D 1-D arrays")
+    dims = columns.shape[0]
+    per_dim = list(bins) if isinstance(bins, (Tracer, np.ndarray, list, tuple)) else [bins] * dims
+    ranges = [None] * dims if range is None else list(range)
+    if len(per_dim) != dims or len(ranges) != dims:
+        raise fail(TracingError, f"np.histogramdd: the dimension of {'bins' if len(per_dim) != dims else 'range'} must be "
+                                 "equal to the dimension of the sample x")
+    edges = [_edges_of(trace, b, r, i) for i, (b, r) in enumerate(zip(per_dim, ranges))]
+    sizes = [e.shape[0] - 1 for e in edges]
+    flat, keep = 0, True
+    for column, e, n in zip(columns, edges, sizes):
+        table = e if isinstance(e, Tracer) else as_tracer(trace, e)
+        idx = _edges_at_most(column, table) - (column == table[-1]).astype("int64")  # on the last edge: the last bin
+        keep = keep & (idx >= 1) & (idx <= n)
+        flat = flat * n + idx - 1
+    total = math.prod(sizes)
+    flat = np.where(keep, flat, 0)
+    if weights is None:
+        hist = scatter_add(flat, keep.astype("int64"), total).astype("float64")
+    else:
+        w = as_tracer(trace, weights)
+        if w.shape != (columns.shape[1],):
+            raise fail(TracingError, f"np.histogramdd: the weights {w.shape} and the sample's {columns.shape[1]} points don't match")
+        hist = scatter_add(flat, np.where(keep, w.astype("float64"), 0.0), total)
+    hist = reshape(hist, tuple(sizes))
+    if density:
+        s = hist.sum()
+        for i, e in enumerate(edges):
+            hist = hist / reshape(e[1:] - e[:-1] if isinstance(e, Tracer) else as_tracer(trace, np.diff(e)), tuple(-1 if d == i else 1 for d in builtins.range(dims)))
+        hist = hist / s
+    return hist, edges
+
+
+def _edges_of(trace: Trace, bins: Any, range: Any, i: int) -> Any:
+    """Dim i's bin edges as np.histogramdd makes them: linspace of a static range for an int (a range of one value
+    widened by 0.5 each way), constant edges checked to increase, traced ones checked at run time."""
+    if isinstance(bins, Tracer):
+        if bins.ndim != 1:
+            raise fail(TracingError, f"np.histogramdd: `bins[{i}]` must be a scalar or 1d array")
+        if bins.size >= 2:
+            check_at_run_time(bins[:-1] > bins[1:], f"np.histogramdd: `bins[{i}]` must be monotonically increasing, when an array")
+        return bins
+    if np.ndim(bins) == 1:
+        edges = np.asarray(bins)
+        if np.any(edges[:-1] > edges[1:]):
+            raise fail(TracingError, f"np.histogramdd: `bins[{i}]` must be monotonically increasing, when an array")
+        return edges
+    if np.ndim(bins) != 0:
+        raise fail(TracingError, f"np.histogramdd: `bins[{i}]` must be a scalar or 1d array")
+    n = _static_int(f"np.histogramdd: bins[{i}]", bins)
+    if n < 1:
+        raise fail(TracingError, f"np.histogramdd: `bins[{i}]` must be positive, when an integer")
+    if range is None:
+        raise fail(UnsupportedError, "np.histogramdd/histogram2d(bins=int) needs a static range=[(lo, hi), ...] in a kernel: "
+                                     "the default range is the data's min and max, which are not known while tracing")
+    if any(isinstance(v, Tracer) for v in range):
+        raise fail(UnsupportedError, "np.histogramdd: range must be static (Python or NumPy numbers), not traced values")
+    try:
+        first, last = numpy_histograms._get_outer_edges(np.empty(0), range)
+    except ValueError as e:
+        raise fail(TracingError, f"np.histogramdd: {e}") from None
+    return np.linspace(first, last, n + 1)
+
+
+@implements("histogram2d")
+def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> tuple[Tracer, Any, Any]:
+    """np.histogram2d: np.histogramdd of [x, y] (bins one count or edges for both, or a pair)."""
+    if isinstance(bins, (Tracer, np.ndarray, list, tuple)) and len(bins) not in (1, 2):  # NumPy's test: edges for both
+        bins = [bins, bins]
+    hist, (xedges, yedges) = histogramdd([x, y], bins, range, density, weights)
+    return hist, xedges, yedges
 
 
 @implements("ufunc.at")

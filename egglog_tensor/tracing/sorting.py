@@ -96,10 +96,21 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
     """np.interp (float64, real): each x's segment of the increasing xp found by searchsorted, then
     NumPy's compiled loop's cases: outside gives left/right (default fp's ends), x on a point of xp
     its fp, else slope * (x - xp[j]) + fp[j], retried from xp[j + 1] when that is NaN; NaN x stays NaN."""
-    if period is not None:
-        raise fail(UnsupportedError, "np.interp: `period` is not supported")
-    trace = trace_of([x, xp, fp, left, right])
+    trace = trace_of([x, xp, fp, left, right, period])
     x, xp, fp = (as_tracer(trace, v).astype("float64") for v in (x, xp, fp))
+    if period is not None:  # NumPy's: x and xp modulo the period, xp sorted and extended by a point each way
+        if isinstance(period, Tracer):
+            raise fail(UnsupportedError, "np.interp: a traced `period` is not supported; pass a number")
+        if period == 0:
+            raise fail(TracingError, "np.interp: period must be a non-zero value")
+        if x.ndim != 1 or xp.ndim != 1 or xp.shape != fp.shape:
+            raise fail(TracingError, "np.interp: Data points must be 1-D sequences" if x.ndim != 1 or xp.ndim != 1 else "fp and xp are not of the same length")
+        period, left, right = abs(period), None, None
+        x, xp = x % period, xp % period
+        order = np.argsort(xp)
+        xp, fp = np.take(xp, order), np.take(fp, order)
+        xp = np.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = np.concatenate([fp[-1:], fp, fp[:1]])
     if xp.ndim != 1 or fp.ndim != 1 or xp.shape != fp.shape or not xp.size:
         raise ValueError(f"np.interp: xp and fp must be 1-D sequences of the same nonzero length, got {xp.shape} and {fp.shape}")
     n = xp.shape[0]

@@ -3,16 +3,17 @@ NEP 50 weak Python scalars), and `where` and `clip` built from them."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError, UnsupportedError
+from ..errors import DataValueError, TracingError, UnsupportedError
 from ..graph import DTYPES, Node, is_float
 from ..ops import BINARY, PREDICATES, UNARY, supports
 from ..spec import PYTHON_SCALARS
-from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, astype, dtype_name, check_dtype, describe, dtype_key, fail, implements, lift, result, trace_of
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, astype, check_at_run_time, dtype_name, check_dtype, describe, dtype_key, fail, implements, lift, result, trace_of
 from .shapes import broadcast_to
 from .updates import store
 
@@ -42,11 +43,25 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
         return IMPLEMENTATIONS["matmul"](trace, *nodes)
     if not supports(name, nodes[0].dtype):
         raise fail(UnsupportedError, f"np.{ufunc.__name__} on {nodes[0].dtype} is not supported ({describe(inputs)})")
+    if name == "power" and loop[1].kind == "i":
+        _refuse_negative_powers(inputs, nodes)
     if name == "power" and nodes[1].ndim == 0 and not isinstance(inputs[1], Tracer):
         node = scalar_power(trace, nodes[0], float(np.asarray(inputs[1]).item()))
         if node is not None:
             return result(trace, node, weak)
     return result(trace, trace.make(name, nodes), weak)
+
+
+def _refuse_negative_powers(inputs: Sequence[Any], nodes: Sequence[Node]) -> None:
+    """NumPy's ValueError for an integer power with a negative exponent (when the result has elements): while tracing
+    for a constant exponent, after the call for a traced one."""
+    message = "Integers to negative integer powers are not allowed."
+    if not math.prod(np.broadcast_shapes(*(n.shape for n in nodes))):
+        return
+    if isinstance(inputs[1], Tracer):
+        check_at_run_time(inputs[1] < 0, message, DataValueError, of="exponents ")
+    elif np.any(np.asarray(inputs[1]) < 0):
+        raise fail(DataValueError, message)
 
 
 def loop_dtypes(ufunc: np.ufunc, inputs: Sequence[Any]) -> tuple[np.dtype, ...]:

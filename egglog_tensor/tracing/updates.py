@@ -19,7 +19,7 @@ from ..errors import TracingError, UnsupportedError
 from ..graph import Node
 from .core import Trace, Tracer, as_array, as_tracer, base_of, box_of, fail, implements, lift, normalize_axis, result, trace_of
 from .indexing import expand_key, flat_index, gather_along, is_constant_mask, valid_indices
-from .selections import Selection, masked_value
+from .selections import Selection, check_mask, mask_view, masked_value
 from .shapes import basic_index, broadcast_to, reshape, transpose
 
 
@@ -32,18 +32,23 @@ def setitem(x: Tracer, key: Any, value: Any) -> None:
         store(basic_index(x, key), value)
         return
     (at,) = arrays if len(arrays) == 1 else (None,)
-    mask = key[at] if at is not None else None
-    if is_mask(mask) and all(isinstance(k, slice) and k == slice(None) for i, k in enumerate(key) if i != at):
-        if isinstance(value, Selection):  # x[m] = x[m] * 2, x[m] *= 2: the selection's value where the mask is
-            if at or value.mask._node is not as_tracer(x._trace, mask)._node:
+    if at is not None and not isinstance(key[at], Tracer) and is_mask(key[at]):  # a constant mask: its nonzero indices, as NumPy reads it
+        write_indexed(x, key[:at] + np.nonzero(np.asarray(key[at])) + key[at + 1:], value)
+        return
+    mask = key[at] if at is not None and is_mask(key[at]) else None
+    view = mask_view(x, key, mask) if mask is not None else None
+    if view is not None:
+        target, start = view
+        if isinstance(value, Selection):  # x[m] = x[m] * 2, x[m, 0] += 1: the selection's value where the mask is
+            if value.mask._node is not mask._node or value.at != start:
                 raise fail(UnsupportedError, "storing a mask selection through another mask (x[m1] = y[m2]) is not supported; use np.where")
-            store(x, masked_value(x, value))
+            store(target, masked_value(target, value))
             return
-        store(x, masked(x, at, mask, value))
+        store(target, masked(target, start, mask, value))
         return
     if any(is_mask(k) or k is None for k in key):
-        raise fail(UnsupportedError, "assignment through a mask with other indices than full slices (x[m, 1:] = v, x[m, idx] = v) "
-                                     "is not supported; use np.where")
+        raise fail(UnsupportedError, "assignment through a mask with index arrays or None beside it, or an int apart from it "
+                                     "(x[m, idx] = v, x[0, :, m] = v) is not supported; use np.where")
     write_indexed(x, key, value)
 
 
@@ -161,12 +166,7 @@ def masked(x: Tracer, at: int, mask: Any, value: Any) -> Tracer:
     """x with `value` where `mask`, over x's dims from `at` on, is True: np.where(mask, value, x)."""
     trace = x._trace
     m = as_tracer(trace, mask)
-    if at + m.ndim > x.ndim:
-        raise fail(TracingError, f"too many indices for array: array is {x.ndim}-dimensional, but {at + m.ndim} were indexed")
-    for axis, (k, n) in enumerate(zip(m.shape, x.shape[at:]), start=at):
-        if k != n:
-            raise fail(TracingError, f"boolean index did not match indexed array along axis {axis}; "
-                                     f"size of axis is {n} but size of corresponding boolean axis is {k}")
+    check_mask(x, m, at)
     lead, rest = x.shape[:at], x.shape[at + m.ndim:]
     shape = np.shape(value) if not isinstance(value, Tracer) else value.shape
     count = len(shape) - len(rest) - 1  # the value's dim matching the True elements' count, if it has one
