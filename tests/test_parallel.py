@@ -19,7 +19,7 @@ from egglog_tensor.lowering import payload
 from egglog_tensor.lowering.stages import parallel
 from egglog_tensor.lowering.pipelines import pipeline_for, resolve_target
 from egglog_tensor.target import Target, default_threads
-from strategies import sweep
+from strategies import sweep, threaded
 
 rng = np.random.default_rng(11)
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
@@ -32,9 +32,7 @@ EDGE = [(0, 5), (1, 1), (1, 7), (5, 1), (7, 0)]
 
 
 def kern(fn, threads):
-    """fn for cpu-openmp on `threads` threads, split however small (Tuning.serial_below_ns=0: the splits are what is tested)."""
-    target = resolve_target("cpu-openmp", threads)
-    return et.kernel(fn, target=replace(target, tuning=replace(target.tuning, serial_below_ns=0)))
+    return et.kernel(fn, target=threaded(threads))
 
 
 def data(shape, dtype, op=None):
