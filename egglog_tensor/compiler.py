@@ -24,6 +24,7 @@ from . import cache, highlight
 from .errors import EgglogTensorError
 from .graph import Node
 from .lowering.llvm import LoadedModule
+from .lowering.policy import lowering_target
 from .measure import Timing
 from .optimize import Limits, OptimizeReport
 from .runtime import ArgType, NativeFunction
@@ -289,7 +290,8 @@ def _from_cache(traced: Any, lookup: cache.Lookup, timings: dict[str, float]) ->
         returns_tuple=entry.returns_tuple,
         outputs=entry.outputs,
         report=entry.report,
-        texts=StageTexts(entry.texts.items(), {**stages.mlir_remakes(list(entry.texts.items()), options.target),
+        texts=StageTexts(entry.texts.items(), {**stages.mlir_remakes(list(entry.texts.items()),
+                                                                     lowering_target(options.target, entry.report.cost_after)),
                                                **stages.report_remake(entry.report),
                                                **({} if entry.module is None else {"asm": lambda: {"asm": entry.module.asm}})}),
         facts=dict(entry.facts),

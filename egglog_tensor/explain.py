@@ -9,6 +9,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from .graph import Node, topological
+from .lowering.policy import lowering_target
 from .ops import OPS, Kind
 
 if TYPE_CHECKING:
@@ -117,8 +118,13 @@ def lowering(comp: Compilation) -> list[str]:
         out.append(f"The emitted program has {_count(sum(linalg.values()), 'linalg op')}: "
                    f"{', '.join(f'{n} x{k}' if k > 1 else n for n, k in linalg.most_common())}. [linalg]")
     facts = comp.facts
-    if (threads := facts.get("openmp")) and threads.regions:
-        out.append(f"{_count(threads.regions, 'loop nest')} split across {comp.options.target.threads} threads (OpenMP parallel "
+    target = lowering_target(comp.options.target, comp.report.cost_after)
+    if target.threads < comp.options.target.threads:
+        out.append(f"It runs on one thread: the cost model prices it at {comp.report.cost_after / 1e3:.1f} µs, below the "
+                   f"{target.tuning.serial_below_ns / 1e3:.0f} µs under which splitting it among threads does not pay (starting them, and the "
+                   "cores other libraries' threads spin on beside it, as OpenBLAS's after each NumPy matmul). [optimizer, parallel]")
+    elif (threads := facts.get("openmp")) and threads.regions:
+        out.append(f"{_count(threads.regions, 'loop nest')} split across {target.threads} threads (OpenMP parallel "
                    "regions). [parallel, openmp]")
     if (flat := facts.get("flatten")) and flat.ops:
         out.append(f"{_count(flat.ops, 'elementwise op')} over contiguous buffers: one flat loop each (no per-row remainder). [flatten]")

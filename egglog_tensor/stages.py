@@ -35,6 +35,7 @@ from .lowering.emit import emit
 from .lowering.gpu.codegen import build as device_code
 from .lowering.llvm import LoadedModule, load_llvm_ir
 from .lowering.pipelines import lower_to_llvm_ir, pipeline_for, run_pipeline
+from .lowering.policy import lowering_target
 from .optimize import OptimizeReport, egglog_text, optimize as _run_optimizer
 from .provenance import builders, defined, located
 from .sourcelines import listing
@@ -225,7 +226,8 @@ class Lowered(_Stage):
         return self._texts()["llvm-ir"]
 
     def _texts(self) -> StageTexts:
-        return self._once("texts", lambda: self.optimized._texts().plus(self.texts, mlir_remakes(self.texts, self.optimized.traced.options.target)))
+        target = lowering_target(self.optimized.traced.options.target, self.optimized.report.cost_after)
+        return self._once("texts", lambda: self.optimized._texts().plus(self.texts, mlir_remakes(self.texts, target)))
 
     def _main_text(self) -> str:
         return self.module_text
@@ -326,9 +328,10 @@ def optimize(traced: Traced, alternatives: int = 0) -> Optimized:
 
 def lower(optimized: Optimized) -> Lowered:
     """Emit linalg MLIR, run the target's pipeline (the module passed from stage to stage unprinted)
-    and translate its result to LLVM IR in the same child process."""
+    and translate its result to LLVM IR in the same child process; for `lowering_target` (one thread for
+    a small cpu-openmp program)."""
     traced, nodes = optimized.traced, list(optimized.outputs)
-    options = traced.options
+    options = replace(traced.options, target=lowering_target(traced.options.target, optimized.report.cost_after))
     timings = dict(optimized.timings)
     where = located(traced.outputs, traced.locations, nodes, builders(optimized.report))
     with_lines: list[tuple[str, list[tuple[str, str]]]] = []

@@ -102,6 +102,7 @@ class Tuning:
     matmul_tiles: tuple[int, int, int] | None = None  # cache tiles (TM, TN, TK) of every matmul and batch_matmul, over the term's
     pad_min_work: int = 64**3  # multiply-adds from which a matmul with a partial register tile of rows is padded (`policy.padded_loops`)
     panel_min_work: int = 64**3  # multiply-adds from which a matmul may pack A and B in panels (at 128^3 as fast as blocks)
+    serial_below_ns: float = 20_000.0  # a cpu-openmp program the cost model prices below this runs on one thread (`policy.lowering_target`)
 
 
 @dataclass(frozen=True)

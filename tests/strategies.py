@@ -26,6 +26,17 @@ ALL_DTYPES = NUMERIC + ("bool",)
 LAYOUTS = ("C", "F", "strided", "negative")
 
 
+def threaded(threads: int) -> Any:
+    """The cpu-openmp Target on `threads` threads that splits a program however small (Tuning.serial_below_ns=0:
+    for tests of the splits themselves; by default a program priced under 20 us runs on one thread)."""
+    from dataclasses import replace
+
+    from egglog_tensor.lowering.pipelines import resolve_target
+
+    target = resolve_target("cpu-openmp", threads)
+    return replace(target, tuning=replace(target.tuning, serial_below_ns=0))
+
+
 def sweep(values: Any, default: Any) -> list[Any]:
     """`values` as pytest parameters, those not in `default` marked slow: the default run covers a sweep's
     main cases, the slow run (.ci/run) all of them."""

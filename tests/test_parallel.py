@@ -19,7 +19,7 @@ from egglog_tensor.lowering import payload
 from egglog_tensor.lowering.stages import parallel
 from egglog_tensor.lowering.pipelines import pipeline_for, resolve_target
 from egglog_tensor.target import Target, default_threads
-from strategies import sweep
+from strategies import sweep, threaded
 
 rng = np.random.default_rng(11)
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
@@ -32,7 +32,7 @@ EDGE = [(0, 5), (1, 1), (1, 7), (5, 1), (7, 0)]
 
 
 def kern(fn, threads):
-    return et.kernel(fn, target="cpu-openmp", threads=threads)
+    return et.kernel(fn, target=threaded(threads))
 
 
 def data(shape, dtype, op=None):
@@ -264,3 +264,27 @@ func.func @f(%a: tensor<3x40001xf32>, %r: tensor<3xf32>, %c: tensor<40001xf32>) 
         assert parallel.choose(rows, two).num_threads == (2, 0)  # 3 rows: uneven but the only parallel loop
         assert parallel.choose(cols, two).num_threads == (0, 2)
         assert parallel.choose(cols, one) is None
+
+
+def _region_threads(openmp: str) -> set[int]:
+    """The thread counts the `openmp` stage's parallel regions ask for."""
+    constants = dict(re.findall(r"(%\w+) = llvm\.mlir\.constant\((\d+) : i32\)", openmp))
+    return {int(constants[v]) for v in re.findall(r"omp\.parallel num_threads\((%\w+) : i32\)", openmp)}
+
+
+def test_a_program_priced_below_the_serial_bound_runs_on_one_thread() -> None:
+    """A cpu-openmp program the cost model prices under Tuning.serial_below_ns runs on one thread (beside
+    NumPy's OpenBLAS calls a 2-thread split of it ran 5x slower: lowering/policy.py); explain says so; with
+    the bound at 0 the same program is split, and a program priced above it keeps its threads."""
+    A, B = rng.standard_normal((128, 64), np.float32), rng.standard_normal((64, 96), np.float32)
+    c = rng.standard_normal(96, np.float32)
+    layer = lambda A, B, c: np.maximum(A @ B + c, 0.0)  # noqa: E731
+    small = et.kernel(layer, target="cpu-openmp", threads=2)
+    np.testing.assert_allclose(small(A, B, c), layer(A, B, c), rtol=1e-5, atol=1e-5)
+    comp = small.inspect(A, B, c)
+    assert comp.report.cost_after < comp.options.target.tuning.serial_below_ns
+    assert _region_threads(comp.stage("openmp")) == {1} and "runs on one thread" in comp.explain()
+    assert _region_threads(kern(layer, 2).inspect(A, B, c).stage("openmp")) == {2}
+    big = rng.standard_normal((512, 640), np.float32)
+    comp = et.kernel(lambda a: np.exp(a) * 2.0, target="cpu-openmp", threads=2).inspect(big)
+    assert comp.report.cost_after >= comp.options.target.tuning.serial_below_ns and _region_threads(comp.stage("openmp")) == {2}

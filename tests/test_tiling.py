@@ -19,7 +19,7 @@ from egglog_tensor.lowering import policy, tiling
 from egglog_tensor.lowering.pipelines import resolve_target
 from egglog_tensor.target import NAMED, Target, Tuning, read_caches
 from egglog_tensor.rulesets import algebra, fusion, layout
-from strategies import sweep
+from strategies import sweep, threaded
 
 rng = np.random.default_rng(7)
 TARGETS = ["cpu", "cpu-openmp"]
@@ -136,7 +136,7 @@ def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
     x, a = _args([(k,), (k, n)], dtype)
     tk = policy.choose_tiles("linalg.vecmat", (n, k), np.dtype(dtype).itemsize, Target.host()).tiles[1]
     for threads in (1, 2):
-        kernel = et.kernel(lambda x, a: x @ a, target="cpu-openmp", threads=threads)
+        kernel = et.kernel(lambda x, a: x @ a, target=threaded(threads))
         got, comp = kernel(x, a), kernel.inspect(x, a)
         if np.issubdtype(dtype, np.integer):
             np.testing.assert_array_equal(got, x @ a)

@@ -6,7 +6,7 @@ choose; the reasons and measurements behind each choice are in tiling.py's docst
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..target import Target
 
@@ -237,3 +237,15 @@ def block_rows(rows: int, row_bytes: int, target: Target) -> int:
     threads = target.threads
     cap = max(1, min(64, target.l2 // 2 // max(1, row_bytes), rows // (4 * threads) if threads > 1 else rows))
     return divisor_tile(rows, cap, 1)
+
+
+# A cpu-openmp program the cost model prices below `Tuning.serial_below_ns` (20 us) runs on one thread: splitting
+# it does not pay for starting the threads, and beside NumPy calls the OpenBLAS threads spinning after each one take
+# the cores its threads wait for (128x64 @ 64x96 + relu, 2 threads: 23-28 us alone, 157-184 us called between NumPy
+# matmuls; 30-39 us on one thread).
+def lowering_target(target: Target, estimate_ns: float) -> Target:
+    """The Target a program estimated at `estimate_ns` is lowered for: `target`, with one thread when it is a
+    cpu-openmp target and the estimate is below its `tuning.serial_below_ns`."""
+    if target.name != "cpu-openmp" or target.threads <= 1 or estimate_ns >= target.tuning.serial_below_ns:
+        return target
+    return replace(target, threads=1)
