@@ -61,17 +61,8 @@ def run_forked(fn: Callable[[Callable[[Any], None]], None], sink: Callable[[Any]
         if collecting:
             gc.enable()
         os.close(write)
-        outcome: tuple[str, Any] | None = None
         with os.fdopen(read, "rb") as pipe:
-            while outcome is None:
-                try:
-                    kind, item = pickle.load(pipe)
-                except (EOFError, pickle.UnpicklingError):  # the child died (maybe mid-message)
-                    break
-                if kind == "item":
-                    sink(item)
-                else:
-                    outcome = (kind, item)
+            outcome = _receive(pipe, sink)
         _, status = os.waitpid(pid, 0)
         err.seek(0)
         stderr = err.read().decode(errors="replace")
