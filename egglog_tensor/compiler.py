@@ -157,6 +157,9 @@ class Compilation:
               if (streamed := self.facts.get("streams")) and streamed.stores else []),
             *([f"flattened: {flat.ops} elementwise op(s) over contiguous buffers, each one loop"]
               if (flat := self.facts.get("flatten")) and flat.ops else []),
+            *([f"transposed copies: {blocked.ops} elementwise op(s) reading or writing across rows, in square blocks "
+               f"({blocked.vectorized} of them transposing vector tiles in registers)"]
+              if (blocked := self.facts.get("transposes")) and blocked.ops else []),
             *([f"interleave counts asked of LLVM's vectorizer: {', '.join(map(str, interleaved.counts))}"]
               if (interleaved := self.facts.get("interleave")) and interleaved.counts else []),
             *([f"GPU kernels ({self.options.target.label}): {'; '.join(map(str, device.kernels))}"]

@@ -40,7 +40,7 @@ import numpy as np
 from egglog import EGraph, get_callable_fn
 
 from .graph import Node
-from .ops import ELEMENTWISE, FACTORS, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS, TRANSCENDENTAL, infer, is_view
+from .ops import ELEMENTWISE, FACTORS, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS, TRANSCENDENTAL, VIEWS, infer, is_view
 from .ir import OP_OF, literal
 from .gpu.targets import FLOAT32_MATH
 from .gpu.tiles import matmul_time
@@ -151,6 +151,11 @@ class TensorCostModel:
         wide = dtype == "float64" or (op in TRANSCENDENTAL and op not in FLOAT32_MATH)
         return self.target.device.flops_weight("float64" if wide else "float32")
 
+    def _copy(self, meta: Node) -> float:
+        """ns of copying `meta` into a row-major buffer: its bytes read and written, slower across rows on a CPU."""
+        slowdown = 1.0 if self.gpu or _row_major(meta) else self.machine.transposed_copy_slowdown
+        return self.machine.kernel(0.0, 2 * _bytes(meta) * slowdown)
+
     def closed(self, c: Cost) -> float:
         """ns of everything below `c` once `c` is in memory (its own kernel closed if fused)."""
         if c.buffer or not isinstance(c.meta, Node):
@@ -179,6 +184,8 @@ class TensorCostModel:
         """`fuse_rows(x)`: x's kernel and the Rows below it as one loop over row blocks, with the
         `tiles` of `fuse_rows_tiled` (rows per block) or the lowering's default."""
         closed = self.closed(x)
+        if x.buffer and x.rows is None:  # nothing to fuse: that buffer (a view of one is still a view)
+            return replace(x, total=x.total + _EPSILON, done=x.done + _EPSILON)
         if x.rows is None or out.ndim < 1:
             return self._buffer(out, closed + _EPSILON)
         rows = x.rows
@@ -227,6 +234,12 @@ class TensorCostModel:
         total = math.fsum(self.closed(c) for c in children)
         return Cost(total, meta, done=total)
 
+    def written(self, outputs: list[Cost]) -> float:
+        """ns of a program whose outputs cost `outputs`: each in memory, and each no kernel writes (an
+        argument, or a view of a buffer: `b.T`, `x[::2]`) copied into its output array, read and written."""
+        copies = math.fsum(self._copy(c.meta) for c in outputs if c.buffer and _unwritten(c.meta))
+        return self.container(None, outputs).total + copies
+
     def call(self, op: str, children: list[Cost]) -> Cost:
         """The Cost of `op` applied to `children` (tensor and attribute costs in the term's order)."""
         if op == "concat":
@@ -261,7 +274,7 @@ class TensorCostModel:
         if op == "materialize":
             (x,) = ins
             if not _row_major(x.meta):  # a layout-changing copy
-                return self._buffer(out, self.closed(x) + m.kernel(0.0, 2 * _bytes(out)))
+                return self._buffer(out, self.closed(x) + self._copy(x.meta))
             if x.buffer:
                 return Cost(x.total + _EPSILON, out, x.done + _EPSILON, rows=x.rows)
             time = self.closed(x) - x.done
@@ -423,6 +436,11 @@ def reduce_slowdown(n: int, lanes: int | None, itemsize: int, target: Target) ->
     vf = simd_lanes(itemsize, target)
     step, chains = (vf, REDUCE_CHAINS) if lanes is None else (max(1, lanes), max(1, lanes // vf))
     return ((n - n % step) / (vf * min(chains, REDUCE_CHAINS)) + n % step + chains) / max(n / (vf * REDUCE_CHAINS), 1.0)
+
+
+def _unwritten(meta: Any) -> bool:
+    """Whether an output `meta` is no kernel's result: an argument, or a view of a buffer."""
+    return isinstance(meta, Node) and meta.op in VIEWS | {"arg", "reshape"}
 
 
 def _meta(op: str, tensors: tuple[Node, ...], attrs: tuple) -> Node:

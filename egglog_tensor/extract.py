@@ -245,7 +245,7 @@ class _Extractor:
     def price_outputs(self, roots: tuple[int, ...]) -> float:
         """The DAG price (ns) of the program with outputs `roots`: every chosen e-class below once, then the outputs written."""
         _, under = self.union(roots)
-        return under + self.model.container(None, [self.views[c] for c in roots]).total
+        return under + self.model.written([self.views[c] for c in roots])
 
     def cheapest(self) -> tuple[float, tuple[int, ...]] | None:
         """(DAG price, output e-classes) of the cheapest Program e-node with every output chosen, or None."""

@@ -50,6 +50,9 @@ class Machine:
     gemm_strided_b_slowdown: float = 4.0
     gemm_strided_a_slowdown: float = 1.4
     transcendental_flops: float = 100.0  # one exp/log/tanh/... (~1 ns per element per core with libmvec)
+    # A copy that reads or writes across rows (b.T made row-major, a Fortran-ordered argument copied) against
+    # a plain copy of its bytes, in the transposes stage's blocks: measured 5-6x at 1024^2 and 4096^2 float32.
+    transposed_copy_slowdown: float = 5.0
 
     def kernel(self, flops: float, moved: float, peak: float | None = None) -> float:
         """Roofline time of one kernel in ns."""

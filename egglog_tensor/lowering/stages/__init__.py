@@ -9,6 +9,7 @@ A compilation's MLIR (linalg on tensors from lowering/emit.py) goes through them
                                     k blocks from zero
     bufferize     bufferize.py      tensors -> buffers; strided copies as loops, large temporaries lent
     flatten       flatten.py        elementwise ops over contiguous buffers as one flat loop (script)
+    transposes    transposes.py     elementwise ops reading across rows in their inner loop, in square blocks (script)
     lanes         lanes.py          reductions' chosen lanes as loop annotations (script)
     math          math.py           exp and float32 tanh as inline arithmetic
     loops         loops.py          linalg -> scf loops; large outputs' nests versioned for streamed stores
@@ -46,17 +47,18 @@ from .rows import Rows
 from .stage import Passes, Stage
 from .streams import Streamed, Streams
 from .tile import Tile
+from .transposes import Blocked, Transposes
 from .vecmath import Vecmath
 from .vector import Vector
 
-__all__ = ["RECORDS", "Passes", "Stage", "Streamed", "Threaded", "Workspace", "cpu", "cpu_openmp"]
+__all__ = ["RECORDS", "Passes", "Stage", "Streamed", "Threaded", "Workspace", "Blocked", "cpu", "cpu_openmp"]
 
-RECORDS = {record.__name__: record for record in (Workspace, Flattened, Interleaved, Threaded, Streamed)}  # (the cache stores them by name)
+RECORDS = {record.__name__: record for record in (Workspace, Flattened, Blocked, Interleaved, Threaded, Streamed)}  # (the cache stores them by name)
 
 
 def cpu(target: Target) -> tuple[Stage, ...]:
     """The stages of the "cpu" pipeline for `target`."""
-    return (Rows(target), Tile(target), Bufferize(), Flatten(), Lanes(target), Math(target), Loops(target),
+    return (Rows(target), Tile(target), Bufferize(), Flatten(), Transposes(), Lanes(target), Math(target), Loops(target),
             Interleave(target), Vector(), LLVM(), Streams(), LoopMetadata(), Vecmath(target), DebugInfo())
 
 
@@ -66,6 +68,6 @@ def cpu_openmp(target: Target) -> tuple[Stage, ...]:
     The parallel stage splits each linalg op into one chunk per thread along one loop (scf.forall);
     the chunks' loops stay sequential scf.for (convert-linalg-to-loops) so LLVM vectorizes them;
     forall -> scf.parallel -> omp.parallel/omp.wsloop."""
-    return (Rows(target), Parallel(target), Tile(target), Bufferize(), Flatten(), Lanes(target), Math(target),
+    return (Rows(target), Parallel(target), Tile(target), Bufferize(), Flatten(), Transposes(), Lanes(target), Math(target),
             Loops(target, parallel=True), Interleave(target), Vector(), OpenMP(target.threads), LLVM(openmp=True),
             Streams(), LoopMetadata(), Vecmath(target), DebugInfo())

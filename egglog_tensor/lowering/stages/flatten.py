@@ -55,10 +55,10 @@ def flattens(op: ir.Operation) -> bool:
     identity = ir.AffineMap.get_identity(len(iterators))
     maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
     return (len(iterators) >= 2 and all("parallel" in str(it) for it in iterators) and all(m == identity for m in maps)
-            and all(_contiguous(operand.type) for operand in op.operands) and _scalar_body(op))
+            and all(_contiguous(operand.type) for operand in op.operands) and scalar_body(op))
 
 
-def _scalar_body(op: ir.Operation) -> bool:
+def scalar_body(op: ir.Operation) -> bool:
     """Whether op's body only computes scalars (arith, math), as flatten_elementwise requires: a gather
     with run-time indices of rank >= 2 (np.take(a, idx2d)) loads from a buffer in its body."""
     return all(o.name.split(".")[0] in ("arith", "math") or o.name in ("linalg.yield", "linalg.index")
