@@ -3,7 +3,7 @@
 
 Each number is timed on a kernel that isolates it, compiled with the default numbers and the
 target's threads: copy bandwidth (np.copyto over the threads), the fused elementwise rate (a chain
-of multiply-adds on an array in L2, so memory is not what is timed), the transcendental cost (an
+of multiply-adds on an array in L2, so memory is not what is timed), the inline math cost (an
 exp over the same array, as flop-equivalents of that rate) and the GEMM rate (a 1024^3 float32
 matmul). About two seconds; `calibrated` stores the result in the compilation cache's folder, keyed
 by CPU, features and threads, and measures again only when that is gone.
@@ -50,7 +50,7 @@ def measure(threads: int | None = None, **overrides: Any) -> Machine:
     strided_b, strided_a = (_rate(fn, (a, a), target, rules=None) / gemm_ns for fn in (lambda a, b: a @ b.T, lambda a, b: a.T @ b))
     measured = Machine(
         gflops=gflops,
-        transcendental_flops=max(1.0, exp_ns * gflops / x.size),
+        inline_math_flops=max(1.0, exp_ns * gflops / x.size),
         gemm_gflops=2 * 1024**3 / gemm_ns,
         bandwidth_gbs=copy_bandwidth(target.threads),
         gemm_strided_b_slowdown=max(1.0, strided_b),

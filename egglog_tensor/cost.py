@@ -281,7 +281,7 @@ class TensorCostModel:
             return self._buffer(out, x.done + time, self._closing(x, out, x.flops, x.inputs, time))
         view = is_view(op, ins[0].meta.shape, out.shape)
         if op in ELEMENTWISE or view:
-            weight = m.transcendental_flops if op in TRANSCENDENTAL else (1.0 if op in ELEMENTWISE else 0.0)
+            weight = _math_flops(op, out.dtype, m) if op in TRANSCENDENTAL else (1.0 if op in ELEMENTWISE else 0.0)
             if self.gpu:
                 weight *= self._device_weight(op, out.dtype)
             done, flops, reads = 0.0, weight * out.size, 0.0
@@ -436,6 +436,13 @@ def reduce_slowdown(n: int, lanes: int | None, itemsize: int, target: Target) ->
     vf = simd_lanes(itemsize, target)
     step, chains = (vf, REDUCE_CHAINS) if lanes is None else (max(1, lanes), max(1, lanes // vf))
     return ((n - n % step) / (vf * min(chains, REDUCE_CHAINS)) + n % step + chains) / max(n / (vf * REDUCE_CHAINS), 1.0)
+
+
+def _math_flops(op: str, dtype: str, machine: Machine) -> float:
+    """Flops of one transcendental `op` with result `dtype`: exp and float32 tanh are the math stage's inline
+    arithmetic (lowering/stages/math.py), cheaper than libm's and libmvec's calls."""
+    inline = op == "exp" or (op == "tanh" and dtype == "float32")
+    return machine.inline_math_flops if inline else machine.transcendental_flops
 
 
 def _unwritten(meta: Any) -> bool:

@@ -42,14 +42,15 @@ class Machine:
     """Throughputs the cost model prices with (GFLOP/s = flop/ns, GB/s = byte/ns) and per-kernel overhead."""
 
     gflops: float = 100.0  # sustained vector FLOP rate for fused elementwise work
-    gemm_gflops: float = 400.0  # dense matmul throughput
+    gemm_gflops: float = 150.0  # dense matmul throughput
     bandwidth_gbs: float = 39.0  # copy bandwidth (read + write)
     kernel_overhead_ns: float = 500.0  # loop nest setup and the allocation of its result
     # GEMM slowdown when an operand is not row-major (a transposed view or a Fortran-ordered
     # argument): B's tiles are read along rows, A's are broadcast. Measured at 512^3, float32.
     gemm_strided_b_slowdown: float = 4.0
     gemm_strided_a_slowdown: float = 1.4
-    transcendental_flops: float = 100.0  # one exp/log/tanh/... (~1 ns per element per core with libmvec)
+    transcendental_flops: float = 100.0  # one log/sin/pow/... (~1 ns per element per core with libmvec)
+    inline_math_flops: float = 40.0  # one exp or float32 tanh, inline arithmetic (the math stage): ~0.5 ns per element per core
     # A copy that reads or writes across rows (b.T made row-major, a Fortran-ordered argument copied) against
     # a plain copy of its bytes, in the transposes stage's blocks: measured 5-6x at 1024^2 and 4096^2 float32.
     transposed_copy_slowdown: float = 5.0
@@ -105,7 +106,7 @@ class Tuning:
     matmul_tiles: tuple[int, int, int] | None = None  # cache tiles (TM, TN, TK) of every matmul and batch_matmul, over the term's
     pad_min_work: int = 64**3  # multiply-adds from which a matmul with a partial register tile of rows is padded (`policy.padded_loops`)
     panel_min_work: int = 64**3  # multiply-adds from which a matmul may pack A and B in panels (at 128^3 as fast as blocks)
-    serial_below_ns: float = 20_000.0  # a cpu-openmp program the cost model prices below this runs on one thread (`policy.lowering_target`)
+    serial_below_ns: float = 30_000.0  # a cpu-openmp program the cost model prices below this runs on one thread (`policy.lowering_target`)
 
 
 @dataclass(frozen=True)

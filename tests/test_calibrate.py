@@ -22,9 +22,9 @@ def test_measure_times_each_number_on_its_own_kernel(monkeypatch):
     monkeypatch.setattr(calibrate, "_rate", rate)
     m = et.Machine.measure(threads=2, kernel_overhead_ns=123.0)
     assert [s for s, _ in seen] == [(2 * calibrate.IN_CACHE,)] * 2 + [(1024, 1024)] * 3 and {t for _, t in seen} == {2}
-    for value in (m.gflops, m.gemm_gflops, m.bandwidth_gbs, m.transcendental_flops):
+    for value in (m.gflops, m.gemm_gflops, m.bandwidth_gbs, m.inline_math_flops):
         assert math.isfinite(value) and value > 0
-    assert m.transcendental_flops >= 1.0 and m.kernel_overhead_ns == 123.0  # (overrides kept)
+    assert m.inline_math_flops >= 1.0 and m.kernel_overhead_ns == 123.0  # (overrides kept)
     assert m.gemm_strided_b_slowdown >= 1.0 and m.gemm_strided_a_slowdown >= 1.0
 
 

@@ -239,10 +239,10 @@ def block_rows(rows: int, row_bytes: int, target: Target) -> int:
     return divisor_tile(rows, cap, 1)
 
 
-# A cpu-openmp program the cost model prices below `Tuning.serial_below_ns` (20 us) runs on one thread: splitting
+# A cpu-openmp program the cost model prices below `Tuning.serial_below_ns` (30 us) runs on one thread: splitting
 # it does not pay for starting the threads, and beside NumPy calls the OpenBLAS threads spinning after each one take
-# the cores its threads wait for (128x64 @ 64x96 + relu, 2 threads: 23-28 us alone, 157-184 us called between NumPy
-# matmuls; 30-39 us on one thread).
+# the cores its threads wait for (128x64 @ 64x96 + relu, priced 19.5 us, 2 threads: 23-28 us alone, 157-184 us
+# called between NumPy matmuls; 30-39 us on one thread).
 def lowering_target(target: Target, estimate_ns: float) -> Target:
     """The Target a program estimated at `estimate_ns` is lowered for: `target`, with one thread when it is a
     cpu-openmp target and the estimate is below its `tuning.serial_below_ns`."""
