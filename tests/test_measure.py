@@ -19,3 +19,23 @@ def test_measure_reports_the_estimate_and_a_time_that_grows_with_the_work():
     assert t_big.batches >= 5
     assert comp.timing is t_big and str(t_big) in comp.summary()
     assert "measured" not in f.inspect(np.ones((8, 8), np.float32)).summary()  # (not measured yet)
+
+
+def test_estimates_rank_alternatives_as_the_clock_does_where_the_gap_is_wide():
+    """Pairs whose measured times differ by several times (so a loaded machine keeps their order): a
+    broadcast operand's transcendentals recomputed per element (rules=None) or materialized once, and a
+    matrix chain as written or reordered (fastmath): the estimates order each pair as the clock does,
+    and each estimate is within 8x of its measurement (issue 26's aim, 3x, is held by benchmarks/estimates.py:
+    a test shares its machine with other jobs)."""
+    rng = np.random.default_rng(0)
+    x, b = rng.standard_normal((512, 256), np.float32), rng.standard_normal(256, np.float32)
+    A, B, v = (rng.standard_normal(s, np.float32) for s in ((256, 256), (256, 256), (256,)))
+    pairs = [
+        (lambda x, b: x * np.tanh(b) + np.exp(b), (x, b), {"rules": None}, {}),
+        (lambda a, b, v: (a @ b) @ v, (A, B, v), {}, {"fastmath": True}),
+    ]
+    for fn, args, slow, fast in pairs:
+        t_slow, t_fast = (et.kernel(fn, target="cpu", **o).measure(*args, min_time=0.05) for o in (slow, fast))
+        assert t_slow.estimated_ns > t_fast.estimated_ns and t_slow.measured_ns > t_fast.measured_ns, (t_slow, t_fast)
+        for t in (t_slow, t_fast):
+            assert 1 / 8 <= t.ratio <= 8, t
