@@ -46,9 +46,10 @@ class Machine:
     bandwidth_gbs: float = 39.0  # copy bandwidth (read + write)
     kernel_overhead_ns: float = 500.0  # loop nest setup and the allocation of its result
     # GEMM slowdown when an operand is not row-major (a transposed view or a Fortran-ordered
-    # argument): B's tiles are read along rows, A's are broadcast. Measured at 512^3, float32.
-    gemm_strided_b_slowdown: float = 4.0
-    gemm_strided_a_slowdown: float = 1.4
+    # argument): B's tiles are read along rows, A's are broadcast. Measured on one core, float32: B
+    # 1.6-1.8x at 64^3-128^3, 0.8-1.2x from 256^3 (its panels are packed); A 1.05-1.2x.
+    gemm_strided_b_slowdown: float = 1.6
+    gemm_strided_a_slowdown: float = 1.1
     transcendental_flops: float = 100.0  # one log/sin/pow/... (~1 ns per element per core with libmvec)
     inline_math_flops: float = 40.0  # one exp or float32 tanh, inline arithmetic (the math stage): ~0.5 ns per element per core
     # A copy that reads or writes across rows (b.T made row-major, a Fortran-ordered argument copied) against
