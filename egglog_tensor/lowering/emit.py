@@ -394,7 +394,7 @@ class Emitter:
             if rows is not None:
                 return rows
         if split is None:
-            return self._pick(pick, dtype, plan, tree, axes, inits, _loop_index, domain)[1]
+            return self._narrow_pick(pick, dtype, plan, tree, axes, kept, key)
         count = n // lanes
         # 1. (count, lanes): each lane's best over the reduced axes (but a flattened one's outermost) and its count loop
         held = axes[:1] if not kept and len(axes) > 1 else ()
@@ -414,6 +414,23 @@ class Emitter:
         # 3. the elements past the last full row of lanes
         rest = _Plan(domain[:inner] + (tail,), _tail_inputs(plan, inner, count * lanes, tail))
         return self._pick(pick, dtype, rest, tree, axes, best, lambda a: _loop_index(a, count * lanes if a == inner else 0), domain)[1]
+
+    def _narrow_pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], kept: tuple[int, ...],
+                     key: str) -> ir.Value:
+        """argmax/argmin in one generic meeting each output's elements in ascending index order (a tie never
+        wins), its running index an int32 when the reduced axes fit (a vector of bests and indices twice as
+        wide), widened to int64 after."""
+        narrow = "int32" if math.prod(plan.domain[a] for a in axes) < 2**31 else "int64"
+        inits = [_fill(kept, key, scalar.reduction_identity(pick, key, False)), _fill(kept, narrow, 0)]
+        index = _loop_index if narrow == "int64" else (lambda a: scalar.cast(_loop_index(a), "int64", narrow))
+        best = self._pick(pick, dtype, plan, tree, axes, inits, index, plan.domain, ascending=True, index_dtype=narrow)[1]
+        if narrow == "int64":
+            return best
+        wide, value = self._plain_input(best, narrow)
+        rank = len(kept)
+        return self._generic_with(wide, value, [tensor.empty(list(kept), scalar.storage_type("int64"))],
+                                  [ir.AffineMap.get_identity(rank)], ["parallel"] * rank, ["int64"],
+                                  lambda v, _: [scalar.cast(v, narrow, "int64")])[0]
 
     def _device_index_reduction(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...],
                                 inits: list[ir.Value]) -> ir.Value:
@@ -525,8 +542,8 @@ class Emitter:
 
     def _pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
               index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...], reduced: tuple[int, ...] | None = None,
-              ascending: bool = False) -> list[ir.Value]:
-        """The generic reducing `axes` of plan's domain into (best order key, its index) `inits`: an
+              ascending: bool = False, index_dtype: str = "int64") -> list[ir.Value]:
+        """The generic reducing `axes` of plan's domain into (best order key, its index of `index_dtype`) `inits`: an
         element of `dtype` (a key when `dtype` is an integer) is compared by its scalar.order_key; its
         index is an input of the plan, or the row-major index of the positions index(axis) along
         `axes` in an array of shape `extents`; the loops of `reduced` (default: `axes`) are reduced, and
@@ -539,15 +556,15 @@ class Emitter:
 
         def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
             if callable(index):
-                at = scalar.constant(0, "int64")
+                at = scalar.constant(0, index_dtype)
                 for a in axes:  # Horner: at * extent + position, over the reduced axes in order
-                    at = arith.addi(arith.muli(at, scalar.constant(extents[a], "int64")), index(a))
+                    at = arith.addi(arith.muli(at, scalar.constant(extents[a], index_dtype)), index(a))
             else:
                 at = args[index[1]]
             return list(scalar.pick(pick, key, scalar.order_key(pick, dtype, value), at, *args[-2:], ascending))
 
         key = scalar.KEYS.get(dtype, dtype)
-        return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [key, "int64"], body)
+        return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [key, index_dtype], body)
 
     def _plain_input(self, value: ir.Value, dtype: str) -> tuple[_Plan, tuple]:
         """A plan reading one tensor at the identity index, and its body."""
