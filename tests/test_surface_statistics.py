@@ -168,9 +168,9 @@ def test_flattened_argmax_in_segments_picks_the_first_best(target: str, dtype: s
 @pytest.mark.parametrize("dtype", ["float32", "int16"])
 def test_argmax_along_outer_axes_picks_the_first_best(dtype: str, threads: int) -> None:
     """argmax/argmin along a non-innermost axis (one generic meeting each output's elements in ascending
-    order, a tie never winning, its index an int32 widened after), on one thread and split over two:
-    many ties, NaN in some columns, whole columns equal."""
-    x = make_array(5, dtype, (257, 6, 130), lo=-2, hi=2, integral=True)
+    order, a tie never winning, its index an int32 widened after; 4 rows a pass where 4 divide the axis),
+    on one thread and split over two: many ties, NaN in some columns, whole columns equal."""
+    x = make_array(5, dtype, (256, 8, 130), lo=-2, hi=2, integral=True)
     x[:, 2, 7] = x[0, 2, 7]
     if dtype == "float32":
         x[[9, 200], 1, 3] = np.nan
@@ -178,7 +178,8 @@ def test_argmax_along_outer_axes_picks_the_first_best(dtype: str, threads: int) 
     target = "cpu" if threads == 1 else threaded(threads)
 
     def outer(a):
-        return np.argmax(a, axis=0), np.argmin(a, axis=0), np.argmax(a, axis=1), np.argmin(a[:, :, 1:], axis=1)
+        return (np.argmax(a, axis=0), np.argmin(a, axis=0), np.argmax(a, axis=1), np.argmin(a[:, :, 1:], axis=1),
+                np.argmax(a[1:], axis=0), np.argmin(a[:, 1:], axis=1))
 
     for got, want in zip(et.kernel(outer, target=target)(x), outer(x), strict=True):
         assert got.dtype == np.int64

@@ -423,7 +423,9 @@ class Emitter:
         narrow = "int32" if math.prod(plan.domain[a] for a in axes) < 2**31 else "int64"
         inits = [_fill(kept, key, scalar.reduction_identity(pick, key, False)), _fill(kept, narrow, 0)]
         index = _loop_index if narrow == "int64" else (lambda a: scalar.cast(_loop_index(a), "int64", narrow))
-        best = self._pick(pick, dtype, plan, tree, axes, inits, index, plan.domain, ascending=True, index_dtype=narrow)[1]
+        best = self._rows_at_a_time(pick, dtype, plan, tree, axes, inits, index, narrow)
+        if best is None:
+            best = self._pick(pick, dtype, plan, tree, axes, inits, index, plan.domain, ascending=True, index_dtype=narrow)[1]
         if narrow == "int64":
             return best
         wide, value = self._plain_input(best, narrow)
@@ -431,6 +433,29 @@ class Emitter:
         return self._generic_with(wide, value, [tensor.empty(list(kept), scalar.storage_type("int64"))],
                                   [ir.AffineMap.get_identity(rank)], ["parallel"] * rank, ["int64"],
                                   lambda v, _: [scalar.cast(v, narrow, "int64")])[0]
+
+    def _rows_at_a_time(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
+                        index: Callable[[int], ir.Value], narrow: str) -> ir.Value | None:
+        """An outer axis's argmax/argmin meeting policy.ARG_ROWS of its rows per pass over the kept loops
+        (loops: row blocks, the kept loops, the rows of a block, unrolled), so that the bests and indices are
+        loaded and stored once per block rather than once per row; None unless one non-innermost axis is
+        reduced whose length the block divides, read by its bare index."""
+        rank, rows = len(plan.domain), policy.ARG_ROWS
+        if len(axes) != 1 or axes[0] == rank - 1 or plan.domain[axes[0]] % rows or _reads_indices(tree):
+            return None
+        a, count = axes[0], plan.domain[axes[0]] // rows
+        split = _split_inputs(plan, a, rows, count)
+        if split is None:
+            return None
+        e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
+        order = ir.AffineMap.get(rank + 1, 0, e[:a] + [e[a], e[rank]] + e[a + 1:rank])  # (.., block, .., row) -> split domain
+        domain = plan.domain[:a] + (count,) + plan.domain[a + 1:] + (rows,)
+        blocks = _Plan(domain, [(value, _compose(amap, order), dt) for value, amap, dt in split])
+
+        def at(_: int) -> ir.Value:
+            return arith.addi(arith.muli(index(a), scalar.constant(rows, narrow)), index(rank))
+
+        return self._pick(pick, dtype, blocks, tree, axes, inits, at, domain, (a, rank), ascending=True, index_dtype=narrow)[1]
 
     def _device_index_reduction(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...],
                                 inits: list[ir.Value]) -> ir.Value:
