@@ -440,22 +440,15 @@ class Emitter:
         (loops: row blocks, the kept loops, the rows of a block, unrolled), so that the bests and indices are
         loaded and stored once per block rather than once per row; None unless one non-innermost axis is
         reduced whose length the block divides, read by its bare index."""
-        rank, rows = len(plan.domain), policy.ARG_ROWS
-        if len(axes) != 1 or axes[0] == rank - 1 or plan.domain[axes[0]] % rows or _reads_indices(tree):
+        blocks = _rows_innermost(plan, tree, axes)
+        if blocks is None:
             return None
-        a, count = axes[0], plan.domain[axes[0]] // rows
-        split = _split_inputs(plan, a, rows, count)
-        if split is None:
-            return None
-        e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
-        order = ir.AffineMap.get(rank + 1, 0, e[:a] + [e[a], e[rank]] + e[a + 1:rank])  # (.., block, .., row) -> split domain
-        domain = plan.domain[:a] + (count,) + plan.domain[a + 1:] + (rows,)
-        blocks = _Plan(domain, [(value, _compose(amap, order), dt) for value, amap, dt in split])
+        a, rank = axes[0], len(plan.domain)
 
         def at(_: int) -> ir.Value:
-            return arith.addi(arith.muli(index(a), scalar.constant(rows, narrow)), index(rank))
+            return arith.addi(arith.muli(index(a), scalar.constant(policy.ARG_ROWS, narrow)), index(rank))
 
-        return self._pick(pick, dtype, blocks, tree, axes, inits, at, domain, (a, rank), ascending=True, index_dtype=narrow)[1]
+        return self._pick(pick, dtype, blocks, tree, axes, inits, at, blocks.domain, (a, rank), ascending=True, index_dtype=narrow)[1]
 
     def _device_index_reduction(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...],
                                 inits: list[ir.Value]) -> ir.Value:
@@ -653,7 +646,11 @@ class Emitter:
 
     def _reduce(self, plan: _Plan, tree: tuple, axes: tuple[int, ...], init: ir.Value, op: str, dtype: str,
                 lanes_attr: int | None) -> ir.Value:
-        """The generic reducing `axes` of plan's domain into init with `op` (tagged with its lanes, if any)."""
+        """The generic reducing `axes` of plan's domain into init with `op` (tagged with its lanes, if any); one
+        reduced outer axis met a block of rows per pass (_rows_innermost), each output's terms in the same order."""
+        blocks = _rows_innermost(plan, tree, axes) if lanes_attr is None else None
+        if blocks is not None:
+            plan, axes = blocks, (axes[0], len(plan.domain))
         rank = len(plan.domain)
         dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
         out_map = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i not in axes])
@@ -997,6 +994,23 @@ def _is_dim(expr: ir.AffineExpr, dim: int) -> bool:
 
 def _uses(expr: ir.AffineExpr, dim: int) -> bool:
     return re.search(rf"\bd{dim}\b", str(expr)) is not None
+
+
+def _rows_innermost(plan: _Plan, tree: tuple, axes: tuple[int, ...]) -> _Plan | None:
+    """plan with its one reduced outer axis split into blocks of policy.ARG_ROWS rows, the rows of a block
+    its new innermost loop (loops: .., blocks, .., rows), so a reduction into the kept loops meets a block's
+    rows in one pass, in order; None unless one non-innermost axis is reduced whose length the block
+    divides, read by its bare index."""
+    rank, rows = len(plan.domain), policy.ARG_ROWS
+    if len(axes) != 1 or axes[0] == rank - 1 or plan.domain[axes[0]] % rows or _reads_indices(tree):
+        return None
+    a, count = axes[0], plan.domain[axes[0]] // rows
+    split = _split_inputs(plan, a, rows, count)
+    if split is None:
+        return None
+    e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
+    order = ir.AffineMap.get(rank + 1, 0, e[:a] + [e[a], e[rank]] + e[a + 1:rank])  # (.., block, .., row) -> split domain
+    return _Plan(plan.domain[:a] + (count,) + plan.domain[a + 1:] + (rows,), [(v, _compose(m, order), dt) for v, m, dt in split])
 
 
 def _split_inputs(plan: _Plan, axis: int, size: int, count: int) -> list[tuple[ir.Value, ir.AffineMap, str]] | None:
