@@ -436,7 +436,7 @@ class Emitter:
 
     def _rows_at_a_time(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
                         index: Callable[[int], ir.Value], narrow: str) -> ir.Value | None:
-        """An outer axis's argmax/argmin meeting policy.ARG_ROWS of its rows per pass over the kept loops
+        """An outer axis's argmax/argmin meeting policy.OUTER_ROWS of its rows per pass over the kept loops
         (loops: row blocks, the kept loops, the rows of a block, unrolled), so that the bests and indices are
         loaded and stored once per block rather than once per row; None unless one non-innermost axis is
         reduced whose length the block divides, read by its bare index."""
@@ -446,7 +446,7 @@ class Emitter:
         a, rank = axes[0], len(plan.domain)
 
         def at(_: int) -> ir.Value:
-            return arith.addi(arith.muli(index(a), scalar.constant(policy.ARG_ROWS, narrow)), index(rank))
+            return arith.addi(arith.muli(index(a), scalar.constant(policy.OUTER_ROWS, narrow)), index(rank))
 
         return self._pick(pick, dtype, blocks, tree, axes, inits, at, blocks.domain, (a, rank), ascending=True, index_dtype=narrow)[1]
 
@@ -997,11 +997,11 @@ def _uses(expr: ir.AffineExpr, dim: int) -> bool:
 
 
 def _rows_innermost(plan: _Plan, tree: tuple, axes: tuple[int, ...]) -> _Plan | None:
-    """plan with its one reduced outer axis split into blocks of policy.ARG_ROWS rows, the rows of a block
+    """plan with its one reduced outer axis split into blocks of policy.OUTER_ROWS rows, the rows of a block
     its new innermost loop (loops: .., blocks, .., rows), so a reduction into the kept loops meets a block's
     rows in one pass, in order; None unless one non-innermost axis is reduced whose length the block
     divides, read by its bare index."""
-    rank, rows = len(plan.domain), policy.ARG_ROWS
+    rank, rows = len(plan.domain), policy.OUTER_ROWS
     if len(axes) != 1 or axes[0] == rank - 1 or plan.domain[axes[0]] % rows or _reads_indices(tree):
         return None
     a, count = axes[0], plan.domain[axes[0]] // rows
