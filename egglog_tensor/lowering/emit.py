@@ -646,9 +646,9 @@ class Emitter:
 
     def _reduce(self, plan: _Plan, tree: tuple, axes: tuple[int, ...], init: ir.Value, op: str, dtype: str,
                 lanes_attr: int | None) -> ir.Value:
-        """The generic reducing `axes` of plan's domain into init with `op` (tagged with its lanes, if any); one
-        reduced outer axis met a block of rows per pass (_rows_innermost), each output's terms in the same order."""
-        blocks = _rows_innermost(plan, tree, axes) if lanes_attr is None else None
+        """The generic reducing `axes` of plan's domain into init with `op` (tagged with its lanes, if any); on a
+        CPU, one reduced outer axis met a block of rows per pass (_rows_innermost), the rows in order."""
+        blocks = _rows_innermost(plan, tree, axes) if lanes_attr is None and self.target.device is None else None
         if blocks is not None:
             plan, axes = blocks, (axes[0], len(plan.domain))
         rank = len(plan.domain)
