@@ -184,3 +184,12 @@ def test_large_float32_sum(layout: str) -> None:
     """A sum over 10^5 float32 values: NumPy's pairwise sum vs the kernel's order agree to 1e-4."""
     a = with_layout(make_array(8, "float32", (300, 400), lo=0, hi=1), layout)
     check(lambda a: (a.sum(), a.sum(axis=0), a.mean(axis=1)), a, rtol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_outer_axis_reductions_meet_rows_in_blocks(dtype: str) -> None:
+    """Reductions of one outer axis that 4 divides meet 4 of its rows per pass over the kept loops
+    (emit._rows_innermost); one that 4 does not divide, or read at an offset, keeps one row a pass."""
+    a = make_array(9, dtype, (36, 7, 20), lo=-3, hi=3, integral=True)
+    check(lambda a: (a.sum(axis=0), a.max(axis=1), np.prod(a[:8], axis=0), a.min(axis=0), a[1:].sum(axis=0),
+                     a.mean(axis=0), np.var(a, axis=0)), a, signed_zeros=False)  # (max of -0.0 and 0.0: either)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import ALL_DTYPES, FLOATS, arrays, check, layouts, make_array, shapes, with_layout
+from strategies import ALL_DTYPES, FLOATS, arrays, check, layouts, make_array, shapes, threaded, with_layout
 
 import egglog_tensor as et
 from egglog_tensor.errors import TracingError, UnsupportedError
@@ -162,6 +162,28 @@ def test_flattened_argmax_in_segments_picks_the_first_best(target: str, dtype: s
         for got, want in zip(kernel(y), (np.argmax(y), np.argmin(y), np.argmax(y[1:]), np.argmin(y, axis=1)), strict=True):
             assert got.dtype == np.int64
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+def test_argmax_along_outer_axes_picks_the_first_best(dtype: str, threads: int) -> None:
+    """argmax/argmin along a non-innermost axis (one generic meeting each output's elements in ascending
+    order, a tie never winning, its index an int32 widened after; 4 rows a pass where 4 divide the axis),
+    on one thread and split over two: many ties, NaN in some columns, whole columns equal."""
+    x = make_array(5, dtype, (256, 8, 130), lo=-2, hi=2, integral=True)
+    x[:, 2, 7] = x[0, 2, 7]
+    if dtype == "float32":
+        x[[9, 200], 1, 3] = np.nan
+        x[100, 4, :] = np.nan
+    target = "cpu" if threads == 1 else threaded(threads)
+
+    def outer(a):
+        return (np.argmax(a, axis=0), np.argmin(a, axis=0), np.argmax(a, axis=1), np.argmin(a[:, :, 1:], axis=1),
+                np.argmax(a[1:], axis=0), np.argmin(a[:, 1:], axis=1))
+
+    for got, want in zip(et.kernel(outer, target=target)(x), outer(x), strict=True):
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
 
 
 @settings(max_examples=15)

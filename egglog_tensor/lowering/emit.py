@@ -394,7 +394,7 @@ class Emitter:
             if rows is not None:
                 return rows
         if split is None:
-            return self._pick(pick, dtype, plan, tree, axes, inits, _loop_index, domain)[1]
+            return self._narrow_pick(pick, dtype, plan, tree, axes, kept, key)
         count = n // lanes
         # 1. (count, lanes): each lane's best over the reduced axes (but a flattened one's outermost) and its count loop
         held = axes[:1] if not kept and len(axes) > 1 else ()
@@ -414,6 +414,41 @@ class Emitter:
         # 3. the elements past the last full row of lanes
         rest = _Plan(domain[:inner] + (tail,), _tail_inputs(plan, inner, count * lanes, tail))
         return self._pick(pick, dtype, rest, tree, axes, best, lambda a: _loop_index(a, count * lanes if a == inner else 0), domain)[1]
+
+    def _narrow_pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], kept: tuple[int, ...],
+                     key: str) -> ir.Value:
+        """argmax/argmin in one generic meeting each output's elements in ascending index order (a tie never
+        wins), its running index an int32 when the reduced axes fit (a vector of bests and indices twice as
+        wide), widened to int64 after."""
+        narrow = "int32" if math.prod(plan.domain[a] for a in axes) < 2**31 else "int64"
+        inits = [_fill(kept, key, scalar.reduction_identity(pick, key, False)), _fill(kept, narrow, 0)]
+        index = _loop_index if narrow == "int64" else (lambda a: scalar.cast(_loop_index(a), "int64", narrow))
+        best = self._rows_at_a_time(pick, dtype, plan, tree, axes, inits, index, narrow)
+        if best is None:
+            best = self._pick(pick, dtype, plan, tree, axes, inits, index, plan.domain, ascending=True, index_dtype=narrow)[1]
+        if narrow == "int64":
+            return best
+        wide, value = self._plain_input(best, narrow)
+        rank = len(kept)
+        return self._generic_with(wide, value, [tensor.empty(list(kept), scalar.storage_type("int64"))],
+                                  [ir.AffineMap.get_identity(rank)], ["parallel"] * rank, ["int64"],
+                                  lambda v, _: [scalar.cast(v, narrow, "int64")])[0]
+
+    def _rows_at_a_time(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
+                        index: Callable[[int], ir.Value], narrow: str) -> ir.Value | None:
+        """An outer axis's argmax/argmin meeting policy.OUTER_ROWS of its rows per pass over the kept loops
+        (loops: row blocks, the kept loops, the rows of a block, unrolled), so that the bests and indices are
+        loaded and stored once per block rather than once per row; None unless one non-innermost axis is
+        reduced whose length the block divides, read by its bare index."""
+        blocks = _rows_innermost(plan, tree, axes)
+        if blocks is None:
+            return None
+        a, rank = axes[0], len(plan.domain)
+
+        def at(_: int) -> ir.Value:
+            return arith.addi(arith.muli(index(a), scalar.constant(policy.OUTER_ROWS, narrow)), index(rank))
+
+        return self._pick(pick, dtype, blocks, tree, axes, inits, at, blocks.domain, (a, rank), ascending=True, index_dtype=narrow)[1]
 
     def _device_index_reduction(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...],
                                 inits: list[ir.Value]) -> ir.Value:
@@ -525,8 +560,8 @@ class Emitter:
 
     def _pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
               index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...], reduced: tuple[int, ...] | None = None,
-              ascending: bool = False) -> list[ir.Value]:
-        """The generic reducing `axes` of plan's domain into (best order key, its index) `inits`: an
+              ascending: bool = False, index_dtype: str = "int64") -> list[ir.Value]:
+        """The generic reducing `axes` of plan's domain into (best order key, its index of `index_dtype`) `inits`: an
         element of `dtype` (a key when `dtype` is an integer) is compared by its scalar.order_key; its
         index is an input of the plan, or the row-major index of the positions index(axis) along
         `axes` in an array of shape `extents`; the loops of `reduced` (default: `axes`) are reduced, and
@@ -539,15 +574,15 @@ class Emitter:
 
         def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
             if callable(index):
-                at = scalar.constant(0, "int64")
+                at = scalar.constant(0, index_dtype)
                 for a in axes:  # Horner: at * extent + position, over the reduced axes in order
-                    at = arith.addi(arith.muli(at, scalar.constant(extents[a], "int64")), index(a))
+                    at = arith.addi(arith.muli(at, scalar.constant(extents[a], index_dtype)), index(a))
             else:
                 at = args[index[1]]
             return list(scalar.pick(pick, key, scalar.order_key(pick, dtype, value), at, *args[-2:], ascending))
 
         key = scalar.KEYS.get(dtype, dtype)
-        return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [key, "int64"], body)
+        return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [key, index_dtype], body)
 
     def _plain_input(self, value: ir.Value, dtype: str) -> tuple[_Plan, tuple]:
         """A plan reading one tensor at the identity index, and its body."""
@@ -611,7 +646,11 @@ class Emitter:
 
     def _reduce(self, plan: _Plan, tree: tuple, axes: tuple[int, ...], init: ir.Value, op: str, dtype: str,
                 lanes_attr: int | None) -> ir.Value:
-        """The generic reducing `axes` of plan's domain into init with `op` (tagged with its lanes, if any)."""
+        """The generic reducing `axes` of plan's domain into init with `op` (tagged with its lanes, if any); on a
+        CPU, one reduced outer axis met a block of rows per pass (_rows_innermost), the rows in order."""
+        blocks = _rows_innermost(plan, tree, axes) if lanes_attr is None and self.target.device is None else None
+        if blocks is not None:
+            plan, axes = blocks, (axes[0], len(plan.domain))
         rank = len(plan.domain)
         dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
         out_map = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i not in axes])
@@ -955,6 +994,23 @@ def _is_dim(expr: ir.AffineExpr, dim: int) -> bool:
 
 def _uses(expr: ir.AffineExpr, dim: int) -> bool:
     return re.search(rf"\bd{dim}\b", str(expr)) is not None
+
+
+def _rows_innermost(plan: _Plan, tree: tuple, axes: tuple[int, ...]) -> _Plan | None:
+    """plan with its one reduced outer axis split into blocks of policy.OUTER_ROWS rows, the rows of a block
+    its new innermost loop (loops: .., blocks, .., rows), so a reduction into the kept loops meets a block's
+    rows in one pass, in order; None unless one non-innermost axis is reduced whose length the block
+    divides, read by its bare index."""
+    rank, rows = len(plan.domain), policy.OUTER_ROWS
+    if len(axes) != 1 or axes[0] == rank - 1 or plan.domain[axes[0]] % rows or _reads_indices(tree):
+        return None
+    a, count = axes[0], plan.domain[axes[0]] // rows
+    split = _split_inputs(plan, a, rows, count)
+    if split is None:
+        return None
+    e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
+    order = ir.AffineMap.get(rank + 1, 0, e[:a] + [e[a], e[rank]] + e[a + 1:rank])  # (.., block, .., row) -> split domain
+    return _Plan(plan.domain[:a] + (count,) + plan.domain[a + 1:] + (rows,), [(v, _compose(m, order), dt) for v, m, dt in split])
 
 
 def _split_inputs(plan: _Plan, axis: int, size: int, count: int) -> list[tuple[ir.Value, ir.AffineMap, str]] | None:

@@ -14,6 +14,7 @@ from ..target import Target
 # Fewer loop iterations than this in one op: not worth a parallel region (it costs a few microseconds).
 MIN_WORK = 1 << 15
 SCAN_ROWS = 4  # rows an innermost-axis scan runs side by side (lowering/emit.py _interleaved_scan)
+OUTER_ROWS = 4  # rows of a reduced outer axis met per pass over the kept loops (lowering/emit.py _rows_innermost)
 ARG_SEGMENT = 1 << 14  # elements per segment, at least, of a flattened argmax/argmin split among the threads (lowering/argrows.py)
 SCAN_SPLIT = 1 << 16  # a scanned axis this long, with too few other loops for the threads, is scanned in two passes over blocks
 
