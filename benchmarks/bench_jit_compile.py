@@ -12,7 +12,9 @@ first and the second kernel (with the cache off the package default's base e-gra
 the package: egglog_tensor/prebuilt.py); its "et, saved base" row has the kernel cache off but the
 cache on (even when this script runs with EGGLOG_TENSOR_CACHE=0), in a cache dir an untimed process
 filled first. Goal (issue 26): first <= 0.5 s, second <= 0.15 s on an idle machine; the
-load average is printed, as wall times scale with it.
+load average is printed, as wall times scale with it. Last measured (2 shared cores, load 1.1-1.6,
+medians of 5, wall / CPU s): first 0.79 / 0.78, second 0.26 / 0.33 (0.43 / 0.42 before the base's
+push and pop moved to the idle egglog thread: docs/architecture.md, "Compile time").
 """
 
 from __future__ import annotations

@@ -322,11 +322,18 @@ class _EgglogThread:
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple, Future]] = queue.SimpleQueue()
+        self.idle: list[Callable[[], None]] = []  # work done while no job waits (`later`); only read on the thread
         self._thread = threading.Thread(target=self._serve, name="egglog", daemon=True)
         self._thread.start()
 
     def _serve(self) -> None:
         while True:
+            if self.idle and self._jobs.empty():
+                try:
+                    self.idle.pop(0)()
+                except Exception:  # (idle work is redone by the next job that needs it, which raises then)
+                    pass
+                continue
             fn, args, done = self._jobs.get()
             try:
                 done.set_result(fn(*args))
@@ -349,6 +356,10 @@ class _EgglogThread:
                           "found so far is compiled (interrupt again to abandon the compile)", stacklevel=3)
             return done.result()
 
+    def later(self, fn: Callable[[], None]) -> None:
+        """fn() on the thread once no job waits (called on the thread): work the next job needs done, off its clock."""
+        self.idle.append(fn)
+
 
 INTERRUPT = threading.Event()  # set by a Ctrl-C: the rewrite loop stops at its next iteration (stop reason "interrupted")
 
@@ -364,7 +375,9 @@ def egglog_text(value: object) -> str:
 
 
 def _release_bases() -> None:
+    _EGGLOG_THREAD.idle.clear()
     _BASES.clear()
+    _STATES.clear()
     gc.collect()
 
 
@@ -409,6 +422,7 @@ def _optimize_and_collect(*args: object) -> tuple[list[Node], OptimizeReport]:
 # The package default's is loaded from saved commands (prebuilt.py), identified by its name.
 _BASES: OrderedDict[object, tuple[object, prebuilt.Base]] = OrderedDict()  # by the schedule's declaration (str() formats it: ms)
 _MAX_BASES = 8
+_STATES: dict[int, str] = {}  # by id() of each base in _BASES, its e-graph: "empty" (the base), "pushed" (a copy ready for a run), "used" (a run's copy: _ready)
 _DROPPED: list[bool] = []  # not empty once `_base` let an e-graph go, until it is collected on the egglog thread
 
 
@@ -422,13 +436,19 @@ def _base(schedule: Ruleset | Schedule | None, saved: bool = True) -> prebuilt.B
     found = _BASES.get(key)
     if found is None or found[0] != rulesets:
         if found is not None:
-            _DROPPED.append(True)
+            _drop(found[1])
         found = _BASES[key] = (rulesets, _build(schedule, package))
+        _STATES[id(found[1])] = "empty"
     _BASES.move_to_end(key)
     while len(_BASES) > _MAX_BASES:
-        _BASES.popitem(last=False)
-        _DROPPED.append(True)
+        _drop(_BASES.popitem(last=False)[1][1])
     return found[1]
+
+
+def _drop(base: prebuilt.Base) -> None:
+    """Let `base` go (collected after the run, on the egglog thread)."""
+    del _STATES[id(base)]
+    _DROPPED.append(True)
 
 
 def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt.Base:
@@ -457,13 +477,26 @@ def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt
 
 @contextmanager
 def _pushed(schedule: Ruleset | Schedule | None, saved: bool = True) -> Iterator[prebuilt.Base]:
-    """`schedule`'s base (`_base`), its e-graph pushed for one run and popped back to empty after it."""
+    """`schedule`'s base (`_base`), its e-graph pushed for one run. egglog's push clones the e-graph with
+    its ~1,200 rules and pop drops the clone (~0.1 s together), so both are done after the run, while the
+    thread is idle (the caller lowers and compiles meanwhile): the next run finds a pushed copy ready."""
     base = _base(schedule, saved)
-    base.egraph.push()
+    _ready(base)
+    _STATES[id(base)] = "used"
     try:
         yield base
     finally:
+        _EGGLOG_THREAD.later(lambda: _ready(base))
+
+
+def _ready(base: prebuilt.Base) -> None:
+    """Make `base`'s e-graph a pushed copy of the empty base: pop a used copy, push a new one."""
+    if _STATES[id(base)] == "used":
         base.egraph.pop()
+        _STATES[id(base)] = "empty"
+    if _STATES[id(base)] == "empty":
+        base.egraph.push()
+        _STATES[id(base)] = "pushed"
 
 
 def _optimize(

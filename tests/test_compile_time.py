@@ -10,6 +10,7 @@ import gc
 import gzip
 import json
 import pickle
+import time
 
 import egglog.egraph
 import numpy as np
@@ -67,6 +68,27 @@ def test_second_kernel_builds_no_egraph_and_converts_no_schedule(warmed, monkeyp
     np.testing.assert_allclose(et.kernel(softmax, cache=False)(X), softmax(X), rtol=2e-6, atol=1e-7)
     assert made.calls == [] and converted.calls == []
     assert all(optimize._BASES[key][1].egraph is egraph for key, egraph in bases.items())
+
+
+def test_a_kernel_finds_its_base_pushed_and_pops_it_after_returning(warmed, monkeypatch):
+    """egglog's push and pop (~0.1 s) are done on the idle egglog thread, not on a compile's clock."""
+
+    def settled() -> set[str]:
+        deadline = time.monotonic() + 30
+        while set(optimize._STATES.values()) != {"pushed"} and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return set(optimize._STATES.values())
+
+    assert settled() == {"pushed"}
+    calls: list[str] = []
+    for name in ("push", "pop"):
+        monkeypatch.setattr(EGraph, name, lambda egraph, fn=getattr(EGraph, name), name=name: (calls.append(name), fn(egraph))[1])
+    during: list[list[str]] = []
+    optimized = optimize._optimize
+    monkeypatch.setattr(optimize, "_optimize", lambda *args: (calls.clear(), optimized(*args), during.append(list(calls)))[1])
+    np.testing.assert_allclose(et.kernel(softmax, cache=False)(X), softmax(X), rtol=2e-6, atol=1e-7)
+    assert during == [[]]
+    assert settled() == {"pushed"} and sorted(calls) == ["pop", "push"]
 
 
 def test_compile_formats_no_rule_text_until_the_report_is_read(warmed, monkeypatch):
