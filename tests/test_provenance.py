@@ -31,7 +31,7 @@ def _line(fn, text: str) -> int:
 
 
 def test_each_op_names_the_line_that_made_it():
-    comp = et.kernel(layer, target="cpu").inspect(np.ones((64, 32), np.float32), np.ones(32, np.float32))
+    comp = et.kernel(layer, target="cpu").inspect(np.ones((512, 32), np.float32), np.ones(32, np.float32))
     assert comp.stages[comp.stages.index("linalg") + 1] == "provenance"
     text = comp.stage("provenance")
     tanh, out = _line(layer, "np.tanh"), _line(layer, "np.maximum")
