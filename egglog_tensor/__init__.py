@@ -29,6 +29,7 @@ from .errors import (  # noqa: E402
     SpecializationWarning,
     ToolchainError,
     TracingError,
+    UFuncTypeError,
     UnsupportedError,
 )
 
@@ -103,6 +104,7 @@ __all__ = [
     "Traced",
     "TracingError",
     "Tuning",
+    "UFuncTypeError",
     "UnsupportedError",
     "compile",
     "ir",

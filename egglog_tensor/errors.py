@@ -18,6 +18,11 @@ class UnsupportedAttributeError(UnsupportedError, AttributeError):
     getattr(x, name, default) and hasattr answer as for any object without it."""
 
 
+class UFuncTypeError(UnsupportedError, TypeError):
+    """A ufunc NumPy has no loop for on these dtypes (`bool - bool`, `np.add` of a string): NumPy's TypeError
+    and its message, naming the call; an UnsupportedError too, as it was before it was told apart."""
+
+
 class TracingError(EgglogTensorError):
     """The function cannot be traced: shape mismatch, Python control flow on a traced value, ..."""
 

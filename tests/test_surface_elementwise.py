@@ -59,3 +59,17 @@ def test_bad_arguments_name_the_problem() -> None:
         et.kernel(lambda x: np.diff(x, n=-1))(np.ones(3))
     with pytest.raises(et.UnsupportedError, match="bool"):
         et.kernel(lambda x: np.round(x > 0))(np.ones(3))
+
+
+@pytest.mark.parametrize("fn", [lambda a, b: a - b, lambda a, b: -a, lambda a, b: np.subtract(a, True)],
+                         ids=["bool - bool", "-bool", "np.subtract(bool, True)"])
+def test_ufuncs_numpy_has_no_loop_for_raise_numpys_type_error(fn) -> None:
+    """NumPy raises TypeError for boolean subtract and negative: the kernel raises a TypeError too (an
+    et.UFuncTypeError), with NumPy's message and the call's source line."""
+    a = np.array([True, False, True])
+    with pytest.raises(TypeError) as numpy_error:
+        fn(a, a)
+    with pytest.raises(et.UFuncTypeError) as ours:
+        et.kernel(fn, target="cpu")(a, a)
+    assert isinstance(ours.value, TypeError) and isinstance(ours.value, et.UnsupportedError)
+    assert str(numpy_error.value) in str(ours.value) and "test_surface_elementwise.py" in str(ours.value)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DataValueError, TracingError, UnsupportedError
+from ..errors import DataValueError, TracingError, UFuncTypeError, UnsupportedError
 from ..graph import DTYPES, Node, is_float
 from ..ops import BINARY, PREDICATES, UNARY, supports
 from ..spec import PYTHON_SCALARS
@@ -72,7 +72,7 @@ def loop_dtypes(ufunc: np.ufunc, inputs: Sequence[Any]) -> tuple[np.dtype, ...]:
     try:
         return ufunc.resolve_dtypes((*keys, None))
     except (TypeError, np.exceptions.DTypePromotionError) as e:
-        raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}): {e}") from None
+        raise fail(UFuncTypeError, f"np.{ufunc.__name__}({describe(inputs)}): {e}") from None
 
 
 def exact_int_comparison(loop: Sequence[np.dtype], inputs: Sequence[Any]) -> Sequence[np.dtype]:
