@@ -183,9 +183,9 @@ class TensorCostModel:
     def _fuse_rows(self, x: Cost, out: Node, tiles: tuple[int, ...] | None = None) -> Cost:
         """`fuse_rows(x)`: x's kernel and the Rows below it as one loop over row blocks, with the
         `tiles` of `fuse_rows_tiled` (rows per block) or the lowering's default."""
-        closed = self.closed(x)
         if x.buffer and x.rows is None:  # nothing to fuse: that buffer (a view of one is still a view)
             return replace(x, total=x.total + _EPSILON, done=x.done + _EPSILON)
+        closed = self.closed(x)
         if x.rows is None or out.ndim < 1:
             return self._buffer(out, closed + _EPSILON)
         rows = x.rows
@@ -445,9 +445,12 @@ def _math_flops(op: str, dtype: str, machine: Machine) -> float:
     return machine.inline_math_flops if inline else machine.transcendental_flops
 
 
+_UNWRITTEN = VIEWS | {"arg", "reshape"}  # an output of one of these is no kernel's result: an argument, or a view of a buffer
+
+
 def _unwritten(meta: Any) -> bool:
     """Whether an output `meta` is no kernel's result: an argument, or a view of a buffer."""
-    return isinstance(meta, Node) and meta.op in VIEWS | {"arg", "reshape"}
+    return isinstance(meta, Node) and meta.op in _UNWRITTEN
 
 
 def _meta(op: str, tensors: tuple[Node, ...], attrs: tuple) -> Node:

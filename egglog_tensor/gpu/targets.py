@@ -76,7 +76,8 @@ def gpu_target(name: str) -> Target:
     units, wave, shared, bandwidth, gflops, fp64 = KNOWN.get(chip) or _defaults(backend, chip)
     device = Device(backend, chip, units, wave, shared, bandwidth, gflops, fp64, LIMITS.get(chip) or _default_limits(backend, chip))
     machine = Machine(gflops=gflops, gemm_gflops=gflops, bandwidth_gbs=bandwidth, kernel_overhead_ns=LAUNCH_NS,
-                      transcendental_flops=TRANSCENDENTAL_FLOPS, inline_math_flops=TRANSCENDENTAL_FLOPS, gemm_strided_a_slowdown=STRIDED_A, gemm_strided_b_slowdown=STRIDED_B)
+                      transcendental_flops=TRANSCENDENTAL_FLOPS, inline_math_flops=TRANSCENDENTAL_FLOPS,
+                      gemm_strided_a_slowdown=STRIDED_A, gemm_strided_b_slowdown=STRIDED_B)
     return replace(Target(), name=backend, cpu=chip, features="", machine=machine, device=device)
 
 

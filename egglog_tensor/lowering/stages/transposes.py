@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir
-
 from mlir.dialects.transform import vector as vector_transform
 
 from .. import scripts
@@ -41,17 +40,14 @@ def _strides(value_type: ir.Type) -> list[int] | None:
     return None if any(s == ir.ShapedType.get_dynamic_stride_or_offset() for s in strides) else list(strides)
 
 
-def _loop_strides(op: ir.Operation, operand: int, loops: int) -> list[int] | None:
-    """The memory stride (in elements) of operand `operand` along each of the op's `loops` loops, from its
-    indexing map (a projected permutation) and its memref's strides (None: unknown)."""
-    strides = _strides(op.operands[operand].type)
+def _by_loop(op: ir.Operation, operand: int, values: list[int], loops: int) -> list[int] | None:
+    """`values` (one per dimension of operand `operand`) each at the loop its indexing map reads that
+    dimension with, 0 at loops it does not read (None: a map result neither a loop nor a constant)."""
     amap = ir.AffineMapAttr(ir.ArrayAttr(op.attributes["indexing_maps"])[operand]).value
-    if strides is None:
-        return None
     along = [0] * loops
-    for result, expr in enumerate(amap.results):
+    for value, expr in zip(values, amap.results, strict=True):
         if isinstance(expr, ir.AffineDimExpr):
-            along[expr.position] = strides[result]
+            along[expr.position] = value
         elif not isinstance(expr, ir.AffineConstantExpr):
             return None
     return along
@@ -67,7 +63,8 @@ def blocked_loops(op: ir.Operation) -> tuple[int, int] | None:
     if loops < 2 or not all("parallel" in str(it) for it in iterators):
         return None
     for operand in range(len(op.operands)):
-        along = _loop_strides(op, operand, loops)
+        strides = _strides(op.operands[operand].type)
+        along = None if strides is None else _by_loop(op, operand, strides, loops)
         if along is None or abs(along[-1]) <= 1:
             continue
         contiguous = [d for d in range(loops - 1) if abs(along[d]) == 1]
@@ -77,14 +74,10 @@ def blocked_loops(op: ir.Operation) -> tuple[int, int] | None:
 
 
 def _extents(op: ir.Operation, loops: int) -> list[int] | None:
-    """The static trip count of each loop of an elementwise op, from its output's map and shape."""
-    shape = ir.MemRefType(op.operands[-1].type).shape
-    amap = ir.AffineMapAttr(ir.ArrayAttr(op.attributes["indexing_maps"])[len(op.operands) - 1]).value
-    extents = [-1] * loops
-    for size, expr in zip(shape, amap.results, strict=True):
-        if isinstance(expr, ir.AffineDimExpr):
-            extents[expr.position] = size
-    return None if any(e < 0 for e in extents) else extents
+    """The static trip count of each loop of an elementwise op, from its output's map and shape (None: one is dynamic)."""
+    output = len(op.operands) - 1
+    extents = _by_loop(op, output, ir.MemRefType(op.operands[output].type).shape, loops)
+    return None if extents is None or any(e < 0 for e in extents) else extents
 
 
 def vectorized(op: ir.Operation, pair: tuple[int, int], loops: int) -> bool:
@@ -93,6 +86,11 @@ def vectorized(op: ir.Operation, pair: tuple[int, int], loops: int) -> bool:
     extents = _extents(op, loops)
     return (pair == (loops - 2, loops - 1) and extents is not None and all(extents[d] % BLOCK == 0 for d in pair)
             and scalar_body(op))
+
+
+def _shuffled_transposes() -> None:
+    """The pattern op lowering vector.transpose to one vector.shuffle (LLVM picks the unpack/shuffle sequence)."""
+    vector_transform.ApplyLowerTransposePatternsOp(lowering_strategy=vector_transform.VectorTransposeLowering.Shuffle1D)
 
 
 def transform_script(module: ir.Module) -> ir.Module | None:
@@ -111,8 +109,7 @@ def transform_script(module: ir.Module) -> ir.Module | None:
             if vectorized(ops[i], pair, loops):
                 inner, _ = scripts.tile_using_for(tiled, [VECTOR if d in pair else 1 for d in range(loops)])
                 scripts.vectorize(inner)
-                scripts.apply_patterns(outer[0], vector_transform.ApplyTransferPermutationPatternsOp,
-                                       lambda: vector_transform.ApplyLowerTransposePatternsOp(lowering_strategy=vector_transform.VectorTransposeLowering.Shuffle1D))
+                scripts.apply_patterns(outer[0], vector_transform.ApplyTransferPermutationPatternsOp, _shuffled_transposes)
 
     return scripts.build(module.context, body)
 
