@@ -1,7 +1,7 @@
 """Scans (egglog_tensor/tracing/scans.py, the `cumsum`/`cumprod` primitives): cumsum, cumprod, their
 nan- forms and cumulative_sum/cumulative_prod against NumPy over drawn shapes (sizes 0 and 1),
-dtypes, layouts, axes and NaN/inf data; fused producers; the two-pass scan of a long axis on
-cpu-openmp, exact for integers and no less accurate than NumPy's sequential scan at size."""
+dtypes, layouts, axes and NaN/inf data; fused producers; the two-pass scan of a long axis (cpu and
+cpu-openmp), exact for integers and no less accurate than NumPy's sequential scan at size."""
 
 from __future__ import annotations
 
@@ -92,8 +92,9 @@ def test_bad_arguments_name_the_problem() -> None:
 
 
 def test_long_axis_is_scanned_in_two_passes() -> None:
-    """cpu-openmp: a long axis with no other work for the threads is split into blocks (the block
-    totals, their running totals, each block rescanned from its offset), the tail scanned after."""
+    """A long axis with too few other loops to scan side by side is split into blocks (the block
+    totals, their running totals, each block rescanned from its offset), the tail scanned after:
+    the blocks shared by the threads of cpu-openmp, rescanned side by side on cpu."""
     kernel = et.kernel(lambda a: (np.cumsum(a, axis=0), np.cumprod(a * 0 + 1, axis=0)), target="cpu-openmp", threads=2)
     x = np.arange(3 * 2**16 + 5, dtype=np.int64) % 1000 - 300  # not a multiple of any block count: a tail
     total, ones = kernel(x)
@@ -101,6 +102,9 @@ def test_long_axis_is_scanned_in_two_passes() -> None:
     np.testing.assert_array_equal(ones, np.ones_like(x))
     parallel = kernel.inspect(x).stage("parallel")
     assert parallel.count("scf.forall") >= 4  # each scan's block totals and rescan split over the threads
+    single = et.kernel(lambda a: np.cumsum(a), target="cpu")
+    np.testing.assert_array_equal(single(x), np.cumsum(x))
+    assert single.inspect(x).stage("linalg").count("linalg.generic") >= 4  # the blocks' totals, offsets, rescan, tail
     y = np.broadcast_to(np.float64(0.5), (2, 2**17)).T  # a strided view: the scan reads it as it is
     check(lambda a: np.cumsum(a, axis=0), y)
     z = np.arange(2**17, dtype=np.float64).reshape(1, 2**17, 1) % 7  # one long axis among unit ones

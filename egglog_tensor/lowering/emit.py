@@ -668,8 +668,8 @@ class Emitter:
         plan = _Plan(x.shape)
         tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan)
         n, threads = x.shape[axis], self.target.threads
-        if threads > 1 and x.size // n < threads and n >= policy.SCAN_SPLIT:
-            step = policy.SCAN_ROWS * threads  # blocks rescanned side by side (_interleaved_scan) on each thread
+        step = policy.SCAN_ROWS * max(threads, 2)  # blocks rescanned side by side (_interleaved_scan), more than SCAN_ROWS
+        if x.size // n < step and n >= policy.SCAN_SPLIT:
             count = next((c for c in range(step, 64 * threads, step) if n % c == 0), 8 * threads)
             if _reads_indices(tree):  # the blocks renumber the loops: an iota is read from its own buffer
                 plan = _Plan(x.shape)
