@@ -15,6 +15,8 @@ become one kernel: their flops add up, but memory is read once per distinct inpu
 written once for x; their own intermediates stay in cache. `rows_slowdown` prices the loop's
 block (`fuse_rows_tiled`: rows per block), as `tile_slowdown` does a matmul's tiles.
 
+Elementwise and reduction flops of an 8-byte type count twice on a CPU (half the vector lanes).
+
 Reductions whose innermost loop reduces also pay the time they wait on add latency beyond an ideal
 loop, with the lanes the term chose (`x.sum_lanes(axes, L)`) or LLVM's own (`reduce_slowdown`),
 standalone and in a row-fused loop alike: a parent's price must fall whenever a child's does, or
@@ -144,10 +146,12 @@ class TensorCostModel:
         self.floor = -math.inf if local else 0.0
 
     # --- helpers ---------------------------------------------------------------------------
-    def _device_weight(self, op: str, dtype: str) -> float:
-        """On a GPU, one flop of `op` with result `dtype` in float32 flops: float64 work, and float32 math
-        the device computes in float64 (all but FLOAT32_MATH), at the device's float64 rate."""
-        assert self.target.device is not None
+    def _dtype_weight(self, op: str, dtype: str) -> float:
+        """One flop of `op` with result `dtype` in float32 flops. On a GPU: float64 work, and float32 math
+        the device computes in float64 (all but FLOAT32_MATH), at the device's float64 rate; on a CPU, an
+        8-byte type fills half the vector lanes of a 4-byte one."""
+        if self.target.device is None:
+            return max(1.0, np.dtype(dtype).itemsize / 4)
         wide = dtype == "float64" or (op in TRANSCENDENTAL and op not in FLOAT32_MATH)
         return self.target.device.flops_weight("float64" if wide else "float32")
 
@@ -282,8 +286,7 @@ class TensorCostModel:
         view = is_view(op, ins[0].meta.shape, out.shape)
         if op in ELEMENTWISE or view:
             weight = _math_flops(op, out.dtype, m) if op in TRANSCENDENTAL else (1.0 if op in ELEMENTWISE else 0.0)
-            if self.gpu:
-                weight *= self._device_weight(op, out.dtype)
+            weight *= self._dtype_weight(op, out.dtype)
             done, flops, reads = 0.0, weight * out.size, 0.0
             inputs: frozenset[Input] = frozenset()
             buffers: frozenset[Input] = frozenset()  # (on a GPU, each buffer read once by this kernel alone)
@@ -309,7 +312,7 @@ class TensorCostModel:
             return self._fused(out, done, flops, reads, inputs, rows)
         if op in REDUCTIONS:
             (x,) = ins
-            flops = x.meta.size * (self._device_weight(op, out.dtype) if self.gpu else 1.0) + (0.0 if x.buffer else x.flops)
+            flops = x.meta.size * self._dtype_weight(op, out.dtype) + (0.0 if x.buffer else x.flops)
             reads = _bytes(x.meta) if x.buffer else x.reads
             inputs = x.inputs if not x.buffer else frozenset() if x.rows else frozenset({(_identity(x), _bytes(x.meta))})
             latency = 0.0
