@@ -4,8 +4,10 @@
 Each number is timed on a kernel that isolates it, compiled with the default numbers and the
 target's threads: copy bandwidth (np.copyto over the threads), the fused elementwise rate (a chain
 of multiply-adds on an array in L2, so memory is not what is timed), the inline math cost (an
-exp over the same array, as flop-equivalents of that rate) and the GEMM rate (a 1024^3 float32
-matmul). About two seconds; `calibrated` stores the result in the compilation cache's folder, keyed
+exp over the same array), libm's (a log), a reduction's (a sum of it), each as flop-equivalents of
+that rate with a call's overhead (a 16-element call) taken off, the GEMM rate (a 1024^3 float32
+matmul) and its slowdowns on transposed operands, and a transposed copy against a plain one
+(1024^2 float32). About three seconds; `calibrated` stores the result in the compilation cache's folder, keyed
 by CPU, features and threads, and measures again only when that is gone.
 """
 
@@ -42,15 +44,23 @@ def measure(threads: int | None = None, **overrides: Any) -> Machine:
     target = resolve_target("cpu-openmp" if (threads or 2) > 1 else "cpu", threads)
     x = np.linspace(-1.0, 1.0, IN_CACHE * target.threads, dtype=np.float32)
     a = np.ones((1024, 1024), np.float32)
-    elementwise_ns = _rate(_chain, (x,), target)
+    call_ns = _rate(lambda x: x * 2, (x[:16],), target)  # a call's own overhead, taken off the per-element rates below
+    elementwise_ns = _rate(_chain, (x,), target) - call_ns
     gflops = 2 * CHAIN * x.size / elementwise_ns
-    exp_ns = _rate(lambda x: np.exp(x), (x,), target)
+
+    def flops_per_element(fn: Any) -> float:
+        return max(1.0, (_rate(fn, (x,), target) - call_ns) * gflops / x.size)
+
     gemm_ns = _rate(lambda a, b: a @ b, (a, a), target)
     # A transposed operand read as it lies (rules=None: no layout copy), against the row-major product
     strided_b, strided_a = (_rate(fn, (a, a), target, rules=None) / gemm_ns for fn in (lambda a, b: a @ b.T, lambda a, b: a.T @ b))
+    transposed = _rate(lambda a: a.T.copy(), (a,), target, rules=None) / _rate(lambda a: a * 1, (a,), target)
     measured = Machine(
         gflops=gflops,
-        inline_math_flops=max(1.0, exp_ns * gflops / x.size),
+        inline_math_flops=flops_per_element(lambda x: np.exp(x)),
+        transcendental_flops=flops_per_element(lambda x: np.log(x)),
+        reduction_flops=flops_per_element(lambda x: x.sum()),
+        transposed_copy_slowdown=max(1.0, transposed),
         gemm_gflops=2 * 1024**3 / gemm_ns,
         bandwidth_gbs=copy_bandwidth(target.threads),
         gemm_strided_b_slowdown=max(1.0, strided_b),

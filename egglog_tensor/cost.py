@@ -312,7 +312,7 @@ class TensorCostModel:
             return self._fused(out, done, flops, reads, inputs, rows)
         if op in REDUCTIONS:
             (x,) = ins
-            flops = x.meta.size * self._dtype_weight(op, out.dtype) + (0.0 if x.buffer else x.flops)
+            flops = x.meta.size * self._dtype_weight(op, out.dtype) * m.reduction_flops + (0.0 if x.buffer else x.flops)
             reads = _bytes(x.meta) if x.buffer else x.reads
             inputs = x.inputs if not x.buffer else frozenset() if x.rows else frozenset({(_identity(x), _bytes(x.meta))})
             latency = 0.0

@@ -52,6 +52,7 @@ class Machine:
     gemm_strided_a_slowdown: float = 1.1
     transcendental_flops: float = 100.0  # one log/sin/pow/... (~1 ns per element per core with libmvec)
     inline_math_flops: float = 40.0  # one exp or float32 tanh, inline arithmetic (the math stage): ~0.5 ns per element per core
+    reduction_flops: float = 1.0  # one element folded into a reduction (sum, max, argmax...), in elementwise flops
     # A copy that reads or writes across rows (b.T made row-major, a Fortran-ordered argument copied) against
     # a plain copy of its bytes, in the transposes stage's blocks: measured 5-6x at 1024^2 and 4096^2 float32.
     transposed_copy_slowdown: float = 5.0

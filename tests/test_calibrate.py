@@ -21,10 +21,14 @@ def test_measure_times_each_number_on_its_own_kernel(monkeypatch):
 
     monkeypatch.setattr(calibrate, "_rate", rate)
     m = et.Machine.measure(threads=2, kernel_overhead_ns=123.0)
-    assert [s for s, _ in seen] == [(2 * calibrate.IN_CACHE,)] * 2 + [(1024, 1024)] * 3 and {t for _, t in seen} == {2}
-    for value in (m.gflops, m.gemm_gflops, m.bandwidth_gbs, m.inline_math_flops):
+    # a 16-element call (the overhead), the chain, exp, log and sum in L2, the GEMM and its two transposed forms,
+    # a transposed copy and a plain one
+    shapes = sorted(s for s, _ in seen)
+    assert shapes == sorted([(16,)] + [(2 * calibrate.IN_CACHE,)] * 4 + [(1024, 1024)] * 5) and {t for _, t in seen} == {2}
+    for value in (m.gflops, m.gemm_gflops, m.bandwidth_gbs, m.inline_math_flops, m.transcendental_flops, m.reduction_flops):
         assert math.isfinite(value) and value > 0
     assert m.inline_math_flops >= 1.0 and m.kernel_overhead_ns == 123.0  # (overrides kept)
+    assert m.transcendental_flops >= 1.0 and m.reduction_flops >= 1.0 and m.transposed_copy_slowdown >= 1.0
     assert m.gemm_strided_b_slowdown >= 1.0 and m.gemm_strided_a_slowdown >= 1.0
 
 
