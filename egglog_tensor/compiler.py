@@ -9,7 +9,6 @@ with the on-disk cache.
 from __future__ import annotations
 
 import difflib
-import html
 import os
 import sys
 import time
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from egglog import Ruleset, Schedule
 
-from . import cache, highlight
+from . import cache
 from .errors import EgglogTensorError
 from .graph import Node
 from .lowering.llvm import LoadedModule
@@ -195,7 +194,10 @@ class Compilation:
         return self.summary()
 
     def _repr_html_(self) -> str:
-        return f"<pre>{html.escape(self.summary())}</pre>\n{highlight.stages_html(self.texts)}"
+        """The notebook display: costs, rules fired, the program drawn, then each stage (display.py)."""
+        from .display import html
+
+        return html(self)
 
 
 def workspace(facts: dict[str, Any]) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:

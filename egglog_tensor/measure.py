@@ -29,11 +29,11 @@ class Timing:
         return self.estimated_ns / self.measured_ns
 
     def __str__(self) -> str:
-        return (f"estimated {_time(self.estimated_ns)}, measured {_time(self.measured_ns)} per call "
+        return (f"estimated {time_text(self.estimated_ns)}, measured {time_text(self.measured_ns)} per call "
                 f"(median of {self.batches} batches): estimate/measured {self.ratio:.2g}")
 
 
-def _time(ns: float) -> str:
+def time_text(ns: float) -> str:
     """ns in the unit that reads best."""
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
         if ns >= scale:

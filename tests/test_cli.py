@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import subprocess
 import sys
 import textwrap
@@ -13,6 +14,7 @@ from pygments.token import Error
 import egglog_tensor as et
 from egglog_tensor import highlight
 from egglog_tensor.__main__ import main
+from egglog_tensor.measure import time_text
 
 SOURCE = textwrap.dedent('''
     import numpy as np
@@ -105,7 +107,25 @@ def test_notebook_html_highlights_stages_within_its_budget(monkeypatch):
     shown = comp._repr_html_()
     assert shown.count("<details><summary>") == len(comp.stages) and "<style>" in shown
     assert '<span class="nd">' in shown or '<span class="nv">' in shown  # highlighted MLIR
+    assert "<svg" in shown and "why: what the optimizer" in shown  # the program drawn, the explanation
     monkeypatch.setattr(highlight, "HTML_BUDGET", 0)
     plain = comp._repr_html_()
     assert plain.count("<details><summary>") == len(comp.stages) and plain.count("<span class=") < 5
 
+
+
+def test_notebook_html_tabulates_costs_times_and_rules_fired():
+    """The display's tables: the estimated cost traced -> extracted, the measured time once measured, the
+    compile stages' times, and each ruleset's rules with how often each matched (display.py)."""
+    x = np.ones((64, 32), np.float32)
+    kernel = et.kernel(lambda x: np.exp(x - x.max(axis=1, keepdims=True)) / 2.0)
+    kernel.measure(x)
+    comp = kernel.inspect(x)
+    shown = comp._repr_html_()
+    report = comp.report
+    assert f"{time_text(report.cost_after)}</b> extracted" in shown and f"<td>{comp.timing}</td>" in shown
+    assert "optimize" in shown.split("compile time")[1].split("</tr>")[0]
+    for rs in report.rulesets:
+        rule, n = rs.matches[0]
+        assert f'<td class="n">{n}</td><td title="{html.escape(" ".join(rule.split()))}">' in shown, rule
+    assert shown.count("<tr><td rowspan=") == len([rs for rs in report.rulesets if rs.matches])
