@@ -38,6 +38,16 @@ _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 DEEP = 64  # programs deeper than this emit their kernels inputs first (Emitter.kernels_first)
 
 
+def _cut(value: ir.Value) -> ir.Value:
+    """`value` written into a buffer of its own and read back as a tensor that aliases nothing before it:
+    one-shot bufferization's analysis of a chain of in-place updates grows as the square of its length
+    (an unrolled stencil's `B[1:-1, 1:-1] = ...`: 128 steps 17 s), so a long chain is cut in links."""
+    kind = ir.RankedTensorType(value.type)
+    buffer = memref.alloc(ir.MemRefType.get(kind.shape, kind.element_type), [], [])
+    bufferization.materialize_in_destination(None, value, buffer, restrict=True, writable=True)
+    return bufferization.to_tensor(kind, buffer, restrict=True, writable=True)
+
+
 def memref_type(spec: ArgSpec) -> ir.MemRefType:
     """Boundary type of an argument: identity layout for C order, else a strided layout."""
     elem = scalar.storage_type(spec.dtype)
@@ -150,6 +160,7 @@ class Emitter:
         self.arg_tensors: dict[str, ir.Value] = {}
         self.arg_memrefs: dict[str, ir.Value] = {}
         self.strided: list[ir.Value] = []  # tensors of arguments not in C order
+        self.updates = 0  # update_slices in place since the last cut (_update_slice)
 
     # --- materialized values ---------------------------------------------------------------
     def kernels_first(self, outputs: list[Node]) -> None:
@@ -882,7 +893,12 @@ class Emitter:
         if not value.size:
             return into
         start, step, size = (list(node.attr(n)) for n in ("start", "step", "size"))
-        return tensor.insert_slice(self._group(value), into, [], [], [], start, size, step)
+        updated = tensor.insert_slice(self._group(value), into, [], [], [], start, size, step)
+        self.updates += 1
+        if self.updates < policy.UPDATE_CHAIN or self.target.device is not None:
+            return updated
+        self.updates = 0
+        return _cut(updated)
 
     def _reshape(self, node: Node) -> ir.Value:
         return _unflatten(self._flat(node.inputs[0]), node)

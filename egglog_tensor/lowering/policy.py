@@ -16,6 +16,7 @@ MIN_WORK = 1 << 15
 SCAN_ROWS = 4  # rows an innermost-axis scan runs side by side (lowering/emit.py _interleaved_scan)
 OUTER_ROWS = 4  # rows of a reduced outer axis met per pass over the kept loops (lowering/emit.py _rows_innermost)
 ARG_SEGMENT = 1 << 14  # elements per segment, at least, of a flattened argmax/argmin split among the threads (lowering/argrows.py)
+UPDATE_CHAIN = 16  # in-place updates (x[a:b] = ...) in a row before the emitter cuts the chain (lowering/emit.py _cut)
 SCAN_SPLIT = 1 << 16  # a scanned axis this long, with too few other loops for the threads, is scanned in two passes over blocks
 
 
