@@ -152,6 +152,11 @@ class Commands:
                 {decode(ref): (egg, reverse) for ref, (egg, reverse) in self.data["callables"]},
                 {decode(ref): sort for ref, sort in self.data["sorts"]})
 
+    @functools.cached_property
+    def places(self) -> dict[str, tuple[Any, ...]]:
+        """Each egg rule name's ruleset for the report, group, ops built, declaring ruleset and index there (Base.rules)."""
+        return {name: (owner, group, tuple(built), ruleset, index) for name, (owner, group, built, ruleset, index) in self.data["rules"].items()}
+
     def parsed(self, indices: Iterable[int]) -> list[bindings._Command]:
         """The egg commands of the saved texts at `indices`, in that order."""
         for i in indices:
@@ -303,8 +308,7 @@ def load(commands: Commands, runs: dict[str, Ruleset | Schedule], rules: frozens
     state.egg_sort_to_type_ref = {sort: ref for ref, sort in sorts.items()}
     state.expr_to_let_counter, state.unnamed_function_counter, state.rule_name_counter = data["counters"]
     return Base(egraph, {runs[name].schedule: commands.parse(text) for name, text in data["runs"].items()},
-                {name: (owner, group, tuple(built), ruleset, index) for name, (owner, group, built, ruleset, index) in data["rules"].items()},
-                data["name"], {runs[name].schedule: text for name, text in data["schedules"].items()}, commands, rules)
+                commands.places, data["name"], {runs[name].schedule: text for name, text in data["schedules"].items()}, commands, rules)
 
 
 def extend(base: Base, rules: frozenset[int]) -> None:
