@@ -503,10 +503,11 @@ def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt
 def _pushed(schedule: Ruleset | Schedule | None, saved: bool, outputs: list[Node],
             facts: list[Node] | None = None) -> Iterator[tuple[prebuilt.Base, list[bindings._Command]]]:
     """`schedule`'s base (`_base`) declaring the rules the program `outputs` can match, its e-graph pushed
-    for one run, and the commands seeding the program into it (seed.program: with the shapes and dtypes of
-    `facts`, all nodes by default; made on the pushed copy, whose egglog-python state they may add to). egglog's push clones the e-graph with
-    its ~1,200 rules and pop drops the clone (~0.1 s together), so both are done after the run, while the
-    thread is idle (the caller lowers and compiles meanwhile): the next run finds a pushed copy ready."""
+    for one run, and the commands seeding the program into it (seed.program: with the shapes and dtypes
+    of `facts`, all nodes by default; made on the pushed copy, whose egglog-python state they may add to).
+    egglog's push clones the e-graph with its rules and pop drops the clone, so both are done after the
+    run, while the thread is idle (the caller lowers and compiles meanwhile): the next run finds a pushed
+    copy ready."""
     base: prebuilt.Base | None = _base(schedule, saved)
     nodes = topological(outputs)
     while base is not None:  # (once more when rules were added: the commands are made on the new pushed copy)
