@@ -12,9 +12,12 @@ first and the second kernel (with the cache off the package default's base e-gra
 the package: egglog_tensor/prebuilt.py); its "et, saved base" row has the kernel cache off but the
 cache on (even when this script runs with EGGLOG_TENSOR_CACHE=0), in a cache dir an untimed process
 filled first. Goal (issue 26): first <= 0.5 s, second <= 0.15 s on an idle machine; the
-load average is printed, as wall times scale with it. Last measured (2 shared cores, load 1.1-1.6,
-medians of 5, wall / CPU s): first 0.79 / 0.78, second 0.26 / 0.33 (0.43 / 0.42 before the base's
-push and pop moved to the idle egglog thread: docs/architecture.md, "Compile time").
+load average is printed, as wall times scale with it. Last measured (session 28, 2 shared cores at
+load 4.7-6.9, main and this run alternately, medians of 5, wall / CPU s, the egglog_tensor row):
+first 1.07-1.36 / 0.87-0.96 -> 0.32-0.51 / 0.30-0.35 (the base declares only the rules the program
+can match), second 0.34-0.57 / 0.32-0.39 -> 0.51-0.73 / 0.47-0.57 (softmax loads its base again,
+with gelu's rules and its own, in their saved order: docs/architecture.md, "Compile time").
+At load 1.1-1.6 (session 27): first 0.79 / 0.78, second 0.26 / 0.33.
 """
 
 from __future__ import annotations

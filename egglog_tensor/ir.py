@@ -305,10 +305,15 @@ def to_term(outputs: list[Node], memo: dict[int, Tensor] | None = None) -> Progr
     return Program(Vec[Tensor](*(memo[id(o)] for o in outputs)))
 
 
+def constructor(node: Node) -> Callable[..., Tensor]:
+    """The Tensor constructor of one node's term (a reduction with its lanes chosen: its WITH_LANES form)."""
+    chosen = len(node.attrs) > len(OPS[node.op].attrs)
+    return WITH_LANES[node.op] if chosen else CONSTRUCTORS[node.op]
+
+
 def node_term(node: Node, memo: dict[int, Tensor]) -> Tensor:
     """The term of one node whose inputs' terms are in `memo`."""
-    chosen = len(node.attrs) > len(OPS[node.op].attrs)  # a reduction with its lanes chosen
-    ctor = WITH_LANES[node.op] if chosen else CONSTRUCTORS[node.op]
+    ctor = constructor(node)
     if node.op == "concat":
         return ctor(Vec[Tensor](*(memo[id(i)] for i in node.inputs)), node.attr("axis"))
     if node.op == "arg":

@@ -28,7 +28,7 @@ from .extract import alternatives as extract_alternatives
 from .graph import Builder, Node, topological
 from . import cache, prebuilt
 from .progress import Progress
-from .seed import seed
+from .seed import called, program, seed
 
 T = TypeVar("T")
 
@@ -410,9 +410,9 @@ def _optimize_and_collect(*args: object) -> tuple[list[Node], OptimizeReport]:
     try:
         return _optimize(*args)  # type: ignore[arg-type]
     finally:
-        if _DROPPED:  # a base e-graph was let go: free it here, on its own thread (a full collection: ~0.1 s)
+        if _DROPPED:  # a base e-graph was let go: free it on its own thread once idle (a full collection: ~0.1 s)
             _DROPPED.clear()
-            gc.collect()
+            _EGGLOG_THREAD.later(gc.collect)
 
 
 # One e-graph per schedule with its rules (and the shape analysis) already declared: egglog-python
@@ -429,7 +429,8 @@ _DROPPED: list[bool] = []  # not empty once `_base` let an e-graph go, until it 
 def _base(schedule: Ruleset | Schedule | None, saved: bool = True) -> prebuilt.Base:
     """The empty e-graph with `schedule`'s rules declared (kept for the last _MAX_BASES schedules);
     not `saved`: made through egglog-python even for the package default, so that egglog-python's
-    own readers of an e-graph (`freeze`, `extract`) know its declarations."""
+    own readers of an e-graph (`freeze`, `extract`) know its declarations. A base loaded from saved
+    commands declares the rules earlier programs could match (`_with_rules`)."""
     key = (None if schedule is None else schedule.schedule, saved)
     package = cache.package_schedule_name(schedule) if saved else None  # (its rulesets' declarations would run every rule generator)
     rulesets = package or ({} if schedule is None else dict(schedule.__egg_decls__._rulesets))
@@ -445,6 +446,29 @@ def _base(schedule: Ruleset | Schedule | None, saved: bool = True) -> prebuilt.B
     return found[1]
 
 
+def _with_rules(schedule: Ruleset | Schedule | None, saved: bool, base: prebuilt.Base, ops: frozenset[str]) -> prebuilt.Base | None:
+    """None when `base` declares every saved rule a program calling `ops` can match (prebuilt.Commands.needed),
+    else the base that does, in their saved order: `base` with them added when they all come after its
+    rules, else one loaded anew with its rules and them, replacing it (a rule left out can never match,
+    so the program's run is the one on the full base)."""
+    commands = base.commands
+    wanted = frozenset() if commands is None else commands.needed(ops) - base.loaded
+    if not wanted:
+        return None
+    if min(wanted) > max(base.loaded, default=-1):
+        if _STATES[id(base)] != "empty":
+            base.egraph.pop()
+            _STATES[id(base)] = "empty"
+        prebuilt.extend(base, wanted)
+        return base
+    rebuilt = prebuilt.load(commands, prebuilt.runs_of(base.package), base.loaded | wanted)
+    key = (None if schedule is None else schedule.schedule, saved)
+    _BASES[key] = (_BASES[key][0], rebuilt)
+    _drop(base)
+    _STATES[id(rebuilt)] = "empty"
+    return rebuilt
+
+
 def _drop(base: prebuilt.Base) -> None:
     """Let `base` go (collected after the run, on the egglog thread)."""
     del _STATES[id(base)]
@@ -457,10 +481,10 @@ def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt
     from .rulesets.shapes import shapes
 
     if package is not None and schedule is not None:
-        runs = prebuilt.runs_of(package)
         data = prebuilt.saved(package) or prebuilt.save(package, _describe)
         try:
-            loaded = None if data is None else prebuilt.load(data, runs)
+            commands = None if data is None else prebuilt.Commands(data)
+            loaded = None if commands is None else prebuilt.load(commands, prebuilt.runs_of(package), frozenset())  # (rules: _with_rules)
         except Exception:  # a saved file this code cannot run (edited, or from a damaged disk): the base is built as below
             _DROPPED.append(True)
             loaded = None
@@ -476,15 +500,24 @@ def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt
 
 
 @contextmanager
-def _pushed(schedule: Ruleset | Schedule | None, saved: bool = True) -> Iterator[prebuilt.Base]:
-    """`schedule`'s base (`_base`), its e-graph pushed for one run. egglog's push clones the e-graph with
-    its ~1,200 rules and pop drops the clone (~0.1 s together), so both are done after the run, while the
-    thread is idle (the caller lowers and compiles meanwhile): the next run finds a pushed copy ready."""
-    base = _base(schedule, saved)
-    _ready(base)
+def _pushed(schedule: Ruleset | Schedule | None, saved: bool, outputs: list[Node],
+            facts: list[Node] | None = None) -> Iterator[tuple[prebuilt.Base, list[bindings._Command]]]:
+    """`schedule`'s base (`_base`) declaring the rules the program `outputs` can match, its e-graph pushed
+    for one run, and the commands seeding the program into it (seed.program: with the shapes and dtypes
+    of `facts`, all nodes by default; made on the pushed copy, whose egglog-python state they may add to).
+    egglog's push clones the e-graph with its rules and pop drops the clone, so both are done after the
+    run, while the thread is idle (the caller lowers and compiles meanwhile): the next run finds a pushed
+    copy ready."""
+    base: prebuilt.Base | None = _base(schedule, saved)
+    nodes = topological(outputs)
+    while base is not None:  # (once more when rules were added: the commands are made on the new pushed copy)
+        _ready(base)
+        seeding = program(base.egraph, outputs, nodes, nodes if facts is None else facts)
+        used, base = base, _with_rules(schedule, saved, base, called(seeding))
+    base = used
     _STATES[id(base)] = "used"
     try:
-        yield base
+        yield base, seeding
     finally:
         _EGGLOG_THREAD.later(lambda: _ready(base))
 
@@ -512,8 +545,8 @@ def _optimize(
 
     # (the saved base holds the host's tiling rules: a target whose tiling rules differ builds its own)
     saved = what_rules_read(cost_model.target) == what_rules_read(Target.host())
-    with _pushed(schedule, saved) as base:
-        return _rewrite_and_extract(base, outputs, schedule, limits, cost_model, baseline, alternatives)
+    with _pushed(schedule, saved, outputs) as (base, seeding):
+        return _rewrite_and_extract(base, seeding, outputs, schedule, limits, cost_model, baseline, alternatives)
 
 
 def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Callable[[EGraph], T],
@@ -523,20 +556,13 @@ def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Ca
     of the nodes `seeded(outputs)` are seeded (the optimizer seeds all; fewer test the shape rules)."""
 
     def run() -> T:
-        with _pushed(schedule, saved=False) as base:  # (look may read it with egglog-python: freeze, extract)
+        with _pushed(schedule, False, outputs, seeded(outputs)) as (base, seeding):  # (look may read it with egglog-python)
             INTERRUPT.clear()
-            _seeded(base.egraph, outputs, seeded(outputs))
+            seed(base.egraph, seeding)
             _rewrite(base, schedule, limits)
             return look(base.egraph)
 
     return _EGGLOG_THREAD.run(run)
-
-
-def _seeded(egraph: EGraph, outputs: list[Node], nodes: list[Node]) -> None:
-    """Add the traced program with the shapes and dtypes of `nodes` (the optimizer: all) to `egraph`:
-    one egglog `let` per node, one node deep, made as egglog commands directly (seed.py), so
-    seeding stays linear in the program's size at any depth."""
-    seed(egraph, outputs, topological(outputs), nodes)
 
 
 def _is_traced(nodes: list[Node], outputs: list[Node], builder: Builder) -> bool:
@@ -581,6 +607,7 @@ def _rewrite(base: prebuilt.Base, schedule: Ruleset | Schedule | None,
 
 def _rewrite_and_extract(
     base: prebuilt.Base,
+    seeding: list[bindings._Command],
     outputs: list[Node],
     schedule: Ruleset | Schedule | None,
     limits: Limits,
@@ -590,7 +617,7 @@ def _rewrite_and_extract(
 ) -> tuple[list[Node], OptimizeReport]:
     INTERRUPT.clear()  # (a Ctrl-C from now on stops the rewriting, every phase of it)
     egraph = base.egraph
-    _seeded(egraph, outputs, topological(outputs))
+    seed(egraph, seeding)  # (the traced program, one `let` per node: seeding stays linear in its size at any depth)
     builder = Builder()
     try:
         first = extract(egraph, cost_model, limits.evaluations, builder)

@@ -20,6 +20,11 @@ the cache off (EGGLOG_TENSOR_CACHE=0), or before the cache dir has a base, when 
 process's (the host's tiling facts too).
 A stale file is not used; tests/test_compile_time.py fails on one (a key that is not current, or
 contents that recording them again does not make).
+
+A loaded base declares its rules only as programs need them (`Commands.needed`): egglog takes ~0.35 ms
+to add a rule, 0.4 s for all, and a kernel's ops and dtypes can match a tenth of them. A rule whose
+query calls a constructor (an op, a dtype) that neither the program nor a needed rule's actions call
+can never match, so leaving it out changes nothing that runs; a base's rules keep their saved order.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ import gc
 import gzip
 import hashlib
 import json
+import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +47,7 @@ from egglog import EGraph, Ruleset, Schedule, bindings
 
 from . import cache
 
-FORMAT = 5
+FORMAT = 6
 
 
 class _Unsaveable(Exception):
@@ -87,10 +93,96 @@ def _text(command: bindings._Command, parser: bindings.EGraph) -> str:
     return text
 
 
-def _commands(texts: list[str], parser: bindings.EGraph) -> list[bindings._Command]:
-    """The egg commands of saved texts, each parsed alone (one text of them all: egglog's parser takes
-    seconds, each of its spans holding the whole text)."""
-    return [command for text in texts for command in parser.parse_program(text)]
+_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|[()]|[^\s()]+')
+
+
+def _parts(text: str) -> list[set[str]]:
+    """The top-level parts of an egglog command's text: an atom as itself, a list as the names it calls."""
+    parts: list[set[str]] = []
+    depth, head = 0, False
+    for token in _TOKENS.findall(text):
+        if token == "(":
+            if depth == 1:
+                parts.append(set())
+            depth, head = depth + 1, True
+            continue
+        if token == ")":
+            depth -= 1
+        elif depth == 1:
+            parts.append({token})
+        elif head:
+            parts[-1].add(token)
+        head = False
+    return parts
+
+
+def rule_ops(texts: list[str]) -> dict[str, list[list[str]]]:
+    """For each rule command of `texts` (by its index): the constructors its query calls and those its actions
+    call (egg names: ops, dtypes, ...). A rule cannot match while a constructor of its query has no e-node."""
+    constructors = {text.split()[1] for text in texts if text.startswith("(constructor ")}
+    ops: dict[str, list[list[str]]] = {}
+    for index, text in enumerate(texts):
+        kind = text[1:].split(None, 1)[0]
+        if kind not in ("rewrite", "rule"):
+            continue
+        parts = _parts(text)  # rewrite: its name, lhs, rhs[, :when, conditions], ...; rule: its name, query, actions, ...
+        when = [parts[i + 1] for i in range(3, len(parts) - 1) if kind == "rewrite" and parts[i] == {":when"}]
+        query = parts[1].union(*when)
+        ops[str(index)] = [sorted(query & constructors), sorted(parts[2] & constructors)]
+    return ops
+
+
+class Commands:
+    """A saved base's commands, each parsed alone when first run (one text of them all: egglog's parser
+    takes seconds, each of its spans holding the whole text), and which of its rules a program can match."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self.texts: list[str] = data["commands"]
+        self.rules = {int(i): (frozenset(query), frozenset(built)) for i, (query, built) in data["ops"].items()}
+        self.declarations = [i for i in range(len(self.texts)) if i not in self.rules]  # (and the base's runs)
+        self._parser = bindings.EGraph()
+        self._parsed: dict[int, list[bindings._Command]] = {}
+        self._needed: dict[frozenset[str], frozenset[int]] = {}
+
+    @functools.cached_property
+    def names(self) -> tuple[dict[str, set[Any]], dict[Any, tuple[str, bool]], dict[Any, str]]:
+        """egglog-python's name tables, decoded (each base loaded from these commands gets copies)."""
+        return ({name: set(map(decode, refs)) for name, refs in self.data["functions"]},
+                {decode(ref): (egg, reverse) for ref, (egg, reverse) in self.data["callables"]},
+                {decode(ref): sort for ref, sort in self.data["sorts"]})
+
+    @functools.cached_property
+    def places(self) -> dict[str, tuple[Any, ...]]:
+        """Each egg rule name's ruleset for the report, group, ops built, declaring ruleset and index there (Base.rules)."""
+        return {name: (owner, group, tuple(built), ruleset, index) for name, (owner, group, built, ruleset, index) in self.data["rules"].items()}
+
+    def parsed(self, indices: Iterable[int]) -> list[bindings._Command]:
+        """The egg commands of the saved texts at `indices`, in that order."""
+        for i in indices:
+            if i not in self._parsed:
+                self._parsed[i] = self._parser.parse_program(self.texts[i])
+        return [command for i in indices for command in self._parsed[i]]
+
+    def parse(self, text: str) -> bindings._Command:
+        """One command of a saved text (a run)."""
+        (command,) = self._parser.parse_program(text)
+        return command
+
+    def needed(self, ops: frozenset[str]) -> frozenset[int]:
+        """The rules a program calling the functions `ops` (egg names: seed.called) can match: those whose
+        query calls only constructors of the program or of a needed rule's actions (a fixpoint)."""
+        if ops not in self._needed:
+            held, rules, changed = set(ops), set(), True
+            while changed:
+                changed = False
+                for index, (query, built) in self.rules.items():
+                    if index not in rules and query <= held:
+                        rules.add(index)
+                        held |= built
+                        changed = True
+            self._needed[ops] = frozenset(rules)
+        return self._needed[ops]
 
 
 @dataclass
@@ -104,6 +196,8 @@ class Base:
     rules: dict[str, tuple[Any, ...]]  # egg rule name -> (report's ruleset, group, ops built, declaring ruleset, index there)
     package: str = ""  # the package schedule it was saved for ("": made through egglog-python)
     schedules: dict[object, str] = dataclasses.field(default_factory=dict)  # str() of each schedule, by its declaration (saved)
+    commands: Commands | None = None  # the saved commands it was loaded from (None: made through egglog-python)
+    loaded: frozenset[int] = frozenset()  # which of their rules it declares
 
 
 @functools.cache
@@ -189,8 +283,10 @@ def record(schedule: Ruleset | Schedule, runs: dict[str, Ruleset | Schedule], de
         for index, rule in enumerate(getattr(held, "rules", ())):
             places.setdefault(rule, (str(ident), index))
     parser = bindings.EGraph()
+    texts = [_text(c, parser) for c in sent]
     return {
-        "commands": [_text(c, parser) for c in sent],
+        "commands": texts,
+        "ops": rule_ops(texts),
         "runs": {name: _text(c, parser) for name, c in commands.items()},
         "schedules": {name: str(s) for name, s in runs.items()},  # (str() runs every rule generator: saved for the report)
         "rules": {name: [*describe(decls, rule), *places[rule]] for name, rule in state.rule_name_to_command_decl.items()},
@@ -201,27 +297,35 @@ def record(schedule: Ruleset | Schedule, runs: dict[str, Ruleset | Schedule], de
     }
 
 
-def load(data: dict[str, Any], runs: dict[str, Ruleset | Schedule]) -> Base:
-    """A fresh e-graph with the saved commands run and egglog-python's state told the saved names."""
-    egraph = EGraph()
-    egraph._run_program(*_commands(data["commands"], egraph._egraph))
-    state = egraph._state
-    state.egg_fn_to_callable_refs = defaultdict(set, {name: set(map(decode, refs)) for name, refs in data["functions"]})
-    state.callable_ref_to_egg_fn = {decode(ref): (egg, reverse) for ref, (egg, reverse) in data["callables"]}
-    state.type_ref_to_egg_sort = {decode(ref): sort for ref, sort in data["sorts"]}
-    state.egg_sort_to_type_ref = {sort: ref for ref, sort in state.type_ref_to_egg_sort.items()}
+def load(commands: Commands, runs: dict[str, Ruleset | Schedule], rules: frozenset[int]) -> Base:
+    """A fresh e-graph with the saved declarations and the rules `rules` (indices in `commands`) run, in
+    their saved order, and egglog-python's state told the saved names."""
+    data, egraph = commands.data, EGraph()
+    egraph._run_program(*commands.parsed(sorted({*commands.declarations, *rules})))
+    state, (functions, callables, sorts) = egraph._state, commands.names
+    state.egg_fn_to_callable_refs = defaultdict(set, {name: set(refs) for name, refs in functions.items()})
+    state.callable_ref_to_egg_fn, state.type_ref_to_egg_sort = dict(callables), dict(sorts)
+    state.egg_sort_to_type_ref = {sort: ref for ref, sort in sorts.items()}
     state.expr_to_let_counter, state.unnamed_function_counter, state.rule_name_counter = data["counters"]
-    commands = {runs[name].schedule: command for name, text in data["runs"].items() for command in _commands([text], egraph._egraph)}
-    return Base(egraph, commands, {name: (owner, group, tuple(built), ruleset, index)
-                                   for name, (owner, group, built, ruleset, index) in data["rules"].items()},
-                data["name"], {runs[name].schedule: text for name, text in data["schedules"].items()})
+    return Base(egraph, {runs[name].schedule: commands.parse(text) for name, text in data["runs"].items()},
+                commands.places, data["name"], {runs[name].schedule: text for name, text in data["schedules"].items()}, commands, rules)
+
+
+def extend(base: Base, rules: frozenset[int]) -> None:
+    """Declare the saved rules `rules` in `base`'s empty e-graph too (each after every rule it holds: the saved order)."""
+    assert base.commands is not None and min(rules) > max(base.loaded, default=-1)
+    base.egraph._run_program(*base.commands.parsed(sorted(rules)))
+    base.loaded |= rules
 
 
 def saved(name: str) -> dict[str, Any] | None:
     """The saved form of the package schedule `name`'s base, if it is saved for these sources, this
     egglog and this host's tiling rules: the packaged one, else the cache dir's (none with the cache off)."""
-    data = _packaged(name) or cache.read_record(path(name))
-    return data if isinstance(data, dict) and data.get("key") in (_key(name), _key(name, packaged=True)) else None
+    data = _packaged(name)
+    if data is not None:
+        return data
+    data = cache.read_record(path(name))
+    return data if isinstance(data, dict) and data.get("key") == _key(name) else None
 
 
 def runs_of(name: str) -> dict[str, Ruleset | Schedule]:

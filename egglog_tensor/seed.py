@@ -15,7 +15,7 @@ from collections.abc import Hashable
 from egglog import EGraph, Vec, bindings
 
 from .graph import Node
-from .ir import CONSTRUCTORS, OPS, WITH_LANES, Program, Tensor, _attr_term, dtype_of, shape_of
+from .ir import Program, Tensor, _attr_term, constructor, dtype_of, shape_of
 
 _SPAN = bindings.RustSpan("", 0, 0)
 _NAMES = itertools.count()  # unique let names (egglog's globals) across e-graphs and runs
@@ -55,8 +55,7 @@ class _Commands:
 def _call(commands: _Commands, node: Node, names: dict[int, str]) -> bindings.Call:
     """The egg call of one node, its inputs named by their lets."""
     inputs = [bindings.Var(_SPAN, names[id(i)]) for i in node.inputs]
-    chosen = len(node.attrs) > len(OPS[node.op].attrs)  # a reduction with its lanes chosen
-    ctor = WITH_LANES[node.op] if chosen else CONSTRUCTORS[node.op]
+    ctor = constructor(node)
     if node.op == "concat":
         parts = bindings.Call(_SPAN, commands.name(Vec[Tensor]), inputs)
         return bindings.Call(_SPAN, commands.name(ctor), [parts, commands.literal(node.attr("axis"))])
@@ -66,9 +65,9 @@ def _call(commands: _Commands, node: Node, names: dict[int, str]) -> bindings.Ca
     return bindings.Call(_SPAN, commands.name(ctor), [*inputs, *(commands.literal(a) for a in node.attrs)])
 
 
-def seed(egraph: EGraph, outputs: list[Node], nodes: list[Node], facts: list[Node]) -> None:
-    """Add the program `outputs` (`nodes`: every node, inputs first) to `egraph`, with the traced shape
-    and dtype of each node of `facts`."""
+def program(egraph: EGraph, outputs: list[Node], nodes: list[Node], facts: list[Node]) -> list[bindings._Command]:
+    """The commands adding the program `outputs` (`nodes`: every node, inputs first) to `egraph`, with the
+    traced shape and dtype of each node of `facts` (run them with `seed`)."""
     commands = _Commands(egraph)
     names: dict[int, str] = {}
     program: list[bindings._Command] = []
@@ -82,4 +81,29 @@ def seed(egraph: EGraph, outputs: list[Node], nodes: list[Node], facts: list[Nod
         program.append(bindings.ActionCommand(bindings.Set(_SPAN, dtype, var, commands.literal(node.dtype))))
     roots = bindings.Call(_SPAN, commands.name(Vec[Tensor]), [bindings.Var(_SPAN, names[id(o)]) for o in outputs])
     program.append(bindings.ActionCommand(bindings.Expr_(_SPAN, bindings.Call(_SPAN, commands.name(Program), [roots]))))
+    return program
+
+
+def called(program: list[bindings._Command]) -> frozenset[str]:
+    """The egg names of the functions the commands of `program` call (`set` targets too): each constructor
+    the seeded e-graph then holds an e-node of."""
+    names: set[str] = set()
+    stack: list[object] = [command.action for command in program]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bindings.Call):
+            names.add(item.name)
+            stack.extend(item.args)
+        elif isinstance(item, bindings.Let):
+            stack.append(item.rhs)
+        elif isinstance(item, bindings.Expr_):
+            stack.append(item.expr)
+        elif isinstance(item, bindings.Set):
+            names.add(item.lhs)
+            stack.extend([*item.args, item.rhs])
+    return frozenset(names)
+
+
+def seed(egraph: EGraph, program: list[bindings._Command]) -> None:
+    """Add a program's commands (`program`) to `egraph`."""
     egraph._egraph.run_program(*program)

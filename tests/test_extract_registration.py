@@ -2,7 +2,7 @@
 (a slice's start Vec replaced by another Vec of the term), in some processes and not others, so a
 kernel silently computed a wrong answer. The optimizer seeds node by node, as egglog commands made
 directly (egglog_tensor/seed.py), and checks that the e-graph holds the traced term before rewriting
-(egglog_tensor/optimize.py: _seeded, _is_traced)."""
+(egglog_tensor/seed.py: program, seed; egglog_tensor/optimize.py: _is_traced)."""
 
 from __future__ import annotations
 
@@ -39,12 +39,13 @@ from egglog import EGraph
 from egglog_tensor.cost import TensorCostModel
 from egglog_tensor.extract import extract
 from egglog_tensor.graph import Builder, topological
-from egglog_tensor.optimize import _is_traced, _seeded
+from egglog_tensor.optimize import _is_traced
+from egglog_tensor.seed import program, seed
 from egglog_tensor.target import Target
 from tests.test_extract_registration import jacobi
 outputs = list(et.kernel(jacobi, cache=False).trace(np.zeros((128, 128))).outputs)
 egraph, builder = EGraph(), Builder()
-_seeded(egraph, outputs, topological(outputs))
+seed(egraph, program(egraph, outputs, topological(outputs), topological(outputs)))
 print(_is_traced(extract(egraph, TensorCostModel(Target()), 10**7, builder).outputs, outputs, builder))
 """
 
