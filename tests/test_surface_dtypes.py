@@ -79,6 +79,16 @@ def test_casts_out_of_range_wrap(dtype: str) -> None:
                      a.astype(np.float32), a.astype(np.float64), a.astype(bool)), int_data(dtype, (50,), seed=3))
 
 
+@pytest.mark.parametrize("src", ["float32", "float64"])
+@pytest.mark.parametrize("size", [5, 300])
+def test_floats_out_of_a_narrow_ints_range_wrap(src: str, size: int) -> None:
+    """A float to an 8- or 16-bit int or to uint64 as NumPy's C cast: truncated into a wide int, its low
+    bits kept (-1.0 -> uint8 255, 300.0 -> 44), in the scalar loop (5) and the vector one (300)
+    alike: LLVM's fptoui into uint8 is poison for -1.0, which vector code made 0."""
+    a = np.resize(np.array([-1.0, -2.5, 300.0, 70000.0, -129.0, -40000.5, 2.0**40, -(2.0**40), 0.5, 255.9], src), size)
+    check(lambda a: tuple(np.floor(a).astype(t) for t in ("uint8", "int8", "uint16", "int16", "uint64", "int64")), a)
+
+
 def _reductions(a):
     return (a.sum(), a.sum(axis=0), a.sum(axis=-1, keepdims=True), a.prod(axis=1), a.max(), a.min(axis=0),
             a.mean(), a.mean(axis=1), a.argmax(), np.argmin(a, axis=0), np.argmax(a, axis=1), a.sum(axis=()),

@@ -99,12 +99,28 @@ def cast(x: ir.Value, src: str, dst: str) -> ir.Value:
     if is_float(dst):
         return (arith.uitofp if _is_unsigned(src) else arith.sitofp)(t, x)
     if is_float(src):
-        return (arith.fptoui if _is_unsigned(dst) else arith.fptosi)(t, x)
+        return _float_to_int(x, dst, t)
     if _bits(dst) == _bits(src):  # int32 <-> uint32: the same bits
         return x
     if _bits(dst) < _bits(src):
         return arith.trunci(t, x)
     return (arith.extui if _is_unsigned(src) else arith.extsi)(t, x)
+
+
+def _float_to_int(x: ir.Value, dst: str, t: ir.Type) -> ir.Value:
+    """A float to an integer as NumPy's C cast does on x86-64: truncated toward zero into a 32-bit int (a
+    64-bit one for uint32 and the 64-bit types), its low bits kept: -1.0 -> uint8 255, 300.0 -> uint8 44.
+    (LLVM's fptoui/fptosi straight into a narrow type are poison out of its range, and vector code then
+    saturates: -1.0 -> uint8 0.) A negative float to uint64 is its int64's bits."""
+    bits = _bits(dst)
+    if dst == "uint64":
+        i64 = element_type("int64")
+        negative = arith.cmpf(F.OLT, x, arith.constant(x.type, 0.0))
+        return arith.select(negative, arith.fptosi(i64, x), arith.fptoui(i64, x))
+    wide = 64 if bits == 64 or dst == "uint32" else 32
+    if bits == wide:
+        return arith.fptosi(t, x)
+    return arith.trunci(t, arith.fptosi(element_type(f"int{wide}"), x))
 
 
 def _bfloat16_to_float32(x: ir.Value) -> ir.Value:
