@@ -243,14 +243,14 @@ def test_writing_into_a_transpose_or_reshape_is_refused() -> None:
 
 
 def test_mask_store_with_other_indices_is_refused() -> None:
-    """A mask beside an index array (index-array stores work: tests/test_surface_everyday2.py; beside slices and ints:
-    tests/test_surface_everyday3.py)."""
+    """A traced mask beside an index array: its nonzero() count is dynamic (constant masks beside index arrays, and
+    traced ones beside slices and ints, work: tests/test_surface_everyday3.py)."""
     def f(a):
         b = a.copy()
         b[a[:, 0] > 0, [1, 2]] = 1.0
         return b
 
-    with pytest.raises(et.UnsupportedError, match=re.escape("assignment through a mask with index arrays or None beside it")):
+    with pytest.raises(et.UnsupportedError, match=re.escape("a traced boolean mask beside index arrays or another mask")):
         et.kernel(f)(A)
 
 
