@@ -234,3 +234,32 @@ def test_cross_of_2_vectors_matches_numpy() -> None:
     check(crosses, r.standard_normal((5, 3)), r.standard_normal((5, 3)), np.array([3, -2, 7, 1]), rtol=0, atol=0)
     with pytest.warns(DeprecationWarning, match="Arrays of 2-dimensional vectors are deprecated"):
         et.kernel(lambda a: np.cross(a, a))(np.ones((3, 2)))
+
+
+def flat_view_take_and_indices_from(x, y):
+    z = x.copy()
+    z.flat[[0, 5]] = -1
+    z.flat[7:] = [1, 2]  # repeated over the positions, as NumPy's flat assignment
+    z.flat[2] += 100
+    v = z.view()  # a view: writes go through
+    v[-1] = 9
+    o = np.zeros_like(x)
+    np.divide(x, y, out=o, where=y != 0)  # out keeps its elements where `where` is False
+    p = np.full_like(x, -1)
+    np.add(x, 1, out=p, where=x > 3)
+    return (x.flat[5], x.flat[::3], x.flat[[1, -1]], z, x.view(x.dtype) * 2, x.take([0, -1]), x.take([[0, 2]], axis=1), o, p,
+            x[np.tril_indices_from(x[:, :3])], x[np.triu_indices_from(x, 1)], x[:3, :3][np.diag_indices_from(x[:3, :3])])
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_flat_view_take_method_and_ufunc_where_match_numpy(layout: str) -> None:
+    """Found by the surface28 sweep (each raised UnsupportedError): x.flat read and written, x.view() in its own dtype,
+    x.take, np.tril/triu/diag_indices_from, a ufunc's out= with where=."""
+    x = np.asarray(np.arange(12.0).reshape(3, 4) - 4, order=layout)
+    check(flat_view_take_and_indices_from, x, x % 3)
+
+
+def test_view_as_another_dtype_is_refused() -> None:
+    with pytest.raises(et.UnsupportedError, match=r"ndarray.view\(int64\) of a float64 array \(its bytes reinterpreted\)"):
+        et.kernel(lambda x: x.view(np.int64))(np.ones(3))
+

@@ -455,6 +455,18 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def repeat(self, repeats: Any, axis: Any = None) -> Tracer:
         return IMPLEMENTATIONS["repeat"](self, repeats, axis)
 
+    def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Tracer:
+        return IMPLEMENTATIONS["take"](self, indices, axis, out, mode)
+
+    def view(self, dtype: Any = None, type: Any = None) -> Tracer:
+        """ndarray.view in self's own dtype: a view (writes go through); another dtype reinterprets the bytes: refused."""
+        if type not in (None, np.ndarray) or (dtype not in (None, np.ndarray) and np.dtype(dtype) != self.dtype):
+            raise fail(UnsupportedError, f"ndarray.view({getattr(dtype, '__name__', dtype)}) of a {self.dtype} array (its bytes "
+                                         "reinterpreted) is not supported; use astype to convert the values")
+        return self[...]
+
+    flat = property(lambda self: IMPLEMENTATIONS["flat"](self))
+
     def sort(self, axis: int = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> None:
         """ndarray.sort: self's elements sorted in place (a functional update of the array it is)."""
         self[...] = IMPLEMENTATIONS["sort"](self, axis, kind, order, stable=stable)

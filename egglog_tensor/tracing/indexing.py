@@ -151,6 +151,22 @@ def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tracer:
     return broadcast_to(taken, shape)
 
 
+def _indices_from(name: str) -> Callable[..., tuple[np.ndarray, ...]]:
+    """np.`name` (tril_indices_from & co.): constant index arrays from the array's static shape, as NumPy's."""
+
+    def indices(arr: Any, *args: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
+        try:
+            return getattr(np, name)(np.broadcast_to(np.False_, arr.shape), *args, **kwargs)
+        except ValueError as error:
+            raise fail(TracingError, f"np.{name}: {error}") from None
+
+    return indices
+
+
+for _name in ("tril_indices_from", "triu_indices_from", "diag_indices_from"):
+    implements(_name)(_indices_from(_name))
+
+
 def _value_shaped(name: str, advice: str) -> Callable[..., Tracer]:
     """np.`name`: its result has as many elements as the data says (nonzero, unique), so refused with a clear error."""
 

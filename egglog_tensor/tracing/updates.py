@@ -265,3 +265,28 @@ def place(arr: Any, mask: Any, vals: Any) -> None:
         raise fail(UnsupportedError, "np.place with several values is not supported: they go to the True elements in "
                                      "turn, whose positions depend on the mask's values; use np.where or np.putmask")
     putmask(arr, mask, vals)
+
+
+class Flat:
+    """ndarray.flat of a traced array: read as the flattened array (a copy, as NumPy's), written at flat positions
+    known while tracing (values repeated over them, as NumPy's flat assignment)."""
+
+    def __init__(self, x: Tracer) -> None:
+        self.x = x
+
+    def __getitem__(self, key: Any) -> Tracer:
+        return reshape(result(self.x._trace, self.x._node, self.x._weak), (-1,))[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if isinstance(key, Tracer) or (isinstance(key, tuple) and any(isinstance(k, Tracer) for k in key)):
+            raise fail(UnsupportedError, "x.flat[k] = v at traced positions k is not supported; use np.put_along_axis on x.ravel()")
+        flat = np.arange(self.x.size)[key].ravel()
+        if flat.size:
+            write_indexed(self.x, np.unravel_index(flat, self.x.shape), _cyclic(self.x._trace, value, flat.size, self.x._node.dtype))
+
+
+@implements("flat")
+def flat(x: Tracer) -> Flat:
+    """`x.flat`: the flat iterator's indexing (tracing/core.py's Tracer.flat)."""
+    return Flat(x)
+
