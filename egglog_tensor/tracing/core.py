@@ -307,9 +307,14 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def __index__(self) -> int:
         return self._taken("using a traced array as an index", "index")
 
-    def item(self) -> bool | int | float:
-        """ndarray.item() of a 0-d value: its Python value for the call's arguments (a guard)."""
-        return self._taken("ndarray.item() of a traced array", {"b": "bool", "i": "int", "u": "int"}.get(self.dtype.kind, "float"))
+    def item(self, *args: Any) -> bool | int | float:
+        """ndarray.item: the element at `args` (a flat index, or one per dim; none: of a size-1 array) as its Python value
+        for the call's arguments (a guard)."""
+        args = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+        if not args and self.size != 1:
+            raise fail(TracingError, "can only convert an array of size 1 to a Python scalar")
+        element = self if not args and not self.ndim else self.flat[args[0] if args else 0] if len(args) < 2 else self[args]
+        return element._taken("ndarray.item() of a traced array", {"b": "bool", "i": "int", "u": "int"}.get(self.dtype.kind, "float"))
 
     def __array__(self, dtype=None, copy=None):
         IMPLEMENTATIONS["array.indexed"](self)  # `held_array[tracer]` in user code: traced again (tracing/held.py)
