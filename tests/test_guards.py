@@ -4,8 +4,8 @@ checks the value before each later call runs, and traces again (keeping both spe
 
 from __future__ import annotations
 
+import importlib
 import json
-import sys
 import warnings
 
 import numpy as np
@@ -13,8 +13,8 @@ import pytest
 
 import egglog_tensor as et
 
-kernel_module = sys.modules["egglog_tensor.kernel"]
-core = sys.modules["egglog_tensor.tracing.core"]
+kernel_module = importlib.import_module("egglog_tensor.kernel")  # (not yet imported when this file runs alone: et.kernel is lazy)
+core = importlib.import_module("egglog_tensor.tracing.core")
 
 
 def counted(fn):
@@ -134,6 +134,19 @@ def test_float_and_item_guards_hold_for_an_equal_value_only() -> None:
     np.testing.assert_array_equal(k(y), centered(y))
     assert len(traces) == 2
     assert [g.kind for g in k.compilations[0].guards] == ["float", "float"]
+
+
+def test_item_of_a_size_one_array_and_at_an_index() -> None:
+    """ndarray.item() of a (1,) array, item(k) (a flat index) and item(i, j), as NumPy's (until 2026-11-28 only a
+    0-d array's item() was taken: a (1,) array's raised ConcreteValueError); a larger array's item() is refused."""
+    def f(a, x):
+        return a.item() * x, x.item(2) * x, x.item((1, 0)) + x, x.item(2, 1) - x.item(-1)
+
+    a, x = np.array([1.5]), np.arange(6.0).reshape(3, 2)
+    for g, w in zip(et.kernel(f)(a, x), f(a, x), strict=True):
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(et.TracingError, match="can only convert an array of size 1 to a Python scalar"):
+        et.kernel(lambda x: x.item() * x)(x)
 
 
 def test_a_loop_on_a_data_value_is_capped(monkeypatch) -> None:

@@ -6,8 +6,8 @@ array; ragged lists and complex numbers raise KernelArgumentError."""
 
 from __future__ import annotations
 
+import importlib
 import re
-import sys
 import warnings
 
 import numpy as np
@@ -16,7 +16,7 @@ from strategies import check
 
 import egglog_tensor as et
 
-kernel_module = sys.modules["egglog_tensor.kernel"]  # (the package's `kernel` attribute is the function)
+kernel_module = importlib.import_module("egglog_tensor.kernel")  # (the package's `kernel` attribute is the function; imported: it is lazy)
 
 X = np.arange(24.0)
 

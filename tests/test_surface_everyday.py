@@ -168,6 +168,14 @@ def test_matrix_power_of_a_negative_power_is_the_inverse_s() -> None:
         np.testing.assert_allclose(g, np.linalg.matrix_power(m, n), rtol=1e-14)
 
 
+def test_matrix_power_of_an_int_argument_is_specialized() -> None:
+    """An int argument as the exponent is specialized on its value, as a shape or slice bound is (until 2026-11-28:
+    "exponent must be an integer known while tracing")."""
+    m = np.array([[2.0, 1.0], [1.0, 3.0]])
+    check(np.linalg.matrix_power, m, 3)
+    check(np.linalg.matrix_power, m, -2)
+
+
 def covariances(a, b):
     return (np.cov(a), np.cov(a, rowvar=False), np.cov(a, bias=True), np.cov(a, ddof=0), np.cov(a[0], b[0]), np.cov(a, b), np.cov(a[1]),
             np.corrcoef(a), np.corrcoef(a, rowvar=False), np.corrcoef(a[0], b[1]), np.corrcoef(a[2]), np.cov(a, dtype=np.float32))

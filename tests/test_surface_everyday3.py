@@ -43,8 +43,60 @@ def test_mask_beside_ints_apart_is_refused() -> None:
         y[0, :, m] = 1.0
         return y
 
-    with pytest.raises(et.UnsupportedError, match=r"or an int apart from it \(x\[m, idx\] = v, x\[0, :, m\] = v\)"):
+    with pytest.raises(et.UnsupportedError, match=r"or an int apart from it \(x\[m, None\] = v, x\[0, :, m\] = v\)"):
         et.kernel(f)(np.ones((2, 3, 4)), np.array([True, False, True, False]))
+
+
+def constant_masks_beside_arrays(x):
+    y = x.copy()
+    y[np.array([True, False, True, True]), [1, 2, 3]] = -1  # the mask's nonzero indices broadcast with the array's
+    y[[0, 2], np.array([True, False, True, False, False])] = [[7], [8]]
+    y[[False, True, False, False], [[0], [4]]] += 10
+    np.add.at(y, (np.array([True, False, True, True]), 1), 5)
+    z = x.copy()
+    z[:, [0, 2, 3], ..., 1] = x[:3, :4, 0]  # advanced entries apart (an empty `...` between): the index dims first
+    return (y, z, x[[0, 2], np.array([True, False, True, False, False])], x[np.array([True, False, True, True]), :2, [1]],
+            x[None, np.array([True, False, True, True]), ..., 1], x[:, [0, 2], ..., [1, 2]], x[[[1], [3]], [True, False, True, True, False]])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_constant_masks_beside_index_arrays_match_numpy(dtype: str) -> None:
+    """A constant mask beside index arrays, read and written (x[m, [1, 2]] = v, x[[0, 2], m]): its nonzero() index
+    arrays, as NumPy reads it; advanced entries apart in the key as written (an empty `...` too) put the indices' dims first."""
+    x = ((np.arange(60).reshape(4, 5, 3) * 7) % 11 - 3).astype(dtype)
+    check(constant_masks_beside_arrays, x)
+
+
+@pytest.mark.parametrize("key", [[True, False, True], (slice(None), np.array([True, False, True, False, True, False]))])
+def test_constant_mask_of_the_wrong_length_is_refused(key) -> None:
+    """A constant mask must match the dims it indexes, read or written (until 2026-11-28 a short one was read as its
+    nonzero indices: a wrong answer where NumPy raises IndexError)."""
+    def read(x):
+        return x[key]
+
+    def write(x):
+        y = x.copy()
+        y[key] = 0
+        return y
+
+    for f in (read, write):
+        with pytest.raises(et.TracingError, match="boolean index did not match indexed array along axis"):
+            et.kernel(f)(np.ones((4, 5)))
+
+
+def test_traced_mask_beside_index_arrays_is_refused() -> None:
+    """x[m, [1, 2]] with a traced m: dynamic-shaped (the mask's nonzero() count), refused naming it, read or written."""
+    def read(x, m):
+        return x[m, [1, 2]]
+
+    def write(x, m):
+        y = x.copy()
+        y[m, [1, 2]] = 0.0
+        return y
+
+    for f in (read, write):
+        with pytest.raises(et.UnsupportedError, match=r"a traced boolean mask beside index arrays .* whose length depends on the mask's values"):
+            et.kernel(f)(np.ones((4, 5)), np.array([True, False, True, False]))
 
 
 def histograms2d(a, b, w, ex, ey):
@@ -182,3 +234,32 @@ def test_cross_of_2_vectors_matches_numpy() -> None:
     check(crosses, r.standard_normal((5, 3)), r.standard_normal((5, 3)), np.array([3, -2, 7, 1]), rtol=0, atol=0)
     with pytest.warns(DeprecationWarning, match="Arrays of 2-dimensional vectors are deprecated"):
         et.kernel(lambda a: np.cross(a, a))(np.ones((3, 2)))
+
+
+def flat_view_take_and_indices_from(x, y):
+    z = x.copy()
+    z.flat[[0, 5]] = -1
+    z.flat[7:] = [1, 2]  # repeated over the positions, as NumPy's flat assignment
+    z.flat[2] += 100
+    v = z.view()  # a view: writes go through
+    v[-1] = 9
+    o = np.zeros_like(x)
+    np.divide(x, y, out=o, where=y != 0)  # out keeps its elements where `where` is False
+    p = np.full_like(x, -1)
+    np.add(x, 1, out=p, where=x > 3)
+    return (x.flat[5], x.flat[::3], x.flat[[1, -1]], z, x.view(x.dtype) * 2, x.take([0, -1]), x.take([[0, 2]], axis=1), o, p,
+            x[np.tril_indices_from(x[:, :3])], x[np.triu_indices_from(x, 1)], x[:3, :3][np.diag_indices_from(x[:3, :3])])
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_flat_view_take_method_and_ufunc_where_match_numpy(layout: str) -> None:
+    """Found by the surface28 sweep (each raised UnsupportedError): x.flat read and written, x.view() in its own dtype,
+    x.take, np.tril/triu/diag_indices_from, a ufunc's out= with where=."""
+    x = np.asarray(np.arange(12.0).reshape(3, 4) - 4, order=layout)
+    check(flat_view_take_and_indices_from, x, x % 3)
+
+
+def test_view_as_another_dtype_is_refused() -> None:
+    with pytest.raises(et.UnsupportedError, match=r"ndarray.view\(int64\) of a float64 array \(its bytes reinterpreted\)"):
+        et.kernel(lambda x: x.view(np.int64))(np.ones(3))
+

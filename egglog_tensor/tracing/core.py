@@ -307,9 +307,14 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def __index__(self) -> int:
         return self._taken("using a traced array as an index", "index")
 
-    def item(self) -> bool | int | float:
-        """ndarray.item() of a 0-d value: its Python value for the call's arguments (a guard)."""
-        return self._taken("ndarray.item() of a traced array", {"b": "bool", "i": "int", "u": "int"}.get(self.dtype.kind, "float"))
+    def item(self, *args: Any) -> bool | int | float:
+        """ndarray.item: the element at `args` (a flat index, or one per dim; none: of a size-1 array) as its Python value
+        for the call's arguments (a guard)."""
+        args = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+        if not args and self.size != 1:
+            raise fail(TracingError, "can only convert an array of size 1 to a Python scalar")
+        element = self if not args and not self.ndim else self.flat[args[0] if args else 0] if len(args) < 2 else self[args]
+        return element._taken("ndarray.item() of a traced array", {"b": "bool", "i": "int", "u": "int"}.get(self.dtype.kind, "float"))
 
     def __array__(self, dtype=None, copy=None):
         IMPLEMENTATIONS["array.indexed"](self)  # `held_array[tracer]` in user code: traced again (tracing/held.py)
@@ -454,6 +459,18 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     def repeat(self, repeats: Any, axis: Any = None) -> Tracer:
         return IMPLEMENTATIONS["repeat"](self, repeats, axis)
+
+    def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Tracer:
+        return IMPLEMENTATIONS["take"](self, indices, axis, out, mode)
+
+    def view(self, dtype: Any = None, type: Any = None) -> Tracer:
+        """ndarray.view in self's own dtype: a view (writes go through); another dtype reinterprets the bytes: refused."""
+        if type not in (None, np.ndarray) or (dtype not in (None, np.ndarray) and np.dtype(dtype) != self.dtype):
+            raise fail(UnsupportedError, f"ndarray.view({getattr(dtype, '__name__', dtype)}) of a {self.dtype} array (its bytes "
+                                         "reinterpreted) is not supported; use astype to convert the values")
+        return self[...]
+
+    flat = property(lambda self: IMPLEMENTATIONS["flat"](self))
 
     def sort(self, axis: int = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> None:
         """ndarray.sort: self's elements sorted in place (a functional update of the array it is)."""

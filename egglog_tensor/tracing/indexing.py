@@ -151,6 +151,22 @@ def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tracer:
     return broadcast_to(taken, shape)
 
 
+def _indices_from(name: str) -> Callable[..., tuple[np.ndarray, ...]]:
+    """np.`name` (tril_indices_from & co.): constant index arrays from the array's static shape, as NumPy's."""
+
+    def indices(arr: Any, *args: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
+        try:
+            return getattr(np, name)(np.broadcast_to(np.False_, arr.shape), *args, **kwargs)
+        except ValueError as error:
+            raise fail(TracingError, f"np.{name}: {error}") from None
+
+    return indices
+
+
+for _name in ("tril_indices_from", "triu_indices_from", "diag_indices_from"):
+    implements(_name)(_indices_from(_name))
+
+
 def _value_shaped(name: str, advice: str) -> Callable[..., Tracer]:
     """np.`name`: its result has as many elements as the data says (nonzero, unique), so refused with a clear error."""
 
@@ -172,14 +188,15 @@ def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     """Integer-array indexing with NumPy's result shape: the indexed dims become the indices'
     broadcast shape, in place when they are adjacent, else first. A constant mask is its nonzero indices (as
     NumPy reads it); a traced one beside slices and ints a Selection (tracing/selections.py)."""
-    key = tuple(k for entry in key for k in (np.nonzero(entry) if is_constant_mask(entry) else (entry,)))
-    masks = [k for k in key if isinstance(k, Tracer) and k.dtype == np.bool_ and k.ndim]
+    key = expand_masks(x, key)
+    masks = [k for k in key if is_traced_mask(k)]
     view = mask_view(x, key, masks[0]) if len(masks) == 1 else None
     if view is not None:
         return selected(view[0], masks[0], view[1])
     for k in filter(is_index_array, key):
         _constant(k)  # (masks and non-integer arrays refused before any work)
     x = result(x._trace, x._node, x._weak)  # x's value: a copy is read, and x stays writable (no reshape of it freezes it)
+    apart = indices_apart(key)
     x, key = _without_none(x, expand_key(x, key))
     advanced = [d for d, k in enumerate(key) if not isinstance(k, slice)]
     try:
@@ -187,7 +204,7 @@ def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     except ValueError:
         raise fail(TracingError, "shape mismatch: indexing arrays could not be broadcast together") from None
     y = IMPLEMENTATIONS["getitem"](x, tuple(slice(None) if d in advanced else k for d, k in enumerate(key)))
-    at = advanced[0] if advanced == list(range(advanced[0], advanced[-1] + 1)) else 0
+    at = 0 if apart else advanced[0]
     order = [d for d in range(y.ndim) if d not in advanced]
     y = transpose(y, order[:at] + advanced + order[at:])
     sizes = [y.shape[at + i] for i in range(len(advanced))]
@@ -196,6 +213,40 @@ def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
     if isinstance(flat, np.ndarray):
         return take_constant(merged, flat, at)
     return gather(merged, flat, at)
+
+
+def expand_masks(x: Tracer, key: tuple) -> tuple:
+    """The key with each constant boolean mask replaced by its nonzero() index arrays, as NumPy reads a mask, after
+    checking each mask's shape against the dims it indexes; a traced mask beside index arrays refused: its count is dynamic."""
+    is_mask = [is_constant_mask(k) or is_traced_mask(k) for k in key]
+    width = [np.ndim(k) if m else 0 if k is None or k is Ellipsis else 1 for k, m in zip(key, is_mask, strict=True)]
+    dim = 0
+    for entry, mask, w in zip(key, is_mask, width, strict=True):
+        if mask:
+            for axis, k in enumerate(np.shape(entry) if not isinstance(entry, Tracer) else entry.shape, start=dim):
+                if axis < x.ndim and k != x.shape[axis]:
+                    raise fail(TracingError, f"boolean index did not match indexed array along axis {axis}; "
+                                             f"size of axis is {x.shape[axis]} but size of corresponding boolean axis is {k}")
+        dim += x.ndim - sum(width) if entry is Ellipsis else w
+    key = tuple(k for entry in key for k in (np.nonzero(np.asarray(entry)) if is_constant_mask(entry) else (entry,)))
+    if any(map(is_traced_mask, key)) and sum(1 for k in key if is_index_array(k) and not isinstance(k, (bool, np.bool_))) > 1:
+        raise fail(UnsupportedError, "a traced boolean mask beside index arrays or another mask (x[m, idx], x[m1, m2]) is not "
+                                     "supported: NumPy reads the mask as its nonzero() index arrays, whose length depends on "
+                                     "the mask's values, which are not known while tracing; pass a constant mask, or use "
+                                     "np.where over the indexed elements")
+    return key
+
+
+def indices_apart(key: tuple) -> bool:
+    """Whether NumPy puts x[key]'s index-array dims first: its advanced entries (arrays, and ints beside them) do not
+    stand together in the key as written (a slice, None or `...` between them, even a `...` of no dims)."""
+    at = [i for i, k in enumerate(key) if not (k is None or k is Ellipsis or isinstance(k, slice))]
+    return bool(at) and at != list(range(at[0], at[-1] + 1))
+
+
+def is_traced_mask(k: Any) -> bool:
+    """Whether an index entry is a traced boolean array of at least one dim."""
+    return isinstance(k, Tracer) and k.dtype == np.bool_ and k.ndim > 0
 
 
 def is_constant_mask(k: Any) -> bool:

@@ -221,8 +221,10 @@ def matrix_power(a: Any, n: Any) -> Tracer:
     """a @ a @ ... n times (a static int n) by squaring, in NumPy's order of products; n = 0: the identity, n < 0: inv(a)'s -n-th power."""
     trace = trace_of([a])
     x = as_array(trace, a)
-    if isinstance(n, Tracer) or not isinstance(n, (int, np.integer)):
-        raise fail(TracingError if not isinstance(n, Tracer) else UnsupportedError, "np.linalg.matrix_power: exponent must be an integer known while tracing")
+    if isinstance(n, Tracer) and n.ndim == 0 and n.dtype.kind in "iu":  # an int argument: specialized on (a data value: a guard)
+        n = n._taken("np.linalg.matrix_power: the exponent", "index")
+    if not isinstance(n, (int, np.integer)):
+        raise fail(TracingError, f"np.linalg.matrix_power: exponent must be an integer, not {type(n).__name__}")
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise fail(TracingError, "Last 2 dimensions of the array must be square")
     n = int(n)

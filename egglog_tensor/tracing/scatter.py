@@ -21,9 +21,9 @@ except ImportError:  # pragma: no cover
 from ..errors import TracingError, UnsupportedError
 from .core import Trace, Tracer, as_tracer, check_at_run_time, fail, implements, result, trace_of
 from .creation import iota
-from .indexing import gather
+from .indexing import expand_masks, gather, is_traced_mask
 from .shapes import broadcast_to, reshape
-from .updates import is_mask, require_traced, write_indexed
+from .updates import require_traced, write_indexed
 
 SEARCH_FROM = 64  # bin edges beyond this many are searched (log2 steps), not each compared with every element
 BLOCK = 65536  # NumPy's histogram adds up its bins block by block of this many elements (a float sum's rounding)
@@ -282,9 +282,9 @@ def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
     if ufunc.__name__ not in ("add", "subtract") or b is None:
         raise fail(UnsupportedError, f"np.{ufunc.__name__}.at is not supported (np.add.at and np.subtract.at are)")
     require_traced(a, f"np.{ufunc.__name__}.at")
-    key = indices if isinstance(indices, tuple) else (indices,)
-    if any(is_mask(k) for k in key) or a.dtype == np.bool_:
-        raise fail(UnsupportedError, f"np.{ufunc.__name__}.at with a boolean mask or into a bool array is not supported")
+    key = expand_masks(a, indices if isinstance(indices, tuple) else (indices,))  # (a constant mask: its nonzero indices)
+    if any(map(is_traced_mask, key)) or a.dtype == np.bool_:
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}.at with a traced boolean mask or into a bool array is not supported")
     given = (b._weak(0) if b._weak else b.dtype) if isinstance(b, Tracer) else b if type(b) in (int, float, bool) else np.asarray(b).dtype
     dtype = np.result_type(a.dtype, given)
     if not np.can_cast(dtype, a.dtype, "same_kind"):

@@ -171,13 +171,16 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: An
 
 
 @implements("ufunc.__call__")
-def call_ufunc(ufunc: np.ufunc, *inputs: Any, out: Any = None, **kwargs: Any) -> Tracer:
-    """`np.<ufunc>(...)` with a traced operand; `out=` only as an in-place update of a kernel's array (or argument)."""
+def call_ufunc(ufunc: np.ufunc, *inputs: Any, out: Any = None, where: Any = True, **kwargs: Any) -> Tracer:
+    """`np.<ufunc>(...)` with a traced operand; `out=` only as an in-place update of a kernel's array (or argument),
+    `where=`: out keeps its elements where it is False (without out NumPy leaves them uninitialized: here the ufunc's)."""
     if kwargs:
         raise fail(UnsupportedError, f"np.{ufunc.__name__}: keyword arguments {sorted(kwargs)} are not supported")
     composed = IMPLEMENTATIONS.get(f"ufunc.{ufunc.__name__}")  # a ufunc with no op of its own (elementwise.py)
     value = composed(*inputs) if composed is not None else apply_ufunc(trace_of(inputs), ufunc, inputs)
-    return value if out is None else in_place(out, value)
+    if out is None:
+        return value
+    return in_place(out, value if where is True else IMPLEMENTATIONS["where"](where, value, out[0]))
 
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import TracingError, UnsupportedError
 from ..graph import Node
 from .core import Trace, Tracer, as_array, as_tracer, base_of, box_of, fail, implements, lift, normalize_axis, result, trace_of
-from .indexing import expand_key, flat_index, gather_along, is_constant_mask, valid_indices
+from .indexing import expand_key, expand_masks, flat_index, gather_along, indices_apart, is_traced_mask, valid_indices
 from .selections import Selection, check_mask, mask_view, masked_value
 from .shapes import basic_index, broadcast_to, reshape, transpose
 
@@ -26,16 +26,13 @@ from .shapes import basic_index, broadcast_to, reshape, transpose
 @implements("setitem")
 def setitem(x: Tracer, key: Any, value: Any) -> None:
     """`x[key] = value`: basic indices write a box of x, a boolean mask (after full slices) selects where."""
-    key = key if isinstance(key, tuple) else (key,)
+    key = expand_masks(x, key if isinstance(key, tuple) else (key,))  # (constant masks: their nonzero indices, as NumPy reads them)
     arrays = [i for i, k in enumerate(key) if isinstance(k, (Tracer, np.ndarray, list))]
     if not arrays:
         store(basic_index(x, key), value)
         return
     (at,) = arrays if len(arrays) == 1 else (None,)
-    if at is not None and not isinstance(key[at], Tracer) and is_mask(key[at]):  # a constant mask: its nonzero indices, as NumPy reads it
-        write_indexed(x, key[:at] + np.nonzero(np.asarray(key[at])) + key[at + 1:], value)
-        return
-    mask = key[at] if at is not None and is_mask(key[at]) else None
+    mask = key[at] if at is not None and is_traced_mask(key[at]) else None
     view = mask_view(x, key, mask) if mask is not None else None
     if view is not None:
         target, start = view
@@ -46,29 +43,32 @@ def setitem(x: Tracer, key: Any, value: Any) -> None:
             return
         store(target, masked(target, start, mask, value))
         return
-    if any(is_mask(k) or k is None for k in key):
-        raise fail(UnsupportedError, "assignment through a mask with index arrays or None beside it, or an int apart from it "
-                                     "(x[m, idx] = v, x[0, :, m] = v) is not supported; use np.where")
+    if mask is not None or any(k is None for k in key):
+        raise fail(UnsupportedError, "assignment through a traced mask with None beside it, or an int apart from it "
+                                     "(x[m, None] = v, x[0, :, m] = v) is not supported; use np.where")
     write_indexed(x, key, value)
 
 
 def write_indexed(x: Tracer, key: tuple, value: Any, combine: Callable[[Tracer, Any, Tracer], Tracer] | None = None) -> None:
     """`x[key] = value` with integer index arrays (ints, slices): into the view of x's slices, `indexed` of it."""
+    apart = indices_apart(key)
     key = expand_key(x, key)
     target = basic_index(x, tuple(k if isinstance(k, slice) else slice(None) for k in key))
-    store(target, indexed(target, tuple(slice(None) if isinstance(k, slice) else k for k in key), value, combine))
+    store(target, indexed(target, tuple(slice(None) if isinstance(k, slice) else k for k in key), value, combine, apart))
 
 
-def indexed(x: Tracer, key: tuple, value: Any, combine: Callable[[Tracer, Any, Tracer], Tracer] | None = None) -> Tracer:
+def indexed(x: Tracer, key: tuple, value: Any, combine: Callable[[Tracer, Any, Tracer], Tracer] | None = None,
+            apart: bool = False) -> Tracer:
     """x's value after `x[key] = value` with integer index arrays and full slices: value broadcast to `x[key]`'s
     shape, each indexed element set to the last value NumPy writes to it; or `combine(x, k, v)` of x with its
-    indexed dims merged into axis 0, the flat indices k (K,) and the values v (K, ...) (np.add.at: scatter.py)."""
+    indexed dims merged into axis 0, the flat indices k (K,) and the values v (K, ...) (np.add.at: scatter.py);
+    `apart`: the key as written had its advanced entries apart, so x[key] has the indices' dims first."""
     trace = x._trace
     adv = [d for d, k in enumerate(key) if not isinstance(k, slice)]
     rest = [d for d in range(x.ndim) if d not in adv]
     shape = tuple(np.broadcast_shapes(*(np.shape(key[d]) if not isinstance(key[d], Tracer) else key[d].shape for d in adv)))
     sizes, kept = [x.shape[d] for d in adv], tuple(x.shape[d] for d in rest)
-    at = adv[0] if adv == list(range(adv[0], adv[-1] + 1)) else 0  # where NumPy puts the indices' dims in x[key]
+    at = adv[0] if not apart and adv == list(range(adv[0], adv[-1] + 1)) else 0  # where NumPy puts the indices' dims in x[key]
     v = result(trace, assigned(trace, value, kept[:at] + shape + kept[at:], x._node.dtype))
     v = transpose(v, [*range(at, at + len(shape)), *range(at), *range(at + len(shape), v.ndim)])
     v = reshape(v, (math.prod(shape),) + kept)
@@ -107,11 +107,6 @@ def require_traced(target: Any, name: str) -> None:
     if not isinstance(target, Tracer):
         raise fail(UnsupportedError, f"{name} into an array the kernel did not receive or make is not supported; "
                                      "pass it as an argument or write into a copy")
-
-
-def is_mask(k: Any) -> bool:
-    """Whether index `k` is a boolean array (a mask; a list of bools too)."""
-    return (isinstance(k, Tracer) and k.dtype == np.bool_ and k.ndim > 0) or is_constant_mask(k)
 
 
 def store(target: Tracer, value: Any) -> None:
@@ -270,3 +265,28 @@ def place(arr: Any, mask: Any, vals: Any) -> None:
         raise fail(UnsupportedError, "np.place with several values is not supported: they go to the True elements in "
                                      "turn, whose positions depend on the mask's values; use np.where or np.putmask")
     putmask(arr, mask, vals)
+
+
+class Flat:
+    """ndarray.flat of a traced array: read as the flattened array (a copy, as NumPy's), written at flat positions
+    known while tracing (values repeated over them, as NumPy's flat assignment)."""
+
+    def __init__(self, x: Tracer) -> None:
+        self.x = x
+
+    def __getitem__(self, key: Any) -> Tracer:
+        return reshape(result(self.x._trace, self.x._node, self.x._weak), (-1,))[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if isinstance(key, Tracer) or (isinstance(key, tuple) and any(isinstance(k, Tracer) for k in key)):
+            raise fail(UnsupportedError, "x.flat[k] = v at traced positions k is not supported; use np.put_along_axis on x.ravel()")
+        flat = np.arange(self.x.size)[key].ravel()
+        if flat.size:
+            write_indexed(self.x, np.unravel_index(flat, self.x.shape), _cyclic(self.x._trace, value, flat.size, self.x._node.dtype))
+
+
+@implements("flat")
+def flat(x: Tracer) -> Flat:
+    """`x.flat`: the flat iterator's indexing (tracing/core.py's Tracer.flat)."""
+    return Flat(x)
+
