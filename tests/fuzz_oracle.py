@@ -294,6 +294,8 @@ def _contract(fn: Callable[..., Any], ins: list[Approx], k: int) -> Approx:
         fragile = (total > big) | involved([np.isinf(a.err) for a in ins])
         for i in range(n if n > 2 else 0):  # a partial product of all factors but one
             fragile |= each(i, ones[i], mags, mags) > big
+        if n > 2:  # a factor taken out of the sum (the order einsum leaves open) makes inf * 0's NaN an inf, and back
+            fragile |= ~np.isfinite(out) & involved([np.isinf(v) for v in vals])
         err = np.where(np.isfinite(out), err, np.where(uncertain & ~certain_nan, np.inf, 0.0))
     return Approx(out, np.where(fragile, np.inf, err), np.zeros(out.shape, bool))
 
@@ -357,8 +359,10 @@ def _step(step: Step, ins: list[Approx]) -> Approx:
     return _view(step, ins)
 
 
-def evaluate(program: Program, args: list[np.ndarray]) -> list[Approx]:
-    """NumPy's result for each output of program on args, with error bounds and exactness; raises Tie."""
+def evaluate(program: Program, args: list[np.ndarray], fast: bool = False) -> list[Approx]:
+    """NumPy's result for each output of program on args, with error bounds and exactness; raises Tie.
+    `fast`: under fast math (LLVM's nnan) a NaN a step makes (the std of an empty slice) leaves what
+    reads it undefined: it is neither exact nor bounded, so nothing computed from it is held to NumPy."""
     values = [_argument(a) for a in args]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices, means of empty slices
@@ -367,7 +371,11 @@ def evaluate(program: Program, args: list[np.ndarray]) -> list[Approx]:
             if s.op in SCALAR:
                 c = _constant(s.params[0])
                 ins = [c, ins[0]] if s.params[1] else [ins[0], c]
-            values.append(_step(s, ins))
+            value = _step(s, ins)
+            if fast:
+                nan = np.isnan(np.asarray(value.value, f64))
+                value = Approx(value.value, np.where(nan, np.inf, value.err), value.exact & ~nan)
+            values.append(value)
     return [values[i] for i in program.outputs]
 
 
