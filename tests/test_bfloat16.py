@@ -201,3 +201,49 @@ def test_ml_dtypes_is_not_imported_by_egglog_tensor() -> None:
             "print('ml_dtypes' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300).stdout
     assert out.split() == ["8.0", "False"]
+
+
+def test_the_runtime_float_to_bfloat_rounds_as_ml_dtypes() -> None:
+    """LLVM's code generator calls __truncsfbf2 for a bfloat value it keeps in a register (a running
+    sum, once its buffer came from aligned_alloc: test_reductions); lowering/llvm.py defines it in the
+    optimized IR. Over random bit patterns and the special values: ml_dtypes' rounding, NaNs kept NaN."""
+    import ctypes
+
+    import llvmlite.binding as llvm
+
+    from egglog_tensor.lowering.llvm import _target_machine, with_runtime
+    from egglog_tensor.lowering.pipelines import resolve_target
+
+    ir = with_runtime("""define void @conv(ptr %src, ptr %dst, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%j, %loop]
+  %p = getelementptr float, ptr %src, i64 %i
+  %x = load float, ptr %p
+  %y = call bfloat @__truncsfbf2(float %x)
+  %q = getelementptr bfloat, ptr %dst, i64 %i
+  store bfloat %y, ptr %q
+  %j = add i64 %i, 1
+  %c = icmp eq i64 %j, %n
+  br i1 %c, label %done, label %loop
+done:
+  ret void
+}
+""")
+    module = llvm.parse_assembly(ir)
+    module.verify()
+    engine = llvm.create_mcjit_compiler(module, _target_machine(resolve_target("cpu")))
+    engine.finalize_object()
+    conv = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(engine.get_function_address("conv"))
+    bits = np.random.default_rng(5).integers(0, 2**32, 200_000, dtype=np.uint64).astype(np.uint32)
+    special = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0xFFC00001, 1, 0x3F808000,
+                        0x3F818000, 0x7F7FFFFF], np.uint32)
+    x = np.concatenate([bits, special]).view(np.float32)
+    out = np.empty(x.size, np.uint16)
+    conv(x.ctypes.data, out.ctypes.data, x.size)
+    nan = np.isnan(x)
+    with np.errstate(invalid="ignore"):
+        want = x.astype(BF16).view(np.uint16)
+    np.testing.assert_array_equal(out[~nan], want[~nan])
+    assert np.isnan(out[nan].view(BF16).astype(np.float32)).all()

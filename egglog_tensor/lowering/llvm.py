@@ -76,9 +76,39 @@ def _optimized_object(llvm_ir: str, target: Target, send: Callable[[Any], None])
     tuning.loop_vectorization = tuning.slp_vectorization = True
     builder = llvm.create_pass_builder(machine, tuning)
     builder.getModulePassManager().run(module, builder)
-    optimized_ir, streamed = streams.mark(str(module))
+    optimized_ir, streamed = streams.mark(with_runtime(str(module)))
     send(("stage", "codegen"))
     send((optimized_ir, streamed, machine.emit_object(_parse(optimized_ir))))
+
+
+# float -> bfloat rounded to nearest even (a NaN kept quiet), as compiler-rt's __truncsfbf2: LLVM's code
+# generator calls it for a bfloat value it keeps in a register (promoted to float) on CPUs without
+# AVX512-BF16, and no library loaded in this process defines it.
+_TRUNCSFBF2 = """
+define bfloat @__truncsfbf2(float %x) {
+  %b = bitcast float %x to i32
+  %magnitude = and i32 %b, 2147483647
+  %nan = icmp ugt i32 %magnitude, 2139095040
+  %high = lshr i32 %b, 16
+  %odd = and i32 %high, 1
+  %bias = add i32 %odd, 32767
+  %rounded = add i32 %b, %bias
+  %nearest = lshr i32 %rounded, 16
+  %quiet = or i32 %high, 64
+  %bits = select i1 %nan, i32 %quiet, i32 %nearest
+  %half = trunc i32 %bits to i16
+  %value = bitcast i16 %half to bfloat
+  ret bfloat %value
+}
+"""
+
+
+def with_runtime(optimized_ir: str) -> str:
+    """Optimized IR with the runtime functions its code generation may call that no library defines
+    (__truncsfbf2, for IR with bfloat values) appended."""
+    if "bfloat" in optimized_ir and "define bfloat @__truncsfbf2(" not in optimized_ir:
+        return optimized_ir + _TRUNCSFBF2
+    return optimized_ir
 
 
 def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
