@@ -25,11 +25,12 @@ _CSS = """<style>
 
 def html(comp: Compilation) -> str:
     """The rich display of `comp` (module docstring)."""
-    parts = [_CSS, f"<p><b>{escape(comp.summary().splitlines()[0])}</b> &middot; {escape(comp.options.target.label)}, "
+    summary = comp.summary()
+    parts = [_CSS, f"<p><b>{escape(summary.splitlines()[0])}</b> &middot; {escape(comp.options.target.label)}, "
                    f"fastmath={escape(str(comp.options.fastmath))}</p>", _facts(comp), _rules(comp)]
     parts.append(_part("program (estimated time of each kernel)", comp.draw().svg, opened=True))
     parts.append(_part("why: what the optimizer and the lowering decided", f"<pre>{escape(comp.explain())}</pre>"))
-    parts.append(_part("summary (text)", f"<pre>{escape(comp.summary())}</pre>"))
+    parts.append(_part("summary (text)", f"<pre>{escape(summary)}</pre>"))
     parts.append(highlight.stages_html(comp.texts))
     return "\n".join(parts)
 

@@ -16,15 +16,15 @@ from typing import ClassVar
 
 from .stage import Stage
 
+MEMREFS = ("expand-strided-metadata", "lower-affine", "finalize-memref-to-llvm{use-aligned-alloc=true}")  # memrefs to LLVM
+
 PASSES = (
     "lower-affine",
     "convert-scf-to-cf",
     "convert-math-to-llvm",
     "convert-math-to-libm",
     "convert-vector-to-llvm{reassociate-fp-reductions}",
-    "expand-strided-metadata",
-    "lower-affine",
-    "finalize-memref-to-llvm{use-aligned-alloc=true}",
+    *MEMREFS,
     "convert-arith-to-llvm",
     "convert-index-to-llvm",
     "convert-ub-to-llvm",
@@ -43,5 +43,4 @@ class LLVM(Stage):
 
     @property
     def passes(self) -> tuple[str, ...]:  # type: ignore[override]
-        return ("lower-affine", "expand-strided-metadata", "lower-affine", "finalize-memref-to-llvm{use-aligned-alloc=true}",
-                "convert-openmp-to-llvm", *PASSES) if self.openmp else PASSES
+        return ("lower-affine", *MEMREFS, "convert-openmp-to-llvm", *PASSES) if self.openmp else PASSES
