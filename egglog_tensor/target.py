@@ -37,9 +37,15 @@ def default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+REFERENCE_THREADS = 2  # the threads Machine()'s numbers were measured with
+BANDWIDTH_EXPONENT = 0.65  # copy bandwidth grows as threads ** this (reference machine: 1 thread 16 GB/s, 2 threads 25)
+
+
 @dataclass(frozen=True)
 class Machine:
-    """Throughputs the cost model prices with (GFLOP/s = flop/ns, GB/s = byte/ns) and per-kernel overhead."""
+    """Throughputs the cost model prices with (GFLOP/s = flop/ns, GB/s = byte/ns) and per-kernel overhead,
+    for the whole target (all its threads). The defaults are a 2-core AMD EPYC's with both threads
+    (REFERENCE_THREADS); `for_threads` scales them to another thread count."""
 
     gflops: float = 100.0  # sustained vector FLOP rate for fused elementwise work
     gemm_gflops: float = 150.0  # dense matmul throughput
@@ -56,6 +62,14 @@ class Machine:
     # A copy that reads or writes across rows (b.T made row-major, a Fortran-ordered argument copied) against
     # a plain copy of its bytes, in the transposes stage's blocks: measured 5-6x at 1024^2 and 4096^2 float32.
     transposed_copy_slowdown: float = 5.0
+
+    def for_threads(self, threads: int) -> Machine:
+        """These numbers, measured with REFERENCE_THREADS threads, scaled to `threads`: the FLOP rates in
+        proportion, the bandwidth as threads ** BANDWIDTH_EXPONENT (one thread's copy on the reference
+        machine: 16 of 25 GB/s); ratios and the per-kernel overhead unchanged."""
+        share = threads / REFERENCE_THREADS
+        return replace(self, gflops=self.gflops * share, gemm_gflops=self.gemm_gflops * share,
+                       bandwidth_gbs=self.bandwidth_gbs * share**BANDWIDTH_EXPONENT)
 
     def kernel(self, flops: float, moved: float, peak: float | None = None) -> float:
         """Roofline time of one kernel in ns."""

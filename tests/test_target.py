@@ -78,14 +78,35 @@ def test_code_for_a_cpu_this_machine_lacks_features_of_is_refused() -> None:
 
 
 def test_resolve_target() -> None:
-    """A pipeline name means this machine; threads only apply to cpu-openmp; a Target keeps its own
-    machine and threads unless given; machine= replaces its throughputs; bad values are refused."""
+    """A pipeline name means this machine; threads only apply to cpu-openmp; the default machine numbers
+    are scaled to the threads, a Target's own machine is kept, and so are its threads unless given;
+    machine= replaces its throughputs; bad values are refused."""
     host = Target.host()
-    assert resolve_target("cpu", 4) == replace(host, name="cpu", threads=1)
-    assert resolve_target("cpu-openmp", 3) == replace(host, name="cpu-openmp", threads=3)
-    mine = replace(NAMED["avx2"], name="cpu-openmp", threads=5)
+    assert resolve_target("cpu", 4) == replace(host, name="cpu", threads=1, machine=et.Machine().for_threads(1))
+    assert resolve_target("cpu-openmp", 3) == replace(host, name="cpu-openmp", threads=3, machine=et.Machine().for_threads(3))
+    mine = resolve_target(replace(NAMED["avx2"], name="cpu-openmp", threads=5))
+    assert mine.threads == 5 and mine.machine == et.Machine().for_threads(5)
     assert resolve_target(mine) == mine and resolve_target(mine, 2).threads == 2
     assert resolve_target(mine, machine=et.Machine(gflops=1.0)).machine.gflops == 1.0
+    measured = replace(host, machine=et.Machine(gflops=7.0))
+    assert resolve_target(measured, 4).machine == et.Machine(gflops=7.0)
+
+
+def test_default_machine_scales_with_threads() -> None:
+    """Machine()'s numbers are the reference machine's with REFERENCE_THREADS threads: FLOP rates scale in
+    proportion to the threads, the copy bandwidth as threads ** BANDWIDTH_EXPONENT, ratios and overhead not."""
+    from egglog_tensor.target import BANDWIDTH_EXPONENT, REFERENCE_THREADS
+
+    base = et.Machine()
+    assert base.for_threads(REFERENCE_THREADS) == base
+    one, eight = base.for_threads(1), base.for_threads(8)
+    assert one.gflops == pytest.approx(base.gflops / REFERENCE_THREADS) and eight.gemm_gflops == pytest.approx(base.gemm_gflops * 4)
+    assert one.bandwidth_gbs == pytest.approx(base.bandwidth_gbs * (1 / REFERENCE_THREADS) ** BANDWIDTH_EXPONENT)
+    assert one.bandwidth_gbs < base.bandwidth_gbs < eight.bandwidth_gbs < 4 * base.bandwidth_gbs
+    assert (one.kernel_overhead_ns, one.transcendental_flops) == (base.kernel_overhead_ns, base.transcendental_flops)
+    # the cost model prices a one-thread target's work slower than the two-thread default's
+    from egglog_tensor.cost import TensorCostModel
+    assert TensorCostModel(resolve_target("cpu")).machine.gflops < TensorCostModel(resolve_target("cpu-openmp", 2)).machine.gflops
     for bad, message in [(("gpu",), "unknown target 'gpu'"), ((3,), "target must be"), (("cpu", 0), "threads must be"),
                          (("cpu", None, {}), "machine must be")]:
         with pytest.raises(ValueError, match=message):

@@ -75,7 +75,8 @@ def pipeline_for(target: Target) -> Pipeline:
 def resolve_target(target: str | Target | None, threads: int | None = None, machine: Machine | None = None) -> Target:
     """The Target a kernel compiles for: a pipeline name on this machine (`Target.host()`), a GPU target
     ("rocdl:<gfx chip>", "nvvm:<sm name>": gpu/targets.py), or a Target;
-    `threads` (cpu-openmp only; default the Target's, else `default_threads()`) and `machine` replace its own.
+    `threads` (cpu-openmp only; default the Target's, else `default_threads()`) and `machine` replace its own;
+    the default Machine is scaled to the target's threads (`Machine.for_threads`), a Machine set is kept.
     None: "cpu-openmp" when this process may use more than one core, else "cpu"."""
     if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
         raise ValueError(f"threads must be a positive int, got {threads!r}")
@@ -93,7 +94,9 @@ def resolve_target(target: str | Target | None, threads: int | None = None, mach
     name = base.name if isinstance(target, Target) else target or ("cpu-openmp" if threads > 1 else "cpu")
     if name not in NAMES:
         raise ValueError(f"unknown target {name!r}; targets: {', '.join(NAMES)}, rocdl:<gfx chip>, nvvm:<sm name>")
-    return replace(base, name=name, threads=threads if name == "cpu-openmp" else 1, machine=machine or base.machine)
+    threads = threads if name == "cpu-openmp" else 1
+    default = base.machine == Machine()  # (the package's numbers, made for REFERENCE_THREADS: scaled to this target's)
+    return replace(base, name=name, threads=threads, machine=machine or (base.machine.for_threads(threads) if default else base.machine))
 
 def _gpu(target: str | Target, threads: int | None, machine: Machine | None) -> Target:
     """A GPU target ("rocdl:gfx942", "nvvm:sm_90", or its Target), `machine` replacing its own; it takes no `threads`."""
