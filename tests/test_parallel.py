@@ -230,7 +230,8 @@ def test_threads_option_is_compiled_in_and_keyed() -> None:
 def test_default_threads_and_target(monkeypatch) -> None:
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     assert default_threads() == 3
-    assert et.kernel(ew_chain).options.target == resolve_target("cpu-openmp", 3) == replace(Target.host(), name="cpu-openmp", threads=3)
+    assert et.kernel(ew_chain).options.target == resolve_target("cpu-openmp", 3) == replace(Target.host(), name="cpu-openmp", threads=3,
+                                                                                                         machine=et.Machine().for_threads(3))
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     assert et.kernel(ew_chain).options.target.name == "cpu"
     monkeypatch.delenv("OMP_NUM_THREADS")
