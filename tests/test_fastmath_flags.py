@@ -251,3 +251,39 @@ def test_a_chain_of_einsum_and_matmul_is_one_chain() -> None:
     ms = [rng.standard_normal((dims[i], dims[i + 1])) for i in range(6)]
     want = fn(*ms)
     np.testing.assert_allclose(et.kernel(fn, fastmath="reassoc")(*ms), want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+
+
+
+def test_a_vector_product_squared_compiles_under_reassoc() -> None:
+    """The fuzzer's `v = u @ M; v @ v` (u a 2-vector, M 2x1): reassociated into the undefined (1,) @ (2,),
+    which failed the compile in the cost model (a vector middle factor contracts different axes)."""
+
+    def fn(u, m):
+        v = u @ m
+        return v @ v
+
+    u, m = np.array([0.5, -1.5], np.float32), np.array([[3.0], [-5.0]], np.float32)
+    np.testing.assert_allclose(et.kernel(fn, cache=False, fastmath="reassoc")(u, m), fn(u, m), rtol=1e-6)
+
+
+_CHAINS = [  # (A, B, C) of a product chain and its order; B a vector, a stack or a matrix
+    *[(shapes, left) for left in (True, False) for shapes in (  # both orders defined, equal in value
+        ((2,), (2, 1), (1,)), ((1,), (1, 2), (2, 3)), ((2, 3, 4), (4, 5), (5,)), ((4,), (2, 4, 5), (5, 3)),
+        ((3, 4), (2, 4, 5), (5, 6)), ((2, 3, 4), (2, 4, 5), (2, 5, 6)), ((3, 4), (4, 5), (5,)))],
+    (((3, 4), (2, 4, 5), (5,)), True),  # (AB)C only: B@C is (2, 4), and (3, 4) @ (2, 4) is undefined
+    (((3, 2), (2, 4, 5), (5,)), False),  # A(BC) only: (3, 2) @ (2, 4, 5) is undefined
+    (((3, 2), (2, 2, 5), (5,)), True), (((3, 2), (2, 2, 5), (5,)), False),  # both defined: (2, 3) and (3, 2)
+]
+
+
+@pytest.mark.parametrize(("shapes", "left"), _CHAINS, ids=str)
+def test_reassociation_keeps_chains_of_vectors_and_stacks_defined(shapes: tuple, left: bool) -> None:
+    """A chain reassociates only where both orders are the same product: not with a vector middle factor,
+    nor with a stack times a vector (B@C drops the vector's axis: A@(B@C) is then no batch product, and
+    may be defined with another shape); each order's value is NumPy's."""
+
+    def fn(a, b, c):
+        return (a @ b) @ c if left else a @ (b @ c)
+
+    args = [np.random.default_rng(1).standard_normal(s).astype(np.float32) for s in shapes]
+    np.testing.assert_allclose(et.kernel(fn, cache=False, fastmath="reassoc")(*args), fn(*args), rtol=1e-5, atol=1e-5)

@@ -227,13 +227,20 @@ def _reciprocals(x: Tensor, y: Tensor, dt: DType, a: f64) -> object:
 
 
 @group("reassociation", algebra_fastmath, needs={"reassoc"})
-def _reassociation(a: Tensor, b: Tensor, c: Tensor, s: Vec[i64]) -> object:
+def _reassociation(a: Tensor, b: Tensor, c: Tensor, s: Vec[i64], sa: Vec[i64], sc: Vec[i64]) -> object:
     """Matrix-chain reordering and distributivity: same mathematics, different rounding.
 
-    The cost model picks the cheaper association by shape: (A@B)@x -> A@(B@x) for a vector x.
+    The cost model picks the cheaper association by shape: (A@B)@x -> A@(B@x) for a vector x. A chain
+    reassociates when its middle factor is a matrix, or when all three are matrices or stacks of them: with
+    a vector B, A@B and B@C contract different axes (a (m,k) @ (k,) @ (m,p) chain has no B@C); with a
+    stack B and a vector C, B@C drops C's axis and A@(B@C) multiplies A by B's stack of rows.
     """
-    yield rewrite((a @ b) @ c).to(a @ (b @ c))  # (A@B)@C = A@(B@C)
-    yield rewrite(a @ (b @ c)).to((a @ b) @ c)  # A@(B@C) = (A@B)@C
+    matrix_b = (eq(shape_of(b)).to(s), eq(s.length()).to(i64(2)))
+    stacks = (eq(shape_of(a)).to(sa), eq(shape_of(b)).to(s), eq(shape_of(c)).to(sc),
+              sa.length() >= i64(2), s.length() >= i64(3), sc.length() >= i64(2))
+    for conds in (matrix_b, stacks):
+        yield rewrite((a @ b) @ c).to(a @ (b @ c), *conds)  # (A@B)@C = A@(B@C)
+        yield rewrite(a @ (b @ c)).to((a @ b) @ c, *conds)  # A@(B@C) = (A@B)@C
     yield rewrite(a @ b + a @ c).to(a @ (b + c), eq(shape_of(b)).to(s), eq(shape_of(c)).to(s))  # A@B + A@C = A@(B+C)
     yield rewrite(a @ c + b @ c).to((a + b) @ c, eq(shape_of(a)).to(s), eq(shape_of(b)).to(s))  # A@C + B@C = (A+B)@C
     yield rewrite(a * b + a * c).to(a * (b + c), eq(shape_of(b)).to(s), eq(shape_of(c)).to(s))  # ab + ac = a(b+c)
