@@ -14,6 +14,7 @@ parents with a work list until nothing changes or `budget` e-node evaluations ar
 from __future__ import annotations
 
 import json
+import warnings
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from egglog import EGraph, get_callable_fn
 
 from .cost import Cost, TensorCostModel
+from .errors import TracingError
 from .graph import Builder, Node
 from .ir import DTYPE_TERMS, LAYOUT_TERMS, OP_OF
 
@@ -163,6 +165,7 @@ class _Extractor:
         self.best: dict[int, _Choice] = {}
         self.views: dict[int, Cost] = {}  # a chosen e-class's Cost as its readers see it (its own closed time counted once, in `under`)
         self.evaluations = 0
+        self.ill_shaped: dict[int, str] = {}  # e-nodes NumPy defines no shapes for, by e-node: why (`_price`)
 
     def run(self, budget: int) -> str:
         """Propagate choices until nothing changes; what was cut when `budget` evaluations ran out ("": nothing)."""
@@ -213,7 +216,12 @@ class _Extractor:
         if below >> c & 1:
             return None
         node = self.graph.enodes[e]
-        return _Choice(e, self.model.call(node.op, [self._argument(k) for k in node.kids]), below, under)
+        try:
+            cost = self.model.call(node.op, [self._argument(k) for k in node.kids])
+        except TracingError as why:  # (a rule that equated it with this e-class's well-shaped terms lacks a shape condition)
+            self.ill_shaped[e] = str(why)
+            return None
+        return _Choice(e, cost, below, under)
 
     def _argument(self, k: int) -> Cost:
         """A child e-class's Cost as an argument: a chosen tensor, a literal, or a Vec of tensors."""
@@ -293,6 +301,10 @@ def extract(egraph: EGraph, model: TensorCostModel, budget: int, builder: Builde
     """The cheapest program of the e-graph's Program under `model`'s target, each value priced once (module docstring)."""
     extractor = _Extractor(_Graph(egraph), TensorCostModel(model.target, local=True))
     cut = extractor.run(budget)
+    if extractor.ill_shaped:
+        warnings.warn(f"egglog_tensor: the optimizer's e-graph holds {len(extractor.ill_shaped)} term(s) whose shapes NumPy "
+                      f"does not define (first: {next(iter(extractor.ill_shaped.values()))}), left out of the extraction: "
+                      "a rewrite rule equated them with well-shaped terms (is a rule missing a shape condition?)", stacklevel=2)
     found = extractor.cheapest()
     if found is None:
         raise ExtractionError(cut or "no acyclic program in the tensor language for the outputs")

@@ -312,3 +312,21 @@ def test_a_rule_is_reported_under_the_ruleset_its_schedule_runs() -> None:
     rule = held.rules[0]
     assert optimize_module._owner(alone, rule) == "broadcast-sum"
     assert optimize_module._owner(default, rule) == "algebra_fastmath"
+
+
+swap_factors = ruleset(name="swap_factors")
+
+
+@swap_factors.register
+def _swap_factors(a: Tensor, b: Tensor) -> object:
+    yield rewrite(a @ b).to(b @ a)  # unsound: (3, 4) @ (4, 5) becomes the undefined (4, 5) @ (3, 4)
+
+
+def test_a_rule_making_ill_shaped_terms_is_named_and_its_terms_are_left_out() -> None:
+    """A user's rule without a shape condition puts terms NumPy defines no shapes for into the e-graph: the
+    extraction leaves them out (the program stays the traced one's value) and a warning says so, with the
+    shape error of the first, rather than the compile failing with a shape error from the cost model."""
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
+    with pytest.warns(UserWarning, match=r"whose shapes NumPy does not define \(first: matmul: inner dimensions differ"):
+        got = et.kernel(lambda a, b: a @ b, rules=DEFAULT + swap_factors, cache=False)(a, b)
+    np.testing.assert_allclose(got, a @ b, rtol=1e-12)
