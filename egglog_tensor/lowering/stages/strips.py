@@ -10,7 +10,10 @@ bubbled up through the blocked sums' expand_shape views first):
     scf.forall (strip) {  the strip's column means;  the strip's squared deviations;  var  }
 
 so a strip (its rows x `strip_columns` values, half the L2 cache) is read from memory once and the
-second reduction finds it in cache. Tiling a kept (parallel) loop changes no arithmetic: every
+second reduction finds it in cache. Each strip row is a whole number of 4 KB pages: a narrower one
+reads every row from its own page (a TLB miss every few lines, and streams too short for the
+prefetchers), so an input with too many rows for a page of each in half the L2 (4096x4096 float32:
+16 MB a page-wide strip) keeps its two whole passes (docs/perf/2026-11-28-var.md). Tiling a kept (parallel) loop changes no arithmetic: every
 column is summed in the same order as before. The forall is cpu-openmp's parallel loop (the
 parallel stage leaves ops in a forall alone) and a sequential loop on cpu.
 
@@ -122,9 +125,7 @@ def _source(group: list[ir.Operation], l2: int) -> ir.Value | None:
 
 def strip_columns(source: ir.Value, target: Target) -> int | None:
     """Columns per strip: whole pages of each row of `source` (PAGE bytes), as many as half the L2 cache holds for
-    all its rows; None when not even one page a row fits. A strip row narrower than a page reads each row from its
-    own page, a TLB miss every few lines: 4096x4096 float32 in strips of 16-2048 columns ran 1.0-8x slower than
-    two whole passes (docs/perf/2026-11-28-var.md)."""
+    all its rows; None when not even one page a row fits (see the module's docstring)."""
     kind = ir.ShapedType(source.type)
     itemsize = element_bytes(kind.element_type)
     rows = math.prod(kind.shape[:-1])
