@@ -278,6 +278,25 @@ def test_var_along_axis_0_in_column_strips(dtype: str, threads: int, data: str, 
     np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == "float32" else 1e-10, atol=1e-6 if data == "offset" else 1e-2)
 
 
+@pytest.mark.parametrize("case", ["3d", "fortran", "with_std", "fused_operand", "with_max"])
+def test_column_strips_of_other_programs(case: str) -> None:
+    """The strips stage on a 3-D input (two outer axes reduced), a Fortran-ordered argument, var and std returned
+    together, a fused elementwise operand with a tail strip, squared deviations beside a column max: NumPy's results."""
+    rng = np.random.default_rng(3)
+    fn, x = {
+        "3d": (lambda a: np.var(a, axis=(0, 1)), rng.standard_normal((2, 3, 6000), dtype=np.float32) + 100),
+        "fortran": (lambda a: np.std(a, axis=0), np.asfortranarray(rng.standard_normal((8, 5000), dtype=np.float32))),
+        "with_std": (lambda a: (np.var(a, axis=0), np.std(a, axis=0)), rng.standard_normal((8, 5000), dtype=np.float32)),
+        "fused_operand": (lambda a: np.var(a * 2 + 1, axis=0), rng.standard_normal((8, 5001), dtype=np.float32)),
+        "with_max": (lambda a: ((a - a.mean(0)) ** 2).sum(0) + a.max(0), rng.standard_normal((8, 5000), dtype=np.float32)),
+    }[case]
+    kernel = et.kernel(fn, target=_with_l2(1, 64 * 1024))
+    assert "strips-script" in kernel.inspect(x).stages
+    got, want = kernel(x), fn(x)
+    for g, w in zip(*((got, want) if isinstance(want, tuple) else ((got,), (want,))), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
 def test_var_std_edge_cases() -> None:
     """ddof >= n gives inf/NaN (NumPy warns), an empty array NaN; bad keywords are refused."""
     check(lambda a: (np.var(a, ddof=3), np.std(a, axis=0, ddof=1)), np.ones((1, 3), np.float32))
