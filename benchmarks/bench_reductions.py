@@ -6,7 +6,8 @@ reports it (the input read once and the output written once, at the copy bandwid
     python benchmarks/bench_reductions.py              # every case, 9 rounds
     python benchmarks/bench_reductions.py --only cumsum_rows,argmax_flat --rounds 5
 
-argmax_scaled_rows and argmax_softmax_rows argmax a fused elementwise operand along rows.
+argmax_scaled_rows and argmax_softmax_rows argmax a fused elementwise operand along rows. var_cols_wide is
+var_cols of the same 67 MB as 64 x 262144: column strips of whole pages fit in L2 (lowering/stages/strips.py).
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ def var_cols(x):
     return np.var(x, axis=0)
 
 
+def var_cols_wide(x):
+    return np.var(x, axis=0)
+
+
 def var_rows(x):
     return np.var(x, axis=1)
 
@@ -87,9 +92,10 @@ def argsort_flat(x):
     return np.argsort(x, axis=None, kind="stable")  # (ours is stable: NumPy's default quicksort orders ties otherwise)
 
 
-CASES = (argmax_cols, argmax_rows, argmax_flat, argmax_scaled_rows, argmax_softmax_rows, cumsum_cols, cumsum_rows, cumsum_flat, var_cols, var_rows,
+CASES = (argmax_cols, argmax_rows, argmax_flat, argmax_scaled_rows, argmax_softmax_rows, cumsum_cols, cumsum_rows, cumsum_flat, var_cols, var_cols_wide, var_rows,
          var_flat, isfinite_all, isnan_any, sort_rows, sort_flat, argsort_flat)
 
 
 if __name__ == "__main__":
-    run_cases(__doc__, [Workload(fn, lambda r: (r.standard_normal((N, N), np.float32),)) for fn in CASES])
+    SHAPES = {var_cols_wide: (64, N * N // 64)}
+    run_cases(__doc__, [Workload(fn, lambda r, shape=SHAPES.get(fn, (N, N)): (r.standard_normal(shape, np.float32),)) for fn in CASES])

@@ -61,7 +61,7 @@ def test_opt_lists_the_stages_of_a_target() -> None:
 
 
 @pytest.mark.parametrize(("args", "stdin", "message"), [
-    (("--stage", "nope"), "module {}", "unknown stage 'nope' for target 'cpu'; its stages are: rows, tile, bufferize"),
+    (("--stage", "nope"), "module {}", "unknown stage 'nope' for target 'cpu'; its stages are: rows, strips, tile, bufferize"),
     (("--stage", "tile", "-"), "func.func @f( {", "<stdin>: the MLIR does not parse"),
     (("--stage", "loops", "--print-script"), "module {}", "stage 'loops' builds no transform script"),
     (("--stage", "llvm"), str(FILECHECK_DIR / "tile" / "matmul.mlir"), "failed at stage 'llvm'"),

@@ -238,6 +238,65 @@ def test_var_std(dtype: str) -> None:
     check(variances, with_layout(make_array(5, dtype, (7, 9)), "F"))
 
 
+def _squared_deviations(a):
+    d = a - a.mean(axis=0)
+    return (d * d).sum(axis=0)
+
+
+COLUMN_STATISTICS = {"var": lambda a: np.var(a, axis=0), "std": lambda a: np.std(a, axis=0, ddof=1, keepdims=True),
+                     "deviations": _squared_deviations, "var_ddof2": lambda a: np.var(a, axis=0, ddof=2)}
+
+
+def _with_l2(threads: int, l2: int) -> object:
+    """cpu (1 thread) or cpu-openmp with an L2 of `l2` bytes: at 256 KB, 16 rows of float32 make strips of
+    2048 columns, of float64 1024 (lowering/stages/strips.py); at 64 MB no input here is stripped."""
+    from dataclasses import replace
+
+    from egglog_tensor.lowering.pipelines import resolve_target
+
+    return replace(resolve_target("cpu", None) if threads == 1 else threaded(threads), l2=l2)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("data", ["offset", "constant"])
+@pytest.mark.parametrize("name", COLUMN_STATISTICS)
+def test_var_along_axis_0_in_column_strips(dtype: str, threads: int, data: str, name: str) -> None:
+    """Reductions of x's rows read by reductions of its rows (var, std, x - x.mean(0) squared and summed) run in
+    column strips (the strips stage; 3000 columns: the last strip narrower) on 1e4 + small noise, where a one-pass
+    formula loses every digit, and on np.full's constant: NumPy's results, and bit for bit those of the whole passes."""
+    rng = np.random.default_rng(7)
+    x = (1e4 + rng.standard_normal((16, 3000)) * 0.01).astype(dtype) if data == "offset" else np.full((16, 3000), 1e4 + 0.1, dtype)
+    fn = COLUMN_STATISTICS[name]
+    stripped = et.kernel(fn, target=_with_l2(threads, 256 * 1024))
+    assert "strips-script" in stripped.inspect(x).stages
+    whole = et.kernel(fn, target=_with_l2(threads, 64 * 1024**2))
+    assert "strips-script" not in whole.inspect(x).stages
+    got, want = stripped(x), fn(x)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, whole(x))
+    np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == "float32" else 1e-10, atol=1e-6 if data == "offset" else 1e-2)
+
+
+@pytest.mark.parametrize("case", ["3d", "fortran", "with_std", "fused_operand", "with_max"])
+def test_column_strips_of_other_programs(case: str) -> None:
+    """The strips stage on a 3-D input (two outer axes reduced), a Fortran-ordered argument, var and std returned
+    together, a fused elementwise operand with a tail strip, squared deviations beside a column max: NumPy's results."""
+    rng = np.random.default_rng(3)
+    fn, x = {
+        "3d": (lambda a: np.var(a, axis=(0, 1)), rng.standard_normal((2, 3, 6000), dtype=np.float32) + 100),
+        "fortran": (lambda a: np.std(a, axis=0), np.asfortranarray(rng.standard_normal((8, 5000), dtype=np.float32))),
+        "with_std": (lambda a: (np.var(a, axis=0), np.std(a, axis=0)), rng.standard_normal((8, 5000), dtype=np.float32)),
+        "fused_operand": (lambda a: np.var(a * 2 + 1, axis=0), rng.standard_normal((8, 5001), dtype=np.float32)),
+        "with_max": (lambda a: ((a - a.mean(0)) ** 2).sum(0) + a.max(0), rng.standard_normal((8, 5000), dtype=np.float32)),
+    }[case]
+    kernel = et.kernel(fn, target=_with_l2(1, 64 * 1024))
+    assert "strips-script" in kernel.inspect(x).stages
+    got, want = kernel(x), fn(x)
+    for g, w in zip(*((got, want) if isinstance(want, tuple) else ((got,), (want,))), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
 def test_var_std_edge_cases() -> None:
     """ddof >= n gives inf/NaN (NumPy warns), an empty array NaN; bad keywords are refused."""
     check(lambda a: (np.var(a, ddof=3), np.std(a, axis=0, ddof=1)), np.ones((1, 3), np.float32))

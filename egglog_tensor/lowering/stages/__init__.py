@@ -3,6 +3,7 @@
 A compilation's MLIR (linalg on tensors from lowering/emit.py) goes through them in this order:
 
     rows          rows.py           fuse_rows kernels as one loop over row blocks (transform script)
+    strips        strips.py         two reductions of one large input's outer axes as one loop over column strips (script)
     parallel      parallel.py       cpu-openmp: each linalg op split into one chunk per thread (script), but
                                     those the contraction plan (lowering/plan.py) gives the tile stage
     tile          tile.py           contractions tiled and vectorized as the plan says (lowering/tiling.py's script),
@@ -46,6 +47,7 @@ from .parallel import Parallel
 from .rows import Rows
 from .stage import Passes, Stage
 from .streams import Streamed, Streams
+from .strips import Strips
 from .tile import Tile
 from .transposes import Blocked, Transposes
 from .vecmath import Vecmath
@@ -58,7 +60,7 @@ RECORDS = {record.__name__: record for record in (Workspace, Flattened, Blocked,
 
 def cpu(target: Target) -> tuple[Stage, ...]:
     """The stages of the "cpu" pipeline for `target`."""
-    return (Rows(target), Tile(target), Bufferize(), Flatten(), Transposes(), Lanes(target), Math(target), Loops(target),
+    return (Rows(target), Strips(target), Tile(target), Bufferize(), Flatten(), Transposes(), Lanes(target), Math(target), Loops(target),
             Interleave(target), Vector(), LLVM(), Streams(), LoopMetadata(), Vecmath(target), DebugInfo())
 
 
@@ -68,6 +70,6 @@ def cpu_openmp(target: Target) -> tuple[Stage, ...]:
     The parallel stage splits each linalg op into one chunk per thread along one loop (scf.forall);
     the chunks' loops stay sequential scf.for (convert-linalg-to-loops) so LLVM vectorizes them;
     forall -> scf.parallel -> omp.parallel/omp.wsloop."""
-    return (Rows(target), Parallel(target), Tile(target), Bufferize(), Flatten(), Transposes(), Lanes(target), Math(target),
+    return (Rows(target), Strips(target), Parallel(target), Tile(target), Bufferize(), Flatten(), Transposes(), Lanes(target), Math(target),
             Loops(target, parallel=True), Interleave(target), Vector(), OpenMP(target.threads), LLVM(openmp=True),
             Streams(), LoopMetadata(), Vecmath(target), DebugInfo())
