@@ -57,6 +57,8 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
         trace = Trace(Builder(), tuple(names))
         nodes = [trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout)) for name, spec in zip(names, specs, strict=True)]
         tracers = [Tracer(trace, node, spec.weak, view=True) for node, spec in zip(nodes, specs)]
+        for tracer, spec in zip(tracers, specs):
+            tracer._order = spec.layout if spec.layout != "strided" else None
         try:
             with creation.tracing(trace), held.substituted(trace, held_arrays):
                 result = fn(*tracers)
