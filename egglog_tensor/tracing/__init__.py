@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import EgglogTensorError, TracingError, UnsupportedError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import assembly, calculus, comparisons, conversions, convolution, creation, einsum, elementwise, held, indexing, linalg, orthogonal, polynomials, rearrange, reductions, scans, scatter, selections, shapes, solve, sorting, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
+from . import assembly, bitviews, calculus, comparisons, conversions, convolution, creation, einsum, elementwise, held, indexing, linalg, orthogonal, polynomials, rearrange, reductions, scans, scatter, selections, shapes, solve, sorting, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
 from . import outs  # noqa: F401,E402  (after the others: it wraps their functions' out=)
 from .core import Guard, Trace, Tracer, as_tracer, fail, user_location
 

@@ -367,10 +367,14 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     # --- methods: ndarray's signatures, NumPy's functions ----------------------------------------
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True, copy: bool = True) -> Tracer:
-        """ndarray.astype: a copy converted to dtype (copy=False: self when it has that dtype); `order` is not traced."""
+        """ndarray.astype: a copy converted to dtype (copy=False: self when it has that dtype), laid out in `order` (reshape's views)."""
         if not np.can_cast(self.dtype, dtype_name(dtype), casting):
             raise fail(TracingError, f"Cannot cast array data from {self.dtype!r} to {np.dtype(dtype)!r} according to the rule {casting!r}")
-        return self if not copy and self.dtype == dtype_name(dtype) else astype(self, dtype_name(dtype))
+        if not copy and self.dtype == dtype_name(dtype):
+            return self
+        out = astype(self, dtype_name(dtype))
+        out._order = memory_order(self, order)
+        return out
 
     def copy(self, order: str = "C") -> Tracer:
         return IMPLEMENTATIONS["copy"](self, order)
@@ -465,11 +469,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return IMPLEMENTATIONS["take"](self, indices, axis, out, mode)
 
     def view(self, dtype: Any = None, type: Any = None) -> Tracer:
-        """ndarray.view in self's own dtype: a view (writes go through); another dtype reinterprets the bytes: refused."""
-        if type not in (None, np.ndarray) or (dtype not in (None, np.ndarray) and np.dtype(dtype) != self.dtype):
-            raise fail(UnsupportedError, f"ndarray.view({getattr(dtype, '__name__', dtype)}) of a {self.dtype} array (its bytes "
-                                         "reinterpreted) is not supported; use astype to convert the values")
-        return self[...]
+        """ndarray.view: a view in self's own dtype, or its bytes read as another (tracing/bitviews.py)."""
+        return IMPLEMENTATIONS["ndarray.view"](self, dtype, type)
 
     flat = property(lambda self: IMPLEMENTATIONS["flat"](self))
 
@@ -698,7 +699,7 @@ def memory(x: Tracer) -> np.ndarray | None:
             stand_in = stand_in[tuple(python_slice(a, k, n) for a, k, n in zip(*attrs, strict=True))]
         elif op == "reshape":
             stand_in = np.reshape(stand_in, attrs[0], copy=False)
-        else:
+        elif op != "bitcast":  # (of the same itemsize: the same strides)
             stand_in = {"transpose": np.transpose, "broadcast_to": np.broadcast_to, "diagonal": np.diagonal}[op](stand_in, *attrs)
     return stand_in
 

@@ -140,7 +140,7 @@ def boxed(trace: Trace, whole: Node, part: Node, box: Box) -> Node:
 
 
 def written_back(trace: Trace, base: Node, steps: tuple[tuple[str, tuple], ...], value: Node) -> Node:
-    """`base` with the view of it that `steps` (transposes, reshapes, slices) make replaced by `value`: each step undone
+    """`base` with the view of it that `steps` (transposes, reshapes, bitcasts, slices) make replaced by `value`: each step undone
     from the last, a slice as the box it replaces in its input."""
     inputs = [base]
     for op, attrs in steps[:-1]:
@@ -150,6 +150,8 @@ def written_back(trace: Trace, base: Node, steps: tuple[tuple[str, tuple], ...],
             value = trace.make("transpose", (value,), (tuple(np.argsort(attrs[0]).tolist()),))
         elif op == "reshape":
             value = trace.make("reshape", (value,), (source.shape,))
+        elif op == "bitcast":
+            value = trace.make("bitcast", (value,), (source.dtype,))
         else:
             value = boxed(trace, source, value, attrs)
     return value
