@@ -93,6 +93,14 @@ def ascontiguousarray_of_a_transpose_copies(b):
     return b.sum(), y
 
 
+def elementwise_result_through_its_ravel(b):
+    y = np.exp(b) * 2.0  # laid out as b: C (a view) or F (a copy)
+    y.reshape(-1)[0] = 0.0
+    z = b @ b.T  # matmul's result is C
+    z.ravel()[1] = 5.0
+    return y, z
+
+
 def argument_through_its_transpose(b):
     b.T[0] = 7.0
     np.transpose(b)[1:3] += 1.0
@@ -110,7 +118,7 @@ def argument_through_its_ravel(b):
 @pytest.mark.parametrize("fn", [reshape_then_write, ravel_written, transpose_row_written, transposed_columns_added,
                                 reshaped_rows_doubled, ravel_sees_later_writes, strided_slice_of_a_reshape,
                                 transposed_slice_of_a_slice, reshape_of_a_transpose_copies, local_buffer_through_a_reshape,
-                                fortran_buffer_reshape_copies, ascontiguousarray_of_a_transpose_copies,
+                                fortran_buffer_reshape_copies, ascontiguousarray_of_a_transpose_copies, elementwise_result_through_its_ravel,
                                 argument_through_its_transpose, argument_through_its_ravel],
                          ids=lambda f: getattr(f, "__name__", f))
 def test_writes_through_views_match_numpy(fn, order) -> None:
@@ -147,8 +155,8 @@ def test_read_only_views_and_unknown_layouts_are_refused() -> None:
         return c
 
     def computed(b):
-        y = np.exp(b)
-        y.reshape(-1)[0] = 0.0  # NumPy's y is laid out as b: a view or a copy
+        y = b[:, :4] + b[:, :4].T
+        y.reshape(-1)[0] = 0.0  # NumPy lays y out by its operands' strides: a view or a copy
         return y
 
     with pytest.raises(et.UnsupportedError, match="made by broadcast_to is not supported .NumPy's are read-only"):

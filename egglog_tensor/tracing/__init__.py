@@ -3,7 +3,7 @@
 `core.py` holds the Tracer and the registry of NumPy functions; each module after it implements
 one part of NumPy's surface and registers it (`@implements("name")`): ufuncs.py and elementwise.py,
 shapes.py (views and shapes), reductions.py, statistics.py, linalg.py, conversions.py (np.asarray, np.float32(x)...), rearrange.py, indexing.py (gathers), creation.py (arrays made in the kernel: np.zeros,
-arange, eye...), einsum.py, updates.py (in-place updates), scans.py (cumsum, cumprod, ufunc.accumulate), convolution.py (convolve, correlate), sorting.py (sort, argsort, median, quantile), solve.py (np.linalg.solve, inv, det, slogdet, cholesky), orthogonal.py (qr, eigh, svd and what builds on the SVD),
+arange, eye...), einsum.py, updates.py (in-place updates), bitviews.py (x.view(dtype)), scans.py (cumsum, cumprod, ufunc.accumulate), convolution.py (convolve, correlate), sorting.py (sort, argsort, median, quantile), solve.py (np.linalg.solve, inv, det, slogdet, cholesky), orthogonal.py (qr, eigh, svd and what builds on the SVD),
 outs.py (out= of reductions and scans, wrapping them: imported last). A new NumPy function goes in the module of
 its kind, or a new module imported here.
 """

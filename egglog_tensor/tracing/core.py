@@ -282,8 +282,9 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         trace = self._trace
         if len(trace.guards) == GUARD_LIMIT:
             raise fail(UnsupportedError, f"{what}: more than {GUARD_LIMIT} data values taken as Python values in one trace, each "
-                                         "compiled and run while tracing (a while loop on a traced value without a fixed cap?); "
-                                         "cap the loop (for i in range(n): ... if done: break) or use np.where")
+                                         "compiled and run while tracing (a while loop on a traced value without a fixed cap? Python's "
+                                         "max(a, b) and min(a, b) of traced values, in a loop? each compares them with bool()); "
+                                         "cap the loop (for i in range(n): ... if done: break), or use np.where, np.maximum, np.minimum")
         value = _TAKE[how](evaluate(trace, self._node)[()])
         trace.guards.append(Guard(self._node, "int" if how == "index" else how, value, user_location()))
         return value
