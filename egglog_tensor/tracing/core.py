@@ -710,6 +710,8 @@ def memory_order(x: Tracer, order: str = "K") -> str | None:
     contiguous, else unknown: None)."""
     if order in ("C", "F"):
         return order
+    if isinstance(x, Tracer) and x._base is None:  # (no stand-in needed: ufuncs ask this of every operand)
+        return x._order or ("C" if sum(d != 1 for d in x.shape) <= 1 else None)
     stand_in = memory(x) if isinstance(x, Tracer) else x if isinstance(x, np.ndarray) else None
     return None if stand_in is None else "C" if stand_in.flags.c_contiguous else "F" if stand_in.flags.f_contiguous else None
 

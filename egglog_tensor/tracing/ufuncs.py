@@ -27,6 +27,8 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     that is sure (matmul's C, another ufunc's C or F when all its array operands are), so that reshape's views follow NumPy's."""
     out = _applied(trace, ufunc, inputs)
     base = base_of(out)
+    if sum(d != 1 for d in base.shape) < 2:  # (any order: memory() takes it as C)
+        return out
     if base._order is None and not base._view and not any(base is base_of(v) for v in inputs if isinstance(v, Tracer)):
         orders = {memory_order(v) for v in inputs if isinstance(v, (Tracer, np.ndarray))}
         if ufunc is np.matmul or orders <= {"C"}:
