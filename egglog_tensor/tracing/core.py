@@ -686,8 +686,9 @@ def replayed(trace: Trace, node: Node, steps: tuple[tuple[str, tuple], ...]) -> 
 
 def memory(x: Tracer) -> np.ndarray | None:
     """A stand-in for x's memory in NumPy (x's shape and its strides, over one byte: only its strides are read), where
-    its base's order is known: C or F (an argument's layout, an array made or copied in C order), or any order of an
-    array with at most one dim longer than 1; None where unknown (a strided argument, a result NumPy lays out as its inputs)."""
+    its base's order is known: C or F (an argument's layout, an array made, copied or computed in a known order), or any
+    order of an array with at most one dim longer than 1; None where unknown (a strided argument, a ufunc's result of
+    operands of mixed layouts, which NumPy lays out by their strides)."""
     base = base_of(x)
     order = base._order or ("C" if sum(d != 1 for d in base.shape) <= 1 else None)
     if order is None:
@@ -705,7 +706,7 @@ def memory(x: Tracer) -> np.ndarray | None:
     return stand_in
 
 
-def memory_order(x: Tracer, order: str = "K") -> str | None:
+def memory_order(x: Tracer | np.ndarray, order: str = "K") -> str | None:
     """The memory order NumPy gives a new array made from x in `order` ("C", "F", or "K"/"A": x's own where it is
     contiguous, else unknown: None)."""
     if order in ("C", "F"):
