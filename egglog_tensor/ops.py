@@ -408,6 +408,8 @@ _RECORDS = [
     *(_binary_op(name, _ALL, Kind.LOGICAL, result="bool") for name in ("logical_and", "logical_or", "logical_xor")),
     OpDef("where", E, 3, (), "where", _where),
     OpDef("astype", E, 1, ("dtype",), "Tensor.astype", _astype),
+    # ndarray.view(dtype) of a dtype of the same itemsize (tracing/bitviews.py): each element's bits read as `dtype`
+    OpDef("bitcast", E, 1, ("dtype",), "Tensor.bitcast", _astype),
     # reductions: `lanes` once rulesets.tiling chose them (the `<op>_lanes` constructors of ir.py)
     *(OpDef(name, Kind.REDUCTION, 1, ("axes",), f"Tensor.{name}", _reduce(name), chosen=("lanes",))
       for name in ("sum", "max", "min", "prod")),
@@ -483,8 +485,8 @@ def op(name: str) -> OpDef:
 
 
 def supports(name: str, dtype: str) -> bool:
-    """Whether elementwise op `name` has scalar semantics for operands of `dtype` (where and astype: any)."""
-    return name in ("where", "astype") or dtype_class(dtype) in op(name).scalar
+    """Whether elementwise op `name` has scalar semantics for operands of `dtype` (where, astype and bitcast: any)."""
+    return name in ("where", "astype", "bitcast") or dtype_class(dtype) in op(name).scalar
 
 
 def infer(name: str, inputs: Sequence[Node], attrs: tuple[Any, ...]) -> tuple[Shape, str]:

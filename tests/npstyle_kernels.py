@@ -285,6 +285,47 @@ def durbin(r):
     return y
 
 
+def ludcmp(N, A, b):
+    """NPBench's ludcmp: LU in place (its loops are lu's), then the two triangular solves."""
+    x = np.zeros_like(b)
+    y = np.zeros_like(b)
+    lu(N, A)
+    for i in range(N):
+        y[i] = b[i] - A[i, :i] @ y[:i]
+    for i in range(N - 1, -1, -1):
+        x[i] = (y[i] - A[i, i + 1:] @ x[i + 1:]) / A[i, i]
+    return x, y
+
+
+def nussinov(N, seq, builtin_max=False):
+    """NPBench's nussinov with np.maximum and np.where where it calls Python's max and a match() that branches on the
+    data (builtin_max: Python's max, as the original: each call a guard)."""
+    best = max if builtin_max else np.maximum
+    table = np.zeros((N, N), np.int32)
+    for i in range(N - 1, -1, -1):
+        for j in range(i + 1, N):
+            table[i, j] = best(table[i, j], table[i, j - 1])
+            if i + 1 < N:
+                table[i, j] = best(table[i, j], table[i + 1, j])
+                bonus = np.where(seq[i] + seq[j] == 3, 1, 0) if i < j - 1 else 0
+                table[i, j] = best(table[i, j], table[i + 1, j - 1] + bonus)
+            for k in range(i + 1, j):
+                table[i, j] = best(table[i, j], table[i, k] + table[k + 1, j])
+    return table
+
+
+def views_written(A):
+    """Writes through a transpose, a ravel and a reshape of a local buffer, an out= reduction, a bit view."""
+    B = A.copy()
+    B.T[0] += 1.0
+    B.ravel()[::4] = 0.0
+    rows = B.reshape(-1, 2 * A.shape[1])
+    rows[:, 0] = rows.sum(axis=1)
+    total = np.zeros(A.shape[1])
+    np.add.reduce(B, axis=0, out=total)
+    return B, total, B.view(np.int64) >> 52
+
+
 def floyd_warshall(N, path):
     for k in range(N):
         path[:] = np.minimum(path[:], np.add.outer(path[:, k], path[k, :]))

@@ -93,6 +93,9 @@ CASES = {
     "lu": (nk.lu, (6, spd(6)), 1e-12, 1e-14, SLOW),
     "cholesky": (nk.cholesky, (spd(6),), 1e-12, 1e-14, []),
     "durbin": (nk.durbin, (0.1 * rand(N),), 1e-12, 1e-14, []),
+    "ludcmp": (nk.ludcmp, (6, spd(6), rand(6)), 1e-12, 1e-14, []),
+    "nussinov": (nk.nussinov, (7, RNG.integers(0, 4, 7).astype(np.int32)), 0, 0, []),
+    "views_written": (nk.views_written, (rand(6, 4),), 1e-15, 0, []),
     "floyd_warshall": (nk.floyd_warshall, (N, RNG.integers(1, 100, (N, N))), 0, 0, []),
     "floyd_warshall_local": (nk.floyd_warshall_local, (N, RNG.integers(1, 100, (N, N))), 0, 0, []),
     "adam_step": (nk.adam_step, (3, 1e-3, 0.9, 0.999, 1e-8, rand(4, 5), rand(4, 5), rand(4, 5), np.abs(rand(4, 5))),
@@ -138,3 +141,9 @@ def test_size_argument_not_matching_the_arrays(fn, args: tuple, message: str) ->
     with pytest.raises(et.TracingError, match=message) as info:
         et.kernel(fn)(*args)
     assert "npstyle_kernels.py" in str(info.value)
+
+
+def test_nussinov_with_python_s_max_names_np_maximum() -> None:
+    """NPBench's nussinov as written calls Python's max on traced values: each a guard, past the limit a clear error."""
+    with pytest.raises(et.UnsupportedError, match=r"Python's max\(a, b\) and min\(a, b\) of traced values.*np.maximum"):
+        et.kernel(nk.nussinov, static_argnames=("builtin_max",))(10, RNG.integers(0, 4, 10).astype(np.int32), builtin_max=True)

@@ -61,7 +61,7 @@ def _emit_all(dtype: str, check: Callable[[str, list[ir.Value]], None]) -> None:
             function = func.FuncOp("f", ([scalar_type] * 3, []))
             block = function.add_entry_block()
             with ir.InsertionPoint(block):
-                for name in sorted(ELEMENTWISE - {"where", "astype"}):
+                for name in sorted(ELEMENTWISE - {"where", "astype", "bitcast"}):
                     check(name, list(block.arguments)[: OPS[name].inputs])
                 func.ReturnOp([])
         assert module.operation.verify()
@@ -90,12 +90,12 @@ def test_every_elementwise_op_has_the_scalar_semantics_its_record_gives(dtype: s
 
 def test_records_name_mlir_ops_of_the_dialects_scalar_builds() -> None:
     """Each MLIR op a record names ("math.log1p") has a builder; a record's classes are dtype classes;
-    every elementwise op (but where and astype, defined for any dtype) lists at least one."""
+    every elementwise op (but where, astype and bitcast, defined for any dtype) lists at least one."""
     for record in OPS.values():
         assert set(record.scalar) <= set(DTYPE_CLASSES), record.name
         for named in set(record.scalar.values()) - {COMPOSED}:
             assert callable(scalar.mlir_op(named)), (record.name, named)
-    assert all(OPS[name].scalar for name in ELEMENTWISE - {"where", "astype"})
+    assert all(OPS[name].scalar for name in ELEMENTWISE - {"where", "astype", "bitcast"})
 
 
 def test_attributes_are_named() -> None:
@@ -122,7 +122,7 @@ def test_inference_errors_name_the_op() -> None:
 
 
 def test_op_sets_come_from_the_registry() -> None:
-    assert set(UNARY) | set(BINARY) | {"where", "astype"} == ELEMENTWISE
+    assert set(UNARY) | set(BINARY) | {"where", "astype", "bitcast"} == ELEMENTWISE
     assert set(PREDICATES) <= set(BINARY) and "exp" in names(Kind.TRANSCENDENTAL)
     assert names(Kind.VIEW) == ("transpose", "broadcast_to", "slice", "diagonal")
 
@@ -140,7 +140,7 @@ def _programs() -> list[tuple[str, Node]]:
     c = b.make("arg", (), ("c", (3, 4), "bool", "C"))
     nodes = [b.make(name, (a,)) for name in UNARY]
     nodes += [b.make(name, (a, a2)) for name in BINARY] + [b.make("add", (k, a)), b.make("less", (a, k))]
-    nodes += [b.make("where", (c, a, a2)), b.make("astype", (a,), ("float64",)), b.make("matmul", (a, m)),
+    nodes += [b.make("where", (c, a, a2)), b.make("astype", (a,), ("float64",)), b.make("bitcast", (a,), ("int32",)), b.make("matmul", (a, m)),
               b.make("transpose", (a,), ((1, 0),)), b.make("reshape", (a,), ((2, 6),)), b.make("broadcast_to", (r,), ((2, 4),)),
               b.make("slice", (a,), ((0, 1), (2, 1), (2, 3)))]
     nodes += [b.make(name, (a,), ((1,),)) for name in ("sum", "max", "min", "prod")]
@@ -158,5 +158,5 @@ def test_shape_rules_agree_with_the_registry(case: str, node: Node) -> None:
     egraph.register(memo[id(node)], *static_facts(leaves, memo))
     egraph.run(shapes.saturate())
     assert terms.literal(egraph.extract(shape_of(memo[id(node)]))) == node.shape
-    if node.op in ("astype", "transpose", "reshape", "broadcast_to"):
+    if node.op in ("astype", "bitcast", "transpose", "reshape", "broadcast_to"):
         assert terms.literal(egraph.extract(dtype_of(memo[id(node)]))) == node.dtype

@@ -190,6 +190,7 @@ PROGRAMS = {
     "size 0, broadcast": (lambda x, y: (x * y).sum(axis=0) + np.where(x > 0, y, x).max(axis=1).sum(), f64(0, 5), f64(1, 5)),
     "where, broadcast": (lambda c, a, b: np.where(c > 0, a, b), f64(5), f64(4, 5), f64(4, 1)),
     "astype": (lambda x: x.astype(np.float32) * np.float32(2) + (x.astype(np.int32) - x.astype(np.int32)).astype(np.float32), f64(4, 5)),
+    "bitcast": (lambda x: (x.view(np.int64) >> 1).view(np.float64) + x, f64(4, 5)),
     "reductions rank 3": (lambda x: sum(getattr(np, r)(x, axis=a).sum() for r in ("sum", "max", "min", "prod")
                                         for a in (0, 1, 2, (0, 1), (0, 2), (1, 2), None)), f64(2, 3, 4)),
     "index reductions": (lambda x: np.argmax(x, axis=1) + np.argmin(x) + np.argmax(x.reshape(2, 2, 5), axis=1).sum(), f64(4, 5)),

@@ -257,9 +257,3 @@ def test_flat_view_take_method_and_ufunc_where_match_numpy(layout: str) -> None:
     x.take, np.tril/triu/diag_indices_from, a ufunc's out= with where=."""
     x = np.asarray(np.arange(12.0).reshape(3, 4) - 4, order=layout)
     check(flat_view_take_and_indices_from, x, x % 3)
-
-
-def test_view_as_another_dtype_is_refused() -> None:
-    with pytest.raises(et.UnsupportedError, match=r"ndarray.view\(int64\) of a float64 array \(its bytes reinterpreted\)"):
-        et.kernel(lambda x: x.view(np.int64))(np.ones(3))
-

@@ -883,13 +883,22 @@ class Emitter:
             scf.YieldOp([tensor.insert(scalar.store(total, node.dtype), acc, [k])])
         return loop.results[0]
 
+    def _shares_a_buffer(self, node: Node) -> bool:
+        """Whether node is, or views (through reshapes and view ops), an argument, a constant or an output: a buffer an
+        in-place insert into it must not write."""
+        while not (node.op in ("arg", "array") or id(node) in self.outputs):
+            if not (node.op == "reshape" or node.op in ops.VIEWS):
+                return False
+            node = node.inputs[0]
+        return True
+
     def _update_slice(self, node: Node) -> ir.Value:
         """The value (fused, views as maps) inserted into the base's strided box. An argument base is
         copied first (bufferization must not write into the caller's array), and so is a base that is
         also an output: eliminate-empty-tensors would compute it in its output buffer, and the insert,
-        in place, would then write that output too."""
+        in place, would then write that output too; likewise a base that views one (a reshape of an output)."""
         base, value = node.inputs
-        into = self._group(base) if base.op in ("arg", "array") or id(base) in self.outputs else self.materialize(base)
+        into = self._group(base) if self._shares_a_buffer(base) else self.materialize(base)
         if not value.size:
             return into
         start, step, size = (list(node.attr(n)) for n in ("start", "step", "size"))

@@ -76,6 +76,15 @@ def _bits(dtype: str) -> int:
     return 1 if dtype == "bool" else itemsize(dtype) * 8
 
 
+def bitcast(x: ir.Value, src: str, dst: str) -> ir.Value:
+    """x's bits read as `dst`, of src's itemsize (ndarray.view(dtype)); a bool is its byte, 0 or 1, and a nonzero byte is True."""
+    if src == "bool":
+        return arith.extui(element_type(dst), x)
+    if dst == "bool":
+        return arith.cmpi(I.ne, x, constant(0, src))
+    return x if element_type(src) == element_type(dst) else arith.bitcast(element_type(dst), x)
+
+
 def cast(x: ir.Value, src: str, dst: str) -> ir.Value:
     """NumPy astype: float<->float, int<->int, int<->float, bool<->anything (nonzero is True)."""
     if src == dst:
@@ -482,6 +491,8 @@ def apply(op: str, dtype: str, out_dtype: str, args: list[ir.Value]) -> ir.Value
     record names for dtype's class, or its composed semantics."""
     if op == "astype":
         return cast(args[0], dtype, out_dtype)
+    if op == "bitcast":
+        return bitcast(args[0], dtype, out_dtype)
     if op == "where":
         return arith.select(*args)
     if not ops.supports(op, dtype):

@@ -106,7 +106,7 @@ def _shared_row_values(a: Tensor, b: Tensor, x: Tensor, y: Tensor, axes: Vec[i64
     for reduce in ("sum", "max", "min", "prod"):
         yield rule(eq(b).to(getattr(x, reduce)(axes)), depends(x, a)).then(reduces(b, a))  # b = r(x), depends(x, a) => reduces(b, a)
     # reductions of a reach the reader through elementwise work, reshapes and broadcasts: b = t(x), reduces(x, a) => reduces(b, a)
-    for t in [CONSTRUCTORS[op](x) for op in UNARY] + [x.reshape(s), x.broadcast_to(s), x.astype(dt)]:
+    for t in [CONSTRUCTORS[op](x) for op in UNARY] + [x.reshape(s), x.broadcast_to(s), x.astype(dt), x.bitcast(dt)]:
         yield rule(eq(b).to(t), reduces(x, a)).then(reduces(b, a))
     for op in BINARY:
         f = CONSTRUCTORS[op]
@@ -124,7 +124,7 @@ def _shared_row_values(a: Tensor, b: Tensor, x: Tensor, y: Tensor, axes: Vec[i64
     for op in BINARY:
         f = CONSTRUCTORS[op]
         yield rewrite(shared(f(x, y), a)).to(f(shared(x, a), shared(y, a)), ne(f(x, y)).to(a))  # shared(f(x, y), a) = f(shared(x, a), shared(y, a))
-    for t, rebuild in [(x.astype(dt), lambda z: z.astype(dt)), (x.reshape(s), lambda z: z.reshape(s)),
+    for t, rebuild in [(x.astype(dt), lambda z: z.astype(dt)), (x.bitcast(dt), lambda z: z.bitcast(dt)), (x.reshape(s), lambda z: z.reshape(s)),
                        (x.broadcast_to(s), lambda z: z.broadcast_to(s)), (materialize(x), materialize),
                        (materialize_shared(x), materialize_shared),
                        *((getattr(x, r)(axes), lambda z, r=r: getattr(z, r)(axes)) for r in ("sum", "max", "min", "prod"))]:

@@ -248,7 +248,7 @@ def _leaf(record: OpDef) -> Iterator[object]:
 
 # Rules of the ops that are not placed by their kind alone.
 BY_NAME: dict[str, Callable[[OpDef], Iterator[object]]] = {
-    "where": _where, "astype": _astype, "transpose": _transpose, "diagonal": _diagonal, "concat": _concat,
+    "where": _where, "astype": _astype, "bitcast": _astype, "transpose": _transpose, "diagonal": _diagonal, "concat": _concat,
     "gather": _gather,
     "scatter_add": _scatter_add, "searchsorted": _searchsorted, "lu": _extra_column, "lu_solve": _lu_solve,
     "qr": _qr, "eigh": _extra_column, "svd": _svd,

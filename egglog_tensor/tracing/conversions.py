@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import DTYPES
-from .core import IMPLEMENTATIONS, Trace, Tracer, astype, dtype_name, fail, first_tracer, implements, lift, result
+from .core import IMPLEMENTATIONS, Trace, Tracer, astype, dtype_name, fail, first_tracer, implements, lift, memory, result
 from .creation import called_by_user, replace_while_tracing
 from .shapes import reshape, stack
 from .updates import copy as copied
@@ -105,10 +105,29 @@ def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str =
     return _convert("array", obj, dtype, copy, ndmin)
 
 
-@_conversion("ascontiguousarray", "asfortranarray")
+@_conversion("ascontiguousarray")
 def ascontiguousarray(a: Any, dtype: Any = None) -> Tracer:
-    """np.ascontiguousarray / np.asfortranarray: the traced array (at least 1-d), converted to `dtype`."""
-    return _convert("ascontiguousarray", a, dtype, None, ndmin=1)
+    """np.ascontiguousarray: the traced array (at least 1-d), converted to `dtype`; a copy in C order unless it is C-contiguous."""
+    return _contiguous("ascontiguousarray", a, dtype, "C")
+
+
+@_conversion("asfortranarray")
+def asfortranarray(a: Any, dtype: Any = None) -> Tracer:
+    """np.asfortranarray: as ascontiguousarray, in Fortran order."""
+    return _contiguous("asfortranarray", a, dtype, "F")
+
+
+def _contiguous(name: str, a: Any, dtype: Any, order: str) -> Tracer:
+    """`a` converted, itself where NumPy's layout of it is contiguous in `order` (or unknown, and `a` no view), else a
+    copy in that order: writes into the result reach `a` exactly when they do in NumPy."""
+    x = _convert(name, a, dtype, None, ndmin=1)
+    if x is a:
+        stand_in = memory(a)
+        contiguous = not a._steps if stand_in is None else stand_in.flags.c_contiguous if order == "C" else stand_in.flags.f_contiguous
+        return a if contiguous else copied(a, order)
+    if x._base is None:
+        x._order = order
+    return x
 
 
 @implements("may_share_memory")

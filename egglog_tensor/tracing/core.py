@@ -213,8 +213,9 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         self._weak = weak
         self._view = view  # an argument: it aliases the caller's memory, writes into it reach the caller (Trace.written)
         self._base: Tracer | None = None  # a view: the array it views (never itself a view) ...
-        self._derive: Callable[[Node], Node] | None = None  # ... and its node as a function of the base's
+        self._steps: tuple[tuple[str, tuple], ...] = ()  # ... and the view ops (op, attrs) that make it from the base
         self._seen: Node | None = None  # the base's node that _own was derived from
+        self._order: str | None = None  # an array of its own: "C" or "F" where its memory order is known (reshape's view or copy)
         self._box: Box | None = None  # where writes into a view go in its base (None: they cannot)
         self._frozen: str | None = None  # why writes into this array are refused
 
@@ -223,7 +224,7 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         """The array's current value: a view's follows its base's, which in-place updates rebind."""
         if self._base is not None and self._base._own is not self._seen:
             self._seen = self._base._own
-            self._own = self._derive(self._seen)
+            self._own = replayed(self._trace, self._seen, self._steps)
         return self._own
 
     def __getattr__(self, name: str) -> Any:
@@ -281,8 +282,9 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         trace = self._trace
         if len(trace.guards) == GUARD_LIMIT:
             raise fail(UnsupportedError, f"{what}: more than {GUARD_LIMIT} data values taken as Python values in one trace, each "
-                                         "compiled and run while tracing (a while loop on a traced value without a fixed cap?); "
-                                         "cap the loop (for i in range(n): ... if done: break) or use np.where")
+                                         "compiled and run while tracing (a while loop on a traced value without a fixed cap? Python's "
+                                         "max(a, b) and min(a, b) of traced values, in a loop? each compares them with bool()); "
+                                         "cap the loop (for i in range(n): ... if done: break), or use np.where, np.maximum, np.minimum")
         value = _TAKE[how](evaluate(trace, self._node)[()])
         trace.guards.append(Guard(self._node, "int" if how == "index" else how, value, user_location()))
         return value
@@ -366,13 +368,17 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     # --- methods: ndarray's signatures, NumPy's functions ----------------------------------------
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True, copy: bool = True) -> Tracer:
-        """ndarray.astype: a copy converted to dtype (copy=False: self when it has that dtype); `order` is not traced."""
+        """ndarray.astype: a copy converted to dtype (copy=False: self when it has that dtype), laid out in `order` (reshape's views)."""
         if not np.can_cast(self.dtype, dtype_name(dtype), casting):
             raise fail(TracingError, f"Cannot cast array data from {self.dtype!r} to {np.dtype(dtype)!r} according to the rule {casting!r}")
-        return self if not copy and self.dtype == dtype_name(dtype) else astype(self, dtype_name(dtype))
+        if not copy and self.dtype == dtype_name(dtype):
+            return self
+        out = astype(self, dtype_name(dtype))
+        out._order = memory_order(self, order)
+        return out
 
-    def copy(self, order: str = "K") -> Tracer:
-        return IMPLEMENTATIONS["copy"](self)
+    def copy(self, order: str = "C") -> Tracer:
+        return IMPLEMENTATIONS["copy"](self, order)
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kw) -> Tracer:
         return IMPLEMENTATIONS["sum"](self, axis, dtype, out, keepdims, **kw)
@@ -464,11 +470,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return IMPLEMENTATIONS["take"](self, indices, axis, out, mode)
 
     def view(self, dtype: Any = None, type: Any = None) -> Tracer:
-        """ndarray.view in self's own dtype: a view (writes go through); another dtype reinterprets the bytes: refused."""
-        if type not in (None, np.ndarray) or (dtype not in (None, np.ndarray) and np.dtype(dtype) != self.dtype):
-            raise fail(UnsupportedError, f"ndarray.view({getattr(dtype, '__name__', dtype)}) of a {self.dtype} array (its bytes "
-                                         "reinterpreted) is not supported; use astype to convert the values")
-        return self[...]
+        """ndarray.view: a view in self's own dtype, or its bytes read as another (tracing/bitviews.py)."""
+        return IMPLEMENTATIONS["ndarray.view"](self, dtype, type)
 
     flat = property(lambda self: IMPLEMENTATIONS["flat"](self))
 
@@ -650,7 +653,7 @@ def normalize_axes(ndim: int, axis: Any) -> tuple[int, ...]:
 
 def view(x: Tracer, op: str, attrs: tuple) -> Tracer:
     box = slice_box(box_of(x), x.shape, *attrs) if op == "slice" else None
-    return derived(x, lambda n: x._trace.make(op, (n,), attrs), box)
+    return derived(x, op, attrs, box)
 
 
 Box = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # start, step, size per dim of the base
@@ -662,17 +665,62 @@ def base_of(x: Tracer) -> Tracer:
 
 
 def box_of(x: Tracer) -> Box | None:
-    """Where x's elements are in its base: all of it for an array that is not a view."""
+    """Where x's elements are in its base: all of it for an array that is not a view (None: not a strided box)."""
     return x._box if x._base is not None else ((0,) * x.ndim, (1,) * x.ndim, x.shape)
 
 
-def derived(x: Tracer, make: Callable[[Node], Node], box: Box | None) -> Tracer:
-    """A view of x (NumPy shares memory): its node is `make` of x's, re-derived when x's base is updated in place."""
-    base, inner = base_of(x), x._derive
-    derive = make if inner is None else (lambda n: make(inner(n)))
-    out = Tracer(x._trace, derive(base._own), x._weak)
-    out._base, out._derive, out._seen, out._box, out._frozen = base, derive, base._own, box, x._frozen
+def derived(x: Tracer, op: str, attrs: tuple, box: Box | None) -> Tracer:
+    """A view of x (NumPy shares memory) by the view op `op`: its node is re-derived when x's base is updated in place."""
+    base = base_of(x)
+    out = Tracer(x._trace, x._trace.make(op, (x._node,), attrs), x._weak)
+    out._base, out._steps, out._seen, out._box, out._frozen = base, x._steps + ((op, attrs),), base._own, box, x._frozen
     return out
+
+
+def replayed(trace: Trace, node: Node, steps: tuple[tuple[str, tuple], ...]) -> Node:
+    """`node` through the view ops `steps`."""
+    for op, attrs in steps:
+        node = trace.make(op, (node,), attrs)
+    return node
+
+
+def memory(x: Tracer) -> np.ndarray | None:
+    """A stand-in for x's memory in NumPy (x's shape and its strides, over one byte: only its strides are read), where
+    its base's order is known: C or F (an argument's layout, an array made, copied or computed in a known order), or any
+    order of an array with at most one dim longer than 1; None where unknown (a strided argument, a ufunc's result of
+    operands of mixed layouts, which NumPy lays out by their strides)."""
+    base = base_of(x)
+    order = base._order or ("C" if sum(d != 1 for d in base.shape) <= 1 else None)
+    if order is None:
+        return None
+    dims = base.shape if order == "C" else base.shape[::-1]
+    strides = [math.prod(dims[i + 1:]) for i in range(len(dims))]
+    stand_in = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), base.shape, strides if order == "C" else strides[::-1])
+    for op, attrs in x._steps:
+        if op == "slice":
+            stand_in = stand_in[tuple(python_slice(a, k, n) for a, k, n in zip(*attrs, strict=True))]
+        elif op == "reshape":
+            stand_in = np.reshape(stand_in, attrs[0], copy=False)
+        elif op != "bitcast":  # (of the same itemsize: the same strides)
+            stand_in = {"transpose": np.transpose, "broadcast_to": np.broadcast_to, "diagonal": np.diagonal}[op](stand_in, *attrs)
+    return stand_in
+
+
+def memory_order(x: Tracer | np.ndarray, order: str = "K") -> str | None:
+    """The memory order NumPy gives a new array made from x in `order` ("C", "F", or "K"/"A": x's own where it is
+    contiguous, else unknown: None)."""
+    if order in ("C", "F"):
+        return order
+    if isinstance(x, Tracer) and x._base is None:  # (no stand-in needed: ufuncs ask this of every operand)
+        return x._order or ("C" if sum(d != 1 for d in x.shape) <= 1 else None)
+    stand_in = memory(x) if isinstance(x, Tracer) else x if isinstance(x, np.ndarray) else None
+    return None if stand_in is None else "C" if stand_in.flags.c_contiguous else "F" if stand_in.flags.f_contiguous else None
+
+
+def python_slice(start: int, step: int, size: int) -> slice:
+    """The Python slice of `size` elements from `start` by `step` (a slice op's attributes of one dim)."""
+    stop = start + step * size
+    return slice(start, stop if stop >= 0 else None, step) if size else slice(0, 0)
 
 
 def slice_box(box: Box | None, shape: tuple[int, ...], start: tuple, step: tuple, size: tuple) -> Box | None:

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import DTYPES
-from .core import IMPLEMENTATIONS, Trace, Tracer, dtype_name, fail, implements, is_user_code, lift, result
+from .core import IMPLEMENTATIONS, Trace, Tracer, dtype_name, fail, implements, is_user_code, lift, memory_order, result
 from .shapes import concatenate, diagonal, reshape
 from .ufuncs import where
 
@@ -226,13 +226,13 @@ def _clamp(k: int, rows: int, cols: int) -> int:
 @implements("zeros", "empty")
 def zeros(shape: Any, dtype: Any = None, order: str = "C", *, device: Any = None, like: Any = None) -> Tracer:
     """np.zeros; np.empty is zeros too (its contents are unspecified: zeros are a valid choice, and free)."""
-    return _fill("zeros", _current("zeros"), _shape("zeros", shape), 0, _dtype("zeros", dtype, "float64"))
+    return ordered(_fill("zeros", _current("zeros"), _shape("zeros", shape), 0, _dtype("zeros", dtype, "float64")), order)
 
 
 @implements("ones")
 def ones(shape: Any, dtype: Any = None, order: str = "C", *, device: Any = None, like: Any = None) -> Tracer:
     """np.ones: a constant 1 broadcast to `shape`."""
-    return _fill("ones", _current("ones"), _shape("ones", shape), 1, _dtype("ones", dtype, "float64"))
+    return ordered(_fill("ones", _current("ones"), _shape("ones", shape), 1, _dtype("ones", dtype, "float64")), order)
 
 
 def _value_dtype(value: Any) -> np.dtype:
@@ -244,32 +244,42 @@ def _value_dtype(value: Any) -> np.dtype:
 def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", *, device: Any = None, like: Any = None) -> Tracer:
     """np.full: fill_value (a number or a traced array) cast to the dtype and broadcast to `shape`."""
     dt = _dtype("full", dtype, _value_dtype(fill_value).name)
-    return _fill("full", _current("full"), _shape("full", shape), fill_value, dt)
+    return ordered(_fill("full", _current("full"), _shape("full", shape), fill_value, dt), order)
 
 
-def _like(name: str, a: Any, fill_value: Any, dtype: Any, shape: Any) -> Tracer:
-    """An array filled with `fill_value`, of a's dtype and shape unless `dtype` or `shape` say otherwise."""
+def ordered(x: Tracer, order: str | None) -> Tracer:
+    """x, a new array, laid out in `order` in NumPy ("C", "F"; None: unknown; "A" and "K" of no array: C), which
+    decides whether NumPy's reshape of it is a view (tracing/shapes.py)."""
+    x._order = "C" if order in ("A", "K") else order
+    return x
+
+
+def _like(name: str, a: Any, fill_value: Any, dtype: Any, shape: Any, order: str) -> Tracer:
+    """An array filled with `fill_value`, of a's dtype and shape unless `dtype` or `shape` say otherwise, laid out as
+    NumPy's `order` makes it (K: as a, if a is contiguous)."""
     dt = _dtype(name, dtype, _value_dtype(a).name)
-    return _fill(name, _current(name), a.shape if shape is None else _shape(name, shape), fill_value, dt)
+    if shape is not None:
+        return ordered(_fill(name, _current(name), _shape(name, shape), fill_value, dt), order)
+    return ordered(_fill(name, _current(name), np.shape(a), fill_value, dt), memory_order(a, order))
 
 
 @implements("zeros_like", "empty_like")
 def zeros_like(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *, device: Any = None) -> Tracer:
     """np.zeros_like; np.empty_like is zeros too (as np.empty)."""
-    return _like("zeros_like", a, 0, dtype, shape)
+    return _like("zeros_like", a, 0, dtype, shape, order)
 
 
 @implements("ones_like")
 def ones_like(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *, device: Any = None) -> Tracer:
     """np.ones_like."""
-    return _like("ones_like", a, 1, dtype, shape)
+    return _like("ones_like", a, 1, dtype, shape, order)
 
 
 @implements("full_like")
 def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None,
               *, device: Any = None) -> Tracer:
     """np.full_like: fill_value cast to a's dtype (or `dtype`), as NumPy's unsafe copy does."""
-    return _like("full_like", a, fill_value, dtype, shape)
+    return _like("full_like", a, fill_value, dtype, shape, order)
 
 
 # --- ranges ---------------------------------------------------------------------------------------------

@@ -43,9 +43,8 @@ class Term:
 @implements("einsum")
 def einsum(*operands: Any, out: Any = None, optimize: Any = False, **unsupported: Any) -> Tracer:
     """np.einsum(subscripts, *operands) or the interleaved form (op, sublist, ..., [output sublist])."""
-    if out is not None or unsupported:
-        given = ["out"] * (out is not None) + sorted(unsupported)
-        raise fail(UnsupportedError, f"np.einsum: {', '.join(given)}= is not supported (optimize= is accepted)")
+    if unsupported:  # (out=: tracing/outs.py)
+        raise fail(UnsupportedError, f"np.einsum: {', '.join(sorted(unsupported))}= is not supported (out= and optimize= are)")
     subscripts, arrays = split_arguments(operands)
     trace = trace_of(arrays)
     values = [as_tracer(trace, strong(v)) for v in arrays]

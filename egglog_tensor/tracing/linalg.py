@@ -113,9 +113,8 @@ def check_pairs(a: Tracer, b: Tracer, axes_a: Sequence[int], axes_b: Sequence[in
 
 @implements("dot")
 def dot(a: Any, b: Any, out: Any = None) -> Tracer:
-    """np.dot: a product with a scalar, matmul up to a 2-D b, else the sum over a's last and b's second-to-last axis."""
-    if out is not None:
-        raise fail(UnsupportedError, "np.dot(out=...) is not supported")
+    """np.dot: a product with a scalar, matmul up to a 2-D b, else the sum over a's last and b's second-to-last axis
+    (`out=`: tracing/outs.py)."""
     x, y = operands(a, b)
     if x.ndim == 0 or y.ndim == 0:
         return multiply(x, y)

@@ -84,9 +84,10 @@ def _masked_reduce(op: str, x: Any, axis: Any, keepdims: bool, dtype: Any, initi
 
 
 @implements("ufunc.reduce")
-def ufunc_reduce(ufunc: np.ufunc, x: Any, axis: Any = 0, dtype: Any = None, keepdims: bool = False, initial: Any = None,
-                 where: Any = True, **unsupported: Any) -> Tracer:
-    """`np.add.reduce(x, axis, dtype, keepdims=..., initial=..., where=...)` and kin (NumPy passes all but `x` as keywords);
+def ufunc_reduce(ufunc: np.ufunc, x: Any, axis: Any = 0, dtype: Any = None, out: Any = None, keepdims: bool = False,
+                 initial: Any = None, where: Any = True, **unsupported: Any) -> Tracer:
+    """`np.add.reduce(x, axis, dtype, keepdims=..., initial=..., where=...)` and kin (NumPy passes all but `x` as keywords;
+    `out=`: tracing/outs.py);
     another binary ufunc's (np.logaddexp.reduce, np.bitwise_or.reduce, np.gcd.reduce...) as a fold (`folded`)."""
     if ufunc.__name__ not in REDUCE_UFUNCS | LOGICAL_UFUNCS:
         if unsupported or dtype is not None or where is not True or ufunc.nin != 2 or ufunc.nout != 1:

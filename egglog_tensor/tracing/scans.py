@@ -34,7 +34,7 @@ ACCUMULATE_UFUNCS = {"add": "cumsum", "multiply": "cumprod", "maximum": "cummax"
 def scan(op: str, a: Any, axis: Any, dtype: Any, out: Any) -> Tracer:
     """The running sum/product/max/min along `axis` (None: of the flattened array), in `dtype`
     (else a's; for sums and products small ints and bool widen to int64), the input cast to it first."""
-    _no_out(op, out)
+    _no_out(op, out)  # (out=: tracing/outs.py, which wraps the functions calling this)
     trace = trace_of([a])
     x = as_tracer(trace, a)
     if axis is None or not x.ndim:

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..ops import is_unit_reshape
-from .core import IMPLEMENTATIONS, Tracer, as_tracer, base_of, box_of, derived, dtype_key, dtype_name, fail, implements, lift, normalize_axes, normalize_axis, result, trace_of, view
+from .core import (IMPLEMENTATIONS, Tracer, as_tracer, base_of, box_of, derived, dtype_key, dtype_name, fail, implements, lift, memory,
+                   normalize_axes, normalize_axis, result, trace_of, view)
 
 
 def reshape(x: Any, shape: Any, order: str = "C") -> Tracer:
@@ -33,11 +34,21 @@ def reshape(x: Any, shape: Any, order: str = "C") -> Tracer:
     if shape == x.shape:
         return x
     if is_unit_reshape(x.shape, shape):
-        return derived(x, lambda n: x._trace.make("reshape", (n,), (shape,)), box_of(x))
-    out = result(x._trace, x._trace.make("reshape", (x._node,), (shape,)), x._weak)
-    # NumPy's reshape is a view or a copy by memory layout: writes into either would diverge from it.
-    out._frozen = base_of(x)._frozen = "it was reshaped, and NumPy's reshape shares memory with its input or not depending on its layout"
-    return out
+        return derived(x, "reshape", (shape,), box_of(x))
+    stand_in = memory(x)
+    if stand_in is None:
+        out = result(x._trace, x._trace.make("reshape", (x._node,), (shape,)), x._weak)
+        # NumPy's reshape is a view or a copy by memory layout, unknown here: writes into either would diverge from it.
+        out._frozen = base_of(x)._frozen = ("it was reshaped, and NumPy's reshape shares memory with its input or not depending "
+                                            "on its layout (unknown here: a strided argument, or a result NumPy lays out as its inputs)")
+        return out
+    try:
+        np.reshape(stand_in, shape, copy=False)
+    except ValueError:  # NumPy copies: an array of its own, in C order
+        out = result(x._trace, x._trace.make("reshape", (x._node,), (shape,)), x._weak)
+        out._order = "C"
+        return out
+    return derived(x, "reshape", (shape,), None)  # a view: writes into it reach x's base (updates.py)
 
 
 def transpose(x: Any, axes: Any = None) -> Tracer:

@@ -13,7 +13,8 @@ from ..errors import DataValueError, TracingError, UFuncTypeError, UnsupportedEr
 from ..graph import DTYPES, Node, is_float
 from ..ops import BINARY, PREDICATES, UNARY, supports
 from ..spec import PYTHON_SCALARS
-from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, astype, check_at_run_time, dtype_name, check_dtype, describe, dtype_key, fail, implements, lift, result, trace_of
+from .core import (IMPLEMENTATIONS, Trace, Tracer, as_tracer, astype, base_of, check_at_run_time, check_dtype, describe, dtype_key, dtype_name,
+                   fail, implements, lift, memory_order, result, trace_of)
 from .shapes import broadcast_to
 from .updates import store
 
@@ -22,7 +23,23 @@ _UFUNC_OPS = {"true_divide": "divide", "radians": "deg2rad", "degrees": "rad2deg
 
 
 def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
-    """Apply a NumPy ufunc to traced/scalar inputs with NumPy's own dtype resolution."""
+    """Apply a NumPy ufunc to traced/scalar inputs with NumPy's own dtype resolution; the result laid out as NumPy's where
+    that is sure (matmul's C, another ufunc's C or F when all its array operands are), so that reshape's views follow NumPy's."""
+    out = _applied(trace, ufunc, inputs)
+    base = base_of(out)
+    if sum(d != 1 for d in base.shape) < 2:  # (any order: memory() takes it as C)
+        return out
+    if base._order is None and not base._view and not any(base is base_of(v) for v in inputs if isinstance(v, Tracer)):
+        orders = {memory_order(v) for v in inputs if isinstance(v, (Tracer, np.ndarray))}
+        if ufunc is np.matmul or orders <= {"C"}:
+            base._order = "C"
+        elif orders == {"F"}:
+            base._order = "F"
+    return out
+
+
+def _applied(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
+    """apply_ufunc's value."""
     name = _UFUNC_OPS.get(ufunc.__name__, ufunc.__name__)
     if name not in UNARY and name not in BINARY and name not in ("positive", "matmul"):
         raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}) is not supported")

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import Node
-from .core import Trace, Tracer, as_array, as_tracer, base_of, box_of, fail, implements, lift, normalize_axis, result, trace_of
+from .core import Box, Trace, Tracer, as_array, as_tracer, base_of, box_of, fail, implements, lift, memory_order, normalize_axis, result, trace_of
 from .indexing import expand_key, expand_masks, flat_index, gather_along, indices_apart, is_traced_mask, valid_indices
 from .selections import Selection, check_mask, mask_view, masked_value
 from .shapes import basic_index, broadcast_to, reshape, transpose
@@ -99,7 +99,9 @@ def last_writes(x: Tracer, k: Any, v: Tracer) -> Tracer:
 def copy(a: Any, order: str = "K", subok: bool = False) -> Tracer:
     """`np.copy(a)` / `a.copy()`: an array of its own, which the kernel may write into."""
     x = as_tracer(trace_of([a]), a)
-    return result(x._trace, x._node, x._weak)
+    out = result(x._trace, x._node, x._weak)
+    out._order = memory_order(x, order)
+    return out
 
 
 def require_traced(target: Any, name: str) -> None:
@@ -114,34 +116,59 @@ def store(target: Tracer, value: Any) -> None:
     into the array target is (or views): that array is rebound to its updated value."""
     writable(target)
     node = assigned(target._trace, value, target.shape, target._node.dtype)
-    start, step, size = box_of(target)
-    base = base_of(target)
-    if 0 in size or node is target._node:
+    base, box = base_of(target), box_of(target)
+    if not target.size or node is target._node:
         return
     trace = target._trace
-    part = node if node.shape == size else trace.make("reshape", (node,), (size,))
+    base._own = boxed(trace, base._node, node, box) if box is not None else written_back(trace, base._node, target._steps, node)
+    if base._view and not any(w is base for w in trace.written):
+        trace.written.append(base)
+
+
+def boxed(trace: Trace, whole: Node, part: Node, box: Box) -> Node:
+    """`whole` with the strided box `box` (start, step, size per dim) replaced by `part` (any shape of that size)."""
+    start, step, size = box
+    part = part if part.shape == size else trace.make("reshape", (part,), (size,))
     if any(k < 0 for k in step):  # a box walked backwards: the value reversed into the box walked forwards
         part = trace.make("slice", (part,), (tuple(n - 1 if k < 0 else 0 for k, n in zip(step, size)),
                                              tuple(-1 if k < 0 else 1 for k in step), size))
         start = tuple(a + k * (n - 1) if k < 0 else a for a, k, n in zip(start, step, size))
         step = tuple(abs(k) for k in step)
-    whole = size == base.shape and not any(start) and all(k == 1 for k in step)
-    base._own = part if whole else trace.make("update_slice", (base._node, part), (start, step, size))
-    if base._view and not any(w is base for w in trace.written):
-        trace.written.append(base)
+    if size == whole.shape and not any(start) and all(k == 1 for k in step):
+        return part
+    return trace.make("update_slice", (whole, part), (start, step, size))
+
+
+def written_back(trace: Trace, base: Node, steps: tuple[tuple[str, tuple], ...], value: Node) -> Node:
+    """`base` with the view of it that `steps` (transposes, reshapes, bitcasts, slices) make replaced by `value`: each step undone
+    from the last, a slice as the box it replaces in its input."""
+    inputs = [base]
+    for op, attrs in steps[:-1]:
+        inputs.append(trace.make(op, (inputs[-1],), attrs))
+    for (op, attrs), source in zip(reversed(steps), reversed(inputs), strict=True):
+        if op == "transpose":
+            value = trace.make("transpose", (value,), (tuple(np.argsort(attrs[0]).tolist()),))
+        elif op == "reshape":
+            value = trace.make("reshape", (value,), (source.shape,))
+        elif op == "bitcast":
+            value = trace.make("bitcast", (value,), (source.dtype,))
+        else:
+            value = boxed(trace, source, value, attrs)
+    return value
 
 
 def writable(target: Tracer) -> None:
-    """Refuse writes NumPy would refuse (a Python number, a transposed or broadcast view), or that this trace cannot follow."""
+    """Refuse writes NumPy would refuse (a Python number, a broadcast or diagonal view), or that this trace cannot follow."""
     base = base_of(target)
     if base._view and base._weak is not None:
         raise fail(TracingError, "a Python number argument cannot be written into (only rebound: n = n + 1)")
     reason = target._frozen or base._frozen
     if reason:
         raise fail(UnsupportedError, f"writing into this array is not supported: {reason}; write into a copy (x.copy())")
-    if box_of(target) is None:
-        raise fail(UnsupportedError, "writing into a transposed, broadcast or diagonal view is not supported; "
-                                     "write into the array it views, through slices")
+    read_only = sorted({op for op, _ in target._steps if op in ("broadcast_to", "diagonal")})
+    if read_only:
+        raise fail(UnsupportedError, f"writing into a view made by {' and '.join(read_only)} is not supported (NumPy's are read-only: "
+                                     "assignment destination is read-only); write into the array it views")
 
 
 def assigned(trace: Trace, value: Any, shape: tuple[int, ...], dtype: str) -> Node:
