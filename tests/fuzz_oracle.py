@@ -263,8 +263,9 @@ def _axes(ndim: int, axis: Any) -> tuple[int, ...]:
     return tuple(a % ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
 
 
-def _contract(fn: Callable[..., Any], ins: list[Approx], k: int) -> Approx:
-    """fn (matmul, einsum) of the operands: a sum over k terms, each a product of len(ins) factors.
+def _contract(fn: Callable[..., Any], ins: list[Approx], k: int, factored: bool = False) -> Approx:
+    """fn (matmul, einsum) of the operands: a sum over k terms, each a product of len(ins) factors;
+    `factored`: a factor may be taken out of the sum (an einsum index summed in one operand only).
 
     Error: the telescoped propagation sum_i fn(|x_1|+e_1, ..., e_i, |x_i+1|, ...) (exact for a
     multilinear fn), plus (k + len(ins)) eps per term for the products' and the sum's roundings,
@@ -294,7 +295,7 @@ def _contract(fn: Callable[..., Any], ins: list[Approx], k: int) -> Approx:
         fragile = (total > big) | involved([np.isinf(a.err) for a in ins])
         for i in range(n if n > 2 else 0):  # a partial product of all factors but one
             fragile |= each(i, ones[i], mags, mags) > big
-        if n > 2:  # a factor taken out of the sum (the order einsum leaves open) makes inf * 0's NaN an inf, and back
+        if n > 2 or factored:  # a factor taken out of the sum (the order einsum leaves open) makes inf * 0's NaN an inf, and back
             fragile |= ~np.isfinite(out) & involved([np.isinf(v) for v in vals])
         err = np.where(np.isfinite(out), err, np.where(uncertain & ~certain_nan, np.inf, 0.0))
     return Approx(out, np.where(fragile, np.inf, err), np.zeros(out.shape, bool))
@@ -432,7 +433,10 @@ def _einsum(step: Step, ins: list[Approx]) -> Approx:
     k = einsum_terms(spec, [np.shape(a.value) for a in ins])
     if len(ins) == 1 and k == 1:
         return _view(step, ins)
-    return _contract(lambda *xs: np.einsum(spec, *xs), ins, k)
+    terms = spec.split("->")[0].split(",")
+    kept = set(spec.split("->")[1]) if "->" in spec else {c for c in "".join(terms) if "".join(terms).count(c) == 1}
+    alone = any(c not in kept and sum(c in t for t in terms) == 1 for c in "".join(terms) if c.isalpha())
+    return _contract(lambda *xs: np.einsum(spec, *xs), ins, k, factored=len(ins) > 1 and alone)
 
 
 def _statistic(step: Step, ins: list[Approx]) -> Approx:
