@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from mlir import ir
 from mlir.dialects import transform
-from mlir.dialects.transform import interpreter, structured
+from mlir.dialects.transform import interpreter, structured, tensor
 from mlir.dialects.transform import loop as loop_ops
 
 ENTRY = "__transform_main"
@@ -101,6 +101,25 @@ def fuse_into(producer: ir.Value, loop: ir.Value) -> tuple[ir.Value, ir.Value]:
     """Fuse a producer's slice into a containing loop (`fuse_into_containing_op`): (the fused op, the new loop)."""
     op = structured.FuseIntoContainingOp(producer, loop)
     return op.fused_op, op.new_containing_op
+
+
+def tile_and_fuse(root: ir.Value, sizes: list[int], producers: list[ir.Value], bubble_slices: bool = False) -> ir.Value:
+    """`root` tiled with `sizes` in an scf.forall and each of `producers` (consumers first) fused into it, CSE run
+    inside the loop before each fusion (and, with `bubble_slices`, extract_slices bubbled up through reshapes, so a
+    producer behind an expand_shape is reached): the loop."""
+    _, loop = tile_using_forall(root, sizes)
+    for producer in producers:
+        apply_cse(loop)  # (only inside the loop: see stages/tile.py)
+        if bubble_slices:
+            apply_patterns(loop, tensor.apply_patterns_tensor_bubble_up_extract_slice)
+        _, loop = fuse_into(producer, loop)
+    return loop
+
+
+def tidy_fused(funcs: ir.Value) -> None:
+    """After tiling and fusion: empty tensors folded, the tiled loops' and the payload's canonicalization."""
+    apply_patterns(funcs, tensor.apply_patterns_tensor_fold_tensor_empty, structured.apply_patterns_linalg_tiling_canonicalization,
+                   transform.apply_patterns_canonicalization)
 
 
 def apply_cse(handle: ir.Value) -> None:

@@ -30,9 +30,6 @@ from typing import ClassVar
 
 from mlir import ir
 
-from mlir.dialects import transform
-from mlir.dialects.transform import structured, tensor
-
 from ...target import Target
 from .. import scripts
 from ..annotations import ROWS
@@ -125,12 +122,8 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
         funcs = scripts.match_ops(root_handle, "func.func")
         for root, group in zip(roots, groups, strict=True):
             sizes = [_block(root, [ops[p] for p in group], target)] + [0] * (len(loop_extents(root)) - 1)
-            _, loop = scripts.tile_using_forall(handles[ops.index(root)], sizes)
-            for p in group:
-                scripts.apply_cse(loop)  # (only inside the loop: see stages/tile.py)
-                _, loop = scripts.fuse_into(handles[p], loop)
-        scripts.apply_patterns(funcs, tensor.apply_patterns_tensor_fold_tensor_empty,
-                               structured.apply_patterns_linalg_tiling_canonicalization, transform.apply_patterns_canonicalization)
+            scripts.tile_and_fuse(handles[ops.index(root)], sizes, [handles[p] for p in group])
+        scripts.tidy_fused(funcs)
 
     return scripts.build(module.context, body)
 

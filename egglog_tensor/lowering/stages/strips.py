@@ -32,8 +32,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir
-from mlir.dialects import transform
-from mlir.dialects.transform import structured, tensor
 
 from ...target import Target
 from .. import scripts
@@ -166,13 +164,8 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
         for root, producers, width in chosen:
             sizes = [0] * len(loop_extents(root))
             sizes[_column_loop(root)] = width
-            _, loop = scripts.tile_using_forall(handles[ops.index(root)], sizes)
-            for p in producers:
-                scripts.apply_cse(loop)
-                scripts.apply_patterns(loop, tensor.apply_patterns_tensor_bubble_up_extract_slice)
-                _, loop = scripts.fuse_into(handles[ops.index(p)], loop)
-        scripts.apply_patterns(funcs, tensor.apply_patterns_tensor_fold_tensor_empty,
-                               structured.apply_patterns_linalg_tiling_canonicalization, transform.apply_patterns_canonicalization)
+            scripts.tile_and_fuse(handles[ops.index(root)], sizes, [handles[ops.index(p)] for p in producers], bubble_slices=True)
+        scripts.tidy_fused(funcs)
 
     return scripts.build(module.context, body)
 
