@@ -690,7 +690,7 @@ def memory(x: Tracer) -> np.ndarray | None:
     order of an array with at most one dim longer than 1; None where unknown (a strided argument, a ufunc's result of
     operands of mixed layouts, which NumPy lays out by their strides)."""
     base = base_of(x)
-    order = base._order or ("C" if sum(d != 1 for d in base.shape) <= 1 else None)
+    order = own_order(base)
     if order is None:
         return None
     dims = base.shape if order == "C" else base.shape[::-1]
@@ -706,13 +706,23 @@ def memory(x: Tracer) -> np.ndarray | None:
     return stand_in
 
 
+def any_order(shape: tuple[int, ...]) -> bool:
+    """Whether an array of `shape` is laid out alike in every order (at most one dim longer than 1: C and F both)."""
+    return sum(d != 1 for d in shape) <= 1
+
+
+def own_order(base: Tracer) -> str | None:
+    """The memory order of an array of its own (no view): its known one, C for one of `any_order`, else None."""
+    return base._order or ("C" if any_order(base.shape) else None)
+
+
 def memory_order(x: Tracer | np.ndarray, order: str = "K") -> str | None:
     """The memory order NumPy gives a new array made from x in `order` ("C", "F", or "K"/"A": x's own where it is
     contiguous, else unknown: None)."""
     if order in ("C", "F"):
         return order
     if isinstance(x, Tracer) and x._base is None:  # (no stand-in needed: ufuncs ask this of every operand)
-        return x._order or ("C" if sum(d != 1 for d in x.shape) <= 1 else None)
+        return own_order(x)
     stand_in = memory(x) if isinstance(x, Tracer) else x if isinstance(x, np.ndarray) else None
     return None if stand_in is None else "C" if stand_in.flags.c_contiguous else "F" if stand_in.flags.f_contiguous else None
 

@@ -13,7 +13,7 @@ from ..errors import DataValueError, TracingError, UFuncTypeError, UnsupportedEr
 from ..graph import DTYPES, Node, is_float
 from ..ops import BINARY, PREDICATES, UNARY, supports
 from ..spec import PYTHON_SCALARS
-from .core import (IMPLEMENTATIONS, Trace, Tracer, as_tracer, astype, base_of, check_at_run_time, check_dtype, describe, dtype_key, dtype_name,
+from .core import (IMPLEMENTATIONS, Trace, Tracer, any_order, as_tracer, astype, base_of, check_at_run_time, check_dtype, describe, dtype_key, dtype_name,
                    fail, implements, lift, memory_order, result, trace_of)
 from .shapes import broadcast_to
 from .updates import store
@@ -27,7 +27,7 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     that is sure (matmul's C, another ufunc's C or F when all its array operands are), so that reshape's views follow NumPy's."""
     out = _applied(trace, ufunc, inputs)
     base = base_of(out)
-    if sum(d != 1 for d in base.shape) < 2:  # (any order: memory() takes it as C)
+    if any_order(base.shape):  # (memory() takes it as C)
         return out
     if base._order is None and not base._view and not any(base is base_of(v) for v in inputs if isinstance(v, Tracer)):
         orders = {memory_order(v) for v in inputs if isinstance(v, (Tracer, np.ndarray))}
