@@ -211,10 +211,10 @@ def test_the_runtime_float_to_bfloat_rounds_as_ml_dtypes() -> None:
 
     import llvmlite.binding as llvm
 
-    from egglog_tensor.lowering.llvm import _target_machine, with_runtime
+    from egglog_tensor.lowering.llvm import _target_machine, for_codegen
     from egglog_tensor.lowering.pipelines import resolve_target
 
-    ir = with_runtime("""define void @conv(ptr %src, ptr %dst, i64 %n) {
+    ir = for_codegen("""define void @conv(ptr %src, ptr %dst, i64 %n) {
 entry:
   br label %loop
 loop:
@@ -247,3 +247,20 @@ done:
         want = x.astype(BF16).view(np.uint16)
     np.testing.assert_array_equal(out[~nan], want[~nan])
     assert np.isnan(out[nan].view(BF16).astype(np.float32)).all()
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+@pytest.mark.parametrize("value", [-2.0, 2.0, -0.0, 0.0, np.nan, -np.inf])
+def test_sign_bits_of_a_loaded_bfloat_in_scalar_code(target: str, value: float) -> None:
+    """The fuzzer's program (a long run, narrow seed 2902): the sign of a bfloat16 loaded once and
+    stored twice, in scalar code, made LLVM's code generator abort (a sign-extended bitcast of a
+    bfloat load); lowering/llvm.py's `for_codegen` loads the bits as i16."""
+    def f(h, b):
+        c = np.concatenate([b, b])
+        return c, np.copysign(h, c), np.signbit(c)
+
+    h, b = np.array(1.5, np.float16), np.array([value], BF16)
+    got = et.kernel(f, cache=False, target=target)(h, b)
+    for g, want in zip(got, f(h, b), strict=True):
+        assert g.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(g).view(np.uint8), np.asarray(want).view(np.uint8))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,7 +78,7 @@ def _optimized_object(llvm_ir: str, target: Target, send: Callable[[Any], None])
     tuning.loop_vectorization = tuning.slp_vectorization = True
     builder = llvm.create_pass_builder(machine, tuning)
     builder.getModulePassManager().run(module, builder)
-    optimized_ir, streamed = streams.mark(with_runtime(str(module)))
+    optimized_ir, streamed = streams.mark(for_codegen(str(module)))
     send(("stage", "codegen"))
     send((optimized_ir, streamed, machine.emit_object(_parse(optimized_ir))))
 
@@ -103,12 +105,26 @@ define bfloat @__truncsfbf2(float %x) {
 """
 
 
-def with_runtime(optimized_ir: str) -> str:
-    """Optimized IR with the runtime functions its code generation may call that no library defines
-    (__truncsfbf2, for IR with bfloat values) appended."""
-    if "bfloat" in optimized_ir and "define bfloat @__truncsfbf2(" not in optimized_ir:
-        return optimized_ir + _TRUNCSFBF2
-    return optimized_ir
+# A scalar bfloat load: LLVM's x86 code generator asserts ("Shift operators return type must be the
+# same as their first arg") when a loaded bfloat's bits are sign-extended (`load bfloat`, `bitcast` to
+# i16, `sext`: InstCombine's form of copysign or signbit by a bfloat), so its loads read i16 instead.
+_BFLOAT_LOAD = re.compile(r"^(\s*)(%[-\w.$]+) = load bfloat, (ptr .*)$", re.MULTILINE)
+
+
+def for_codegen(optimized_ir: str) -> str:
+    """Optimized IR as LLVM's code generator can take it: where it has bfloat values, its scalar bfloat
+    loads read the bits as i16 (`_BFLOAT_LOAD`), and the runtime functions code generation may call that
+    no library defines (__truncsfbf2) are appended."""
+    if "bfloat" not in optimized_ir or "define bfloat @__truncsfbf2(" in optimized_ir:
+        return optimized_ir
+    count = itertools.count()
+
+    def as_bits(match: re.Match[str]) -> str:
+        indent, value, address = match.groups()
+        bits = f"%bfloat.bits.{next(count)}"
+        return f"{indent}{bits} = load i16, {address}\n{indent}{value} = bitcast i16 {bits} to bfloat"
+
+    return _BFLOAT_LOAD.sub(as_bits, optimized_ir) + _TRUNCSFBF2
 
 
 def _check_externals(module: llvm.ModuleRef, llvm_ir: str) -> None:
