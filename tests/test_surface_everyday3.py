@@ -117,9 +117,20 @@ def test_histogram2d_and_histogramdd_match_numpy(dtype: str) -> None:
     check(histograms2d, a, b, w, np.array([0, 0.2, 0.5, 1.0]), np.array([0.0, 0.3, 0.6, 0.9, 1.0]))
 
 
-def test_histogram2d_needs_a_static_range_or_edges() -> None:
-    with pytest.raises(et.UnsupportedError, match="static range"):
-        et.kernel(lambda a, b: np.histogram2d(a, b, bins=4)[0])(np.ones(3), np.ones(3))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_histogram2d_and_histogramdd_of_the_data_range_match_numpy(dtype: str) -> None:
+    """A bin count without a range: each dim's min and max (one value: widened by 0.5 each way), edges in NumPy's dtype."""
+    r = np.random.default_rng(1)
+    x, y = (r.standard_normal(300) * 5).astype(dtype), (r.standard_normal(300) * 3).astype(dtype)
+    for fn in (lambda x, y: np.histogram2d(x, y, bins=5), lambda x, y: np.histogram2d(x, y, bins=(3, 4), density=True),
+               lambda x, y: np.histogramdd(np.stack([x, y], 1), bins=4), lambda x, y: np.histogram2d(x, np.full_like(y, 2), bins=3)):
+        got, want = et.kernel(fn)(x, y), fn(x, y)
+        for g, v in zip([got[0], *got[1]] if len(got) == 2 else got, [want[0], *want[1]] if len(want) == 2 else want, strict=True):
+            assert g.dtype == v.dtype
+            np.testing.assert_allclose(g, v, rtol=1e-12)
+
+
+def test_histogram2d_edges_argument_checked_at_run_time() -> None:
     with pytest.raises(et.IndexOutOfBoundsError, match="monotonically increasing"):  # (as np.histogram's run-time check)
         et.kernel(lambda a, b, e: np.histogram2d(a, b, bins=[e, e])[0])(np.ones(3), np.ones(3), np.array([0.0, 2.0, 1.0]))
 

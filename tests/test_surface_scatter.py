@@ -195,8 +195,6 @@ def test_histogram_non_monotonic_edges_argument_raises_at_run_time() -> None:
 @pytest.mark.parametrize(
     ("fn", "error", "pattern"),
     [
-        (lambda x: np.histogram(x), et.UnsupportedError, "needs a static range=\\(lo, hi\\)"),
-        (lambda x: np.histogram(x, bins=5), et.UnsupportedError, "the data's min and max"),
         (lambda x: np.histogram(x, bins="auto", range=(0, 1)), et.UnsupportedError, "would depend on the data"),
         (lambda x: np.histogram(x, bins=3, range=(x[0], 1.0)), et.UnsupportedError, "range must be static"),
         (lambda x: np.histogram(x, bins=[0, 2, 1]), et.TracingError, "must increase monotonically"),
@@ -241,3 +239,36 @@ def test_gcd_lcm_with_python_ints_and_mixed_dtypes() -> None:
 def test_gcd_of_floats_is_a_clear_error() -> None:
     with pytest.raises(et.UnsupportedError, match="np.gcd"):
         et.kernel(lambda a: np.gcd(a, a))(np.ones(3))
+
+
+DATA_RANGE = [np.random.default_rng(1).standard_normal(1000).astype(np.float32), np.random.default_rng(2).standard_normal((30, 7)),
+              np.full(10, 3.0, np.float32), np.random.default_rng(3).integers(-5, 9, 100).astype(np.int32),
+              np.full(4, 7, np.int64), np.array([1.0]), np.array([0, 2**62, -2**62], np.int64),
+              np.array([1e-30, 2e-30], np.float32), np.random.default_rng(4).integers(0, 200, 50).astype(np.uint8),
+              np.random.default_rng(5).standard_normal(50).astype(np.float16), np.zeros(0)]
+
+
+@pytest.mark.parametrize("bins", [1, 10, 33])
+@pytest.mark.parametrize("index", range(len(DATA_RANGE)))
+def test_histogram_of_the_data_range_matches_numpy(bins: int, index: int) -> None:
+    """np.histogram(x, bins) without a range: equal bins of the data's min and max (one value: widened by 0.5
+    each way; empty data: [0, 1]), bit for bit NumPy's counts, weighted sums and edges in its dtypes."""
+    x = DATA_RANGE[index]
+    w = np.linspace(0, 1, x.size).reshape(x.shape)
+    for fn, args in ((lambda x: np.histogram(x, bins), (x,)), (lambda x, w: np.histogram(x, bins, weights=w), (x, w)),
+                     (lambda x: np.histogram_bin_edges(x, bins), (x,))):
+        got, want = et.kernel(fn)(*args), fn(*args)
+        for g, v in zip(got if isinstance(want, tuple) else [got], want if isinstance(want, tuple) else [want], strict=True):
+            assert g.dtype == v.dtype
+            np.testing.assert_array_equal(g, v)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_histogram_of_a_data_range_not_finite_raises_as_numpy(bad: float) -> None:
+    x = np.array([1.0, bad, 2.0])
+    with pytest.raises(ValueError, match="not finite"):
+        np.histogram(x)
+    with pytest.raises(et.DataValueError, match="autodetected range of the data is not finite"):
+        et.kernel(lambda x: np.histogram(x, 4))(x)
+    with pytest.raises(et.DataValueError, match="autodetected range of dim 1 of the sample is not finite"):
+        et.kernel(lambda x: np.histogram2d(np.ones(3), x, 4))(x)

@@ -1,7 +1,7 @@
-"""Scatter-add reductions: np.bincount with a static `minlength`, np.histogram and np.histogramdd/histogram2d with static bins and
-range, each a `scatter_add` (the weights summed into static bins at computed indices, in NumPy's
-order). Their result shapes would depend on the data without those static arguments: a clear error
-says what to pass. Indices outside the bins are flagged at run time (the call raises
+"""Scatter-add reductions: np.bincount with a static `minlength`, np.histogram and np.histogramdd/histogram2d with a static
+bin count (over a static range or the data's min and max) or bin edges, each a `scatter_add` (the weights summed into static
+bins at computed indices, in NumPy's order). Their result shapes would depend on the data without those static arguments
+(bincount without minlength, bins='auto'): a clear error says what to pass. Indices outside the bins are flagged at run time (the call raises
 IndexOutOfBoundsError), never written. np.gcd and np.lcm are registry ops reached through ufuncs.py."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ try:  # NumPy's histogram internals, reused so that bins and edges are NumPy's o
 except ImportError:  # pragma: no cover
     from numpy.lib import histograms as numpy_histograms  # type: ignore[no-redef]
 
-from ..errors import TracingError, UnsupportedError
+from ..errors import DataValueError, TracingError, UnsupportedError
 from .core import Trace, Tracer, as_tracer, check_at_run_time, fail, implements, result, trace_of
 from .creation import iota
 from .indexing import expand_masks, gather, is_traced_mask
@@ -94,7 +94,7 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, we
     if isinstance(bins, Tracer):
         hist, edges = _by_traced_edges(x, bins, w), bins
     else:
-        edges, uniform = _static_edges(x, bins, range)
+        edges, uniform = _edges(x, bins, range)
         hist = _by_edges(x, as_tracer(trace, edges), w) if uniform is None else _uniform(x, edges, uniform, w)
     if density:
         width = (edges[1:] - edges[:-1]).astype("float64") if isinstance(edges, Tracer) else np.array(np.diff(edges), float)
@@ -102,14 +102,19 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, we
     return hist, edges
 
 
+def _edges(x: Tracer, bins: Any, range: Any) -> tuple[Any, tuple | None]:
+    """NumPy's bin edges (and its (first, last, count) of equal bins) of bins not traced: of the data's range
+    for an int count without a range (`_data_edges`), else constants."""
+    if np.ndim(bins) == 0 and not isinstance(bins, str) and range is None and x.size:
+        return _data_edges(x, bins)
+    return _static_edges(x, bins, range)
+
+
 def _static_edges(x: Tracer, bins: Any, range: Any) -> tuple[np.ndarray, tuple | None]:
     """NumPy's bin edges (and its (first, last, count) of equal bins) of static bins and range."""
     if isinstance(bins, str):
         raise fail(UnsupportedError, f"np.histogram(bins={bins!r}): the number of bins would depend on the data; "
                                      "pass an int and a static range=(lo, hi), or the bin edges")
-    if np.ndim(bins) == 0 and range is None:
-        raise fail(UnsupportedError, "np.histogram(bins=int) needs a static range=(lo, hi) in a kernel: the default range "
-                                     "is the data's min and max, which are not known while tracing")
     if range is not None and any(isinstance(v, Tracer) for v in range):
         raise fail(UnsupportedError, "np.histogram: range must be static (Python or NumPy numbers), not traced values")
     if np.ndim(bins) == 1 and np.isnan(np.asarray(bins, float)).any():
@@ -120,17 +125,44 @@ def _static_edges(x: Tracer, bins: Any, range: Any) -> tuple[np.ndarray, tuple |
         raise fail(TracingError, f"np.histogram: {e}") from None
 
 
-def _uniform(x: Tracer, edges: np.ndarray, uniform: tuple, weights: Tracer | None) -> Tracer:
+def _data_edges(x: Tracer, bins: Any) -> tuple[Tracer, tuple]:
+    """NumPy's equal bins of the data's range (bins an int, no range, x not empty): its min and max (a range
+    of one value widened by 0.5 each way; checked finite when the kernel runs) and their linspace, in NumPy's
+    bin dtype (x's, float64 for integers): the edges and the (first, last, count, width) `_uniform` bins by."""
+    n = _static_int("np.histogram: bins", bins)
+    if n < 1:
+        raise fail(TracingError, "np.histogram: `bins` must be positive, when an integer")
+    if x.dtype == np.bool_:
+        raise fail(TracingError, "np.histogram of booleans: NumPy's range of them subtracts booleans (TypeError); pass x.astype(int)")
+    dtype = x.dtype.name if np.issubdtype(x.dtype, np.inexact) else "float64"
+    low, high = np.min(x), np.max(x)
+    if np.issubdtype(x.dtype, np.inexact):
+        check_at_run_time(~(np.isfinite(low) & np.isfinite(high)), "np.histogram: the autodetected range of the data is not "
+                                                                   "finite (NumPy raises ValueError); pass range=(lo, hi)", DataValueError)
+        width = high - low  # (NumPy's _unsigned_subtract of floats)
+    else:  # NumPy subtracts integer edges in the unsigned type of their width
+        width = (high.astype("int64") - low.astype("int64")).astype("uint64").astype("float64")
+    same = low == high
+    first = np.where(same, low.astype(dtype) - 0.5, low.astype(dtype))
+    last = np.where(same, high.astype(dtype) + 0.5, high.astype(dtype))
+    edges = np.linspace(first, last, n + 1, dtype=dtype)
+    check_at_run_time(np.any(edges[:-1] >= edges[1:]), f"np.histogram: Too many bins for data range. Cannot create {n} "
+                                                      "finite-sized bins. (NumPy raises ValueError)", DataValueError)
+    return edges, (first, last, n, np.where(same, np.asarray(1.0, dtype), width.astype(dtype)))
+
+
+def _uniform(x: Tracer, edges: Any, uniform: tuple, weights: Tracer | None) -> Tracer:
     """Equal bins as NumPy computes each element's bin: (a - first) / (last - first) * n truncated,
-    then corrected against the edges (last bin closed); elements outside [first, last] dropped."""
-    first, last, n = uniform
-    denom = numpy_histograms._unsigned_subtract(last, first)
+    then corrected against the edges (last bin closed); elements outside [first, last] dropped.
+    `uniform` is NumPy's (first, last, n) of a static range, or `_data_edges`' (traced, with their width)."""
+    first, last, n = uniform[:3]
+    denom = uniform[3] if len(uniform) > 3 else numpy_histograms._unsigned_subtract(last, first)
     keep = (x >= first) & (x <= last)
     xa = x.astype(edges.dtype.name)
     f = np.where(keep, (xa - first) / denom * n, 0)
     idx = f.astype("int64")
     idx = np.where(idx == n, n - 1, idx)
-    table = as_tracer(x._trace, edges)
+    table = edges if isinstance(edges, Tracer) else as_tracer(x._trace, edges)
     idx = idx - (xa < gather(table, idx, 0)).astype("int64")
     idx = idx + ((xa >= gather(table, idx + 1, 0)) & (idx != n - 1)).astype("int64")
     return _count(idx, keep, weights, n)
@@ -208,7 +240,7 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
     if len(per_dim) != dims or len(ranges) != dims:
         raise fail(TracingError, f"np.histogramdd: the dimension of {'bins' if len(per_dim) != dims else 'range'} must be "
                                  "equal to the dimension of the sample x")
-    edges = [_edges_of(trace, b, r, i) for i, (b, r) in enumerate(zip(per_dim, ranges))]
+    edges = [_edges_of(trace, b, r, i, c) for i, (b, r, c) in enumerate(zip(per_dim, ranges, columns))]
     sizes = [e.shape[0] - 1 for e in edges]
     flat, keep = 0, True
     for column, e, n in zip(columns, edges, sizes):
@@ -234,9 +266,10 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
     return hist, edges
 
 
-def _edges_of(trace: Trace, bins: Any, range: Any, i: int) -> Any:
-    """Dim i's bin edges as np.histogramdd makes them: linspace of a static range for an int (a range of one value
-    widened by 0.5 each way), constant edges checked to increase, traced ones checked at run time."""
+def _edges_of(trace: Trace, bins: Any, range: Any, i: int, column: Tracer) -> Any:
+    """Dim i's bin edges as np.histogramdd makes them: linspace of the range for an int (a static one, else the
+    column's min and max, checked finite at run time; a range of one value widened by 0.5 each way), constant
+    edges checked to increase, traced ones checked at run time."""
     if isinstance(bins, Tracer):
         if bins.ndim != 1:
             raise fail(TracingError, f"np.histogramdd: `bins[{i}]` must be a scalar or 1d array")
@@ -253,9 +286,14 @@ def _edges_of(trace: Trace, bins: Any, range: Any, i: int) -> Any:
     n = _static_int(f"np.histogramdd: bins[{i}]", bins)
     if n < 1:
         raise fail(TracingError, f"np.histogramdd: `bins[{i}]` must be positive, when an integer")
-    if range is None:
-        raise fail(UnsupportedError, "np.histogramdd/histogram2d(bins=int) needs a static range=[(lo, hi), ...] in a kernel: "
-                                     "the default range is the data's min and max, which are not known while tracing")
+    if range is None and column.size:
+        low, high = np.min(column), np.max(column)
+        check_at_run_time(~(np.isfinite(low) & np.isfinite(high)), f"np.histogramdd: the autodetected range of dim {i} of the "
+                                                                   "sample is not finite (NumPy raises ValueError)", DataValueError)
+        dtype = column.dtype.name if np.issubdtype(column.dtype, np.inexact) else "float64"
+        same = low == high
+        first = np.where(same, low.astype(dtype) - 0.5, low.astype(dtype))
+        return np.linspace(first, np.where(same, high.astype(dtype) + 0.5, high.astype(dtype)), n + 1)
     if any(isinstance(v, Tracer) for v in range):
         raise fail(UnsupportedError, "np.histogramdd: range must be static (Python or NumPy numbers), not traced values")
     try:
@@ -302,6 +340,7 @@ def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
 
 @implements("histogram_bin_edges")
 def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
-    """np.histogram's edges for static bins and range: NumPy's own (a constant; the data only sets their dtype)."""
-    x = as_tracer(trace_of([a]), a)
-    return _static_edges(x, bins, range)[0]
+    """np.histogram's edges for static bins: NumPy's own (a constant; the data only sets their dtype), or of the
+    data's range (an int count without a range)."""
+    x = reshape(as_tracer(trace_of([a]), a), (-1,))
+    return _edges(x, bins, range)[0]
