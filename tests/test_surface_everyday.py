@@ -283,3 +283,40 @@ def test_frexp_matches_numpy(dtype: str) -> None:
     decades = 3 if dtype == "float16" else 30
     spread = np.asarray(10.0, dtype) ** np.random.default_rng(1).integers(-decades, decades, 2000).astype(dtype)
     check(frexp_of, np.concatenate([a, np.random.default_rng(0).standard_normal(2000).astype(dtype) * spread]), rtol=0, atol=0)
+
+
+MULTI_DOT_SHAPES = [  # (shapes, NumPy's order written out)
+    ([(10, 100), (100, 5), (5, 50)], lambda a, b, c: (a @ b) @ c),
+    ([(50, 5), (5, 100), (100, 10)], lambda a, b, c: a @ (b @ c)),
+    ([(7,), (7, 3), (3, 9)], lambda a, b, c: (a @ b) @ c),
+    ([(30, 3), (3, 9), (9,)], lambda a, b, c: a @ (b @ c)),
+    ([(4, 6), (6, 30), (30, 2), (2, 8), (8, 5)], lambda a, b, c, d, e: (a @ (b @ c)) @ (d @ e)),
+    ([(6,), (6, 30), (30, 2), (2, 8), (8,)], lambda a, b, c, d, e: ((a @ b) @ c) @ (d @ e)),
+]
+
+
+@pytest.mark.parametrize(("shapes", "order"), MULTI_DOT_SHAPES)
+def test_multi_dot_multiplies_in_numpys_order(shapes, order) -> None:
+    """np.linalg.multi_dot: NumPy's order of products (its cost test for three, its dynamic program for more;
+    checked against a kernel of the products written in that order, bit for bit), 1-D ends as NumPy's (a row
+    and a column)."""
+    rng = np.random.default_rng(len(shapes))
+    arrays = [rng.standard_normal(s) for s in shapes]
+    got = et.kernel(lambda *a: np.linalg.multi_dot(a))(*arrays)
+    want = np.linalg.multi_dot(arrays)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    ends = [np.atleast_2d(arrays[0]), *arrays[1:-1], np.atleast_2d(arrays[-1]).T if arrays[-1].ndim == 1 else arrays[-1]]
+    np.testing.assert_array_equal(got, et.kernel(order)(*ends).reshape(want.shape))
+
+
+def test_multi_dot_out_and_errors() -> None:
+    rng = np.random.default_rng(0)
+    a, b, c = rng.standard_normal((10, 100)), rng.standard_normal((100, 5)), rng.standard_normal((5, 50))
+    out = np.zeros((10, 50))
+    et.kernel(lambda a, b, c, o: np.linalg.multi_dot([a, b, c], out=o))(a, b, c, out)
+    np.testing.assert_allclose(out, np.linalg.multi_dot([a, b, c]), rtol=1e-12)
+    with pytest.raises(et.TracingError, match="Expecting at least two arrays"):
+        et.kernel(lambda a: np.linalg.multi_dot([a]))(a)
+    with pytest.raises(et.TracingError, match="3-dimensional array given"):
+        et.kernel(lambda a, b: np.linalg.multi_dot([a, b, b]))(np.ones((2, 2, 2)), np.ones((2, 2)))

@@ -11,6 +11,11 @@ from typing import Any
 
 import numpy as np
 
+try:  # NumPy's multi_dot order, reused so that products are made in its order (numpy.linalg.linalg before 2.0)
+    from numpy.linalg import _linalg as numpy_linalg
+except ImportError:  # pragma: no cover
+    from numpy.linalg import linalg as numpy_linalg  # type: ignore[no-redef]
+
 from ..errors import TracingError, UnsupportedError
 from ..graph import NARROW_FLOATS, Node
 from ..spec import PYTHON_SCALARS
@@ -213,6 +218,39 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
         parts = [x[..., i] * y[..., j] - x[..., j] * y[..., i] for i, j in ((1, 2), (2, 0), (0, 1))]
     out = IMPLEMENTATIONS["stack"](parts, -1)
     return move(out, -1, normalize_axis(out.ndim, axisc, "axisc"))
+
+
+@implements("linalg.multi_dot")
+def multi_dot(arrays: Any, *, out: Any = None) -> Tracer:
+    """np.linalg.multi_dot: the products of 2-D arrays (the first and last may be 1-D) in NumPy's own order of
+    them (its `_multi_dot_three` cost test, or its dynamic program for four or more), so results round as NumPy's
+    (`out=`: tracing/outs.py)."""
+    if isinstance(arrays, Tracer) or not isinstance(arrays, (list, tuple)):
+        raise fail(UnsupportedError, "np.linalg.multi_dot takes a list or tuple of arrays in a kernel")
+    if len(arrays) < 2:
+        raise fail(TracingError, "np.linalg.multi_dot: Expecting at least two arrays.")
+    if len(arrays) == 2:
+        return dot(arrays[0], arrays[1])
+    trace = trace_of(arrays)
+    xs = [as_array(trace, a) for a in arrays]
+    first, last = xs[0].ndim, xs[-1].ndim
+    xs[0] = reshape(xs[0], (1, -1)) if first == 1 else xs[0]
+    xs[-1] = reshape(xs[-1], (-1, 1)) if last == 1 else xs[-1]
+    if any(x.ndim != 2 for x in xs):
+        bad = next(x.ndim for x in xs if x.ndim != 2)
+        raise fail(TracingError, f"np.linalg.multi_dot: {bad}-dimensional array given. Array must be two-dimensional")
+    if len(xs) == 3:
+        (a0, a1b0), (b1c0, c1) = xs[0].shape, xs[2].shape
+        left_first = a0 * b1c0 * (a1b0 + c1) < a1b0 * c1 * (a0 + b1c0)  # NumPy's _multi_dot_three
+        split = np.array([[0, 0, 1 if left_first else 0], [0, 0, 1], [0, 0, 0]])  # where each product splits
+    else:
+        split = numpy_linalg._multi_dot_matrix_chain_order(xs)
+
+    def product(i: int, j: int) -> Tracer:
+        return xs[i] if i == j else dot(product(i, split[i, j]), product(split[i, j] + 1, j))
+
+    value = product(0, len(xs) - 1)
+    return value[0, 0] if first == 1 and last == 1 else reshape(value, (-1,)) if first == 1 or last == 1 else value
 
 
 @implements("linalg.matrix_power")

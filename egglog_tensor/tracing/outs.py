@@ -1,7 +1,7 @@
 """`out=` of NumPy's reductions, scans and the functions like them (`np.sum(x, axis=1, out=m)`, `np.cumsum(y, out=y)`,
 `x.max(out=o)`, `np.add.reduce(x, axis=0, out=o)`, `np.maximum.accumulate(x, out=o)`, `np.einsum(..., out=o)`,
-`np.dot(a, b, o)`): the result stored into `out`, an array of the kernel or an argument, cast as NumPy casts into it
-(unsafe, as an assignment; einsum: safe; dot: none, and out C-contiguous), and `out` returned. Imported after the modules that register those functions: it wraps them."""
+`np.dot(a, b, o)`, `np.linalg.multi_dot([a, b, c], out=o)`): the result stored into `out`, an array of the kernel or an argument, cast as NumPy casts into it
+(unsafe, as an assignment; einsum: safe; dot, multi_dot: none, and out C-contiguous), and `out` returned. Imported after the modules that register those functions: it wraps them."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from .updates import require_traced, store
 NAMES = ("sum", "prod", "mean", "max", "min", "amax", "amin", "std", "var", "any", "all", "argmax", "argmin", "ptp",
          "cumsum", "cumprod", "nancumsum", "nancumprod", "nansum", "nanprod", "nanmean", "nanstd", "nanvar", "nanmax",
          "nanmin", "nanargmax", "nanargmin", "median", "nanmedian", "percentile", "quantile", "nanpercentile",
-         "nanquantile", "round", "around", "trace", "take", "ufunc.reduce", "ufunc.accumulate", "einsum", "dot")
-CASTING = {"einsum": "safe", "dot": "no"}  # how NumPy casts the result into `out` (others: unsafe, as an assignment)
+         "nanquantile", "round", "around", "trace", "take", "ufunc.reduce", "ufunc.accumulate", "einsum", "dot", "linalg.multi_dot")
+CASTING = {"einsum": "safe", "dot": "no", "linalg.multi_dot": "no"}  # how NumPy casts the result into `out` (others: unsafe, as an assignment)
 
 
 def with_out(name: str, implementation: Callable[..., Any]) -> Callable[..., Any]:
