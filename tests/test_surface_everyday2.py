@@ -182,8 +182,6 @@ def test_fill_diagonal_putmask_copyto_place_match_numpy() -> None:
 def test_refusals_name_the_value_shaped_calls() -> None:
     with pytest.raises(et.UnsupportedError, match="np.repeat with traced counts"):
         et.kernel(lambda v, c: np.repeat(v, c))(np.ones(3), np.array([1, 2, 0]))
-    with pytest.raises(et.UnsupportedError, match="np.place with several values"):
-        et.kernel(lambda x: np.place(x, x > 0, [1.0, 2.0]))(np.ones(3))
     with pytest.raises(et.UnsupportedError, match="np.maximum.at is not supported"):
         et.kernel(lambda x, i: np.maximum.at(x, i, 1.0))(np.ones(3), np.array([0, 1]))
 

@@ -276,6 +276,20 @@ def tile(A: Any, reps: Any) -> Tracer:
     return reshape(broadcast_to(reshape(x, interleaved), grown), tuple(r * n for r, n in zip(reps, x.shape, strict=True)))
 
 
+@implements("resize")
+def resize(a: Any, new_shape: Any) -> Tracer:
+    """np.resize: a's elements in order, repeated as often as the new shape needs (zeros when a is empty)."""
+    x = reshape(_tracer(a), (-1,))
+    shape = _ints(new_shape, "np.resize: new_shape")
+    if any(n < 0 for n in shape):
+        raise fail(TracingError, "np.resize: all elements of `new_shape` must be non-negative")
+    count = math.prod(shape)
+    if not x.size or not count:
+        return IMPLEMENTATIONS["zeros"](shape, dtype=x.dtype)
+    repeats = -(-count // x.size)
+    return reshape(concatenate([x] * repeats)[:count] if repeats > 1 else own(x[:count]), shape)
+
+
 @implements("repeat")
 def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
     """np.repeat: one count is a broadcast along a new axis after `axis`, merged by a reshape;

@@ -211,6 +211,14 @@ def ndim(x: Any) -> int:
     return x.ndim if isinstance(x, Tracer) else np.ndim(x)
 
 
+@implements("size")
+def size(a: Any, axis: Any = None) -> int:
+    """The number of elements (of one axis, or of several as NumPy 2.4's), a static int."""
+    if axis is None:
+        return a.size
+    return math.prod(a.shape[i] for i in normalize_axes(a.ndim, axis if isinstance(axis, tuple) else (axis,)))
+
+
 @implements("reshape")
 def reshape_fn(a: Any, shape: Any = None, order: str = "C", **kw: Any) -> Tracer:
     """np.reshape (NumPy < 2.1 spelled `shape` as `newshape`)."""

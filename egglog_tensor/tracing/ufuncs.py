@@ -166,13 +166,15 @@ def where(cond: Any, x: Any = None, y: Any = None) -> Tracer:
 
 @implements("clip")
 def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: Any) -> Tracer:
-    """np.clip, bounds as a_min/a_max or NumPy 2.1's min=/max= (not both spellings of one bound)."""
+    """np.clip, bounds as a_min/a_max or NumPy 2.1's min=/max= (not both spellings of one bound); `out=` as a ufunc's."""
     for name, given in (("min", a_min), ("max", a_max)):
         if name in kw and given is not None:
             raise fail(TracingError, f"Passed more than one argument for the same bound: a_{name} and {name}")
     a_min, a_max = kw.pop("min", a_min), kw.pop("max", a_max)
-    if out is not None or kw:
-        raise fail(UnsupportedError, f"np.clip: out= and keyword arguments {sorted(kw)} are not supported")
+    if kw:
+        raise fail(UnsupportedError, f"np.clip: keyword arguments {sorted(kw)} are not supported")
+    if out is not None:
+        return in_place(out if isinstance(out, tuple) else (out,), clip(a, a_min, a_max))
     result = a
     trace = trace_of([a])
     if isinstance(a, Tracer) and a._weak is None and a.dtype.kind in "iu":  # as NumPy: an int bound beyond the dtype cannot bind
@@ -191,10 +193,10 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: An
 def call_ufunc(ufunc: np.ufunc, *inputs: Any, out: Any = None, where: Any = True, **kwargs: Any) -> Tracer:
     """`np.<ufunc>(...)` with a traced operand; `out=` only as an in-place update of a kernel's array (or argument),
     `where=`: out keeps its elements where it is False (without out NumPy leaves them uninitialized: here the ufunc's)."""
-    if kwargs:
+    composed = IMPLEMENTATIONS.get(f"ufunc.{ufunc.__name__}")  # a ufunc with no op of its own (elementwise.py, arrayapi.py)
+    if kwargs and not (composed is not None and ufunc.signature and set(kwargs) <= {"axis"}):  # (a gufunc's vector axis)
         raise fail(UnsupportedError, f"np.{ufunc.__name__}: keyword arguments {sorted(kwargs)} are not supported")
-    composed = IMPLEMENTATIONS.get(f"ufunc.{ufunc.__name__}")  # a ufunc with no op of its own (elementwise.py)
-    value = composed(*inputs) if composed is not None else apply_ufunc(trace_of(inputs), ufunc, inputs)
+    value = composed(*inputs, **kwargs) if composed is not None else apply_ufunc(trace_of(inputs), ufunc, inputs)
     if out is None:
         return value
     return in_place(out, value if where is True else IMPLEMENTATIONS["where"](where, value, out[0]))

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError, UnsupportedError
+from ..errors import DataValueError, IndexOutOfBoundsError, TracingError, UnsupportedError
 from ..graph import Node
-from .core import Box, Trace, Tracer, as_array, as_tracer, base_of, box_of, fail, implements, lift, memory_order, normalize_axis, result, trace_of
+from .core import Box, Trace, Tracer, as_array, as_tracer, base_of, box_of, check_at_run_time, fail, implements, lift, memory_order, normalize_axis, result, trace_of
 from .indexing import expand_key, expand_masks, flat_index, gather_along, indices_apart, is_traced_mask, valid_indices
 from .selections import Selection, check_mask, mask_view, masked_value
 from .shapes import basic_index, broadcast_to, reshape, transpose
@@ -286,12 +286,50 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
 
 @implements("place")
 def place(arr: Any, mask: Any, vals: Any) -> None:
-    """np.place with one value (set wherever mask); more values go to the True elements in turn, whose
-    positions are known only at run time: refused."""
-    if np.size(vals) != 1:
-        raise fail(UnsupportedError, "np.place with several values is not supported: they go to the True elements in "
-                                     "turn, whose positions depend on the mask's values; use np.where or np.putmask")
-    putmask(arr, mask, vals)
+    """np.place: the True elements of mask (in C order) take vals' values in turn, repeated as needed: the k-th
+    True element vals[k % len(vals)], k a running count of the mask (so a traced mask works too)."""
+    require_traced(arr, "np.place")
+    trace = arr._trace
+    m = as_tracer(trace, mask).astype("bool")
+    if m.size != arr.size:
+        raise fail(TracingError, "place: mask and data must be the same size")
+    m = reshape(m, arr.shape)
+    v = reshape(as_array(trace, vals).astype(arr._node.dtype), (-1,))
+    if v.size <= 1:
+        if v.size:
+            putmask(arr, m, v)
+        else:
+            check_at_run_time(m, "np.place: Cannot insert from an empty array! (NumPy raises ValueError)", DataValueError)
+        return
+    k = reshape(np.cumsum(reshape(m, (-1,))) - 1, arr.shape)
+    store(arr, np.where(m, v[k % v.size], result(trace, arr._node, arr._weak)))
+
+
+@implements("put")
+def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
+    """np.put: a.flat[ind] = v in C order whatever a's layout (v repeated as needed, the last of repeated indices
+    winning); `mode` 'raise' takes indices in [-size, size) (checked while tracing for constants, when the kernel
+    runs for traced ones), 'wrap' modulo the size, 'clip' into range."""
+    require_traced(a, "np.put")
+    if mode not in ("raise", "wrap", "clip"):
+        raise fail(TracingError, f"np.put: clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    flat = reshape(ind, (-1,)) if isinstance(ind, Tracer) else np.asarray(ind, np.int64).reshape(-1)
+    if not flat.size:
+        return
+    if a.size == 0:
+        raise fail(TracingError, "np.put: cannot replace elements of an empty array")
+    if mode == "wrap":
+        flat = flat % a.size
+    elif mode == "clip":
+        flat = np.clip(flat, 0, a.size - 1)
+    elif not isinstance(flat, Tracer):
+        beyond = flat[(flat < -a.size) | (flat >= a.size)]
+        if beyond.size:
+            raise fail(IndexOutOfBoundsError, f"np.put: index {beyond[0]} is out of bounds for axis 0 with size {a.size}")
+        flat = flat % a.size
+    else:  # (np.unravel_index checks the range when the kernel runs)
+        flat = np.where(flat < 0, flat + a.size, flat)
+    write_indexed(a, np.unravel_index(flat, a.shape), _cyclic(a._trace, v, flat.size, a._node.dtype))
 
 
 class Flat:
