@@ -284,3 +284,20 @@ def test_other_ufuncs_reduce_as_numpys_loop() -> None:
     check(folds, x, np.array([[12, 18, 6, 4], [7, 14, 21, 0], [3, 9, 27, 81]], np.int32), rtol=0, atol=0)
     with pytest.raises(et.UnsupportedError, match="unrolled, at most 256 steps"):
         et.kernel(lambda x: np.logaddexp.reduce(x))(np.ones(300))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"])
+def test_bitwise_count_matches_numpy(dtype: str) -> None:
+    """np.bitwise_count: the 1 bits of |x| (uint8), over random values and each type's extremes."""
+    if dtype == "bool":
+        x = np.array([True, False, True])
+    else:
+        info = np.iinfo(dtype)
+        x = np.random.default_rng(0).integers(info.min, info.max, 1000, dtype=dtype, endpoint=True)
+        x[:3] = [info.min, info.max, 0]
+    got, want = et.kernel(lambda x: np.bitwise_count(x))(x), np.bitwise_count(x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    if dtype == "bool":
+        with pytest.raises(et.UnsupportedError, match="bitwise_count' not supported for the input types"):
+            et.kernel(lambda x: np.bitwise_count(x))(np.ones(3))

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError, UnsupportedError
+from ..errors import TracingError, UFuncTypeError, UnsupportedError
 from ..graph import float_info, is_float
 from .core import IMPLEMENTATIONS, Tracer, as_array, as_tracer, astype, describe, fail, implements, lift, normalize_axis, result, trace_of
 from .shapes import broadcast_to, concatenate
@@ -294,6 +294,32 @@ def frexp(x: Any) -> tuple[Tracer, Tracer]:
     e = where(f("less", scaled(e), 0.5), f("subtract", e, 1), e)
     m = f("copysign", scaled(e), a)
     return where(special, a, m), astype(where(special, a.dtype.type(0), e), "int32")
+
+
+@implements("ufunc.bitwise_count")
+def bitwise_count(x: Any) -> Tracer:
+    """np.bitwise_count: the 1 bits of |x| as uint8 (bool: itself), by SWAR sums of bit pairs, nibbles and bytes in
+    x's unsigned type (LLVM turns them into one popcnt)."""
+    trace = trace_of([x])
+    a = as_tracer(trace, x)
+    if a.dtype == np.bool_:
+        return astype(a, "uint8")
+    if a.dtype.kind not in "iu":
+        raise fail(UFuncTypeError, f"ufunc 'bitwise_count' not supported for the input types ({a.dtype}): integers only")
+    unsigned = np.dtype(f"uint{8 * a.dtype.itemsize}").type
+    f = lambda name, *args: apply_ufunc(trace, getattr(np, name), args)  # noqa: E731
+    v = astype(f("absolute", a), unsigned.__name__) if a.dtype.kind == "i" else a
+
+    def ones(byte: int) -> Any:  # `byte` in every byte (a 64-bit one from 32-bit halves: constants stay below 2**53)
+        half = unsigned(int.from_bytes(bytes([byte]) * min(4, a.dtype.itemsize), "little"))
+        return half if a.dtype.itemsize <= 4 else f("bitwise_or", f("left_shift", as_tracer(trace, half), unsigned(32)), half)
+
+    v = f("subtract", v, f("bitwise_and", f("right_shift", v, unsigned(1)), ones(0x55)))
+    v = f("add", f("bitwise_and", v, ones(0x33)), f("bitwise_and", f("right_shift", v, unsigned(2)), ones(0x33)))
+    v = f("bitwise_and", f("add", v, f("right_shift", v, unsigned(4))), ones(0x0F))
+    if a.dtype.itemsize > 1:
+        v = f("right_shift", f("multiply", v, ones(0x01)), unsigned(8 * a.dtype.itemsize - 8))
+    return astype(v, "uint8")
 
 
 @implements("ufunc.nextafter")
