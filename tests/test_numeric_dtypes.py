@@ -51,6 +51,30 @@ def test_astype_exact_values() -> None:
                         i.astype(np.int32), i.astype(np.float32), i.astype(np.float64), i.astype(bool)), f, i)
 
 
+def splitmix64(x):
+    z = x + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def fnv1a64(b):
+    h = np.full(b.shape[0], 0xCBF29CE484222325, np.uint64)
+    for j in range(b.shape[1]):
+        h = (h ^ b[:, j]) * np.uint64(0x100000001B3)
+    return h
+
+
+def test_64_bit_integer_constants_beyond_2_53() -> None:
+    """Hashes and generators use 64-bit constants the term's f64 values would round (made of two 32-bit halves):
+    splitmix64, FNV-1a, and int64 constants of every sign, bit for bit."""
+    x = np.arange(1000, dtype=np.uint64) * np.uint64(2654435761)
+    check(splitmix64, x)
+    check(fnv1a64, np.random.default_rng(0).integers(0, 256, (100, 8)).astype(np.uint64))
+    check(lambda i: (i * -7046029254386353131, i & 0x7FFFFFFFFFFFFFF0, i + (-(2**63)), i - 2**62 * 3 // 2, i * 0 + (2**53 + 1)),
+          np.arange(-5, 5, dtype=np.int64))
+
+
 # --- promotion of arrays --------------------------------------------------------------------------
 
 

@@ -151,7 +151,8 @@ class Trace:
     def const(self, value: object, dtype: str) -> Node:
         """A 0-d constant of `dtype`, holding the value NumPy would compute with (NEP 50): a Python
         int outside an integer dtype raises OverflowError, a number beyond a float dtype's range is
-        +-inf (with NumPy's RuntimeWarning), both as in NumPy."""
+        +-inf (with NumPy's RuntimeWarning), both as in NumPy. A 64-bit integer beyond 2**53 (which the
+        term's f64 value would round) is made of its two 32-bit halves."""
         bounds = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
         if bounds is not None and type(value) is int and not bounds.min <= value <= bounds.max:
             raise fail(OutOfBoundsError, f"Python integer {value} out of bounds for {dtype}")
@@ -166,8 +167,10 @@ class Trace:
             raise fail(OutOfBoundsError, f"Python integer {value} too large to convert to {dtype}") from None
         except TypeError:
             raise fail(TracingError, f"Python scalar {value!r} does not fit in {dtype}") from None
-        if np.dtype(dtype).kind in "iu" and abs(int(typed)) > 2**53:
-            raise fail(UnsupportedError, f"integer constant {value!r} is too large (|value| > 2**53)")
+        if np.dtype(dtype).kind in "iu" and abs(int(typed)) > 2**53:  # beyond the term's f64: (high << 32) | low
+            bits = int(typed) % 2**64
+            high = self.make("left_shift", (self.const(bits >> 32, dtype), self.const(32, dtype)))
+            return self.make("bitwise_or", (high, self.const(bits & 0xFFFFFFFF, dtype)))
         value = float(typed)
         if (value == 0.0 or math.isnan(value)) and math.copysign(1.0, value) < 0:
             # egglog's f64 equates -0.0 with 0.0 and reads a NaN back without its sign, so negative
