@@ -309,11 +309,7 @@ def bitwise_count(x: Any) -> Tracer:
     unsigned = np.dtype(f"uint{8 * a.dtype.itemsize}").type
     f = lambda name, *args: apply_ufunc(trace, getattr(np, name), args)  # noqa: E731
     v = astype(f("absolute", a), unsigned.__name__) if a.dtype.kind == "i" else a
-
-    def ones(byte: int) -> Any:  # `byte` in every byte (a 64-bit one from 32-bit halves: constants stay below 2**53)
-        half = unsigned(int.from_bytes(bytes([byte]) * min(4, a.dtype.itemsize), "little"))
-        return half if a.dtype.itemsize <= 4 else f("bitwise_or", f("left_shift", as_tracer(trace, half), unsigned(32)), half)
-
+    ones = lambda byte: unsigned(int.from_bytes(bytes([byte]) * a.dtype.itemsize, "little"))  # noqa: E731  (`byte` in every byte)
     v = f("subtract", v, f("bitwise_and", f("right_shift", v, unsigned(1)), ones(0x55)))
     v = f("add", f("bitwise_and", v, ones(0x33)), f("bitwise_and", f("right_shift", v, unsigned(2)), ones(0x33)))
     v = f("bitwise_and", f("add", v, f("right_shift", v, unsigned(4))), ones(0x0F))
