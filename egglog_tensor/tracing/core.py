@@ -237,7 +237,11 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # --- array attributes -------------------------------------------------------------------
-    shape = property(lambda self: self._node.shape)
+    def _set_shape(self, shape: Any) -> None:
+        raise fail(UnsupportedAttributeError, f"setting ndarray.shape in place is not supported in a kernel (on a tracer "
+                                              f"{self.dtype}{list(self.shape)}); use x = x.reshape({shape!r})")
+
+    shape = property(lambda self: self._node.shape, _set_shape)
     device = property(lambda self: "cpu")  # NumPy 2's (array API): array-API code asks it
     ndim = property(lambda self: self._node.ndim)
     size = property(lambda self: self._node.size)

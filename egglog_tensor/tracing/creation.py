@@ -118,10 +118,17 @@ _WRAPPERS: dict[str, Any] = {name: _wrap(name) for name in CREATORS}
 
 
 def replace_while_tracing(name: str, replacement: Any = None) -> None:
-    """Make np.<name> `replacement` (default: traced when user code calls it) while any thread traces, as the
-    creators are (conversions.py: np.asarray, np.float32...)."""
-    _NUMPY[name] = getattr(np, name)
+    """Make np.<name> (a dotted name: in a submodule, "random.rand") `replacement` (default: traced when user code
+    calls it) while any thread traces, as the creators are (conversions.py: np.asarray, np.float32...)."""
+    module, attr = _owner(name)
+    _NUMPY[name] = getattr(module, attr)
     _WRAPPERS[name] = _wrap(name) if replacement is None else replacement
+
+
+def _owner(name: str) -> tuple[Any, str]:
+    """The module holding np.<name> and the attribute's name in it."""
+    space, _, attr = name.rpartition(".")
+    return (getattr(np, space) if space else np), attr
 
 
 def _install(delta: int) -> None:
@@ -130,10 +137,27 @@ def _install(delta: int) -> None:
     with _LOCK:
         _tracing_threads += delta
         for name, wrapper in _WRAPPERS.items():
-            if _tracing_threads and getattr(np, name) is _NUMPY[name]:
-                setattr(np, name, wrapper)
-            elif not _tracing_threads and getattr(np, name) is wrapper:
-                setattr(np, name, _NUMPY[name])
+            module, attr = _owner(name)
+            if _tracing_threads and getattr(module, attr) is _NUMPY[name]:
+                setattr(module, attr, wrapper)
+            elif not _tracing_threads and getattr(module, attr) is wrapper:
+                setattr(module, attr, _NUMPY[name])
+
+
+def _drawn_while_tracing(name: str) -> Any:
+    """np.random.<name> in a kernel: an UnsupportedError (its values would be drawn once, while tracing, and be
+    the same at every call)."""
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise fail(UnsupportedError, f"np.random.{name} in a kernel is not supported: its values would be drawn once, "
+                                     "while tracing, and be the same at every call; draw them outside the kernel and "
+                                     "pass them as an argument")
+    return refuse
+
+
+for _name in ("rand", "randn", "random", "random_sample", "ranf", "sample", "uniform", "normal", "standard_normal",
+              "randint", "random_integers", "choice", "permutation", "shuffle", "binomial", "poisson", "exponential",
+              "gamma", "beta", "default_rng"):
+    replace_while_tracing(f"random.{_name}", _drawn_while_tracing(_name))
 
 
 @contextlib.contextmanager

@@ -42,6 +42,9 @@ def _applied(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     """apply_ufunc's value."""
     name = _UFUNC_OPS.get(ufunc.__name__, ufunc.__name__)
     if name not in UNARY and name not in BINARY and name not in ("positive", "matmul"):
+        if ufunc.__name__.endswith("(vectorized)"):
+            raise fail(UnsupportedError, f"a ufunc made by np.frompyfunc ({ufunc.__name__}) runs a Python function on each "
+                                         "element, which a kernel cannot trace; call the function on the whole array instead")
         raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}) is not supported")
     loop = loop_dtypes(ufunc, inputs)
     all_weak = all(isinstance(dtype_key(v), type) for v in inputs)
