@@ -146,8 +146,10 @@ def _install(delta: int) -> None:
 
 def _drawn_while_tracing(name: str) -> Any:
     """np.random.<name> in a kernel: an UnsupportedError (its values would be drawn once, while tracing, and be
-    the same at every call)."""
+    the same at every call); NumPy's own in a thread that is not tracing."""
     def refuse(*args: Any, **kwargs: Any) -> Any:
+        if not getattr(_STATE, "traces", None):
+            return _NUMPY[f"random.{name}"](*args, **kwargs)
         raise fail(UnsupportedError, f"np.random.{name} in a kernel is not supported: its values would be drawn once, "
                                      "while tracing, and be the same at every call; draw them outside the kernel and "
                                      "pass them as an argument")
