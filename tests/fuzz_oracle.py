@@ -184,7 +184,10 @@ def _elementwise(step: Step, ins: list[Approx]) -> Approx:
         else:
             _check_tie(op, np.broadcast_to(ins[0].value, shape), np.broadcast_to(ins[1].value, shape))
             prop, exact, ulps = _binary_bound(op, v[0], e[0], v[1], e[1], out)
-    return _finish(out, ins, prop, exact, ulps)
+    done = _finish(out, ins, prop, exact, ulps)
+    if op == "copysign":  # a NaN's sign bit from an inexact op is the machine's (IEEE-754 leaves it open)
+        return Approx(out, np.where(np.isnan(v[1]) & ~np.broadcast_to(ins[1].exact, shape), np.inf, done.err), done.exact)
+    return done
 
 
 def _where(step: Step, ins: list[Approx]) -> Approx:

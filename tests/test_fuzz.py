@@ -246,3 +246,21 @@ def test_oracle_leaves_an_einsum_factored_out_of_its_sum_open_on_infs() -> None:
     assert np.isnan(want.value).any() and np.isinf(want.err[np.isnan(want.value)]).all()
     assert np.isfinite(want.err[np.isfinite(want.value)]).all()
     check_result(et.kernel(program.function(), cache=False)(x), [want])
+
+
+def test_oracle_leaves_the_sign_of_a_computed_nan_open_to_copysign() -> None:
+    """copysign(x, v) of a NaN v that a product made: NumPy's float16 matmul gave -NaN, the kernel +NaN (a long
+    run, narrow seed 3001); IEEE-754 leaves a NaN result's sign open. The sign of a NaN argument, or of its
+    exact negation, stays held bit for bit."""
+    x = np.array([[3.0, np.nan, -9.18]], np.float16)
+    products = Program(inputs=(((1, 3), "float16"),), steps=(
+        Step("negative", (0,), ()), Step("products", (0, 1), ("add", False)), Step("copysign", (0, 2), ())), outputs=(3,))
+    (open_,) = evaluate(products, [x])
+    assert np.isinf(open_.err).all()
+    check_result(-open_.value, [open_])
+    negated = Program(inputs=(((1, 3), "float16"),), steps=(Step("negative", (0,), ()), Step("copysign", (0, 1), ())), outputs=(2,))
+    (held,) = evaluate(negated, [x])
+    assert not held.err[np.isfinite(held.value)].any()
+    with pytest.raises(AssertionError, match="differ from NumPy"):
+        check_result(-held.value, [held])
+    check_result(et.kernel(products.function(), cache=False)(x), [open_])
