@@ -120,3 +120,22 @@ def test_a_long_chain_of_updates_is_cut_into_links() -> None:
     linalg = kernel.inspect(A).stage("linalg")
     assert linalg.count("memref.alloc") == 40 // policy.UPDATE_CHAIN and linalg.count("tensor.insert_slice") == 40
     assert linalg.count("bufferization.to_tensor") == 1 + 40 // policy.UPDATE_CHAIN  # the argument's and each link's
+
+
+def upwind(q, c, steps):
+    for _ in range(steps):
+        q = q - c * (q - np.roll(q, 1))
+    return q
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("steps", [3, 24])
+def test_a_time_loop_of_shifted_reads_compiles_in_linear_size(steps: int) -> None:
+    """An upwind step repeated (each step reads the last at two offsets, np.roll's): fused whole, the loop body
+    computed each earlier step at every offset it reaches (12 steps: 115 s of compilation, 30 steps: out of
+    memory). A value of more than SHIFTED_FUSE_MAX ops read at a second index is read from its own kernel's
+    buffer: the linalg IR grows linearly with the steps (and matches NumPy)."""
+    q = np.random.default_rng(0).standard_normal(256)
+    comp = et.kernel(upwind, cache=False).inspect(q, 0.5, steps)
+    assert comp.stage("linalg").count("arith.") < 40 * steps
+    np.testing.assert_allclose(et.kernel(upwind)(q, 0.5, steps), upwind(q, 0.5, steps), rtol=1e-12, atol=1e-12)

@@ -36,6 +36,7 @@ from .stages import rows
 
 _DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset
 DEEP = 64  # programs deeper than this emit their kernels inputs first (Emitter.kernels_first)
+SHIFTED_FUSE_MAX = 8  # a value of more elementwise ops than this, read at two indices in one loop, is computed once (Emitter._scalar)
 
 
 def _cut(value: ir.Value) -> ir.Value:
@@ -262,17 +263,30 @@ class Emitter:
     def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool = True) -> tuple:
         """The body expression computing `node` at `idx` (fused unless the term materializes it; an
         iota from the loop indices, or with `indices` False read from its own buffer). Walked with an
-        explicit stack, operands left to right (the order the body's inputs are added in): any depth."""
+        explicit stack, operands left to right (the order the body's inputs are added in): any depth.
+        A node read at the same index by several paths is one shared subtree (a DAG), and a value of
+        more than SHIFTED_FUSE_MAX ops read at a second index (a slice's shift), or already in a buffer
+        (`_concat`'s parts: np.roll's), is read from its kernel's buffer: fused, a loop of such steps
+        would compute each earlier step at every offset it reaches (steps^2 ops, 3^steps paths)."""
         done: list[tuple] = []
+        made: dict[tuple, tuple] = {}  # (node, index) -> its subtree
+        first: dict[int, tuple] = {}  # node -> the index it was fused at
         stack: list[tuple[Node, list[ir.AffineExpr], bool]] = [(node, idx, False)]
         while stack:
             node, idx, ready = stack.pop()
+            key = (id(node), tuple(str(e) for e in idx))
             if ready:  # its operands are the last len(inputs) trees done
                 children = tuple(done[len(done) - len(node.inputs):])
                 del done[len(done) - len(node.inputs):]
-                done.append((node.op, node.inputs[0].dtype, node.dtype, children))
+                made[key] = (node.op, node.inputs[0].dtype, node.dtype, children)
+                done.append(made[key])
+            elif key in made:
+                done.append(made[key])
             elif is_view(node) and not reverses(node):
                 stack.append((node.inputs[0], view_index(node, idx), False))
+            elif node.op in ELEMENTWISE and (id(node) in self.values or first.setdefault(id(node), key[1]) != key[1]) \
+                    and _fused_ops(node) > SHIFTED_FUSE_MAX:
+                done.append(self._scalar_leaf(node, idx, plan, indices))
             elif node.op in ELEMENTWISE:
                 stack.append((node, idx, True))
                 stack.extend((i, broadcast_index(i.shape, node.shape, idx), False) for i in reversed(node.inputs))
@@ -826,6 +840,11 @@ class Emitter:
         result = self._filled(node, 0)
         offset = 0
         for part in node.inputs:
+            base = part
+            while is_view(base) and not reverses(base):
+                base = base.inputs[0]
+            if base.op in ELEMENTWISE and _fused_ops(base) > SHIFTED_FUSE_MAX:  # read by the others too (np.roll's parts)
+                self.materialize(base)
             if part.size:
                 offsets, sizes, strides = [offset if d == axis else 0 for d in range(node.ndim)], list(part.shape), [1] * node.ndim
                 result = tensor.insert_slice(self._group(part), result, [], [], [], offsets, sizes, strides)
@@ -1116,9 +1135,31 @@ def _by_row(indices: ir.Value, shape: tuple[int, ...], axes: tuple[int, ...], n:
                                _groups([list(range(len(kept)))]), [], list(kept))
 
 
+def _fused_ops(node: Node) -> int:
+    """How many elementwise ops computing `node` a loop would fuse (through views), counted up to SHIFTED_FUSE_MAX + 1."""
+    stack, seen = [node], set()
+    while stack and len(seen) <= SHIFTED_FUSE_MAX:
+        n = stack.pop()
+        if id(n) in seen or not (n.op in ELEMENTWISE or (is_view(n) and not reverses(n))):
+            continue
+        seen.add(id(n))
+        stack.extend(n.inputs)
+    return len(seen)
+
+
 def _reads_indices(tree: tuple) -> bool:
-    """Whether a body expression computes an iota from the loop indices."""
-    return tree[0] == "iota" or (tree[0] not in ("in", "c") and any(_reads_indices(c) for c in tree[3]))
+    """Whether a body expression computes an iota from the loop indices (each shared subtree looked at once)."""
+    stack, seen = [tree], set()
+    while stack:
+        sub = stack.pop()
+        if id(sub) in seen:
+            continue
+        seen.add(id(sub))
+        if sub[0] == "iota":
+            return True
+        if sub[0] not in ("in", "c"):
+            stack.extend(sub[3])
+    return False
 
 
 def _index_value(amap: ir.AffineMap, dtype: str) -> ir.Value:
@@ -1128,13 +1169,17 @@ def _index_value(amap: ir.AffineMap, dtype: str) -> ir.Value:
     return scalar.cast(arith.index_cast(scalar.element_type("int64"), index), "int64", dtype)
 
 
-def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -> ir.Value:
-    """Emit the scalar ops of a body expression tree once per distinct subtree (operands first, with
-    an explicit stack: any depth)."""
+def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[object, ir.Value]) -> ir.Value:
+    """Emit the scalar ops of a body expression tree once per subtree (operands first, with an explicit
+    stack: any depth). Leaves are one value per equal leaf; ops one per subtree object (`_scalar` shares
+    a node's subtree at an index): hashing whole subtrees would walk a shared one once per path."""
+    def key(sub: tuple) -> object:
+        return sub if sub[0] in ("in", "c", "iota") else id(sub)
+
     stack = [(tree, False)]
     while stack:
         sub, ready = stack.pop()
-        if sub in memo:
+        if key(sub) in memo:
             continue
         kind = sub[0]
         if kind == "in":
@@ -1145,11 +1190,11 @@ def _emit_tree(tree: tuple, args: list[ir.Value], memo: dict[tuple, ir.Value]) -
             memo[sub] = _index_value(sub[1], sub[2])
         elif ready:
             op, in_dtype, out_dtype, children = sub
-            memo[sub] = scalar.apply(op, in_dtype, out_dtype, [memo[c] for c in children])
+            memo[id(sub)] = scalar.apply(op, in_dtype, out_dtype, [memo[key(c)] for c in children])
         else:
             stack.append((sub, True))
             stack.extend((c, False) for c in reversed(sub[3]))
-    return memo[tree]
+    return memo[key(tree)]
 
 
 def emit(outputs: list[Node], names: Sequence[str], specs: Sequence[ArgSpec], target: Target, fn_name: str = "kernel",
