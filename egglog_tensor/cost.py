@@ -15,7 +15,7 @@ become one kernel: their flops add up, but memory is read once per distinct inpu
 written once for x; their own intermediates stay in cache. `rows_slowdown` prices the loop's
 block (`fuse_rows_tiled`: rows per block), as `tile_slowdown` does a matmul's tiles.
 
-Elementwise and reduction flops of an 8-byte type count twice on a CPU (half the vector lanes).
+Elementwise, reduction and matmul flops of an 8-byte type count twice on a CPU (half the vector lanes).
 
 Reductions whose innermost loop reduces also pay the time they wait on add latency beyond an ideal
 loop, with the lanes the term chose (`x.sum_lanes(axes, L)`) or LLVM's own (`reduce_slowdown`),
@@ -340,7 +340,7 @@ class TensorCostModel:
             return self._buffer(out, math.fsum(self.closed(x) for x in ins) + m.kernel(flops, moved))
         if op in ("matmul", "matmul_tiled", "einsum_matmul"):  # einsum_matmul: its `@` sibling wins ties (_EPSILON)
             a, b = ins
-            flops = 2.0 * out.size * a.meta.shape[-1]
+            flops = 2.0 * out.size * a.meta.shape[-1] * self._dtype_weight(op, out.dtype)  # (float64: half float32's rate)
             moved = _bytes(a.meta) + _bytes(b.meta) + _bytes(out)
             slowdown = (1.0 if _row_major(a.meta) else m.gemm_strided_a_slowdown) * (
                 1.0 if _row_major(b.meta) else m.gemm_strided_b_slowdown
