@@ -15,12 +15,12 @@ from egglog_tensor.lowering import workspace
 
 TARGETS = ["cpu", "cpu-openmp"]
 
-# 1 MiB rows: a 4 x 1 MiB alloc is hoisted; a 512 KiB one (below workspace.MIN_BYTES), one in a loop
+# 1 MiB rows: a 4 x 1 MiB alloc is hoisted; a 64 KiB one (below workspace.MIN_BYTES), one in a loop
 # and one asking for more alignment than the pool's buffers have are not
 MODULE = """
 func.func @kernel(%arg0: memref<4x262144xf32>) attributes {llvm.emit_c_interface} {
   %big = memref.alloc() {alignment = 64 : i64} : memref<4x262144xf32>
-  %small = memref.alloc() : memref<131072xf32>
+  %small = memref.alloc() : memref<16384xf32>
   %wide = memref.alloc() {alignment = 4096 : i64} : memref<4x262144xf32>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -32,7 +32,7 @@ func.func @kernel(%arg0: memref<4x262144xf32>) attributes {llvm.emit_c_interface
     memref.dealloc %inner : memref<4x262144xf32>
   }
   memref.copy %big, %arg0 : memref<4x262144xf32> to memref<4x262144xf32>
-  memref.dealloc %small : memref<131072xf32>
+  memref.dealloc %small : memref<16384xf32>
   memref.dealloc %wide : memref<4x262144xf32>
   memref.dealloc %big : memref<4x262144xf32>
   return
@@ -41,7 +41,7 @@ func.func @kernel(%arg0: memref<4x262144xf32>) attributes {llvm.emit_c_interface
 
 
 def test_hoist_turns_large_top_level_temporaries_into_arguments() -> None:
-    assert 4 * 262144 * 4 >= workspace.MIN_BYTES > 131072 * 4
+    assert 4 * 262144 * 4 >= workspace.MIN_BYTES > 16384 * 4
     with ir.Context():
         module = ir.Module.parse(MODULE)
         lent = workspace.hoist(module)
