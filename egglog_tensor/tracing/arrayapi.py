@@ -1,7 +1,6 @@
 """NumPy 2's array-API spellings (`np.matrix_transpose`, `np.vecdot`, `np.matvec`, `np.unstack`, `np.linalg.vector_norm`,
-`matrix_norm`, `trace`, `diagonal`, `outer`, `matmul`, `tensordot`, `cross`) and the small shape helpers
-`np.size`, `np.resize`, `np.put`: each as the function of NumPy's older surface that computes it (NumPy's own
-definitions), so they fuse and round as those do."""
+`matrix_norm`, `trace`, `diagonal`, `outer`, `matmul`, `tensordot`, `cross`): each as the function of NumPy's older
+surface that computes it (NumPy's own definitions), so they fuse and round as those do."""
 
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ from .shapes import reshape
 
 
 def _array(x: Any, *others: Any) -> Tracer:
+    """x as a Tracer of the trace it or `others` belong to."""
     return as_tracer(trace_of([x, *others]), x)
 
 
