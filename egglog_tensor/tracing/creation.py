@@ -146,13 +146,15 @@ def _install(delta: int) -> None:
 
 def _drawn_while_tracing(name: str) -> Any:
     """np.random.<name> in a kernel: an UnsupportedError (its values would be drawn once, while tracing, and be
-    the same at every call); NumPy's own in a thread that is not tracing."""
+    the same at every call); NumPy's own in a thread that is not tracing, and `default_rng(seed)` with a seed
+    (its draws are the same at every call in NumPy too: a constant of the kernel)."""
     def refuse(*args: Any, **kwargs: Any) -> Any:
-        if not getattr(_STATE, "traces", None):
+        seeded = name == "default_rng" and (args or kwargs) and (args[0] if args else kwargs.get("seed")) is not None
+        if seeded or not getattr(_STATE, "traces", None):
             return _NUMPY[f"random.{name}"](*args, **kwargs)
         raise fail(UnsupportedError, f"np.random.{name} in a kernel is not supported: its values would be drawn once, "
                                      "while tracing, and be the same at every call; draw them outside the kernel and "
-                                     "pass them as an argument")
+                                     "pass them as an argument (or use np.random.default_rng(seed): a constant)")
     return refuse
 
 
