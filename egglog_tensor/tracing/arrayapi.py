@@ -11,12 +11,13 @@ import numpy as np
 
 from ..errors import TracingError
 from .core import IMPLEMENTATIONS, Tracer, as_tracer, fail, implements, normalize_axes, normalize_axis, trace_of
+from .linalg import operands
 from .shapes import reshape
 
 
-def _array(x: Any, *others: Any) -> Tracer:
-    """x as a Tracer of the trace it or `others` belong to."""
-    return as_tracer(trace_of([x, *others]), x)
+def _array(x: Any) -> Tracer:
+    """x as a Tracer of its trace (two operands: linalg.operands)."""
+    return as_tracer(trace_of([x]), x)
 
 
 @implements("matrix_transpose", "linalg.matrix_transpose")
@@ -40,7 +41,7 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Tracer, ...]:
 @implements("ufunc.vecdot", "linalg.vecdot")
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Tracer:
     """The dot product of vectors along `axis`, the other axes broadcast (a contraction, as einsum's)."""
-    a, b = _array(x1, x2), _array(x2, x1)
+    a, b = operands(x1, x2)
     if a.ndim == 0 or b.ndim == 0:
         raise fail(TracingError, "vecdot: Input arrays must be at least 1-dimensional (a scalar has no vector axis)")
     a, b = np.moveaxis(a, normalize_axis(a.ndim, axis), -1), np.moveaxis(b, normalize_axis(b.ndim, axis), -1)
@@ -63,7 +64,7 @@ def vecmat(x1: Any, x2: Any, /) -> Tracer:
 
 def _stacked(name: str, subscripts: str, x1: Any, x2: Any) -> Tracer:
     """The einsum of a gufunc's product (`subscripts`: its core dims after '...'), its operands' shapes checked."""
-    a, b = _array(x1, x2), _array(x2, x1)
+    a, b = operands(x1, x2)
     first, second = (len(core) - 3 for core in subscripts.split("->")[0].split(","))
     if a.ndim < first or b.ndim < second or a.shape[-1] != b.shape[-second]:
         raise fail(TracingError, f"{name}: shapes {a.shape} and {b.shape} do not fit its signature {getattr(np, name).signature}")
@@ -107,7 +108,7 @@ def linalg_diagonal(x: Any, /, *, offset: int = 0) -> Tracer:
 @implements("linalg.outer")
 def linalg_outer(x1: Any, x2: Any, /) -> Tracer:
     """np.outer of two 1-D arrays (np.linalg's refuses other ranks)."""
-    a, b = _array(x1, x2), _array(x2, x1)
+    a, b = operands(x1, x2)
     if a.ndim != 1 or b.ndim != 1:
         raise fail(TracingError, f"np.linalg.outer: Input arrays must be one-dimensional, but they are {a.ndim}-d and {b.ndim}-d")
     return IMPLEMENTATIONS["outer"](a, b)
@@ -115,7 +116,8 @@ def linalg_outer(x1: Any, x2: Any, /) -> Tracer:
 
 @implements("linalg.matmul")
 def linalg_matmul(x1: Any, x2: Any, /) -> Tracer:
-    return _array(x1, x2) @ _array(x2, x1)
+    a, b = operands(x1, x2)
+    return a @ b
 
 
 @implements("linalg.tensordot")
@@ -126,7 +128,7 @@ def linalg_tensordot(x1: Any, x2: Any, /, *, axes: Any = 2) -> Tracer:
 @implements("linalg.cross")
 def linalg_cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Tracer:
     """np.cross of 3-vectors along `axis` (np.linalg's refuses 2-vectors)."""
-    a, b = _array(x1, x2), _array(x2, x1)
+    a, b = operands(x1, x2)
     if a.shape[axis] != 3 or b.shape[axis] != 3:
         raise fail(TracingError, f"np.linalg.cross: both input arrays must be (arrays of) 3-dimensional vectors, "
                                  f"but they are {a.shape[axis]} and {b.shape[axis]} dimensional instead")
