@@ -268,3 +268,11 @@ def test_flat_view_take_method_and_ufunc_where_match_numpy(layout: str) -> None:
     x.take, np.tril/triu/diag_indices_from, a ufunc's out= with where=."""
     x = np.asarray(np.arange(12.0).reshape(3, 4) - 4, order=layout)
     check(flat_view_take_and_indices_from, x, x % 3)
+
+
+def test_histogram2d_of_empty_data_without_a_range_is_numpys() -> None:
+    """No range and no data: NumPy's bins over [0, 1] (the tracing raised a TypeError on the missing range)."""
+    e = np.zeros(0)
+    got, want = et.kernel(lambda x, y: np.histogram2d(x, y, bins=3))(e, e), np.histogram2d(e, e, bins=3)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)

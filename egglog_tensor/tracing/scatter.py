@@ -134,21 +134,28 @@ def _data_edges(x: Tracer, bins: Any) -> tuple[Tracer, tuple]:
         raise fail(TracingError, "np.histogram: `bins` must be positive, when an integer")
     if x.dtype == np.bool_:
         raise fail(TracingError, "np.histogram of booleans: NumPy's range of them subtracts booleans (TypeError); pass x.astype(int)")
-    dtype = x.dtype.name if np.issubdtype(x.dtype, np.inexact) else "float64"
-    low, high = np.min(x), np.max(x)
+    low, high, first, last = _data_range(x, "np.histogram: the autodetected range of the data is not finite (NumPy raises "
+                                            "ValueError); pass range=(lo, hi)")
     if np.issubdtype(x.dtype, np.inexact):
-        check_at_run_time(~(np.isfinite(low) & np.isfinite(high)), "np.histogram: the autodetected range of the data is not "
-                                                                   "finite (NumPy raises ValueError); pass range=(lo, hi)", DataValueError)
         width = high - low  # (NumPy's _unsigned_subtract of floats)
     else:  # NumPy subtracts integer edges in the unsigned type of their width
         width = (high.astype("int64") - low.astype("int64")).astype("uint64").astype("float64")
-    same = low == high
-    first = np.where(same, low.astype(dtype) - 0.5, low.astype(dtype))
-    last = np.where(same, high.astype(dtype) + 0.5, high.astype(dtype))
-    edges = np.linspace(first, last, n + 1, dtype=dtype)
+    edges = np.linspace(first, last, n + 1, dtype=first.dtype.name)
     check_at_run_time(np.any(edges[:-1] >= edges[1:]), f"np.histogram: Too many bins for data range. Cannot create {n} "
                                                       "finite-sized bins. (NumPy raises ValueError)", DataValueError)
-    return edges, (first, last, n, np.where(same, np.asarray(1.0, dtype), width.astype(dtype)))
+    return edges, (first, last, n, np.where(low == high, np.asarray(1.0, first.dtype), width.astype(first.dtype.name)))
+
+
+def _data_range(x: Tracer, not_finite: str) -> tuple[Tracer, Tracer, Tracer, Tracer]:
+    """NumPy's autodetected range of x (not empty): its min and max, and the outer edges (first, last) in NumPy's
+    bin dtype (x's, float64 for integers), a range of one value widened by 0.5 each way; `not_finite` the
+    DataValueError's message when the kernel finds it not finite."""
+    dtype = x.dtype.name if np.issubdtype(x.dtype, np.inexact) else "float64"
+    low, high = np.min(x), np.max(x)
+    if np.issubdtype(x.dtype, np.inexact):
+        check_at_run_time(~(np.isfinite(low) & np.isfinite(high)), not_finite, DataValueError)
+    same = low == high
+    return low, high, np.where(same, low.astype(dtype) - 0.5, low.astype(dtype)), np.where(same, high.astype(dtype) + 0.5, high.astype(dtype))
 
 
 def _uniform(x: Tracer, edges: Any, uniform: tuple, weights: Tracer | None) -> Tracer:
@@ -287,14 +294,10 @@ def _edges_of(trace: Trace, bins: Any, range: Any, i: int, column: Tracer) -> An
     if n < 1:
         raise fail(TracingError, f"np.histogramdd: `bins[{i}]` must be positive, when an integer")
     if range is None and column.size:
-        low, high = np.min(column), np.max(column)
-        check_at_run_time(~(np.isfinite(low) & np.isfinite(high)), f"np.histogramdd: the autodetected range of dim {i} of the "
-                                                                   "sample is not finite (NumPy raises ValueError)", DataValueError)
-        dtype = column.dtype.name if np.issubdtype(column.dtype, np.inexact) else "float64"
-        same = low == high
-        first = np.where(same, low.astype(dtype) - 0.5, low.astype(dtype))
-        return np.linspace(first, np.where(same, high.astype(dtype) + 0.5, high.astype(dtype)), n + 1)
-    if any(isinstance(v, Tracer) for v in range):
+        _, _, first, last = _data_range(column, f"np.histogramdd: the autodetected range of dim {i} of the sample is not finite "
+                                                "(NumPy raises ValueError)")
+        return np.linspace(first, last, n + 1)
+    if range is not None and any(isinstance(v, Tracer) for v in range):  # (no range and no data: NumPy's [0, 1])
         raise fail(UnsupportedError, "np.histogramdd: range must be static (Python or NumPy numbers), not traced values")
     try:
         first, last = numpy_histograms._get_outer_edges(np.empty(0), range)
