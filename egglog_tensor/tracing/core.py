@@ -367,7 +367,9 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
                          if getattr(module, func.__name__, None) is func), None)
         handler = IMPLEMENTATIONS.get(name)
         if handler is None:
-            raise fail(UnsupportedError, f"np.{name or func.__name__}({describe(args)}) is not supported")
+            where = name or f"{func.__module__.removeprefix('numpy').lstrip('.')}.{func.__name__}".lstrip(".")
+            raise fail(UnsupportedError, f"np.{where}({describe(args)}) is not supported"
+                       + (" (complex results are not supported)" if where.startswith("fft.") else ""))
         # NumPy's "not given" default, passed on explicitly (et.kernel(np.sum) binds every parameter): not given
         while args and args[-1] is np._NoValue:
             args = args[:-1]
