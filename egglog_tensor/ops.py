@@ -374,7 +374,8 @@ _RECORDS = [
     *(_unary(name, _float(f"math.{op}"), T) for name, op in (
         ("log2", "log2"), ("log10", "log10"), ("exp2", "exp2"),
         ("sinh", "sinh"), ("cosh", "cosh"), ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"),
-        ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("tan", "tan"), ("cbrt", "cbrt"))),
+        ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("tan", "tan"), ("cbrt", "cbrt"),
+        ("erf", "erf"), ("erfc", "erfc"))),  # erf, erfc: scipy.special's (tracing/special.py); NumPy has none
     # composed: convert-math-to-llvm expands math.log1p/expm1 as log(1 + x), exp(x) - 1 (tiny x lost)
     *(_unary(name, _float(C), T) for name in ("log1p", "expm1")),
     _unary("i0", _float(C), T),  # np.i0 (tracing/elementwise.py), the Bessel function I0: lowering/special.py

@@ -15,6 +15,7 @@ from ..ops import BINARY, PREDICATES, UNARY, supports
 from ..spec import PYTHON_SCALARS
 from .core import (IMPLEMENTATIONS, Trace, Tracer, any_order, as_tracer, astype, base_of, check_at_run_time, check_dtype, describe, dtype_key, dtype_name,
                    fail, implements, lift, memory_order, result, trace_of)
+from . import special
 from .shapes import broadcast_to
 from .updates import store
 
@@ -46,6 +47,9 @@ def _applied(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
             raise fail(UnsupportedError, f"a ufunc made by np.frompyfunc ({ufunc.__name__}) runs a Python function on each "
                                          "element, which a kernel cannot trace; call the function on the whole array instead")
         raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}) is not supported")
+    if not special.is_op(ufunc):  # another library's ufunc of a name NumPy's ops have, or a SciPy one's method
+        raise fail(UnsupportedError, f"the ufunc {ufunc.__name__!r} of {describe(inputs)} is not NumPy's; of other libraries' "
+                                     f"ufuncs, calls of scipy.special's are supported ({', '.join(special.supported())})")
     loop = loop_dtypes(ufunc, inputs)
     all_weak = all(isinstance(dtype_key(v), type) for v in inputs)
     check_dtype(ufunc.__name__, loop, inputs)
@@ -196,7 +200,8 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: An
 def call_ufunc(ufunc: np.ufunc, *inputs: Any, out: Any = None, where: Any = True, **kwargs: Any) -> Tracer:
     """`np.<ufunc>(...)` with a traced operand; `out=` only as an in-place update of a kernel's array (or argument),
     `where=`: out keeps its elements where it is False (without out NumPy leaves them uninitialized: here the ufunc's)."""
-    composed = IMPLEMENTATIONS.get(f"ufunc.{ufunc.__name__}")  # a ufunc with no op of its own (elementwise.py, arrayapi.py)
+    composed = special.composed(ufunc) or IMPLEMENTATIONS.get(f"ufunc.{ufunc.__name__}")  # a ufunc with no op of its own
+    # (scipy.special's: special.py; NumPy's: elementwise.py, arrayapi.py)
     if kwargs and not (composed is not None and ufunc.signature and set(kwargs) <= {"axis"}):  # (a gufunc's vector axis)
         raise fail(UnsupportedError, f"np.{ufunc.__name__}: keyword arguments {sorted(kwargs)} are not supported")
     value = composed(*inputs, **kwargs) if composed is not None else apply_ufunc(trace_of(inputs), ufunc, inputs)

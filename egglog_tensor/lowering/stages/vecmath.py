@@ -1,7 +1,7 @@
 """Vectorized transcendental math: glibc's libmvec behind LLVM's vector-function ABI.
 
 After conversion to the LLVM dialect, the math ops (`math.exp/log/tanh/sin/cos`, `log2 log10 exp2
-sinh cosh tan asin acos atan asinh acosh atanh cbrt`, two-argument `atan2 powf`) are scalar
+sinh cosh tan asin acos atan asinh acosh atanh cbrt erf erfc`, two-argument `atan2 powf`) are scalar
 intrinsics (`llvm.intr.exp`, ...) or libm calls, which LLVM splits back into one libm call per element, so
 a fused elementwise loop does not vectorize. The `vecmath` stage rewrites each of them (float32
 and float64) into a call to the libm function (`expf`, `exp`, ...) and declares that function
@@ -62,7 +62,7 @@ from .stage import Stage
 
 # NumPy ufunc / math op -> libm name per element type.
 FUNCTIONS = {name: name for name in ("exp log tanh sin cos log2 log10 exp2 sinh cosh tan asin acos atan asinh acosh "
-                                      "atanh cbrt atan2 pow").split()}
+                                      "atanh cbrt erf erfc atan2 pow").split()}
 _TYPES = {"f32": ("f", 32), "f64": ("", 64)}
 
 # Max ULP error asserted by tests/test_vecmath.py per (op, dtype): libmvec's documented criterion;
