@@ -1,6 +1,6 @@
 """Clear errors for what library code does that a kernel cannot trace (issue 25): scikit-learn's input
 check branching on `np.isfinite(X).all()` where no call's values are known (a kernel's call takes it as a
-guard), and SciPy's compiled `cdist` (the code shapes, written here)."""
+guard), SciPy's compiled `cdist` (the code shapes, written here), and compiled code given tracers (SciPy's own)."""
 
 from __future__ import annotations
 
@@ -68,3 +68,20 @@ def test_the_numpy_spelling_of_vq_matches_scipys_results() -> None:
     got, want = et.kernel(vq)(obs, book), vq(obs, book)
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_allclose(got[1], want[1], rtol=1e-14)
+
+
+def test_compiled_library_code_given_tracers_is_named_with_its_call() -> None:
+    """SciPy's Cython vq refuses the Tracer by type; its C lfilter fails to find a common dtype (no 'Tracer' in the
+    message): both become an UnsupportedError at the library line calling the compiled function."""
+    from scipy import signal
+    from scipy.cluster.vq import vq
+
+    with pytest.raises(et.UnsupportedError, match=r"(?s)compiled code .*got Tracer.*cannot be traced.*scipy/cluster/vq.py:\d+: result = _vq.vq"):
+        et.kernel(lambda obs, book: vq(obs, book)[0])(np.ones((4, 2)), np.ones((3, 2)))
+    with pytest.raises(et.UnsupportedError, match=r"(?s)traced arrays \(x\) raised ValueError: could not convert.*_signaltools.py:\d+"):
+        et.kernel(lambda x: signal.lfilter([1.0], [1.0, 0.5], x))(np.ones(8))
+
+
+def test_the_users_own_errors_pass_through_unchanged() -> None:
+    with pytest.raises(ValueError, match="invalid literal for int"):
+        et.kernel(lambda x: x + int("x"))(np.ones(8))

@@ -11,6 +11,9 @@ its kind, or a new module imported here.
 from __future__ import annotations
 
 import functools
+import linecache
+import os
+import sysconfig
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -42,6 +45,28 @@ def function_name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
 
 
+def _compiled_refusal(error: BaseException) -> tuple[str, str] | None:
+    """('file:line: code', the traced arguments) when `error` came out of compiled code (C, Cython) that a Python
+    frame called with traced arrays: its message names the Tracer, or it was raised by no Python `raise` in a frame
+    of an installed library (site-packages: SciPy's) holding tracers. None otherwise (the user's own errors)."""
+    frames = []  # (Cython's frames follow the Python frame that called it: a .pyx file, "<stringsource>")
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    python = [f for f in frames if f.tb_frame.f_code.co_filename.endswith(".py")]
+    if not python or python[-1].tb_frame.f_code.co_filename.startswith(os.path.dirname(os.path.dirname(__file__))):
+        return None
+    tb, compiled = python[-1], python[-1] is not frames[-1]
+    code = tb.tb_frame.f_code
+    line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
+    traced = [name for name, value in tb.tb_frame.f_locals.items() if isinstance(value, Tracer)]
+    library = code.co_filename.startswith(tuple(sysconfig.get_paths()[k] for k in ("purelib", "platlib")))
+    if "Tracer" not in str(error) and (not traced or not library or (not compiled and line.startswith(("raise", "assert")))):
+        return None
+    return f"{code.co_filename}:{tb.tb_lineno}: {line}", ", ".join(traced) or "a Tracer"
+
+
 def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence[ArgSpec],
                    captured: list[tuple[str, np.ndarray]] | None = None, checks: list[tuple[type[EgglogTensorError], str]] | None = None,
                    written: list[str] | None = None, locations: dict[Node, tuple[str, int]] | None = None,
@@ -69,6 +94,13 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
             held_arrays += (e.with_traceback(None),)
         except RecursionError:
             raise fail(TracingError, f"recursion limit hit while tracing {function_name(fn)}") from None
+        except (TypeError, ValueError) as e:
+            refused = _compiled_refusal(e)
+            if refused is None:  # (the user's own errors pass through as raised)
+                raise
+            raise UnsupportedError(f"compiled code (C, Cython) called with traced arrays ({refused[1]}) raised "
+                                   f"{type(e).__name__}: {e}\n  such code cannot be traced: call it outside the kernel, or "
+                                   f"write what it computes with NumPy\n  at {refused[0]}") from None
     is_tuple = isinstance(result, (tuple, list))
     results = list(result) if is_tuple else [] if result is None and trace.written else [result]
     outputs = []
