@@ -18,6 +18,7 @@ from typing import Any
 
 import ml_dtypes  # (its finfo; importing it registers bfloat16 with NumPy)
 import numpy as np
+import scipy.special as sp
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -174,8 +175,11 @@ def _syr2k_text(n: list[str], p: tuple) -> str:
     ab = f"{n[0]} @ np.swapaxes({n[1]}, -1, -2) + {n[1]} @ np.swapaxes({n[0]}, -1, -2)"
     return f"np.where(np.tri({n[0]}.shape[-2], dtype=bool), {p[1]!r} * {n[2]} + {p[0]!r} * ({ab}), {n[2]})"
 
+# scipy.special's functions (tracing/special.py): erf/erfc ops of their own, the others composed
+SPECIAL = {name: _call(getattr(sp, name), f"sp.{name}({{}})") for name in ("erf", "erfc", "expit", "log_expit", "ndtr")}
 
 NEWER: dict[str, OpSpec] = {
+    **SPECIAL,
     "einsum": OpSpec(lambda v, p: np.einsum(p[0], *v), lambda n, p: f"np.einsum({p[0]!r}, {', '.join(n)})"),
     "matmul_t": _call(lambda a, b: a @ np.swapaxes(b, -1, -2), "{} @ np.swapaxes({}, -1, -2)"),
     "statistic": OpSpec(lambda v, p: _statistic(v[0], p), _statistic_text),
@@ -385,6 +389,10 @@ def _draw_scan(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
     return Step("scan", (i,), (draw(st.sampled_from(sorted(SCANS))), _draw_axis(draw, values[i].ndim)))
 
 
+def _draw_special(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    return Step(draw(st.sampled_from(sorted(SPECIAL))), (i,))
+
+
 def _draw_elementwise(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
     op = draw(st.sampled_from(sorted(PREDICATES) + ["nan_to_num", "round"]))
     return Step(op, (i,), (draw(st.integers(-1, 3)),) if op == "round" else ())
@@ -460,7 +468,7 @@ def _draw_syr2k(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
 DRAWERS = {"einsum": _draw_einsum, "matmul_t": _draw_matmul_t, "statistic": _draw_statistic, "statistic2": _draw_statistic,
            "elementwise": _draw_elementwise, "shape": _draw_shape, "gather": _draw_gather, "made": _draw_made,
            "setitem": _draw_setitem, "syr2k": _draw_syr2k}  # fmt: skip
-NEWER_DRAWERS = {**DRAWERS, "scan": _draw_scan, "spread": _draw_spread,
+NEWER_DRAWERS = {**DRAWERS, "scan": _draw_scan, "spread": _draw_spread, "special": _draw_special,
                  "update": lambda draw, values, i: _draw_setitem(draw, values, i, augmented=True)}  # the newest only in NEWER_KINDS: the mixed pools' CI set stays
 
 
