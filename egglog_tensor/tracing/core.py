@@ -465,12 +465,13 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return IMPLEMENTATIONS["dot"](self, other)
 
     def ravel(self, order: str = "C") -> Tracer:
-        return IMPLEMENTATIONS["reshape"](self, (-1,), order)
+        return IMPLEMENTATIONS["ravel"](self, order)
 
     def flatten(self, order: str = "C") -> Tracer:
         """A flattened copy (writable, and self stays writable: its value is reshaped, not self)."""
         own = IMPLEMENTATIONS["copy"]
-        return own(IMPLEMENTATIONS["reshape"](own(self), (-1,), order))
+        x, order = IMPLEMENTATIONS["in_memory_order"](self, order)
+        return own(IMPLEMENTATIONS["reshape"](own(x), (-1,), order))
 
     def repeat(self, repeats: Any, axis: Any = None) -> Tracer:
         return IMPLEMENTATIONS["repeat"](self, repeats, axis)

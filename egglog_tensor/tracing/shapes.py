@@ -15,10 +15,31 @@ from .core import (IMPLEMENTATIONS, Tracer, as_tracer, base_of, box_of, derived,
                    normalize_axes, normalize_axis, result, trace_of, view)
 
 
+def in_memory_order(x: Tracer, order: str) -> tuple[Tracer, str]:
+    """(x, "C" or "F") reading x's elements in `order` as NumPy's ravel does: "A" is F for an F-contiguous x, else C;
+    "K" is x's memory order (its axes by decreasing |stride|, an axis of negative stride read as it runs: a
+    transpose of x read in C order). UnsupportedError where the trace does not know x's layout (a strided argument)."""
+    if order in ("C", "F"):
+        return x, order
+    if order not in ("A", "K"):
+        raise fail(TracingError, f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    stand_in = memory(x)
+    if stand_in is None:
+        raise fail(UnsupportedError, f"order={order!r}: the memory layout of this array is not known here (a strided argument, or "
+                                     "a result NumPy lays out as its inputs); pass order='C' or 'F'")
+    if stand_in.flags.c_contiguous or (order == "A" and not stand_in.flags.f_contiguous):
+        return x, "C"
+    if stand_in.flags.f_contiguous:
+        return x, "F"
+    strides = stand_in.strides
+    return transpose(x, sorted(range(x.ndim), key=lambda d: -abs(strides[d]))), "C"
+
+
 def reshape(x: Any, shape: Any, order: str = "C") -> Tracer:
     x = as_tracer(trace_of([x]), x)
-    if order not in ("C", "F"):
-        raise fail(UnsupportedError, f"reshape(order={order!r}) is not supported (only 'C' and 'F')")
+    if order == "K":
+        raise fail(TracingError, "order 'K' is not permitted for reshaping")
+    x, order = in_memory_order(x, order)
     shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     if shape.count(-1) > 1:
         raise fail(TracingError, f"reshape {shape}: can only specify one unknown dimension")
@@ -227,7 +248,11 @@ def reshape_fn(a: Any, shape: Any = None, order: str = "C", **kw: Any) -> Tracer
 
 @implements("ravel")
 def ravel(a: Any, order: str = "C") -> Tracer:
-    return reshape(a, (-1,), order)
+    x, order = in_memory_order(as_tracer(trace_of([a]), a), order)
+    return reshape(x, (-1,), order)
+
+
+implements("in_memory_order")(in_memory_order)
 
 
 @implements("transpose")

@@ -23,10 +23,11 @@ _WEAK_OF = {dtype: kind for kind, dtype in PYTHON_SCALARS.items()}  # a result d
 _UFUNC_OPS = {"true_divide": "divide", "radians": "deg2rad", "degrees": "rad2deg"}
 
 
-def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
-    """Apply a NumPy ufunc to traced/scalar inputs with NumPy's own dtype resolution; the result laid out as NumPy's where
-    that is sure (matmul's C, another ufunc's C or F when all its array operands are), so that reshape's views follow NumPy's."""
-    out = _applied(trace, ufunc, inputs)
+def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any], dtype: Any = None, casting: str = "same_kind") -> Tracer:
+    """Apply a NumPy ufunc to traced/scalar inputs with NumPy's own dtype resolution (`dtype`: the loop's output dtype,
+    the inputs cast under `casting`, as the ufunc's keywords); the result laid out as NumPy's where that is sure
+    (matmul's C, another ufunc's C or F when all its array operands are), so that reshape's views follow NumPy's."""
+    out = _applied(trace, ufunc, inputs, dtype, casting)
     base = base_of(out)
     if any_order(base.shape):  # (memory() takes it as C)
         return out
@@ -39,7 +40,7 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     return out
 
 
-def _applied(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
+def _applied(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any], dtype: Any = None, casting: str = "same_kind") -> Tracer:
     """apply_ufunc's value."""
     name = _UFUNC_OPS.get(ufunc.__name__, ufunc.__name__)
     if name not in UNARY and name not in BINARY and name not in ("positive", "matmul"):
@@ -50,7 +51,8 @@ def _applied(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
     if not special.is_op(ufunc):  # another library's ufunc of a name NumPy's ops have, or a SciPy one's method
         raise fail(UnsupportedError, f"the ufunc {ufunc.__name__!r} of {describe(inputs)} is not NumPy's; of other libraries' "
                                      f"ufuncs, calls of scipy.special's are supported ({', '.join(special.supported())})")
-    loop = loop_dtypes(ufunc, inputs)
+    loop = loop_dtypes(ufunc, inputs, dtype)
+    _check_casting(ufunc, inputs, loop, casting)
     all_weak = all(isinstance(dtype_key(v), type) for v in inputs)
     check_dtype(ufunc.__name__, loop, inputs)
     if name in PREDICATES and loop[0].kind in "iu":
@@ -88,15 +90,29 @@ def _refuse_negative_powers(inputs: Sequence[Any], nodes: Sequence[Node]) -> Non
         raise fail(DataValueError, message)
 
 
-def loop_dtypes(ufunc: np.ufunc, inputs: Sequence[Any]) -> tuple[np.dtype, ...]:
-    """NumPy's loop dtypes for `ufunc` on these inputs (Python numbers weak), or UnsupportedError."""
+def loop_dtypes(ufunc: np.ufunc, inputs: Sequence[Any], dtype: Any = None) -> tuple[np.dtype, ...]:
+    """NumPy's loop dtypes for `ufunc` on these inputs (Python numbers weak; `dtype`: the output's, as ufunc(dtype=)),
+    or UFuncTypeError."""
     keys = tuple(dtype_key(v) for v in inputs)
     if all(isinstance(k, type) for k in keys):  # no array takes part: NumPy makes default-dtype arrays of the Python numbers
         keys = tuple(np.dtype(PYTHON_SCALARS[k]) for k in keys)
     try:
-        return ufunc.resolve_dtypes((*keys, None))
+        if dtype is None:
+            return ufunc.resolve_dtypes((*keys, None))
+        return ufunc.resolve_dtypes((*keys, None), signature=(None,) * len(keys) + (np.dtype(dtype),))
     except (TypeError, np.exceptions.DTypePromotionError) as e:
         raise fail(UFuncTypeError, f"np.{ufunc.__name__}({describe(inputs)}): {e}") from None
+
+
+def _check_casting(ufunc: np.ufunc, inputs: Sequence[Any], loop: Sequence[np.dtype], casting: str) -> None:
+    """NumPy's UFuncTypeError for an array input its loop dtype cannot take under `casting` (Python numbers are weak)."""
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise fail(TracingError, f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' (got {casting!r})")
+    for i, (v, dt) in enumerate(zip(inputs, loop, strict=False)):
+        key = dtype_key(v)
+        if not isinstance(key, type) and not np.can_cast(key, dt, casting):
+            raise fail(UFuncTypeError, f"Cannot cast ufunc {ufunc.__name__!r} input {i} from {np.dtype(key)!r} to {dt!r} "
+                                       f"with casting rule {casting!r}")
 
 
 def exact_int_comparison(loop: Sequence[np.dtype], inputs: Sequence[Any]) -> Sequence[np.dtype]:
@@ -124,8 +140,8 @@ def scalar_power(trace: Trace, x: Node, exponent: float) -> Node | None:
     return None
 
 
-def in_place(out: tuple, result: Tracer) -> Tracer:
-    """`x += y` / `out=x`: x, an array of the kernel or an argument, updated in place (NumPy's same_kind cast)."""
+def in_place(out: tuple, result: Tracer, casting: str = "same_kind") -> Tracer:
+    """`x += y` / `out=x`: x, an array of the kernel or an argument, updated in place (cast as NumPy's `casting`)."""
     (target,) = out
     if isinstance(target, Tracer) and target._weak is not None:  # a Python number: `n += 1` rebinds n
         return result
@@ -133,8 +149,8 @@ def in_place(out: tuple, result: Tracer) -> Tracer:
         raise fail(UnsupportedError, f"out= must be an array of the kernel, not {type(target).__name__}")
     if result.shape != target.shape:
         raise fail(TracingError, f"non-broadcastable output operand with shape {target.shape} doesn't match the broadcast shape {result.shape}")
-    if not np.can_cast(result.dtype, target.dtype, "same_kind"):
-        raise fail(TracingError, f"Cannot cast ufunc output from {result.dtype} to {target.dtype} with casting rule 'same_kind'")
+    if not np.can_cast(result.dtype, target.dtype, casting):
+        raise fail(TracingError, f"Cannot cast ufunc output from {result.dtype} to {target.dtype} with casting rule {casting!r}")
     store(target, result)
     return target
 
@@ -197,17 +213,22 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: An
 
 
 @implements("ufunc.__call__")
-def call_ufunc(ufunc: np.ufunc, *inputs: Any, out: Any = None, where: Any = True, **kwargs: Any) -> Tracer:
+def call_ufunc(ufunc: np.ufunc, *inputs: Any, out: Any = None, where: Any = True, dtype: Any = None, casting: str = "same_kind",
+               **kwargs: Any) -> Tracer:
     """`np.<ufunc>(...)` with a traced operand; `out=` only as an in-place update of a kernel's array (or argument),
-    `where=`: out keeps its elements where it is False (without out NumPy leaves them uninitialized: here the ufunc's)."""
+    `where=`: out keeps its elements where it is False (without out NumPy leaves them uninitialized: here the ufunc's);
+    `dtype=` and `casting=` as NumPy's (a composed ufunc takes neither)."""
     composed = special.composed(ufunc) or IMPLEMENTATIONS.get(f"ufunc.{ufunc.__name__}")  # a ufunc with no op of its own
     # (scipy.special's: special.py; NumPy's: elementwise.py, arrayapi.py)
+    if composed is not None and (dtype is not None or casting != "same_kind"):
+        kwargs.update(dtype=dtype, casting=casting)
     if kwargs and not (composed is not None and ufunc.signature and set(kwargs) <= {"axis"}):  # (a gufunc's vector axis)
         raise fail(UnsupportedError, f"np.{ufunc.__name__}: keyword arguments {sorted(kwargs)} are not supported")
-    value = composed(*inputs, **kwargs) if composed is not None else apply_ufunc(trace_of(inputs), ufunc, inputs)
+    trace = trace_of(inputs)
+    value = composed(*inputs, **kwargs) if composed is not None else apply_ufunc(trace, ufunc, inputs, dtype, casting)
     if out is None:
         return value
-    return in_place(out, value if where is True else IMPLEMENTATIONS["where"](where, value, out[0]))
+    return in_place(out, value if where is True else IMPLEMENTATIONS["where"](where, value, out[0]), casting)
 
 
 
