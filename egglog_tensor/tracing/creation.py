@@ -27,7 +27,9 @@ import linecache
 import math
 import operator
 import sys
+import sysconfig
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
@@ -54,11 +56,65 @@ def _wrap(name: str) -> Callable[..., Any]:
 
     @functools.wraps(numpy_fn)
     def creator(*args: Any, **kwargs: Any) -> Any:
-        if called_by_user(sys._getframe(1), creator):
-            return IMPLEMENTATIONS[name](*args, **kwargs)
-        return numpy_fn(*args, **kwargs)
+        frame = sys._getframe(1)
+        if not called_by_user(frame, creator):
+            return numpy_fn(*args, **kwargs)
+        if _in_library(frame) and not _traced(args, kwargs) and (frame.f_code, frame.f_lasti) not in _STATE.sites:
+            made = numpy_fn(*args, **kwargs)  # (a library's small array of constants: its shape bookkeeping stays NumPy's)
+            if isinstance(made, np.ndarray) and made.size <= LIBRARY_CONSTANTS:
+                _STATE.made[id(made)] = (weakref.ref(made), (frame.f_code, frame.f_lasti))
+                return made
+        return IMPLEMENTATIONS[name](*args, **kwargs)
 
     return creator
+
+
+# An installed library's code (SciPy's, scikit-learn's) calling np.zeros & co. with constant arguments gets NumPy's array:
+# library code computes shapes and axes with such arrays (scipy.stats' np.ones((n, ndim), dtype=int) of shapes,
+# np.insert into it), which must stay concrete. If one is then indexed with a traced index or a traced value is
+# written into it (a buffer the library fills), `library_array_used` stops the trace, and it runs again with that
+# call site traced (`_STATE.sites`).
+_LIBRARIES = tuple(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+MAX_SITES = 32  # library call sites traced at most per trace (each one more run of it)
+LIBRARY_CONSTANTS = 256  # elements of a library's array made concrete at most (a larger one is a buffer: traced)
+
+
+class LibraryArrayUsed(Exception):
+    """An array an installed library made of constants was indexed with, or given, a traced value: trace again with its
+    call site traced."""
+
+    def __init__(self, site: tuple[Any, int]) -> None:
+        super().__init__("a library's array of constants indexed with or given a traced value")
+        self.site = site
+
+
+def _in_library(frame: FrameType) -> bool:
+    return frame.f_code.co_filename.startswith(_LIBRARIES)
+
+
+def _traced(args: tuple, kwargs: dict) -> bool:
+    return any(isinstance(v, Tracer) for v in (*args, *kwargs.values()))
+
+
+@implements("array.library")
+def library_array_used(tracer: Tracer) -> None:
+    """Raise LibraryArrayUsed if `tracer` is being converted because the subscript the caller's frame runs reads
+    (`made[tracer]`) or writes (`made[i] = tracer`) an array (or a view of one) an installed library made of constants
+    while tracing."""
+    frame = sys._getframe(2)
+    expr = running_expression(frame) if _in_library(frame) else None
+    if not isinstance(expr, ast.Subscript):
+        return
+    try:
+        array = resolve(frame, expr.value)
+    except (KeyError, AttributeError, IndexError, TypeError):
+        return
+    made = getattr(_STATE, "made", {})
+    while isinstance(array, np.ndarray):
+        ref, site = made.get(id(array), (None, None))
+        if ref is not None and ref() is array and len(_STATE.sites) < MAX_SITES:
+            raise LibraryArrayUsed(site)
+        array = array.base
 
 
 def called_by_user(frame: FrameType, fn: Any) -> bool:
@@ -165,16 +221,20 @@ for _name in ("rand", "randn", "random", "random_sample", "ranf", "sample", "uni
 
 
 @contextlib.contextmanager
-def tracing(trace: Trace) -> Iterator[None]:
-    """Make `trace` the one that NumPy's creation functions called in this thread add to."""
+def tracing(trace: Trace, sites: frozenset = frozenset()) -> Iterator[None]:
+    """Make `trace` the one that NumPy's creation functions called in this thread add to; at the library call
+    `sites` they make traced arrays (LibraryArrayUsed)."""
     traces = _STATE.__dict__.setdefault("traces", [])
+    saved = getattr(_STATE, "sites", frozenset()), getattr(_STATE, "made", {})
     traces.append(trace)
+    _STATE.sites, _STATE.made = sites, {}
     _install(+1)
     try:
         yield
     finally:
         _install(-1)
         traces.pop()
+        _STATE.sites, _STATE.made = saved
 
 
 def _current(name: str) -> Trace:

@@ -34,6 +34,8 @@ class Selection(np.lib.mixins.NDArrayOperatorsMixin):
     shape = size = property(_refused)
     __len__ = __iter__ = __array__ = __bool__ = __float__ = __int__ = __index__ = __getitem__ = _refused
 
+    device = property(lambda self: "cpu")  # (array-API code asks it of every array)
+
     @property
     def ndim(self) -> int:
         return self.value.ndim - self.mask.ndim + 1
