@@ -164,3 +164,17 @@ def test_unsupported_ndarray_attributes_are_attribute_errors() -> None:
     with pytest.raises(et.UnsupportedError, match=r"ndarray.flags is not supported in a kernel") as info:
         et.kernel(lambda x: x.flags.writeable and x)(X)
     assert isinstance(info.value, AttributeError)
+
+
+def test_asarray_chkfinite_raises_numpys_error_for_data_with_nan_at_each_call() -> None:
+    """SciPy's check_finite: a guard on np.isfinite(a).all(), so each call checks its own data."""
+    def f(x):
+        a = np.asarray_chkfinite(x)
+        return np.sqrt((a * a).sum())
+
+    k = et.kernel(f)
+    x = np.arange(5.0)
+    np.testing.assert_allclose(k(x), f(x), rtol=1e-15)
+    with pytest.raises(ValueError, match="array must not contain infs or NaNs"):
+        k(np.array([1.0, np.nan, 2.0, 3.0, 4.0]))
+    np.testing.assert_allclose(k(x + 1), f(x + 1), rtol=1e-15)

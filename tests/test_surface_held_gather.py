@@ -97,6 +97,26 @@ def test_a_local_concrete_array_gets_a_clear_error() -> None:
         et.kernel(f)(np.array([1]))
 
 
+def test_arrays_made_of_constants_in_the_kernel_are_traced_where_they_meet_traced_values() -> None:
+    """np.array / np.asarray of constants give NumPy's arrays while tracing; one indexed with traced indices (a lookup
+    table), or a view of one (array-API-compat's clip: a broadcast bound indexed by a traced mask), is traced again as a
+    constant (tracing/creation.py)."""
+    def lookup(ids, x):
+        lut = np.array([10.0, 20.0, 30.0, 40.0])
+        return lut[ids] + x[ids]
+
+    def clip_below(x):  # array_api_compat's clip(x, 0.0), as scikit-learn's cosine_distances runs it
+        a = np.broadcast_to(np.asarray(0.0, dtype=x.dtype), x.shape)
+        out = x.copy()
+        below = (out < a) | np.isnan(a)
+        out[below] = a[below]
+        return out
+
+    ids, x = np.array([0, 3, 1, 2, 3]), np.arange(-2.0, 3.0)
+    np.testing.assert_array_equal(et.kernel(lookup)(ids, x), lookup(ids, x))
+    np.testing.assert_array_equal(et.kernel(clip_below)(x), clip_below(x))
+
+
 HELD_TWICE = {"table": TABLE}
 IN_A_TUPLE = (TABLE,)  # a tuple cannot be changed: the array stays there
 

@@ -22,6 +22,7 @@ STATS = {
     "skew": lambda x: ss.skew(x, axis=0), "kurtosis": lambda x: ss.kurtosis(x, axis=1), "sem": lambda x: ss.sem(x, axis=0),
     "iqr": lambda x: ss.iqr(x, axis=0), "trim_mean": lambda x: ss.trim_mean(x, 0.1, axis=0),
     "skew of all": lambda x: ss.skew(x, axis=None), "zscore": lambda x: ss.zscore(x, axis=0),
+    "linalg.norm": lambda x: sl.norm(x),  # (np.asarray_chkfinite: a guard)
 }
 
 

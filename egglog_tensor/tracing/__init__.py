@@ -78,7 +78,7 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
     0-d bool outputs (true: fail) whose errors and messages are appended to `checks`. `locations` receives the
     user's (file, line) that made each node; `guards` the data values tracing took as Python values (guards.py)."""
     held_arrays: tuple[held.HeldArrayIndexed, ...] = ()  # NumPy arrays indexed with traced indices: traced (tracing/held.py)
-    sites: frozenset = frozenset()  # library calls of np.zeros & co. whose arrays get traced values: traced (creation.py)
+    sites: frozenset = frozenset()  # calls making arrays of constants that meet traced values: traced (creation.py)
     while True:
         trace = Trace(Builder(), tuple(names))
         nodes = [trace.make("arg", (), (name, spec.shape, spec.dtype, spec.layout)) for name, spec in zip(names, specs, strict=True)]
@@ -89,7 +89,7 @@ def trace_function(fn: Callable[..., Any], names: Sequence[str], specs: Sequence
             with creation.tracing(trace, sites), held.substituted(trace, held_arrays):
                 result = fn(*tracers)
             break
-        except creation.LibraryArrayUsed as e:
+        except creation.ConcreteArrayUsed as e:
             sites |= {e.site}
         except held.HeldArrayIndexed as e:
             if len(held_arrays) == held.MAX_ARRAYS or any(h.array is e.array for h in held_arrays):

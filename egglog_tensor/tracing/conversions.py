@@ -96,6 +96,16 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
     return _convert("asarray", a, dtype, copy)
 
 
+@_conversion("asarray_chkfinite")
+def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Tracer:
+    """np.asarray_chkfinite (SciPy's check_finite): np.asarray's, and NumPy's ValueError where a float array holds an inf
+    or NaN, a guard checked at each call (calling.md#guards-branches-on-data-values)."""
+    x = _convert("asarray_chkfinite", a, dtype, None)
+    if x.dtype.kind in "fc" and not np.isfinite(x).all():
+        raise ValueError("array must not contain infs or NaNs")
+    return x
+
+
 @_conversion("array")
 def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, order: str = "K", subok: bool = False, ndmin: int = 0,
           ndmax: int = 0) -> Tracer:

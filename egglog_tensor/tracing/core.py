@@ -326,7 +326,7 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return element._taken("ndarray.item() of a traced array", {"b": "bool", "i": "int", "u": "int"}.get(self.dtype.kind, "float"))
 
     def __array__(self, dtype=None, copy=None):
-        IMPLEMENTATIONS["array.library"](self)  # `library_array[tracer]`, `[i] = tracer`: traced again (tracing/creation.py)
+        IMPLEMENTATIONS["array.made"](self)  # `made_array[tracer]`, `[i] = tracer`: traced again (tracing/creation.py)
         IMPLEMENTATIONS["array.indexed"](self)  # `held_array[tracer]` in user code: traced again (tracing/held.py)
         error = self._concrete("converting a traced array to a NumPy array (with np.asarray, np.float32... bound before tracing, "
                                "or np.frombuffer & co., or a list of traced arrays where no traced array is an operand itself: "

@@ -38,12 +38,13 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import DTYPES
-from .core import IMPLEMENTATIONS, Trace, Tracer, dtype_name, fail, implements, is_user_code, lift, memory_order, result
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, dtype_name, fail, implements, is_user_code, lift, memory_order, result
 from .shapes import concatenate, diagonal, reshape
 from .ufuncs import where
 
 CREATORS = ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "identity", "tri")
 _NUMPY = {name: getattr(np, name) for name in CREATORS}  # NumPy's own functions
+_NDARRAY = np.ndarray  # (np.ndarray itself is replaced while tracing: conversions.py)
 _STATE = threading.local()  # .traces: the traces this thread is running, innermost last
 _LOCK = threading.Lock()
 _tracing_threads = 0  # how many traces run in all threads (the wrappers are installed while > 0)
@@ -59,32 +60,42 @@ def _wrap(name: str) -> Callable[..., Any]:
         frame = sys._getframe(1)
         if not called_by_user(frame, creator):
             return numpy_fn(*args, **kwargs)
-        if _in_library(frame) and not _traced(args, kwargs) and (frame.f_code, frame.f_lasti) not in _STATE.sites:
-            made = numpy_fn(*args, **kwargs)  # (a library's small array of constants: its shape bookkeeping stays NumPy's)
-            if isinstance(made, np.ndarray) and made.size <= LIBRARY_CONSTANTS:
-                _STATE.made[id(made)] = (weakref.ref(made), (frame.f_code, frame.f_lasti))
+        site = (frame.f_code, frame.f_lasti)
+        if name in CREATORS:  # (a library's small array of constants: NumPy's, its shape bookkeeping stays concrete)
+            if not _in_library(frame) or site in _STATE.sites or _traced(args, kwargs):
+                return IMPLEMENTATIONS[name](*args, **kwargs)
+            made = numpy_fn(*args, **kwargs)
+            if type(made) is not _NDARRAY or made.size > LIBRARY_CONSTANTS:
+                return IMPLEMENTATIONS[name](*args, **kwargs)
+        else:  # np.asarray & co.: NumPy's array of what holds no traced value
+            made = IMPLEMENTATIONS[name](*args, **kwargs)
+            if type(made) is not _NDARRAY:
                 return made
-        return IMPLEMENTATIONS[name](*args, **kwargs)
+        if site in _STATE.sites:
+            return as_tracer(_current(name), made)
+        _STATE.made[id(made)] = (weakref.ref(made), site)
+        return made
 
     return creator
 
 
-# An installed library's code (SciPy's, scikit-learn's) calling np.zeros & co. with constant arguments gets NumPy's array:
-# library code computes shapes and axes with such arrays (scipy.stats' np.ones((n, ndim), dtype=int) of shapes,
-# np.insert into it), which must stay concrete. If one is then indexed with a traced index or a traced value is
-# written into it (a buffer the library fills), `library_array_used` stops the trace, and it runs again with that
-# call site traced (`_STATE.sites`).
+# NumPy arrays of constants made while tracing: np.asarray & co. of values holding no traced array give NumPy's
+# arrays (user code's too), and so do an installed library's np.zeros & co. with constant arguments (SciPy's,
+# scikit-learn's: library code computes shapes and axes with such arrays, scipy.stats' np.ones((n, ndim), dtype=int)
+# of shapes, np.insert into it, which must stay concrete). If one (or a view of one) is then indexed with a traced
+# index or a traced value is written into it (`lut[idx]`, a buffer the library fills), `concrete_array_used` stops
+# the trace, and it runs again with that call site making a traced array (`_STATE.sites`).
 _LIBRARIES = tuple(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
 MAX_SITES = 32  # library call sites traced at most per trace (each one more run of it)
 LIBRARY_CONSTANTS = 256  # elements of a library's array made concrete at most (a larger one is a buffer: traced)
 
 
-class LibraryArrayUsed(Exception):
-    """An array an installed library made of constants was indexed with, or given, a traced value: trace again with its
+class ConcreteArrayUsed(Exception):
+    """An array of constants made while tracing was indexed with, or given, a traced value: trace again with its
     call site traced."""
 
     def __init__(self, site: tuple[Any, int]) -> None:
-        super().__init__("a library's array of constants indexed with or given a traced value")
+        super().__init__("an array of constants indexed with or given a traced value")
         self.site = site
 
 
@@ -96,13 +107,12 @@ def _traced(args: tuple, kwargs: dict) -> bool:
     return any(isinstance(v, Tracer) for v in (*args, *kwargs.values()))
 
 
-@implements("array.library")
-def library_array_used(tracer: Tracer) -> None:
-    """Raise LibraryArrayUsed if `tracer` is being converted because the subscript the caller's frame runs reads
-    (`made[tracer]`) or writes (`made[i] = tracer`) an array (or a view of one) an installed library made of constants
-    while tracing."""
+@implements("array.made")
+def concrete_array_used(tracer: Tracer) -> None:
+    """Raise ConcreteArrayUsed if `tracer` is being converted because the subscript the caller's frame runs reads
+    (`made[tracer]`) or writes (`made[i] = tracer`) an array (or a view of one) of constants made while tracing."""
     frame = sys._getframe(2)
-    expr = running_expression(frame) if _in_library(frame) else None
+    expr = running_expression(frame) if is_user_code(frame.f_code.co_filename) else None
     if not isinstance(expr, ast.Subscript):
         return
     try:
@@ -110,10 +120,10 @@ def library_array_used(tracer: Tracer) -> None:
     except (KeyError, AttributeError, IndexError, TypeError):
         return
     made = getattr(_STATE, "made", {})
-    while isinstance(array, np.ndarray):
+    while isinstance(array, _NDARRAY):
         ref, site = made.get(id(array), (None, None))
         if ref is not None and ref() is array and len(_STATE.sites) < MAX_SITES:
-            raise LibraryArrayUsed(site)
+            raise ConcreteArrayUsed(site)
         array = array.base
 
 
@@ -223,7 +233,7 @@ for _name in ("rand", "randn", "random", "random_sample", "ranf", "sample", "uni
 @contextlib.contextmanager
 def tracing(trace: Trace, sites: frozenset = frozenset()) -> Iterator[None]:
     """Make `trace` the one that NumPy's creation functions called in this thread add to; at the library call
-    `sites` they make traced arrays (LibraryArrayUsed)."""
+    `sites` they make traced arrays (ConcreteArrayUsed)."""
     traces = _STATE.__dict__.setdefault("traces", [])
     saved = getattr(_STATE, "sites", frozenset()), getattr(_STATE, "made", {})
     traces.append(trace)
