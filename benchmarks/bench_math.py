@@ -4,7 +4,8 @@ against NumPy, with the share of the memory roofline reached.
     python benchmarks/bench_math.py                       # 4096^2, cpu-openmp, every function
     python benchmarks/bench_math.py --n 2048 --only floor,log1p --target cpu
 
-"ratio" is NumPy's time over ours (> 1: faster). "roofline" is bytes / copy bandwidth over our time,
+Rows named `sp.*` call scipy.special (its [dev] and [bench] extras install SciPy): their "numpy" column is SciPy's
+time. "ratio" is NumPy's (SciPy's) time over ours (> 1: faster). "roofline" is bytes / copy bandwidth over our time,
 where bytes is the compulsory traffic (each input read once, the output written once) and the copy
 bandwidth is measured by the same run (np.copyto over one thread per core); 1.0 is the bound.
 """
@@ -33,12 +34,21 @@ COMPOSED: dict[str, Callable[..., np.ndarray]] = {
 }
 
 
+def _scipy() -> dict[str, Callable[..., np.ndarray]]:
+    """scipy.special's functions (tracing/special.py), and the exact GELU of ML code."""
+    import scipy.special as sp
+
+    return {"sp.erf": lambda x: sp.erf(x), "sp.erfc": lambda x: sp.erfc(x), "sp.expit": lambda x: sp.expit(x),
+            "sp.ndtr": lambda x: sp.ndtr(x), "sp.log_expit": lambda x: sp.log_expit(x),
+            "sp.erf gelu": lambda x: 0.5 * x * (1.0 + sp.erf(x * np.float32(0.7071067811865476)))}
+
+
 def cases() -> dict[str, tuple[Callable[..., np.ndarray], int]]:
     """Name -> (function, operand count)."""
     ufunc = lambda f: (lambda *x: f(*x))  # a plain signature: a ufunc's own has keyword-only parameters
     table = {name: (ufunc(getattr(np, name)), 1) for name in UNARY}
     table.update({name: (ufunc(getattr(np, name)), 2) for name in BINARY})
-    table.update({name: (fn, 1) for name, fn in COMPOSED.items()})
+    table.update({name: (fn, 1) for name, fn in (COMPOSED | _scipy()).items()})
     return table
 
 
