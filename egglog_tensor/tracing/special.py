@@ -72,7 +72,8 @@ def _logit(x: Tracer) -> Any:  # SciPy's: log(x / (1 - x)), and near 1/2 the dif
 
 
 def _log_expit(x: Tracer) -> Any:
-    return np.where(x < 0, x - np.log1p(np.exp(x)), -np.log1p(np.exp(-x)))
+    """SciPy's x - log1p(exp(x)) below 0 and -log1p(exp(-x)) from 0, as one expression: the same operations per branch."""
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
 def _times_log(log: Callable[[Any], Any]) -> Callable[[Tracer, Tracer], Any]:
