@@ -86,7 +86,7 @@ def _wrap(name: str) -> Callable[..., Any]:
 # index or a traced value is written into it (`lut[idx]`, a buffer the library fills), `concrete_array_used` stops
 # the trace, and it runs again with that call site making a traced array (`_STATE.sites`).
 _LIBRARIES = tuple(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
-MAX_SITES = 32  # library call sites traced at most per trace (each one more run of it)
+MAX_SITES = 32  # call sites traced at most per trace (each one more run of it)
 LIBRARY_CONSTANTS = 256  # elements of a library's array made concrete at most (a larger one is a buffer: traced)
 
 
@@ -232,7 +232,7 @@ for _name in ("rand", "randn", "random", "random_sample", "ranf", "sample", "uni
 
 @contextlib.contextmanager
 def tracing(trace: Trace, sites: frozenset = frozenset()) -> Iterator[None]:
-    """Make `trace` the one that NumPy's creation functions called in this thread add to; at the library call
+    """Make `trace` the one that NumPy's creation functions called in this thread add to; at the call
     `sites` they make traced arrays (ConcreteArrayUsed)."""
     traces = _STATE.__dict__.setdefault("traces", [])
     saved = getattr(_STATE, "sites", frozenset()), getattr(_STATE, "made", {})
