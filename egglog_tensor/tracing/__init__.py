@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import functools
 import linecache
-import os
-import sysconfig
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,7 +22,7 @@ from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
 from . import arrayapi, assembly, bitviews, calculus, comparisons, conversions, convolution, creation, einsum, elementwise, held, indexing, linalg, orthogonal, polynomials, rearrange, reductions, scans, scatter, selections, shapes, solve, sorting, statistics, ufunc_outer, ufuncs, updates  # noqa: F401  (they register their functions)
 from . import outs  # noqa: F401,E402  (after the others: it wraps their functions' out=)
-from .core import Guard, Trace, Tracer, as_tracer, fail, user_location
+from .core import _PACKAGE_DIR, Guard, Trace, Tracer, as_tracer, fail, user_location
 
 __all__ = ["Guard", "Tracer", "function_name", "narrowed_int_args", "trace_function", "user_location"]
 
@@ -55,13 +53,13 @@ def _compiled_refusal(error: BaseException) -> tuple[str, str] | None:
         frames.append(tb)
         tb = tb.tb_next
     python = [f for f in frames if f.tb_frame.f_code.co_filename.endswith(".py")]
-    if not python or python[-1].tb_frame.f_code.co_filename.startswith(os.path.dirname(os.path.dirname(__file__))):
+    if not python or python[-1].tb_frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         return None
     tb, compiled = python[-1], python[-1] is not frames[-1]
     code = tb.tb_frame.f_code
     line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
     traced = [name for name, value in tb.tb_frame.f_locals.items() if isinstance(value, Tracer)]
-    library = code.co_filename.startswith(tuple(sysconfig.get_paths()[k] for k in ("purelib", "platlib")))
+    library = creation.in_library(code.co_filename)
     if "Tracer" not in str(error) and (not traced or not library or (not compiled and line.startswith(("raise", "assert")))):
         return None
     return f"{code.co_filename}:{tb.tb_lineno}: {line}", ", ".join(traced) or "a Tracer"

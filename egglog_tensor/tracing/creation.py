@@ -62,7 +62,7 @@ def _wrap(name: str) -> Callable[..., Any]:
             return numpy_fn(*args, **kwargs)
         site = (frame.f_code, frame.f_lasti)
         if name in CREATORS:  # (a library's small array of constants: NumPy's, its shape bookkeeping stays concrete)
-            if not _in_library(frame) or site in _STATE.sites or _traced(args, kwargs):
+            if not in_library(frame.f_code.co_filename) or site in _STATE.sites or _traced(args, kwargs):
                 return IMPLEMENTATIONS[name](*args, **kwargs)
             made = numpy_fn(*args, **kwargs)
             if type(made) is not _NDARRAY or made.size > LIBRARY_CONSTANTS:
@@ -99,8 +99,9 @@ class ConcreteArrayUsed(Exception):
         self.site = site
 
 
-def _in_library(frame: FrameType) -> bool:
-    return frame.f_code.co_filename.startswith(_LIBRARIES)
+def in_library(filename: str) -> bool:
+    """Whether `filename` is an installed library's code (site-packages: SciPy's, scikit-learn's)."""
+    return filename.startswith(_LIBRARIES)
 
 
 def _traced(args: tuple, kwargs: dict) -> bool:

@@ -224,8 +224,7 @@ def call_ufunc(ufunc: np.ufunc, *inputs: Any, out: Any = None, where: Any = True
         kwargs.update(dtype=dtype, casting=casting)
     if kwargs and not (composed is not None and ufunc.signature and set(kwargs) <= {"axis"}):  # (a gufunc's vector axis)
         raise fail(UnsupportedError, f"np.{ufunc.__name__}: keyword arguments {sorted(kwargs)} are not supported")
-    trace = trace_of(inputs)
-    value = composed(*inputs, **kwargs) if composed is not None else apply_ufunc(trace, ufunc, inputs, dtype, casting)
+    value = composed(*inputs, **kwargs) if composed is not None else apply_ufunc(trace_of(inputs), ufunc, inputs, dtype, casting)
     if out is None:
         return value
     return in_place(out, value if where is True else IMPLEMENTATIONS["where"](where, value, out[0]), casting)
