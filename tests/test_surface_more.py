@@ -170,3 +170,16 @@ def test_ediff1d_unwrap() -> None:
     check(lambda p, q, i: (np.unwrap(p), np.unwrap(q, axis=0), np.unwrap(p, discont=4.0), np.unwrap(i, period=4),
                            np.unwrap(i), np.unwrap(p.astype(np.float32))),
           wrapped, wrapped.T.copy(), ints, rtol=0, atol=0)
+
+
+def test_logical_ufuncs_of_python_numbers_and_bool_arrays() -> None:
+    """NumPy's logical ufuncs take a Python number beside a bool array as its truth value in their bool loop
+    (`np.logical_and(1, b)`, SciPy's default argument check): the kernel too, where arithmetic stays int64."""
+    b = np.array([True, False, True])
+
+    def f(b):
+        return np.logical_and(1, b), np.logical_or(b, 0), np.logical_xor(b, 2.5), np.logical_and(0.0, b), b + 1
+
+    for got, want in zip(et.kernel(f)(b), f(b), strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

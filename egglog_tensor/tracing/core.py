@@ -161,6 +161,8 @@ class Trace:
                 typed = to_float(value, dtype)
             elif bounds is not None and type(value) is int:  # in bounds: `uint8_array - 1` subtracts a uint8 1
                 typed = np.asarray(value, dtype)
+            elif dtype == "bool" and type(value) in (int, float):  # a logical ufunc's bool loop: np.logical_and(1, b)
+                typed = np.asarray(bool(value))
             else:
                 typed = np.asarray(value).astype(dtype, casting="same_kind")
         except OverflowError:  # float(10**400)

@@ -192,10 +192,26 @@ def replace_while_tracing(name: str, replacement: Any = None) -> None:
     _WRAPPERS[name] = _wrap(name) if replacement is None else replacement
 
 
+_FOREIGN: dict[str, Callable[[Any], Any]] = {}  # "module:Owner.attr" -> its replacement made of the original
+
+
+def replace_foreign_while_tracing(name: str, make: Callable[[Any], Any]) -> None:
+    """Make the attribute `name` ("module:Owner.attr", of a library this package never imports: SciPy's) `make(original)`
+    while any thread traces, from the first trace that starts after the user imported that module."""
+    _FOREIGN[name] = make
+
+
+def replacement(name: str) -> Any:
+    """What np.<name> is while tracing (for a library's own binding of it: `from numpy import asarray`)."""
+    return _WRAPPERS[name]
+
+
 def _owner(name: str) -> tuple[Any, str]:
-    """The module holding np.<name> and the attribute's name in it."""
-    space, _, attr = name.rpartition(".")
-    return (getattr(np, space) if space else np), attr
+    """The module (or class) holding np.<name> (or "module:Owner.attr") and the attribute's name in it."""
+    module, _, path = name.rpartition(":")
+    space, _, attr = path.rpartition(".")
+    owner = sys.modules[module] if module else np
+    return functools.reduce(getattr, space.split(".") if space else (), owner), attr
 
 
 def _install(delta: int) -> None:
@@ -203,6 +219,10 @@ def _install(delta: int) -> None:
     global _tracing_threads
     with _LOCK:
         _tracing_threads += delta
+        for name in [n for n in _FOREIGN if n.partition(":")[0] in sys.modules]:
+            module, attr = _owner(name)
+            _NUMPY[name] = getattr(module, attr)
+            _WRAPPERS[name] = _FOREIGN.pop(name)(_NUMPY[name])
         for name, wrapper in _WRAPPERS.items():
             module, attr = _owner(name)
             if _tracing_threads and getattr(module, attr) is _NUMPY[name]:

@@ -107,6 +107,61 @@ def _ndtr(a: Tracer) -> Any:  # Cephes' ndtr: erf near 0, erfc of |x| beyond (no
     return np.where(np.abs(x) < np.sqrt(0.5), 0.5 + 0.5 * _special("erf", x), np.where(x > 0, 1 - tail, tail))
 
 
+def _log_ndtr(a: Tracer) -> Any:
+    """log(ndtr(a)): log1p(-erfc(a/sqrt 2)/2) from -1 up (SciPy's form), log(erfc(-a/sqrt 2)/2) below (erfc has no
+    cancellation there; SciPy's log(erfcx)-t^2 is the same value), and below -20, where erfc underflows, the
+    asymptotic series -a^2/2 - log(-a) - log(2 pi)/2 + log(1 - 1/a^2 + 3/a^4 - ...) (its 12 terms reach 1e-20)."""
+    t = a * np.sqrt(0.5)
+    near = np.where(a < -1, np.log(0.5 * _special("erfc", -t)), np.log1p(-0.5 * _special("erfc", t)))
+    inverse_square, term, series = 1.0 / (a * a), 1.0, 0.0
+    for k in range(1, 13):
+        term = -term * (2 * k - 1) * inverse_square
+        series = series + term
+    far = -0.5 * a * a - np.log(-a) - 0.5 * np.log(2 * np.pi) + np.log1p(series)
+    return np.where(a < -20, far, near)
+
+
+# Cephes' ndtri: rational approximations of the inverse of ndtr, in w = y - 1/2 for 0.135 < y < 0.865, else in
+# 1/z with z = sqrt(-2 log y) (y < 1/2 mirrored), two of them for z below and above 8. Coefficients highest first.
+_NDTRI_P0 = (-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1, 1.39312609387279679503E1,
+             -1.23916583867381258016E0)
+_NDTRI_Q0 = (1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1, -2.25462687854119370527E2,
+             2.00260212380060660359E2, -8.20372256168333339912E1, 1.59056225126211695515E1, -1.18331621121330003142E0)
+_NDTRI_P1 = (4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1, 4.40805073893200834700E1,
+             1.46849561928858024014E1, 2.18663306850790267539E0, -1.40256079171354495875E-1, -3.50424626827848203418E-2,
+             -8.57456785154685413611E-4)
+_NDTRI_Q1 = (1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1, 1.50425385692907503408E1,
+             2.50464946208309415979E0, -1.42182922854787788574E-1, -3.80806407691578277194E-2, -9.33259480895457427372E-4)
+_NDTRI_P2 = (3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0, 1.33303460815807542389E0,
+             2.01485389549179081538E-1, 1.23716634817820021358E-2, 3.01581553508235416007E-4, 2.65806974686737550832E-6,
+             6.23974539184983293730E-9)
+_NDTRI_Q2 = (1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0, 2.16236993594496635890E-1,
+             1.34204006088543189037E-2, 3.28014464682127739104E-4, 2.89247864745380683936E-6, 6.79019408009981274425E-9)
+_EXP_M2 = 0.13533528323661269189  # exp(-2)
+
+
+def _horner(x: Any, coefficients: Sequence[float]) -> Any:
+    value: Any = coefficients[0]
+    for c in coefficients[1:]:
+        value = value * x + c
+    return value
+
+
+def _ndtri(y0: Tracer) -> Any:
+    flipped = y0 > 1.0 - _EXP_M2
+    y = np.where(flipped, 1.0 - y0, y0)
+    w = y - 0.5
+    w2 = w * w
+    central = (w + w * (w2 * _horner(w2, _NDTRI_P0) / _horner(w2, _NDTRI_Q0))) * np.sqrt(2 * np.pi)
+    z = np.sqrt(-2.0 * np.log(y))
+    u = 1.0 / z
+    correction = np.where(z < 8.0, u * _horner(u, _NDTRI_P1) / _horner(u, _NDTRI_Q1), u * _horner(u, _NDTRI_P2) / _horner(u, _NDTRI_Q2))
+    tail = z - np.log(z) / z - correction
+    value = np.where(y > _EXP_M2, central, np.where(flipped, tail, -tail))
+    edges = np.where(y0 == 0.0, -np.inf, np.where(y0 == 1.0, np.inf, np.nan))
+    return np.where((y0 > 0.0) & (y0 < 1.0), value, np.where(np.isnan(y0), y0, edges))
+
+
 def _huber(delta: Tracer, r: Tracer) -> Any:
     value = np.where(np.abs(r) <= delta, 0.5 * r * r, delta * (np.abs(r) - 0.5 * delta))
     return np.where(delta < 0, np.inf, value)
@@ -135,7 +190,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "expit": _expit, "logit": _logit, "log_expit": _log_expit,
     "xlogy": _times_log(np.log), "xlog1py": _times_log(np.log1p),
     "entr": _entr, "rel_entr": _rel_entr, "kl_div": _kl_div,
-    "ndtr": _ndtr, "huber": _huber, "pseudo_huber": _pseudo_huber,
+    "ndtr": _ndtr, "log_ndtr": _log_ndtr, "ndtri": _ndtri, "huber": _huber, "pseudo_huber": _pseudo_huber,
     "boxcox": _boxcox(np.log), "boxcox1p": _boxcox(np.log1p),
     # SciPy's own spellings of NumPy's functions
     "expm1": np.expm1, "log1p": np.log1p, "cbrt": np.cbrt, "exp2": np.exp2, "round": np.rint,

@@ -43,14 +43,14 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any], dtype: Any
 def _applied(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any], dtype: Any = None, casting: str = "same_kind") -> Tracer:
     """apply_ufunc's value."""
     name = _UFUNC_OPS.get(ufunc.__name__, ufunc.__name__)
-    if name not in UNARY and name not in BINARY and name not in ("positive", "matmul"):
-        if ufunc.__name__.endswith("(vectorized)"):
-            raise fail(UnsupportedError, f"a ufunc made by np.frompyfunc ({ufunc.__name__}) runs a Python function on each "
-                                         "element, which a kernel cannot trace; call the function on the whole array instead")
-        raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}) is not supported")
-    if not special.is_op(ufunc):  # another library's ufunc of a name NumPy's ops have, or a SciPy one's method
+    if ufunc.__name__.endswith("(vectorized)"):
+        raise fail(UnsupportedError, f"a ufunc made by np.frompyfunc ({ufunc.__name__}) runs a Python function on each "
+                                     "element, which a kernel cannot trace; call the function on the whole array instead")
+    if not special.is_op(ufunc):  # another library's ufunc (SciPy's private ones too), or a SciPy one's method
         raise fail(UnsupportedError, f"the ufunc {ufunc.__name__!r} of {describe(inputs)} is not NumPy's; of other libraries' "
                                      f"ufuncs, calls of scipy.special's are supported ({', '.join(special.supported())})")
+    if name not in UNARY and name not in BINARY and name not in ("positive", "matmul"):
+        raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}) is not supported")
     loop = loop_dtypes(ufunc, inputs, dtype)
     _check_casting(ufunc, inputs, loop, casting)
     all_weak = all(isinstance(dtype_key(v), type) for v in inputs)

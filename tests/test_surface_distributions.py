@@ -1,0 +1,103 @@
+"""scipy.stats' continuous distributions in a kernel (tracing/distributions.py): rv_continuous's pdf, logpdf, cdf,
+logcdf, sf, logsf, ppf and isf evaluate the distribution's formula on every entry and select as SciPy places,
+so values outside the support, NaN, infinities and invalid loc, scale or shape arguments give SciPy's results.
+Each is checked against SciPy itself on the same arguments."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats as st
+
+import egglog_tensor as et
+from egglog_tensor.errors import UnsupportedError
+
+RNG = np.random.default_rng(11)
+X = np.concatenate([RNG.standard_normal(200) * 3, np.linspace(-6, 6, 49), [0.0, -0.0, 0.5, np.inf, -np.inf, np.nan, 1e-300, 40.0, -40.0]])
+Q = np.concatenate([RNG.random(200), np.linspace(0, 1, 41), [0.0, 1.0, np.nan, -0.5, 1.5, 1e-300, 1 - 1e-16]])
+METHODS = ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf")
+
+# distribution: its shape arguments (the default run checks the first ones, the slow run all)
+DISTRIBUTIONS = {"norm": (), "expon": (), "laplace": (), "lognorm": (0.6,), "weibull_min": (1.7,), "genextreme": (-0.3,)}
+MORE = {"logistic": (), "uniform": (), "gumbel_r": (), "gumbel_l": (), "halfnorm": (), "rayleigh": (),
+        "pareto": (2.5,), "lomax": (1.5,), "genextreme": (0.4,)}
+
+
+def all_methods(name: str, shapes: tuple) -> tuple:
+    """The kernel's function: every method of the distribution at loc 0.5, scale 2."""
+    dist = getattr(st, name)
+    return lambda x, q: tuple(getattr(dist, m)(q if m in ("ppf", "isf") else x, *shapes, loc=0.5, scale=2.0) for m in METHODS)
+
+
+def check(got: tuple, want: tuple) -> None:
+    for method, g, w in zip(METHODS, got, want, strict=True):
+        assert g.dtype == w.dtype, method
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=method)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-300, err_msg=method)
+
+
+def _cases(table: dict) -> list:
+    return [pytest.param(name, shapes, id=f"{name}{shapes or ''}") for name, shapes in table.items()]
+
+
+@pytest.mark.parametrize(("name", "shapes"), _cases(DISTRIBUTIONS))
+def test_every_method_matches_scipy(name: str, shapes: tuple) -> None:
+    fn = all_methods(name, shapes)
+    with np.errstate(all="ignore"):
+        want = fn(X, Q)
+    check(et.kernel(fn)(X, Q), want)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "shapes"), _cases(MORE))
+def test_every_method_matches_scipy_more_distributions(name: str, shapes: tuple) -> None:
+    test_every_method_matches_scipy(name, shapes)
+
+
+def test_traced_loc_scale_and_shape_arguments_with_invalid_entries() -> None:
+    """loc, scale and a shape argument passed in: where scale <= 0 or the shape argument is invalid SciPy gives NaN
+    (its badvalue), and so does the kernel; float32 data gives SciPy's float64."""
+    x = RNG.standard_normal((5, 8)).astype(np.float32) + 1.0
+    loc = np.array([0.0, 1.0, -1.0, 0.5, 2.0, 0.0, np.nan, 0.0])
+    scale = np.array([1.0, 2.0, 0.0, -1.0, 0.5, 3.0, 1.0, np.inf])
+    c = np.array([[1.5], [0.0], [-1.0], [2.0], [0.7]])
+
+    def f(x, loc, scale, c):
+        return st.norm.logpdf(x, loc, scale), st.weibull_min.cdf(x, c, loc=loc, scale=scale), st.expon.ppf(np.abs(x) / 4, loc, scale)
+
+    with np.errstate(all="ignore"):
+        want = f(x, loc, scale, c)
+    got = et.kernel(f)(x, loc, scale, c)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype == np.float64
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_frozen_distributions_and_a_log_likelihood() -> None:
+    """`norm(mu, sigma)` frozen outside the kernel and inside it, and the sum of a logpdf (a fused reduction)."""
+    frozen = st.norm(1.0, 2.5)
+    x = RNG.standard_normal(1000) * 2
+
+    def f(x, mu):
+        return frozen.cdf(x), st.laplace(mu, 0.5).sf(x), st.norm.logpdf(x, mu, 2.0).sum()
+
+    got = et.kernel(f)(x, np.float64(0.3))
+    want = f(x, np.float64(0.3))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_scalars_and_scipy_outside_the_kernel() -> None:
+    """A 0-d argument gives a 0-d result; SciPy's own methods are back once the trace ends."""
+    pdf = st.rv_continuous.pdf
+    got = et.kernel(lambda v: st.norm.pdf(v))(np.float64(0.25))
+    assert np.shape(got) == () and got == pytest.approx(st.norm.pdf(0.25), rel=1e-15)
+    assert st.rv_continuous.pdf is pdf and st.norm.pdf(np.array([0.0]))[0] == pytest.approx(1 / np.sqrt(2 * np.pi))
+
+
+def test_distributions_whose_formula_a_kernel_lacks_are_named() -> None:
+    """Student's t needs scipy.special.stdtr (an incomplete beta integral), which no kernel computes: the error
+    names it."""
+    with pytest.raises(UnsupportedError, match="scipy.special.stdtr is not supported"):
+        et.kernel(lambda x: st.t.cdf(x, 3.0))(X)
