@@ -178,3 +178,22 @@ def test_asarray_chkfinite_raises_numpys_error_for_data_with_nan_at_each_call() 
     with pytest.raises(ValueError, match="array must not contain infs or NaNs"):
         k(np.array([1.0, np.nan, 2.0, 3.0, 4.0]))
     np.testing.assert_allclose(k(x + 1), f(x + 1), rtol=1e-15)
+
+
+def test_functions_of_one_array_given_a_list_of_traced_arrays_stack_it() -> None:
+    """`np.mean([a, b], axis=0)`, `np.transpose([q1, q2])` (scikit-learn's robust_scale), `np.polyval([c0, c1], x)`:
+    NumPy dispatches on the list, not the arrays in it; while tracing the list is stacked first (tracing/sequences.py),
+    numbers in it too, and the function is NumPy's again once the trace ends."""
+    a = np.arange(6.0).reshape(2, 3)
+    b = a[::-1] * 2
+
+    def f(a, b):
+        return (np.mean([a, b], axis=0), np.max((a, b), axis=0), np.transpose([a.sum(0), b.sum(0)]),
+                np.median([a, b, a + b], axis=0), np.polyval([a.sum(), 2.0, b.max()], a), np.linalg.norm([a.sum(), b.sum()]),
+                np.percentile([a[0], b[0]], 50, axis=0), np.mean([a, 1.0 + 0 * a], axis=0), np.shape([a, b]))
+
+    mean = np.mean
+    for got, want in zip(et.kernel(f)(a, b), f(a, b), strict=True):
+        assert np.shape(got) == np.shape(want)
+        np.testing.assert_allclose(got, want, rtol=1e-15)
+    assert np.mean is mean and np.mean([1.0, 2.0]) == 1.5

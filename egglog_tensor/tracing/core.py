@@ -362,12 +362,11 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return handler(ufunc, *inputs, **kwargs)
 
     def __array_function__(self, func: Callable, types: Any, args: Any, kwargs: Any) -> Any:
-        public = getattr(np, func.__name__, None)  # (while tracing, np.zeros & co. wrap NumPy's: creation.py)
-        if func in (public, getattr(public, "__wrapped__", None)):
+        if _is_public(func, np):
             name = func.__name__
         else:  # np.linalg's and np.lib.stride_tricks' functions are registered as "linalg.<name>", "stride_tricks.<name>"
             name = next((f"{space}.{func.__name__}" for space, module in (("linalg", np.linalg), ("stride_tricks", np.lib.stride_tricks))
-                         if getattr(module, func.__name__, None) is func), None)
+                         if _is_public(func, module)), None)
         handler = IMPLEMENTATIONS.get(name)
         if handler is None:
             where = name or f"{func.__module__.removeprefix('numpy').lstrip('.')}.{func.__name__}".lstrip(".")
@@ -551,6 +550,13 @@ def dtype_key(v: Any) -> Any:
     if isinstance(v, (list, tuple)):
         return dtype_key(operand_array(v))
     raise fail(UnsupportedError, f"operand of type {type(v).__name__} is not supported")
+
+
+def _is_public(func: Callable, module: Any) -> bool:
+    """Whether `func` is `module`'s function of its name, or the one that function wraps (while tracing, np.zeros,
+    np.mean & co. are wrappers of NumPy's: creation.py, sequences.py)."""
+    public = getattr(module, func.__name__, None)
+    return func in (public, getattr(public, "__wrapped__", None))
 
 
 def first_tracer(value: Any) -> Tracer | None:
