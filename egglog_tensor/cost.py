@@ -205,7 +205,8 @@ class TensorCostModel:
         shape = (out.shape[0], max([math.prod(out.shape[1:]), *(k.row for k in reductions)]))  # rows, longest row read
         untiled = _EPSILON if tiles is None else 0.0  # chosen tiles are shown when they tie with the default
         block = tiles[0] if tiles else block_rows(shape[0], shape[1] * itemsize * values, self.target)
-        memory, balance, overhead = rows_slowdown(shape, block, itemsize, values, self.target)
+        passes = sum(1 for k in reductions if k.row >= REREAD_ROW)
+        memory, balance, overhead = rows_slowdown(shape, block, itemsize, values, self.target, passes)
         m = self.machine
         # The reductions run on the block in cache: the time they wait on add latency (with their lanes)
         # is not hidden behind memory traffic.
@@ -412,17 +413,21 @@ BLOCK_NS = 200.0  # per row block: a loop iteration starting every fused op's lo
 REDUCE_CHAINS = 4  # independent vector adds in flight a core needs to hide an add's latency
 
 
+REREAD_ROW = 64  # a reduction combining at least this many elements per result is a pass over the block's rows
+
+
 def rows_slowdown(shape: tuple[int, ...], block: int, itemsize: int, values: int,
-                  target: Target) -> tuple[float, float, float]:
+                  target: Target, passes: int = 1) -> tuple[float, float, float]:
     """(memory factor, balance, overhead ns) of a row-fused loop over `shape` in blocks of `block`
     rows, against an ideal loop (its reductions' lanes: reduce_slowdown). The block's rows of the
-    `values` row-sized values in the loop must fit half of L2, or they are re-read from memory.
+    `values` row-sized values in the loop must fit half of L2, or they are re-read from memory by each
+    of the `passes` over them (the loop's long reductions; at least 1.5 times).
     Every block costs BLOCK_NS; with threads, the critical path is the thread with the most blocks
     (the last one may be partial). Caches and threads are `target`'s."""
     caches, threads = target, target.threads
     rows, n = max(1, shape[0]), max(1, math.prod(shape[1:]))
     block = max(1, min(block, rows))
-    memory = 1.5 if block * n * itemsize * values > caches.l2 // 2 else 1.0
+    memory = max(1.5, passes) if block * n * itemsize * values > caches.l2 // 2 else 1.0
     blocks = math.ceil(rows / block)
     balance = math.ceil(blocks / threads) * block * threads / rows if threads > 1 else 1.0
     return memory, balance, blocks * BLOCK_NS / threads

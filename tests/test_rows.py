@@ -194,6 +194,9 @@ def test_rows_slowdown_prices_cache_fit_and_balance() -> None:
     assert rows_slowdown((96, 64), 64, 4, 2, TWO)[1] > 1.0  # two blocks, one of them partial
     assert rows_slowdown((128, 64), 64, 4, 2, TWO)[1] == 1.0
     assert rows_slowdown(shape, 2, 4, 2, AVX512)[2] > rows_slowdown(shape, 64, 4, 2, AVX512)[2]  # per-block overhead
+    # a block past half the L2 is read from memory by each pass over it (np.var of all of x: three)
+    assert rows_slowdown(shape, 2 * rows_fit, 4, 2, AVX512, passes=3)[0] == 3.0
+    assert rows_slowdown(shape, rows_fit, 4, 2, AVX512, passes=3)[0] == 1.0
 
 
 @pytest.mark.slow  # (a sweep; test_rows' tests of each tile choice run by default)

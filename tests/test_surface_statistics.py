@@ -297,6 +297,38 @@ def test_column_strips_of_other_programs(case: str) -> None:
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+def test_var_of_a_large_array_runs_in_blocks_in_one_pass(target: str) -> None:
+    """var/std of all of an array from 1 MiB (tracing/statistics.py ROWS_FROM): each row's mean and squared
+    deviations in one loop over blocks of rows (the rows stage), the rows combined as Chan et al. in float64. On 1e4
+    + small noise (where a one-pass formula loses every digit) the error is within twice NumPy's plus 4 eps (float64:
+    64 eps); with ddof, keepdims, dtype=float64, 3-D and 1-D arrays, int16 data, NaN and a stride-0 constant view,
+    NumPy's results. (Along leading axes var keeps NumPy's two passes, checked here beside them.)"""
+    rng = np.random.default_rng(5)
+    x = np.float32(1e4) + rng.standard_normal((512, 1024), dtype=np.float32) * np.float32(0.01)
+
+    def f(a):
+        return (np.var(a), np.std(a, ddof=1), np.var(a, keepdims=True), np.var(a, dtype=np.float64), np.var(a.reshape(8, 64, 1024)),
+                np.var(a, axis=0), np.std(a.reshape(4, 128, 1024), axis=(0, 1), ddof=2, keepdims=True), np.var(a.astype(np.float64), axis=0),
+                np.var(a.ravel()[:300000]))
+
+    kernel = et.kernel(f, target=target)
+    assert "rows-script" in kernel.inspect(x).stages
+    for g, numpy, exact in zip(kernel(x), f(x), f(x.astype(np.float64)), strict=True):
+        assert g.dtype == numpy.dtype and g.shape == numpy.shape
+        ours, theirs = (float(np.max(np.abs(r - exact) / exact)) for r in (g, numpy))
+        assert ours <= 2 * theirs + (4 * float(np.finfo(np.float32).eps) if g.dtype == np.float32 else 64 * float(np.finfo(np.float64).eps)), (ours, theirs)
+    ints = rng.integers(-1000, 1000, (300, 2048)).astype(np.int16)
+    with_nan = x.copy()
+    with_nan[7, 9] = np.nan
+    constant = np.broadcast_to(np.float32(1000.1), (1024, 1024))
+    got = et.kernel(lambda i, n, c: (np.var(i), np.std(n), np.var(c), np.var(i, axis=0), np.std(n, axis=0)), target=target)(ints, with_nan, constant)
+    np.testing.assert_allclose(got[0], np.var(ints), rtol=1e-13)
+    np.testing.assert_allclose(got[3], np.var(ints, axis=0), rtol=1e-13)
+    np.testing.assert_array_equal(np.isnan(got[4]), np.isnan(np.std(with_nan, axis=0)))
+    assert np.isnan(got[1]) and 0 <= got[2] <= (2 * float(np.finfo(np.float32).eps) * 20 * 1000.1) ** 2
+
+
 def test_var_std_edge_cases() -> None:
     """ddof >= n gives inf/NaN (NumPy warns), an empty array NaN; bad keywords are refused."""
     check(lambda a: (np.var(a, ddof=3), np.std(a, axis=0, ddof=1)), np.ones((1, 3), np.float32))

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import TracingError, UnsupportedError
 from ..graph import is_float
 from .core import IMPLEMENTATIONS, Trace, Tracer, as_array, as_tracer, dtype_name, fail, implements, normalize_axes, normalize_axis, result, trace_of
+from .creation import iota
 from .reductions import divide_count, max_, mean, min_, prod, reduce, sum_
 from .shapes import broadcast_to, reshape, transpose
 from .ufuncs import result_type
@@ -123,8 +124,47 @@ def _var(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims
     axes = normalize_axes(x.ndim, axis)
     acc = _accumulator(x, dtype)
     n = math.prod(x.shape[i] for i in axes)
+    rows = _rows(trace, x, axes)
+    if rows is not None:
+        return reshape(_var_of_rows(trace, rows, acc, max(n - ddof, 0)), _reduced_shape(x, axes, keepdims))
     centered = x - divide_count(sum_(x, axis, acc, keepdims=True), n)
     return divide_count(sum_(centered * centered, axis, acc, keepdims=keepdims), max(n - ddof, 0))
+
+
+ROWS_FROM = 1 << 20  # bytes of x from which var over all of x runs in one pass, row by row
+
+
+def _rows(trace: Trace, x: Tracer, axes: tuple[int, ...]) -> Tracer | None:
+    """x's value as rows for a one-pass variance over all of x (`axes`: all of them) from ROWS_FROM bytes: its own
+    rows (the last axis, of 64 to 65536 elements), else x flattened into rows of a divisor of its size from 64 to 4096;
+    None otherwise (two passes). (Over the leading axes only, blocks of rows measured slower than two passes: their
+    partial results, 3 per column per block of rows fitting in L2, are a third of x and more, written and read back.)"""
+    if x.size * x.dtype.itemsize < ROWS_FROM or len(axes) != x.ndim:
+        return None
+    row = x.shape[-1] if x.ndim > 1 and 64 <= x.shape[-1] <= 65536 else max(d for d in range(1, 4097) if x.size % d == 0)
+    return reshape(result(trace, x._node, x._weak), (-1, row)) if row >= 64 else None  # (x's value: a reshape of x freezes it)
+
+
+def _var_of_rows(trace: Trace, rows: Tracer, acc: str, dof: int) -> Tracer:
+    """The variance of all of `rows` (2-D) in one pass over memory. Each row has its mean m (in the accumulator
+    dtype: rounded), the sum of its deviations d = x - m and of their squares computed together, the row read twice
+    from cache (one loop over blocks of rows: the rows stage, `fuse_rows` of the three as one (rows, 3) value). In
+    float64 the row's sum of squares is taken about its exact mean, sum(d^2) - sum(d)^2/C (m's rounding taken out: a
+    row mean 0.0005 off on 1e4 + noise of variance 1e-4 would add its square per element), and the rows combine as
+    Chan et al. do for equal counts: M2 = the rows' sum + C * sum of (row mean - mean)^2, each row mean's deviation
+    formed as (m - mean of m) + (sum(d)/C - its mean), whose rounding errors are one offset for all rows (canceling
+    to first order, as in NumPy's two passes), not one per row. NumPy's two passes each read x from memory."""
+    columns, count = rows.shape[1], rows.shape[0]
+    means = divide_count(sum_(rows, 1, acc, keepdims=True), columns)
+    centered = rows - means
+    which = iota(trace, (1, 3), 1)
+    three = np.where(which == 0, means, np.where(which == 1, sum_(centered * centered, 1, acc, keepdims=True),
+                                                  sum_(centered, 1, acc, keepdims=True)))
+    fused = result(trace, trace.make("fuse_rows", (three._node,), ())).astype("float64")
+    means, drift = fused[:, 0], fused[:, 2] / columns
+    deviations = (means - divide_count(means.sum(), count)) + (drift - divide_count(drift.sum(), count))
+    squares = np.maximum(fused[:, 1] - fused[:, 2] * drift, 0.0)  # (>= 0 but for rounding: Cauchy-Schwarz)
+    return divide_count(squares.sum() + columns * (deviations * deviations).sum(), dof).astype(acc)
 
 
 @implements("var")
