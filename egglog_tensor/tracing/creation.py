@@ -38,7 +38,7 @@ import numpy as np
 
 from ..errors import TracingError, UnsupportedError
 from ..graph import DTYPES
-from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, dtype_name, fail, implements, is_user_code, lift, memory_order, result
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_tracer, dtype_name, fail, first_tracer, implements, is_user_code, lift, memory_order, result
 from .shapes import concatenate, diagonal, reshape
 from .ufuncs import where
 
@@ -201,6 +201,19 @@ def replace_foreign_while_tracing(name: str, make: Callable[[Any], Any]) -> None
     _FOREIGN[name] = make
 
 
+def traced_or_original(ours: Callable[..., Any]) -> Callable[[Any], Any]:
+    """For replace_foreign_while_tracing: the replacement of a library's function (or method) that runs `ours` when an
+    argument holds a traced array, the library's own otherwise."""
+    def make(original: Any) -> Any:
+        @functools.wraps(original)
+        def function(*args: Any, **kwargs: Any) -> Any:
+            if first_tracer(args) is None and first_tracer(tuple(kwargs.values())) is None:
+                return original(*args, **kwargs)
+            return ours(*args, **kwargs)
+        return function
+    return make
+
+
 def replacement(name: str) -> Any:
     """What np.<name> is while tracing (for a library's own binding of it: `from numpy import asarray`)."""
     return _WRAPPERS[name]
@@ -249,6 +262,39 @@ for _name in ("rand", "randn", "random", "random_sample", "ranf", "sample", "uni
               "randint", "random_integers", "choice", "permutation", "shuffle", "binomial", "poisson", "exponential",
               "gamma", "beta", "default_rng"):
     replace_while_tracing(f"random.{_name}", _drawn_while_tracing(_name))
+
+
+@contextlib.contextmanager
+def rebound(fn: Callable[..., Any]) -> Iterator[None]:
+    """While tracing `fn`: the names of its module's globals and of its closure that hold a function replaced while
+    tracing (bound before the trace: `from numpy import zeros`, `from scipy.linalg import solve`) hold the replacement;
+    they hold the function again when the trace ends. (Other modules' bindings keep theirs.)"""
+    with _LOCK:
+        replaced = {id(_NUMPY[name]): wrapper for name, wrapper in _WRAPPERS.items() if name in _NUMPY}
+    fn = inspect.unwrap(fn)  # (the kernel's own call wrapper, functools.wraps: the user's function)
+    namespace = getattr(fn, "__globals__", {})
+    names = [k for k, v in namespace.items() if id(v) in replaced and callable(v)]
+    cells = [c for c in getattr(fn, "__closure__", None) or () if _filled(c) and id(c.cell_contents) in replaced]
+    saved = [namespace[k] for k in names], [c.cell_contents for c in cells]
+    for k in names:
+        namespace[k] = replaced[id(namespace[k])]
+    for c in cells:
+        c.cell_contents = replaced[id(c.cell_contents)]
+    try:
+        yield
+    finally:
+        for k, v in zip(names, saved[0], strict=True):
+            namespace[k] = v
+        for c, v in zip(cells, saved[1], strict=True):
+            c.cell_contents = v
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return False
+    return True
 
 
 @contextlib.contextmanager

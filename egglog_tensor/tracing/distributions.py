@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .core import Tracer, astype, first_tracer
-from .creation import replace_foreign_while_tracing, replacement
+from .creation import replace_foreign_while_tracing, replacement, traced_or_original
 
 _INFRASTRUCTURE = "scipy.stats._distn_infrastructure"
 
@@ -82,20 +82,8 @@ METHODS: dict[str, Callable[..., Any]] = {
 }
 
 
-def _traced_or_scipys(ours: Callable[..., Any]) -> Callable[[Any], Any]:
-    """The replacement of SciPy's method `original`: ours when an argument is traced, SciPy's otherwise."""
-    def make(original: Any) -> Any:
-        @functools.wraps(original)
-        def method(self: Any, *args: Any, **kwds: Any) -> Any:
-            if first_tracer(args) is None and first_tracer(tuple(kwds.values())) is None:
-                return original(self, *args, **kwds)
-            return ours(self, *args, **kwds)
-        return method
-    return make
-
-
 for _name, _ours in METHODS.items():
-    replace_foreign_while_tracing(f"{_INFRASTRUCTURE}:rv_continuous.{_name}", _traced_or_scipys(_ours))
+    replace_foreign_while_tracing(f"{_INFRASTRUCTURE}:rv_continuous.{_name}", traced_or_original(_ours))
 # the module's own `from numpy import asarray`, which the default argument check (`_argcheck`) calls
 replace_foreign_while_tracing(f"{_INFRASTRUCTURE}:asarray", lambda original: replacement("asarray"))
 
