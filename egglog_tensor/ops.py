@@ -379,6 +379,7 @@ _RECORDS = [
     # composed: convert-math-to-llvm expands math.log1p/expm1 as log(1 + x), exp(x) - 1 (tiny x lost)
     *(_unary(name, _float(C), T) for name in ("log1p", "expm1")),
     _unary("i0", _float(C), T),  # np.i0 (tracing/elementwise.py), the Bessel function I0: lowering/special.py
+    _unary("gammaln", _float(C), T),  # scipy.special.gammaln (tracing/special.py): libm's lgamma, called (lowering/scalar.py)
     # rounding: integers (NumPy has loops for them) are their own floor, ceil and trunc
     *(_unary(name, {"float": f"math.{name}", "int": C, "bool": C}) for name in ("floor", "ceil", "trunc")),
     _unary("rint", _float("math.roundeven")),

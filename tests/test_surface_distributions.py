@@ -101,3 +101,24 @@ def test_distributions_whose_formula_a_kernel_lacks_are_named() -> None:
     names it."""
     with pytest.raises(UnsupportedError, match="scipy.special.stdtr is not supported"):
         et.kernel(lambda x: st.t.cdf(x, 3.0))(X)
+
+
+def test_discrete_pmf_and_logpmf_match_scipy() -> None:
+    """rv_discrete's pmf and logpmf (poisson, geom, randint; binom's and nbinom's logpmf: their pmf is a private
+    SciPy ufunc) at integer and float k (non-integers, NaN, +-inf, outside the support), with a traced rate, and
+    gamma's logpdf with a traced shape argument (scipy.special.gammaln, libm's lgamma)."""
+    k = np.concatenate([np.arange(-3.0, 30.0), [2.5, np.nan, np.inf, -np.inf, 100.0]])
+    ks = np.arange(-3, 30)
+    mu = np.linspace(0.5, 9.0, 38)
+
+    def f(k, ks, mu):
+        return (st.poisson.pmf(k, mu), st.poisson.logpmf(ks, 4.5, loc=1), st.geom.pmf(k, 0.25), st.geom.logpmf(ks, 0.25),
+                st.randint.pmf(ks, 2, 9), st.randint.logpmf(k, 2, 9), st.binom.logpmf(k, 20, 0.3), st.nbinom.logpmf(ks, 5, 0.4),
+                st.gamma.logpdf(np.abs(k) + 0.5, mu))
+
+    with np.errstate(all="ignore"):
+        want = f(k, ks, mu)
+    for g, w in zip(et.kernel(f)(k, ks, mu), want, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-300)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, math, scf
+from mlir.dialects import arith, func, math, scf
 
 from egglog_tensor import ops
 from egglog_tensor.errors import UnsupportedError
@@ -477,7 +477,28 @@ _COMPOSED: dict[str, Composed] = {
     "gcd": _gcd,
     "lcm": _lcm,
     "i0": lambda *args: special.i0(*args),  # (looked up when called: special.py imports this module)
+    "gammaln": lambda args, dtype: _gammaln(args[0], dtype),
 }
+
+
+def _gammaln(x: ir.Value, dtype: str) -> ir.Value:
+    """scipy.special.gammaln: libm's lgamma, but -inf at -inf (SciPy's Cephes; lgamma gives +inf)."""
+    return arith.select(arith.cmpf(F.OEQ, x, constant(-np.inf, dtype)), x, libm_call("lgamma", x, dtype))
+
+
+def libm_call(name: str, x: ir.Value, dtype: str) -> ir.Value:
+    """libm's float64 function `name` of x (float32: widened, the result rounded once), called: for functions MLIR's
+    math dialect lacks (lgamma). The module declares it (once); the JIT resolves it in the process's libm."""
+    f64 = ir.F64Type.get()
+    wide = x if dtype == "float64" else arith.extf(f64, x)
+    module = ir.InsertionPoint.current.block.owner
+    while module.name != "builtin.module":
+        module = module.parent
+    if name not in ir.SymbolTable(module.operation):
+        with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]), ir.Location.unknown():
+            func.FuncOp(name, ([f64], [f64]), visibility="private")
+    value = func.call([f64], ir.FlatSymbolRefAttr.get(name), [wide])
+    return value if dtype == "float64" else arith.truncf(x.type, value)
 
 
 def mlir_op(name: str) -> Callable[..., ir.Value]:

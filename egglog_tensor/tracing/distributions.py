@@ -74,6 +74,25 @@ def _q_method(formula: str, lower_at: float) -> Callable[..., Any]:
     return method
 
 
+def _k_method(formula: str, log: bool) -> Callable[..., Any]:
+    """rv_discrete's pmf (the formula clipped to [0, 1]) and logpmf: on the support's integers (an empirical rv_sample's
+    values: any), 0 (-inf) elsewhere, NaN where the arguments are invalid or k is NaN; float64."""
+    def method(dist: Any, k: Any, *args: Any, **kwds: Any) -> Any:
+        args, loc, _ = dist._parse_args(*args, **kwds)
+        k, loc = _asarray(k), _asarray(loc)
+        args = tuple(map(_asarray, args))
+        a, b = dist._get_support(*args)
+        k = k - loc
+        cond0 = dist._argcheck(*args)
+        cond1 = (k >= a) & (k <= b)
+        if type(dist).__name__ != "rv_sample":
+            cond1 = cond1 & dist._nonzero(k, *args)
+        out = np.where(np.logical_not(cond0) | np.isnan(k), dist.badvalue, -np.inf if log else 0.0)
+        value = getattr(dist, formula)(k, *args)
+        return np.where(cond0 & cond1, value if log else np.clip(value, 0, 1), out)
+    return method
+
+
 METHODS: dict[str, Callable[..., Any]] = {
     "pdf": _x_method("_pdf", 0.0, None, log=False), "logpdf": _x_method("_logpdf", -np.inf, None, log=True),
     "cdf": _x_method("_cdf", 0.0, "b", log=False), "logcdf": _x_method("_logcdf", -np.inf, "b", log=True),
@@ -82,8 +101,12 @@ METHODS: dict[str, Callable[..., Any]] = {
 }
 
 
+DISCRETE: dict[str, Callable[..., Any]] = {"pmf": _k_method("_pmf", log=False), "logpmf": _k_method("_logpmf", log=True)}
+
 for _name, _ours in METHODS.items():
     replace_foreign_while_tracing(f"{_INFRASTRUCTURE}:rv_continuous.{_name}", traced_or_original(_ours))
+for _name, _ours in DISCRETE.items():
+    replace_foreign_while_tracing(f"{_INFRASTRUCTURE}:rv_discrete.{_name}", traced_or_original(_ours))
 # the module's own `from numpy import asarray`, which the default argument check (`_argcheck`) calls
 replace_foreign_while_tracing(f"{_INFRASTRUCTURE}:asarray", lambda original: replacement("asarray"))
 

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import UnsupportedError
 from .core import Tracer, as_tracer, astype, fail, trace_of
 
-OPS = ("erf", "erfc")  # SciPy ufuncs that are ops of their own (ops.py)
+OPS = ("erf", "erfc", "gammaln")  # SciPy ufuncs that are ops of their own (ops.py)
 
 
 def _module_of(ufunc: np.ufunc) -> str | None:

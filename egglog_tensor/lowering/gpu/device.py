@@ -48,6 +48,8 @@ def _check_math(kernel: ir.Operation, backend: str) -> None:
             left.add(op.name)
         elif op.name == "arith.remf":
             left.add("fmod or a float % (arith.remf)")
+        elif op.name == "func.call":  # libm's functions MLIR's math dialect lacks (scalar.libm_call)
+            left.add(f"libm's {ir.FlatSymbolRefAttr(op.attributes['callee']).value}")
         return ir.WalkResult.ADVANCE
 
     kernel.walk(visit)

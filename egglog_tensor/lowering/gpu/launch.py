@@ -87,6 +87,6 @@ def host_work(module: ir.Module) -> list[str]:
     """The ops of the host functions that are neither launches nor buffers (sorted, unique)."""
     left: set[str] = set()
     for op in module.body.operations:
-        if op.operation.name == "func.func":
+        if op.operation.name == "func.func" and op.regions[0].blocks:  # (not a declaration: libm's lgamma)
             left.update(inner.operation.name for inner in op.regions[0].blocks[0].operations)
     return sorted(left - HOST_OPS)
