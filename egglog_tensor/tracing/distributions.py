@@ -1,11 +1,11 @@
-"""scipy.stats' continuous distributions on traced arrays: `norm.pdf(x)`, `expon(scale=2).cdf(x)`, `laplace.ppf(q)`.
+"""scipy.stats' distributions on traced arrays: `norm.pdf(x)`, `expon(scale=2).cdf(x)`, `laplace.ppf(q)`, `poisson.pmf(k, mu)`.
 
 SciPy's `rv_continuous` methods evaluate a distribution's formula (`_pdf`, `_cdf`...) on the entries whose
 arguments are valid only: they compress the arguments to those entries (`argsreduce`), skip the formula when
 there are none (`if np.any(cond)`) and `place` its results back, shapes that depend on values. While a kernel
-is traced (and scipy.stats was imported) the eight methods below are replaced on `rv_continuous` by these,
-which evaluate the formula on every entry and select with np.where, with SciPy's conditions, fill values and
-order of placements: the same results. A call without traced arguments runs SciPy's method; a distribution
+is traced (and scipy.stats was imported) the eight methods below are replaced on `rv_continuous`, and pmf and
+logpmf on `rv_discrete`, by these, which evaluate the formula on every entry and select with np.where, with SciPy's
+conditions, fill values and order of placements: the same results. A call without traced arguments runs SciPy's method; a distribution
 whose formula is not traceable (numerical integration, scipy.special functions a kernel lacks) gets the
 error of the part that is not. scipy is not imported here.
 """
