@@ -268,9 +268,10 @@ for _name in ("rand", "randn", "random", "random_sample", "ranf", "sample", "uni
 def rebound(fn: Callable[..., Any]) -> Iterator[None]:
     """While tracing `fn`: the names of its module's globals and of its closure that hold a function replaced while
     tracing (bound before the trace: `from numpy import zeros`, `from scipy.linalg import solve`) hold the replacement;
-    they hold the function again when the trace ends. (Other modules' bindings keep theirs.)"""
+    they hold the function again when the trace ends. (Other modules' bindings keep theirs; so do names holding NumPy's
+    types, np.ndarray or np.float32, which code compares by identity: only the module's own np.ndarray is replaced.)"""
     with _LOCK:
-        replaced = {id(_NUMPY[name]): wrapper for name, wrapper in _WRAPPERS.items() if name in _NUMPY}
+        replaced = {id(_NUMPY[name]): wrapper for name, wrapper in _WRAPPERS.items() if name in _NUMPY and not isinstance(_NUMPY[name], type)}
     fn = inspect.unwrap(fn)  # (the kernel's own call wrapper, functools.wraps: the user's function)
     namespace = getattr(fn, "__globals__", {})
     names = [k for k, v in namespace.items() if id(v) in replaced and callable(v)]
