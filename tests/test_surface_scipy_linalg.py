@@ -59,6 +59,12 @@ def test_bindings_hold_scipys_and_numpys_functions_again_after_the_trace() -> No
     assert zeros_like is np.zeros_like and np.zeros_like.__module__ == "numpy" and sla.cho_solve(sla.cho_factor(K), Y).shape == (6,)
 
 
+def test_qr_r_mode_is_scipys_full_r() -> None:
+    (got,), (want,) = et.kernel(lambda b: sla.qr(b, mode="r"))(B), sla.qr(B, mode="r")
+    assert got.shape == want.shape == (6, 3)
+    np.testing.assert_allclose(np.abs(got), np.abs(want), rtol=1e-10, atol=1e-12)
+
+
 def test_unsupported_options_are_named() -> None:
     with pytest.raises(UnsupportedError, match="generalized problem"):
         et.kernel(lambda a: sla.eigh(a, a))(K)

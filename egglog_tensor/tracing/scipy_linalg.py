@@ -99,8 +99,8 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, overwrite_a
 def qr(a: Any, overwrite_a: bool = False, lwork: Any = None, mode: str = "full", pivoting: bool = False, check_finite: bool = True) -> Any:
     if pivoting or mode not in ("full", "economic", "r"):
         raise fail(UnsupportedError, f"scipy.linalg.qr: mode={mode!r}, pivoting={pivoting} is not supported in a kernel")
-    if mode == "r":
-        return (np.linalg.qr(a, mode="r"),)
+    if mode == "r":  # (SciPy's R is (M, N), as in "full"; NumPy's mode "r" gives (K, N))
+        return (np.linalg.qr(a, mode="complete")[1],)
     return tuple(np.linalg.qr(a, mode="complete" if mode == "full" else "reduced"))
 
 
