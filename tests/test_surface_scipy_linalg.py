@@ -70,3 +70,18 @@ def test_unsupported_options_are_named() -> None:
         et.kernel(lambda a: sla.eigh(a, a))(K)
     with pytest.raises(UnsupportedError, match="pivoting"):
         et.kernel(lambda a: sla.qr(a, pivoting=True))(K)
+
+
+def test_triangles_and_diagonals_need_no_constant_matrix() -> None:
+    """assume_a sym/pos/diagonal and unit_diagonal read the argument's triangle or diagonal by index, not through an
+    n x n identity constant embedded in the kernel."""
+    k = np.tril(RNG.standard_normal((40, 40))) + 40 * np.eye(40)
+
+    def f(a, y):
+        return (sla.solve(a, y, assume_a="pos", lower=True), sla.solve(a.T, y, assume_a="sym"),
+                sla.solve_triangular(a, y, lower=True, unit_diagonal=True), sla.solve(a, y, assume_a="diagonal"))
+
+    kern, y = et.kernel(f), RNG.standard_normal(40)
+    assert "array(" not in kern.lower(k, y).as_text("traced")
+    for got, want in zip(kern(k, y), f(k, y), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)

@@ -264,14 +264,25 @@ for _name in ("rand", "randn", "random", "random_sample", "ranf", "sample", "uni
     replace_while_tracing(f"random.{_name}", _drawn_while_tracing(_name))
 
 
+_REPLACED: list[Any] = [0, {}]  # [len(_WRAPPERS) when made, id(original function) -> its replacement]
+
+
+def _replaced_functions() -> dict[int, Any]:
+    """id of each replaced function (not type) -> its replacement; remade only when a replacement was added."""
+    with _LOCK:
+        if _REPLACED[0] != len(_WRAPPERS):
+            _REPLACED[:] = len(_WRAPPERS), {id(_NUMPY[name]): wrapper for name, wrapper in _WRAPPERS.items()
+                                            if name in _NUMPY and not isinstance(_NUMPY[name], type)}
+        return _REPLACED[1]
+
+
 @contextlib.contextmanager
 def rebound(fn: Callable[..., Any]) -> Iterator[None]:
     """While tracing `fn`: the names of its module's globals and of its closure that hold a function replaced while
     tracing (bound before the trace: `from numpy import zeros`, `from scipy.linalg import solve`) hold the replacement;
     they hold the function again when the trace ends. (Other modules' bindings keep theirs; so do names holding NumPy's
     types, np.ndarray or np.float32, which code compares by identity: only the module's own np.ndarray is replaced.)"""
-    with _LOCK:
-        replaced = {id(_NUMPY[name]): wrapper for name, wrapper in _WRAPPERS.items() if name in _NUMPY and not isinstance(_NUMPY[name], type)}
+    replaced = _replaced_functions()
     fn = inspect.unwrap(fn)  # (the kernel's own call wrapper, functools.wraps: the user's function)
     namespace = getattr(fn, "__globals__", {})
     names = [k for k, v in namespace.items() if id(v) in replaced and callable(v)]

@@ -4,6 +4,7 @@ NumPy's dtypes and rounding) and np.vander (columns of x's running products, mul
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -20,10 +21,15 @@ def polyval(p: Any, x: Any) -> Tracer:
     trace = trace_of([p, x])
     x = as_array(trace, x)
     p = p if isinstance(p, Tracer) else np.asarray(p)
-    y = IMPLEMENTATIONS["zeros_like"](x)
-    for i in range(len(p)):
-        y = y * x + p[i]
-    return y
+    return horner(x, [IMPLEMENTATIONS["zeros_like"](x), *(p[i] for i in range(len(p)))])
+
+
+def horner(x: Any, coefficients: Sequence[Any]) -> Any:
+    """c0 * x**(n-1) + ... + c(n-1), highest power first, as Horner's running value * x + c (from c0 itself)."""
+    value = coefficients[0]
+    for c in coefficients[1:]:
+        value = value * x + c
+    return value
 
 
 @implements("vander")

@@ -22,15 +22,18 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from .core import fail
-from .creation import replace_foreign_while_tracing, traced_or_original
+from .creation import eye, replace_foreign_while_tracing, traced_or_original
 
 
 def _triangle(a: Any, lower: bool, unit_diagonal: bool = False) -> Any:
     t = np.tril(a) if lower else np.triu(a)
-    if unit_diagonal:
-        n = t.shape[-1]
-        t = np.where(np.eye(n, dtype=bool), 1.0, t)
-    return t
+    return np.where(eye(t.shape[-1], dtype=bool), 1.0, t) if unit_diagonal else t
+
+
+def _mirrored(a: Any, lower: bool) -> Any:
+    """The symmetric matrix of a's one triangle (lower or upper, diagonal included)."""
+    strict = np.tril(a, -1) if lower else np.triu(a, 1)
+    return _triangle(a, lower) + np.swapaxes(strict, -1, -2)
 
 
 def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False, check_finite: bool = True,
@@ -38,12 +41,11 @@ def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False, overwr
     kind = {None: "gen", "general": "gen", "symmetric": "sym", "hermitian": "sym", "her": "sym", "positive definite": "pos",
             "lower triangular": "lower", "upper triangular": "upper", "diagonal": "diagonal"}.get(assume_a, assume_a)
     if kind in ("sym", "pos"):  # one triangle read, mirrored
-        t = _triangle(a, lower)
-        a = t + np.swapaxes(t, -1, -2) - t * np.eye(t.shape[-1])
+        a = _mirrored(a, lower)
     elif kind in ("lower", "upper"):
         a = _triangle(a, kind == "lower")
     elif kind == "diagonal":
-        a = a * np.eye(np.shape(a)[-1])
+        a = a * eye(np.shape(a)[-1], dtype=bool)
     elif kind != "gen":
         raise fail(UnsupportedError, f"scipy.linalg.solve: assume_a={assume_a!r} is not supported in a kernel")
     return np.linalg.solve(np.swapaxes(a, -1, -2) if transposed else a, b)

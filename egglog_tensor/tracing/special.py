@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from .core import Tracer, as_tracer, astype, fail, trace_of
+from .polynomials import horner
 
 OPS = ("erf", "erfc", "gammaln")  # SciPy ufuncs that are ops of their own (ops.py)
 
@@ -140,22 +141,15 @@ _NDTRI_Q2 = (1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099
 _EXP_M2 = 0.13533528323661269189  # exp(-2)
 
 
-def _horner(x: Any, coefficients: Sequence[float]) -> Any:
-    value: Any = coefficients[0]
-    for c in coefficients[1:]:
-        value = value * x + c
-    return value
-
-
 def _ndtri(y0: Tracer) -> Any:
     flipped = y0 > 1.0 - _EXP_M2
     y = np.where(flipped, 1.0 - y0, y0)
     w = y - 0.5
     w2 = w * w
-    central = (w + w * (w2 * _horner(w2, _NDTRI_P0) / _horner(w2, _NDTRI_Q0))) * np.sqrt(2 * np.pi)
+    central = (w + w * (w2 * horner(w2, _NDTRI_P0) / horner(w2, _NDTRI_Q0))) * np.sqrt(2 * np.pi)
     z = np.sqrt(-2.0 * np.log(y))
     u = 1.0 / z
-    correction = np.where(z < 8.0, u * _horner(u, _NDTRI_P1) / _horner(u, _NDTRI_Q1), u * _horner(u, _NDTRI_P2) / _horner(u, _NDTRI_Q2))
+    correction = np.where(z < 8.0, u * horner(u, _NDTRI_P1) / horner(u, _NDTRI_Q1), u * horner(u, _NDTRI_P2) / horner(u, _NDTRI_Q2))
     tail = z - np.log(z) / z - correction
     value = np.where(y > _EXP_M2, central, np.where(flipped, tail, -tail))
     edges = np.where(y0 == 0.0, -np.inf, np.where(y0 == 1.0, np.inf, np.nan))
