@@ -169,3 +169,21 @@ def test_several_outputs_stream_when_all_their_addresses_are_aligned(target: str
         assert all(got is out for got, out in zip(kernel(a, out=outs), outs, strict=True))
         np.testing.assert_array_equal(outs[0], a * 2)
         np.testing.assert_array_equal(outs[1], a - 1)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_vector_scans_stream_their_rows(target: str) -> None:
+    """A long cumsum's vector loop (lowering/scanrows.py: transfer_write) stores non-temporally too: the loops
+    stage makes its row writes nontemporal vector.store; results right in an aligned and a misaligned output."""
+    x = (np.arange(2**17, dtype=np.int64) % 1000) - 300
+    kernel = et.kernel(lambda a: np.cumsum(a), target=small_l3(target))
+    comp = kernel.inspect(x)
+    loops = comp.stage("parallel-loops" if target == "cpu-openmp" else "loops")
+    assert "scf.if" in loops and "vector.store" in loops and "nontemporal = true" in loops
+    assert "vmovnt" in comp.stage("asm") and "sfence" in comp.stage("asm")
+    want = np.cumsum(x)
+    np.testing.assert_array_equal(kernel(x), want)
+    for skew in (0, 1):
+        out = _placed_like(want, skew)
+        assert kernel(x, out=out) is out
+        np.testing.assert_array_equal(out, want)

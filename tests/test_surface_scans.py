@@ -95,7 +95,8 @@ def test_bad_arguments_name_the_problem() -> None:
 def test_long_axis_is_scanned_in_two_passes() -> None:
     """A long axis with too few other loops to scan side by side is split into blocks (the block
     totals, their running totals, each block rescanned from its offset), the tail scanned after:
-    the blocks shared by the threads of cpu-openmp, rescanned side by side on cpu."""
+    the blocks shared by the threads of cpu-openmp; a plain operand's blocks rescanned a vector at a
+    time (lowering/scanrows.py), and on one thread the whole axis in one such pass."""
     kernel = et.kernel(lambda a: (np.cumsum(a, axis=0), np.cumprod(a * 0 + 1, axis=0)), target="cpu-openmp", threads=2)
     x = np.arange(3 * 2**16 + 5, dtype=np.int64) % 1000 - 300  # not a multiple of any block count: a tail
     total, ones = kernel(x)
@@ -105,7 +106,13 @@ def test_long_axis_is_scanned_in_two_passes() -> None:
     assert parallel.count("scf.forall") >= 4  # each scan's block totals and rescan split over the threads
     single = et.kernel(lambda a: np.cumsum(a), target="cpu")
     np.testing.assert_array_equal(single(x), np.cumsum(x))
-    assert single.inspect(x).stage("linalg").count("linalg.generic") >= 4  # the blocks' totals, offsets, rescan, tail
+    linalg = single.inspect(x).stage("linalg")
+    assert "linalg.generic" not in linalg and linalg.count("vector.shuffle") >= 3  # one pass: log2(lanes) prefix steps, the total
+    blocks = et.kernel(lambda a: np.cumsum(a), target="cpu-openmp", threads=2)
+    w = x[:3 * 2**16]  # a whole number of blocks: their rescan is the vector loop
+    np.testing.assert_array_equal(blocks(w), np.cumsum(w))
+    linalg = blocks.inspect(w).stage("linalg")
+    assert linalg.count("linalg.generic") == 2 and linalg.count("scf.forall (") == 1  # the totals, the offsets; the rescan
     y = np.broadcast_to(np.float64(0.5), (2, 2**17)).T  # a strided view: the scan reads it as it is
     check(lambda a: np.cumsum(a, axis=0), y)
     z = np.arange(2**17, dtype=np.float64).reshape(1, 2**17, 1) % 7  # one long axis among unit ones
@@ -124,3 +131,19 @@ def test_float32_accuracy_at_size_is_numpys_or_better(target: str) -> None:
     assert ours <= numpys, (ours, numpys)
     ints = np.ones(10**7, np.int32)
     np.testing.assert_array_equal(et.kernel(lambda a: np.cumsum(a), target=target, threads=2)(ints), np.arange(1, ints.size + 1))
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_pass_keeps_signed_zeros_nan_and_inf(target: str, dtype) -> None:
+    """The vector loop's shifted-in lanes hold -0.0 (x + -0.0 is x): leading -0.0 stay -0.0; a NaN, an inf and
+    inf - inf carry on as in NumPy's running sum; the finite part as accurate as NumPy's."""
+    x = np.full(2**18 + 3, 0.1, dtype)
+    x[:5], x[1001], x[70001], x[200003] = -0.0, np.inf, -np.inf, np.nan
+    got = et.kernel(lambda a: (np.cumsum(a), np.maximum.accumulate(a)), target=target, threads=2)(x)
+    with np.errstate(invalid="ignore"):  # (inf - inf)
+        want = np.cumsum(x), np.maximum.accumulate(x)
+    assert np.signbit(got[0][:5]).all() and np.isinf(got[0][1001:70001]).all() and np.isnan(got[0][70001:]).all()
+    exact = np.cumsum(x[:1001].astype(np.longdouble))
+    assert np.abs(got[0][:1001] - exact).max() <= np.abs(want[0][:1001] - exact).max()
+    np.testing.assert_array_equal(got[1], want[1])

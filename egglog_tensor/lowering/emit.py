@@ -29,7 +29,7 @@ from egglog_tensor.sourcelines import Line, Where, naming
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
-from . import argrows, blocking, factor, orthogonal, payload, policy, scalar, sorting, tiling
+from . import argrows, blocking, factor, orthogonal, payload, policy, scalar, scanrows, sorting, tiling
 from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
 from .gpu.reduce import MAX_THREADS
 from .stages import rows
@@ -687,7 +687,8 @@ class Emitter:
     # --- scans ---------------------------------------------------------------------------------
     def _scan(self, node: Node) -> ir.Value:
         """cumsum/cumprod/cummax/cummin along `axis`, its producers fused; a long axis the other loops cannot give
-        the threads work over is scanned in two passes over blocks (_blocked_scan)."""
+        the threads work over is scanned in two passes over blocks (_blocked_scan), or on one thread in one
+        vector pass (_vector_blocks) where the operand is plain."""
         (x,) = node.inputs
         axis, op = node.attr("axis"), _SCAN_OPS[node.op]
         plan = _Plan(x.shape)
@@ -695,6 +696,10 @@ class Emitter:
         n, threads = x.shape[axis], self.target.threads
         step = policy.SCAN_ROWS * max(threads, 2)  # blocks rescanned side by side (_interleaved_scan), more than SCAN_ROWS
         if x.size // n < step and n >= policy.SCAN_SPLIT:
+            if (threads == 1 or self.target.name != "cpu-openmp") and axis == x.ndim - 1:  # one thread: one vector pass
+                single = self._vector_blocks(plan, tree, op, node.dtype, n)
+                if single is not None:
+                    return single
             count = next((c for c in range(step, 64 * threads, step) if n % c == 0), 8 * threads)
             if _reads_indices(tree):  # the blocks renumber the loops: an iota is read from its own buffer
                 plan = _Plan(x.shape)
@@ -726,6 +731,8 @@ class Emitter:
         rank = len(shape)
         e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
         at = ir.AffineMap.get(rank + 1, 0, e[:axis] + [e[axis] * size + e[axis + 1]] + e[axis + 2:])
+        if not tail and axis == rank - 1 and (vectored := self._vector_blocks(plan, tree, op, dtype, size, offsets)) is not None:
+            return vectored
         into = tensor.empty(list(shape), scalar.storage_type(dtype))
         ends, scanned = self._scan_generic(blocks, tree, axis + 1, op, dtype, offsets, into=(into, at))
         if not tail:
@@ -737,6 +744,22 @@ class Emitter:
         past = ir.AffineMap.get(rank, 0, d[:axis] + [d[axis] + count * size] + d[axis + 1:])
         rest = _Plan(shape[:axis] + (tail,) + shape[axis + 1:], _tail_inputs(plan, axis, count * size, tail))
         return self._scan_generic(rest, tree, axis, op, dtype, last, into=(scanned, past))[1]
+
+    def _vector_blocks(self, plan: _Plan, tree: tuple, op: str, dtype: str, size: int, offsets: ir.Value | None = None) -> ir.Value | None:
+        """The last axis of a plain C-ordered operand scanned in blocks of `size` (a row of the operand reshaped to
+        (blocks, size)) by lowering/scanrows.py's vector loop, each from its offset (step 3 of _blocked_scan) or
+        from the start, its stores streamed where the output is large. None for a fused, strided or offset
+        operand, other dtypes."""
+        if tree != ("in", 0) or len(plan.inputs) != 1 or not scanrows.supports(dtype) or self.target.device is not None:
+            return None
+        value, amap, read = plan.inputs[0]
+        if read != dtype or amap != ir.AffineMap.get_identity(len(plan.domain)) or any(value == s for s in self.strided):
+            return None
+        rows = (math.prod(plan.domain) // size, size)
+        lanes = policy.simd_lanes(payload.element_bytes(scalar.element_type(dtype)), self.target)
+        starts = None if offsets is None else _reshaped(offsets, rows[:1])
+        return scanrows.scan_rows(plan.domain, size, argrows.plain_rows(_reshaped(value, rows)), op, dtype, _scan_start(op, dtype),
+                                  lanes, starts=starts)
 
     def _scan_generic(self, plan: _Plan, tree: tuple, axis: int, op: str, dtype: str, start: ir.Value,
                       exclusive: bool = False, into: tuple[ir.Value, ir.AffineMap] | None = None) -> list[ir.Value]:
@@ -1110,6 +1133,19 @@ def _slice(value: ir.Value, sizes: list[int], offsets: list[int]) -> ir.Value:
         return value
     rtype = ir.RankedTensorType.get(sizes, ir.RankedTensorType(value.type).element_type)
     return tensor.extract_slice(rtype, value, [], [], [], offsets, sizes, [1] * len(shape))
+
+
+def _reshaped(value: ir.Value, shape: Sequence[int]) -> ir.Value:
+    """A C-ordered tensor as `shape` of the same size: collapsed to 1-D, then expanded (each step only where needed)."""
+    t = ir.RankedTensorType(value.type)
+    if list(t.shape) == list(shape):
+        return value
+    if t.rank != 1:
+        value = tensor.collapse_shape(ir.RankedTensorType.get([math.prod(t.shape)], t.element_type), value, _groups([list(range(t.rank))]))
+    if len(shape) != 1:
+        value = tensor.expand_shape(ir.RankedTensorType.get(list(shape), t.element_type), value, _groups([list(range(len(shape)))]),
+                                    [], list(shape))
+    return value
 
 
 def _groups(groups: list[list[int]]) -> ir.ArrayAttr:

@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, builtin, llvm, memref, scf
+from mlir.dialects import arith, builtin, llvm, memref, scf, vector
 
 from ...outputs import ALIGN  # the output pool's alignment, a cache line: also the widest (AVX-512) vector store
 from ...target import Target
@@ -41,6 +41,7 @@ _INLINE_MATH = ("math.sqrt", "math.absf", "math.absi", "math.fma", "math.copysig
                 "math.trunc", "math.roundeven")  # math ops LLVM lowers to instructions, not calls
 _FREE = ("arith.constant", "arith.bitcast", "arith.index_cast", "arith.index_castui")  # no instruction of their own
 _SLOW = ("arith.divf", "arith.remf", "math.sqrt")
+_STORES = ("memref.store", "vector.transfer_write")  # (a vector loop's: lowering/scanrows.py)
 SLOW_OP = 8
 # Streaming pays where the loop keeps up with memory. Measured before long loops were interleaved
 # (AMD EPYC, float32, paired A/B): Horner polynomials of 2-12 ops per element over 4096^2 1.3-1.45x
@@ -111,7 +112,7 @@ def _uses(region_op: ir.Operation, outputs: list[ir.Value]) -> tuple[list[ir.Val
             root = _root(operand)
             if root not in outputs:
                 continue
-            if op.name == "memref.store" and index == 1:
+            if op.name in _STORES and index == 1:
                 stored.append(root)
                 heavy = heavy or work(op.parent) > MAX_WORK
             elif not (op.name in _VIEWS and index == 0):
@@ -134,7 +135,7 @@ def work(loop: ir.OpView | ir.Operation) -> float:
         name = op.name
         if name in ("func.call", "llvm.call") or (name.startswith("math.") and name not in _INLINE_MATH):
             ops = math.inf
-        elif name == "memref.store":
+        elif name in _STORES:
             stores += 1
         elif name.startswith(("arith.", "math.", "llvm.intr.")) and name not in _FREE and not all(str(r.type) == "index" for r in op.results):
             ops += SLOW_OP if name in _SLOW else 1
@@ -154,10 +155,13 @@ def _stream(nest: ir.Operation, outputs: list[ir.Value]) -> None:
     sfence at the end of each parallel body (each thread's stores)."""
     users: list[tuple[ir.Operation, int]] = []
     bodies: list[ir.Block] = []
+    writes: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "memref.store" and _root(op.operands[1]) in outputs:
             op.attributes["nontemporal"] = ir.BoolAttr.get(True)
+        elif op.name == "vector.transfer_write" and _root(op.operands[1]) in outputs:
+            writes.append(op)
         users.extend((op, i) for i, operand in enumerate(op.operands)
                      if operand in outputs or (_root(operand) in outputs and not _inside(operand, nest)))
         if op.name == "scf.parallel":
@@ -170,6 +174,21 @@ def _stream(nest: ir.Operation, outputs: list[ir.Value]) -> None:
     for op, index in users:
         with ir.InsertionPoint(op), op.location:
             op.operands[index] = _aligned(op.operands[index])
+    for write in writes:
+        _nontemporal_store(write)
+
+
+def _nontemporal_store(write: ir.Operation) -> None:
+    """A 1-D in-bounds vector.transfer_write of a row's contiguous elements as a nontemporal vector.store (others stay)."""
+    vector_type = ir.VectorType(write.operands[0].type)
+    memref_type = ir.MemRefType(write.operands[1].type)
+    rank = memref_type.rank
+    if (vector_type.rank != 1 or len(write.operands) != 2 + rank or str(write.attributes["in_bounds"]) != "[true]"
+            or ir.AffineMapAttr(write.attributes["permutation_map"]).value != ir.AffineMap.get_minor_identity(rank, 1)):
+        return
+    with ir.InsertionPoint(write), write.location:
+        vector.store(write.operands[0], write.operands[1], list(write.operands[2:]), nontemporal=True)
+    write.erase()
 
 
 def _inside(value: ir.Value, nest: ir.Operation) -> bool:
@@ -198,7 +217,8 @@ def _aligned(buffer: ir.Value) -> ir.Value:
 
 
 def _version(nest: ir.Operation, outputs: list[ir.Value]) -> None:
-    """Replace `nest` by `scf.if (outputs 64-byte aligned) {streaming copy} else {nest}`."""
+    """Replace `nest` by `scf.if (outputs 64-byte aligned) {streaming copy} else {nest}` (yielding what the nest
+    yields: a loop carrying values, as a one-row vector scan's, lowering/scanrows.py)."""
     with ir.InsertionPoint(nest), nest.location:
         i64 = ir.IntegerType.get_signless(64)
         mask = arith.constant(i64, ALIGN - 1)
@@ -213,13 +233,15 @@ def _version(nest: ir.Operation, outputs: list[ir.Value]) -> None:
             low = arith.andi(opaque, mask)
             this = arith.cmpi(arith.CmpIPredicate.eq, low, zero)
             aligned = this if aligned is None else arith.andi(aligned, this)
-        branch = scf.IfOp(aligned, has_else=True)
+        branch = scf.IfOp(aligned, [r.type for r in nest.results], has_else=True)
+        for result, value in zip(nest.results, branch.results, strict=True):
+            result.replace_all_uses_with(value)
         with ir.InsertionPoint(branch.then_block):
             copy = nest.clone()
-            scf.YieldOp([])
+            scf.YieldOp(list(copy.results))
         _sfence_before(list(branch.then_block.operations)[-1])
         with ir.InsertionPoint(branch.else_block):
-            yield_op = scf.YieldOp([])
+            yield_op = scf.YieldOp(list(nest.results))
         nest.move_before(yield_op)
     _stream(copy, outputs)
 
@@ -239,7 +261,7 @@ def guard(module: ir.Module, target: Target) -> None:
         outputs = [out for out in outputs if out not in read]  # only ever written
         for op in list(func.regions[0].blocks[0].operations):
             op = op.operation
-            if op.name not in ("scf.for", "scf.parallel") or op.results:
+            if op.name not in ("scf.for", "scf.parallel"):
                 continue
             stored, _, heavy = _uses(op, outputs)
             if stored and not heavy:
