@@ -263,6 +263,22 @@ def test_values_read_before_a_write_keep_their_value() -> None:
     check(f, A, 3)
 
 
+def test_a_copy_of_an_output_written_leaves_the_output_alone() -> None:
+    """Fuzz seed 3105: `v6 = v5.copy(); v6[::2, 0] = ...` returning v6 and v5, in a kernel with a matmul (whose
+    tile stage canonicalizes: an identity linalg.generic copy folds away) wrote v6's values into v5 too."""
+    x = np.array([[-0.0, -5.0, -9.0, -10.0, 6.0], [8.0, 2.0, 4.0, -3.0, 8.5]], np.float32)  # (exact products and sums)
+
+    def f(x0):
+        v5 = x0[np.array([1, 0, 0, 0])]
+        v6 = v5.copy()
+        v6[::2, 0] = np.max(x0, axis=1)
+        v7 = v6.copy()
+        v7[1] = 3
+        return v7, v6, v5, x0 @ x0.T
+
+    check(f, x)
+
+
 @st.composite
 def boxes(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[slice, ...]:
     """A basic index of `shape`: per dim a slice with any start, stop and (nonzero) step."""

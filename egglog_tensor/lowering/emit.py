@@ -940,7 +940,7 @@ class Emitter:
         also an output: eliminate-empty-tensors would compute it in its output buffer, and the insert,
         in place, would then write that output too; likewise a base that views one (a reshape of an output)."""
         base, value = node.inputs
-        into = self._group(base) if self._shares_a_buffer(base) else self.materialize(base)
+        into = self._copy(base) if self._shares_a_buffer(base) else self.materialize(base)
         if not value.size:
             return into
         start, step, size = (list(node.attr(n)) for n in ("start", "step", "size"))
@@ -950,6 +950,14 @@ class Emitter:
             return updated
         self.updates = 0
         return _cut(updated)
+
+    def _copy(self, node: Node) -> ir.Value:
+        """A new tensor of node's elements for an insert to write in place: an output's value by linalg.copy
+        (canonicalization, run by the tile stage, erases an identity linalg.generic, and the insert then
+        writes the output's buffer), anything else by its group (views read as maps)."""
+        if id(node) in self.outputs and node.op not in ("arg", "array"):
+            return linalg.copy(self.materialize(node), outs=[self._empty(node)])
+        return self._group(node)
 
     def _reshape(self, node: Node) -> ir.Value:
         return _unflatten(self._flat(node.inputs[0]), node)
