@@ -14,6 +14,8 @@ A (nested) list mixing traced arrays and numbers is stacked, with NumPy's dtype 
 
 from __future__ import annotations
 
+import inspect
+
 import sys
 from typing import Any
 
@@ -78,10 +80,13 @@ def _conversion(*names: str) -> Any:
     def register(convert: Any) -> Any:
         for name in names:
             numpy_fn = getattr(np, name)
+            first = next(iter(inspect.signature(numpy_fn).parameters))  # NumPy's name of the value: "a", "object"
 
-            def traced_or_numpy(a: Any, *args: Any, _numpy: Any = numpy_fn, **kwargs: Any) -> Any:
+            def traced_or_numpy(*args: Any, _numpy: Any = numpy_fn, _first: str = first, **kwargs: Any) -> Any:
                 kwargs.pop("like", None)  # (np.asarray(a, like=tracer) reached the Tracer: a is not traced)
-                return convert(a, *args, **kwargs) if first_tracer(a) is not None else _numpy(a, *args, **kwargs)
+                if not args and _first in kwargs:
+                    args = (kwargs.pop(_first),)
+                return convert(*args, **kwargs) if args and first_tracer(args[0]) is not None else _numpy(*args, **kwargs)
 
             implements(name)(traced_or_numpy)
             replace_while_tracing(name)

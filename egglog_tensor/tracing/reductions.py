@@ -139,17 +139,17 @@ def folded(ufunc: np.ufunc, a: Any, axis: Any, keepdims: bool, initial: Any) -> 
 
 
 @implements("sum")
-def sum_(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Tracer:
+def sum_(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Tracer:
     if out is not None:
         kw["out"] = out
-    return reduce("sum", x, axis, keepdims, dtype, **kw)
+    return reduce("sum", a, axis, keepdims, dtype, **kw)
 
 
 @implements("mean")
-def mean(x: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> Tracer:
+def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> Tracer:
     """The sum over the count; with `where`, of the chosen elements over their number (divided as NumPy: in float64, rounded)."""
-    trace = trace_of([x, where])
-    x = as_tracer(trace, x)
+    trace = trace_of([a, where])
+    x = as_tracer(trace, a)
     if dtype is None and x.dtype.name in NARROW_FLOATS:  # NumPy sums and divides in float32, then rounds back
         return mean(x, axis, "float32", out, keepdims, where=where).astype(x.dtype.name)
     if dtype is None:
@@ -168,8 +168,8 @@ def divide_count(total: Tracer, count: Any) -> Tracer:
 
 
 @implements("trace")
-def trace_(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: Any = None) -> Tracer:
-    return sum_(diagonal(x, offset, axis1, axis2), -1, dtype, out)
+def trace_(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: Any = None) -> Tracer:
+    return sum_(diagonal(a, offset, axis1, axis2), -1, dtype, out)
 
 
 

@@ -83,8 +83,8 @@ def transpose(x: Any, axes: Any = None) -> Tracer:
 
 
 @implements("swapaxes")
-def swapaxes(x: Any, axis1: int, axis2: int) -> Tracer:
-    x = as_tracer(trace_of([x]), x)
+def swapaxes(a: Any, axis1: int, axis2: int) -> Tracer:
+    x = as_tracer(trace_of([a]), a)
     perm = list(range(x.ndim))
     a, b = normalize_axis(x.ndim, axis1), normalize_axis(x.ndim, axis2)
     perm[a], perm[b] = perm[b], perm[a]
@@ -92,8 +92,8 @@ def swapaxes(x: Any, axis1: int, axis2: int) -> Tracer:
 
 
 @implements("broadcast_to")
-def broadcast_to(x: Any, shape: Any, subok: bool = False) -> Tracer:
-    x = as_tracer(trace_of([x]), x)
+def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tracer:
+    x = as_tracer(trace_of([array]), array)
     shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     ok = len(shape) >= x.ndim and all(d in (1, s) for d, s in zip(x.shape, shape[len(shape) - x.ndim :], strict=True))
     if not ok:
@@ -102,8 +102,8 @@ def broadcast_to(x: Any, shape: Any, subok: bool = False) -> Tracer:
 
 
 @implements("expand_dims")
-def expand_dims(x: Any, axis: Any) -> Tracer:
-    x = as_tracer(trace_of([x]), x)
+def expand_dims(a: Any, axis: Any) -> Tracer:
+    x = as_tracer(trace_of([a]), a)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     ndim = x.ndim + len(axes)
     positions = sorted(normalize_axis(ndim, a) for a in axes)
@@ -112,8 +112,8 @@ def expand_dims(x: Any, axis: Any) -> Tracer:
 
 
 @implements("squeeze")
-def squeeze(x: Any, axis: Any = None) -> Tracer:
-    x = as_tracer(trace_of([x]), x)
+def squeeze(a: Any, axis: Any = None) -> Tracer:
+    x = as_tracer(trace_of([a]), a)
     axes = tuple(i for i, d in enumerate(x.shape) if d == 1) if axis is None else normalize_axes(x.ndim, axis)
     if any(x.shape[a] != 1 for a in axes):
         raise fail(TracingError, "cannot select an axis to squeeze out which has size not equal to one")
@@ -174,8 +174,8 @@ def basic_index(x: Tracer, key: Any) -> Tracer:
 
 
 @implements("diagonal")
-def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tracer:
-    x = as_tracer(trace_of([x]), x)
+def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tracer:
+    x = as_tracer(trace_of([a]), a)
     if x.ndim < 2:
         raise fail(TracingError, "diag requires an array of at least two dimensions")
     a1, a2 = normalize_axis(x.ndim, axis1, "axis1"), normalize_axis(x.ndim, axis2, "axis2")
@@ -222,14 +222,14 @@ def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, dtype: Any = No
 
 
 @implements("shape")
-def shape(x: Any) -> tuple[int, ...]:
-    return tuple(np.shape(x)) if not isinstance(x, Tracer) else x.shape
+def shape(a: Any) -> tuple[int, ...]:
+    return tuple(np.shape(a)) if not isinstance(a, Tracer) else a.shape
 
 
 
 @implements("ndim")
-def ndim(x: Any) -> int:
-    return x.ndim if isinstance(x, Tracer) else np.ndim(x)
+def ndim(a: Any) -> int:
+    return a.ndim if isinstance(a, Tracer) else np.ndim(a)
 
 
 @implements("size")

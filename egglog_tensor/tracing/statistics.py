@@ -25,6 +25,15 @@ def _no_out(name: str, out: Any, **unsupported: Any) -> None:
         raise fail(UnsupportedError, f"np.{name}: keyword arguments {given} are not supported")
 
 
+def _ddof(name: str, ddof: Any, correction: Any) -> Any:
+    """ddof, or NumPy 2's `correction` (its alias: one of them may be given)."""
+    if correction is np._NoValue:
+        return ddof
+    if ddof != 0:
+        raise fail(TracingError, f"np.{name}: ddof and correction can't be provided simultaneously.")
+    return correction
+
+
 def _reduced_shape(x: Tracer, axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
     """The shape of a reduction of `axes` of x (with them kept as size 1 when `keepdims`)."""
     return tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keepdims or i not in axes)
@@ -113,21 +122,18 @@ def _accumulator(x: Tracer, dtype: Any) -> str:
 def _var(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims: bool, **given: Any) -> Tracer:
     """NumPy's two-pass variance: the mean in the accumulator dtype, then the mean square of
     x - mean (in the promotion of x's and the accumulator's dtype), divided by max(n - ddof, 0)."""
-    correction = given.pop("correction", None)
+    ddof = _ddof(name, ddof, given.pop("correction", np._NoValue))
+    mean = given.pop("mean", np._NoValue)
     _no_out(name, out, where=None if given.pop("where", True) is True else True, **given)
-    if correction is not None:
-        if ddof != 0:
-            raise fail(TracingError, f"np.{name}: ddof and correction can't be provided simultaneously")
-        ddof = correction
-    trace = trace_of([a])
+    trace = trace_of([a, mean])
     x = as_tracer(trace, a)
     axes = normalize_axes(x.ndim, axis)
     acc = _accumulator(x, dtype)
     n = math.prod(x.shape[i] for i in axes)
-    rows = _rows(trace, x, axes)
+    rows = _rows(trace, x, axes) if mean is np._NoValue else None
     if rows is not None:
         return reshape(_var_of_rows(trace, rows, acc, max(n - ddof, 0)), _reduced_shape(x, axes, keepdims))
-    centered = x - divide_count(sum_(x, axis, acc, keepdims=True), n)
+    centered = x - (divide_count(sum_(x, axis, acc, keepdims=True), n) if mean is np._NoValue else mean)
     return divide_count(sum_(centered * centered, axis, acc, keepdims=keepdims), max(n - ddof, 0))
 
 
@@ -258,15 +264,20 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
     return divide_count(total, count_nonzero(~np.isnan(x), axis, keepdims=keepdims))
 
 
-def _nanvar(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims: bool, **unsupported: Any) -> Tracer:
-    """NumPy's nanvar: NaN replaced by 0, the mean over the non-NaN count, the deviations (in a's dtype, NaN's
-    0) squared and summed, over count - ddof (NaN where that is <= 0, without NumPy's warning)."""
+def _nanvar(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims: bool, mean: Any, correction: Any,
+            **unsupported: Any) -> Tracer:
+    """NumPy's nanvar: NaN replaced by 0, the mean over the non-NaN count (or `mean`), the deviations (in a's dtype,
+    NaN's 0) squared and summed, over count - ddof (NaN where that is <= 0, without NumPy's warning)."""
     x = _nan_args(name, a, out, **unsupported)
+    ddof = _ddof(name, ddof, correction)
     if not is_float(x.dtype):
-        return _var(name, x, axis, dtype, None, ddof, keepdims)
+        return _var(name, x, axis, dtype, None, ddof, keepdims, mean=mean)
     nan = np.isnan(x)
     arr = _without_nan(x, 0)
-    avg = divide_count(sum_(arr, axis, dtype, keepdims=True), count_nonzero(~nan, axis, keepdims=True))
+    if mean is np._NoValue:
+        avg = divide_count(sum_(arr, axis, dtype, keepdims=True), count_nonzero(~nan, axis, keepdims=True))
+    else:
+        avg = mean
     deviation = np.where(nan, x.dtype.type(0), (arr - avg).astype(x.dtype.name))
     dof = count_nonzero(~nan, axis, keepdims=keepdims) - ddof
     var = divide_count(sum_(deviation * deviation, axis, dtype, keepdims=keepdims), dof)
@@ -274,14 +285,16 @@ def _nanvar(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepd
 
 
 @implements("nanvar")
-def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, *, where: Any = None) -> Tracer:
-    return _nanvar("nanvar", a, axis, dtype, out, ddof, keepdims, where=where)
+def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, *, where: Any = None,
+           mean: Any = np._NoValue, correction: Any = np._NoValue) -> Tracer:
+    return _nanvar("nanvar", a, axis, dtype, out, ddof, keepdims, mean, correction, where=where)
 
 
 @implements("nanstd")
-def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, *, where: Any = None) -> Tracer:
+def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, *, where: Any = None,
+           mean: Any = np._NoValue, correction: Any = np._NoValue) -> Tracer:
     """The square root of nanvar."""
-    return np.sqrt(_nanvar("nanstd", a, axis, dtype, out, ddof, keepdims, where=where))
+    return np.sqrt(_nanvar("nanstd", a, axis, dtype, out, ddof, keepdims, mean, correction, where=where))
 
 
 @implements("average")
