@@ -122,3 +122,33 @@ def test_discrete_pmf_and_logpmf_match_scipy() -> None:
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-300)
+
+
+DISCRETE = {"geom": (0.25,), "randint": (2, 9), "planck": (0.6,), "dlaplace": (0.8,), "boltzmann": (1.4, 19)}
+DISCRETE_METHODS = ("cdf", "logcdf", "sf", "logsf", "ppf", "isf")
+
+
+@pytest.mark.parametrize(("name", "shapes"), _cases(DISCRETE))
+def test_discrete_cdf_sf_ppf_match_scipy(name: str, shapes: tuple) -> None:
+    """rv_discrete's cdf, logcdf, sf, logsf, ppf and isf at integer and float k (outside the support, NaN, +-inf), with
+    loc, and with an invalid shape argument in a traced array (SciPy's placements: 1 or 0 past the ends even then)."""
+    dist = getattr(st, name)
+    k = np.concatenate([np.arange(-4.0, 25.0), [2.5, np.nan, np.inf, -np.inf, 100.0]])
+    bad = np.array([shapes[0], -1.0, shapes[0]])  # an invalid first shape argument in the middle entry
+
+    def f(k, q, bad):
+        per = tuple(getattr(dist, m)(q if m in ("ppf", "isf") else k, *shapes, loc=1) for m in DISCRETE_METHODS)
+        return per + (dist.cdf(k[:3], bad, *shapes[1:]), dist.sf(k[-3:], bad, *shapes[1:]), dist.ppf(Q[:3], bad, *shapes[1:]))
+
+    with np.errstate(all="ignore"):
+        want = f(k, Q, bad)
+        got = et.kernel(f)(k, Q, bad)
+    for method, g, w in zip(DISCRETE_METHODS + ("cdf bad", "sf bad", "ppf bad"), got, want, strict=True):
+        assert g.dtype == w.dtype, method
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=method)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-15, err_msg=method)  # (log of 1 - tiny: an ULP of 1)
+
+
+def test_discrete_cdf_needing_an_incomplete_gamma_is_named() -> None:
+    with pytest.raises(UnsupportedError, match="pdtr"):
+        et.kernel(lambda k: st.poisson.cdf(k, 3.0))(np.arange(5.0))

@@ -3,8 +3,8 @@
 SciPy's `rv_continuous` methods evaluate a distribution's formula (`_pdf`, `_cdf`...) on the entries whose
 arguments are valid only: they compress the arguments to those entries (`argsreduce`), skip the formula when
 there are none (`if np.any(cond)`) and `place` its results back, shapes that depend on values. While a kernel
-is traced (and scipy.stats was imported) the eight methods below are replaced on `rv_continuous`, and pmf and
-logpmf on `rv_discrete`, by these, which evaluate the formula on every entry and select with np.where, with SciPy's
+is traced (and scipy.stats was imported) the eight methods below are replaced on `rv_continuous`, and pmf, logpmf,
+cdf, logcdf, sf, logsf, ppf and isf on `rv_discrete`, by these, which evaluate the formula on every entry and select with np.where, with SciPy's
 conditions, fill values and order of placements: the same results. A call without traced arguments runs SciPy's method; a distribution
 whose formula is not traceable (numerical integration, scipy.special functions a kernel lacks) gets the
 error of the part that is not. scipy is not imported here.
@@ -74,22 +74,63 @@ def _q_method(formula: str, lower_at: float) -> Callable[..., Any]:
     return method
 
 
+def _k_standardized(dist: Any, k: Any, args: tuple, kwds: dict) -> tuple[Any, tuple, Any, Any, Any]:
+    """SciPy's first steps of rv_discrete's k methods: k - loc, the shape arguments, the support's ends (a, b) and
+    cond0 (arguments valid)."""
+    args, loc, _ = dist._parse_args(*args, **kwds)
+    k, loc = _asarray(k), _asarray(loc)
+    args = tuple(map(_asarray, args))
+    a, b = dist._get_support(*args)
+    return k - loc, args, a, b, dist._argcheck(*args)
+
+
 def _k_method(formula: str, log: bool) -> Callable[..., Any]:
     """rv_discrete's pmf (the formula clipped to [0, 1]) and logpmf: on the support's integers (an empirical rv_sample's
     values: any), 0 (-inf) elsewhere, NaN where the arguments are invalid or k is NaN; float64."""
     def method(dist: Any, k: Any, *args: Any, **kwds: Any) -> Any:
-        args, loc, _ = dist._parse_args(*args, **kwds)
-        k, loc = _asarray(k), _asarray(loc)
-        args = tuple(map(_asarray, args))
-        a, b = dist._get_support(*args)
-        k = k - loc
-        cond0 = dist._argcheck(*args)
+        k, args, a, b, cond0 = _k_standardized(dist, k, args, kwds)
         cond1 = (k >= a) & (k <= b)
         if type(dist).__name__ != "rv_sample":
             cond1 = cond1 & dist._nonzero(k, *args)
         out = np.where(np.logical_not(cond0) | np.isnan(k), dist.badvalue, -np.inf if log else 0.0)
         value = getattr(dist, formula)(k, *args)
         return np.where(cond0 & cond1, value if log else np.clip(value, 0, 1), out)
+    return method
+
+
+def _k_tail(formula: str, upper: bool, log: bool) -> Callable[..., Any]:
+    """rv_discrete's cdf/logcdf (not `upper`: 1 (0 in logs) from the support's upper end on) and sf/logsf (`upper`: up
+    to its lower end), with SciPy's placements in its order; the formula where k is in the support (finite, for
+    cdf and sf, clipped to [0, 1]); float64."""
+    def method(dist: Any, k: Any, *args: Any, **kwds: Any) -> Any:
+        k, args, a, b, cond0 = _k_standardized(dist, k, args, kwds)
+        bad = np.logical_not(cond0) | np.isnan(k)
+        cond = cond0 & (k >= a) & (k < b)
+        one, zero = (0.0, -np.inf) if log else (1.0, 0.0)
+        if upper:  # sf: bad, then 1 below the support (or at -inf); logsf: bad, then 0 below it
+            out = np.where(bad, dist.badvalue, zero)
+            out = np.where(((k < a) | np.isneginf(k) if not log else k < a) & cond0, one, out)
+        elif log:  # logcdf: bad, then 0 from the upper end on
+            out = np.where(k >= b, one, np.where(bad, dist.badvalue, zero))
+        else:  # cdf: 1 from the upper end on, 0 at -inf, then bad
+            out = np.where(bad, dist.badvalue, np.where(np.isneginf(k), zero, np.where(k >= b, one, zero)))
+        value = getattr(dist, formula)(k, *args)
+        if not log:
+            cond, value = cond & np.isfinite(k), np.clip(value, 0, 1)
+        return np.where(cond, value, out)
+    return method
+
+
+def _q_discrete(formula: str, lower_at: float) -> Callable[..., Any]:
+    """rv_discrete's ppf (lower_at 0: q == 0 gives a - 1, q == 1 the support's upper end b) and isf (lower_at 1)."""
+    def method(dist: Any, q: Any, *args: Any, **kwds: Any) -> Any:
+        args, loc, _ = dist._parse_args(*args, **kwds)
+        q, loc = _asarray(q), _asarray(loc)
+        args = tuple(map(_asarray, args))
+        a, b = dist._get_support(*args)
+        cond0 = dist._argcheck(*args) & (loc == loc)
+        out = np.where(cond0 & (q == 1 - lower_at), b + loc, np.where(cond0 & (q == lower_at), a - 1 + loc, dist.badvalue))
+        return astype(np.where(cond0 & (q > 0) & (q < 1), getattr(dist, formula)(q, *args) + loc, out), "float64")
     return method
 
 
@@ -101,7 +142,12 @@ METHODS: dict[str, Callable[..., Any]] = {
 }
 
 
-DISCRETE: dict[str, Callable[..., Any]] = {"pmf": _k_method("_pmf", log=False), "logpmf": _k_method("_logpmf", log=True)}
+DISCRETE: dict[str, Callable[..., Any]] = {
+    "pmf": _k_method("_pmf", log=False), "logpmf": _k_method("_logpmf", log=True),
+    "cdf": _k_tail("_cdf", upper=False, log=False), "logcdf": _k_tail("_logcdf", upper=False, log=True),
+    "sf": _k_tail("_sf", upper=True, log=False), "logsf": _k_tail("_logsf", upper=True, log=True),
+    "ppf": _q_discrete("_ppf", 0.0), "isf": _q_discrete("_isf", 1.0),
+}
 
 for _name, _ours in METHODS.items():
     replace_foreign_while_tracing(f"{_INFRASTRUCTURE}:rv_continuous.{_name}", traced_or_original(_ours))
