@@ -5,8 +5,10 @@ value: one dependent scalar op per element, scalar loads and stores (about 40% o
 at 4096x4096 float32). Here each row is one iteration of a forall (the threads' loop on
 cpu-openmp, a plain loop on cpu), walked VF elements at a time:
 
-    v = v op shift(v, 1); v = v op shift(v, 2); ...   each lane: the prefix of its vector (log2 VF steps,
-                                                      the shifted-in lanes hold the op's identity)
+    for s = 1, 2, 4, ... < VF:                        each lane: the prefix of its vector (log2 VF steps;
+        v = v op spread(v, s)                         spread: in each block of 2s lanes, the lower half's last
+                                                      lane in the upper half, the op's identity in the lower:
+                                                      in-lane shuffles for s < 4 on AVX2)
     out[at:at+VF] = running op v                      running: the value before the vector, in every lane
     running = running op broadcast(v[VF-1])           the same operands as the stored last lane: the same value
 
@@ -26,12 +28,9 @@ from mlir.dialects import arith, scf, tensor, vector
 
 from . import scalar
 from .argrows import Row
+from .loops import index
 
 DTYPES = ("float32", "float64", "int32", "int64", "uint32", "uint64")
-
-
-def _index(value: int) -> ir.Value:
-    return arith.constant(ir.IndexType.get(), value)
 
 
 def supports(dtype: str) -> bool:
@@ -57,15 +56,15 @@ def scan_rows(shape: tuple[int, ...], n: int, row_of: Row, op: str, dtype: str, 
     with ir.InsertionPoint(loop.body):
         (row,) = loop.induction_variables
         x, at_row = row_of(row)
-        place, at = [], arith.muli(row, _index(n))  # the row's first element's index along each axis
+        place, at = [], arith.muli(row, index(n))  # the row's first element's index along each axis
         for extent in reversed(shape):
-            place.insert(0, arith.remui(at, _index(extent)))
-            at = arith.divui(at, _index(extent))
+            place.insert(0, arith.remui(at, index(extent)))
+            at = arith.divui(at, index(extent))
         where = ([], [], [], [dynamic] * rank, [1] * (rank - 1) + [n], [1] * rank)
         dest = tensor.extract_slice(row_type, loop.inner_iter_args[0], place, *where[1:])
         start = tensor.extract(starts, [row]) if starts is not None else scalar.constant(identity, dtype)
         minor = ir.AffineMapAttr.get(ir.AffineMap.get_minor_identity(2, 1))
-        steps = scf.ForOp(_index(0), _index(full), _index(lanes), [vector.broadcast(vtype, start), dest])
+        steps = scf.ForOp(index(0), index(full), index(lanes), [vector.broadcast(vtype, start), dest])
         with ir.InsertionPoint(steps.body):
             at = steps.induction_variable
             running, out = steps.inner_iter_args
@@ -79,7 +78,7 @@ def scan_rows(shape: tuple[int, ...], n: int, row_of: Row, op: str, dtype: str, 
             identity_map = ir.AffineMapAttr.get(ir.AffineMap.get_identity(1))
             out = vector.transfer_write(row_type, scalar.apply(name, dtype, dtype, [running, v]), out, [at], identity_map, [True])
             scf.YieldOp([scalar.apply(name, dtype, dtype, [running, total]), out])
-        tail = scf.ForOp(_index(full), _index(n), _index(1), [vector.extract(steps.results[0], [], [0]), steps.results[1]])
+        tail = scf.ForOp(index(full), index(n), index(1), [vector.extract(steps.results[0], [], [0]), steps.results[1]])
         with ir.InsertionPoint(tail.body):
             at = tail.induction_variable
             value = scalar.apply(name, dtype, dtype, [tail.inner_iter_args[0], tensor.extract(x, [at_row, at])])

@@ -13,7 +13,8 @@ in streams.py):
    whose arguments total at least the last-level cache's size, which the kernel never reads, from
    loops doing at most MAX_WORK ops per store (`work`: compute-bound loops measured slower
    streamed), is versioned on the output's base address: `scf.if` it is 64-byte aligned (as the
-   output pool's buffers are), the copy in the `then` branch marks those stores `nontemporal`,
+   output pool's buffers are), the copy in the `then` branch marks those stores `nontemporal` (a
+   vector loop's 1-D in-bounds `vector.transfer_write`s become nontemporal `vector.store`s: lowering/scanrows.py),
    shows LLVM the alignment (`_aligned`, inside any parallel body, so each OpenMP thread's outlined
    code sees it) and ends each thread's work with `sfence` (streaming stores are weakly ordered);
    a misaligned output (a user's `out=`) runs the original nest.
