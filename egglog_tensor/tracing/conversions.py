@@ -15,7 +15,6 @@ A (nested) list mixing traced arrays and numbers is stacked, with NumPy's dtype 
 from __future__ import annotations
 
 import inspect
-
 import sys
 from typing import Any
 

@@ -86,8 +86,8 @@ def transpose(x: Any, axes: Any = None) -> Tracer:
 def swapaxes(a: Any, axis1: int, axis2: int) -> Tracer:
     x = as_tracer(trace_of([a]), a)
     perm = list(range(x.ndim))
-    a, b = normalize_axis(x.ndim, axis1), normalize_axis(x.ndim, axis2)
-    perm[a], perm[b] = perm[b], perm[a]
+    i, j = normalize_axis(x.ndim, axis1), normalize_axis(x.ndim, axis2)
+    perm[i], perm[j] = perm[j], perm[i]
     return transpose(x, perm)
 
 
