@@ -149,6 +149,9 @@ def test_discrete_cdf_sf_ppf_match_scipy(name: str, shapes: tuple) -> None:
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-15, err_msg=method)  # (log of 1 - tiny: an ULP of 1)
 
 
-def test_discrete_cdf_needing_an_incomplete_gamma_is_named() -> None:
-    with pytest.raises(UnsupportedError, match="pdtr"):
-        et.kernel(lambda k: st.poisson.cdf(k, 3.0))(np.arange(5.0))
+def test_discrete_functions_needing_what_a_kernel_lacks_are_named() -> None:
+    """binom's cdf is a private SciPy ufunc (Boost's incomplete beta), poisson's ppf the inverse incomplete gamma (pdtrik)."""
+    with pytest.raises(UnsupportedError, match="_binom_cdf"):
+        et.kernel(lambda k: st.binom.cdf(k, 10, 0.3))(np.arange(5.0))
+    with pytest.raises(UnsupportedError, match="pdtrik"):
+        et.kernel(lambda q: st.poisson.ppf(q, 3.0))(np.linspace(0.1, 0.9, 5))

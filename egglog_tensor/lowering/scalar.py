@@ -326,7 +326,7 @@ def _widened(tiny: float, compute: Callable[[ir.Value], ir.Value], accurate: Cal
     return emit
 
 
-def _log1p(x: ir.Value) -> ir.Value:
+def log1p(x: ir.Value) -> ir.Value:
     """log(1 + x) accurate for tiny x (Goldberg: log(u) * x / (u - 1) with u = 1 + x rounded), for a
     float64 x. (convert-math-to-llvm expands math.log1p as log(1 + x), which loses tiny x entirely.)"""
     one, inf = constant(1, "float64"), constant(float("inf"), "float64")
@@ -336,7 +336,7 @@ def _log1p(x: ir.Value) -> ir.Value:
     return arith.select(arith.cmpf(F.OEQ, x, inf), x, result)
 
 
-def _expm1(x: ir.Value) -> ir.Value:
+def expm1(x: ir.Value) -> ir.Value:
     """exp(x) - 1 accurate for tiny x (Kahan: (u - 1) * x / log(u) with u = exp(x) rounded), for a
     float64 x; u - 1 itself where |x| >= 1, which u's error alone bounds (Kahan's factor x / log(u)
     adds up to 2 ULP there: 2.0-2.6 -> 0.9-1.5 ULP; expm1(-36.5) one ULP off put geom.ppf's step one
@@ -352,8 +352,8 @@ def _expm1(x: ir.Value) -> ir.Value:
 
 # float32 in float64: 1 + x is exact for |x| >= 2^-24 and exp(x) - 1 loses at most 2^-52 / |x| relative
 # (0.12 ULP from |x| = 2^-25); below those log1p(x) and expm1(x) round to x.
-_LOG1P = _widened(2.0**-24, lambda x: math.log(arith.addf(x, constant(1, "float64"))), _log1p)
-_EXPM1 = _widened(2.0**-25, lambda x: arith.subf(math.exp(x), constant(1, "float64")), _expm1)
+_LOG1P = _widened(2.0**-24, lambda x: math.log(arith.addf(x, constant(1, "float64"))), log1p)
+_EXPM1 = _widened(2.0**-25, lambda x: arith.subf(math.exp(x), constant(1, "float64")), expm1)
 
 
 def _hypot(args: list[ir.Value], dtype: str) -> ir.Value:
@@ -383,7 +383,7 @@ def _logaddexp(base2: bool) -> Composed:
         power, log2 = (math.exp2, constant(np.log2(np.e), dtype)) if base2 else (math.exp, None)
 
         def log1p_of(t: ir.Value) -> ir.Value:
-            term = cast(_log1p(cast(power(t), dtype, "float64")), "float64", dtype)
+            term = cast(log1p(cast(power(t), dtype, "float64")), "float64", dtype)
             return arith.mulf(log2, term) if log2 is not None else term
 
         diff = arith.subf(x, y)
@@ -480,7 +480,17 @@ _COMPOSED: dict[str, Composed] = {
     "lcm": _lcm,
     "i0": lambda *args: special.i0(*args),  # (looked up when called: special.py imports this module)
     "gammaln": lambda args, dtype: _gammaln(args[0], dtype),
+    **{name: lambda args, dtype, name=name: _incomplete(name, args, dtype) for name in ("gammainc", "gammaincc")},
 }
+
+
+def _incomplete(name: str, args: list[ir.Value], dtype: str) -> ir.Value:
+    """scipy.special's gammainc or gammaincc (lowering/incomplete.py) in float64, the result rounded to dtype once."""
+    from . import incomplete
+    from .scalarcode import Real
+
+    value = getattr(incomplete, name)(*(Real(cast(x, dtype, "float64")) for x in args))
+    return cast(value.value, "float64", dtype)
 
 
 def _gammaln(x: ir.Value, dtype: str) -> ir.Value:

@@ -17,7 +17,7 @@ from ..errors import UnsupportedError
 from .core import Tracer, as_tracer, astype, fail, trace_of
 from .polynomials import horner
 
-OPS = ("erf", "erfc", "gammaln")  # SciPy ufuncs that are ops of their own (ops.py)
+OPS = ("erf", "erfc", "gammaln", "gammainc", "gammaincc")  # SciPy ufuncs that are ops of their own (ops.py)
 
 
 def _module_of(ufunc: np.ufunc) -> str | None:
@@ -173,11 +173,32 @@ def _boxcox(log: Callable[[Any], Any]) -> Callable[[Tracer, Tracer], Any]:
     return lambda x, lmbda: np.where(np.abs(lmbda) < 1e-19, log(x), np.expm1(lmbda * log(x)) / lmbda)
 
 
-def _special(name: str, x: Tracer) -> Tracer:
-    """scipy.special's erf or erfc of x (an op: ops.py)."""
+def _gamma_tail(complement: bool) -> Callable[[Tracer, Tracer, Tracer], Any]:
+    """gdtr(a, b, x) (gdtrc: complement): the gamma distribution's cdf (sf) at x of rate a and shape b, P(b, a x)
+    (Q); NaN where x < 0."""
+    name = "gammaincc" if complement else "gammainc"
+    return lambda a, b, x: np.where(x < 0, np.nan, _special(name, b, a * x))
+
+
+def _chi2_tail(complement: bool) -> Callable[[Tracer, Tracer], Any]:
+    """chdtr(df, x) (chdtrc: complement): the chi-square distribution's cdf (sf), P(df / 2, x / 2) (Q); NaN where x < 0."""
+    name = "gammaincc" if complement else "gammainc"
+    return lambda df, x: np.where(x < 0, np.nan, _special(name, 0.5 * df, 0.5 * x))
+
+
+def _poisson_tail(complement: bool) -> Callable[[Tracer, Tracer], Any]:
+    """pdtr(k, m) (pdtrc: complement): the Poisson distribution's cdf (sf) at k of mean m, Q(floor(k) + 1, m) (P);
+    in Cephes' order: NaN where k or m is negative, then 1 (0) where m is 0 (k NaN too)."""
+    name = "gammainc" if complement else "gammaincc"
+    value = lambda k, m: np.where(m == 0, float(not complement), _special(name, np.floor(k) + 1, m))  # noqa: E731
+    return lambda k, m: np.where((k < 0) | (m < 0), np.nan, value(k, m))
+
+
+def _special(name: str, *args: Tracer) -> Tracer:
+    """scipy.special's function `name` that is an op (OPS: erf, erfc, gammainc...) of args."""
     from .ufuncs import apply_ufunc
 
-    return apply_ufunc(trace_of([x]), getattr(sys.modules["scipy.special"], name), (x,))
+    return apply_ufunc(trace_of(list(args)), getattr(sys.modules["scipy.special"], name), args)
 
 
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
@@ -186,6 +207,8 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "entr": _entr, "rel_entr": _rel_entr, "kl_div": _kl_div,
     "ndtr": _ndtr, "log_ndtr": _log_ndtr, "ndtri": _ndtri, "huber": _huber, "pseudo_huber": _pseudo_huber,
     "boxcox": _boxcox(np.log), "boxcox1p": _boxcox(np.log1p),
+    "gdtr": _gamma_tail(False), "gdtrc": _gamma_tail(True), "chdtr": _chi2_tail(False), "chdtrc": _chi2_tail(True),
+    "pdtr": _poisson_tail(False), "pdtrc": _poisson_tail(True),
     # SciPy's own spellings of NumPy's functions
     "expm1": np.expm1, "log1p": np.log1p, "cbrt": np.cbrt, "exp2": np.exp2, "round": np.rint,
     "exp10": lambda x: np.power(10.0, x),

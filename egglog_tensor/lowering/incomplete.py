@@ -1,0 +1,254 @@
+"""The regularized incomplete gamma functions scipy.special.gammainc P(a, x) and gammaincc Q(a, x) = 1 - P,
+by SciPy's algorithm (Cephes' igam/igamc with SciPy's additions, after Boost and DLMF 8), in float64 (float32:
+the float64 value rounded once, as SciPy's loop):
+
+- P by its power series (DLMF 8.11.4), Q by its continued fraction (8.9.2) where x > a, and by the series
+  8.7.3 for x <= 1.1 (no cancellation in 1 - P there); each converges to a relative MACHEP or stops after
+  MAXITER terms.
+- where a ~ x and a > 20, Temme's uniform asymptotic expansion (8.12.3-4): erfc plus a series in 1/a whose
+  coefficients d[k][n] (8.12.12) are derived here exactly (rationals) the first time a kernel needs them.
+- the factor x^a e^-x / Gamma(a) as exp(a log x - x - lgamma(a)) away from a ~ x, else through the Lanczos
+  approximation (Boost's N=13 coefficients), which has no cancellation at large a.
+
+Edge values as SciPy: NaN for a NaN or negative argument, P(0, x>0) = 1, P(a, 0) = 0, P(inf, x) = 0 (NaN at
+x = inf), P(a, inf) = 1. Each element runs only its branch (scf.if), so the loop is scalar code.
+"""
+
+from __future__ import annotations
+
+import functools
+import math as pymath
+from collections.abc import Callable
+from fractions import Fraction
+
+from .scalarcode import Real, Truth, choose, erfc, exp, expm1, fabs, fold, isinf, isnan, iterate, lgamma, log, log1p, sqrt, table, where
+
+MACHEP = 2.0**-53
+MAXLOG = 7.09782712893383996843e2  # log(DBL_MAX)
+MAXITER = 2000
+SMALL, LARGE, SMALL_RATIO, LARGE_RATIO = 20.0, 200.0, 0.3, 4.5  # the asymptotic expansion's domain (SciPy's)
+TEMME_K, TEMME_N = 25, 25  # terms in 1/a, and of each coefficient's series in eta
+BIG, BIG_INVERSE = 4.503599627370496e15, 2.22044604925031308085e-16  # the continued fraction's rescaling
+
+# Lanczos approximation N=13, g=6.024680040776729583740234375 (Boost): sum_expg_scaled(a) = num(a) / den(a),
+# coefficients highest power first (den(a) is a(a+1)...(a+11)).
+LANCZOS_G = 6.024680040776729583740234375
+_LANCZOS_NUM = (0.006061842346248906525783753964555936883222, 0.5098416655656676188125178644804694509993,
+                19.51992788247617482847860966235652136208, 449.9445569063168119446858607650988409623,
+                6955.999602515376140356310115515198987526, 75999.29304014542649875303443598909137092,
+                601859.6171681098786670226533699352302507, 3481712.15498064590882071018964774556468,
+                14605578.08768506808414169982791359218571, 43338889.32467613834773723740590533316085,
+                86363131.28813859145546927288977868422342, 103794043.1163445451906271053616070238554,
+                56906521.91347156388090791033559122686859)
+_LANCZOS_DEN = (1, 66, 1925, 32670, 357423, 2637558, 13339535, 45995730, 105258076, 150917976, 120543840, 39916800, 0)
+
+
+def _horner(coefficients: tuple[float, ...] | list[float], x: Real) -> Real:
+    """sum c_i x^(n-1-i): coefficients highest power first."""
+    total = Real(coefficients[0])
+    for c in coefficients[1:]:
+        total = total * x + c
+    return total
+
+
+def _lanczos_sum_expg_scaled(a: Real) -> Real:
+    """The Lanczos sum scaled by e^g, as a rational in a (a <= 1) or in 1/a (a > 1: no overflow)."""
+    inverse = 1.0 / a
+    near = _horner(_LANCZOS_NUM, a) / _horner(_LANCZOS_DEN, a)
+    far = _horner(_LANCZOS_NUM[::-1], inverse) / _horner(_LANCZOS_DEN[::-1], inverse)
+    return where(a <= 1.0, near, far)
+
+
+def _log1pmx(x: Real) -> Real:
+    """log(1 + x) - x: by its series where |x| < 1/2 (no cancellation), else log1p(x) - x."""
+
+    def series() -> Real:
+        def step(state: list[Real]) -> tuple[list[Real], Truth]:
+            n, power, total = state
+            power = power * -x
+            term = power / n
+            total = total + term
+            return [n + 1.0, power, total], fabs(term) < MACHEP * fabs(total)
+
+        return iterate([Real(2.0), x, Real(0.0)], step, 500)[2]
+
+    return choose(fabs(x) < 0.5, series, lambda: log1p(x) - x)
+
+
+def _zeta(s: int) -> float:
+    """Riemann's zeta(s) for an integer s >= 2, by Euler-Maclaurin summation from N = 10 (to double precision)."""
+    n, bernoulli = 10, (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+    terms = [k ** -float(s) for k in range(1, n)] + [n ** (1.0 - s) / (s - 1), 0.5 * n ** -float(s)]
+    rising = float(s)  # s (s+1) ... (s+2j-2)
+    for j, b in enumerate(bernoulli, 1):
+        terms.append(b / pymath.factorial(2 * j) * rising * n ** (-float(s) - 2 * j + 1))
+        rising *= (s + 2 * j - 1) * (s + 2 * j)
+    return pymath.fsum(terms)
+
+
+EULER = 0.577215664901532860606512090082402431
+# lgamma(1 + x) = -EULER x + sum_{n >= 2} (-1)^n zeta(n) x^n / n (|x| <= 1/2), highest power first, to n = 64
+# (at x = 1/2 the terms fall below 1e-17 of the sum from n = 60)
+_LGAMMA1P_TAYLOR = tuple([(-1) ** n * _zeta(n) / n for n in range(64, 1, -1)] + [-EULER, 0.0])
+
+
+def _lgamma1p(x: Real) -> Real:
+    """lgamma(1 + x), accurate near x = 0 and x = 1 (where lgamma(1 + x) is near 0) by its Taylor series."""
+    near_one = x - 1.0
+    return where(fabs(x) <= 0.5, _horner(_LGAMMA1P_TAYLOR, x),
+                 where(fabs(near_one) < 0.5, log(x) + _horner(_LGAMMA1P_TAYLOR, near_one), lgamma(x + 1.0)))
+
+
+def _factor(a: Real, x: Real) -> Real:
+    """x^a e^-x / Gamma(a) (0 where it underflows)."""
+
+    def direct() -> Real:
+        ax = a * log(x) - x - lgamma(a)
+        return where(ax < -MAXLOG, 0.0, exp(ax))
+
+    def lanczos() -> Real:
+        fac = a + (LANCZOS_G - 0.5)
+        scale = sqrt(fac / pymath.e) / _lanczos_sum_expg_scaled(a)
+        small = (a < 200.0) & (x < 200.0)
+        return scale * choose(small, lambda: exp(a - x) * (x / fac) ** a,
+                              lambda: exp(a * _log1pmx((x - a - (LANCZOS_G - 0.5)) / fac) + x * (0.5 - LANCZOS_G) / fac))
+
+    return choose(fabs(a - x) > 0.4 * fabs(a), direct, lanczos)
+
+
+def _times_factor(a: Real, x: Real, total: Callable[[], Real]) -> Real:
+    """total() x^a e^-x / Gamma(a), 0 without summing where the factor underflows (the sum may not converge there)."""
+    factor = _factor(a, x)
+    return choose(factor == 0.0, lambda: Real(0.0), lambda: total() * factor)
+
+
+def _p_series(a: Real, x: Real) -> Real:
+    """P(a, x) by its power series (DLMF 8.11.4)."""
+
+    def step(state: list[Real]) -> tuple[list[Real], Truth]:
+        r, c, total = state
+        r = r + 1.0
+        c = c * x / r
+        total = total + c
+        return [r, c, total], c <= MACHEP * total
+
+    return _times_factor(a, x, lambda: iterate([a, Real(1.0), Real(1.0)], step, MAXITER)[2] / a)
+
+
+def _q_continued_fraction(a: Real, x: Real) -> Real:
+    """Q(a, x) by its continued fraction (DLMF 8.9.2), for x > a; its convergents rescaled when they grow."""
+    y = 1.0 - a
+    z = x + y + 1.0
+
+    def step(state: list[Real]) -> tuple[list[Real], Truth]:
+        c, y, z, p2, p1, q2, q1, answer = state
+        c, y, z = c + 1.0, y + 1.0, z + 2.0
+        yc = y * c
+        p, q = p1 * z - p2 * yc, q1 * z - q2 * yc
+        ratio = p / q
+        moved = where(q != 0.0, fabs((answer - ratio) / ratio), 1.0)
+        answer = where(q != 0.0, ratio, answer)
+        rescale = where(fabs(p) > BIG, BIG_INVERSE, 1.0)
+        return [c, y, z, p1 * rescale, p * rescale, q1 * rescale, q * rescale, answer], moved <= MACHEP
+
+    p1, q1 = x + 1.0, z * x
+    return _times_factor(a, x, lambda: iterate([Real(0.0), y, z, Real(1.0), p1, x, q1, p1 / q1], step, MAXITER)[7])
+
+
+def _q_series(a: Real, x: Real) -> Real:
+    """Q(a, x) for small x by DLMF 8.7.3, with no cancellation against 1."""
+
+    def step(state: list[Real]) -> tuple[list[Real], Truth]:
+        n, fac, total = state
+        fac = fac * -x / n
+        term = fac / (a + n)
+        total = total + term
+        return [n + 1.0, fac, total], fabs(term) <= MACHEP * fabs(total)
+
+    total = iterate([Real(1.0), Real(1.0), Real(0.0)], step, MAXITER - 1)[2]
+    log_x = log(x)
+    return -expm1(a * log_x - _lgamma1p(a)) - exp(a * log_x - lgamma(a)) * total
+
+
+@functools.cache
+def temme_coefficients() -> tuple[tuple[float, ...], ...]:
+    """d[k][n], DLMF 8.12.12, for k < TEMME_K and n < TEMME_N: from lambda(eta), the inverse of
+    eta^2 / 2 = lambda - log(1 + lambda), whose series alpha_n follows from lambda lambda' = eta (1 + lambda),
+    and the Stirling series' coefficients g_k of Gamma*(a) (DLMF 5.11.3), all exact rationals."""
+    m = TEMME_N + 2 * TEMME_K
+    alpha = [Fraction(0), Fraction(1)]
+    for n in range(2, m + 2):
+        alpha.append((alpha[n - 1] - sum(alpha[i] * (n - i + 1) * alpha[n - i + 1] for i in range(2, n))) / (n + 1))
+    bernoulli = [Fraction(1)]
+    for j in range(1, TEMME_K + 2):
+        bernoulli.append(-sum(pymath.comb(j + 1, i) * bernoulli[i] for i in range(j)) / (j + 1))
+    log_g = [Fraction(0)] * (TEMME_K + 1)  # log Gamma*(a) = sum_m B_2m / (2m (2m - 1)) a^(1 - 2m)
+    for j in range(1, TEMME_K // 2 + 2):
+        if 2 * j - 1 <= TEMME_K:
+            log_g[2 * j - 1] = bernoulli[2 * j] / (2 * j * (2 * j - 1))
+    g = [Fraction(1)] + [Fraction(0)] * TEMME_K
+    for n in range(1, TEMME_K + 1):
+        g[n] = sum(j * log_g[j] * g[n - j] for j in range(1, n + 1)) / n
+    d = [[Fraction(-1, 3)] + [(n + 2) * alpha[n + 2] for n in range(1, m)]]
+    for k in range(1, TEMME_K):
+        d.append([(-1) ** k * g[k] * d[0][n] + (n + 2) * d[k - 1][n + 2] for n in range(m - 2 * k)])
+    return tuple(tuple(float(v) for v in row[:TEMME_N]) for row in d)
+
+
+def _asymptotic(a: Real, x: Real, complement: bool) -> Real:
+    """P (or Q, complement) by Temme's expansion: erfc(+-eta sqrt(a/2)) / 2 +- e^(-a eta^2/2) / sqrt(2 pi a)
+    sum_k c_k(eta) a^-k, the sum stopped (as SciPy's) where a term grows or falls below MACHEP of the sum."""
+    sign = 1.0 if complement else -1.0
+    sigma = (x - a) / a
+    root = sqrt(-2.0 * _log1pmx(sigma))
+    eta = where(x > a, root, where(x < a, -root, 0.0))
+    result = 0.5 * erfc(sign * eta * sqrt(a / 2.0))
+    coefficients = table([row[::-1] for row in temme_coefficients()])  # each row highest power first
+
+    def step(state: list[Real]) -> tuple[list[Real], Truth]:
+        k, total, afac, previous = state
+        term = fold(coefficients, k, 0.0, lambda c, d: c * eta + d) * afac  # c_k(eta) a^-k
+        size = fabs(term)
+        grows = size > previous  # (then the term is not added)
+        total = where(grows, total, total + term)
+        return [k + 1.0, total, afac / a, size], grows | (size < MACHEP * fabs(total))
+
+    total = iterate([Real(0.0), Real(0.0), Real(1.0), Real(float("inf"))], step, TEMME_K)[1]
+    return result + sign * exp(-0.5 * a * eta * eta) * total / sqrt(2.0 * pymath.pi * a)
+
+
+def _regime(a: Real, x: Real) -> Truth:
+    """Where a ~ x, in which the asymptotic expansion is used."""
+    distance = fabs(x - a) / a
+    return ((a > SMALL) & (a < LARGE) & (distance < SMALL_RATIO)) | ((a > LARGE) & (distance < LARGE_RATIO / sqrt(a)))
+
+
+def _edges(a: Real, x: Real, complement: bool) -> tuple[Truth, Real]:
+    """Where the arguments are NaN, negative, zero or infinite, and SciPy's value there (P's; Q's when complement)."""
+    nan = float("nan")
+    high, low = (0.0, 1.0) if complement else (1.0, 0.0)  # the value as x grows, and at x = 0
+    invalid = isnan(a) | isnan(x) | (x < 0.0) | (a < 0.0)
+    edge = invalid | (a == 0.0) | (x == 0.0) | isinf(a) | isinf(x)
+    value = where(invalid, nan, where(a == 0.0, where(x > 0.0, high, nan), where(x == 0.0, low,
+                  where(isinf(a), where(isinf(x), nan, low), high))))
+    return edge, value
+
+
+def _q_inner(a: Real, x: Real) -> Real:
+    """Q(a, x) away from the edges and the asymptotic regime."""
+    one_minus_p = lambda: 1.0 - _p_series(a, x)  # noqa: E731
+    return choose(x > 1.1, lambda: choose(x < a, one_minus_p, lambda: _q_continued_fraction(a, x)),
+                  lambda: choose(where(x <= 0.5, -0.4 / log(x), x * 1.1) < a, one_minus_p, lambda: _q_series(a, x)))
+
+
+def gammainc(a: Real, x: Real) -> Real:
+    """scipy.special.gammainc: P(a, x)."""
+    edge, value = _edges(a, x, complement=False)
+    return choose(edge, lambda: value, lambda: choose(_regime(a, x), lambda: _asymptotic(a, x, False),
+                  lambda: choose((x > 1.0) & (x > a), lambda: 1.0 - _q_inner(a, x), lambda: _p_series(a, x))))
+
+
+def gammaincc(a: Real, x: Real) -> Real:
+    """scipy.special.gammaincc: Q(a, x)."""
+    edge, value = _edges(a, x, complement=True)
+    return choose(edge, lambda: value, lambda: choose(_regime(a, x), lambda: _asymptotic(a, x, True), lambda: _q_inner(a, x)))

@@ -1,0 +1,122 @@
+"""scipy.special's regularized incomplete gamma functions gammainc/gammaincc in a kernel (lowering/incomplete.py),
+the distribution functions made of them (gdtr chdtr pdtr and complements) and scipy.stats' gamma/chi2/poisson
+cdf and sf that call them: against SciPy over each of the algorithm's regimes, against mpmath, at the edges."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+import scipy.special as sp
+import scipy.stats as st
+
+import egglog_tensor as et
+from egglog_tensor.lowering import incomplete
+
+RNG = np.random.default_rng(11)
+
+
+def _regimes() -> tuple[np.ndarray, np.ndarray]:
+    """(a, x) pairs in every branch: small a and x (both series), x > a (continued fraction), x <= 1.1 with
+    small a (Q's own series), a ~ x for 20 < a < 200 and beyond (Temme's expansion), large a far from x
+    (the direct factor), a up to 1e6 near x within the expansion's band and just outside it."""
+    a = np.concatenate([RNG.uniform(0, 5, 400), RNG.uniform(0, 300, 400), 10 ** RNG.uniform(-12, 0, 200),
+                        RNG.uniform(20, 200, 300), 10 ** RNG.uniform(2.3, 6, 300), 10 ** RNG.uniform(0, 4, 200)])
+    x = np.concatenate([RNG.uniform(0, 5, 400), RNG.uniform(0, 300, 400), RNG.uniform(0, 1.1, 200),
+                        a[1000:1300] * RNG.uniform(0.7, 1.3, 300), a[1300:1600] * (1 + RNG.normal(0, 5, 300) / np.sqrt(a[1300:1600])),
+                        a[1600:] * 10 ** RNG.uniform(-2, 2, 200)])
+    return a, np.abs(x)
+
+
+@pytest.fixture(scope="module")
+def both() -> et.Kernel:
+    return et.kernel(lambda a, x: (sp.gammainc(a, x), sp.gammaincc(a, x)))
+
+
+def test_matches_scipy_in_every_regime(both: et.Kernel) -> None:
+    """Two thirds bit for bit with SciPy; where x^a e^-x / Gamma(a) is formed as exp(a log x - x - lgamma(a)) (a far
+    from x), libm's lgamma and SciPy's Cephes differ by an ULP of a large lgamma, which exp turns into a relative
+    error: up to 1e-12 (both are that far from mpmath there: test_accuracy_against_mpmath), 1e-10 on values
+    below 1e-30 (larger a)."""
+    a, x = _regimes()
+    for got, want in zip(both(a, x), (sp.gammainc(a, x), sp.gammaincc(a, x)), strict=True):
+        error = np.abs(got - want) / np.maximum(np.abs(want), 1e-300)
+        assert np.all(np.isfinite(got))
+        assert error[want > 1e-30].max() <= 1e-12, error[want > 1e-30].max()
+        assert error.max() <= 1e-10, error.max()
+        assert np.mean(error == 0) > 0.5
+
+
+def test_accuracy_against_mpmath(both: et.Kernel) -> None:
+    """The worst relative error against 40-digit mpmath over every regime within 1e-12, as SciPy's (its own
+    peak on these points is 5e-13; Cephes documents 1e-13 for a, x < 100)."""
+    import mpmath
+
+    mpmath.mp.dps = 40
+    a, x = _regimes()
+    pick = np.concatenate([np.arange(start, start + 200, 10) for start in range(0, 1800, 200)])
+    pick = pick[(a[pick] < 3e4) & (x[pick] > 0)]
+    got_p, got_q = both(a[pick], x[pick])
+    worst = 0.0
+    for i, p, q in zip(pick, got_p, got_q, strict=True):
+        exact_p = mpmath.gammainc(mpmath.mpf(a[i]), 0, mpmath.mpf(x[i]), regularized=True)
+        for got, exact in ((p, exact_p), (q, 1 - exact_p)):
+            if abs(exact) > 1e-30:
+                worst = max(worst, float(abs((got - exact) / exact)))
+    assert worst <= 1e-12, worst
+
+
+def test_edges_are_scipys(both: et.Kernel) -> None:
+    """NaN, negative, zero and infinite arguments in every combination give SciPy's values (NaN, 0, 1)."""
+    values = [-1.0, -0.0, 0.0, 1e-300, 0.5, 2.0, 25.0, 1e300, np.inf, np.nan]
+    a, x = (np.array(v) for v in zip(*itertools.product(values, repeat=2), strict=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for got, want in zip(both(a, x), (sp.gammainc(a, x), sp.gammaincc(a, x)), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
+def test_float32_is_computed_in_float64_and_rounded_once() -> None:
+    a, x = (v.astype(np.float32) for v in _regimes())
+    got = et.kernel(lambda a, x: sp.gammaincc(a, x))(a, x)
+    want = sp.gammaincc(a, x)
+    assert got.dtype == want.dtype == np.float32
+    assert np.abs(got.view(np.int32) - want.view(np.int32)).max() <= 1  # one rounding of nearly equal float64s
+
+
+def test_distribution_functions_and_scipy_stats() -> None:
+    """gdtr gdtrc chdtr chdtrc pdtr pdtrc as SciPy defines them (NaN for negative x, k, m; Poisson's floor(k)),
+    and scipy.stats' gamma, chi2, erlang and poisson cdf/sf/logsf through SciPy's own code."""
+    values = np.array([-1.0, 0.0, 0.5, 2.0, 7.5, np.inf, np.nan])
+    u, v, w = (np.array(c) for c in zip(*itertools.product(values, repeat=3), strict=True))
+
+    def functions(u, v, w):
+        return (sp.gdtr(u, v, w), sp.gdtrc(u, v, w), sp.chdtr(v, w), sp.chdtrc(v, w), sp.pdtr(v, w), sp.pdtrc(v, w))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for got, want in zip(et.kernel(functions)(u, v, w), functions(u, v, w), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+    x = np.linspace(0, 40, 81)
+
+    def stats(x):
+        return (st.gamma.cdf(x, 2.5, scale=3.0), st.gamma.sf(x, 0.7), st.chi2.cdf(x, 3), st.chi2.sf(x, 12.5),
+                st.chi2.logsf(x, 4), st.erlang.cdf(x, 4), st.poisson.cdf(np.floor(x), 9.0), st.poisson.sf(np.floor(x), 9.0))
+
+    for got, want in zip(et.kernel(stats)(x), stats(x), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-300)
+
+
+def test_temme_coefficients_derived_exactly() -> None:
+    """DLMF 8.12's d[k][n] from the series reversion: the known first ones (-1/3, 1/12, -2/135; d[1][0] = -1/540)."""
+    d = incomplete.temme_coefficients()
+    assert (d[0][0], d[0][1], d[0][2], d[1][0]) == (-1 / 3, 1 / 12, -2 / 135, -1 / 540)
+    assert len(d) == incomplete.TEMME_K and all(len(row) == incomplete.TEMME_N for row in d)
+
+
+def test_gpu_targets_refuse_it() -> None:
+    """No device math library (docs/gpu.md): refused, naming what the device lacks (float64 power, libm's lgamma)."""
+    with pytest.raises(et.UnsupportedError, match="GPU target nvvm: float64 power"):
+        et.kernel(lambda a, x: sp.gammainc(a, x), target="nvvm:sm_90").lower(np.ones(4), np.ones(4))
