@@ -7,9 +7,10 @@ only, with zeros, with NaN/inf, small integers...), layouts from real views of r
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,16 @@ def sweep(values: Any, default: Any) -> list[Any]:
     """`values` as pytest parameters, those not in `default` marked slow: the default run covers a sweep's
     main cases, the slow run (.ci/run) all of them."""
     return [v if v in default else pytest.param(v, marks=pytest.mark.slow) for v in values]
+
+
+def covering(**axes: Sequence[Any]) -> tuple[str, list[Any]]:
+    """parametrize's (names, cases) for every combination of the axes' values, all but a covering few marked slow:
+    the default run takes case k = (each axis's value k mod its length) for k below the longest axis's length,
+    which holds every value of every axis once; the slow run (.ci/run) takes the rest."""
+    names, values = list(axes), [list(v) for v in axes.values()]
+    kept = {tuple(v[k % len(v)] for v in values) for k in range(max(map(len, values)))}
+    cases = [c if c in kept else pytest.param(*c, marks=pytest.mark.slow) for c in itertools.product(*values)]
+    return ",".join(names), cases
 
 # --- shapes ---------------------------------------------------------------------------------
 

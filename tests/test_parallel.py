@@ -19,7 +19,7 @@ from egglog_tensor.lowering import payload
 from egglog_tensor.lowering.stages import parallel
 from egglog_tensor.lowering.pipelines import pipeline_for, resolve_target
 from egglog_tensor.target import Target, default_threads
-from strategies import sweep, threaded
+from strategies import covering, sweep, threaded
 
 rng = np.random.default_rng(11)
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
@@ -109,8 +109,7 @@ def three_ways(op):
     return lambda a: (red(a, axis=0), red(a, axis=1), red(a))
 
 
-@pytest.mark.parametrize("op", list(REDUCTIONS))
-@pytest.mark.parametrize("dtype", [d if d in ("float32", "bool") else pytest.param(d, marks=pytest.mark.slow) for d in DTYPES])  # (a sweep)
+@pytest.mark.parametrize(*covering(op=list(REDUCTIONS), dtype=DTYPES))
 def test_reductions_split(op, dtype) -> None:
     """Row (split over rows), column (split over columns) and full reductions (split reduction), 3
     threads: each of the three is split three ways (an scf.forall of 3 in the `parallel` stage; a bool

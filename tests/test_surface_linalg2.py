@@ -84,9 +84,8 @@ SLOW = pytest.mark.slow
 
 
 @pytest.mark.parametrize(("shape", "dtype"), [
-    ((1, 1), "float64"), ((2, 2), "float64"), ((3, 3), "float64"), ((17, 17), "float64"), ((64, 64), "float64"),
-    ((17, 5), "float64"), ((3, 17), "float32"),
-    pytest.param((64, 64), "float32", marks=SLOW), pytest.param((17, 17), "float32", marks=SLOW), pytest.param((5, 17), "float64", marks=SLOW),
+    ((1, 1), "float64"), ((3, 3), "float64"), ((64, 64), "float64"), ((17, 5), "float64"), ((3, 17), "float32"),
+    pytest.param((2, 2), "float64", marks=SLOW), pytest.param((17, 17), "float64", marks=SLOW), pytest.param((64, 64), "float32", marks=SLOW), pytest.param((17, 17), "float32", marks=SLOW), pytest.param((5, 17), "float64", marks=SLOW),
     pytest.param((2, 2), "float32", marks=SLOW), pytest.param((200, 120), "float64", marks=SLOW),
 ])  # fmt: skip
 def test_decompositions_match_lapack(shape: tuple[int, ...], dtype: str) -> None:

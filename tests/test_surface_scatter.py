@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import check, kernel_of, make_array
+from strategies import check, covering, kernel_of, make_array
 
 import egglog_tensor as et
 
@@ -248,8 +248,7 @@ DATA_RANGE = [np.random.default_rng(1).standard_normal(1000).astype(np.float32),
               np.random.default_rng(5).standard_normal(50).astype(np.float16), np.zeros(0)]
 
 
-@pytest.mark.parametrize("bins", [1, 10, 33])
-@pytest.mark.parametrize("index", range(len(DATA_RANGE)))
+@pytest.mark.parametrize(*covering(index=range(len(DATA_RANGE)), bins=[1, 10, 33]))
 def test_histogram_of_the_data_range_matches_numpy(bins: int, index: int) -> None:
     """np.histogram(x, bins) without a range: equal bins of the data's min and max (one value: widened by 0.5
     each way; empty data: [0, 1]), bit for bit NumPy's counts, weighted sums and edges in its dtypes."""

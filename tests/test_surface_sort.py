@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from strategies import check, make_array, with_layout
+from strategies import check, make_array, sweep, with_layout
 
 import egglog_tensor as et
 
@@ -28,7 +28,7 @@ def _sorts(a):
             *(np.argsort(a, axis=d, kind="stable") for d in range(a.ndim)), a.argsort(axis=None, kind="stable"))
 
 
-@pytest.mark.parametrize("dtype", SORTED_DTYPES)
+@pytest.mark.parametrize("dtype", sweep(SORTED_DTYPES, ["float32", "float16", "uint64", "bool"]))
 def test_sort_and_argsort_every_axis(dtype: str) -> None:
     """Ties (small integers), NaN, +-inf and both zeros in a 3-D array: every axis, bit for bit."""
     x = make_array(1, dtype, (3, 6, 5), lo=-3, hi=3, special=dtype.startswith("float"))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import ALL_DTYPES, FLOATS, arrays, check, layouts, make_array, shapes, threaded, with_layout
+from strategies import ALL_DTYPES, FLOATS, arrays, check, covering, layouts, make_array, shapes, sweep, threaded, with_layout
 
 import egglog_tensor as et
 from egglog_tensor.errors import TracingError, UnsupportedError
@@ -257,10 +257,7 @@ def _with_l2(threads: int, l2: int) -> object:
     return replace(resolve_target("cpu", None) if threads == 1 else threaded(threads), l2=l2)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("data", ["offset", "constant"])
-@pytest.mark.parametrize("name", COLUMN_STATISTICS)
+@pytest.mark.parametrize(*covering(name=COLUMN_STATISTICS, data=["offset", "constant"], threads=[1, 2], dtype=["float32", "float64"]))
 def test_var_along_axis_0_in_column_strips(dtype: str, threads: int, data: str, name: str) -> None:
     """Reductions of x's rows read by reductions of its rows (var, std, x - x.mean(0) squared and summed) run in
     column strips (the strips stage; 3000 columns: the last strip narrower) on 1e4 + small noise, where a one-pass
@@ -297,7 +294,7 @@ def test_column_strips_of_other_programs(case: str) -> None:
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+@pytest.mark.parametrize("target", sweep(["cpu", "cpu-openmp"], ["cpu"]))
 def test_var_of_a_large_array_runs_in_blocks_in_one_pass(target: str) -> None:
     """var/std of all of an array from 1 MiB (tracing/statistics.py ROWS_FROM): each row's mean and squared
     deviations in one loop over blocks of rows (the rows stage), the rows combined as Chan et al. in float64. On 1e4

@@ -182,7 +182,7 @@ ONE_ROW = {  # issue 22: one row of A and one full step of k plus a partial one 
 }
 
 
-@pytest.mark.parametrize("spelling", ONE_ROW)
+@pytest.mark.parametrize("spelling", sweep(ONE_ROW, ["float32", "epilogue", "no-rules"]))
 def test_one_row_matvec_compiles(spelling: str) -> None:
     """A one-row matvec (issue 22): the partial sums are narrowed to two full steps of k, so the k loop
     stays (with one, MLIR's vector patterns asserted and aborted the process). In a subprocess, so an
