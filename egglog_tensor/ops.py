@@ -403,9 +403,9 @@ _RECORDS = [
     _binary_op("fmod", {"float": "arith.remf", "int": C}),
     _binary_op("heaviside", _float(C)),
     *(_binary_op(name, _float(C), T) for name in ("hypot", "logaddexp", "logaddexp2")),
-    # scipy.special's regularized incomplete gamma functions (tracing/special.py): series and continued
-    # fractions in scalar loops (lowering/incomplete.py)
-    *(_binary_op(name, _float(C), T) for name in ("gammainc", "gammaincc")),
+    # scipy.special's regularized incomplete gamma functions and their inverses (tracing/special.py): series,
+    # continued fractions and Newton's method in scalar loops (lowering/incomplete.py, incomplete_inverse.py)
+    *(_binary_op(name, _float(C), T) for name in ("gammainc", "gammaincc", "gammaincinv", "gammainccinv")),
     *(_binary_op(f"bitwise_{op}", {"int": f"arith.{op}i", "bool": f"arith.{op}i"}) for op in ("and", "or", "xor")),
     *(_binary_op(name, {"int": C}) for name in ("left_shift", "right_shift")),
     *(_binary_op(name, _ALL, P, result="bool")

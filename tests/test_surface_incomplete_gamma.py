@@ -1,6 +1,7 @@
 """scipy.special's regularized incomplete gamma functions gammainc/gammaincc in a kernel (lowering/incomplete.py),
-the distribution functions made of them (gdtr chdtr pdtr and complements) and scipy.stats' gamma/chi2/poisson
-cdf and sf that call them: against SciPy over each of the algorithm's regimes, against mpmath, at the edges."""
+their inverses gammaincinv/gammainccinv, the distribution functions made of them (gdtr chdtr pdtr, complements and
+inverses) and the scipy.stats methods that call them (gamma, chi2, poisson...): against SciPy over each of the
+algorithm's regimes, against mpmath, at the edges."""
 
 from __future__ import annotations
 
@@ -28,6 +29,19 @@ def _regimes() -> tuple[np.ndarray, np.ndarray]:
                         a[1000:1300] * RNG.uniform(0.7, 1.3, 300), a[1300:1600] * (1 + RNG.normal(0, 5, 300) / np.sqrt(a[1300:1600])),
                         a[1600:] * 10 ** RNG.uniform(-2, 2, 200)])
     return a, np.abs(x)
+
+
+def _grid(values: list[float], arity: int) -> list[np.ndarray]:
+    """Each argument's array over every combination of `values` (edges: NaN, +-0, negative, inf...)."""
+    return [np.array(c) for c in zip(*itertools.product(values, repeat=arity), strict=True)]
+
+
+def _assert_as_scipy(got: tuple[np.ndarray, ...], want: tuple[np.ndarray, ...]) -> None:
+    """Each result within 1e-13 of SciPy's, NaN where SciPy's is (SciPy's domain warnings silenced)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-13, atol=0)
 
 
 @pytest.fixture(scope="module")
@@ -70,12 +84,8 @@ def test_accuracy_against_mpmath(both: et.Kernel) -> None:
 
 def test_edges_are_scipys(both: et.Kernel) -> None:
     """NaN, negative, zero and infinite arguments in every combination give SciPy's values (NaN, 0, 1)."""
-    values = [-1.0, -0.0, 0.0, 1e-300, 0.5, 2.0, 25.0, 1e300, np.inf, np.nan]
-    a, x = (np.array(v) for v in zip(*itertools.product(values, repeat=2), strict=True))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for got, want in zip(both(a, x), (sp.gammainc(a, x), sp.gammaincc(a, x)), strict=True):
-            np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+    a, x = _grid([-1.0, -0.0, 0.0, 1e-300, 0.5, 2.0, 25.0, 1e300, np.inf, np.nan], 2)
+    _assert_as_scipy(both(a, x), (sp.gammainc(a, x), sp.gammaincc(a, x)))
 
 
 def test_float32_is_computed_in_float64_and_rounded_once() -> None:
@@ -89,16 +99,12 @@ def test_float32_is_computed_in_float64_and_rounded_once() -> None:
 def test_distribution_functions_and_scipy_stats() -> None:
     """gdtr gdtrc chdtr chdtrc pdtr pdtrc as SciPy defines them (NaN for negative x, k, m; Poisson's floor(k)),
     and scipy.stats' gamma, chi2, erlang and poisson cdf/sf/logsf through SciPy's own code."""
-    values = np.array([-1.0, 0.0, 0.5, 2.0, 7.5, np.inf, np.nan])
-    u, v, w = (np.array(c) for c in zip(*itertools.product(values, repeat=3), strict=True))
+    u, v, w = _grid([-1.0, 0.0, 0.5, 2.0, 7.5, np.inf, np.nan], 3)
 
     def functions(u, v, w):
         return (sp.gdtr(u, v, w), sp.gdtrc(u, v, w), sp.chdtr(v, w), sp.chdtrc(v, w), sp.pdtr(v, w), sp.pdtrc(v, w))
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for got, want in zip(et.kernel(functions)(u, v, w), functions(u, v, w), strict=True):
-            np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+    _assert_as_scipy(et.kernel(functions)(u, v, w), functions(u, v, w))
     x = np.linspace(0, 40, 81)
 
     def stats(x):
@@ -120,3 +126,35 @@ def test_gpu_targets_refuse_it() -> None:
     """No device math library (docs/gpu.md): refused, naming what the device lacks (float64 power, libm's lgamma)."""
     with pytest.raises(et.UnsupportedError, match="GPU target nvvm: float64 power"):
         et.kernel(lambda a, x: sp.gammainc(a, x), target="nvvm:sm_90").lower(np.ones(4), np.ones(4))
+
+
+def _probabilities() -> tuple[np.ndarray, np.ndarray]:
+    """(a, p): a from 1e-3 to 1e6, p uniform, down to 1e-300, and up to 1 - 1e-16 (the other function's side)."""
+    a = np.concatenate([10 ** RNG.uniform(-3, 0, 200), RNG.uniform(0, 10, 200), 10 ** RNG.uniform(1, 6, 200)])
+    p = np.concatenate([RNG.uniform(0, 1, 400), 10 ** RNG.uniform(-300, 0, 200)])
+    return np.concatenate([a, a]), np.concatenate([p, 1 - p[::-1]])
+
+
+def test_inverses_match_scipy() -> None:
+    """gammaincinv and gammainccinv (lowering/incomplete_inverse.py) within 1e-13 of SciPy, times 1/a where a < 1
+    (x^a ~ p there: p's rounding moves x 1/a-fold; both are that close to mpmath's root); SciPy's edges."""
+    a, p = _probabilities()
+    k = et.kernel(lambda a, p: (sp.gammaincinv(a, p), sp.gammainccinv(a, p)))
+    for got, want in zip(k(a, p), (sp.gammaincinv(a, p), sp.gammainccinv(a, p)), strict=True):
+        error = np.where(got == want, 0.0, np.abs(got - want) / np.maximum(np.abs(want), 1e-300))
+        assert np.all(error <= 1e-13 * np.maximum(1.0, 1.0 / a)), (error / np.maximum(1.0, 1.0 / a)).max()
+        assert np.mean(error == 0) > 0.4
+    a, p = _grid([-1.0, 0.0, 0.3, 0.5, 0.95, 1.0, 2.0, 400.0, np.inf, np.nan], 2)
+    _assert_as_scipy(k(a, p), (sp.gammaincinv(a, p), sp.gammainccinv(a, p)))
+
+
+def test_quantiles_of_gamma_and_chi2() -> None:
+    """chdtri, pdtri (edges too) and scipy.stats' gamma/chi2/erlang/invgamma ppf and isf through SciPy's code."""
+    u, v = _grid([-1.0, 0.0, 0.3, 1.0, 2.5, np.inf, np.nan], 2)
+    q = np.linspace(0, 1, 41)
+
+    def quantiles(u, v, q):
+        return (sp.chdtri(u, v), sp.pdtri(u, v), st.gamma.ppf(q, 2.5, scale=2.0), st.gamma.isf(q, 0.7), st.chi2.ppf(q, 3),
+                st.chi2.isf(q, 12.5), st.erlang.ppf(q, 4), st.invgamma.ppf(q, 2.5))
+
+    _assert_as_scipy(et.kernel(quantiles)(u, v, q), quantiles(u, v, q))

@@ -21,7 +21,7 @@ import math as pymath
 from collections.abc import Callable
 from fractions import Fraction
 
-from .scalarcode import Real, Truth, choose, erfc, exp, expm1, fabs, fold, isinf, isnan, iterate, lgamma, log, log1p, sqrt, table, where
+from .scalarcode import Real, Truth, choose, erfc, exp, expm1, fabs, fold, isinf, isnan, iterate, lgamma, log, log1p, sqrt, table, truth, where
 
 MACHEP = 2.0**-53
 MAXLOG = 7.09782712893383996843e2  # log(DBL_MAX)
@@ -99,7 +99,7 @@ def _lgamma1p(x: Real) -> Real:
                  where(fabs(near_one) < 0.5, log(x) + _horner(_LGAMMA1P_TAYLOR, near_one), lgamma(x + 1.0)))
 
 
-def _factor(a: Real, x: Real) -> Real:
+def prefactor(a: Real, x: Real) -> Real:
     """x^a e^-x / Gamma(a) (0 where it underflows)."""
 
     def direct() -> Real:
@@ -118,7 +118,7 @@ def _factor(a: Real, x: Real) -> Real:
 
 def _times_factor(a: Real, x: Real, total: Callable[[], Real]) -> Real:
     """total() x^a e^-x / Gamma(a), 0 without summing where the factor underflows (the sum may not converge there)."""
-    factor = _factor(a, x)
+    factor = prefactor(a, x)
     return choose(factor == 0.0, lambda: Real(0.0), lambda: total() * factor)
 
 
@@ -195,10 +195,10 @@ def temme_coefficients() -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(v) for v in row[:TEMME_N]) for row in d)
 
 
-def _asymptotic(a: Real, x: Real, complement: bool) -> Real:
+def _asymptotic(a: Real, x: Real, complement: Truth) -> Real:
     """P (or Q, complement) by Temme's expansion: erfc(+-eta sqrt(a/2)) / 2 +- e^(-a eta^2/2) / sqrt(2 pi a)
     sum_k c_k(eta) a^-k, the sum stopped (as SciPy's) where a term grows or falls below MACHEP of the sum."""
-    sign = 1.0 if complement else -1.0
+    sign = where(complement, 1.0, -1.0)
     sigma = (x - a) / a
     root = sqrt(-2.0 * _log1pmx(sigma))
     eta = where(x > a, root, where(x < a, -root, 0.0))
@@ -223,10 +223,10 @@ def _regime(a: Real, x: Real) -> Truth:
     return ((a > SMALL) & (a < LARGE) & (distance < SMALL_RATIO)) | ((a > LARGE) & (distance < LARGE_RATIO / sqrt(a)))
 
 
-def _edges(a: Real, x: Real, complement: bool) -> tuple[Truth, Real]:
-    """Where the arguments are NaN, negative, zero or infinite, and SciPy's value there (P's; Q's when complement)."""
+def _edges(a: Real, x: Real, complement: Truth) -> tuple[Truth, Real]:
+    """Where the arguments are NaN, negative, zero or infinite, and SciPy's value there (P's; Q's where complement)."""
     nan = float("nan")
-    high, low = (0.0, 1.0) if complement else (1.0, 0.0)  # the value as x grows, and at x = 0
+    high, low = where(complement, 0.0, 1.0), where(complement, 1.0, 0.0)  # the value as x grows, and at x = 0
     invalid = isnan(a) | isnan(x) | (x < 0.0) | (a < 0.0)
     edge = invalid | (a == 0.0) | (x == 0.0) | isinf(a) | isinf(x)
     value = where(invalid, nan, where(a == 0.0, where(x > 0.0, high, nan), where(x == 0.0, low,
@@ -234,21 +234,30 @@ def _edges(a: Real, x: Real, complement: bool) -> tuple[Truth, Real]:
     return edge, value
 
 
-def _q_inner(a: Real, x: Real) -> Real:
-    """Q(a, x) away from the edges and the asymptotic regime."""
-    one_minus_p = lambda: 1.0 - _p_series(a, x)  # noqa: E731
-    return choose(x > 1.1, lambda: choose(x < a, one_minus_p, lambda: _q_continued_fraction(a, x)),
-                  lambda: choose(where(x <= 0.5, -0.4 / log(x), x * 1.1) < a, one_minus_p, lambda: _q_series(a, x)))
+def _away(a: Real, x: Real, complement: Truth) -> Real:
+    """P (Q where complement) away from the edges and the asymptotic regime, by one of the three sums, SciPy's
+    choice: Q's route (taken by P where x > 1 and x > a, as 1 - Q) sums P's series where x < a, beyond 1.1, or
+    where a exceeds -0.4 / log x (x <= 0.5) or 1.1 x (below 1.1), else Q's continued fraction (x > 1.1) or
+    series; P's own route its series. The sum's value, or 1 minus it where it is the other function."""
+    q_route = complement | ((x > 1.0) & (x > a))
+    beyond = x > 1.1
+    threshold = where(x <= 0.5, -0.4 / log(x), x * 1.1)
+    by_p = ~q_route | (beyond & (x < a)) | (~beyond & (threshold < a))
+    total = choose(by_p, lambda: _p_series(a, x), lambda: choose(beyond, lambda: _q_continued_fraction(a, x), lambda: _q_series(a, x)))
+    return where(by_p ^ complement, total, 1.0 - total)
+
+
+def incomplete_gamma(a: Real, x: Real, complement: Truth) -> Real:
+    """P(a, x), or Q(a, x) where complement: one code path for both (each element runs one of the sums)."""
+    edge, value = _edges(a, x, complement)
+    return choose(edge, lambda: value, lambda: choose(_regime(a, x), lambda: _asymptotic(a, x, complement), lambda: _away(a, x, complement)))
 
 
 def gammainc(a: Real, x: Real) -> Real:
     """scipy.special.gammainc: P(a, x)."""
-    edge, value = _edges(a, x, complement=False)
-    return choose(edge, lambda: value, lambda: choose(_regime(a, x), lambda: _asymptotic(a, x, False),
-                  lambda: choose((x > 1.0) & (x > a), lambda: 1.0 - _q_inner(a, x), lambda: _p_series(a, x))))
+    return incomplete_gamma(a, x, truth(False))
 
 
 def gammaincc(a: Real, x: Real) -> Real:
     """scipy.special.gammaincc: Q(a, x)."""
-    edge, value = _edges(a, x, complement=True)
-    return choose(edge, lambda: value, lambda: choose(_regime(a, x), lambda: _asymptotic(a, x, True), lambda: _q_inner(a, x)))
+    return incomplete_gamma(a, x, truth(True))

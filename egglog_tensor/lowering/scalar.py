@@ -445,6 +445,7 @@ def _lcm(args: list[ir.Value], dtype: str) -> ir.Value:
     return arith.select(g_zero, zero, arith.muli(arith.divui(a, arith.select(g_zero, constant(1, dtype), g)), b))
 
 
+INCOMPLETE_GAMMA = ("gammainc", "gammaincc", "gammaincinv", "gammainccinv")
 # The ops whose semantics take several MLIR ops (records mark them ops.COMPOSED), by name: the
 # scalar result from the operands and their dtype.
 _COMPOSED: dict[str, Composed] = {
@@ -480,16 +481,17 @@ _COMPOSED: dict[str, Composed] = {
     "lcm": _lcm,
     "i0": lambda *args: special.i0(*args),  # (looked up when called: special.py imports this module)
     "gammaln": lambda args, dtype: _gammaln(args[0], dtype),
-    **{name: lambda args, dtype, name=name: _incomplete(name, args, dtype) for name in ("gammainc", "gammaincc")},
+    **{name: lambda args, dtype, name=name: _incomplete(name, args, dtype) for name in INCOMPLETE_GAMMA},
 }
 
 
 def _incomplete(name: str, args: list[ir.Value], dtype: str) -> ir.Value:
-    """scipy.special's gammainc or gammaincc (lowering/incomplete.py) in float64, the result rounded to dtype once."""
-    from . import incomplete
+    """scipy.special's gammainc, gammaincc (lowering/incomplete.py) or their inverses (incomplete_inverse.py) in
+    float64, the result rounded to dtype once."""
+    from . import incomplete, incomplete_inverse
     from .scalarcode import Real
 
-    value = getattr(incomplete, name)(*(Real(cast(x, dtype, "float64")) for x in args))
+    value = getattr(incomplete_inverse if name.endswith("inv") else incomplete, name)(*(Real(cast(x, dtype, "float64")) for x in args))
     return cast(value.value, "float64", dtype)
 
 

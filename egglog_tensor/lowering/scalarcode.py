@@ -33,8 +33,15 @@ class Truth:
     def __or__(self, other: Truth) -> Truth:
         return Truth(arith.ori(self.value, other.value))
 
+    def __xor__(self, other: Truth) -> Truth:
+        return Truth(arith.xori(self.value, other.value))
+
     def __invert__(self) -> Truth:
-        return Truth(arith.xori(self.value, arith.constant(ir.IntegerType.get_signless(1), 1)))
+        return self ^ truth(True)
+
+
+def truth(value: bool) -> Truth:
+    return Truth(arith.constant(ir.IntegerType.get_signless(1), int(value)))
 
 
 def _arithmetic(op: Callable[..., ir.Value], swapped: bool = False) -> Callable[[Real, Operand], Real]:

@@ -17,7 +17,7 @@ from ..errors import UnsupportedError
 from .core import Tracer, as_tracer, astype, fail, trace_of
 from .polynomials import horner
 
-OPS = ("erf", "erfc", "gammaln", "gammainc", "gammaincc")  # SciPy ufuncs that are ops of their own (ops.py)
+OPS = ("erf", "erfc", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv")  # SciPy ufuncs that are ops of their own (ops.py)
 
 
 def _module_of(ufunc: np.ufunc) -> str | None:
@@ -194,6 +194,16 @@ def _poisson_tail(complement: bool) -> Callable[[Tracer, Tracer], Any]:
     return lambda k, m: np.where((k < 0) | (m < 0), np.nan, value(k, m))
 
 
+def _chdtri(df: Tracer, y: Tracer) -> Any:
+    """The chi-square distribution's inverse survival function: 2 gammainccinv(df / 2, y)."""
+    return 2.0 * _special("gammainccinv", 0.5 * df, y)
+
+
+def _pdtri(k: Tracer, y: Tracer) -> Any:
+    """The Poisson mean m with pdtr(k, m) = y: gammainccinv(floor(k) + 1, y); NaN for k < 0 or infinite, y outside [0, 1)."""
+    return np.where((k < 0) | np.isinf(k) | (y < 0) | (y >= 1), np.nan, _special("gammainccinv", np.floor(k) + 1, y))
+
+
 def _special(name: str, *args: Tracer) -> Tracer:
     """scipy.special's function `name` that is an op (OPS: erf, erfc, gammainc...) of args."""
     from .ufuncs import apply_ufunc
@@ -208,7 +218,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "ndtr": _ndtr, "log_ndtr": _log_ndtr, "ndtri": _ndtri, "huber": _huber, "pseudo_huber": _pseudo_huber,
     "boxcox": _boxcox(np.log), "boxcox1p": _boxcox(np.log1p),
     "gdtr": _gamma_tail(False), "gdtrc": _gamma_tail(True), "chdtr": _chi2_tail(False), "chdtrc": _chi2_tail(True),
-    "pdtr": _poisson_tail(False), "pdtrc": _poisson_tail(True),
+    "pdtr": _poisson_tail(False), "pdtrc": _poisson_tail(True), "chdtri": _chdtri, "pdtri": _pdtri,
     # SciPy's own spellings of NumPy's functions
     "expm1": np.expm1, "log1p": np.log1p, "cbrt": np.cbrt, "exp2": np.exp2, "round": np.rint,
     "exp10": lambda x: np.power(10.0, x),
