@@ -35,6 +35,7 @@ CASES = {  # name: (arguments, ULP bound against SciPy)
     "huber": ((P, X), 4), "pseudo_huber": ((P, X), 8),
     "boxcox": ((P, X), BOXCOX), "boxcox1p": ((X, P), BOXCOX),
     "exp10": ((X,), 4), "round": ((X * 3,), 0), "expm1": ((X,), 4), "log1p": ((P,), 4), "cbrt": ((X,), 4), "exp2": ((X,), 4),
+    "gamma": ((X,), 8), "rgamma": ((X,), 8), "erfinv": ((2 * P - 1,), 8), "erfcinv": ((2 * P,), 8),
 }
 
 
@@ -82,6 +83,17 @@ def test_gammaln_is_libms_lgamma(target: str) -> None:
     assert got32.dtype == np.float32
     np.testing.assert_array_equal(got32[-6:], sp.gammaln(special))
     np.testing.assert_allclose(got32[:-6], sp.gammaln(x.astype(np.float32)), rtol=2e-7, atol=1e-7)
+
+
+def test_loggamma_and_factorial() -> None:
+    """loggamma of real x is gammaln (libm's lgamma) for x >= 0 and NaN below; factorial (SciPy's Python code, replaced
+    while tracing) is gamma(n + 1) for n >= 0, 0 below, NaN at NaN; exact=True is refused."""
+    n = np.concatenate([np.arange(-3.0, 30.0), [2.5, 170.0, 171.0, np.nan]])
+    got_log, got_gammaln, got_factorial = et.kernel(lambda x, n: (sp.loggamma(x), sp.gammaln(x), sp.factorial(n)))(X, n)
+    np.testing.assert_array_equal(got_log, np.where(X < 0, np.nan, got_gammaln))
+    assert ulps(got_factorial, sp.factorial(n)) <= 8
+    with pytest.raises(et.UnsupportedError, match="exact=True"):
+        et.kernel(lambda n: sp.factorial(n, exact=True))(np.arange(5))
 
 
 def test_integer_and_float16_arguments_take_scipys_loop_dtype() -> None:

@@ -17,7 +17,7 @@ from ..errors import UnsupportedError
 from .core import Tracer, as_tracer, astype, fail, trace_of
 from .polynomials import horner
 
-OPS = ("erf", "erfc", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv")  # SciPy ufuncs that are ops of their own (ops.py)
+OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv")  # SciPy ufuncs that are ops of their own (ops.py)
 
 
 def _module_of(ufunc: np.ufunc) -> str | None:
@@ -104,8 +104,8 @@ def _kl_div(x: Tracer, y: Tracer) -> Any:
 
 def _ndtr(a: Tracer) -> Any:  # Cephes' ndtr: erf near 0, erfc of |x| beyond (no cancellation in either tail)
     x = a * np.sqrt(0.5)
-    tail = 0.5 * _special("erfc", np.abs(x))
-    return np.where(np.abs(x) < np.sqrt(0.5), 0.5 + 0.5 * _special("erf", x), np.where(x > 0, 1 - tail, tail))
+    tail = 0.5 * call_op("erfc", np.abs(x))
+    return np.where(np.abs(x) < np.sqrt(0.5), 0.5 + 0.5 * call_op("erf", x), np.where(x > 0, 1 - tail, tail))
 
 
 def _log_ndtr(a: Tracer) -> Any:
@@ -113,7 +113,7 @@ def _log_ndtr(a: Tracer) -> Any:
     cancellation there; SciPy's log(erfcx)-t^2 is the same value), and below -20, where erfc underflows, the
     asymptotic series -a^2/2 - log(-a) - log(2 pi)/2 + log(1 - 1/a^2 + 3/a^4 - ...) (its 12 terms reach 1e-20)."""
     t = a * np.sqrt(0.5)
-    near = np.where(a < -1, np.log(0.5 * _special("erfc", -t)), np.log1p(-0.5 * _special("erfc", t)))
+    near = np.where(a < -1, np.log(0.5 * call_op("erfc", -t)), np.log1p(-0.5 * call_op("erfc", t)))
     inverse_square, term, series = 1.0 / (a * a), 1.0, 0.0
     for k in range(1, 13):
         term = -term * (2 * k - 1) * inverse_square
@@ -141,12 +141,16 @@ _NDTRI_Q2 = (1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099
 _EXP_M2 = 0.13533528323661269189  # exp(-2)
 
 
+def _ndtri_central(w: Tracer) -> Any:
+    """ndtri(1/2 + w) for |w| < 1/2 - exp(-2) (Cephes' central rational approximation in w)."""
+    w2 = w * w
+    return (w + w * (w2 * horner(w2, _NDTRI_P0) / horner(w2, _NDTRI_Q0))) * np.sqrt(2 * np.pi)
+
+
 def _ndtri(y0: Tracer) -> Any:
     flipped = y0 > 1.0 - _EXP_M2
     y = np.where(flipped, 1.0 - y0, y0)
-    w = y - 0.5
-    w2 = w * w
-    central = (w + w * (w2 * horner(w2, _NDTRI_P0) / horner(w2, _NDTRI_Q0))) * np.sqrt(2 * np.pi)
+    central = _ndtri_central(y - 0.5)
     z = np.sqrt(-2.0 * np.log(y))
     u = 1.0 / z
     correction = np.where(z < 8.0, u * horner(u, _NDTRI_P1) / horner(u, _NDTRI_Q1), u * horner(u, _NDTRI_P2) / horner(u, _NDTRI_Q2))
@@ -154,6 +158,34 @@ def _ndtri(y0: Tracer) -> Any:
     value = np.where(y > _EXP_M2, central, np.where(flipped, tail, -tail))
     edges = np.where(y0 == 0.0, -np.inf, np.where(y0 == 1.0, np.inf, np.nan))
     return np.where((y0 > 0.0) & (y0 < 1.0), value, np.where(np.isnan(y0), y0, edges))
+
+
+def _erfinv(y: Tracer) -> Any:
+    """erfinv(y) = ndtri((1 + y) / 2) / sqrt 2 without forming 1 + y (which would lose y's low digits near 0, and
+    1 - |y| near +-1): Cephes' central approximation in w = y / 2 where |y| < 1 - 2 exp(-2), else the tail's
+    -ndtri((1 - |y|) / 2) / sqrt 2 with y's sign (1 - |y| exact there); +-inf at +-1, NaN outside [-1, 1].
+    (SciPy's own is Boost's; within a few ULP of it.)"""
+    central = np.abs(y) < 1.0 - 2 * _EXP_M2
+    tail = -_ndtri(0.5 * (1.0 - np.abs(y))) * np.sign(y)
+    value = np.where(central, _ndtri_central(0.5 * np.where(central, y, 0.0)), tail) * np.sqrt(0.5)
+    return np.where((y > -1) & (y < 1), value, np.where(y == -1, -np.inf, np.where(y == 1, np.inf, np.nan)))
+
+
+def _erfcinv(y: Tracer) -> Any:
+    """SciPy's erfcinv: -ndtri(y / 2) / sqrt 2 on (0, 2), inf at 0, -inf at 2, NaN outside."""
+    value = -_ndtri(0.5 * y) * np.sqrt(0.5)
+    return np.where((y > 0) & (y < 2), value, np.where(y == 0, np.inf, np.where(y == 2, -np.inf, np.nan)))
+
+
+def _rgamma(x: Tracer) -> Any:
+    """1 / gamma(x): 0 at the poles (0 and the negative integers) and at +-inf, as SciPy's."""
+    poles = (x <= 0) & (x == np.floor(x))
+    return np.where(poles, 0.0, 1.0 / call_op("gamma", np.where(poles, 1.0, x)))
+
+
+def _loggamma(x: Tracer) -> Any:
+    """scipy.special.loggamma of real x: gammaln(x) for x >= 0, NaN below (its complex branch is not real there)."""
+    return np.where(x < 0, np.nan, call_op("gammaln", x))
 
 
 def _huber(delta: Tracer, r: Tracer) -> Any:
@@ -177,34 +209,34 @@ def _gamma_tail(complement: bool) -> Callable[[Tracer, Tracer, Tracer], Any]:
     """gdtr(a, b, x) (gdtrc: complement): the gamma distribution's cdf (sf) at x of rate a and shape b, P(b, a x)
     (Q); NaN where x < 0."""
     name = "gammaincc" if complement else "gammainc"
-    return lambda a, b, x: np.where(x < 0, np.nan, _special(name, b, a * x))
+    return lambda a, b, x: np.where(x < 0, np.nan, call_op(name, b, a * x))
 
 
 def _chi2_tail(complement: bool) -> Callable[[Tracer, Tracer], Any]:
     """chdtr(df, x) (chdtrc: complement): the chi-square distribution's cdf (sf), P(df / 2, x / 2) (Q); NaN where x < 0."""
     name = "gammaincc" if complement else "gammainc"
-    return lambda df, x: np.where(x < 0, np.nan, _special(name, 0.5 * df, 0.5 * x))
+    return lambda df, x: np.where(x < 0, np.nan, call_op(name, 0.5 * df, 0.5 * x))
 
 
 def _poisson_tail(complement: bool) -> Callable[[Tracer, Tracer], Any]:
     """pdtr(k, m) (pdtrc: complement): the Poisson distribution's cdf (sf) at k of mean m, Q(floor(k) + 1, m) (P);
     in Cephes' order: NaN where k or m is negative, then 1 (0) where m is 0 (k NaN too)."""
     name = "gammainc" if complement else "gammaincc"
-    value = lambda k, m: np.where(m == 0, float(not complement), _special(name, np.floor(k) + 1, m))  # noqa: E731
+    value = lambda k, m: np.where(m == 0, float(not complement), call_op(name, np.floor(k) + 1, m))  # noqa: E731
     return lambda k, m: np.where((k < 0) | (m < 0), np.nan, value(k, m))
 
 
 def _chdtri(df: Tracer, y: Tracer) -> Any:
     """The chi-square distribution's inverse survival function: 2 gammainccinv(df / 2, y)."""
-    return 2.0 * _special("gammainccinv", 0.5 * df, y)
+    return 2.0 * call_op("gammainccinv", 0.5 * df, y)
 
 
 def _pdtri(k: Tracer, y: Tracer) -> Any:
     """The Poisson mean m with pdtr(k, m) = y: gammainccinv(floor(k) + 1, y); NaN for k < 0 or infinite, y outside [0, 1)."""
-    return np.where((k < 0) | np.isinf(k) | (y < 0) | (y >= 1), np.nan, _special("gammainccinv", np.floor(k) + 1, y))
+    return np.where((k < 0) | np.isinf(k) | (y < 0) | (y >= 1), np.nan, call_op("gammainccinv", np.floor(k) + 1, y))
 
 
-def _special(name: str, *args: Tracer) -> Tracer:
+def call_op(name: str, *args: Tracer) -> Tracer:
     """scipy.special's function `name` that is an op (OPS: erf, erfc, gammainc...) of args."""
     from .ufuncs import apply_ufunc
 
@@ -219,8 +251,10 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "boxcox": _boxcox(np.log), "boxcox1p": _boxcox(np.log1p),
     "gdtr": _gamma_tail(False), "gdtrc": _gamma_tail(True), "chdtr": _chi2_tail(False), "chdtrc": _chi2_tail(True),
     "pdtr": _poisson_tail(False), "pdtrc": _poisson_tail(True), "chdtri": _chdtri, "pdtri": _pdtri,
+    "erfinv": _erfinv, "erfcinv": _erfcinv, "rgamma": _rgamma, "loggamma": _loggamma,
     # SciPy's own spellings of NumPy's functions
     "expm1": np.expm1, "log1p": np.log1p, "cbrt": np.cbrt, "exp2": np.exp2, "round": np.rint,
     "exp10": lambda x: np.power(10.0, x),
 }
 _IN_LOOP_DTYPE = {_expit, _logit, _log_expit}  # SciPy's float32 loops of these compute in float32
+
