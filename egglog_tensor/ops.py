@@ -381,6 +381,7 @@ _RECORDS = [
     _unary("i0", _float(C), T),  # np.i0 (tracing/elementwise.py), the Bessel function I0: lowering/special.py
     _unary("gammaln", _float(C), T),  # scipy.special.gammaln (tracing/special.py): libm's lgamma, called (lowering/scalar.py)
     _unary("gamma", _float(C), T),  # scipy.special.gamma: libm's tgamma, called
+    _unary("psi", _float(C), T),  # scipy.special.psi (digamma): SciPy's algorithm in scalar code (lowering/digamma.py)
     # rounding: integers (NumPy has loops for them) are their own floor, ceil and trunc
     *(_unary(name, {"float": f"math.{name}", "int": C, "bool": C}) for name in ("floor", "ceil", "trunc")),
     _unary("rint", _float("math.roundeven")),

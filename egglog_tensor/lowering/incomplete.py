@@ -21,7 +21,8 @@ import math as pymath
 from collections.abc import Callable
 from fractions import Fraction
 
-from .scalarcode import Real, Truth, choose, erfc, exp, expm1, fabs, fold, isinf, isnan, iterate, lgamma, log, log1p, sqrt, table, truth, where
+from .digamma import EULER, hurwitz_zeta
+from .scalarcode import Real, Truth, choose, erfc, exp, expm1, fabs, fold, horner, isinf, isnan, iterate, lgamma, log, log1p, sqrt, table, truth, where
 
 MACHEP = 2.0**-53
 MAXLOG = 7.09782712893383996843e2  # log(DBL_MAX)
@@ -43,19 +44,11 @@ _LANCZOS_NUM = (0.006061842346248906525783753964555936883222, 0.5098416655656676
 _LANCZOS_DEN = (1, 66, 1925, 32670, 357423, 2637558, 13339535, 45995730, 105258076, 150917976, 120543840, 39916800, 0)
 
 
-def _horner(coefficients: tuple[float, ...] | list[float], x: Real) -> Real:
-    """sum c_i x^(n-1-i): coefficients highest power first."""
-    total = Real(coefficients[0])
-    for c in coefficients[1:]:
-        total = total * x + c
-    return total
-
-
 def _lanczos_sum_expg_scaled(a: Real) -> Real:
     """The Lanczos sum scaled by e^g, as a rational in a (a <= 1) or in 1/a (a > 1: no overflow)."""
     inverse = 1.0 / a
-    near = _horner(_LANCZOS_NUM, a) / _horner(_LANCZOS_DEN, a)
-    far = _horner(_LANCZOS_NUM[::-1], inverse) / _horner(_LANCZOS_DEN[::-1], inverse)
+    near = horner(_LANCZOS_NUM, a) / horner(_LANCZOS_DEN, a)
+    far = horner(_LANCZOS_NUM[::-1], inverse) / horner(_LANCZOS_DEN[::-1], inverse)
     return where(a <= 1.0, near, far)
 
 
@@ -75,28 +68,16 @@ def _log1pmx(x: Real) -> Real:
     return choose(fabs(x) < 0.5, series, lambda: log1p(x) - x)
 
 
-def _zeta(s: int) -> float:
-    """Riemann's zeta(s) for an integer s >= 2, by Euler-Maclaurin summation from N = 10 (to double precision)."""
-    n, bernoulli = 10, (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
-    terms = [k ** -float(s) for k in range(1, n)] + [n ** (1.0 - s) / (s - 1), 0.5 * n ** -float(s)]
-    rising = float(s)  # s (s+1) ... (s+2j-2)
-    for j, b in enumerate(bernoulli, 1):
-        terms.append(b / pymath.factorial(2 * j) * rising * n ** (-float(s) - 2 * j + 1))
-        rising *= (s + 2 * j - 1) * (s + 2 * j)
-    return pymath.fsum(terms)
-
-
-EULER = 0.577215664901532860606512090082402431
 # lgamma(1 + x) = -EULER x + sum_{n >= 2} (-1)^n zeta(n) x^n / n (|x| <= 1/2), highest power first, to n = 64
 # (at x = 1/2 the terms fall below 1e-17 of the sum from n = 60)
-_LGAMMA1P_TAYLOR = tuple([(-1) ** n * _zeta(n) / n for n in range(64, 1, -1)] + [-EULER, 0.0])
+_LGAMMA1P_TAYLOR = tuple([(-1) ** n * hurwitz_zeta(n, 1.0) / n for n in range(64, 1, -1)] + [-EULER, 0.0])
 
 
 def _lgamma1p(x: Real) -> Real:
     """lgamma(1 + x), accurate near x = 0 and x = 1 (where lgamma(1 + x) is near 0) by its Taylor series."""
     near_one = x - 1.0
-    return where(fabs(x) <= 0.5, _horner(_LGAMMA1P_TAYLOR, x),
-                 where(fabs(near_one) < 0.5, log(x) + _horner(_LGAMMA1P_TAYLOR, near_one), lgamma(x + 1.0)))
+    return where(fabs(x) <= 0.5, horner(_LGAMMA1P_TAYLOR, x),
+                 where(fabs(near_one) < 0.5, log(x) + horner(_LGAMMA1P_TAYLOR, near_one), lgamma(x + 1.0)))
 
 
 def prefactor(a: Real, x: Real) -> Real:

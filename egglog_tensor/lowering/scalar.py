@@ -483,16 +483,18 @@ _COMPOSED: dict[str, Composed] = {
     "gammaln": lambda args, dtype: _gammaln(args[0], dtype),
     "gamma": lambda args, dtype: libm_call("tgamma", args[0], dtype),  # (within 4 ULP of mpmath here; SciPy's Cephes 5)
     **{name: lambda args, dtype, name=name: _incomplete(name, args, dtype) for name in INCOMPLETE_GAMMA},
+    "psi": lambda args, dtype: _incomplete("psi", args, dtype),
 }
 
 
 def _incomplete(name: str, args: list[ir.Value], dtype: str) -> ir.Value:
-    """scipy.special's gammainc, gammaincc (lowering/incomplete.py) or their inverses (incomplete_inverse.py) in
-    float64, the result rounded to dtype once."""
-    from . import incomplete, incomplete_inverse
+    """scipy.special's gammainc, gammaincc (lowering/incomplete.py), their inverses (incomplete_inverse.py) or psi
+    (digamma.py) in float64, the result rounded to dtype once."""
+    from . import digamma, incomplete, incomplete_inverse
     from .scalarcode import Real
 
-    value = getattr(incomplete_inverse if name.endswith("inv") else incomplete, name)(*(Real(cast(x, dtype, "float64")) for x in args))
+    module = digamma if name == "psi" else incomplete_inverse if name.endswith("inv") else incomplete
+    value = getattr(module, name)(*(Real(cast(x, dtype, "float64")) for x in args))
     return cast(value.value, "float64", dtype)
 
 

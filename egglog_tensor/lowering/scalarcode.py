@@ -82,9 +82,18 @@ def _unary(op: Callable[[ir.Value], ir.Value]) -> Callable[[Operand], Real]:
     return lambda x: Real(op(real(x).value))
 
 
-exp, log, sqrt, fabs, erfc = (_unary(f) for f in (math.exp, math.log, math.sqrt, math.absf, math.erfc))
+exp, log, sqrt, fabs, erfc, tan, floor, trunc = (_unary(f) for f in (math.exp, math.log, math.sqrt, math.absf, math.erfc, math.tan,
+                                                                     math.floor, math.trunc))
 log1p, expm1 = _unary(scalar.log1p), _unary(scalar.expm1)  # accurate near 0 (convert-math-to-llvm's are not)
 lgamma = _unary(lambda x: scalar.libm_call("lgamma", x, "float64"))
+
+
+def horner(coefficients: Sequence[float], x: Real) -> Real:
+    """sum c_i x^(n-1-i): a polynomial, its coefficients highest power first."""
+    total = Real(coefficients[0])
+    for c in coefficients[1:]:
+        total = total * x + c
+    return total
 
 
 def isnan(x: Real) -> Truth:
@@ -93,6 +102,10 @@ def isnan(x: Real) -> Truth:
 
 def isinf(x: Real) -> Truth:
     return fabs(x) == float("inf")
+
+
+def copysign(magnitude: Operand, sign: Real) -> Real:
+    return Real(math.copysign(real(magnitude).value, sign.value))
 
 
 def where(condition: Truth, a: Operand, b: Operand) -> Real:

@@ -17,7 +17,7 @@ from ..errors import UnsupportedError
 from .core import Tracer, as_tracer, astype, fail, trace_of
 from .polynomials import horner
 
-OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv")  # SciPy ufuncs that are ops of their own (ops.py)
+OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "psi")  # SciPy ufuncs that are ops of their own (ops.py)
 
 
 def _module_of(ufunc: np.ufunc) -> str | None:
