@@ -1,5 +1,6 @@
 """Polynomials at trace time, as NumPy computes them: np.polyval (Horner's steps from zeros_like(x), so
-NumPy's dtypes and rounding) and np.vander (columns of x's running products, multiply.accumulate's order)."""
+NumPy's dtypes and rounding), np.vander (columns of x's running products, multiply.accumulate's order) and
+np.polyfit (NumPy's scaled Vandermonde least squares, on the kernel's np.linalg.lstsq)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,27 @@ def vander(x: Any, N: Any = None, increasing: bool = False) -> Tracer:
         parts.append(IMPLEMENTATIONS["ufunc.accumulate"](np.multiply, broadcast_to(column, (x.shape[0], n - 1)), axis=1))
     v = concatenate(parts, 1) if parts else broadcast_to(as_tracer(x._trace, np.zeros((1, 1), dtype)), (x.shape[0], 0))
     return v if increasing else flip(v, 1)
+
+
+@implements("polyfit")
+def polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w: Any = None, cov: Any = False) -> Any:
+    """NumPy's least-squares fit: the Vandermonde matrix of x (weighted rows with `w`), its columns scaled to unit
+    norm, lstsq with rcond len(x) eps, the coefficients scaled back; `full` gives (c, residuals, rank, s, rcond).
+    NumPy's RankWarning (a rank known only at run time) is not raised; `cov` is refused."""
+    trace = trace_of([x, y, w])
+    x, y = as_array(trace, x) + 0.0, as_array(trace, y) + 0.0
+    order = operator.index(deg) + 1
+    if order < 1 or x.ndim != 1 or x.size == 0 or y.ndim not in (1, 2) or x.shape[0] != y.shape[0]:
+        raise fail(TracingError, "np.polyfit: expected deg >= 0, a non-empty 1-D x and a 1-D or 2-D y of x's length")
+    if cov:
+        raise fail(TracingError, "np.polyfit(cov=...) is not supported in a kernel")
+    rcond = len(x) * np.finfo(x.dtype).eps if rcond is None else rcond
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        w = as_array(trace, w) + 0.0
+        lhs = lhs * reshape(w, (w.shape[0], 1))
+        rhs = rhs * (reshape(w, (w.shape[0], 1)) if rhs.ndim == 2 else w)
+    scale = np.sqrt(np.sum(lhs * lhs, axis=0))
+    c, residuals, rank, s = IMPLEMENTATIONS["linalg.lstsq"](lhs / scale, rhs, rcond)
+    c = (c.T / scale).T
+    return (c, residuals, rank, s, rcond) if full else c

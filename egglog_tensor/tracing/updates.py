@@ -25,7 +25,11 @@ from .shapes import basic_index, broadcast_to, reshape, transpose
 
 @implements("setitem")
 def setitem(x: Tracer, key: Any, value: Any) -> None:
-    """`x[key] = value`: basic indices write a box of x, a boolean mask (after full slices) selects where."""
+    """`x[key] = value`: basic indices write a box of x, a boolean mask (after full slices) selects where; a 0-d
+    traced boolean (`r[r_is_constant] = nan` on a 0-d r, as array-api-extra's `at(...).set` writes) all of x or none."""
+    if isinstance(key, Tracer) and key.dtype == np.bool_ and key.ndim == 0:
+        store(basic_index(x, ()), np.reshape(np.where(key, value, x), x.shape))
+        return
     key = expand_masks(x, key if isinstance(key, tuple) else (key,))  # (constant masks: their nonzero indices, as NumPy reads them)
     arrays = [i for i, k in enumerate(key) if isinstance(k, (Tracer, np.ndarray, list))]
     if not arrays:
@@ -339,8 +343,18 @@ class Flat:
     def __init__(self, x: Tracer) -> None:
         self.x = x
 
+    def _flattened(self) -> Tracer:
+        return reshape(result(self.x._trace, self.x._node, self.x._weak), (-1,))
+
     def __getitem__(self, key: Any) -> Tracer:
-        return reshape(result(self.x._trace, self.x._node, self.x._weak), (-1,))[key]
+        return self._flattened()[key]
+
+    def __iter__(self) -> Any:
+        """The elements in C order (`a, b, c, d = np.cov(x, y).flat`, as scipy.stats.linregress unpacks)."""
+        return iter(self._flattened())
+
+    def __len__(self) -> int:
+        return self.x.size
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if isinstance(key, Tracer) or (isinstance(key, tuple) and any(isinstance(k, Tracer) for k in key)):
