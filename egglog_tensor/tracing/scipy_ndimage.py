@@ -8,9 +8,10 @@ modes: `reflect` and `grid-mirror` are np.pad's "symmetric", `mirror` its "refle
 result in the input's dtype (integers truncated, as ndimage's cast): `correlate1d convolve1d correlate convolve`
 (`origin`, `axes`), `uniform_filter1d uniform_filter`, `gaussian_filter1d gaussian_filter` (SciPy's own kernel,
 `order`, `truncate`, `radius`), `minimum_filter1d maximum_filter1d minimum_filter maximum_filter` (`size`; a
-`footprint` too), `sobel prewitt laplace`; `output=` a dtype or an array (written in place and returned, as SciPy).
-The window's terms are unrolled in the trace: one term per weight. Other ndimage functions (median and rank
-filters, generic_filter, interpolation) keep SciPy's (their error names the compiled code).
+`footprint` too), `median_filter rank_filter percentile_filter` (each window's values sorted, NumPy's sort: NaN
+last), `sobel prewitt laplace`; `output=` a dtype or an array (written in place and returned, as SciPy).
+The window's terms are unrolled in the trace: one term per weight. Other ndimage functions (generic_filter,
+interpolation, morphology) keep SciPy's (their error names the compiled code).
 """
 
 from __future__ import annotations
@@ -193,6 +194,55 @@ def _extreme1d(pick: Callable[[Any, Any], Any], name: str) -> Callable[..., Any]
     return filter1d
 
 
+def _footprint(x: Any, size: Any, footprint: Any, origin: Any, axes: Any, name: str) -> tuple[list[int], list[int], Callable[[tuple[int, ...]], bool], int]:
+    """The window's extent and origin on each axis of x, which of its offsets are in the footprint (all, for a `size`),
+    and how many are."""
+    chosen = _axes(x.ndim, axes)
+    if footprint is None:
+        if size is None:
+            raise fail(UnsupportedError, f"scipy.ndimage.{name}: no footprint or filter size provided")
+        mask = np.ones([int(s) for s in _per_axis(size, len(chosen), "size")], dtype=bool)
+    else:
+        mask = np.asarray(footprint, dtype=bool)
+    shape, origins = [1] * x.ndim, [0] * x.ndim
+    for a, extent, o in zip(chosen, mask.shape, _per_axis(origin, len(chosen), "origin"), strict=True):
+        shape[a], origins[a] = extent, o
+    return shape, origins, lambda offset: bool(mask[tuple(offset[a] for a in chosen)]), int(mask.sum())
+
+
+def _ranked(input: Any, rank: Callable[[int], int], size: Any, footprint: Any, output: Any, mode: str, cval: float, origin: Any,
+            axes: Any, name: str) -> Any:
+    """Each window's rank(count)-th smallest value (NumPy's sort: NaN last) over the footprint's elements."""
+    x = input if isinstance(input, Tracer) else np.asarray(input)
+    shape, origins, selected, count = _footprint(x, size, footprint, origin, axes, name)
+    r = rank(count)
+    if not 0 <= r < count:
+        raise fail(UnsupportedError, f"scipy.ndimage.{name}: rank not within filter footprint size")
+    pieces = _window(x, shape, origins, mode, cval, lambda total, piece, offset: (total or []) + [piece] if selected(offset) else total)
+    return _result(np.sort(np.stack(pieces, axis=-1), axis=-1)[..., r], input, output)
+
+
+def median_filter(input: Any, size: Any = None, footprint: Any = None, output: Any = None, mode: str = "reflect", cval: float = 0.0,
+                  origin: Any = 0, *, axes: Any = None) -> Any:
+    return _ranked(input, lambda count: count // 2, size, footprint, output, mode, cval, origin, axes, "median_filter")
+
+
+def rank_filter(input: Any, rank: int, size: Any = None, footprint: Any = None, output: Any = None, mode: str = "reflect",
+                cval: float = 0.0, origin: Any = 0, *, axes: Any = None) -> Any:
+    return _ranked(input, lambda count: rank + count if rank < 0 else rank, size, footprint, output, mode, cval, origin, axes,
+                   "rank_filter")
+
+
+def percentile_filter(input: Any, percentile: float, size: Any = None, footprint: Any = None, output: Any = None,
+                      mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *, axes: Any = None) -> Any:
+    def rank(count: int) -> int:
+        p = percentile + 100.0 if percentile < 0 else percentile
+        r = int(float(count) * p / 100.0)
+        return r - 1 if r == count else r
+
+    return _ranked(input, rank, size, footprint, output, mode, cval, origin, axes, "percentile_filter")
+
+
 def _extreme(pick: Callable[[Any, Any], Any], one: Callable[..., Any], name: str) -> Callable[..., Any]:
     def nd_filter(input: Any, size: Any = None, footprint: Any = None, output: Any = None, mode: str = "reflect", cval: float = 0.0,
                   origin: Any = 0, *, axes: Any = None) -> Any:
@@ -202,14 +252,10 @@ def _extreme(pick: Callable[[Any, Any], Any], one: Callable[..., Any], name: str
                 raise fail(UnsupportedError, f"scipy.ndimage.{name}: no footprint or filter size provided")
             return _separable(one, x, {"size": size, "origin": origin, "mode": mode}, axes, output, name,
                               skip=lambda a: a["size"] <= 1, cval=cval)
-        mask = np.asarray(footprint, dtype=bool)
-        chosen = _axes(x.ndim, axes)
-        shape, origins = [1] * x.ndim, [0] * x.ndim
-        for a, extent, o in zip(chosen, mask.shape, _per_axis(origin, len(chosen), "origin"), strict=True):
-            shape[a], origins[a] = extent, o
+        shape, origins, selected, _ = _footprint(x, size, footprint, origin, axes, name)
 
         def fold(total: Any, piece: Any, offset: tuple[int, ...]) -> Any:
-            if not mask[tuple(offset[a] for a in chosen)]:
+            if not selected(offset):
                 return total
             return piece if total is None else pick(total, piece)
 
@@ -278,7 +324,8 @@ def laplace(input: Any, output: Any = None, mode: Any = "reflect", cval: float =
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {fn.__name__: fn for fn in (
     correlate1d, convolve1d, correlate, convolve, uniform_filter1d, uniform_filter, gaussian_filter1d, gaussian_filter,
-    minimum_filter1d, maximum_filter1d, minimum_filter, maximum_filter, sobel, prewitt, laplace)}
+    minimum_filter1d, maximum_filter1d, minimum_filter, maximum_filter, median_filter, rank_filter, percentile_filter, sobel,
+    prewitt, laplace)}
 
 
 for _name, _ours in FUNCTIONS.items():
