@@ -122,7 +122,7 @@ def test_inference_errors_name_the_op() -> None:
 
 
 def test_op_sets_come_from_the_registry() -> None:
-    assert set(UNARY) | set(BINARY) | {"where", "astype", "bitcast"} == ELEMENTWISE
+    assert set(UNARY) | set(BINARY) | set(names(Kind.TERNARY)) | {"where", "astype", "bitcast"} == ELEMENTWISE
     assert set(PREDICATES) <= set(BINARY) and "exp" in names(Kind.TRANSCENDENTAL)
     assert names(Kind.VIEW) == ("transpose", "broadcast_to", "slice", "diagonal")
 

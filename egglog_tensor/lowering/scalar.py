@@ -480,16 +480,18 @@ _COMPOSED: dict[str, Composed] = {
     "lcm": _lcm,
     "i0": lambda *args: special.i0(*args),  # (looked up when called: special.py imports this module)
     "gammaln": lambda args, dtype: _gammaln(args[0], dtype),
-    **{name: lambda args, dtype, name=name: _incomplete(name, args, dtype) for name in ("gammainc", "gammaincc")},
+    **{name: lambda args, dtype, name=name: _incomplete(name, args, dtype) for name in ("gammainc", "gammaincc", "betainc", "betaincc")},
 }
 
 
 def _incomplete(name: str, args: list[ir.Value], dtype: str) -> ir.Value:
-    """scipy.special's gammainc or gammaincc (lowering/incomplete.py) in float64, the result rounded to dtype once."""
-    from . import incomplete
+    """scipy.special's gammainc, gammaincc (lowering/incomplete.py), betainc or betaincc (incompletebeta.py) in
+    float64, the result rounded to dtype once."""
+    from . import incomplete, incompletebeta
     from .scalarcode import Real
 
-    value = getattr(incomplete, name)(*(Real(cast(x, dtype, "float64")) for x in args))
+    module = incompletebeta if name.startswith("beta") else incomplete
+    value = getattr(module, name)(*(Real(cast(x, dtype, "float64")) for x in args))
     return cast(value.value, "float64", dtype)
 
 
