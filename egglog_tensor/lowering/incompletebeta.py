@@ -18,6 +18,7 @@ where b = 0 or a = inf; 0 at x = 0 and 1 at x = 1."""
 from __future__ import annotations
 
 import math as pymath
+from collections.abc import Callable
 
 from .lanczos import LANCZOS_G, lanczos_sum_expg_scaled
 from .scalarcode import Real, Truth, choose, exp, fabs, isinf, isnan, iterate, log, log1p, log1pmx, sqrt, where
@@ -33,7 +34,7 @@ def _power_terms(a: Real, b: Real, x: Real, y: Real) -> Real:
     with ah = a + g - 1/2 (Lanczos); the exponent a log1p(l1) + b log1p(l2) with its terms linear in l1, l2
     summed exactly (they cancel) where |l1|, |l2| < 1/2, each log1p(l) where |l| < 1/2, else log(1 + l)."""
     ah, bh, ch = a + _H, b + _H, a + b + _H
-    scale = lanczos_sum_expg_scaled(a + b) / (lanczos_sum_expg_scaled(a) * lanczos_sum_expg_scaled(b)) * sqrt(ah / ch) * sqrt(bh / pymath.e)
+    scale = lanczos_sum_expg_scaled(a + b) / lanczos_sum_expg_scaled(a) / lanczos_sum_expg_scaled(b) * sqrt(ah / ch) * sqrt(bh / pymath.e)
     d = x * b - y * a
     l1, l2 = (d - y * _H) / ah, (-d - x * _H) / bh
 
@@ -47,6 +48,11 @@ def _power_terms(a: Real, b: Real, x: Real, y: Real) -> Real:
     return scale * exp(choose((fabs(l1) < 0.5) & (fabs(l2) < 0.5), near_mean, far))
 
 
+def _times_factor(factor: Real, total: Callable[[], Real]) -> Real:
+    """total() factor, 0 without computing total where the factor underflows (where its terms may overflow)."""
+    return choose(factor == 0.0, lambda: Real(0.0), lambda: total() * factor)
+
+
 def _power_series(a: Real, b: Real, x: Real) -> Real:
     """I_x(a, b) = x^a / B(a, b) (1/a + sum_n (1 - b)_n x^n / (n! (a + n))) (Cephes' pseries), for b x <= 1."""
     u = (1.0 - b) * x
@@ -58,8 +64,8 @@ def _power_series(a: Real, b: Real, x: Real) -> Real:
         v = t / (a + n)
         return [n + 1.0, t, total + v], fabs(v) <= MACHEP / a
 
-    total = iterate([Real(2.0), u, Real(0.0)], step, MAXITER)[2]
-    return (total + t1 + 1.0 / a) * _power_terms(a, b, x, 1.0 - x) / exp(b * log1p(-x))
+    factor = _power_terms(a, b, x, 1.0 - x) / exp(b * log1p(-x))
+    return _times_factor(factor, lambda: iterate([Real(2.0), u, Real(0.0)], step, MAXITER)[2] + t1 + 1.0 / a)
 
 
 def _continued_fraction(a: Real, b: Real, x: Real, second: bool) -> Real:
@@ -91,8 +97,8 @@ def _integral(a: Real, b: Real, x: Real, y: Real) -> Real:
 
     def fraction() -> Real:
         second = x * (a + b - 2.0) - (a - 1.0) >= 0.0
-        w = choose(second, lambda: _continued_fraction(a, b, x, True) / y, lambda: _continued_fraction(a, b, x, False))
-        return _power_terms(a, b, x, y) * w / a
+        w = lambda: choose(second, lambda: _continued_fraction(a, b, x, True) / y, lambda: _continued_fraction(a, b, x, False))  # noqa: E731
+        return _times_factor(_power_terms(a, b, x, y) / a, w)
 
     return choose((b * x <= 1.0) & (x <= 0.95), lambda: _power_series(a, b, x), fraction)
 
