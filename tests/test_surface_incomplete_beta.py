@@ -41,19 +41,20 @@ def both() -> et.Kernel:
 
 
 def _relative(got: np.ndarray, want: np.ndarray) -> np.ndarray:
-    return np.abs(got - want) / np.maximum(np.abs(want), 1e-300)
+    """The relative error, absolute in units of 1e-290 below it (subnormal results carry fewer digits)."""
+    return np.abs(got - want) / np.maximum(np.abs(want), 1e-290)
 
 
 def test_matches_scipy_in_every_regime(both: et.Kernel) -> None:
-    """Within 1e-13 of SciPy's (Boost's ibeta) where a, b <= 1000 (measured: 9e-14), values below 1e-30 included;
-    for a or b up to 1e5 near the mean within 1e-11 (measured 4e-12: Cephes' continued fraction for a >> b, where
-    Boost sums its own series, BGRAT, to 1e-15)."""
+    """Within 1e-13 of SciPy's (Boost's ibeta) where a, b <= 1000 (measured: 9e-14), tiny values included; for a or b
+    up to 1e5 near the mean within 5e-13 (measured 3e-13, SciPy's own error there: against mpmath the kernel's worst of
+    these is 3e-14, SciPy's 2e-13)."""
     a, b, x, large = _regimes()
     for got, want in zip(both(a, b, x), (sp.betainc(a, b, x), sp.betaincc(a, b, x)), strict=True):
         error = _relative(got, want)
         assert np.all(np.isfinite(got))
         assert error[~large].max() <= 1e-13, error[~large].max()
-        assert error[large].max() <= 1e-11, error[large].max()
+        assert error[large].max() <= 5e-13, error[large].max()
 
 
 def test_accuracy_against_mpmath(both: et.Kernel) -> None:

@@ -5,13 +5,14 @@ factor:
 - where b x <= 1 and x <= 0.95, the power series in x (Cephes' pseries);
 - else, with a, b and x, 1 - x swapped where x is beyond the mean a / (a + b) (then the complement is computed),
   the power series again where it converges fast, else one of the two continued fractions of A&S 26.5.8-9
-  (Cephes' incbcf, and incbd where x (a + b - 2) >= a - 1), each to a relative 3 MACHEP;
+  (Cephes' incbcf, and incbd where x (a + b - 2) >= a - 1 and, unlike Cephes, where a > b: there incbcf's value,
+  large, loses up to 1e-11 where a >> b, incbd's 1e-15), each to a relative 3 MACHEP;
 - the factor x^a (1 - x)^b / B(a, b) through the Lanczos approximation (as Boost's ibeta_power_terms: no
   cancellation between large lgammas), its exponent's terms linear in x - a / (a + b) cancelled exactly where
   x is near the mean.
 
-SciPy 1.17 computes betainc with Boost's ibeta (tests/test_surface_incomplete_beta.py: within 1e-13 of it
-but for a, b of 1e4 and more, where both are that far from mpmath). Edge values as SciPy: NaN for a NaN or
+SciPy 1.17 computes betainc with Boost's ibeta (tests/test_surface_incomplete_beta.py: within 1e-13 of it and of
+mpmath for a, b up to 1000; up to 1e5, within 3e-13 of it, where it is that far from mpmath and this within 3e-14). Edge values as SciPy: NaN for a NaN or
 negative argument, x outside [0, 1], a = b = 0 or a = b = inf; a step at x = 0 where a = 0 or b = inf, at x = 1
 where b = 0 or a = inf; 0 at x = 0 and 1 at x = 1."""
 
@@ -96,7 +97,7 @@ def _integral(a: Real, b: Real, x: Real, y: Real) -> Real:
     """I_x(a, b) for x at most the mean (y = 1 - x): the power series or a continued fraction, times the factor."""
 
     def fraction() -> Real:
-        second = x * (a + b - 2.0) - (a - 1.0) >= 0.0
+        second = (x * (a + b - 2.0) - (a - 1.0) >= 0.0) | (a > b)  # (Cephes: the first where a > b too, 1e-11 off for a >> b)
         w = lambda: choose(second, lambda: _continued_fraction(a, b, x, True) / y, lambda: _continued_fraction(a, b, x, False))  # noqa: E731
         return _times_factor(_power_terms(a, b, x, y) / a, w)
 
