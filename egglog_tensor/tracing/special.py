@@ -1,9 +1,10 @@
-"""scipy.special's elementwise functions (its ufuncs) in a kernel: `erf` and `erfc` are ops of their own
-(libm's, vectorized by libmvec: lowering/stages/vecmath.py); the others are made of NumPy's ufuncs by
-SciPy's own definitions (its special cases of 0, NaN and negative arguments included), in the dtype
-SciPy's loop resolves. Those whose float32 loop SciPy computes in float64 are computed in float64 here
-too and rounded once. A SciPy ufunc is recognized by identity (`scipy.special.<name> is ufunc`), looked
-up only when the code calls one: scipy is not imported here."""
+"""scipy.special's elementwise functions (its ufuncs) in a kernel: `erf erfc gammaln gammainc gammaincc betainc
+betaincc` are ops of their own (OPS: libm's, or scalar loops: lowering/incomplete.py, incompletebeta.py); the others
+are made of NumPy's ufuncs and those ops by SciPy's own definitions (its special cases of 0, NaN and negative
+arguments included), in the dtype SciPy's loop resolves. Those whose float32 loop SciPy computes in float64 are
+computed in float64 here too and rounded once. A SciPy ufunc is recognized by identity (`scipy.special.<name> is
+ufunc`, and `scipy.special._ufuncs.<name>` for the private ones scipy.stats calls), looked up only when the code calls
+one: scipy is not imported here."""
 
 from __future__ import annotations
 
@@ -260,8 +261,8 @@ def _stdtr(df: Tracer, t: Tracer) -> Any:
 
 
 def _infinite_k(k: Tracer, value: Any, complement: bool, at_nan: float) -> Any:
-    """SciPy's wrappers of Boost's discrete cdf (sf: complement): value at a finite k; the cdf 0 at k = -inf, 1 at
-    +inf and `at_nan` at NaN (1 - signbit(k) in C, its sign bit set or not), the sf NaN."""
+    """SciPy's wrappers of Boost's discrete cdf (sf: complement): value at a finite k; at an infinite k the cdf 0 at
+    -inf and 1 at +inf, `at_nan` at NaN, the sf NaN."""
     return np.where(np.isfinite(k), value, np.nan if complement else np.where(np.isnan(k), at_nan, np.where(k > 0, 1.0, 0.0)))
 
 
@@ -304,8 +305,8 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "exp10": lambda x: np.power(10.0, x),
 }
 _IN_LOOP_DTYPE = {_expit, _logit, _log_expit}  # SciPy's float32 loops of these compute in float32
-# scipy.special._ufuncs' private ufuncs that scipy.stats' binom and nbinom call (Boost's binomial and negative
-# binomial cdf and sf, of an integer k): the incomplete beta integrals, NaN where n < 0 or p is outside [0, 1]
+# scipy.special._ufuncs' private ufuncs that scipy.stats' binom and nbinom cdf and sf call (Boost's binomial and
+# negative binomial distributions), recognized by identity as the public ones
 _PRIVATE: dict[str, Callable[..., Any]] = {
     "_binom_cdf": lambda k, n, p: _binomial(k, n, p, False), "_binom_sf": lambda k, n, p: _binomial(k, n, p, True),
     "_nbinom_cdf": lambda k, n, p: _negative_binomial(k, n, p, False), "_nbinom_sf": lambda k, n, p: _negative_binomial(k, n, p, True),
