@@ -12,9 +12,9 @@ factor:
   x is near the mean.
 
 SciPy 1.17 computes betainc with Boost's ibeta (tests/test_surface_incomplete_beta.py: within 1e-13 of it and of
-mpmath for a, b up to 1000; up to 1e5, within 3e-13 of it, where it is that far from mpmath and this within 3e-14). Edge values as SciPy: NaN for a NaN or
-negative argument, x outside [0, 1], a = b = 0 or a = b = inf; a step at x = 0 where a = 0 or b = inf, at x = 1
-where b = 0 or a = inf; 0 at x = 0 and 1 at x = 1."""
+mpmath for a, b up to 1000; up to 1e5, within 3e-13 of it, where it is that far from mpmath and this within 3e-14).
+Edge values as SciPy: NaN for a NaN or negative argument, x outside [0, 1], a = b = 0 or a = b = inf; a step at
+x = 0 where a = 0 or b = inf, at x = 1 where b = 0 or a = inf; 0 at x = 0 and 1 at x = 1."""
 
 from __future__ import annotations
 
