@@ -23,15 +23,18 @@ N = 300
 def _regimes() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(a, b, x) in every branch, and which have a or b above 1000: a, b up to 5 over all of [0, 1] (the power
     series, both continued fractions, the swap), a, b from 1e-10 (the complement of I near 1), up to 200, x from
-    1e-12 of 0 and of 1, and a, b from 1 to 1e5 within three standard deviations of the mean (the continued
-    fractions' slowest, the factor's cancelling exponent)."""
-    u = lambda lo, hi: RNG.uniform(lo, hi, N)  # noqa: E731
-    logu = lambda lo, hi: 10 ** RNG.uniform(lo, hi, N)  # noqa: E731
-    a = np.concatenate([u(0, 5), logu(-10, 0), u(1, 200), u(0, 5), u(0, 5), logu(0, 5), logu(2, 5)])
-    b = np.concatenate([u(0, 5), logu(-10, 1), u(1, 200), u(0, 5), u(0, 5), logu(0, 5), logu(2, 5)])
+    1e-12 of 0 and of 1, a from 1e-10 with x below the mean (1 - I by the series' own complement), and a, b from
+    1 to 1e5 within three standard deviations of the mean (the continued fractions' slowest, the factor's
+    cancelling exponent)."""
+    rng = np.random.default_rng(7)  # (the same points in every test)
+    u = lambda lo, hi: rng.uniform(lo, hi, N)  # noqa: E731
+    logu = lambda lo, hi: 10 ** rng.uniform(lo, hi, N)  # noqa: E731
+    a = np.concatenate([u(0, 5), logu(-10, 0), u(1, 200), u(0, 5), u(0, 5), logu(-10, 0.5), logu(0, 5), logu(2, 5)])
+    b = np.concatenate([u(0, 5), logu(-10, 1), u(1, 200), u(0, 5), u(0, 5), logu(-1, 2), logu(0, 5), logu(2, 5)])
     mean, sd = a / (a + b), np.sqrt(a * b / (a + b) ** 2 / (a + b + 1))
-    near_mean = np.clip(mean + sd * RNG.normal(0, 3, a.size), 1e-300, 1 - 2**-53)
-    x = np.concatenate([u(0, 1), u(0, 1), u(0, 1), logu(-12, 0), 1 - logu(-12, 0), near_mean[-2 * N:]])
+    near_mean = np.clip(mean + sd * rng.normal(0, 3, a.size), 1e-300, 1 - 2**-53)
+    below_mean = mean[5 * N:6 * N] * logu(-6, 0)  # (small a: I near 1, its complement by the series' own)
+    x = np.concatenate([u(0, 1), u(0, 1), u(0, 1), logu(-12, 0), 1 - logu(-12, 0), below_mean, near_mean[-2 * N:]])
     return a, b, x, np.maximum(a, b) > 1000
 
 
@@ -46,9 +49,9 @@ def _relative(got: np.ndarray, want: np.ndarray) -> np.ndarray:
 
 
 def test_matches_scipy_in_every_regime(both: et.Kernel) -> None:
-    """Within 1e-13 of SciPy's (Boost's ibeta) where a, b <= 1000 (measured: 9e-14), tiny values included; for a or b
-    up to 1e5 near the mean within 5e-13 (measured 3e-13, SciPy's own error there: against mpmath the kernel's worst of
-    these is 3e-14, SciPy's 2e-13)."""
+    """Within 1e-13 of SciPy's (Boost's ibeta) where a, b <= 1000 (measured: 8e-14), tiny values included; for a or b
+    up to 1e5 near the mean within 5e-13 (measured 2.3e-13, SciPy's own error there: against mpmath the kernel's worst
+    of these is 3e-14, SciPy's 2e-13)."""
     a, b, x, large = _regimes()
     for got, want in zip(both(a, b, x), (sp.betainc(a, b, x), sp.betaincc(a, b, x)), strict=True):
         error = _relative(got, want)
@@ -58,7 +61,8 @@ def test_matches_scipy_in_every_regime(both: et.Kernel) -> None:
 
 
 def test_accuracy_against_mpmath(both: et.Kernel) -> None:
-    """Against 40-digit mpmath on a sample of every regime: within 1e-13 where a, b <= 1000, as SciPy's is."""
+    """Against 40-digit mpmath on a sample of every regime where a, b <= 1000: within 1e-13, as SciPy's (measured on
+    these 130 points: the kernel 7e-15, SciPy 2e-14)."""
     import mpmath
 
     mpmath.mp.dps = 40

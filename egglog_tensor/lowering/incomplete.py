@@ -21,7 +21,7 @@ import math as pymath
 from collections.abc import Callable
 from fractions import Fraction
 
-from .lanczos import LANCZOS_G, lanczos_sum_expg_scaled
+from .gammafunction import LANCZOS_G, lanczos_sum_expg_scaled, lgamma1p
 from .scalarcode import Real, Truth, choose, erfc, exp, expm1, fabs, fold, horner, isinf, isnan, iterate, lgamma, log, log1p, log1pmx, sqrt, table, where
 
 MACHEP = 2.0**-53
@@ -30,30 +30,6 @@ MAXITER = 2000
 SMALL, LARGE, SMALL_RATIO, LARGE_RATIO = 20.0, 200.0, 0.3, 4.5  # the asymptotic expansion's domain (SciPy's)
 TEMME_K, TEMME_N = 25, 25  # terms in 1/a, and of each coefficient's series in eta
 BIG, BIG_INVERSE = 4.503599627370496e15, 2.22044604925031308085e-16  # the continued fraction's rescaling
-
-def _zeta(s: int) -> float:
-    """Riemann's zeta(s) for an integer s >= 2, by Euler-Maclaurin summation from N = 10 (to double precision)."""
-    n, bernoulli = 10, (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
-    terms = [k ** -float(s) for k in range(1, n)] + [n ** (1.0 - s) / (s - 1), 0.5 * n ** -float(s)]
-    rising = float(s)  # s (s+1) ... (s+2j-2)
-    for j, b in enumerate(bernoulli, 1):
-        terms.append(b / pymath.factorial(2 * j) * rising * n ** (-float(s) - 2 * j + 1))
-        rising *= (s + 2 * j - 1) * (s + 2 * j)
-    return pymath.fsum(terms)
-
-
-EULER = 0.577215664901532860606512090082402431
-# lgamma(1 + x) = -EULER x + sum_{n >= 2} (-1)^n zeta(n) x^n / n (|x| <= 1/2), highest power first, to n = 64
-# (at x = 1/2 the terms fall below 1e-17 of the sum from n = 60)
-_LGAMMA1P_TAYLOR = tuple([(-1) ** n * _zeta(n) / n for n in range(64, 1, -1)] + [-EULER, 0.0])
-
-
-def _lgamma1p(x: Real) -> Real:
-    """lgamma(1 + x), accurate near x = 0 and x = 1 (where lgamma(1 + x) is near 0) by its Taylor series."""
-    near_one = x - 1.0
-    return where(fabs(x) <= 0.5, horner(_LGAMMA1P_TAYLOR, x),
-                 where(fabs(near_one) < 0.5, log(x) + horner(_LGAMMA1P_TAYLOR, near_one), lgamma(x + 1.0)))
-
 
 def _factor(a: Real, x: Real) -> Real:
     """x^a e^-x / Gamma(a) (0 where it underflows)."""
@@ -123,7 +99,7 @@ def _q_series(a: Real, x: Real) -> Real:
 
     total = iterate([Real(1.0), Real(1.0), Real(0.0)], step, MAXITER - 1)[2]
     log_x = log(x)
-    return -expm1(a * log_x - _lgamma1p(a)) - exp(a * log_x - lgamma(a)) * total
+    return -expm1(a * log_x - lgamma1p(a)) - exp(a * log_x - lgamma(a)) * total
 
 
 @functools.cache

@@ -7,6 +7,9 @@ factor:
   the power series again where it converges fast, else one of the two continued fractions of A&S 26.5.8-9
   (Cephes' incbcf, and incbd where x (a + b - 2) >= a - 1 and, unlike Cephes, where a > b: there incbcf's value,
   large, loses up to 1e-11 where a >> b, incbd's 1e-15), each to a relative 3 MACHEP;
+- below the mean, for a < 0.3 (where I is near 1), 1 - I from the power series' own form, -expm1(log F) - F a S
+  with F = x^a Gamma(a + b) / (Gamma(1 + a) Gamma(b)) (log Gamma(a + b) - log Gamma(b) to a relative MACHEP for
+  tiny a: gammafunction.lgamma_shift), where 1 - I loses up to 1e-7 at a = 1e-10;
 - the factor x^a (1 - x)^b / B(a, b) through the Lanczos approximation (as Boost's ibeta_power_terms: no
   cancellation between large lgammas), its exponent's terms linear in x - a / (a + b) cancelled exactly where
   x is near the mean.
@@ -21,13 +24,14 @@ from __future__ import annotations
 import math as pymath
 from collections.abc import Callable
 
-from .lanczos import LANCZOS_G, lanczos_sum_expg_scaled
-from .scalarcode import Real, Truth, choose, exp, fabs, isinf, isnan, iterate, log, log1p, log1pmx, sqrt, where
+from .gammafunction import LANCZOS_G, lanczos_sum_expg_scaled, lgamma1p, lgamma_shift
+from .scalarcode import Real, Truth, choose, exp, expm1, fabs, isinf, isnan, iterate, log, log1p, log1pmx, sqrt, where
 
 MACHEP = 2.0**-53
 MAXITER = 5000  # (a continued fraction near the mean of a, b ~ 1e5 takes a few hundred steps)
 BIG, BIG_INVERSE = 4.503599627370496e15, 2.22044604925031308085e-16  # the continued fractions' rescaling
 _H = LANCZOS_G - 0.5
+SMALL_A = 0.3  # below it, 1 - I by the power series' own complement (I near 1)
 
 
 def _power_terms(a: Real, b: Real, x: Real, y: Real) -> Real:
@@ -54,10 +58,9 @@ def _times_factor(factor: Real, total: Callable[[], Real]) -> Real:
     return choose(factor == 0.0, lambda: Real(0.0), lambda: total() * factor)
 
 
-def _power_series(a: Real, b: Real, x: Real) -> Real:
-    """I_x(a, b) = x^a / B(a, b) (1/a + sum_n (1 - b)_n x^n / (n! (a + n))) (Cephes' pseries), for b x <= 1."""
+def _series(a: Real, b: Real, x: Real) -> Real:
+    """sum_n>=1 (1 - b)_n x^n / (n! (a + n)), to a relative MACHEP of 1/a."""
     u = (1.0 - b) * x
-    t1 = u / (a + 1.0)
 
     def step(state: list[Real]) -> tuple[list[Real], Truth]:
         n, t, total = state
@@ -65,8 +68,20 @@ def _power_series(a: Real, b: Real, x: Real) -> Real:
         v = t / (a + n)
         return [n + 1.0, t, total + v], fabs(v) <= MACHEP / a
 
+    return iterate([Real(2.0), u, Real(0.0)], step, MAXITER)[2] + u / (a + 1.0)
+
+
+def _power_series(a: Real, b: Real, x: Real) -> Real:
+    """I_x(a, b) = x^a / B(a, b) (1/a + _series) (Cephes' pseries), for b x <= 1."""
     factor = _power_terms(a, b, x, 1.0 - x) / exp(b * log1p(-x))
-    return _times_factor(factor, lambda: iterate([Real(2.0), u, Real(0.0)], step, MAXITER)[2] + t1 + 1.0 / a)
+    return _times_factor(factor, lambda: _series(a, b, x) + 1.0 / a)
+
+
+def _power_series_complement(a: Real, b: Real, x: Real) -> Real:
+    """1 - I_x(a, b) from the power series without cancelling where I is near 1 (small a): I = F (1 + a _series)
+    with F = x^a Gamma(a + b) / (Gamma(1 + a) Gamma(b)), so 1 - I = -expm1(log F) - F a _series."""
+    log_f = a * log(x) + lgamma_shift(b, a) - lgamma1p(a)
+    return -expm1(log_f) - exp(log_f) * a * _series(a, b, x)
 
 
 def _continued_fraction(a: Real, b: Real, x: Real, second: bool) -> Real:
@@ -121,9 +136,10 @@ def _regularized(a: Real, b: Real, x: Real, complement: bool) -> Real:
 
     def inner() -> Real:  # (the complement beyond the mean directly, even where P's power series converges: 1 - P loses it)
         flip = x > a / (a + b) if complement else (x > a / (a + b)) & ~((b * x <= 1.0) & (x <= 0.95))
-        tail = (lambda t: 1.0 - t) if complement else (lambda t: t)
         head = (lambda t: t) if complement else (lambda t: 1.0 - t)
-        return choose(flip, lambda: head(_integral(b, a, 1.0 - x, x)), lambda: tail(_integral(a, b, x, 1.0 - x)))
+        below = (lambda: choose((a < SMALL_A) & (b * x <= 1.0) & (x <= 0.95), lambda: _power_series_complement(a, b, x),
+                                lambda: 1.0 - _integral(a, b, x, 1.0 - x))) if complement else lambda: _integral(a, b, x, 1.0 - x)
+        return choose(flip, lambda: head(_integral(b, a, 1.0 - x, x)), below)
 
     return choose(edge, lambda: value, inner)
 
