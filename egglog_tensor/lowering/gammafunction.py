@@ -46,11 +46,16 @@ EULER = 0.577215664901532860606512090082402431
 _LGAMMA1P_TAYLOR = tuple([(-1) ** n * _zeta(n) / n for n in range(64, 1, -1)] + [-EULER, 0.0])
 
 
+def lgamma1p_near_zero(x: Real) -> Real:
+    """lgamma(1 + x) for |x| <= 1/2 by its Taylor series (no libm call: GPU targets compute it)."""
+    return horner(_LGAMMA1P_TAYLOR, x)
+
+
 def lgamma1p(x: Real) -> Real:
     """lgamma(1 + x), accurate near x = 0 and x = 1 (where lgamma(1 + x) is near 0) by its Taylor series."""
     near_one = x - 1.0
-    return where(fabs(x) <= 0.5, horner(_LGAMMA1P_TAYLOR, x),
-                 where(fabs(near_one) < 0.5, log(x) + horner(_LGAMMA1P_TAYLOR, near_one), lgamma(x + 1.0)))
+    return where(fabs(x) <= 0.5, lgamma1p_near_zero(x),
+                 where(fabs(near_one) < 0.5, log(x) + lgamma1p_near_zero(near_one), lgamma(x + 1.0)))
 
 
 def _horner_difference(coefficients: tuple[float, ...], u: Real, v: Real) -> tuple[Real, Real]:

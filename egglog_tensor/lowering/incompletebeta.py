@@ -24,14 +24,14 @@ from __future__ import annotations
 import math as pymath
 from collections.abc import Callable
 
-from .gammafunction import LANCZOS_G, lanczos_sum_expg_scaled, lgamma1p, lgamma_shift
+from .gammafunction import LANCZOS_G, lanczos_sum_expg_scaled, lgamma1p_near_zero, lgamma_shift
 from .scalarcode import Real, Truth, choose, exp, expm1, fabs, isinf, isnan, iterate, log, log1p, log1pmx, sqrt, where
 
 MACHEP = 2.0**-53
 MAXITER = 5000  # (a continued fraction near the mean of a, b ~ 1e5 takes a few hundred steps)
 BIG, BIG_INVERSE = 4.503599627370496e15, 2.22044604925031308085e-16  # the continued fractions' rescaling
 _H = LANCZOS_G - 0.5
-SMALL_A = 0.3  # below it, 1 - I by the power series' own complement (I near 1)
+SMALL_A = 0.3  # below it, 1 - I by the power series' own complement (I near 1); at most 1/2 (lgamma1p_near_zero)
 
 
 def _power_terms(a: Real, b: Real, x: Real, y: Real) -> Real:
@@ -80,7 +80,7 @@ def _power_series(a: Real, b: Real, x: Real) -> Real:
 def _power_series_complement(a: Real, b: Real, x: Real) -> Real:
     """1 - I_x(a, b) from the power series without cancelling where I is near 1 (small a): I = F (1 + a _series)
     with F = x^a Gamma(a + b) / (Gamma(1 + a) Gamma(b)), so 1 - I = -expm1(log F) - F a _series."""
-    log_f = a * log(x) + lgamma_shift(b, a) - lgamma1p(a)
+    log_f = a * log(x) + lgamma_shift(b, a) - lgamma1p_near_zero(a)  # (a < SMALL_A)
     return -expm1(log_f) - exp(log_f) * a * _series(a, b, x)
 
 
