@@ -23,18 +23,20 @@ N = 300
 def _regimes() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(a, b, x) in every branch, and which have a or b above 1000: a, b up to 5 over all of [0, 1] (the power
     series, both continued fractions, the swap), a, b from 1e-10 (the complement of I near 1), up to 200, x from
-    1e-12 of 0 and of 1, a from 1e-10 with x below the mean (1 - I by the series' own complement), and a, b from
+    1e-12 of 0 and of 1, a from 1e-10 with x below the mean and b from 1e-10 with x above it (1 - I by the
+    series' own complement), and a, b from
     1 to 1e5 within three standard deviations of the mean (the continued fractions' slowest, the factor's
     cancelling exponent)."""
     rng = np.random.default_rng(7)  # (the same points in every test)
     u = lambda lo, hi: rng.uniform(lo, hi, N)  # noqa: E731
     logu = lambda lo, hi: 10 ** rng.uniform(lo, hi, N)  # noqa: E731
-    a = np.concatenate([u(0, 5), logu(-10, 0), u(1, 200), u(0, 5), u(0, 5), logu(-10, 0.5), logu(0, 5), logu(2, 5)])
-    b = np.concatenate([u(0, 5), logu(-10, 1), u(1, 200), u(0, 5), u(0, 5), logu(-1, 2), logu(0, 5), logu(2, 5)])
+    a = np.concatenate([u(0, 5), logu(-10, 0), u(1, 200), u(0, 5), u(0, 5), logu(-10, 0.5), logu(-1, 2), logu(0, 5), logu(2, 5)])
+    b = np.concatenate([u(0, 5), logu(-10, 1), u(1, 200), u(0, 5), u(0, 5), logu(-1, 2), logu(-10, 0.5), logu(0, 5), logu(2, 5)])
     mean, sd = a / (a + b), np.sqrt(a * b / (a + b) ** 2 / (a + b + 1))
     near_mean = np.clip(mean + sd * rng.normal(0, 3, a.size), 1e-300, 1 - 2**-53)
     below_mean = mean[5 * N:6 * N] * logu(-6, 0)  # (small a: I near 1, its complement by the series' own)
-    x = np.concatenate([u(0, 1), u(0, 1), u(0, 1), logu(-12, 0), 1 - logu(-12, 0), below_mean, near_mean[-2 * N:]])
+    above_mean = 1 - (1 - mean[6 * N:7 * N]) * logu(-6, 0)  # (small b: the same, swapped)
+    x = np.concatenate([u(0, 1), u(0, 1), u(0, 1), logu(-12, 0), 1 - logu(-12, 0), below_mean, above_mean, near_mean[-2 * N:]])
     return a, b, x, np.maximum(a, b) > 1000
 
 
@@ -49,14 +51,16 @@ def _relative(got: np.ndarray, want: np.ndarray) -> np.ndarray:
 
 
 def test_matches_scipy_in_every_regime(both: et.Kernel) -> None:
-    """Within 1e-13 of SciPy's (Boost's ibeta) where a, b <= 1000 (measured: 8e-14), tiny values included; for a or b
+    """Within 1e-13 of SciPy's (Boost's ibeta) where a, b <= 1000 and the value is above 1e-100 (measured: 6e-14); 2e-13
+    below (1.03e-13: a factor exp(E) with E beyond -230, one ULP of E relative; Boost's pow carries fewer); for a or b
     up to 1e5 near the mean within 5e-13 (measured 2.3e-13, SciPy's own error there: against mpmath the kernel's worst
     of these is 3e-14, SciPy's 2e-13)."""
     a, b, x, large = _regimes()
     for got, want in zip(both(a, b, x), (sp.betainc(a, b, x), sp.betaincc(a, b, x)), strict=True):
-        error = _relative(got, want)
+        error, tiny = _relative(got, want), np.abs(want) < 1e-100
         assert np.all(np.isfinite(got))
-        assert error[~large].max() <= 1e-13, error[~large].max()
+        assert error[~large & ~tiny].max() <= 1e-13, error[~large & ~tiny].max()
+        assert error[~large].max() <= 2e-13, error[~large].max()
         assert error[large].max() <= 5e-13, error[large].max()
 
 

@@ -7,7 +7,8 @@ factor:
   the power series again where it converges fast, else one of the two continued fractions of A&S 26.5.8-9
   (Cephes' incbcf, and incbd where x (a + b - 2) >= a - 1 and, unlike Cephes, where a > b: there incbcf's value,
   large, loses up to 1e-11 where a >> b, incbd's 1e-15), each to a relative 3 MACHEP;
-- below the mean, for a < 0.3 (where I is near 1), 1 - I from the power series' own form, -expm1(log F) - F a S
+- for a complement (betaincc below the mean, betainc beyond it, swapped) where a < 0.3 and the power series is used
+  (I near 1), 1 - I from the power series' own form, -expm1(log F) - F a S
   with F = x^a Gamma(a + b) / (Gamma(1 + a) Gamma(b)) (log Gamma(a + b) - log Gamma(b) to a relative MACHEP for
   tiny a: gammafunction.lgamma_shift), where 1 - I loses up to 1e-7 at a = 1e-10;
 - the factor x^a (1 - x)^b / B(a, b) through the Lanczos approximation (as Boost's ibeta_power_terms: no
@@ -15,7 +16,8 @@ factor:
   x is near the mean.
 
 SciPy 1.17 computes betainc with Boost's ibeta (tests/test_surface_incomplete_beta.py: within 1e-13 of it and of
-mpmath for a, b up to 1000; up to 1e5, within 3e-13 of it, where it is that far from mpmath and this within 3e-14).
+mpmath for a, b up to 1000, 2e-13 for values below 1e-100; up to 1e5, within 3e-13 of it, where it is that far from
+mpmath and this within 3e-14).
 Edge values as SciPy: NaN for a NaN or negative argument, x outside [0, 1], a = b = 0 or a = b = inf; a step at
 x = 0 where a = 0 or b = inf, at x = 1 where b = 0 or a = inf; 0 at x = 0 and 1 at x = 1."""
 
@@ -119,6 +121,13 @@ def _integral(a: Real, b: Real, x: Real, y: Real) -> Real:
     return choose((b * x <= 1.0) & (x <= 0.95), lambda: _power_series(a, b, x), fraction)
 
 
+def _complement(a: Real, b: Real, x: Real, y: Real) -> Real:
+    """1 - I_x(a, b) for x at most the mean (y = 1 - x): by the power series' own complement where a < SMALL_A and
+    the series is used (I near 1), else 1 - _integral."""
+    series = (a < SMALL_A) & (b * x <= 1.0) & (x <= 0.95)
+    return choose(series, lambda: _power_series_complement(a, b, x), lambda: 1.0 - _integral(a, b, x, y))
+
+
 def _edges(a: Real, b: Real, x: Real, complement: bool) -> tuple[Truth, Real]:
     """Where an argument is NaN, negative, zero or infinite or x is 0 or 1 or outside [0, 1], and SciPy's value there."""
     invalid = isnan(a) | isnan(b) | isnan(x) | (a < 0.0) | (b < 0.0) | (x < 0.0) | (x > 1.0) \
@@ -136,10 +145,9 @@ def _regularized(a: Real, b: Real, x: Real, complement: bool) -> Real:
 
     def inner() -> Real:  # (the complement beyond the mean directly, even where P's power series converges: 1 - P loses it)
         flip = x > a / (a + b) if complement else (x > a / (a + b)) & ~((b * x <= 1.0) & (x <= 0.95))
-        head = (lambda t: t) if complement else (lambda t: 1.0 - t)
-        below = (lambda: choose((a < SMALL_A) & (b * x <= 1.0) & (x <= 0.95), lambda: _power_series_complement(a, b, x),
-                                lambda: 1.0 - _integral(a, b, x, 1.0 - x))) if complement else lambda: _integral(a, b, x, 1.0 - x)
-        return choose(flip, lambda: head(_integral(b, a, 1.0 - x, x)), below)
+        beyond = (lambda: _integral(b, a, 1.0 - x, x)) if complement else lambda: _complement(b, a, 1.0 - x, x)
+        below = (lambda: _complement(a, b, x, 1.0 - x)) if complement else lambda: _integral(a, b, x, 1.0 - x)
+        return choose(flip, beyond, below)
 
     return choose(edge, lambda: value, inner)
 
