@@ -24,9 +24,8 @@ def _regimes() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(a, b, x) in every branch, and which have a or b above 1000: a, b up to 5 over all of [0, 1] (the power
     series, both continued fractions, the swap), a, b from 1e-10 (the complement of I near 1), up to 200, x from
     1e-12 of 0 and of 1, a from 1e-10 with x below the mean and b from 1e-10 with x above it (1 - I by the
-    series' own complement), and a, b from
-    1 to 1e5 within three standard deviations of the mean (the continued fractions' slowest, the factor's
-    cancelling exponent)."""
+    series' own complement), and a, b from 1 to 1e5 within three standard deviations of the mean (the continued
+    fractions' slowest, the factor's cancelling exponent)."""
     rng = np.random.default_rng(7)  # (the same points in every test)
     u = lambda lo, hi: rng.uniform(lo, hi, N)  # noqa: E731
     logu = lambda lo, hi: 10 ** rng.uniform(lo, hi, N)  # noqa: E731
