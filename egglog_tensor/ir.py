@@ -168,6 +168,7 @@ def dtype_of(x: Tensor) -> DType:
 
 def _unary(x: Tensor) -> Tensor: ...
 def _binary(a: Tensor, b: Tensor) -> Tensor: ...
+def _ternary(a: Tensor, b: Tensor, c: Tensor) -> Tensor: ...
 
 
 def _elementwise_constructor(name: str, stub: Callable[..., Tensor]) -> Callable[..., Tensor]:
@@ -180,9 +181,9 @@ def _elementwise_constructor(name: str, stub: Callable[..., Tensor]) -> Callable
 # The plain elementwise constructors (exp, maximum, log1p, ...: the registry's unary and binary ops
 # that are not Tensor methods), one per record, importable from here by name.
 GENERATED = {
-    record.name: _elementwise_constructor(record.term, _binary if Kind.BINARY in record.kind else _unary)
+    record.name: _elementwise_constructor(record.term, _ternary if Kind.TERNARY in record.kind else _binary if Kind.BINARY in record.kind else _unary)
     for record in OPS.values()
-    if Kind.ELEMENTWISE in record.kind and record.kind & (Kind.UNARY | Kind.BINARY) and not record.term.startswith("Tensor.")
+    if Kind.ELEMENTWISE in record.kind and record.kind & (Kind.UNARY | Kind.BINARY | Kind.TERNARY) and not record.term.startswith("Tensor.")
 }
 globals().update({OPS[name].term: fn for name, fn in GENERATED.items()})
 

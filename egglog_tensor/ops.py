@@ -34,6 +34,7 @@ class Kind(enum.Flag):
     ELEMENTWISE = enum.auto()  # one output element from the same element of each (broadcast) input: fuses into one loop body
     UNARY = enum.auto()
     BINARY = enum.auto()
+    TERNARY = enum.auto()  # three operands of one dtype, broadcast (scipy.special.betainc)
     PREDICATE = enum.auto()  # a comparison: bool result
     LOGICAL = enum.auto()  # inputs read as truth values: bool result
     TRANSCENDENTAL = enum.auto()  # priced higher by the cost model
@@ -133,6 +134,14 @@ def _binary(result: str | None) -> Infer:
         return broadcast_shapes(a.shape, b.shape), result or a.dtype
 
     return infer
+
+
+def _ternary(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """Operands of one dtype, broadcast; the result of theirs."""
+    a, b, c = ins
+    if not a.dtype == b.dtype == c.dtype:
+        raise TracingError(f"operand dtypes differ ({a.dtype}, {b.dtype}, {c.dtype}); cast first")
+    return broadcast_shapes(a.shape, b.shape, c.shape), a.dtype
 
 
 def _where(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
@@ -351,6 +360,11 @@ def _binary_op(name: str, scalar: dict[str, str], kind: Kind = Kind(0), term: st
     return OpDef(name, E | B | kind, 2, (), term or name, _binary(result), scalar=scalar)
 
 
+def _ternary_op(name: str, scalar: dict[str, str], kind: Kind = Kind(0)) -> OpDef:
+    """A ternary elementwise op of operands of one dtype, broadcast; its constructor a function of ir.py named like it."""
+    return OpDef(name, E | Kind.TERNARY | kind, 3, (), name, _ternary, scalar=scalar)
+
+
 def _float(op: str) -> dict[str, str]:
     return {"float": op}
 
@@ -413,6 +427,8 @@ _RECORDS = [
     *(_binary_op(name, _ALL, P, result="bool")
       for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")),
     *(_binary_op(name, _ALL, Kind.LOGICAL, result="bool") for name in ("logical_and", "logical_or", "logical_xor")),
+    # scipy.special's regularized incomplete beta integral (lowering/incompletebeta.py)
+    *(_ternary_op(name, _float(C), T) for name in ("betainc", "betaincc")),
     OpDef("where", E, 3, (), "where", _where),
     OpDef("astype", E, 1, ("dtype",), "Tensor.astype", _astype),
     # ndarray.view(dtype) of a dtype of the same itemsize (tracing/bitviews.py): each element's bits read as `dtype`
@@ -472,6 +488,7 @@ def names(kind: Kind, without: Kind = Kind(0)) -> tuple[str, ...]:
 
 UNARY = names(Kind.UNARY)
 BINARY = names(Kind.BINARY)
+TERNARY = names(Kind.TERNARY)
 PREDICATES = names(Kind.PREDICATE | Kind.BINARY)
 ELEMENTWISE = frozenset(names(Kind.ELEMENTWISE))
 TRANSCENDENTAL = frozenset(names(Kind.TRANSCENDENTAL))

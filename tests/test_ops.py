@@ -122,7 +122,7 @@ def test_inference_errors_name_the_op() -> None:
 
 
 def test_op_sets_come_from_the_registry() -> None:
-    assert set(UNARY) | set(BINARY) | {"where", "astype", "bitcast"} == ELEMENTWISE
+    assert set(UNARY) | set(BINARY) | set(names(Kind.TERNARY)) | {"where", "astype", "bitcast"} == ELEMENTWISE
     assert set(PREDICATES) <= set(BINARY) and "exp" in names(Kind.TRANSCENDENTAL)
     assert names(Kind.VIEW) == ("transpose", "broadcast_to", "slice", "diagonal")
 
@@ -140,6 +140,7 @@ def _programs() -> list[tuple[str, Node]]:
     c = b.make("arg", (), ("c", (3, 4), "bool", "C"))
     nodes = [b.make(name, (a,)) for name in UNARY]
     nodes += [b.make(name, (a, a2)) for name in BINARY] + [b.make("add", (k, a)), b.make("less", (a, k))]
+    nodes += [b.make(name, (a, k, a2)) for name in names(Kind.TERNARY)]
     nodes += [b.make("where", (c, a, a2)), b.make("astype", (a,), ("float64",)), b.make("bitcast", (a,), ("int32",)), b.make("matmul", (a, m)),
               b.make("transpose", (a,), ((1, 0),)), b.make("reshape", (a,), ((2, 6),)), b.make("broadcast_to", (r,), ((2, 4),)),
               b.make("slice", (a,), ((0, 1), (2, 1), (2, 3)))]

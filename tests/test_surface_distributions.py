@@ -97,10 +97,10 @@ def test_scalars_and_scipy_outside_the_kernel() -> None:
 
 
 def test_distributions_whose_formula_a_kernel_lacks_are_named() -> None:
-    """Student's t needs scipy.special.stdtr (an incomplete beta integral), which no kernel computes: the error
-    names it."""
-    with pytest.raises(UnsupportedError, match="scipy.special.stdtr is not supported"):
-        et.kernel(lambda x: st.t.cdf(x, 3.0))(X)
+    """Student's t's ppf needs scipy.special.stdtrit (the inverse incomplete beta integral), which no kernel computes:
+    the error names it."""
+    with pytest.raises(UnsupportedError, match="scipy.special.stdtrit is not supported"):
+        et.kernel(lambda q: st.t.ppf(q, 3.0))(np.linspace(0.1, 0.9, 5))
 
 
 def test_discrete_pmf_and_logpmf_match_scipy() -> None:
@@ -150,8 +150,8 @@ def test_discrete_cdf_sf_ppf_match_scipy(name: str, shapes: tuple) -> None:
 
 
 def test_discrete_functions_needing_what_a_kernel_lacks_are_named() -> None:
-    """binom's cdf is a private SciPy ufunc (Boost's incomplete beta), poisson's ppf the inverse incomplete gamma (pdtrik)."""
-    with pytest.raises(UnsupportedError, match="_binom_cdf"):
-        et.kernel(lambda k: st.binom.cdf(k, 10, 0.3))(np.arange(5.0))
+    """binom's ppf is a private SciPy ufunc (Boost's inverse incomplete beta), poisson's ppf the inverse incomplete gamma (pdtrik)."""
+    with pytest.raises(UnsupportedError, match="_binom_ppf"):
+        et.kernel(lambda q: st.binom.ppf(q, 10, 0.3))(np.linspace(0.1, 0.9, 5))
     with pytest.raises(UnsupportedError, match="pdtrik"):
         et.kernel(lambda q: st.poisson.ppf(q, 3.0))(np.linspace(0.1, 0.9, 5))

@@ -62,3 +62,16 @@ def test_rankdata_matches_scipy(method: str) -> None:
     np.testing.assert_array_equal(got, want)
     with pytest.raises(et.UnsupportedError, match="nan_policy='raise'"):
         et.kernel(lambda v: st.rankdata(v, nan_policy="raise"))(x)
+
+
+def test_scipy_stats_tests_with_p_values() -> None:
+    """SciPy's own linregress, pearsonr, spearmanr and t-tests, unchanged, through what they needed: .flat unpacking,
+    the 0-d mask write, rankdata, and stdtr/betaincc for the p-values (tracing/special.py, lowering/incompletebeta.py)."""
+    y = X + RNG.standard_normal(64)
+
+    def tests(x, y):
+        return (*st.linregress(x, y), *st.pearsonr(x, y), *st.spearmanr(x, y), *st.ttest_ind(x, y), *st.ttest_rel(x, y),
+                *st.ttest_1samp(x, 0.1))
+
+    for got, want in zip(et.kernel(tests)(X, y), tests(X, y), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)

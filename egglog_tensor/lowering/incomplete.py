@@ -21,8 +21,8 @@ import math as pymath
 from collections.abc import Callable
 from fractions import Fraction
 
-from .digamma import EULER, hurwitz_zeta
-from .scalarcode import Real, Truth, choose, erfc, exp, expm1, fabs, fold, horner, isinf, isnan, iterate, lgamma, log, log1p, sqrt, table, truth, where
+from .gammafunction import LANCZOS_G, lanczos_sum_expg_scaled, lgamma1p
+from .scalarcode import Real, Truth, choose, erfc, exp, expm1, fabs, fold, isinf, isnan, iterate, lgamma, log, log1pmx, sqrt, table, truth, where
 
 MACHEP = 2.0**-53
 MAXLOG = 7.09782712893383996843e2  # log(DBL_MAX)
@@ -30,55 +30,6 @@ MAXITER = 2000
 SMALL, LARGE, SMALL_RATIO, LARGE_RATIO = 20.0, 200.0, 0.3, 4.5  # the asymptotic expansion's domain (SciPy's)
 TEMME_K, TEMME_N = 25, 25  # terms in 1/a, and of each coefficient's series in eta
 BIG, BIG_INVERSE = 4.503599627370496e15, 2.22044604925031308085e-16  # the continued fraction's rescaling
-
-# Lanczos approximation N=13, g=6.024680040776729583740234375 (Boost): sum_expg_scaled(a) = num(a) / den(a),
-# coefficients highest power first (den(a) is a(a+1)...(a+11)).
-LANCZOS_G = 6.024680040776729583740234375
-_LANCZOS_NUM = (0.006061842346248906525783753964555936883222, 0.5098416655656676188125178644804694509993,
-                19.51992788247617482847860966235652136208, 449.9445569063168119446858607650988409623,
-                6955.999602515376140356310115515198987526, 75999.29304014542649875303443598909137092,
-                601859.6171681098786670226533699352302507, 3481712.15498064590882071018964774556468,
-                14605578.08768506808414169982791359218571, 43338889.32467613834773723740590533316085,
-                86363131.28813859145546927288977868422342, 103794043.1163445451906271053616070238554,
-                56906521.91347156388090791033559122686859)
-_LANCZOS_DEN = (1, 66, 1925, 32670, 357423, 2637558, 13339535, 45995730, 105258076, 150917976, 120543840, 39916800, 0)
-
-
-def _lanczos_sum_expg_scaled(a: Real) -> Real:
-    """The Lanczos sum scaled by e^g, as a rational in a (a <= 1) or in 1/a (a > 1: no overflow)."""
-    inverse = 1.0 / a
-    near = horner(_LANCZOS_NUM, a) / horner(_LANCZOS_DEN, a)
-    far = horner(_LANCZOS_NUM[::-1], inverse) / horner(_LANCZOS_DEN[::-1], inverse)
-    return where(a <= 1.0, near, far)
-
-
-def _log1pmx(x: Real) -> Real:
-    """log(1 + x) - x: by its series where |x| < 1/2 (no cancellation), else log1p(x) - x."""
-
-    def series() -> Real:
-        def step(state: list[Real]) -> tuple[list[Real], Truth]:
-            n, power, total = state
-            power = power * -x
-            term = power / n
-            total = total + term
-            return [n + 1.0, power, total], fabs(term) < MACHEP * fabs(total)
-
-        return iterate([Real(2.0), x, Real(0.0)], step, 500)[2]
-
-    return choose(fabs(x) < 0.5, series, lambda: log1p(x) - x)
-
-
-# lgamma(1 + x) = -EULER x + sum_{n >= 2} (-1)^n zeta(n) x^n / n (|x| <= 1/2), highest power first, to n = 64
-# (at x = 1/2 the terms fall below 1e-17 of the sum from n = 60)
-_LGAMMA1P_TAYLOR = tuple([(-1) ** n * hurwitz_zeta(n, 1.0) / n for n in range(64, 1, -1)] + [-EULER, 0.0])
-
-
-def _lgamma1p(x: Real) -> Real:
-    """lgamma(1 + x), accurate near x = 0 and x = 1 (where lgamma(1 + x) is near 0) by its Taylor series."""
-    near_one = x - 1.0
-    return where(fabs(x) <= 0.5, horner(_LGAMMA1P_TAYLOR, x),
-                 where(fabs(near_one) < 0.5, log(x) + horner(_LGAMMA1P_TAYLOR, near_one), lgamma(x + 1.0)))
-
 
 def prefactor(a: Real, x: Real) -> Real:
     """x^a e^-x / Gamma(a) (0 where it underflows)."""
@@ -89,10 +40,10 @@ def prefactor(a: Real, x: Real) -> Real:
 
     def lanczos() -> Real:
         fac = a + (LANCZOS_G - 0.5)
-        scale = sqrt(fac / pymath.e) / _lanczos_sum_expg_scaled(a)
+        scale = sqrt(fac / pymath.e) / lanczos_sum_expg_scaled(a)
         small = (a < 200.0) & (x < 200.0)
         return scale * choose(small, lambda: exp(a - x) * (x / fac) ** a,
-                              lambda: exp(a * _log1pmx((x - a - (LANCZOS_G - 0.5)) / fac) + x * (0.5 - LANCZOS_G) / fac))
+                              lambda: exp(a * log1pmx((x - a - (LANCZOS_G - 0.5)) / fac) + x * (0.5 - LANCZOS_G) / fac))
 
     return choose(fabs(a - x) > 0.4 * fabs(a), direct, lanczos)
 
@@ -148,7 +99,7 @@ def _q_series(a: Real, x: Real) -> Real:
 
     total = iterate([Real(1.0), Real(1.0), Real(0.0)], step, MAXITER - 1)[2]
     log_x = log(x)
-    return -expm1(a * log_x - _lgamma1p(a)) - exp(a * log_x - lgamma(a)) * total
+    return -expm1(a * log_x - lgamma1p(a)) - exp(a * log_x - lgamma(a)) * total
 
 
 @functools.cache
@@ -181,7 +132,7 @@ def _asymptotic(a: Real, x: Real, complement: Truth) -> Real:
     sum_k c_k(eta) a^-k, the sum stopped (as SciPy's) where a term grows or falls below MACHEP of the sum."""
     sign = where(complement, 1.0, -1.0)
     sigma = (x - a) / a
-    root = sqrt(-2.0 * _log1pmx(sigma))
+    root = sqrt(-2.0 * log1pmx(sigma))
     eta = where(x > a, root, where(x < a, -root, 0.0))
     result = 0.5 * erfc(sign * eta * sqrt(a / 2.0))
     coefficients = table([row[::-1] for row in temme_coefficients()])  # each row highest power first

@@ -445,7 +445,9 @@ def _lcm(args: list[ir.Value], dtype: str) -> ir.Value:
     return arith.select(g_zero, zero, arith.muli(arith.divui(a, arith.select(g_zero, constant(1, dtype), g)), b))
 
 
-INCOMPLETE_GAMMA = ("gammainc", "gammaincc", "gammaincinv", "gammainccinv")
+# scipy.special's functions written in scalar code (lowering/scalarcode.py): name -> the module that computes them
+SCALAR_CODE = {"gammainc": "incomplete", "gammaincc": "incomplete", "gammaincinv": "incomplete_inverse", "gammainccinv": "incomplete_inverse",
+               "betainc": "incompletebeta", "betaincc": "incompletebeta", "psi": "digamma"}
 # The ops whose semantics take several MLIR ops (records mark them ops.COMPOSED), by name: the
 # scalar result from the operands and their dtype.
 _COMPOSED: dict[str, Composed] = {
@@ -482,18 +484,18 @@ _COMPOSED: dict[str, Composed] = {
     "i0": lambda *args: special.i0(*args),  # (looked up when called: special.py imports this module)
     "gammaln": lambda args, dtype: _gammaln(args[0], dtype),
     "gamma": lambda args, dtype: libm_call("tgamma", args[0], dtype),  # (within 4 ULP of mpmath here; SciPy's Cephes 5)
-    **{name: lambda args, dtype, name=name: _incomplete(name, args, dtype) for name in INCOMPLETE_GAMMA},
-    "psi": lambda args, dtype: _incomplete("psi", args, dtype),
+    **{name: lambda args, dtype, name=name: _in_scalar_code(name, args, dtype) for name in SCALAR_CODE},
 }
 
 
-def _incomplete(name: str, args: list[ir.Value], dtype: str) -> ir.Value:
-    """scipy.special's gammainc, gammaincc (lowering/incomplete.py), their inverses (incomplete_inverse.py) or psi
-    (digamma.py) in float64, the result rounded to dtype once."""
-    from . import digamma, incomplete, incomplete_inverse
+def _in_scalar_code(name: str, args: list[ir.Value], dtype: str) -> ir.Value:
+    """scipy.special's function `name`, written in scalar code (SCALAR_CODE names its module), in float64, the
+    result rounded to dtype once."""
+    import importlib
+
     from .scalarcode import Real
 
-    module = digamma if name == "psi" else incomplete_inverse if name.endswith("inv") else incomplete
+    module = importlib.import_module(f".{SCALAR_CODE[name]}", __package__)
     value = getattr(module, name)(*(Real(cast(x, dtype, "float64")) for x in args))
     return cast(value.value, "float64", dtype)
 

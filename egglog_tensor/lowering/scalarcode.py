@@ -158,3 +158,19 @@ def fold(values: ir.Value, row: Real, start: Operand, step: Callable[[Real, Real
         element = Real(tensor.extract(values, [i, loop.induction_variable]))
         scf.YieldOp([step(Real(loop.inner_iter_args[0]), element).value])
     return Real(loop.results[0])
+
+
+def log1pmx(x: Real) -> Real:
+    """log(1 + x) - x: by its series where |x| < 1/2 (no cancellation), else log1p(x) - x."""
+
+    def series() -> Real:
+        def step(state: list[Real]) -> tuple[list[Real], Truth]:
+            n, power, total = state
+            power = power * -x
+            term = power / n
+            total = total + term
+            return [n + 1.0, power, total], fabs(term) < 2.0**-53 * fabs(total)
+
+        return iterate([Real(2.0), x, Real(0.0)], step, 500)[2]
+
+    return choose(fabs(x) < 0.5, series, lambda: log1p(x) - x)

@@ -110,6 +110,12 @@ def _binary(record: OpDef) -> Iterator[object]:
         yield from _broadcast_rules(t, (a, b), a, lambda d: _result_dtype(record, d))
 
 
+def _ternary(record: OpDef) -> Iterator[object]:
+    """Ternary elementwise ops: the broadcast of the three shapes, the first operand's dtype."""
+    for t in _forms(record, a, b, c):
+        yield from _broadcast_rules(t, (a, b, c), a, lambda d: d)
+
+
 def _where(record: OpDef) -> Iterator[object]:
     """where(c, a, b): the broadcast of the three shapes, a's dtype."""
     yield from _broadcast_rules(where(c, a, b), (c, a, b), a, lambda d: d)
@@ -256,7 +262,7 @@ BY_NAME: dict[str, Callable[[OpDef], Iterator[object]]] = {
     "reshape": _attribute_shape("shape"), "broadcast_to": _attribute_shape("shape"), "slice": _attribute_shape("size"),
 }  # fmt: skip
 BY_KIND: tuple[tuple[Kind, Callable[[OpDef], Iterator[object]]], ...] = (
-    (Kind.LEAF, _leaf), (Kind.UNARY, _same_shape), (Kind.SCHEDULE, _same_shape), (Kind.BINARY, _binary),
+    (Kind.LEAF, _leaf), (Kind.UNARY, _same_shape), (Kind.SCHEDULE, _same_shape), (Kind.BINARY, _binary), (Kind.TERNARY, _ternary),
     (Kind.REDUCTION, _reduction), (Kind.CONTRACTION, _contraction), (Kind.SCAN, _same_shape),
     (Kind.SORT, _same_shape), (Kind.FACTOR, _same_shape),
 )  # fmt: skip

@@ -1,9 +1,10 @@
-"""scipy.special's elementwise functions (its ufuncs) in a kernel: `erf` and `erfc` are ops of their own
-(libm's, vectorized by libmvec: lowering/stages/vecmath.py); the others are made of NumPy's ufuncs by
-SciPy's own definitions (its special cases of 0, NaN and negative arguments included), in the dtype
-SciPy's loop resolves. Those whose float32 loop SciPy computes in float64 are computed in float64 here
-too and rounded once. A SciPy ufunc is recognized by identity (`scipy.special.<name> is ufunc`), looked
-up only when the code calls one: scipy is not imported here."""
+"""scipy.special's elementwise functions (its ufuncs) in a kernel: `erf erfc gammaln gammainc gammaincc betainc
+betaincc` are ops of their own (OPS: libm's, or scalar loops: lowering/incomplete.py, incompletebeta.py); the others
+are made of NumPy's ufuncs and those ops by SciPy's own definitions (its special cases of 0, NaN and negative
+arguments included), in the dtype SciPy's loop resolves. Those whose float32 loop SciPy computes in float64 are
+computed in float64 here too and rounded once. A SciPy ufunc is recognized by identity (`scipy.special.<name> is
+ufunc`, and `scipy.special._ufuncs.<name>` for the private ones scipy.stats calls), looked up only when the code calls
+one: scipy is not imported here."""
 
 from __future__ import annotations
 
@@ -17,13 +18,16 @@ from ..errors import UnsupportedError
 from .core import Tracer, as_tracer, astype, fail, trace_of
 from .polynomials import horner
 
-OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "psi")  # SciPy ufuncs that are ops of their own (ops.py)
+OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "psi", "betainc",
+       "betaincc")  # SciPy ufuncs that are ops of their own (ops.py)
 
 
 def _module_of(ufunc: np.ufunc) -> str | None:
-    """"scipy.special" when `ufunc` is that module's function of its name (None otherwise)."""
-    module = sys.modules.get("scipy.special")
-    return "scipy.special" if module is not None and getattr(module, ufunc.__name__, None) is ufunc else None
+    """"scipy.special" when `ufunc` is that module's function of its name, or one of the private ufuncs of
+    scipy.special._ufuncs that scipy.stats calls (_PRIVATE; None otherwise)."""
+    name = ufunc.__name__
+    module = sys.modules.get("scipy.special._ufuncs" if name in _PRIVATE else "scipy.special")
+    return "scipy.special" if module is not None and getattr(module, name, None) is ufunc else None
 
 
 def is_op(ufunc: np.ufunc) -> bool:
@@ -39,7 +43,7 @@ def composed(ufunc: np.ufunc) -> Callable[..., Tracer] | None:
     if is_op(ufunc) or _module_of(ufunc) is None:
         return None
     name = ufunc.__name__
-    fn = _FUNCTIONS.get(name)
+    fn = _FUNCTIONS.get(name) or _PRIVATE.get(name)
     if fn is None:
         raise fail(UnsupportedError, f"scipy.special.{name} is not supported in a kernel (supported: {', '.join(supported())})")
     return lambda *inputs: _call(ufunc, fn, inputs)
@@ -236,6 +240,92 @@ def _pdtri(k: Tracer, y: Tracer) -> Any:
     return np.where((k < 0) | np.isinf(k) | (y < 0) | (y >= 1), np.nan, call_op("gammainccinv", np.floor(k) + 1, y))
 
 
+def _incbet(a: Tracer, b: Tracer, x: Tracer) -> Any:
+    """Cephes' incbet, which SciPy's bdtr fdtr nbdtr call: betainc, but NaN where a or b is <= 0 or infinite."""
+    return np.where((a <= 0) | (b <= 0) | np.isinf(a) | np.isinf(b), np.nan, call_op("betainc", a, b, x))
+
+
+def _binomial_tail(complement: bool) -> Callable[[Tracer, Tracer, Tracer], Any]:
+    """bdtr(k, n, p) (bdtrc: complement): the binomial distribution's cdf (sf) at floor(k) of trunc(n) trials
+    (SciPy's cast to int) of probability p, I_(1-p)(n - k, k + 1) (I_p(k + 1, n - k)), as Cephes': NaN where p is
+    outside [0, 1], n is not finite or k > n (and bdtr's k < 0); 1 (0) at k = n, bdtrc 1 below k = 0; at k = 0
+    (1 - p)^n (1 - it, by expm1 and log1p where p < 0.01)."""
+
+    def tail(k: Tracer, n: Tracer, p: Tracer) -> Any:
+        k, n = np.floor(k), np.trunc(n)
+        rest = n - k
+        if complement:
+            at_zero = np.where(p < 0.01, -np.expm1(rest * np.log1p(-p)), 1.0 - (1.0 - p) ** rest)
+            value = np.where(k < 0, 1.0, np.where(k == n, 0.0, np.where(k == 0, at_zero, _incbet(k + 1, rest, p))))
+            invalid = np.isnan(k) | ((k >= 0) & (k > n))
+        else:
+            value = np.where(k == n, 1.0, np.where(k == 0, (1.0 - p) ** rest, _incbet(rest, k + 1, 1.0 - p)))
+            invalid = np.isnan(k) | (k < 0) | (n < k)
+        return np.where(invalid | np.isnan(p) | (p < 0) | (p > 1) | ~np.isfinite(n), np.nan, value)
+
+    return tail
+
+
+def _negative_binomial_tail(complement: bool) -> Callable[[Tracer, Tracer, Tracer], Any]:
+    """nbdtr(k, n, p) (nbdtrc: complement): the negative binomial distribution's cdf (sf) at trunc(k) failures before
+    the trunc(n)-th success of probability p (SciPy's casts to int), I_p(n, k + 1) (I_(1-p)(k + 1, n)); NaN where p
+    is outside [0, 1], k < 0 or k, n are not finite."""
+
+    def tail(k: Tracer, n: Tracer, p: Tracer) -> Any:
+        k, n = np.trunc(k), np.trunc(n)
+        value = _incbet(k + 1, n, 1.0 - p) if complement else _incbet(n, k + 1, p)
+        return np.where((p < 0) | (p > 1) | (k < 0) | ~np.isfinite(k) | ~np.isfinite(n), np.nan, value)
+
+    return tail
+
+
+def _f_tail(complement: bool) -> Callable[[Tracer, Tracer, Tracer], Any]:
+    """fdtr(dfn, dfd, x) (fdtrc: complement): the F distribution's cdf (sf), I_w(dfn / 2, dfd / 2) at
+    w = dfn x / (dfd + dfn x) (I_(1-w)(dfd / 2, dfn / 2)); NaN where dfn or dfd <= 0 or NaN or x < 0, 1 (0) at x = inf."""
+
+    def tail(dfn: Tracer, dfd: Tracer, x: Tracer) -> Any:
+        w = dfn * x
+        value = _incbet(0.5 * dfd, 0.5 * dfn, dfd / (dfd + w)) if complement else _incbet(0.5 * dfn, 0.5 * dfd, w / (dfd + w))
+        value = np.where(np.isinf(x), float(not complement), value)
+        return np.where((dfn <= 0) | (dfd <= 0) | (x < 0) | np.isnan(dfn) | np.isnan(dfd), np.nan, value)
+
+    return tail
+
+
+def _stdtr(df: Tracer, t: Tracer) -> Any:
+    """stdtr(df, t): Student's t distribution's cdf, as Boost's students_t: half the incomplete beta integral of the
+    tail, I_z(df / 2, 1/2) at z = df / (df + t^2), or 1 - I(1/2, df / 2) at t^2 / (df + t^2) where df > 2 t^2;
+    the normal cdf for infinite df; NaN where df <= 0 or df or t is NaN."""
+    square = t * t
+    tail = 0.5 * np.where(df > 2 * square, call_op("betaincc", 0.5, 0.5 * df, square / (df + square)),
+                          call_op("betainc", 0.5 * df, 0.5, df / (df + square)))
+    value = np.where(np.isinf(df), _ndtr(t), np.where(t > 0, 1.0 - tail, tail))
+    return np.where((df <= 0) | np.isnan(t) | np.isnan(df), np.nan, np.where(np.isinf(t), np.where(t > 0, 1.0, 0.0), value))
+
+
+def _infinite_k(k: Tracer, value: Any, complement: bool, at_nan: float) -> Any:
+    """SciPy's wrappers of Boost's discrete cdf (sf: complement): value at a finite k; at an infinite k the cdf 0 at
+    -inf and 1 at +inf, `at_nan` at NaN, the sf NaN."""
+    return np.where(np.isfinite(k), value, np.nan if complement else np.where(np.isnan(k), at_nan, np.where(k > 0, 1.0, 0.0)))
+
+
+def _binomial(k: Tracer, n: Tracer, p: Tracer, complement: bool) -> Any:
+    """Boost's binomial cdf (sf: complement) at k of n trials: 1 - I_p(k + 1, n - k) (I_p); 1 (0) at k = n or p = 0,
+    0 (1) at p = 1; NaN where n is negative or not finite, p is outside [0, 1] or k is outside [0, n]."""
+    value = np.where((k == n) | (p == 0), float(not complement), np.where(p == 1, float(complement),
+                     call_op("betainc" if complement else "betaincc", k + 1, n - k, p)))
+    invalid = ~np.isfinite(n) | (n < 0) | np.isnan(p) | (p < 0) | (p > 1) | (k < 0) | (k > n)
+    return _infinite_k(k, np.where(invalid, np.nan, value), complement, np.nan)
+
+
+def _negative_binomial(k: Tracer, n: Tracer, p: Tracer, complement: bool) -> Any:
+    """Boost's negative binomial cdf (sf: complement) at k failures before the n-th success: I_p(n, k + 1) (1 - it);
+    NaN where n is not positive and finite, p is outside [0, 1] or k < 0."""
+    value = call_op("betaincc" if complement else "betainc", n, k + 1, p)
+    invalid = ~np.isfinite(n) | (n <= 0) | np.isnan(p) | (p < 0) | (p > 1) | (k < 0)
+    return _infinite_k(k, np.where(invalid, np.nan, value), complement, 1.0)
+
+
 def call_op(name: str, *args: Tracer) -> Tracer:
     """scipy.special's function `name` that is an op (OPS: erf, erfc, gammainc...) of args."""
     from .ufuncs import apply_ufunc
@@ -252,9 +342,16 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "gdtr": _gamma_tail(False), "gdtrc": _gamma_tail(True), "chdtr": _chi2_tail(False), "chdtrc": _chi2_tail(True),
     "pdtr": _poisson_tail(False), "pdtrc": _poisson_tail(True), "chdtri": _chdtri, "pdtri": _pdtri,
     "erfinv": _erfinv, "erfcinv": _erfcinv, "rgamma": _rgamma, "loggamma": _loggamma,
+    "bdtr": _binomial_tail(False), "bdtrc": _binomial_tail(True), "nbdtr": _negative_binomial_tail(False),
+    "nbdtrc": _negative_binomial_tail(True), "fdtr": _f_tail(False), "fdtrc": _f_tail(True), "stdtr": _stdtr,
     # SciPy's own spellings of NumPy's functions
     "expm1": np.expm1, "log1p": np.log1p, "cbrt": np.cbrt, "exp2": np.exp2, "round": np.rint,
     "exp10": lambda x: np.power(10.0, x),
 }
 _IN_LOOP_DTYPE = {_expit, _logit, _log_expit}  # SciPy's float32 loops of these compute in float32
-
+# scipy.special._ufuncs' private ufuncs that scipy.stats' binom and nbinom cdf and sf call (Boost's binomial and
+# negative binomial distributions), recognized by identity as the public ones
+_PRIVATE: dict[str, Callable[..., Any]] = {
+    "_binom_cdf": lambda k, n, p: _binomial(k, n, p, False), "_binom_sf": lambda k, n, p: _binomial(k, n, p, True),
+    "_nbinom_cdf": lambda k, n, p: _negative_binomial(k, n, p, False), "_nbinom_sf": lambda k, n, p: _negative_binomial(k, n, p, True),
+}

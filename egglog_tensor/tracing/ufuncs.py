@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import DataValueError, TracingError, UFuncTypeError, UnsupportedError
 from ..graph import DTYPES, Node, is_float
-from ..ops import BINARY, PREDICATES, UNARY, supports
+from ..ops import BINARY, PREDICATES, TERNARY, UNARY, supports
 from ..spec import PYTHON_SCALARS
 from .core import (IMPLEMENTATIONS, Trace, Tracer, any_order, as_tracer, astype, base_of, check_at_run_time, check_dtype, describe, dtype_key, dtype_name,
                    fail, implements, lift, memory_order, result, trace_of)
@@ -49,7 +49,7 @@ def _applied(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any], dtype: Any = 
     if not special.is_op(ufunc):  # another library's ufunc (SciPy's private ones too), or a SciPy one's method
         raise fail(UnsupportedError, f"the ufunc {ufunc.__name__!r} of {describe(inputs)} is not NumPy's; of other libraries' "
                                      f"ufuncs, calls of scipy.special's are supported ({', '.join(special.supported())})")
-    if name not in UNARY and name not in BINARY and name not in ("positive", "matmul"):
+    if name not in (*UNARY, *BINARY, *TERNARY, "positive", "matmul"):
         raise fail(UnsupportedError, f"np.{ufunc.__name__}({describe(inputs)}) is not supported")
     loop = loop_dtypes(ufunc, inputs, dtype)
     _check_casting(ufunc, inputs, loop, casting)
