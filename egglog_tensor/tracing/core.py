@@ -505,6 +505,15 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
         return IMPLEMENTATIONS["getitem"](self, key)
 
 
+def known_value(t: Tracer) -> np.ndarray | None:
+    """The value of a traced array made of constants alone (no argument among its ancestors: a library's constant that
+    went through a call site traced for another value), computed now by the call's evaluator; None otherwise."""
+    evaluate = EVALUATOR.get()
+    if evaluate is None or any(n.op == "arg" for n in ancestors(t._node)):
+        return None
+    return np.asarray(evaluate(t._trace, t._node))
+
+
 def ancestors(node: Node) -> list[Node]:
     return topological([node])
 

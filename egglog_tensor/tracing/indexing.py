@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import IndexOutOfBoundsError, TracingError, UnsupportedError
-from .core import IMPLEMENTATIONS, Trace, Tracer, as_array, as_tracer, check_at_run_time, fail, implements, lift, normalize_axis, result, trace_of
+from .core import IMPLEMENTATIONS, Trace, Tracer, as_array, as_tracer, check_at_run_time, fail, implements, known_value, lift, normalize_axis, result, trace_of
 from .rearrange import runs, take_static
 from .selections import MASK_HINT, mask_view, selected
 from .shapes import broadcast_to, reshape, transpose
@@ -217,7 +217,9 @@ def advanced_getitem(x: Tracer, key: tuple) -> Tracer:
 
 def expand_masks(x: Tracer, key: tuple) -> tuple:
     """The key with each constant boolean mask replaced by its nonzero() index arrays, as NumPy reads a mask, after
-    checking each mask's shape against the dims it indexes; a traced mask beside index arrays refused: its count is dynamic."""
+    checking each mask's shape against the dims it indexes; a traced mask beside index arrays refused: its count is dynamic.
+    A traced mask of constants alone is read as its value (core.known_value)."""
+    key = tuple(known if is_traced_mask(k) and (known := known_value(k)) is not None else k for k in key)
     is_mask = [is_constant_mask(k) or is_traced_mask(k) for k in key]
     width = [np.ndim(k) if m else 0 if k is None or k is Ellipsis else 1 for k, m in zip(key, is_mask, strict=True)]
     dim = 0
