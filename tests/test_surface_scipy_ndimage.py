@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.ndimage as nd
+from strategies import sweep
 
 import egglog_tensor as et
 
@@ -33,7 +34,7 @@ def _assert_as_scipy(fn, image: np.ndarray) -> None:
         np.testing.assert_array_equal(np.isnan(g.astype(np.float64)), np.isnan(w.astype(np.float64)))
 
 
-@pytest.mark.parametrize("dtype", sorted(IMAGES))
+@pytest.mark.parametrize("dtype", sweep(sorted(IMAGES), ["float32"]))
 def test_one_dimensional_correlations_in_every_mode(dtype: str) -> None:
     def f(x):
         return tuple(g for mode in MODES for g in (nd.correlate1d(x, [0.2, 0.5, 0.1, 0.7], axis=0, mode=mode, cval=1.5, origin=1),
@@ -42,7 +43,7 @@ def test_one_dimensional_correlations_in_every_mode(dtype: str) -> None:
     _assert_as_scipy(f, IMAGES[dtype])
 
 
-@pytest.mark.parametrize("dtype", sorted(IMAGES))
+@pytest.mark.parametrize("dtype", sweep(sorted(IMAGES), ["uint8", "float64"]))
 def test_filters(dtype: str) -> None:
     footprint = np.array([[1, 0, 1], [0, 1, 0]])
 
@@ -59,7 +60,7 @@ def test_filters(dtype: str) -> None:
     _assert_as_scipy(f, IMAGES[dtype])
 
 
-@pytest.mark.parametrize("dtype", ["float64", "uint8"])
+@pytest.mark.parametrize("dtype", sweep(["float64", "uint8"], ["uint8"]))
 def test_median_rank_and_percentile_filters(dtype: str) -> None:
     footprint = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 1]])
 

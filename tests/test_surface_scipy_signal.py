@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.signal as sg
+from strategies import sweep
 
 import egglog_tensor as et
 
@@ -22,7 +23,7 @@ def _assert_as_scipy(fn, *args) -> None:
         np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-13)
 
 
-@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("mode", sweep(["full", "same", "valid"], ["valid"]))
 def test_one_dimensional(mode: str) -> None:
     def f(a, short, long):
         return (sg.convolve(a, short, mode), sg.convolve(short, a, mode), sg.correlate(a, short, mode), sg.correlate(short, a, mode),
@@ -33,7 +34,7 @@ def test_one_dimensional(mode: str) -> None:
     _assert_as_scipy(lambda a, b: (sg.convolve(a, b, mode), sg.correlate(a, b, mode)), *ints)
 
 
-@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("mode", sweep(["full", "same", "valid"], ["same"]))
 def test_two_dimensional(mode: str) -> None:
     def f(a, k):
         return (sg.convolve2d(a, k, mode), sg.correlate2d(a, k, mode), sg.convolve(a, k, mode), sg.correlate(a, k, mode),
