@@ -85,3 +85,16 @@ def test_triangles_and_diagonals_need_no_constant_matrix() -> None:
     assert "array(" not in kern.lower(k, y).as_text("traced")
     for got, want in zip(kern(k, y), f(k, y), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_scipy_lstsq_matches_scipy() -> None:
+    """scipy.linalg.lstsq: (x, residues, rank, s), residues a 0-d sum of squares for a 1-D b, as SciPy's."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((7, 3)), rng.standard_normal(7)
+
+    def f(a, b):
+        return (*scipy.linalg.lstsq(a, b), *scipy.linalg.lstsq(a, np.stack([b, 2 * b], 1)))
+
+    for got, want in zip(et.kernel(f)(a, b), f(a, b), strict=True):
+        assert np.shape(got) == np.shape(want)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)

@@ -52,3 +52,15 @@ def test_median_filters_and_errors() -> None:
         et.kernel(lambda a, b: sg.convolve(a, b))(A, IMAGE)
     with pytest.raises(et.UnsupportedError, match="at most 1024"):
         et.kernel(lambda a, b: sg.convolve2d(a, b))(IMAGE, np.ones((40, 30)))
+
+
+def test_savgol_filter_every_mode() -> None:
+    """savgol_filter: SciPy's own code, its convolve1d (bound at its import) and, for mode "interp", its polyfit of the
+    edges through scipy.linalg.lstsq, both replaced while tracing."""
+    rows = RNG.standard_normal((5, 40))
+
+    def f(a, rows):
+        return (sg.savgol_filter(a, 7, 2), sg.savgol_filter(a, 9, 3, deriv=1, mode="nearest"), sg.savgol_filter(a, 5, 2, mode="mirror"),
+                sg.savgol_filter(rows, 7, 2, axis=1), sg.savgol_filter(rows, 5, 3, deriv=2, axis=0))
+
+    _assert_as_scipy(f, A, rows)

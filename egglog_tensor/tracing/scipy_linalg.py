@@ -1,5 +1,5 @@
 """scipy.linalg's dense solvers in a kernel: `solve`, `solve_triangular`, `cholesky`, `cho_factor`, `cho_solve`, `inv`,
-`det`, `norm`, `eigh`, `svd`, `qr`, on the kernel's np.linalg (tracing/solve.py, orthogonal.py).
+`det`, `norm`, `eigh`, `svd`, `qr`, `lstsq`, on the kernel's np.linalg (tracing/solve.py, orthogonal.py).
 
 SciPy's own functions validate their arguments with NumPy conversions and call LAPACK, which traced arrays cannot
 reach. While a kernel is traced (and scipy.linalg was imported) they are replaced in scipy.linalg by these when an
@@ -106,8 +106,16 @@ def qr(a: Any, overwrite_a: bool = False, lwork: Any = None, mode: str = "full",
     return tuple(np.linalg.qr(a, mode="complete" if mode == "full" else "reduced"))
 
 
+def lstsq(a: Any, b: Any, cond: Any = None, overwrite_a: bool = False, overwrite_b: bool = False, check_finite: bool = True,
+          lapack_driver: Any = None) -> Any:
+    """(x, residues, rank, s) by the kernel's np.linalg.lstsq (`cond` its rcond); residues as SciPy's: a 0-d sum of
+    squares for a 1-D b (NumPy's: one element), none (shape (0,)) where M <= N."""
+    x, residues, rank, s = np.linalg.lstsq(a, b, rcond=cond)
+    return x, residues[0] if np.ndim(b) == 1 and residues.shape[0] else residues, rank, s
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {fn.__name__: fn for fn in (
-    solve, solve_triangular, cholesky, cho_factor, cho_solve, inv, det, norm, eigh, svd, qr)}
+    solve, solve_triangular, cholesky, cho_factor, cho_solve, inv, det, norm, eigh, svd, qr, lstsq)}
 
 
 for _name, _ours in FUNCTIONS.items():

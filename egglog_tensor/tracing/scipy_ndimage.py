@@ -330,3 +330,5 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {fn.__name__: fn for fn in (
 
 for _name, _ours in FUNCTIONS.items():
     replace_foreign_while_tracing(f"scipy.ndimage:{_name}", traced_or_original(_ours))
+# (scipy.signal's savgol_filter binds convolve1d at its import)
+replace_foreign_while_tracing("scipy.signal._savitzky_golay:convolve1d", traced_or_original(convolve1d))
