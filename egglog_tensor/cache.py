@@ -13,7 +13,7 @@ on a hit; tracing is not (the traced term is part of the key).
 The schedule is keyed by its full text (every rule of every ruleset it can run, not just the
 ruleset names), except the package's own `rulesets.DEFAULT` (with `FASTMATH` under fastmath) while
 its rulesets hold exactly the rules their modules registered: those rules are the package's source
-(in the source hash) and the host's caches (in the key), and writing their text first runs every
+(in the source hash), and writing their text first runs every
 rule generator, 0.5 s of a warm process's first call. A rule a user adds to one of them makes the
 full text the key again.
 

@@ -53,24 +53,18 @@ class Options:
 
         object.__setattr__(self, "fastmath", fastmath_flags(self.fastmath))
 
-    def exact_schedule(self) -> Ruleset | Schedule | None:
-        """The chosen rules without fast math (the package's DEFAULT: the default for the target)."""
-        from . import rulesets
-
-        return rulesets.default_for(self.target) if self.rules is rulesets.DEFAULT else self.rules
-
     def baseline(self) -> tuple[Ruleset | Schedule | None, ...]:
         """What the optimizer runs and extracts first, on the same e-graph, when fast math adds rules:
         the exact schedule, whose program the fast-math extraction must beat (optimize.optimize)."""
         from . import rulesets
 
-        return (self.exact_schedule(),) if rulesets.fastmath_rules(self.fastmath) is not None else ()
+        return (self.rules,) if rulesets.fastmath_rules(self.fastmath) is not None else ()
 
     def schedule(self) -> Ruleset | Schedule | None:
         """The schedule to run: the exact rules plus the fast-math groups the flags allow."""
         from . import rulesets
 
-        rules = self.exact_schedule()
+        rules = self.rules
         fast = rulesets.fastmath_rules(self.fastmath)
         if fast is None:
             return rules

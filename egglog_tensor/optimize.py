@@ -18,7 +18,7 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 from dataclasses import dataclass, field, replace
 
-from egglog import EGraph, Ruleset, Schedule, Vec, bindings
+from egglog import EGraph, Ruleset, Schedule, bindings
 from egglog.declarations import RulesetDecl
 from egglog.pretty import pretty_decl
 
@@ -29,6 +29,7 @@ from .graph import Builder, Node, topological
 from . import cache, prebuilt
 from .progress import Progress
 from .seed import called, program, seed
+from .target import Target
 
 T = TypeVar("T")
 
@@ -500,11 +501,12 @@ def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt
 
 
 @contextmanager
-def _pushed(schedule: Ruleset | Schedule | None, saved: bool, outputs: list[Node],
+def _pushed(schedule: Ruleset | Schedule | None, saved: bool, outputs: list[Node], target: Target,
             facts: list[Node] | None = None) -> Iterator[tuple[prebuilt.Base, list[bindings._Command]]]:
     """`schedule`'s base (`_base`) declaring the rules the program `outputs` can match, its e-graph pushed
     for one run, and the commands seeding the program into it (seed.program: with the shapes and dtypes
-    of `facts`, all nodes by default; made on the pushed copy, whose egglog-python state they may add to).
+    of `facts`, all nodes by default, and what the tiling rules read of `target`; made on the pushed copy,
+    whose egglog-python state they may add to).
     egglog's push clones the e-graph with its rules and pop drops the clone, so both are done after the
     run, while the thread is idle (the caller lowers and compiles meanwhile): the next run finds a pushed
     copy ready."""
@@ -512,7 +514,7 @@ def _pushed(schedule: Ruleset | Schedule | None, saved: bool, outputs: list[Node
     nodes = topological(outputs)
     while base is not None:  # (once more when rules were added: the commands are made on the new pushed copy)
         _ready(base)
-        seeding = program(base.egraph, outputs, nodes, nodes if facts is None else facts)
+        seeding = program(base.egraph, outputs, nodes, nodes if facts is None else facts, target)
         used, base = base, _with_rules(schedule, saved, base, called(seeding))
     base = used
     _STATES[id(base)] = "used"
@@ -540,12 +542,7 @@ def _optimize(
     baseline: tuple[Ruleset | Schedule | None, ...] = (),
     alternatives: int = 0,
 ) -> tuple[list[Node], OptimizeReport]:
-    from .rulesets.tiling import what_rules_read
-    from .target import Target
-
-    # (the saved base holds the host's tiling rules: a target whose tiling rules differ builds its own)
-    saved = what_rules_read(cost_model.target) == what_rules_read(Target.host())
-    with _pushed(schedule, saved, outputs) as (base, seeding):
+    with _pushed(schedule, True, outputs, cost_model.target) as (base, seeding):
         return _rewrite_and_extract(base, seeding, outputs, schedule, limits, cost_model, baseline, alternatives)
 
 
@@ -556,7 +553,7 @@ def rewritten(outputs: list[Node], schedule: Ruleset | Schedule | None, look: Ca
     of the nodes `seeded(outputs)` are seeded (the optimizer seeds all; fewer test the shape rules)."""
 
     def run() -> T:
-        with _pushed(schedule, False, outputs, seeded(outputs)) as (base, seeding):  # (look may read it with egglog-python)
+        with _pushed(schedule, False, outputs, Target.host(), seeded(outputs)) as (base, seeding):  # (look may read it with egglog-python)
             INTERRUPT.clear()
             seed(base.egraph, seeding)
             _rewrite(base, schedule, limits)

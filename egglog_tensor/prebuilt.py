@@ -4,8 +4,8 @@ egglog-python makes a schedule's ~1,200 rules by running the rule generators thr
 converting each declaration: about 3 s of a fresh process's first kernel. Those are the package's
 own rules, so the egg commands that conversion sends to egglog (the declarations, the rules, the
 base's runs of the schedule and of the shape analysis) are saved once as egglog text in the on-disk
-cache (`<cache dir>/bases/`, JSON), keyed by the package's source hash, egglog's version and what the
-host's tiling rules read. A later process parses and runs those commands: no rule goes through
+cache (`<cache dir>/bases/`, JSON), keyed by the package's source hash and egglog's version (the rules
+are the same on every machine: what the tiling rules read of a Target are facts added with each program). A later process parses and runs those commands: no rule goes through
 egglog-python. Saved beside them: what the optimizer otherwise asks egglog-python's state for (the
 egg names of functions and sorts, the run commands, each egg rule's ruleset and its place in the
 declarations, whose text a report makes when read).
@@ -17,7 +17,7 @@ The same saved form is also generated into the package (`egglog_tensor/bases/*.j
 by `python -c 'import egglog_tensor.prebuilt as p; p.write_packaged()'`), keyed by the sources the
 rules are made from (`RULE_SOURCES`) instead of all the package's: it serves a first kernel with
 the cache off (EGGLOG_TENSOR_CACHE=0), or before the cache dir has a base, when its key is this
-process's (the host's tiling facts too).
+process's.
 A stale file is not used; tests/test_compile_time.py fails on one (a key that is not current, or
 contents that recording them again does not make).
 
@@ -47,7 +47,7 @@ from egglog import EGraph, Ruleset, Schedule, bindings
 
 from . import cache
 
-FORMAT = 6
+FORMAT = 7
 
 
 class _Unsaveable(Exception):
@@ -225,12 +225,9 @@ def rules_hash() -> str:
 
 def _key(name: str, packaged: bool = False) -> str:
     """The key of the saved base of `name`: its sources (`packaged`: `RULE_SOURCES`; else the whole
-    package's, as the disk cache's), egglog's version and what the host's tiling rules read."""
-    from .rulesets.tiling import what_rules_read
-    from .target import Target
-
+    package's, as the disk cache's) and egglog's version."""
     return "\n".join([f"base e-graph format {FORMAT}: {name}", rules_hash() if packaged else cache.source_hash(),
-                      f"egglog {cache._distribution_version('egglog')}", repr(what_rules_read(Target.host()))])
+                      f"egglog {cache._distribution_version('egglog')}"])
 
 
 def packaged_path(name: str) -> Path:
@@ -319,8 +316,8 @@ def extend(base: Base, rules: frozenset[int]) -> None:
 
 
 def saved(name: str) -> dict[str, Any] | None:
-    """The saved form of the package schedule `name`'s base, if it is saved for these sources, this
-    egglog and this host's tiling rules: the packaged one, else the cache dir's (none with the cache off)."""
+    """The saved form of the package schedule `name`'s base, if it is saved for these sources and this
+    egglog: the packaged one, else the cache dir's (none with the cache off)."""
     data = _packaged(name)
     if data is not None:
         return data

@@ -1,5 +1,6 @@
 """The traced program into an e-graph as egglog commands built directly (`egglog.bindings`): one `let`
-per node, one node deep, naming its inputs' lets; each node's shape and dtype facts; the Program.
+per node, one node deep, naming its inputs' lets; each node's shape and dtype facts; the Program; the
+facts the tiling rules read of the kernel's Target (its cache tiles and reduction lanes).
 
 egglog-python's conversion of Python expressions took about a millisecond per node and fact (1,000
 nodes: 1.3 s of a 2.5 s optimize), and registering a large term with shared subterms in one call
@@ -16,6 +17,8 @@ from egglog import EGraph, Vec, bindings
 
 from .graph import Node
 from .ir import Program, Tensor, _attr_term, constructor, dtype_of, shape_of
+from .rulesets.tiling import target_facts
+from .target import Target
 
 _SPAN = bindings.RustSpan("", 0, 0)
 _NAMES = itertools.count()  # unique let names (egglog's globals) across e-graphs and runs
@@ -65,9 +68,9 @@ def _call(commands: _Commands, node: Node, names: dict[int, str]) -> bindings.Ca
     return bindings.Call(_SPAN, commands.name(ctor), [*inputs, *(commands.literal(a) for a in node.attrs)])
 
 
-def program(egraph: EGraph, outputs: list[Node], nodes: list[Node], facts: list[Node]) -> list[bindings._Command]:
+def program(egraph: EGraph, outputs: list[Node], nodes: list[Node], facts: list[Node], target: Target) -> list[bindings._Command]:
     """The commands adding the program `outputs` (`nodes`: every node, inputs first) to `egraph`, with the
-    traced shape and dtype of each node of `facts` (run them with `seed`)."""
+    traced shape and dtype of each node of `facts` and what the tiling rules read of `target` (run them with `seed`)."""
     commands = _Commands(egraph)
     names: dict[int, str] = {}
     program: list[bindings._Command] = []
@@ -79,6 +82,9 @@ def program(egraph: EGraph, outputs: list[Node], nodes: list[Node], facts: list[
         var = [bindings.Var(_SPAN, names[id(node)])]
         program.append(bindings.ActionCommand(bindings.Set(_SPAN, shape, var, commands.literal(tuple(node.shape)))))
         program.append(bindings.ActionCommand(bindings.Set(_SPAN, dtype, var, commands.literal(node.dtype))))
+    for relation, values in target_facts(target):
+        fact = bindings.Call(_SPAN, commands.name(relation), [bindings.Lit(_SPAN, bindings.Int(v)) for v in values])
+        program.append(bindings.ActionCommand(bindings.Expr_(_SPAN, fact)))
     roots = bindings.Call(_SPAN, commands.name(Vec[Tensor]), [bindings.Var(_SPAN, names[id(o)]) for o in outputs])
     program.append(bindings.ActionCommand(bindings.Expr_(_SPAN, bindings.Call(_SPAN, commands.name(Program), [roots]))))
     return program

@@ -7,9 +7,9 @@ fast-math flags `flags` allows) with `fastmath=` some flags. `shapes` is the sha
 `algebra`, `algebra_fastmath`, `fusion` and `layout` are made of named groups of rules
 (`groups.GROUPS`: "transpose", "power", "materialize", ...), rulesets of their own that the report names.
 
-The tiling rules depend on the machine: `tiling_rules(target)` and `default_for(target)` build them
-for a Target; `tiling`, `DEFAULT` and `DEFAULT_RULESETS` are the host's. A kernel
-compiled for another Target with the default rules runs `default_for` that Target.
+The rules are the same for every machine: what the tiling rules offer (cache tiles, reduction lanes)
+is read from facts about the kernel's Target that the optimizer adds with each program
+(`tiling.target_facts`), so a schedule holding `tiling` tiles for whichever Target a kernel compiles for.
 """
 
 from __future__ import annotations
@@ -20,32 +20,19 @@ from operator import add
 
 from egglog import Ruleset, unstable_combine_rulesets
 
-from ..target import Target
 from .algebra import algebra, algebra_fastmath
 from ..fastmath import FLAGS, fastmath_flags
 from .fusion import fusion
 from .groups import GROUPS, NEEDS
 from .layout import layout
 from .shapes import shapes
-from .tiling import tiling_rules, what_rules_read
+from .tiling import tiling
 
 FASTMATH = algebra_fastmath
 
 
-def default_rulesets(target: Target) -> tuple[Ruleset, ...]:
-    """What the default schedule for `target` runs, one step each, in this order."""
-    return (algebra, fusion, layout, tiling_rules(target))
-
-
-def default_for(target: Target) -> Ruleset:
-    """The default schedule for `target`: algebra + fusion + layout + its tiling rules (one object for
-    targets that share their tiling rules)."""
-    return _default(what_rules_read(target))
-
-
-@functools.cache
-def _default(target: Target) -> Ruleset:
-    return reduce(add, default_rulesets(target))
+DEFAULT_RULESETS = (algebra, fusion, layout, tiling)  # what the default schedule runs, one step each, in this order
+DEFAULT = reduce(add, DEFAULT_RULESETS)
 
 
 def fastmath_groups(flags: frozenset[str]) -> tuple[str, ...]:
@@ -65,11 +52,5 @@ def _fastmath_rules(names: tuple[str, ...]) -> Ruleset | None:
         return FASTMATH
     return unstable_combine_rulesets(*(GROUPS[name] for name in names), name="fastmath:" + "+".join(names)) if names else None
 
-
-# The host's (the tiling rules read its caches and SIMD width here, once).
-tiling = tiling_rules(Target.host())
-DEFAULT_RULESETS = default_rulesets(Target.host())
-DEFAULT = default_for(Target.host())
-
-__all__ = ["DEFAULT", "DEFAULT_RULESETS", "FASTMATH", "FLAGS", "algebra", "algebra_fastmath", "default_for", "default_rulesets",
-           "fastmath_flags", "fastmath_groups", "fastmath_rules", "fusion", "layout", "shapes", "tiling", "tiling_rules"]
+__all__ = ["DEFAULT", "DEFAULT_RULESETS", "FASTMATH", "FLAGS", "algebra", "algebra_fastmath",
+           "fastmath_flags", "fastmath_groups", "fastmath_rules", "fusion", "layout", "shapes", "tiling"]

@@ -2,10 +2,11 @@
 
 A 2-D matmul, or each product of a batched (3-D) one, may be computed with cache tiles (TM, TN, TK).
 
-`tiling_rules(target)` is the ruleset for one Target (egglog_tensor.target); `rulesets.tiling` is the
-host's. Candidates come from the target's caches: TK so the B micro-panel
-fills a quarter or half of L1 (or a power of two that fits, which often divides k: then the tile
-stage packs B), TM so the A block fits in L2, TN a few register tiles wide. The
+The rules are the same for every Target (egglog_tensor.target): what they offer is the Target's, read
+from facts the optimizer adds with each program (`target_facts`), so one base e-graph serves every
+machine. Candidates come from the Target's caches: TK so the B micro-panel fills a quarter or half
+of L1 (or a power of two that fits, which often divides k: then the tile stage packs B), TM so the
+A block fits in L2, TN a few register tiles wide. The
 cost model (cost.tile_slowdown) prices each against the actual shapes (cache fit, remainder
 tiles) and the chosen `a.matmul_tiled(b, Vec(TM, TN, TK))` is what the "tile" stage applies: visible
 in the extracted term and as `et.tiles` on the emitted linalg.matmul.
@@ -26,10 +27,10 @@ lowering/lanes.py hands L to LLVM's vectorizer.
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 from itertools import product
 
-from egglog import Ruleset, Vec, eq, i64, rewrite, ruleset
+from egglog import Unit, Vec, eq, i64, relation, rewrite, ruleset
 
 from egglog_tensor.ir import WITH_LANES, Tensor, fuse_rows, fuse_rows_tiled, shape_of
 from egglog_tensor.lowering.policy import ACCUMULATORS, BLOCK_ROWS, register_tile, simd_lanes
@@ -47,48 +48,51 @@ def candidates(itemsize: int, target: Target) -> list[tuple[int, int, int]]:
     return list(product(tms, tns, tks))
 
 
-def what_rules_read(target: Target) -> Target:
-    """`target` reduced to what the tiling rules read (SIMD width, L1, L2): targets alike in it share
-    one ruleset, so the optimizer's e-graph with the rules declared is reused across them (optimize._base)."""
-    return Target(simd=target.simd, l1=target.l1, l2=target.l2)
+matmul_tile = relation("matmul_tile", i64, i64, i64, i64, i64, i64)
+"""matmul_tile(TM, TN, TK, M, N, K): the target offers the cache tile (TM, TN, TK) to a matmul whose m, n
+and k loops are longer than M, N and K (-1: any): a tile past a loop's extent is clipped to it, so of the
+candidates past a loop only the smallest is offered (a 50x40 @ 40x30 product gets one, not every one:
+fewer e-nodes, a faster optimizer)."""
+reduction_lanes = relation("reduction_lanes", i64)
+"""reduction_lanes(L): the target offers L lanes to a reduction's innermost loop."""
 
 
-def tiling_rules(target: Target) -> Ruleset:
-    """The tiling ruleset for `target`: its cache tiles, row blocks and reduction lanes."""
-    return _tiling_rules(what_rules_read(target))
+def target_facts(target: Target) -> list[tuple[Callable[..., Unit], tuple[int, ...]]]:
+    """What the tiling rules read of `target`, as facts the optimizer adds to each program's e-graph
+    (seed.py): its cache tiles and reduction lanes. The rules themselves are the same for every
+    target, so one base e-graph (and the packaged one, prebuilt.py) serves every machine."""
+    cands = candidates(4, target)
+    values = [sorted({c[d] for c in cands}) for d in range(3)]
+    facts: list[tuple[Callable[..., Unit], tuple[int, ...]]] = []
+    for tiles in cands:
+        floors = tuple(max((w for w in v if w < t), default=-1) for t, v in zip(tiles, values, strict=True))
+        facts.append((matmul_tile, (*tiles, *floors)))
+    return facts + [(reduction_lanes, (vectors * simd_lanes(4, target),)) for vectors in ACCUMULATORS]
 
 
-@functools.cache
-def _tiling_rules(target: Target) -> Ruleset:
-    tiling = ruleset(name="tiling")
+tiling = ruleset(name="tiling")
 
-    @tiling.register
-    def _tiles(a: Tensor, b: Tensor, s: Vec[i64], u: Vec[i64]) -> object:
-        """Each candidate for the matmuls it is distinct for: a tile larger than its loop is clipped to
-        the loop, so of the candidates past a loop's extent only the smallest is offered (a 50x40 @
-        40x30 product gets one candidate, not every one: fewer e-nodes, a faster optimizer)."""
-        cands = candidates(4, target)
-        values = [sorted({c[d] for c in cands}) for d in range(3)]
-        for rank in (2, 3):  # a matmul, a batch_matmul (each product of the batch)
-            extents = (s[rank - 2], u[rank - 1], s[rank - 1])  # m, n, k
-            for tiles in cands:
-                fits = [extent > i64(max(smaller)) for extent, t, v in zip(extents, tiles, values, strict=True)
-                        if (smaller := [w for w in v if w < t])]
-                yield rewrite(a @ b).to(
-                    a.matmul_tiled(b, Vec[i64](*(i64(t) for t in tiles))),
-                    eq(shape_of(a)).to(s), eq(s.length()).to(i64(rank)), eq(shape_of(b)).to(u),
-                    eq(u.length()).to(i64(rank)), *fits,
-                )
 
-    @tiling.register
-    def _row_tiles(a: Tensor) -> object:
-        for r in BLOCK_ROWS:
-            yield rewrite(fuse_rows(a)).to(fuse_rows_tiled(a, Vec[i64](i64(r))))
+@tiling.register
+def _tiles(a: Tensor, b: Tensor, s: Vec[i64], u: Vec[i64], tm: i64, tn: i64, tk: i64, m: i64, n: i64, k: i64) -> object:
+    """Each cache tile the target offers (`matmul_tile`) to a matmul or each product of a batched one."""
+    for rank in (2, 3):  # a matmul, a batch_matmul (each product of the batch)
+        yield rewrite(a @ b).to(
+            a.matmul_tiled(b, Vec[i64](tm, tn, tk)),
+            eq(shape_of(a)).to(s), eq(s.length()).to(i64(rank)), eq(shape_of(b)).to(u),
+            eq(u.length()).to(i64(rank)), matmul_tile(tm, tn, tk, m, n, k),
+            s[rank - 2] > m, u[rank - 1] > n, s[rank - 1] > k,
+        )
 
-    @tiling.register
-    def _reduction_lanes(x: Tensor, axes: Vec[i64]) -> object:
-        for op, with_lanes in WITH_LANES.items():
-            for vectors in ACCUMULATORS:
-                yield rewrite(getattr(x, op)(axes)).to(with_lanes(x, axes, i64(vectors * simd_lanes(4, target))))
 
-    return tiling
+@tiling.register
+def _row_tiles(a: Tensor) -> object:
+    for r in BLOCK_ROWS:
+        yield rewrite(fuse_rows(a)).to(fuse_rows_tiled(a, Vec[i64](i64(r))))
+
+
+@tiling.register
+def _reduction_lanes(x: Tensor, axes: Vec[i64], lanes: i64) -> object:
+    """Each number of lanes the target offers (`reduction_lanes`) to a reduction."""
+    for op, with_lanes in WITH_LANES.items():
+        yield rewrite(getattr(x, op)(axes)).to(with_lanes(x, axes, lanes), reduction_lanes(lanes))
