@@ -31,6 +31,7 @@ SMALL, LARGE, SMALL_RATIO, LARGE_RATIO = 20.0, 200.0, 0.3, 4.5  # the asymptotic
 TEMME_K, TEMME_N = 25, 25  # terms in 1/a, and of each coefficient's series in eta
 BIG, BIG_INVERSE = 4.503599627370496e15, 2.22044604925031308085e-16  # the continued fraction's rescaling
 
+
 def prefactor(a: Real, x: Real) -> Real:
     """x^a e^-x / Gamma(a) (0 where it underflows)."""
 

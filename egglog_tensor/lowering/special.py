@@ -21,8 +21,9 @@ from . import scalar
 
 SERIES_END = 20.0  # the power series below (its 41 terms reach 1e-19 of the sum), the expansion above (e^-40)
 FLOAT32_EXP_END = 88.72283172607421875  # the largest float32 whose float32 exp is finite
-_SERIES = [1 / pymath.factorial(k) ** 2 for k in range(41)]
-_SLOPE = [(k + 1) / pymath.factorial(k + 1) ** 2 for k in range(40)]  # the series' derivative in t
+# (the coefficients highest power first, scalarcode.horner's order)
+_SERIES = [1 / pymath.factorial(k) ** 2 for k in range(40, -1, -1)]
+_SLOPE = [(k + 1) / pymath.factorial(k + 1) ** 2 for k in range(39, -1, -1)]  # the series' derivative in t
 
 
 def _expansion(terms: int) -> list[float]:
@@ -33,27 +34,21 @@ def _expansion(terms: int) -> list[float]:
     return out
 
 
-_EXPANSION = _expansion(41)
-
-
-def _polynomial(coefficients: list[float], t: ir.Value) -> ir.Value:
-    """sum_k coefficients[k] t^k by Horner's rule (float64)."""
-    total = scalar.constant(coefficients[-1], "float64")
-    for c in reversed(coefficients[:-1]):
-        total = arith.addf(arith.mulf(total, t), scalar.constant(c, "float64"))
-    return total
+_EXPANSION = _expansion(41)[::-1]
 
 
 def i0(args: list[ir.Value], dtype: str) -> ir.Value:
     """np.i0 of a float32 or float64 x (module docstring)."""
+    from .scalarcode import Real, horner  # (here: scalarcode imports scalar, which imports this module)
+
     (x,) = args
     a = math.absf(scalar.cast(x, dtype, "float64"))
     quarter = scalar.constant(0.25, "float64")
     square = arith.mulf(a, a)
     t, error = arith.mulf(square, quarter), arith.mulf(math.fma(a, a, arith.negf(square)), quarter)
-    series = arith.addf(_polynomial(_SERIES, t), arith.mulf(error, _polynomial(_SLOPE, t)))
+    series = arith.addf(horner(_SERIES, Real(t)).value, arith.mulf(error, horner(_SLOPE, Real(t)).value))
     width = math.sqrt(arith.mulf(scalar.constant(2 * pymath.pi, "float64"), a))
-    scaled = arith.divf(_polynomial(_EXPANSION, arith.divf(scalar.constant(1.0, "float64"), a)), width)
+    scaled = arith.divf(horner(_EXPANSION, Real(arith.divf(scalar.constant(1.0, "float64"), a))).value, width)
     value = arith.select(arith.cmpf(arith.CmpFPredicate.OLE, a, scalar.constant(SERIES_END, "float64")),
                          series, arith.mulf(math.exp(a), scaled))
     if dtype == "float64":

@@ -662,6 +662,13 @@ def as_array(trace: Trace, v: Any) -> Tracer:
     return as_tracer(trace, v if isinstance(v, Tracer) else np.asarray(v))
 
 
+def traced_or_ndarray(x: Any, dtype: Any = None) -> Tracer | np.ndarray:
+    """x as it is when traced (x.astype(dtype) when dtype is given), anything else np.asarray(x, dtype)."""
+    if isinstance(x, Tracer):
+        return x if dtype is None else x.astype(dtype)
+    return np.asarray(x, dtype=dtype)
+
+
 def normalize_axis(ndim: int, axis: int, what: str = "axis") -> int:
     if isinstance(axis, Tracer):
         raise axis._concrete(what)

@@ -18,22 +18,18 @@ from typing import Any
 
 import numpy as np
 
-from .core import Tracer, astype, first_tracer
+from .core import astype, first_tracer, traced_or_ndarray
 from .creation import replace_foreign_while_tracing, replacement, traced_or_original
 
 _INFRASTRUCTURE = "scipy.stats._distn_infrastructure"
-
-
-def _asarray(value: Any) -> Any:
-    return value if isinstance(value, Tracer) else np.asarray(value)
 
 
 def _standardized(dist: Any, x: Any, args: tuple, kwds: dict) -> tuple[Any, tuple, Any, Any]:
     """SciPy's first steps of the x methods: (x - loc) / scale in x's dtype promoted with float64, the shape
     arguments, scale and cond0 (arguments valid)."""
     args, loc, scale = dist._parse_args(*args, **kwds)
-    x, loc, scale = map(_asarray, (x, loc, scale))
-    args = tuple(map(_asarray, args))
+    x, loc, scale = map(traced_or_ndarray, (x, loc, scale))
+    args = tuple(map(traced_or_ndarray, args))
     z = astype((x - loc) / scale, np.promote_types(x.dtype, np.float64))
     return z, args, scale, dist._argcheck(*args) & (scale > 0)
 
@@ -63,8 +59,8 @@ def _q_method(formula: str, lower_at: float) -> Callable[..., Any]:
     """ppf (lower_at 0: q == 0 gives the support's lower end, q == 1 its upper) and isf (lower_at 1)."""
     def method(dist: Any, q: Any, *args: Any, **kwds: Any) -> Any:
         args, loc, scale = dist._parse_args(*args, **kwds)
-        q, loc, scale = map(_asarray, (q, loc, scale))
-        args = tuple(map(_asarray, args))
+        q, loc, scale = map(traced_or_ndarray, (q, loc, scale))
+        args = tuple(map(traced_or_ndarray, args))
         a, b = dist._get_support(*args)
         cond0 = dist._argcheck(*args) & (scale > 0) & (loc == loc)
         cond = cond0 & (0 < q) & (q < 1)
@@ -78,8 +74,8 @@ def _k_standardized(dist: Any, k: Any, args: tuple, kwds: dict) -> tuple[Any, tu
     """SciPy's first steps of rv_discrete's k methods: k - loc, the shape arguments, the support's ends (a, b) and
     cond0 (arguments valid)."""
     args, loc, _ = dist._parse_args(*args, **kwds)
-    k, loc = _asarray(k), _asarray(loc)
-    args = tuple(map(_asarray, args))
+    k, loc = traced_or_ndarray(k), traced_or_ndarray(loc)
+    args = tuple(map(traced_or_ndarray, args))
     a, b = dist._get_support(*args)
     return k - loc, args, a, b, dist._argcheck(*args)
 
@@ -125,8 +121,8 @@ def _q_discrete(formula: str, lower_at: float) -> Callable[..., Any]:
     """rv_discrete's ppf (lower_at 0: q == 0 gives a - 1, q == 1 the support's upper end b) and isf (lower_at 1)."""
     def method(dist: Any, q: Any, *args: Any, **kwds: Any) -> Any:
         args, loc, _ = dist._parse_args(*args, **kwds)
-        q, loc = _asarray(q), _asarray(loc)
-        args = tuple(map(_asarray, args))
+        q, loc = traced_or_ndarray(q), traced_or_ndarray(loc)
+        args = tuple(map(traced_or_ndarray, args))
         a, b = dist._get_support(*args)
         cond0 = dist._argcheck(*args) & (loc == loc)
         out = np.where(cond0 & (q == 1 - lower_at), b + loc, np.where(cond0 & (q == lower_at), a - 1 + loc, dist.badvalue))

@@ -24,16 +24,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import UnsupportedError
-from .core import Tracer, fail
+from .core import fail, traced_or_ndarray
 from .creation import replace_foreign_while_tracing, traced_or_original
 
 _PADS = {"reflect": "symmetric", "grid-mirror": "symmetric", "mirror": "reflect", "nearest": "edge", "wrap": "wrap",
          "grid-wrap": "wrap", "constant": "constant", "grid-constant": "constant"}
-
-
-def _values(x: Any) -> Any:
-    """x as float64 values (ndimage's line buffers); a traced array stays traced."""
-    return x.astype(np.float64) if isinstance(x, Tracer) else np.asarray(x, dtype=np.float64)
 
 
 def _dtype(like: Any, output: Any) -> np.dtype:
@@ -98,7 +93,7 @@ def _line(ndim: int, axis: int, size: int) -> list[int]:
 
 def correlate1d(input: Any, weights: Any, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
                 origin: int = 0) -> Any:
-    x = _values(input)
+    x = traced_or_ndarray(input, np.float64)  # (ndimage's line buffers)
     w = np.asarray(weights, dtype=np.float64)
     axis %= x.ndim
     origins = [origin if a == axis else 0 for a in range(x.ndim)]
@@ -127,7 +122,7 @@ def convolve1d(input: Any, weights: Any, axis: int = -1, output: Any = None, mod
 
 def correlate(input: Any, weights: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
               axes: Any = None) -> Any:
-    x = _values(input)
+    x = traced_or_ndarray(input, np.float64)  # (ndimage's line buffers)
     w = np.asarray(weights, dtype=np.float64)
     chosen = _axes(x.ndim, axes)
     if w.ndim != len(chosen):
@@ -152,7 +147,7 @@ def _separable(one: Callable[..., Any], input: Any, per_axis: dict[str, Any], ax
     """`one` (a 1-D filter) along each chosen axis in turn, its per-axis arguments from per_axis; each pass's result
     in the output dtype, which the next reads (as SciPy passes its output array on)."""
     dtype = _dtype(input, output)
-    x = input if isinstance(input, Tracer) else np.asarray(input)
+    x = traced_or_ndarray(input)
     chosen = _axes(x.ndim, axes)
     columns = {k: _per_axis(v, len(chosen), k) for k, v in per_axis.items()}
     for i, axis in enumerate(chosen):
@@ -166,7 +161,7 @@ def uniform_filter1d(input: Any, size: int, axis: int = -1, output: Any = None, 
                      origin: int = 0) -> Any:
     if size < 1:
         raise fail(UnsupportedError, "scipy.ndimage.uniform_filter1d: incorrect filter size")
-    x = _values(input)
+    x = traced_or_ndarray(input, np.float64)  # (ndimage's line buffers)
     axis %= x.ndim
     origins = [origin if a == axis else 0 for a in range(x.ndim)]
     total = _window(x, _line(x.ndim, axis, size), origins, mode, cval, lambda t, piece, offset: piece if t is None else t + piece)
@@ -184,7 +179,7 @@ def _extreme1d(pick: Callable[[Any, Any], Any], name: str) -> Callable[..., Any]
                  origin: int = 0) -> Any:
         if size < 1:
             raise fail(UnsupportedError, f"scipy.ndimage.{name}: incorrect filter size")
-        x = input if isinstance(input, Tracer) else np.asarray(input)
+        x = traced_or_ndarray(input)
         axis %= x.ndim
         origins = [origin if a == axis else 0 for a in range(x.ndim)]
         value = _window(x, _line(x.ndim, axis, size), origins, mode, cval, lambda t, piece, offset: piece if t is None else pick(t, piece))
@@ -213,7 +208,7 @@ def _footprint(x: Any, size: Any, footprint: Any, origin: Any, axes: Any, name: 
 def _ranked(input: Any, rank: Callable[[int], int], size: Any, footprint: Any, output: Any, mode: str, cval: float, origin: Any,
             axes: Any, name: str) -> Any:
     """Each window's rank(count)-th smallest value (NumPy's sort: NaN last) over the footprint's elements."""
-    x = input if isinstance(input, Tracer) else np.asarray(input)
+    x = traced_or_ndarray(input)
     shape, origins, selected, count = _footprint(x, size, footprint, origin, axes, name)
     r = rank(count)
     if not 0 <= r < count:
@@ -246,7 +241,7 @@ def percentile_filter(input: Any, percentile: float, size: Any = None, footprint
 def _extreme(pick: Callable[[Any, Any], Any], one: Callable[..., Any], name: str) -> Callable[..., Any]:
     def nd_filter(input: Any, size: Any = None, footprint: Any = None, output: Any = None, mode: str = "reflect", cval: float = 0.0,
                   origin: Any = 0, *, axes: Any = None) -> Any:
-        x = input if isinstance(input, Tracer) else np.asarray(input)
+        x = traced_or_ndarray(input)
         if footprint is None:
             if size is None:
                 raise fail(UnsupportedError, f"scipy.ndimage.{name}: no footprint or filter size provided")

@@ -8,29 +8,26 @@ len(in2) - 1 on each side: zeros, convolve2d's `fillvalue`, or its `boundary` "w
 where in2's extent is even) or "valid"; each output
 element sums its window directly, in the inputs' promoted dtype. An in2 of up to UNROLLED elements is summed as
 shifted slices, which fuse; a larger 1-D zero-filled one is np.convolve's Toeplitz product (tracing/convolution.py);
-others are unrolled up to UNROLLED_AT_MOST elements. FFT results differ from these by rounding only. `medfilt medfilt2d`: the median of each zero-padded window (odd sizes).
+others are unrolled up to UNROLLED_AT_MOST elements. FFT results differ from these by rounding only. `medfilt medfilt2d`:
+the median of each zero-padded window (odd sizes): scipy_ndimage's median_filter with mode "constant", as SciPy's.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..errors import UnsupportedError
-from .core import Tracer, fail
+from .core import fail, traced_or_ndarray
 from .creation import replace_foreign_while_tracing, traced_or_original
+from .scipy_ndimage import median_filter
 
 UNROLLED = 64  # in2's elements summed as shifted slices; above, 1-D zero-filled ones as np.convolve's Toeplitz product
 UNROLLED_AT_MOST = 1024  # (N-D or extended otherwise: shifted slices up to this many)
 _BOUNDARIES = {"fill": "constant", "pad": "constant", "wrap": "wrap", "circular": "wrap", "symm": "symmetric", "symmetric": "symmetric"}
-
-
-def _array(x: Any) -> Any:
-    return x if isinstance(x, Tracer) else np.asarray(x)
 
 
 def _flipped(w: Any) -> Any:
@@ -54,7 +51,7 @@ def _centered(full: Any, shape: tuple[int, ...], late: bool) -> Any:
 
 def _convolution(name: str, in1: Any, in2: Any, mode: str, flip: bool, boundary: str = "fill", fillvalue: float = 0.0,
                  late: bool = False) -> Any:
-    a, w = _array(in1), _array(in2)
+    a, w = traced_or_ndarray(in1), traced_or_ndarray(in2)
     if a.ndim != w.ndim:
         raise fail(UnsupportedError, f"scipy.signal.{name}: in1 and in2 should have the same dimensionality")
     if mode not in ("full", "same", "valid"):
@@ -116,14 +113,11 @@ def correlate2d(in1: Any, in2: Any, mode: str = "full", boundary: str = "fill", 
 def medfilt(volume: Any, kernel_size: Any = None) -> Any:
     """The median of each window of kernel_size (3 per axis by default; odd), the volume zero-padded: the middle of
     the window's sorted values, in the volume's dtype."""
-    x = _array(volume)
+    x = traced_or_ndarray(volume)
     sizes = [3] * x.ndim if kernel_size is None else [int(k) for k in (kernel_size if np.ndim(kernel_size) else [kernel_size] * x.ndim)]
     if len(sizes) != x.ndim or any(k % 2 == 0 for k in sizes):
         raise fail(UnsupportedError, "scipy.signal.medfilt: each kernel_size should be odd, one per dimension")
-    padded = np.pad(x, [(k // 2, k // 2) for k in sizes], mode="constant")
-    pieces = [padded[tuple(slice(o, o + n) for o, n in zip(offset, x.shape, strict=True))]
-              for offset in itertools.product(*(range(k) for k in sizes))]
-    return np.sort(np.stack(pieces, axis=-1), axis=-1)[..., math.prod(sizes) // 2]
+    return median_filter(x, sizes, mode="constant")  # (as SciPy's medfilt: ndimage's rank filter, zero-padded)
 
 
 def medfilt2d(input: Any, kernel_size: Any = 3) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UnsupportedError
-from .core import Tracer, fail
+from .core import fail, traced_or_ndarray
 from .creation import eye, replace_foreign_while_tracing, traced_or_original
 
 
@@ -74,10 +74,10 @@ def _pairs(metric: str, u: Any, v: Any, rows: Any, w: Any, p: float, V: Any, VI:
     if metric == "minkowski":
         return _sums(np.abs(d) ** p, w) ** (1.0 / p)
     if metric == "seuclidean":
-        variance = np.var(rows, axis=0, ddof=1) if V is None else _float64(V)
+        variance = np.var(rows, axis=0, ddof=1) if V is None else traced_or_ndarray(V, np.float64)
         return np.sqrt(np.sum(d * d / variance, axis=-1))
     if metric == "mahalanobis":
-        inverse = np.linalg.inv(np.cov(rows.T)).T if VI is None else _float64(VI)
+        inverse = np.linalg.inv(np.cov(rows.T)).T if VI is None else traced_or_ndarray(VI, np.float64)
         return np.sqrt(np.sum((d @ inverse.T) * d, axis=-1))
     if metric in ("cosine", "correlation"):
         if metric == "correlation":
@@ -119,13 +119,8 @@ def _metric(metric: Any) -> str:
     return _ALIASES.get(name, name)
 
 
-def _float64(x: Any) -> Any:
-    """x (traced, an array or a list) as float64 values, as SciPy converts its inputs."""
-    return x.astype(np.float64) if isinstance(x, Tracer) else np.asarray(x, dtype=np.float64)
-
-
 def _matrix(x: Any, name: str) -> Any:
-    x = _float64(x)
+    x = traced_or_ndarray(x, np.float64)
     if x.ndim != 2:
         raise fail(UnsupportedError, f"scipy.spatial.distance: {name} must be a 2-dimensional array (got {x.ndim} dimensions)")
     return x
@@ -138,7 +133,7 @@ def cdist(XA: Any, XB: Any, metric: Any = "euclidean", *, out: Any = None, w: An
     if a.shape[1] != b.shape[1]:
         raise fail(UnsupportedError, f"scipy.spatial.distance.cdist: XA and XB must have the same number of columns "
                                      f"(got {a.shape[1]} and {b.shape[1]})")
-    weights = None if w is None else _float64(w)
+    weights = None if w is None else traced_or_ndarray(w, np.float64)
     distances = _pairs(name, a[:, None, :], b[None, :, :], np.concatenate([a, b]), weights, float(p), V, VI)
     if out is not None:
         out[...] = distances
@@ -161,7 +156,7 @@ def pdist(X: Any, metric: Any = "euclidean", *, out: Any = None, **kwargs: Any) 
 
 def squareform(X: Any, force: str = "no", checks: bool = True) -> Any:
     """A condensed distance vector's square matrix (zero diagonal), or a square matrix's condensed upper triangle."""
-    x = X if isinstance(X, Tracer) else np.asarray(X)
+    x = traced_or_ndarray(X)
     if x.ndim == 1 and force != "tovector" or force == "tomatrix":
         n = int(round((1 + np.sqrt(1 + 8 * x.shape[0])) / 2))
         if n * (n - 1) // 2 != x.shape[0]:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UnsupportedError
-from .core import Tracer, fail
+from .core import fail, traced_or_ndarray
 from .creation import replace_foreign_while_tracing, traced_or_original
 
 METHODS = ("average", "min", "max", "dense", "ordinal")
@@ -29,7 +29,7 @@ def rankdata(a: Any, method: str = "average", *, axis: Any = None, nan_policy: s
     if nan_policy not in ("propagate", "omit"):
         raise fail(UnsupportedError, f"scipy.stats.rankdata: nan_policy={nan_policy!r} is not supported in a kernel "
                                      "('propagate' and 'omit' are)")
-    x = a if isinstance(a, Tracer) else np.asarray(a)
+    x = traced_or_ndarray(a)
     x = x.reshape(-1) if axis is None else np.moveaxis(x, axis, -1)
     n = x.shape[-1]
     order = np.argsort(x, axis=-1, kind="stable")
