@@ -1,15 +1,14 @@
 """scipy.special's modified Bessel functions of orders 0 and 1 by Cephes' Chebyshev expansions (as SciPy's i0e i1 i1e
 k0 k0e k1 k1e), in float64 (float32: the float64 value rounded once, as SciPy's loops): e^-|x| I_n(x) by the series
 A_n in |x| / 2 - 2 on [0, 8] and B_n / sqrt|x| in 32 / |x| - 2 beyond (I1 odd); K_n by the series in x^2 - 2 with the
-log(x / 2) I_n(x) term on (0, 2] and e^-x C_n / sqrt x in 8 / x - 2 beyond; K_n inf at 0 and NaN below. I1 beyond
-MAXLOG takes e^|x| in two halves (no overflow before the product). (np.i0 is lowering/special.py's.)
+log(x / 2) I_n(x) term on (0, 2] and e^-x C_n / sqrt x in 8 / x - 2 beyond; K_n inf at 0 and NaN below. (np.i0 is
+lowering/special.py's.)
 """
 
 from __future__ import annotations
 
 from .scalarcode import Real, chebyshev, exp, fabs, log, sqrt, where
 
-MAXLOG = 7.09782712893383996843e2
 _I0_A = (-4.41534164647933937950e-18, 3.33079451882223809783e-17, -2.43127984654795469359e-16, 1.71539128555513303061e-15,
          -1.16853328779934516808e-14, 7.67618549860493561688e-14, -4.85644678311192946090e-13, 2.95505266312963983461e-12,
          -1.72682629144155570723e-11, 9.67580903537323691224e-11, -5.18979560163526290666e-10, 2.65982372468238665035e-9,
@@ -80,10 +79,10 @@ def i1e(x: Real) -> Real:
 
 
 def i1(x: Real) -> Real:
-    """scipy.special.i1: I1(x), e^|x| formed in two halves beyond MAXLOG, as Cephes'."""
+    """scipy.special.i1: I1(x) = e^|x| (e^-|x| I1(x)), inf where e^|x| overflows (SciPy 1.17's; xsf's later Cephes
+    splits it there)."""
     z = fabs(x)
-    half = exp(z / 2.0)
-    value = where(z > MAXLOG, half * _i1_scaled(z) * half, exp(z) * _i1_scaled(z))
+    value = where(z <= 8.0, chebyshev(_I1_A, z / 2.0 - 2.0) * z * exp(z), exp(z) * chebyshev(_I1_B, 32.0 / z - 2.0) / sqrt(z))
     return where(x < 0.0, -value, value)
 
 

@@ -47,8 +47,10 @@ def lgamma1p(x: Real) -> Real:
 
 
 def gamma_sign(x: Real) -> Real:
-    """The sign of Gamma(x), as Cephes' lgam_sgn gives it with log|Gamma(x)|: -1 where x < 0 and floor(x) is odd, else 1."""
-    return where((x < 0.0) & (floor(x) - 2.0 * floor(0.5 * floor(x)) == 1.0), -1.0, 1.0)
+    """The sign of Gamma(x), as Cephes' lgam_sgn gives it with log|Gamma(x)|: -1 where x < 0 is not an integer and floor(x)
+    is odd, else 1 (at the poles too)."""
+    n = floor(x)
+    return where((x < 0.0) & (x != n) & (n - 2.0 * floor(0.5 * n) == 1.0), -1.0, 1.0)
 
 
 def _horner_difference(coefficients: tuple[float, ...], u: Real, v: Real) -> tuple[Real, Real]:
