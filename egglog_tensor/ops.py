@@ -396,6 +396,9 @@ _RECORDS = [
     _unary("gammaln", _float(C), T),  # scipy.special.gammaln (tracing/special.py): libm's lgamma, called (lowering/scalar.py)
     _unary("gamma", _float(C), T),  # scipy.special.gamma: libm's tgamma, called
     _unary("psi", _float(C), T),  # scipy.special.psi (digamma): SciPy's algorithm in scalar code (lowering/digamma.py)
+    # scipy.special's Riemann zeta (lowering/zeta.py), exponential integrals (expint.py) and modified Bessel functions of
+    # orders 0 and 1 (bessel.py), by SciPy's algorithms in scalar code
+    *(_unary(name, _float(C), T) for name in ("riemann_zeta", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e")),
     # rounding: integers (NumPy has loops for them) are their own floor, ceil and trunc
     *(_unary(name, {"float": f"math.{name}", "int": C, "bool": C}) for name in ("floor", "ceil", "trunc")),
     _unary("rint", _float("math.roundeven")),
@@ -422,6 +425,8 @@ _RECORDS = [
     # scipy.special's regularized incomplete gamma functions and their inverses (tracing/special.py): series,
     # continued fractions and Newton's method in scalar loops (lowering/incomplete.py, incomplete_inverse.py)
     *(_binary_op(name, _float(C), T) for name in ("gammainc", "gammaincc", "gammaincinv", "gammainccinv")),
+    # scipy.special's beta function, its log and binom (lowering/betafunction.py), Hurwitz's zeta (zeta.py)
+    *(_binary_op(name, _float(C), T) for name in ("beta", "betaln", "binom", "zeta")),
     *(_binary_op(f"bitwise_{op}", {"int": f"arith.{op}i", "bool": f"arith.{op}i"}) for op in ("and", "or", "xor")),
     *(_binary_op(name, {"int": C}) for name in ("left_shift", "right_shift")),
     *(_binary_op(name, _ALL, P, result="bool")

@@ -1,6 +1,6 @@
 """scipy.special.psi (digamma) by SciPy's algorithm (xsf's digamma over Cephes' psi, with Boost's rational
-approximation on [1, 2]), in float64 (float32: the float64 value rounded once), and Hurwitz's zeta(s, q) for the
-constants of its series (and of incomplete.py's lgamma(1 + x)):
+approximation on [1, 2]), in float64 (float32: the float64 value rounded once), its series' constants by Hurwitz's
+zeta (zeta.hurwitz_zeta):
 
 - near the negative root -0.504..., the Taylor series there, sum_n -(-z)^n zeta(n + 1, root) (z = x - root), so the
   value near 0 keeps its relative accuracy (the reflection below would cancel);
@@ -17,6 +17,7 @@ import math as pymath
 
 import numpy as np
 
+from .zeta import hurwitz_zeta
 from .scalarcode import Real, Truth, choose, copysign, fabs, floor, horner, isinf, isnan, iterate, log, tan, trunc, where
 
 EULER = 0.577215664901532860606512090082402431
@@ -29,19 +30,6 @@ _Q = (-0.55789841321675513e-6, 0.0021284987017821144, 0.054151797245674225, 0.43
       2.0767117023730469, 1.0)
 _ASYMPTOTIC = (8.33333333333333333333e-2, -2.10927960927960927961e-2, 7.57575757575757575758e-3, -4.16666666666666666667e-3,
                3.96825396825396825397e-3, -8.33333333333333333333e-3, 8.33333333333333333333e-2)
-
-
-def hurwitz_zeta(s: int, q: float) -> float:
-    """zeta(s, q) = sum_k (k + q)^-s for an integer s >= 2 and q > -1 not an integer nor 0: the terms below k = 10
-    summed, the rest by Euler and Maclaurin (to double precision)."""
-    n, bernoulli = 10, (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
-    tail = n + q
-    terms = [(k + q) ** -s for k in range(n)] + [tail ** (1 - s) / (s - 1), 0.5 * tail**-s]
-    rising = float(s)  # s (s+1) ... (s+2j-2)
-    for j, b in enumerate(bernoulli, 1):
-        terms.append(b / pymath.factorial(2 * j) * rising * tail ** (-s - 2 * j + 1))
-        rising *= (s + 2 * j - 1) * (s + 2 * j)
-    return pymath.fsum(terms)
 
 
 # psi(root + z) - psi(root) = sum_n -(-z)^n zeta(n + 1, root), highest power first (|z| < 0.3: 0.6^n, 100 terms)

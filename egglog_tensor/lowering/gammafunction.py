@@ -5,8 +5,9 @@ lgamma(1 + x) near 0 and 1 by its Taylor series; log Gamma(b + a) - log Gamma(b)
 
 from __future__ import annotations
 
-from .digamma import EULER, hurwitz_zeta
-from .scalarcode import Real, fabs, horner, lgamma, log, log1p, where
+from .digamma import EULER
+from .scalarcode import Real, fabs, floor, horner, lgamma, log, log1p, where
+from .zeta import hurwitz_zeta
 
 LANCZOS_G = 6.024680040776729583740234375
 # sum_expg_scaled(a) = num(a) / den(a), coefficients highest power first (den(a) is a(a+1)...(a+11)).
@@ -43,6 +44,13 @@ def lgamma1p(x: Real) -> Real:
     near_one = x - 1.0
     return where(fabs(x) <= 0.5, lgamma1p_near_zero(x),
                  where(fabs(near_one) < 0.5, log(x) + lgamma1p_near_zero(near_one), lgamma(x + 1.0)))
+
+
+def gamma_sign(x: Real) -> Real:
+    """The sign of Gamma(x), as Cephes' lgam_sgn gives it with log|Gamma(x)|: -1 where x < 0 is not an integer and floor(x)
+    is odd, else 1 (at the poles too)."""
+    n = floor(x)
+    return where((x < 0.0) & (x != n) & (n - 2.0 * floor(0.5 * n) == 1.0), -1.0, 1.0)
 
 
 def _horner_difference(coefficients: tuple[float, ...], u: Real, v: Real) -> tuple[Real, Real]:

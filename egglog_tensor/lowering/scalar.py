@@ -447,7 +447,9 @@ def _lcm(args: list[ir.Value], dtype: str) -> ir.Value:
 
 # scipy.special's functions written in scalar code (lowering/scalarcode.py): name -> the module that computes them
 SCALAR_CODE = {"gammainc": "incomplete", "gammaincc": "incomplete", "gammaincinv": "incomplete_inverse", "gammainccinv": "incomplete_inverse",
-               "betainc": "incompletebeta", "betaincc": "incompletebeta", "psi": "digamma"}
+               "betainc": "incompletebeta", "betaincc": "incompletebeta", "psi": "digamma",
+               **dict.fromkeys(("beta", "betaln", "binom"), "betafunction"), **dict.fromkeys(("zeta", "riemann_zeta"), "zeta"),
+               **dict.fromkeys(("exp1", "expi"), "expint"), **dict.fromkeys(("i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e"), "bessel")}
 # The ops whose semantics take several MLIR ops (records mark them ops.COMPOSED), by name: the
 # scalar result from the operands and their dtype.
 _COMPOSED: dict[str, Composed] = {

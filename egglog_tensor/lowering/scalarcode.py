@@ -82,10 +82,15 @@ def _unary(op: Callable[[ir.Value], ir.Value]) -> Callable[[Operand], Real]:
     return lambda x: Real(op(real(x).value))
 
 
-exp, log, sqrt, fabs, erfc, tan, floor, trunc = (_unary(f) for f in (math.exp, math.log, math.sqrt, math.absf, math.erfc, math.tan,
-                                                                     math.floor, math.trunc))
+exp, log, sqrt, fabs, erfc, sin, tan, floor, trunc = (_unary(f) for f in (math.exp, math.log, math.sqrt, math.absf, math.erfc, math.sin,
+                                                                          math.tan, math.floor, math.trunc))
 log1p, expm1 = _unary(scalar.log1p), _unary(scalar.expm1)  # accurate near 0 (convert-math-to-llvm's are not)
-lgamma = _unary(lambda x: scalar.libm_call("lgamma", x, "float64"))
+lgamma, tgamma = (_unary(lambda x, name=name: scalar.libm_call(name, x, "float64")) for name in ("lgamma", "tgamma"))
+
+
+def fmod(x: Real, y: Operand) -> Real:
+    """C's fmod: x - trunc(x / y) y, exactly (arith.remf)."""
+    return Real(arith.remf(x.value, real(y).value))
 
 
 def horner(coefficients: Sequence[float], x: Real) -> Real:
@@ -94,6 +99,15 @@ def horner(coefficients: Sequence[float], x: Real) -> Real:
     for c in coefficients[1:]:
         total = total * x + c
     return total
+
+
+def chebyshev(coefficients: Sequence[float], x: Real) -> Real:
+    """Cephes' chbevl: sum' c_i T_i(x / 2) by Clenshaw's recurrence, its coefficients highest order first."""
+    b0, b1, b2 = Real(coefficients[0]), Real(0.0), Real(0.0)
+    for c in coefficients[1:]:
+        b2, b1 = b1, b0
+        b0 = x * b1 - b2 + c
+    return 0.5 * (b0 - b2)
 
 
 def isnan(x: Real) -> Truth:
@@ -146,6 +160,13 @@ def table(rows: Sequence[Sequence[float]]) -> ir.Value:
     """A constant 2-D f64 tensor of `rows` (bufferized to a global), for `fold` to read."""
     data = np.asarray(rows, dtype=np.float64)
     return arith.constant(ir.RankedTensorType.get(list(data.shape), ir.F64Type.get()), ir.DenseElementsAttr.get(data))
+
+
+def entry(values: ir.Value, row: Real, column: Real) -> Real:
+    """values[row, column] of a `table` (row and column integral and in range)."""
+    index, i64 = ir.IndexType.get(), ir.IntegerType.get_signless(64)
+    at = [arith.index_cast(index, arith.fptosi(i64, v.value)) for v in (row, column)]
+    return Real(tensor.extract(values, at))
 
 
 def fold(values: ir.Value, row: Real, start: Operand, step: Callable[[Real, Real], Real]) -> Real:

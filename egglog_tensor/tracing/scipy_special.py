@@ -1,5 +1,6 @@
 """scipy.special's Python functions (not ufuncs) whose SciPy code needs concrete values, replaced while a kernel is traced
-(creation.replace_foreign_while_tracing): `factorial` (its `place`/`extract` select by value)."""
+(creation.replace_foreign_while_tracing): `factorial` (its `place`/`extract` select by value), `polygamma` (np.asarray)
+and `comb` (its assignment through a mask). (scipy.special.zeta traces unchanged: its private ufuncs are ops.)"""
 
 from __future__ import annotations
 
@@ -23,4 +24,26 @@ def factorial(n: Any, exact: bool = False, extend: str = "zero") -> Any:
     return np.where(np.isnan(x), np.nan, np.where(x >= 0, call_op("gamma", np.where(x >= 0, x, 0.0) + 1.0), 0.0))
 
 
+def polygamma(n: Any, x: Any) -> Any:
+    """scipy.special.polygamma, SciPy's formula on traced arrays: psi(x) where n = 0, else (-1)^(n+1) n! zeta(n + 1, x)."""
+    trace = trace_of([n, x])
+    n, x = as_tracer(trace, n), as_tracer(trace, x)
+    return np.where(n == 0, call_op("psi", x), (-1.0) ** (n + 1) * call_op("gamma", n + 1.0) * call_op("_zeta", n + 1, x))
+
+
+def comb(N: Any, k: Any, *, exact: bool = False, repetition: bool = False) -> Any:
+    """scipy.special.comb with exact=False: binom(N, k) where 0 <= k <= N, else 0; with repetition binom(N + k - 1, k),
+    1 where k = 0 <= N. exact=True (Python integers, per element) is refused for traced arrays."""
+    if exact:
+        raise fail(UnsupportedError, "scipy.special.comb(exact=True) of traced arrays is not supported in a kernel (its "
+                                     "exact integers are Python's, computed per value); exact=False is")
+    trace = trace_of([N, k])
+    N, k = as_tracer(trace, N), as_tracer(trace, k)
+    if repetition:
+        return np.where((k == 0) & (N >= 0), 1.0, call_op("binom", N + k - 1, k))
+    return np.where((k <= N) & (N >= 0) & (k >= 0), call_op("binom", N, k), 0.0)
+
+
 replace_foreign_while_tracing("scipy.special:factorial", traced_or_original(factorial))
+replace_foreign_while_tracing("scipy.special:polygamma", traced_or_original(polygamma))
+replace_foreign_while_tracing("scipy.special:comb", traced_or_original(comb))

@@ -1,5 +1,6 @@
 """scipy.special's elementwise functions (its ufuncs) in a kernel: `erf erfc gammaln gammainc gammaincc betainc
-betaincc` are ops of their own (OPS: libm's, or scalar loops: lowering/incomplete.py, incompletebeta.py); the others
+betaincc beta betaln binom exp1 expi i0e i1 ...` and the private ufuncs of scipy.special.zeta are ops of their own (OPS,
+PRIVATE_OPS: libm's, or scalar code: lowering/incomplete.py, incompletebeta.py, betafunction.py, zeta.py...); the others
 are made of NumPy's ufuncs and those ops by SciPy's own definitions (its special cases of 0, NaN and negative
 arguments included), in the dtype SciPy's loop resolves. Those whose float32 loop SciPy computes in float64 are
 computed in float64 here too and rounded once. A SciPy ufunc is recognized by identity (`scipy.special.<name> is
@@ -19,22 +20,24 @@ from .core import Tracer, as_tracer, astype, fail, trace_of
 from .polynomials import horner
 
 OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "psi", "betainc",
-       "betaincc")  # SciPy ufuncs that are ops of their own (ops.py)
+       "betaincc", "beta", "betaln", "binom", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e")  # SciPy ufuncs that are ops of their own (ops.py)
+# scipy.special._ufuncs' private ufuncs that are ops, by the op's name: those scipy.special.zeta calls (Riemann's, Hurwitz's)
+PRIVATE_OPS = {"_riemann_zeta": "riemann_zeta", "_zeta": "zeta"}
 
 
 def _module_of(ufunc: np.ufunc) -> str | None:
     """"scipy.special" when `ufunc` is that module's function of its name, or one of the private ufuncs of
-    scipy.special._ufuncs that scipy.stats calls (_PRIVATE; None otherwise)."""
+    scipy.special._ufuncs that scipy.stats and scipy.special.zeta call (_PRIVATE, PRIVATE_OPS; None otherwise)."""
     name = ufunc.__name__
-    module = sys.modules.get("scipy.special._ufuncs" if name in _PRIVATE else "scipy.special")
+    module = sys.modules.get("scipy.special._ufuncs" if name in _PRIVATE or name in PRIVATE_OPS else "scipy.special")
     return "scipy.special" if module is not None and getattr(module, name, None) is ufunc else None
 
 
 def is_op(ufunc: np.ufunc) -> bool:
-    """Whether `ufunc` is NumPy's own of its name, or a SciPy ufunc that is an op of its own (OPS)."""
+    """Whether `ufunc` is NumPy's own of its name, or a SciPy ufunc that is an op of its own (OPS, PRIVATE_OPS)."""
     if getattr(np, ufunc.__name__, None) is ufunc:
         return True
-    return ufunc.__name__ in OPS and _module_of(ufunc) is not None
+    return (ufunc.__name__ in OPS or ufunc.__name__ in PRIVATE_OPS) and _module_of(ufunc) is not None
 
 
 def composed(ufunc: np.ufunc) -> Callable[..., Tracer] | None:
@@ -327,10 +330,10 @@ def _negative_binomial(k: Tracer, n: Tracer, p: Tracer, complement: bool) -> Any
 
 
 def call_op(name: str, *args: Tracer) -> Tracer:
-    """scipy.special's function `name` that is an op (OPS: erf, erfc, gammainc...) of args."""
+    """scipy.special's ufunc `name` that is an op (OPS: erf, erfc, gammainc...; PRIVATE_OPS: _zeta...) of args."""
     from .ufuncs import apply_ufunc
 
-    return apply_ufunc(trace_of(list(args)), getattr(sys.modules["scipy.special"], name), args)
+    return apply_ufunc(trace_of(list(args)), getattr(sys.modules["scipy.special._ufuncs"], name), args)
 
 
 _FUNCTIONS: dict[str, Callable[..., Any]] = {

@@ -42,7 +42,7 @@ def apply_ufunc(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any], dtype: Any
 
 def _applied(trace: Trace, ufunc: np.ufunc, inputs: Sequence[Any], dtype: Any = None, casting: str = "same_kind") -> Tracer:
     """apply_ufunc's value."""
-    name = _UFUNC_OPS.get(ufunc.__name__, ufunc.__name__)
+    name = _UFUNC_OPS.get(ufunc.__name__) or special.PRIVATE_OPS.get(ufunc.__name__, ufunc.__name__)
     if ufunc.__name__.endswith("(vectorized)"):
         raise fail(UnsupportedError, f"a ufunc made by np.frompyfunc ({ufunc.__name__}) runs a Python function on each "
                                      "element, which a kernel cannot trace; call the function on the whole array instead")

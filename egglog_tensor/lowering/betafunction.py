@@ -1,0 +1,142 @@
+"""scipy.special's beta, betaln and binom by SciPy's algorithms (Cephes' beta and lbeta, SciPy's binom), in float64
+(float32: the float64 value rounded once, as SciPy's loops):
+
+- B(a, b) with |a| >= |b| (swapped): where a > 1e6 |b| and a > 1e6, the asymptotic expansion of log|B| in 1/a
+  (no cancellation between lgamma(a + b) and lgamma(a)); where |a|, |b| or |a + b| exceed MAXGAM, the sum of
+  lgammas with Gamma's signs; else Gamma(a) Gamma(b) / Gamma(a + b), multiplied in the order that keeps the
+  intermediate nearer 1 (betaln: the log of its magnitude).
+- a (or b) a nonpositive integer: B(1 - a - b, b) times (-1)^b where b is an integer and 1 - a - b > 0, else inf
+  (Cephes' beta_negint; with b <= 0 too, the inner call is such a case again and inf, signed as the outer).
+- binom(n, k): NaN for a negative integer n; for an integral k (not for tiny nonzero n) reduced by symmetry below
+  20, the product prod_i (n - k + i) / i, rescaled as it grows; else exp(-lbeta(1 + n - k, 1 + k)) / (n + 1) where
+  n >= 1e10 k, the two terms of the expansion in 1/k where k > 1e8 |n|, else 1 / ((n + 1) B(1 + n - k, 1 + k)).
+Gamma is libm's tgamma (Cephes' within a few ULP), log|Gamma| libm's lgamma.
+"""
+
+from __future__ import annotations
+
+import math as pymath
+
+from .gammafunction import gamma_sign
+from .scalarcode import Real, Truth, choose, exp, fabs, floor, iterate, lgamma, log, sin, tgamma, where
+
+MAXGAM = 171.624376956302725  # the largest x where Gamma(x) is finite
+ASYMPTOTIC = 1e6  # Cephes' ASYMP_FACTOR
+INT_MIN, INT_END = -(2.0**31), 2.0**31  # a C int's range: Cephes' static_cast<int> checks
+BINOM_PRODUCT = 20  # binom's product for integral k below it
+
+
+def _is_int(x: Real) -> Truth:
+    """C's x == (int)x: x integral within an int's range."""
+    return (x >= INT_MIN) & (x < INT_END) & (x == floor(x))
+
+
+def _odd(x: Real) -> Truth:
+    """Whether the integral x is odd."""
+    return x - 2.0 * floor(0.5 * x) == 1.0
+
+
+def _rgamma(x: Real) -> Real:
+    """1 / Gamma(x), 0 at the poles (as Cephes' rgamma)."""
+    return where((x <= 0.0) & (x == floor(x)), 0.0, 1.0 / tgamma(x))
+
+
+def _log_asymptotic(a: Real, b: Real) -> Real:
+    """log|B(a, b)| for a >> |b| (Cephes' lbeta_asymp), its terms added in Cephes' order."""
+    r = lgamma(b) - b * log(a)
+    r = r + b * (1.0 - b) / (2.0 * a)
+    r = r + b * (1.0 - b) * (1.0 - 2.0 * b) / (12.0 * a * a)
+    return r + -b * b * (1.0 - b) * (1.0 - b) / (12.0 * a * a * a)
+
+
+def _product(a: Real, b: Real) -> Real:
+    """Gamma(a) Gamma(b) / Gamma(a + b), the factor whose product with 1 / Gamma(a + b) is nearer 1 taken first."""
+    y, ga, gb = _rgamma(a + b), tgamma(a), tgamma(b)
+    b_first = fabs(fabs(ga * y) - 1.0) > fabs(fabs(gb * y) - 1.0)
+    return where(b_first, gb * y * ga, ga * y * gb)
+
+
+def _regular(a: Real, b: Real, logarithm: bool) -> Real:
+    """B(a, b) (log|B(a, b)| where `logarithm`) where neither argument is a nonpositive integer."""
+    swap = fabs(a) < fabs(b)
+    a, b = where(swap, b, a), where(swap, a, b)
+    asymptotic = (fabs(a) > ASYMPTOTIC * fabs(b)) & (a > ASYMPTOTIC)
+    large = (fabs(a + b) > MAXGAM) | (fabs(a) > MAXGAM) | (fabs(b) > MAXGAM)
+
+    def by_logs() -> Real:
+        value = choose(asymptotic, lambda: _log_asymptotic(a, b), lambda: lgamma(a) + (lgamma(b) - lgamma(a + b)))
+        if logarithm:
+            return value
+        return where(asymptotic, gamma_sign(b), gamma_sign(a + b) * gamma_sign(b) * gamma_sign(a)) * exp(value)
+
+    def by_gammas() -> Real:
+        y = _product(a, b)
+        return log(fabs(y)) if logarithm else y
+
+    return choose(asymptotic | large, by_logs, by_gammas)
+
+
+def _beta(a: Real, b: Real, logarithm: bool) -> Real:
+    """Cephes' beta (lbeta where `logarithm`): a nonpositive integer argument n (a's first) with the other, m, an
+    integer and 1 - n - m > 0 is B(1 - n - m, m) (-1)^m, inf if m <= 0 too (or n is beyond an int); else inf."""
+    a_pole = (a <= 0.0) & (a == floor(a))
+    pole = a_pole | ((b <= 0.0) & (b == floor(b)))
+    n, m = where(a_pole, a, b), where(a_pole, b, a)
+    c = 1.0 - n - m
+    reflected = pole & (n >= INT_MIN) & _is_int(m) & (c > 0.0)
+    infinite = pole & ~(reflected & (m > 0.0))
+    value = choose(infinite, lambda: Real(float("inf")), lambda: _regular(where(pole, c, a), where(pole, m, b), logarithm))
+    return value if logarithm else where(reflected & _odd(m), -value, value)
+
+
+def beta(a: Real, b: Real) -> Real:
+    """scipy.special.beta: B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)."""
+    return _beta(a, b, logarithm=False)
+
+
+def betaln(a: Real, b: Real) -> Real:
+    """scipy.special.betaln: log|B(a, b)|."""
+    return _beta(a, b, logarithm=True)
+
+
+def _binom_product(n: Real, k: Real) -> Real:
+    """prod_{i=1..k} (n - k + i) / i for an integral 0 <= k < BINOM_PRODUCT, the quotient taken where it grows past 1e50."""
+
+    def step(state: list[Real]) -> tuple[list[Real], Truth]:
+        i, num, den = state
+        taken = i <= k
+        num_i, den_i = num * (i + n - k), den * i
+        big = fabs(num_i) > 1e50
+        num_i, den_i = where(big, num_i / den_i, num_i), where(big, 1.0, den_i)
+        return [i + 1.0, where(taken, num_i, num), where(taken, den_i, den)], i + 1.0 > k
+
+    _, num, den = iterate([Real(1.0), Real(1.0), Real(1.0)], step, BINOM_PRODUCT)
+    return num / den
+
+
+def _binom_large_k(n: Real, k: Real) -> Real:
+    """binom(n, k) for k > 1e8 |n| (so k > 0): Gamma(1 + n) (1 / k + n / (2 k^2)) / (pi k^n) sin((dk - n) pi) with
+    dk the fractional part of k and the sign (-1)^floor(k) where floor(k) is an int, else dk = k."""
+    g = tgamma(1.0 + n)
+    num = (g / k + g * n / (2.0 * k * k)) / (pymath.pi * k**n)
+    kx = floor(k)
+    whole = _is_int(kx)
+    sign = where(whole & _odd(kx), -1.0, 1.0)
+    return num * sin((where(whole, k - kx, k) - n) * pymath.pi) * sign
+
+
+def binom(n: Real, k: Real) -> Real:
+    """scipy.special.binom: the binomial coefficient of real n and k (module docstring)."""
+    kx, nx = floor(k), floor(n)
+    integral = (k == kx) & ((fabs(n) > 1e-8) | (n == 0.0))
+    kx = where((nx == n) & (kx > nx / 2.0) & (nx > 0.0), nx - kx, kx)  # (symmetry)
+    product = integral & (kx >= 0.0) & (kx < BINOM_PRODUCT)
+
+    def general() -> Real:
+        by_lbeta = (n >= 1e10 * k) & (k > 0.0)
+        return choose(by_lbeta, lambda: exp(-_beta(1.0 + n - k, 1.0 + k, True) - log(n + 1.0)),
+                      lambda: choose(k > 1e8 * fabs(n), lambda: _binom_large_k(n, k),
+                                     lambda: 1.0 / (n + 1.0) / _beta(1.0 + n - k, 1.0 + k, False)))
+
+    return choose((n < 0.0) & (n == nx), lambda: Real(float("nan")),
+                  lambda: choose(product, lambda: _binom_product(n, kx), general))
