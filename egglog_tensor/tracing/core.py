@@ -193,12 +193,11 @@ def to_float(value: float, dtype: str) -> np.ndarray:
 
 
 
-_ENTRY_HINTS = {"vectorize.__call__": ": call the function on the whole array instead (ufuncs, np.where and np.select work on arrays)",
-                 "as_strided": ": np.lib.stride_tricks.sliding_window_view is supported (read-only windows)"}
+_ENTRY_HINTS = {"as_strided": ": np.lib.stride_tricks.sliding_window_view is supported (read-only windows)"}
 
 
 def numpy_entry(frame: Any) -> str | None:
-    """The NumPy function the user called whose Python code converts a traced array (np.vectorize, as_strided), or None."""
+    """The NumPy function the user called whose Python code converts a traced array (as_strided), or None."""
     entry = None
     while frame is not None and frame.f_globals.get("__name__", "").startswith("egglog_tensor"):  # (np.array's wrapper: creation.py)
         frame = frame.f_back
@@ -456,6 +455,9 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
     def clip(self, min=None, max=None, **kw) -> Tracer:
         return IMPLEMENTATIONS["clip"](self, min, max, **kw)
+
+    def choose(self, choices: Any, out: Any = None, mode: str = "raise") -> Tracer:
+        return IMPLEMENTATIONS["choose"](self, choices, out, mode)
 
     def conj(self) -> Tracer:
         """ndarray.conj of a real array: a copy in its dtype (np.conj of bool gives int8; this keeps bool)."""

@@ -276,6 +276,18 @@ def _replaced_functions() -> dict[int, Any]:
         return _REPLACED[1]
 
 
+def replaced(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """What `fn` is while tracing: its replacement when it is a library's function replaced while tracing (a kernel
+    of scipy.linalg.expm itself), else `fn` (each function it wraps, `__wrapped__`, looked up in turn; NumPy's own
+    dispatch to the tracer's functions)."""
+    with _LOCK:
+        table = {id(_NUMPY[name]): wrapper for name, wrapper in _WRAPPERS.items() if ":" in name and name in _NUMPY}
+    inner = fn
+    while inner is not None and id(inner) not in table:
+        inner = getattr(inner, "__wrapped__", None)
+    return fn if inner is None else table[id(inner)]
+
+
 @contextlib.contextmanager
 def rebound(fn: Callable[..., Any]) -> Iterator[None]:
     """While tracing `fn`: the names of its module's globals and of its closure that hold a function replaced while

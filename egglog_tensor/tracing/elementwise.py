@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TracingError, UFuncTypeError, UnsupportedError
+from ..errors import DataValueError, TracingError, UFuncTypeError, UnsupportedError
 from ..graph import float_info, is_float
-from .core import IMPLEMENTATIONS, Tracer, as_array, as_tracer, astype, describe, fail, implements, lift, normalize_axis, result, trace_of
+from .core import IMPLEMENTATIONS, Tracer, as_array, as_tracer, astype, check_at_run_time, describe, fail, implements, lift, normalize_axis, result, trace_of
 from .shapes import broadcast_to, concatenate
 from .ufuncs import apply_ufunc, loop_dtypes
 
@@ -241,6 +241,39 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> Tracer:
     for cond, choice in zip(reversed(conds), reversed(choices[:-1]), strict=True):
         out = astype(IMPLEMENTATIONS["where"](cond, choice, out), dtype)
     return out
+
+
+@implements("choose")
+def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Tracer:
+    """choices[a[i]][i] over the broadcast shape of a and the choices: np.where from the last choice to the first, in
+    result_type of the choices; an index out of range raises at run time (mode "raise", NumPy's ValueError), is taken
+    modulo their count ("wrap") or clipped to it ("clip")."""
+    if out is not None:
+        raise fail(UnsupportedError, "np.choose(..., out=...) is not supported in a kernel; use its result")
+    if mode not in ("raise", "wrap", "clip"):
+        raise fail(TracingError, f"np.choose: clipmode not understood: {mode!r}")
+    if isinstance(choices, Tracer):
+        choices = list(choices)
+    trace = trace_of([a, *choices])
+    index = as_array(trace, a)
+    if index.dtype.kind not in "iub":
+        raise fail(TracingError, f"np.choose: the index array must be integers, not {index.dtype}")
+    n = len(choices)
+    if not n:
+        raise fail(TracingError, "np.choose: choices must not be empty")
+    if mode == "wrap":
+        index = index % n
+    elif mode == "clip":
+        index = np.clip(index, 0, n - 1)
+    else:
+        check_at_run_time((index < 0) | (index >= n), "np.choose: invalid entry in choice array", DataValueError, of="indices ")
+    values = [v if type(v) in (int, float) or isinstance(v, Tracer) else np.asarray(v) for v in choices]
+    dtype = IMPLEMENTATIONS["result_type"](*values).name
+    shape = np.broadcast_shapes(index.shape, *(v.shape if isinstance(v, Tracer) else np.shape(v) for v in values))
+    chosen = broadcast_to(astype(as_tracer(trace, values[-1]), dtype), shape)
+    for k in range(n - 2, -1, -1):
+        chosen = astype(IMPLEMENTATIONS["where"](index == k, values[k], chosen), dtype)
+    return chosen
 
 
 @implements("ufunc.ldexp")

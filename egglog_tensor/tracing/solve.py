@@ -37,7 +37,7 @@ def matrices(name: str, *arrays: Any, square: bool = True) -> list[Tracer]:
     return [x.astype(dtype.name) for x in xs]
 
 
-def _lu(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
+def lu(a: Tracer) -> tuple[Tracer, Tracer, Tracer]:
     """a's LU factorization (the `lu` primitive), U's diagonal (..., n) and the row swapped in at each step (..., n)."""
     packed = result(a._trace, a._trace.make("lu", (a._node,)))
     n = a.shape[-1]
@@ -55,10 +55,15 @@ def solved(name: str, a: Tracer, b: Tracer, check: bool = True) -> Tracer:
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     n = a.shape[-1]
     a, b = broadcast_to(a, batch + (n, n)), broadcast_to(b, batch + b.shape[-2:])
-    packed, diagonal, _ = _lu(a)
+    packed, diagonal, _ = lu(a)
     if check:
         _singular_check(name, diagonal)
-    return result(a._trace, a._trace.make("lu_solve", (packed._node, b._node)))
+    return substituted(packed, b)
+
+
+def substituted(packed: Tracer, b: Tracer) -> Tracer:
+    """x with a x = b from a's `lu` factors packed (..., n, n + 1) and b (..., n, k) (the `lu_solve` primitive)."""
+    return result(packed._trace, packed._trace.make("lu_solve", (packed._node, b._node)))
 
 
 @implements("linalg.solve")
@@ -96,7 +101,7 @@ def inverse(name: str, x: Tracer, check: bool = True) -> Tracer:
 def _signed_log(a: Tracer) -> tuple[Tracer, Tracer]:
     """NumPy's slogdet from getrf's factors: the sign of the row swaps times U's diagonal's signs and the
     sum of log|u_ii|; a zero pivot gives (0, -inf)."""
-    _, diagonal, rows = _lu(a)
+    _, diagonal, rows = lu(a)
     n = a.shape[-1]
     swaps = np.sum(rows != iota(a._trace, (n,), 0).astype(a.dtype), axis=-1) + np.sum(diagonal < 0, axis=-1)
     sign = np.where(swaps % 2 == 1, -1, 1).astype(a.dtype)
