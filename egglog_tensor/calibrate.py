@@ -6,7 +6,8 @@ target's threads: copy bandwidth (np.copyto over the threads), the fused element
 of multiply-adds on an array in L2, so memory is not what is timed), the inline math cost (an
 exp over the same array), libm's (a log), a reduction's (a sum of it), each as flop-equivalents of
 that rate with a call's overhead (a 16-element call) taken off, the GEMM rate (a 1024^3 float32
-matmul) and its slowdowns on transposed operands, and a transposed copy against a plain one
+matmul) and its slowdowns on transposed operands, the GEMM rate by size (64^3, 256^3, 1024^3: each as the cost
+model prices it, its cache-tile slowdown and the call's overhead taken off), and a transposed copy against a plain one
 (1024^2 float32). About three seconds; `calibrated` stores the result in the compilation cache's folder, keyed
 by CPU, features and threads, and measures again only when that is gone.
 """
@@ -22,6 +23,7 @@ from .target import Machine, Target, copy_bandwidth
 
 CHAIN = 16  # multiply-adds per element of the elementwise kernel
 IN_CACHE = 64 * 1024  # float32 elements: 256 KiB, in L2
+GEMM_SIZES = (64, 256, 1024)  # n of the n^3 float32 products timed for Machine.gemm_sizes
 
 
 def _rate(fn: Any, args: tuple, target: Target, **options: Any) -> float:
@@ -29,6 +31,17 @@ def _rate(fn: Any, args: tuple, target: Target, **options: Any) -> float:
     from .kernel import kernel
 
     return kernel(fn, target=target, cache=False, **options).measure(*args, min_time=0.3).measured_ns
+
+
+def _priced_gemm_rate(n: int, ns: float, call_ns: float, target: Target) -> float:
+    """The GFLOP/s at which the cost model, dividing by its cache-tile slowdown, prices an n^3 float32 product at the
+    `ns` it was measured to take (a call's `call_ns` taken off, at most half of it)."""
+    from .cost import tile_slowdown
+    from .lowering.policy import choose_tiles
+
+    loops = (n, n, n)
+    slowdown = tile_slowdown(loops, choose_tiles("linalg.matmul", loops, 4, target).tiles, 4, target)
+    return 2.0 * n**3 * slowdown / max(ns - call_ns, ns / 2)
 
 
 def _chain(x):
@@ -52,6 +65,8 @@ def measure(threads: int | None = None, **overrides: Any) -> Machine:
         return max(1.0, (_rate(fn, (x,), target) - call_ns) * gflops / x.size)
 
     gemm_ns = _rate(lambda a, b: a @ b, (a, a), target)
+    sizes = tuple((n, _priced_gemm_rate(n, gemm_ns if n == a.shape[0] else _rate(lambda a, b: a @ b, (a[:n, :n].copy(),) * 2, target),
+                                        call_ns, target)) for n in GEMM_SIZES)
     # A transposed operand read as it lies (rules=None: no layout copy), against the row-major product
     strided_b, strided_a = (_rate(fn, (a, a), target, rules=None) / gemm_ns for fn in (lambda a, b: a @ b.T, lambda a, b: a.T @ b))
     transposed = _rate(lambda a: a.T.copy(), (a,), target, rules=None) / _rate(lambda a: a * 1, (a,), target)
@@ -65,6 +80,7 @@ def measure(threads: int | None = None, **overrides: Any) -> Machine:
         bandwidth_gbs=copy_bandwidth(target.threads),
         gemm_strided_b_slowdown=max(1.0, strided_b),
         gemm_strided_a_slowdown=max(1.0, strided_a),
+        gemm_sizes=sizes,
     )
     return replace(measured, **overrides)
 

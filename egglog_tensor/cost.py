@@ -360,7 +360,8 @@ class TensorCostModel:
                 loops = (rows, b.meta.shape[-1], inner)
                 time = matmul_time(self.target.device, loops, math.prod(batch), out.dtype, slowdown)
                 return self._buffer(out, self.closed(a) + self.closed(b) + time + m.kernel_overhead_ns + order_free)
-            return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, m.gemm_gflops / slowdown) + order_free)
+            rate = m.gemm_rate(a.meta.shape[-2] if a.meta.ndim > 1 else 1, b.meta.shape[-1] if b.meta.ndim > 1 else 1, a.meta.shape[-1])
+            return self._buffer(out, self.closed(a) + self.closed(b) + m.kernel(flops, moved, rate / slowdown) + order_free)
         if op in ("gather", "scatter_add", "searchsorted"):  # reads x at indices computed in its loop: priced as a copy of its size
             x, idx = ins  # (searchsorted: log2 of x's size reads per element)
             steps = math.log2(max(x.meta.size, 2)) if op == "searchsorted" else 0.0

@@ -62,6 +62,26 @@ class Machine:
     # A copy that reads or writes across rows (b.T made row-major, a Fortran-ordered argument copied) against
     # a plain copy of its bytes, in the transposes stage's blocks: measured 5-6x at 1024^2 and 4096^2 float32.
     transposed_copy_slowdown: float = 5.0
+    # GEMM throughput by size: (n, GFLOP/s) of n^3 float32 products, n ascending, as the cost model prices them (their
+    # cache-tile slowdown and a call's overhead taken off: calibrate.py); a product's rate is interpolated in log n
+    # between them, n its (m n k)^(1/3), and is the nearest end's outside; none (the default): gemm_gflops at any size
+    gemm_sizes: tuple[tuple[int, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "gemm_sizes", tuple((int(n), float(rate)) for n, rate in self.gemm_sizes))  # (JSON: lists)
+
+    def gemm_rate(self, m: int, n: int, k: int) -> float:
+        """GFLOP/s of an m x k @ k x n product (`gemm_sizes`, else `gemm_gflops`)."""
+        points = self.gemm_sizes
+        if not points:
+            return self.gemm_gflops
+        size = max(m * n * k, 1) ** (1 / 3)
+        if size <= points[0][0]:
+            return points[0][1]
+        for (n0, r0), (n1, r1) in zip(points, points[1:]):
+            if size <= n1:
+                return r0 * (r1 / r0) ** (math.log(size / n0) / math.log(n1 / n0))
+        return points[-1][1]
 
     def for_threads(self, threads: int) -> Machine:
         """These numbers, measured with REFERENCE_THREADS threads, scaled to `threads`: the FLOP rates in
@@ -69,7 +89,8 @@ class Machine:
         machine: 16 of 25 GB/s); ratios and the per-kernel overhead unchanged."""
         share = threads / REFERENCE_THREADS
         return replace(self, gflops=self.gflops * share, gemm_gflops=self.gemm_gflops * share,
-                       bandwidth_gbs=self.bandwidth_gbs * share**BANDWIDTH_EXPONENT)
+                       bandwidth_gbs=self.bandwidth_gbs * share**BANDWIDTH_EXPONENT,
+                       gemm_sizes=tuple((n, rate * share) for n, rate in self.gemm_sizes))
 
     def kernel(self, flops: float, moved: float, peak: float | None = None) -> float:
         """Roofline time of one kernel in ns."""
