@@ -211,7 +211,7 @@ def schedule_of(name: str) -> Schedule:
 PACKAGE = Path(__file__).resolve().parent
 # What a saved base is made from, besides egglog: the rules' modules, what they import of the package
 # and what is saved of each rule (provenance.built, groups.group_of); the packaged bases' key hashes these.
-RULE_SOURCES = ("rulesets/*.py", "ir.py", "ops.py", "fastmath.py", "target.py", "lowering/policy.py", "provenance.py", "prebuilt.py")
+RULE_SOURCES = ("rulesets/*.py", "ir.py", "ops.py", "fastmath.py", "lowering/policy.py", "provenance.py", "prebuilt.py")
 
 
 @functools.cache
