@@ -106,3 +106,15 @@ def test_special_matrices_match_scipy() -> None:
     cs = rng.standard_normal((2, 3))
     check(lambda c, r, cs: (sl.toeplitz(c), sl.toeplitz(c, r), sl.toeplitz(cs), sl.hankel(c), sl.hankel(c, r),
                             sl.circulant(c), sl.circulant(cs)), c, r, cs)
+
+
+@pytest.mark.parametrize("rows", [8, 12, 32])
+def test_row_scans_of_index_computed_values_match_numpy(rows: int) -> None:
+    """A scan along rows of a value made from array indices inside the kernel (np.vander of np.linspace, so np.polyfit
+    on an in-kernel grid; cumsum of a broadcast arange): the interleaved row scan (4 rows side by side) renumbers the
+    rows, so it leaves those to the plain scan. It gave the first row of each block of 4 to all four (a wrong answer,
+    found by the survey)."""
+    y = rng.standard_normal(rows)
+    check(lambda y: (np.polyfit(np.linspace(-1, 1, rows), y, 3), np.vander(np.linspace(-1, 1, rows), 4),
+                     np.cumsum(np.broadcast_to(np.arange(float(rows))[:, None], (rows, 3)), axis=1) + y[:, None]), y,
+          rtol=1e-10, atol=1e-12)

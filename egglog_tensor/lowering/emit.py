@@ -792,7 +792,7 @@ class Emitter:
         rank, rows = len(plan.domain), policy.SCAN_ROWS
         p, count = rank - 2, plan.domain[-2] // rows
         split = _split_inputs(plan, p, rows, count)
-        if split is None:
+        if split is None or _reads_indices(tree):  # (an iota's loop indices: the split renumbers the rows)
             return None
         e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
         order = ir.AffineMap.get(rank + 1, 0, e[:p] + [e[p], e[p + 2], e[p + 1]])  # (blocks, scanned, rows) -> split domain
