@@ -82,8 +82,8 @@ def _unary(op: Callable[[ir.Value], ir.Value]) -> Callable[[Operand], Real]:
     return lambda x: Real(op(real(x).value))
 
 
-exp, log, sqrt, fabs, erfc, sin, tan, floor, trunc = (_unary(f) for f in (math.exp, math.log, math.sqrt, math.absf, math.erfc, math.sin,
-                                                                          math.tan, math.floor, math.trunc))
+exp, log, sqrt, fabs, erfc, sin, cos, tan, floor, trunc = (_unary(f) for f in (math.exp, math.log, math.sqrt, math.absf, math.erfc,
+                                                                               math.sin, math.cos, math.tan, math.floor, math.trunc))
 log1p, expm1 = _unary(scalar.log1p), _unary(scalar.expm1)  # accurate near 0 (convert-math-to-llvm's are not)
 lgamma, tgamma = (_unary(lambda x, name=name: scalar.libm_call(name, x, "float64")) for name in ("lgamma", "tgamma"))
 

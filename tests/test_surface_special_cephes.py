@@ -1,0 +1,112 @@
+"""scipy.special's j0 j1 y0 y1 in a kernel (Cephes' algorithms as SciPy 1.17's: lowering/bessel_jy.py), against SciPy
+on grids covering each algorithm's regimes and edges (0, +-inf, NaN, negative and huge arguments, the branch boundaries,
+the functions' zeros), in float64 and float32 (computed in float64 and rounded once, as SciPy's loops). Relative error
+is meaningless near a zero of an oscillating function, so the Bessel functions' error is stated as an absolute error in
+units of eps times their envelope, min(1, sqrt(2 / (pi |x|))) (or |value| where that is larger), and in ULP only
+where the value is at least a quarter of the envelope. The bounds are the measured worst cases, rounded up a little."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.special as sp
+from test_surface_special_more import ulps
+
+import egglog_tensor as et
+
+RNG = np.random.default_rng(35)
+EPS = 2.0**-52
+EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1e-300]
+BESSEL = ("j0", "j1", "y0", "y1")
+
+
+def _near(points: np.ndarray, steps: int = 2) -> np.ndarray:
+    """`points` and their neighbours up to `steps` float64 spacings away on either side."""
+    spacing = np.spacing(points)
+    return np.concatenate([points + k * spacing for k in range(-steps, steps + 1)])
+
+
+ZEROS = np.concatenate([sp.jn_zeros(0, 30), sp.jn_zeros(1, 30), sp.yn_zeros(0, 30), sp.yn_zeros(1, 30)])
+# both signs over 600 decades, the rational approximations' range and boundary 5, J0's shortcut below 1e-5, Hankel's
+# form to 10^300, and each function's first 30 zeros with their neighbours
+X = np.concatenate([np.logspace(-300, 300, 600), -np.logspace(-300, 300, 600), np.linspace(-60, 60, 2401), _near(ZEROS),
+                    _near(np.array([5.0, 1e-5, 1e6, 2.0**52])), RNG.uniform(0, 5, 2000), RNG.uniform(5, 1e4, 2000), EDGES])
+# |error| / (eps max(|value|, envelope)), the worst over these grids and 8 x 10^5 random arguments log-uniform to 10^300
+# (measured j0 3.4, j1 3.1, y0 3.8, y1 2.9): the same operations as SciPy's but the vector library's cos, sin and log
+ENVELOPE = {"j0": 4, "j1": 3.5, "y0": 4, "y1": 3.5}
+# ULP where |value| >= envelope / 4 (measured j0 7, j1 5, y0 12: y0 = R(x^2) + (2/pi) log(x) J0(x) cancels toward its
+# zeros, y1 6)
+AWAY = {"j0": 8, "j1": 6, "y0": 14, "y1": 7}
+
+
+def _bessel(x: np.ndarray) -> tuple[np.ndarray, ...]:
+    return tuple(getattr(sp, name)(x) for name in BESSEL)
+
+
+def _envelope(x: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", over="ignore"):
+        return np.minimum(1.0, np.sqrt(2.0 / (np.pi * np.abs(x))))
+
+
+def _check_edges(name: str, x: np.ndarray, got: np.ndarray, want: np.ndarray) -> None:
+    """SciPy's dtype, its NaNs, and its infinities and its values at 0 exactly, with their signs (a zero elsewhere is
+    a cancellation's, within the error bounds)."""
+    assert got.dtype == want.dtype, name
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=name)
+    exact = np.isinf(want) | (x == 0)
+    np.testing.assert_array_equal(got[exact], want[exact], err_msg=name)
+    np.testing.assert_array_equal(np.signbit(got[exact]), np.signbit(want[exact]), err_msg=name)
+
+
+def _check_bessel(x: np.ndarray, got: tuple[np.ndarray, ...], want: tuple[np.ndarray, ...]) -> None:
+    """ENVELOPE's and AWAY's bounds, and the edges."""
+    envelope = _envelope(x)
+    for name, g, w in zip(BESSEL, got, want, strict=True):
+        _check_edges(name, x, g, w)
+        finite = np.isfinite(w)
+        scaled = np.abs(g[finite] - w[finite]) / (EPS * np.maximum(np.abs(w), envelope)[finite])
+        assert scaled.max() <= ENVELOPE[name], f"{name}: {scaled.max()} eps of the envelope at x = {x[finite][scaled.argmax()]}"
+        away = finite & (np.abs(w) >= envelope / 4)
+        assert ulps(g, w)[away].max() <= AWAY[name], f"{name}: {ulps(g, w)[away].max()} ULP"
+
+
+def test_bessel_functions_match_scipy() -> None:
+    """j0 j1 y0 y1 within ENVELOPE's and AWAY's bounds of SciPy, its edges exactly: J0(+-inf), Y(inf) NaN (Cephes'
+    cos(inf)), Y -inf at 0 and NaN below, J1 odd with J1(-0) = -0, y1 -inf where 1 / x overflows."""
+    with np.errstate(all="ignore"):
+        want = _bessel(X)
+    _check_bessel(X, et.kernel(_bessel)(X), want)
+
+
+def test_bessel_functions_float32_round_once() -> None:
+    """float32: SciPy's float64 computation rounded once, within 1 ULP of SciPy's float32 (measured 0)."""
+    x = np.concatenate([np.logspace(-40, 38, 800), -np.logspace(-40, 38, 800), np.linspace(-60, 60, 2401), EDGES]).astype(np.float32)
+    got = et.kernel(_bessel)(x)
+    with np.errstate(all="ignore"):
+        want = _bessel(x)
+    for name, g, w in zip(BESSEL, got, want, strict=True):
+        assert w.dtype == np.float32
+        _check_edges(name, x, g, w)
+        assert ulps(g, w).max() <= 1, name
+
+
+def test_integer_arguments() -> None:
+    """Integers take SciPy's float64 loops."""
+    i = np.arange(-5, 40)
+    got = et.kernel(_bessel)(i)
+    want = _bessel(i.astype(np.float64))
+    for name, g, w in zip(BESSEL, got, want, strict=True):
+        assert g.dtype == np.float64, name
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=name)
+    _check_bessel(i.astype(np.float64), got, want)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_random_sweeps(seed: int) -> None:
+    """The bounds above over 10^5 random arguments per seed: log-uniform of both signs to 10^300, and uniform on [0, 100]."""
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([np.exp(rng.uniform(-30, 690, 50_000)) * rng.choice([1.0, -1.0], 50_000), rng.uniform(0, 100, 50_000)])
+    with np.errstate(all="ignore"):
+        want = _bessel(x)
+    _check_bessel(x, et.kernel(_bessel)(x), want)
