@@ -1,4 +1,5 @@
-"""scipy.special's j0 j1 y0 y1 in a kernel (Cephes' algorithms as SciPy 1.17's: lowering/bessel_jy.py), against SciPy
+"""scipy.special's j0 j1 y0 y1 ellipk ellipkm1 ellipe spence in a kernel (Cephes' algorithms as SciPy 1.17's:
+lowering/bessel_jy.py, elliptic.py, dilogarithm.py), against SciPy
 on grids covering each algorithm's regimes and edges (0, +-inf, NaN, negative and huge arguments, the branch boundaries,
 the functions' zeros), in float64 and float32 (computed in float64 and rounded once, as SciPy's loops). Relative error
 is meaningless near a zero of an oscillating function, so the Bessel functions' error is stated as an absolute error in
@@ -37,6 +38,19 @@ ENVELOPE = {"j0": 4, "j1": 3.5, "y0": 4, "y1": 3.5}
 # ULP where |value| >= envelope / 4 (measured j0 7, j1 5, y0 12: y0 = R(x^2) + (2/pi) log(x) J0(x) cancels toward its
 # zeros, y1 6)
 AWAY = {"j0": 8, "j1": 6, "y0": 14, "y1": 7}
+
+# the elliptic integrals' and spence's parameter: both signs over 600 decades, near 1 (the log terms' singularity) on
+# either side, their branch boundaries (MACHEP, 0.5, 1.5, 2) and their neighbours
+M = np.concatenate([np.logspace(-300, 300, 600), -np.logspace(-300, 300, 600), np.linspace(-5, 5, 2001), 1 - np.logspace(-17, -1, 80),
+                    1 + np.logspace(-17, -1, 80), _near(np.array([2.0**-53, 0.5, 1.0, 1.5, 2.0, 2.0**53])), RNG.uniform(0, 3, 2000),
+                    EDGES])
+# ULP against SciPy, the worst over these grids and 8 x 10^5 random arguments (measured ellipkm1 2, ellipe 2, spence 3,
+# ellipk 4 where m < 0, K(1 / p) / sqrt p with p = 1 - m): the same operations as SciPy's but the vector library's log
+ELLIPTIC = {"ellipk": 4, "ellipkm1": 2, "ellipe": 2, "spence": 3}
+
+
+def _elliptic(m: np.ndarray) -> tuple[np.ndarray, ...]:
+    return tuple(getattr(sp, name)(m) for name in ELLIPTIC)
 
 
 def _bessel(x: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -90,23 +104,52 @@ def test_bessel_functions_float32_round_once() -> None:
         assert ulps(g, w).max() <= 1, name
 
 
+def _check_elliptic(m: np.ndarray, got: tuple[np.ndarray, ...], want: tuple[np.ndarray, ...], float32: bool = False) -> None:
+    """ELLIPTIC's bounds (1 ULP in float32), and the edges."""
+    for name, g, w in zip(ELLIPTIC, got, want, strict=True):
+        _check_edges(name, m, g, w)
+        exact = np.isinf(w) | (w == 0)  # (ellipk(-inf), ellipkm1(inf) 0; spence(1) 0; the poles' inf)
+        np.testing.assert_array_equal(g[exact], w[exact], err_msg=name)
+        assert ulps(g, w).max() <= (1 if float32 else ELLIPTIC[name]), f"{name}: {ulps(g, w).max()} ULP"
+
+
+def test_elliptic_integrals_and_spence_match_scipy() -> None:
+    """ellipk ellipkm1 ellipe spence within ELLIPTIC's ULP of SciPy; its edges exactly: K inf at m = 1 (ellipkm1's 0),
+    NaN beyond (below 0), 0 at -inf (inf); E 1 at m = 1, NaN beyond, inf at -inf; spence NaN below 0 and at inf, 0 at 1,
+    pi^2/6 at 0; float32 SciPy's float64 computation rounded once, within 1 ULP of SciPy's float32 (measured 0)."""
+    with np.errstate(all="ignore"):
+        want = _elliptic(M)
+    _check_elliptic(M, et.kernel(_elliptic)(M), want)
+    with np.errstate(all="ignore"):
+        m = M.astype(np.float32)
+        want = _elliptic(m)
+    _check_elliptic(m, et.kernel(_elliptic)(m), want, float32=True)
+
+
 def test_integer_arguments() -> None:
     """Integers take SciPy's float64 loops."""
     i = np.arange(-5, 40)
-    got = et.kernel(_bessel)(i)
-    want = _bessel(i.astype(np.float64))
-    for name, g, w in zip(BESSEL, got, want, strict=True):
+    functions = lambda i: (*_bessel(i), *_elliptic(i))  # noqa: E731
+    got = et.kernel(functions)(i)
+    want = functions(i.astype(np.float64))
+    for name, g, w in zip(BESSEL + tuple(ELLIPTIC), got, want, strict=True):
         assert g.dtype == np.float64, name
         np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=name)
-    _check_bessel(i.astype(np.float64), got, want)
+    _check_bessel(i.astype(np.float64), got[:len(BESSEL)], want[:len(BESSEL)])
+    _check_elliptic(i.astype(np.float64), got[len(BESSEL):], want[len(BESSEL):])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_random_sweeps(seed: int) -> None:
-    """The bounds above over 10^5 random arguments per seed: log-uniform of both signs to 10^300, and uniform on [0, 100]."""
+    """The bounds above over 10^5 random arguments per function and seed: the Bessel functions' log-uniform of both signs
+    to 10^300 and uniform on [0, 100], the others' log-uniform of both signs over 35 decades and uniform on [0, 3]."""
     rng = np.random.default_rng(seed)
     x = np.concatenate([np.exp(rng.uniform(-30, 690, 50_000)) * rng.choice([1.0, -1.0], 50_000), rng.uniform(0, 100, 50_000)])
     with np.errstate(all="ignore"):
         want = _bessel(x)
     _check_bessel(x, et.kernel(_bessel)(x), want)
+    m = np.concatenate([np.exp(rng.uniform(-40, 40, 50_000)) * rng.choice([1.0, -1.0], 50_000), rng.uniform(0, 3, 50_000)])
+    with np.errstate(all="ignore"):
+        want = _elliptic(m)
+    _check_elliptic(m, et.kernel(_elliptic)(m), want)
