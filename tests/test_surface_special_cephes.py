@@ -183,7 +183,8 @@ def test_owens_t_matches_scipy() -> None:
     finite = np.isfinite(want)
     assert np.abs(got[finite] - want[finite]).max() <= 0.5 * EPS
     assert ulps(got, want).max() <= 1200
-    h32, a32 = h.astype(np.float32), a.astype(np.float32)
+    with np.errstate(over="ignore"):
+        h32, a32 = h.astype(np.float32), a.astype(np.float32)
     got, want = et.kernel(sp.owens_t)(h32, a32), sp.owens_t(h32, a32)
     _check_edges("owens_t", a32, got, want)
     assert ulps(got, want).max() <= 1
