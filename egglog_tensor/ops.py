@@ -399,6 +399,10 @@ _RECORDS = [
     # scipy.special's Riemann zeta (lowering/zeta.py), exponential integrals (expint.py) and modified Bessel functions of
     # orders 0 and 1 (bessel.py), by SciPy's algorithms in scalar code
     *(_unary(name, _float(C), T) for name in ("riemann_zeta", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e")),
+    # scipy.special's Bessel functions of the first and second kinds of orders 0 and 1 (lowering/bessel_jy.py)
+    *(_unary(name, _float(C), T) for name in ("j0", "j1", "y0", "y1")),
+    # scipy.special's complete elliptic integrals (lowering/elliptic.py) and dilogarithm (dilogarithm.py)
+    *(_unary(name, _float(C), T) for name in ("ellipk", "ellipkm1", "ellipe", "spence")),
     # rounding: integers (NumPy has loops for them) are their own floor, ceil and trunc
     *(_unary(name, {"float": f"math.{name}", "int": C, "bool": C}) for name in ("floor", "ceil", "trunc")),
     _unary("rint", _float("math.roundeven")),
@@ -427,6 +431,7 @@ _RECORDS = [
     *(_binary_op(name, _float(C), T) for name in ("gammainc", "gammaincc", "gammaincinv", "gammainccinv")),
     # scipy.special's beta function, its log and binom (lowering/betafunction.py), Hurwitz's zeta (zeta.py)
     *(_binary_op(name, _float(C), T) for name in ("beta", "betaln", "binom", "zeta")),
+    _binary_op("owens_t", _float(C), T),  # scipy.special.owens_t: Patefield and Tandy's methods (lowering/owens.py)
     *(_binary_op(f"bitwise_{op}", {"int": f"arith.{op}i", "bool": f"arith.{op}i"}) for op in ("and", "or", "xor")),
     *(_binary_op(name, {"int": C}) for name in ("left_shift", "right_shift")),
     *(_binary_op(name, _ALL, P, result="bool")

@@ -185,7 +185,9 @@ PROGRAMS = {
         + np.heaviside(x, y) + np.hypot(x, y) + np.logaddexp(x, y) + np.logaddexp2(y, x) + sp.erf(x) + sp.erfc(y) + sp.gammaln(y)
         + sp.gammainc(x, y) + sp.gammaincc(y, x) + sp.gammaincinv(x, y) + sp.gammainccinv(y, x) + sp.gamma(x) + sp.psi(y)
         + sp.betainc(x, y, x) + sp.betaincc(y, x, y) + sp.beta(x, y) + sp.betaln(y, x) + sp.binom(x, y) + sp.zeta(x) + sp.zeta(x, y)
-        + sum(getattr(sp, f)(x) for f in ("exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e")), f64(4, 5), f64(4, 5)),
+        + sp.owens_t(x, y)
+        + sum(getattr(sp, f)(x) for f in ("exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "j0", "j1", "y0", "y1",
+                                          "ellipk", "ellipkm1", "ellipe", "spence")), f64(4, 5), f64(4, 5)),
     "integer bitwise": (lambda i, j: ((i & j) | (i ^ ~j)) + (i << j) + (i >> j), np.ones((4, 5), np.int64), np.ones((4, 5), np.int64)),
     "binary, broadcast": (lambda x, y, z: (x + y) * (y - z) + np.maximum(x, z) / 3.0, f64(4, 1), f64(5), f64(3, 1, 1)),
     "powers": (lambda x, i: x ** 3 + x ** 2.0 + x ** 0.0 + x ** 1.0 + (i ** 5).astype(np.float64) + x / 4.0, f64(4, 5), np.ones((4, 5), np.int64)),

@@ -82,10 +82,16 @@ def _unary(op: Callable[[ir.Value], ir.Value]) -> Callable[[Operand], Real]:
     return lambda x: Real(op(real(x).value))
 
 
-exp, log, sqrt, fabs, erfc, sin, tan, floor, trunc = (_unary(f) for f in (math.exp, math.log, math.sqrt, math.absf, math.erfc, math.sin,
-                                                                          math.tan, math.floor, math.trunc))
+exp, log, sqrt, fabs, erf, erfc, sin, cos, tan, atan, floor, trunc = (
+    _unary(f) for f in (math.exp, math.log, math.sqrt, math.absf, math.erf, math.erfc, math.sin, math.cos, math.tan, math.atan,
+                        math.floor, math.trunc))
 log1p, expm1 = _unary(scalar.log1p), _unary(scalar.expm1)  # accurate near 0 (convert-math-to-llvm's are not)
 lgamma, tgamma = (_unary(lambda x, name=name: scalar.libm_call(name, x, "float64")) for name in ("lgamma", "tgamma"))
+
+
+def atan2(y: Real, x: Operand) -> Real:
+    """C's atan2: the angle of the point (x, y)."""
+    return Real(math.atan2(y.value, real(x).value))
 
 
 def fmod(x: Real, y: Operand) -> Real:

@@ -20,7 +20,8 @@ from .core import Tracer, as_tracer, astype, fail, trace_of
 from .polynomials import horner
 
 OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "psi", "betainc",
-       "betaincc", "beta", "betaln", "binom", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e")  # SciPy ufuncs that are ops of their own (ops.py)
+       "betaincc", "beta", "betaln", "binom", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "j0", "j1", "y0", "y1",
+       "ellipk", "ellipkm1", "ellipe", "spence", "owens_t")  # SciPy ufuncs that are ops of their own (ops.py)
 # scipy.special._ufuncs' private ufuncs that are ops, by the op's name: those scipy.special.zeta calls (Riemann's, Hurwitz's)
 PRIVATE_OPS = {"_riemann_zeta": "riemann_zeta", "_zeta": "zeta"}
 
