@@ -1,6 +1,6 @@
 """scipy.special's Python functions (not ufuncs) whose SciPy code needs concrete values, replaced while a kernel is traced
 (creation.replace_foreign_while_tracing): `factorial` (its `place`/`extract` select by value), `polygamma` (np.asarray)
-and `comb` (its assignment through a mask). (scipy.special.zeta traces unchanged: its private ufuncs are ops.)"""
+`comb` (its assignment through a mask) and `multigammaln` (np.asarray, a check of the data). (scipy.special.zeta traces unchanged: its private ufuncs are ops.)"""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UnsupportedError
-from .core import as_tracer, astype, fail, trace_of
+from ..errors import DataValueError, TracingError, UnsupportedError
+from .core import as_tracer, astype, check_at_run_time, fail, trace_of
 from .creation import replace_foreign_while_tracing, traced_or_original
 from .special import call_op
 
@@ -44,6 +44,21 @@ def comb(N: Any, k: Any, *, exact: bool = False, repetition: bool = False) -> An
     return np.where((k <= N) & (N >= 0) & (k >= 0), call_op("binom", N, k), 0.0)
 
 
+def multigammaln(a: Any, d: Any) -> Any:
+    """scipy.special.multigammaln: d (d - 1) / 4 log(pi) + sum_j gammaln(a - j / 2), j < d, in float64; a <= (d - 1) / 2
+    raises SciPy's ValueError from the call (d: a positive integer, static)."""
+    if not isinstance(d, (int, np.integer)) or d < 1:
+        raise fail(TracingError, "d should be a positive integer (dimension)")
+    x = astype(as_tracer(trace_of([a]), a), "float64")
+    check_at_run_time(x <= 0.5 * (d - 1), f"scipy.special.multigammaln: condition a > 0.5 * (d-1) ({0.5 * (d - 1)}) not met",
+                      DataValueError, of="a ")
+    total = (d * (d - 1) * 0.25) * np.log(np.pi)
+    for j in range(d):
+        total = total + call_op("gammaln", x - 0.5 * j)
+    return total
+
+
 replace_foreign_while_tracing("scipy.special:factorial", traced_or_original(factorial))
+replace_foreign_while_tracing("scipy.special:multigammaln", traced_or_original(multigammaln))
 replace_foreign_while_tracing("scipy.special:polygamma", traced_or_original(polygamma))
 replace_foreign_while_tracing("scipy.special:comb", traced_or_original(comb))

@@ -196,6 +196,44 @@ def _loggamma(x: Tracer) -> Any:
     return np.where(x < 0, np.nan, call_op("gammaln", x))
 
 
+def _gammasgn(x: Tracer) -> Any:
+    """The sign of gamma(x) as SciPy's: 1 for x > 0 (and +0, +inf), -1 for -0, NaN at the negative integers and
+    -inf; between the negative integers (-1)^ceil(-x)."""
+    below = np.floor(x)
+    negative = np.where((x == below) | np.isinf(x), np.nan, np.where(np.fmod(below, 2.0) == 0, 1.0, -1.0))
+    return np.where(x > 0, 1.0, np.where(x == 0, np.where(np.signbit(x), -1.0, 1.0), np.where(np.isnan(x), x, negative)))
+
+
+def _exprel(x: Tracer) -> Any:
+    """(e^x - 1) / x as SciPy's: expm1(x) / x, 1 where |x| < 1e-16, inf above 717."""
+    return np.where(np.abs(x) < 1e-16, 1.0, np.where(x > 717, np.inf, np.expm1(x) / np.where(x == 0, 1.0, x)))
+
+
+ERFCX_ASYMPTOTIC = 26.0  # from here on erfcx's asymptotic series (its 9 terms reach below 1e-18 of the sum)
+
+
+def _erfcx(x: Tracer) -> Any:
+    """exp(x^2) erfc(x): for 0 <= x < 26 erfc(x) times exp(x^2) with x^2's rounding carried (x^2 = s + r exactly,
+    exp(s) (1 + r)); above, the asymptotic series 1/(x sqrt(pi)) sum (-1)^k (2k-1)!! / (2x^2)^k; for x < 0,
+    2 exp(x^2) - erfcx(-x) (inf below about -26.6)."""
+    a = np.abs(x)
+    s = a * a
+    b = np.where(a < 1e150, a, 0.0)  # (Dekker: b = hi + lo, 26 bits each, so r is exact; 0 where b * 2^27 overflows)
+    split = 134217729.0 * b
+    hi = split - (split - b)
+    lo = b - hi
+    r = np.where(a < 1e150, ((hi * hi - s) + 2.0 * hi * lo) + lo * lo, 0.0)
+    near = np.exp(s) * (1.0 + r) * call_op("erfc", a)
+    u = 1.0 / (2.0 * s)
+    series, term = 1.0, 1.0
+    for k in range(1, 10):
+        term = term * -(2 * k - 1) * u
+        series = series + term
+    far = series / (np.where(a > 0, a, 1.0) * np.sqrt(np.pi))
+    positive = np.where(a < ERFCX_ASYMPTOTIC, near, far)
+    return np.where(x >= 0, positive, 2.0 * np.exp(s) * (1.0 + r) - positive)
+
+
 def _huber(delta: Tracer, r: Tracer) -> Any:
     value = np.where(np.abs(r) <= delta, 0.5 * r * r, delta * (np.abs(r) - 0.5 * delta))
     return np.where(delta < 0, np.inf, value)
@@ -345,7 +383,8 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "boxcox": _boxcox(np.log), "boxcox1p": _boxcox(np.log1p),
     "gdtr": _gamma_tail(False), "gdtrc": _gamma_tail(True), "chdtr": _chi2_tail(False), "chdtrc": _chi2_tail(True),
     "pdtr": _poisson_tail(False), "pdtrc": _poisson_tail(True), "chdtri": _chdtri, "pdtri": _pdtri,
-    "erfinv": _erfinv, "erfcinv": _erfcinv, "rgamma": _rgamma, "loggamma": _loggamma,
+    "erfinv": _erfinv, "erfcinv": _erfcinv, "rgamma": _rgamma, "loggamma": _loggamma, "gammasgn": _gammasgn,
+    "exprel": _exprel, "erfcx": _erfcx,
     "bdtr": _binomial_tail(False), "bdtrc": _binomial_tail(True), "nbdtr": _negative_binomial_tail(False),
     "nbdtrc": _negative_binomial_tail(True), "fdtr": _f_tail(False), "fdtrc": _f_tail(True), "stdtr": _stdtr,
     # SciPy's own spellings of NumPy's functions
