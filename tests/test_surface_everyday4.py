@@ -118,3 +118,19 @@ def test_row_scans_of_index_computed_values_match_numpy(rows: int) -> None:
     check(lambda y: (np.polyfit(np.linspace(-1, 1, rows), y, 3), np.vander(np.linspace(-1, 1, rows), 4),
                      np.cumsum(np.broadcast_to(np.arange(float(rows))[:, None], (rows, 3)), axis=1) + y[:, None]), y,
           rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["rank", "weak", "strict", "mean"])
+def test_percentileofscore_matches_scipy(kind: str) -> None:
+    """scipy.stats.percentileofscore: ties, scores outside the data, a NaN score, a NaN in the data under both
+    nan_policies, an array and a scalar score."""
+    import scipy.stats as st
+
+    a = rng.integers(0, 5, 20).astype(float)
+    with_nan = a.copy()
+    with_nan[3] = np.nan
+    scores = np.array([0.0, 2.0, 2.5, 9.0, np.nan, -1.0])
+    for policy in ("propagate", "omit"):
+        check(lambda a, b, s: (st.percentileofscore(a, s, kind=kind, nan_policy=policy),
+                               st.percentileofscore(b, s, kind=kind, nan_policy=policy),
+                               st.percentileofscore(a, 2.0, kind=kind, nan_policy=policy)), a, with_nan, scores)

@@ -1,6 +1,6 @@
 """scipy.stats functions (not distributions: tracing/distributions.py) whose SciPy code needs concrete values, replaced
 while a kernel is traced (creation.replace_foreign_while_tracing): `rankdata`, which spearmanr, mannwhitneyu &c.
-call from scipy.stats._stats_py.
+call from scipy.stats._stats_py, and `percentileofscore` (counts of a below and at each score: no sort).
 
 rankdata sorts each line (a stable argsort), marks where the sorted values change, and gives each element its
 group's rank in the sorted order ("average" (start + end) / 2 + 1, "min", "max", "dense" the running count of groups,
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UnsupportedError
+from ..errors import TracingError, UnsupportedError
 from .core import fail, traced_or_ndarray
 from .creation import replace_foreign_while_tracing, traced_or_original
 
@@ -58,5 +58,30 @@ def rankdata(a: Any, method: str = "average", *, axis: Any = None, nan_policy: s
     return ranks if axis is None else np.moveaxis(ranks, -1, axis)
 
 
+KINDS = ("rank", "weak", "strict", "mean")
+
+
+def percentileofscore(a: Any, score: Any, kind: str = "rank", nan_policy: str = "propagate") -> Any:
+    """The percentile rank of each score in the 1-D a, as SciPy counts it: a's elements below it (strict), at most it
+    (weak), their mean, or (rank) their sum plus one if any equals it, times 50 / n; NaN for a NaN score, and with
+    nan_policy "propagate" for all when a holds a NaN ("omit" counts the others)."""
+    if kind not in KINDS:
+        raise fail(TracingError, "kind can only be 'rank', 'strict', 'weak' or 'mean'")
+    if nan_policy not in ("propagate", "omit"):
+        raise fail(UnsupportedError, f"scipy.stats.percentileofscore: nan_policy={nan_policy!r} is not supported in a "
+                                     "kernel ('propagate' and 'omit' are)")
+    x, s = traced_or_ndarray(a), traced_or_ndarray(score)
+    if x.ndim != 1:
+        raise fail(TracingError, "`a` must be 1-dimensional.")
+    missing = np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
+    n = np.count_nonzero(~missing) if nan_policy == "omit" else np.where(np.any(missing), 0, x.shape[0])
+    below = np.count_nonzero(x < s[..., None], axis=-1)
+    at_most = np.count_nonzero(x <= s[..., None], axis=-1)
+    counted = {"strict": 2 * below, "weak": 2 * at_most, "mean": below + at_most, "rank": below + at_most + (below < at_most)}[kind]
+    value = counted * (50.0 / np.where(n == 0, 1, n))
+    return np.where((n == 0) | np.isnan(s.astype(np.float64)), np.nan, value)
+
+
 for _module in ("scipy.stats", "scipy.stats._stats_py"):
     replace_foreign_while_tracing(f"{_module}:rankdata", traced_or_original(rankdata))
+    replace_foreign_while_tracing(f"{_module}:percentileofscore", traced_or_original(percentileofscore))
