@@ -437,8 +437,10 @@ _RECORDS = [
     *(_binary_op(name, _ALL, P, result="bool")
       for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")),
     *(_binary_op(name, _ALL, Kind.LOGICAL, result="bool") for name in ("logical_and", "logical_or", "logical_xor")),
-    # scipy.special's regularized incomplete beta integral (lowering/incompletebeta.py)
-    *(_ternary_op(name, _float(C), T) for name in ("betainc", "betaincc")),
+    # scipy.special's regularized incomplete beta integral (lowering/incompletebeta.py) and its inverses
+    # (incompletebeta_inverse.py)
+    *(_ternary_op(name, _float(C), T) for name in ("betainc", "betaincc", "betaincinv", "betainccinv")),
+    _ternary_op("beta_pdf", _float(C), T),  # scipy.stats.beta's pdf (SciPy's private _beta_pdf: x, a, b)
     OpDef("where", E, 3, (), "where", _where),
     OpDef("astype", E, 1, ("dtype",), "Tensor.astype", _astype),
     # ndarray.view(dtype) of a dtype of the same itemsize (tracing/bitviews.py): each element's bits read as `dtype`

@@ -19,7 +19,7 @@ HALLEY_STEPS = 2
 SMALLEST_LOG = -745.2  # below, e^t is 0 in float64
 
 
-def _normal_quantile(p: Real) -> Real:
+def normal_quantile(p: Real) -> Real:
     """Abramowitz and Stegun 26.2.23: the standard normal's p-quantile within 4.5e-4 (a Newton start only)."""
     tail = where(p < 0.5, p, 1.0 - p)
     t = sqrt(-2.0 * log(tail))
@@ -32,7 +32,7 @@ def _start(a: Real, target: Real, upper: Truth) -> Real:
     = p (P <= x^a / Gamma(a + 1): a lower bound of the root) and Wilson and Hilferty's a (1 - 1/(9a) + z /
     (3 sqrt a))^3, z the normal p-quantile (-(q-quantile): a tiny q keeps its digits)."""
     small = (where(upper, log1p(-target), log(target)) + lgamma(a + 1.0)) / a
-    z = _normal_quantile(target)
+    z = normal_quantile(target)
     cube = 1.0 - 1.0 / (9.0 * a) + where(upper, -z, z) / (3.0 * sqrt(a))
     wilson = where(cube > 0.0, log(a) + 3.0 * log(where(cube > 0.0, cube, 1.0)), small)
     return where(wilson > small, wilson, small)

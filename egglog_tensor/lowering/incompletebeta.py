@@ -11,7 +11,7 @@ factor:
   (I near 1), 1 - I from the power series' own form, -expm1(log F) - F a S
   with F = x^a Gamma(a + b) / (Gamma(1 + a) Gamma(b)) (log Gamma(a + b) - log Gamma(b) to a relative MACHEP for
   tiny a: gammafunction.lgamma_shift), where 1 - I loses up to 1e-7 at a = 1e-10;
-- the factor x^a (1 - x)^b / B(a, b) through the Lanczos approximation (as Boost's ibeta_power_terms: no
+- the factor x^a (1 - x)^b / B(a, b) through the Lanczos approximation (as Boost's ibetapower_terms: no
   cancellation between large lgammas), its exponent's terms linear in x - a / (a + b) cancelled exactly where
   x is near the mean.
 
@@ -27,7 +27,7 @@ import math as pymath
 from collections.abc import Callable
 
 from .gammafunction import LANCZOS_G, lanczos_sum_expg_scaled, lgamma1p_near_zero, lgamma_shift
-from .scalarcode import Real, Truth, choose, exp, expm1, fabs, isinf, isnan, iterate, log, log1p, log1pmx, sqrt, where
+from .scalarcode import Real, Truth, choose, exp, expm1, fabs, isinf, isnan, iterate, log, log1p, log1pmx, sqrt, truth, where
 
 MACHEP = 2.0**-53
 MAXITER = 5000  # (a continued fraction near the mean of a, b ~ 1e5 takes a few hundred steps)
@@ -36,10 +36,11 @@ _H = LANCZOS_G - 0.5
 SMALL_A = 0.3  # below it, 1 - I by the power series' own complement (I near 1); at most 1/2 (lgamma1p_near_zero)
 
 
-def _power_terms(a: Real, b: Real, x: Real, y: Real) -> Real:
+def power_terms(a: Real, b: Real, x: Real, y: Real, log_prefix: Real | None = None) -> Real:
     """x^a y^b / B(a, b) (y = 1 - x) as L(a + b) / (L(a) L(b)) sqrt(ah bh / (ch e)) (x ch / ah)^a (y ch / bh)^b
     with ah = a + g - 1/2 (Lanczos); the exponent a log1p(l1) + b log1p(l2) with its terms linear in l1, l2
-    summed exactly (they cancel) where |l1|, |l2| < 1/2, each log1p(l) where |l| < 1/2, else log(1 + l)."""
+    summed exactly (they cancel) where |l1|, |l2| < 1/2, each log1p(l) where |l| < 1/2, else log(1 + l); times
+    e^log_prefix, added to the exponent (Boost's prefix: no underflow of a factor the prefix would bring back)."""
     ah, bh, ch = a + _H, b + _H, a + b + _H
     scale = lanczos_sum_expg_scaled(a + b) / lanczos_sum_expg_scaled(a) / lanczos_sum_expg_scaled(b) * sqrt(ah / ch) * sqrt(bh / pymath.e)
     d = x * b - y * a
@@ -52,7 +53,8 @@ def _power_terms(a: Real, b: Real, x: Real, y: Real) -> Real:
     def far() -> Real:  # (log1p(l) loses a small 1 + l: log of it, formed as a product, there)
         return a * where(fabs(l1) < 0.5, log1p(l1), log(x * ch / ah)) + b * where(fabs(l2) < 0.5, log1p(l2), log(y * ch / bh))
 
-    return scale * exp(choose((fabs(l1) < 0.5) & (fabs(l2) < 0.5), near_mean, far))
+    exponent = choose((fabs(l1) < 0.5) & (fabs(l2) < 0.5), near_mean, far)
+    return scale * exp(exponent if log_prefix is None else exponent + log_prefix)
 
 
 def _times_factor(factor: Real, total: Callable[[], Real]) -> Real:
@@ -75,7 +77,7 @@ def _series(a: Real, b: Real, x: Real) -> Real:
 
 def _power_series(a: Real, b: Real, x: Real) -> Real:
     """I_x(a, b) = x^a / B(a, b) (1/a + _series) (Cephes' pseries), for b x <= 1."""
-    factor = _power_terms(a, b, x, 1.0 - x) / exp(b * log1p(-x))
+    factor = power_terms(a, b, x, 1.0 - x) / exp(b * log1p(-x))
     return _times_factor(factor, lambda: _series(a, b, x) + 1.0 / a)
 
 
@@ -86,11 +88,11 @@ def _power_series_complement(a: Real, b: Real, x: Real) -> Real:
     return -expm1(log_f) - exp(log_f) * a * _series(a, b, x)
 
 
-def _continued_fraction(a: Real, b: Real, x: Real, second: bool) -> Real:
+def _continued_fraction(a: Real, b: Real, x: Real, y: Real, second: bool) -> Real:
     """Cephes' incbcf (A&S 26.5.8) or, `second`, incbd (26.5.9, in z = x / (1 - x)): the convergents p/q of
     d_2m+1 = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)), d_2m = m (b - m) x / ((a + 2m - 1)(a + 2m)) (incbd: b - 1 - m
-    and a + b + m in z) to a relative 3 MACHEP, rescaled when they grow or shrink."""
-    z = x / (1.0 - x) if second else x
+    and a + b + m in z = x / y, y = 1 - x) to a relative 3 MACHEP, rescaled when they grow or shrink."""
+    z = x / y if second else x
 
     def step(state: list[Real]) -> tuple[list[Real], Truth]:
         n, p2, p1, q2, q1, r, answer = state
@@ -115,8 +117,8 @@ def _integral(a: Real, b: Real, x: Real, y: Real) -> Real:
 
     def fraction() -> Real:
         second = (x * (a + b - 2.0) - (a - 1.0) >= 0.0) | (a > b)  # (Cephes: the first where a > b too, 1e-11 off for a >> b)
-        w = lambda: choose(second, lambda: _continued_fraction(a, b, x, True) / y, lambda: _continued_fraction(a, b, x, False))  # noqa: E731
-        return _times_factor(_power_terms(a, b, x, y) / a, w)
+        w = lambda: choose(second, lambda: _continued_fraction(a, b, x, y, True) / y, lambda: _continued_fraction(a, b, x, y, False))  # noqa: E731
+        return _times_factor(power_terms(a, b, x, y) / a, w)
 
     return choose((b * x <= 1.0) & (x <= 0.95), lambda: _power_series(a, b, x), fraction)
 
@@ -128,35 +130,50 @@ def _complement(a: Real, b: Real, x: Real, y: Real) -> Real:
     return choose(series, lambda: _power_series_complement(a, b, x), lambda: 1.0 - _integral(a, b, x, y))
 
 
-def _edges(a: Real, b: Real, x: Real, complement: bool) -> tuple[Truth, Real]:
+def _edges(a: Real, b: Real, x: Real, complement: Truth) -> tuple[Truth, Real]:
     """Where an argument is NaN, negative, zero or infinite or x is 0 or 1 or outside [0, 1], and SciPy's value there."""
     invalid = isnan(a) | isnan(b) | isnan(x) | (a < 0.0) | (b < 0.0) | (x < 0.0) | (x > 1.0) \
         | ((a == 0.0) & (b == 0.0)) | (isinf(a) & isinf(b))
     edge = invalid | (a == 0.0) | (b == 0.0) | isinf(a) | isinf(b) | (x == 0.0) | (x == 1.0)
     at_zero = (a == 0.0) | isinf(b)  # the integral steps to 1 at x = 0 (else at x = 1)
-    low, high = (1.0, 0.0) if complement else (0.0, 1.0)
+    low, high = where(complement, 1.0, 0.0), where(complement, 0.0, 1.0)
     value = where(invalid, float("nan"), where(at_zero, where(x > 0.0, high, low), where(x == 1.0, high, low)))
     return edge, value
 
 
-def _regularized(a: Real, b: Real, x: Real, complement: bool) -> Real:
-    """I_x(a, b) (its complement when `complement`): computed beyond the mean as the complement of I_(1-x)(b, a)."""
+def regularized(a: Real, b: Real, x: Real, y: Real, complement: Truth) -> Real:
+    """I_x(a, b) (its complement where `complement`) with y = 1 - x (given: accurate where x is near 1): beyond
+    the mean as the complement of I_y(b, a); one copy of _integral and of _complement, their arguments selected."""
     edge, value = _edges(a, b, x, complement)
 
     def inner() -> Real:  # (the complement beyond the mean directly, even where P's power series converges: 1 - P loses it)
-        flip = x > a / (a + b) if complement else (x > a / (a + b)) & ~((b * x <= 1.0) & (x <= 0.95))
-        beyond = (lambda: _integral(b, a, 1.0 - x, x)) if complement else lambda: _complement(b, a, 1.0 - x, x)
-        below = (lambda: _complement(a, b, x, 1.0 - x)) if complement else lambda: _integral(a, b, x, 1.0 - x)
-        return choose(flip, beyond, below)
+        flip = (x > a / (a + b)) & (complement | ~((b * x <= 1.0) & (x <= 0.95)))
+        first, second, near, far = where(flip, b, a), where(flip, a, b), where(flip, y, x), where(flip, x, y)
+        return choose(flip ^ complement, lambda: _complement(first, second, near, far), lambda: _integral(first, second, near, far))
 
     return choose(edge, lambda: value, inner)
 
 
 def betainc(a: Real, b: Real, x: Real) -> Real:
     """scipy.special.betainc: I_x(a, b)."""
-    return _regularized(a, b, x, complement=False)
+    return regularized(a, b, x, 1.0 - x, truth(False))
 
 
 def betaincc(a: Real, b: Real, x: Real) -> Real:
     """scipy.special.betaincc: 1 - I_x(a, b)."""
-    return _regularized(a, b, x, complement=True)
+    return regularized(a, b, x, 1.0 - x, truth(True))
+
+
+def beta_pdf(x: Real, a: Real, b: Real) -> Real:
+    """scipy.stats.beta's pdf, SciPy's private _beta_pdf (Boost's ibeta_derivative): x^(a-1) (1-x)^(b-1) / B(a, b)
+    as power_terms with the prefix 1 / (x (1 - x)); SciPy's edges: NaN for a non-finite x, inf at x <= 0 where
+    a < 1 and at x >= 1 where b < 1, NaN for a, b not positive and finite or x outside [0, 1]; at x = 0 (1) 1 / B(a, b)
+    = b (a) where a (b) is 1, else 0."""
+    y = 1.0 - x
+    infinite = ((x >= 1.0) & (b < 1.0)) | ((x <= 0.0) & (a < 1.0))
+    invalid = isnan(x) | isinf(x) | ~((a > 0.0) & (b > 0.0)) | isinf(a) | isinf(b) | (x < 0.0) | (x > 1.0)
+    end = (x == 0.0) | (x == 1.0)
+    at_end = where(x == 0.0, where(a == 1.0, b, 0.0), where(b == 1.0, a, 0.0))
+    value = where(isnan(x) | isinf(x), float("nan"), where(infinite, float("inf"), where(invalid, float("nan"), at_end)))
+    edge = isnan(x) | isinf(x) | infinite | invalid | end
+    return choose(edge, lambda: value, lambda: power_terms(a, b, x, y, -log(x * y)))

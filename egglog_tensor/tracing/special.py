@@ -20,10 +20,11 @@ from .core import Tracer, as_tracer, astype, fail, trace_of
 from .polynomials import horner
 
 OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "psi", "betainc",
-       "betaincc", "beta", "betaln", "binom", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "j0", "j1", "y0", "y1",
+       "betaincc", "betaincinv", "betainccinv", "beta", "betaln", "binom", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "j0", "j1", "y0", "y1",
        "ellipk", "ellipkm1", "ellipe", "spence", "owens_t")  # SciPy ufuncs that are ops of their own (ops.py)
 # scipy.special._ufuncs' private ufuncs that are ops, by the op's name: those scipy.special.zeta calls (Riemann's, Hurwitz's)
-PRIVATE_OPS = {"_riemann_zeta": "riemann_zeta", "_zeta": "zeta"}
+# and scipy.stats' beta.pdf (Boost's ibeta_derivative, in the private ufunc's argument order x, a, b)
+PRIVATE_OPS = {"_riemann_zeta": "riemann_zeta", "_zeta": "zeta", "_beta_pdf": "beta_pdf"}
 
 
 def _module_of(ufunc: np.ufunc) -> str | None:
@@ -345,6 +346,29 @@ def _stdtr(df: Tracer, t: Tracer) -> Any:
     return np.where((df <= 0) | np.isnan(t) | np.isnan(df), np.nan, np.where(np.isinf(t), np.where(t > 0, 1.0, 0.0), value))
 
 
+def _stdtrit(df: Tracer, p: Tracer) -> Any:
+    """stdtrit(df, p): Student's t quantile, as Boost's students_t: t^2 = df y / x with x = 1 - y the root of
+    I_x(df / 2, 1/2) = 2 min(p, 1 - p) (each solved for: betaincinv, betainccinv of the swapped equation, so both
+    keep their digits), negative below p = 1/2; the normal quantile for infinite df; SciPy's edges: inf at p = 0
+    and 1 (Boost's overflow, its sign lost), NaN where df <= 0, p is outside [0, 1] or NaN."""
+    tail = 2 * np.minimum(p, 1 - p)
+    x, y = call_op("betaincinv", 0.5 * df, 0.5, tail), call_op("betainccinv", 0.5, 0.5 * df, tail)
+    t = np.sqrt(df * y / x)
+    value = np.where(np.isinf(df), _ndtri(p), np.where(p < 0.5, -t, np.where(p == 0.5, 0.0, t)))
+    value = np.where((p == 0) | (p == 1), np.inf, value)
+    return np.where((df <= 0) | np.isnan(df) | np.isnan(p) | (p < 0) | (p > 1), np.nan, value)
+
+
+def _fdtri(dfn: Tracer, dfd: Tracer, p: Tracer) -> Any:
+    """fdtri(dfn, dfd, p): the F distribution's quantile, as Boost's fisher_f: dfd x / (dfn y) with x the root of
+    I_x(dfn / 2, dfd / 2) = p and y = 1 - x that of 1 - I_y(dfd / 2, dfn / 2) = p (each solved for); 0 at p = 0,
+    inf at p = 1; NaN where dfn or dfd is not positive and finite or p is outside [0, 1]."""
+    x, y = call_op("betaincinv", 0.5 * dfn, 0.5 * dfd, p), call_op("betainccinv", 0.5 * dfd, 0.5 * dfn, p)
+    value = np.where(p == 0, 0.0, np.where(p == 1, np.inf, dfd * x / (dfn * y)))
+    invalid = ~np.isfinite(dfn) | ~np.isfinite(dfd) | (dfn <= 0) | (dfd <= 0) | np.isnan(p) | (p < 0) | (p > 1)
+    return np.where(invalid, np.nan, value)
+
+
 def _infinite_k(k: Tracer, value: Any, complement: bool, at_nan: float) -> Any:
     """SciPy's wrappers of Boost's discrete cdf (sf: complement): value at a finite k; at an infinite k the cdf 0 at
     -inf and 1 at +inf, `at_nan` at NaN, the sf NaN."""
@@ -387,14 +411,17 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "exprel": _exprel, "erfcx": _erfcx,
     "bdtr": _binomial_tail(False), "bdtrc": _binomial_tail(True), "nbdtr": _negative_binomial_tail(False),
     "nbdtrc": _negative_binomial_tail(True), "fdtr": _f_tail(False), "fdtrc": _f_tail(True), "stdtr": _stdtr,
+    "stdtrit": _stdtrit, "fdtri": _fdtri,
     # SciPy's own spellings of NumPy's functions
     "expm1": np.expm1, "log1p": np.log1p, "cbrt": np.cbrt, "exp2": np.exp2, "round": np.rint,
     "exp10": lambda x: np.power(10.0, x),
 }
 _IN_LOOP_DTYPE = {_expit, _logit, _log_expit}  # SciPy's float32 loops of these compute in float32
-# scipy.special._ufuncs' private ufuncs that scipy.stats' binom and nbinom cdf and sf call (Boost's binomial and
-# negative binomial distributions), recognized by identity as the public ones
+# scipy.special._ufuncs' private ufuncs that scipy.stats' binom and nbinom cdf and sf and beta's ppf call (Boost's
+# binomial and negative binomial distributions, its beta distribution's quantile: ibeta_inv), recognized by identity
+# as the public ones
 _PRIVATE: dict[str, Callable[..., Any]] = {
+    "_beta_ppf": lambda q, a, b: call_op("betaincinv", a, b, q),
     "_binom_cdf": lambda k, n, p: _binomial(k, n, p, False), "_binom_sf": lambda k, n, p: _binomial(k, n, p, True),
     "_nbinom_cdf": lambda k, n, p: _negative_binomial(k, n, p, False), "_nbinom_sf": lambda k, n, p: _negative_binomial(k, n, p, True),
 }
