@@ -149,7 +149,7 @@ def _unary_bound(op: str, x: np.ndarray, e: np.ndarray, out: np.ndarray) -> tupl
         "log_expit": lambda: (e, False, MATH_ULPS),
         # e times the largest |f'| over [x - e, x + e]: at an end, f' being monotone or convex there (inf past a pole)
         "gammaln": lambda: (np.where(_pole_between(x - e, x + e), np.inf, e * ends(lambda t: np.abs(sp.psi(t)))), False, SPECIAL_ULPS),
-        "psi": lambda: (np.where(_pole_between(x - e, x + e), np.inf, e * ends(lambda t: sp.polygamma(1, t))), False, SPECIAL_ULPS),
+        "psi": lambda: (np.where(_pole_between(x - e, x + e), np.inf, e * ends(_trigamma_bound)), False, SPECIAL_ULPS),
         "erfinv": lambda: (e * ends(lambda t: np.sqrt(np.pi) / 2 * np.exp(sp.erfinv(t) ** 2)), False, SPECIAL_ULPS),
         "ndtri": lambda: (e * ends(lambda t: np.sqrt(2 * np.pi) * np.exp(sp.ndtri(t) ** 2 / 2)), False, SPECIAL_ULPS),
         "i0e": lambda: (e, False, SPECIAL_ULPS),  # |i0e'| = i0e - |i1e| <= 1
@@ -158,6 +158,13 @@ def _unary_bound(op: str, x: np.ndarray, e: np.ndarray, out: np.ndarray) -> tupl
         "expi": lambda: (np.where(ax > e, e * ends(lambda t: np.exp(t - np.log(np.abs(t)))), np.inf), False, SPECIAL_ULPS),
     }
     return table[op]()
+
+
+def _trigamma_bound(t: np.ndarray) -> np.ndarray:
+    """An upper bound of psi'(t): 1/t + 1/t^2 for t > 0; below, pi^2 / sin^2(pi t) (the reflection psi'(t) +
+    psi'(1 - t) = pi^2 / sin^2(pi t), psi'(1 - t) > 0; t less its nearest integer, exactly). (SciPy's polygamma(1, t)
+    of a large negative t is a sum of as many terms: the oracle would hang.)"""
+    return np.where(t > 0, 1 / t + 1 / t**2, (np.pi / np.sin(np.pi * (t - np.round(t)))) ** 2)
 
 
 def _pole_between(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
