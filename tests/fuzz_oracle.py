@@ -8,11 +8,11 @@
   the same bits: NaN, inf and the sign of zero included.
 - `err`: a first-order running bound on the distance of NumPy's value from the program evaluated
   exactly on NumPy's own inputs: half an ULP per rounding, 8 ULP per math function (libmvec and
-  NumPy are each within 4 ULP), SUM_BOUND*log2(n)*eps*sum|x| per sum over n terms (the
+  NumPy are each within 4 ULP; 16 for scipy.special's, SPECIAL_ULPS), SUM_BOUND*log2(n)*eps*sum|x| per sum over n terms (the
   blocked summation's bound, lowering/blocking.py; the reference sum itself is taken in long double,
   so NumPy's own linear sums along strided axes do not loosen it), n*eps*|result| per product and
   k*eps*sum|a*b| per contraction over k terms, propagated through each op's derivative. `inf` marks a fragile element: a division by, a log
-  of, or a comparison between values within their error of the critical point, an overflow that
+  of, a pole of (gammaln, psi) or a comparison between values within their error of the critical point, an overflow that
   depends on rounding or summation order, a discontinuity (floor, remainder, sign, arctan2's
   cut). For a non-finite value, err 0 means its NaN/inf is certain.
 
@@ -34,11 +34,18 @@ from typing import Any
 
 import numpy as np
 import fuzz_programs
-from fuzz_programs import BINARY, COMPARE_FNS, OPS, PREDICATES, SCALAR, SPECIAL, UNARY, Program, Step, einsum_terms
+import scipy.special as sp
+from fuzz_programs import BINARY, COMPARE_FNS, OPS, PREDICATES, SCALAR, SPECIAL, SPECIAL2, UNARY, Program, Step, einsum_terms
 
 TOLERANCE = 4.0
 SUM_BOUND = 2.0  # float sums: |error| <= SUM_BOUND * eps * log2(n) * sum|x| (docs/accuracy.md, "Known differences")
 MATH_ULPS = 8.0  # libmvec's 4 ULP plus NumPy's own SIMD math's 4 ULP
+# scipy.special's ops and compositions beyond erf: the worst cases against SciPy that tests/test_surface_special*.py
+# measure (psi erfinv ndtri 8, exp1 2, expi 3, i0e i1e 1 in float64; float32 is float64 rounded once), doubled
+SPECIAL_ULPS = 2 * MATH_ULPS
+# ops whose error is in ULPs of max(|result|, scale), not of |result|: log|Gamma| cancels near its zeros (1, 2 and
+# one between each two poles below -2: SciPy's Cephes is 801 ULP of the result off there; 2.6 ULP of max(|result|, 1) measured)
+CANCELS = {"gammaln": 1.0}
 ROUNDED = 0.5
 f64 = np.float64
 
@@ -70,8 +77,9 @@ def _eps(dtype: np.dtype) -> tuple[float, float, float]:
     return float(info.eps), float(info.smallest_subnormal), float(info.max)
 
 
-def _finish(out: Any, ins: list[Approx], prop: Any, exact_op: bool, ulps: float) -> Approx:
-    """An elementwise result: propagated error `prop` plus this op's rounding, fragility and exactness."""
+def _finish(out: Any, ins: list[Approx], prop: Any, exact_op: bool, ulps: Any, scale: float = 0.0) -> Approx:
+    """An elementwise result: propagated error `prop` plus this op's rounding (`ulps`, maybe per element, of
+    max(|out|, scale)), fragility and exactness."""
     out = np.asarray(out)
     shape = out.shape
     vals = [np.broadcast_to(np.asarray(a.value, f64), shape) for a in ins]
@@ -86,7 +94,7 @@ def _finish(out: Any, ins: list[Approx], prop: Any, exact_op: bool, ulps: float)
         e = np.where(uncertain, e, 0.0)
         e = np.where(np.isnan(e), np.where(finite_in, np.inf, 0.0), e)
         mag = np.abs(out.astype(f64))
-        e = e + (ulps * eps * mag + sub if ulps else 0.0)
+        e = e + (ulps * eps * np.maximum(mag, scale) + sub if np.any(ulps) else 0.0)
         e = np.where(np.abs(mag) + TOLERANCE * e > big, np.inf, e)  # could overflow in a rounding
         e = np.where(np.isfinite(out), e, np.where((finite_in & uncertain) | near_zero, np.inf, 0.0))
     e = np.where(fragile_in, np.inf, e)
@@ -97,6 +105,10 @@ def _finish(out: Any, ins: list[Approx], prop: Any, exact_op: bool, ulps: float)
 def _unary_bound(op: str, x: np.ndarray, e: np.ndarray, out: np.ndarray) -> tuple[Any, bool, float]:
     """(propagated error, exact op?, rounding in ULP) of a unary op at x with error e."""
     ax, r = np.abs(x), np.abs(np.asarray(out, f64))
+
+    def ends(slope: Callable[[np.ndarray], Any]) -> Any:
+        """The larger of |f'| (`slope`) at x - e and x + e."""
+        return np.maximum(slope(x - e), slope(x + e))
 
     def step(name: str) -> Callable[[], tuple[Any, bool, float]]:
         """A rounding to an integer: exact, and fragile where x's error interval holds a step."""
@@ -135,14 +147,44 @@ def _unary_bound(op: str, x: np.ndarray, e: np.ndarray, out: np.ndarray) -> tupl
         "ndtr": lambda: (e / np.sqrt(2 * np.pi), False, 4 * MATH_ULPS),
         "expit": lambda: (e / 4, False, MATH_ULPS),
         "log_expit": lambda: (e, False, MATH_ULPS),
+        # e times the largest |f'| over [x - e, x + e]: at an end, f' being monotone or convex there (inf past a pole)
+        "gammaln": lambda: (np.where(_pole_between(x - e, x + e), np.inf, e * ends(lambda t: np.abs(sp.psi(t)))), False, SPECIAL_ULPS),
+        "psi": lambda: (np.where(_pole_between(x - e, x + e), np.inf, e * ends(_trigamma_bound)), False, SPECIAL_ULPS),
+        "erfinv": lambda: (e * ends(lambda t: np.sqrt(np.pi) / 2 * np.exp(sp.erfinv(t) ** 2)), False, SPECIAL_ULPS),
+        "ndtri": lambda: (e * ends(lambda t: np.sqrt(2 * np.pi) * np.exp(sp.ndtri(t) ** 2 / 2)), False, SPECIAL_ULPS),
+        "i0e": lambda: (e, False, SPECIAL_ULPS),  # |i0e'| = i0e - |i1e| <= 1
+        "i1e": lambda: (e, False, SPECIAL_ULPS),  # |i1e'| <= 1/2
+        "exp1": lambda: (np.where(x > e, e * np.exp(e - x) / (x - e), np.inf), False, SPECIAL_ULPS),  # e^-x / x, decreasing
+        "expi": lambda: (np.where(ax > e, e * ends(lambda t: np.exp(t - np.log(np.abs(t)))), np.inf), False, SPECIAL_ULPS),
     }
     return table[op]()
+
+
+def _trigamma_bound(t: np.ndarray) -> np.ndarray:
+    """An upper bound of psi'(t): 1/t + 1/t^2 for t > 0; below, pi^2 / sin^2(pi t) (the reflection psi'(t) +
+    psi'(1 - t) = pi^2 / sin^2(pi t), psi'(1 - t) > 0; t less its nearest integer, exactly). (SciPy's polygamma(1, t)
+    of a large negative t is a sum of as many terms: the oracle would hang.)"""
+    return np.where(t > 0, 1 / t + 1 / t**2, (np.pi / np.sin(np.pi * (t - np.round(t)))) ** 2)
+
+
+def _pole_between(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Whether [lo, hi] holds a pole of Gamma (0 or a negative integer)."""
+    return np.floor(np.minimum(hi, 0)) >= lo
 
 
 def _binary_bound(op: str, a: np.ndarray, ea: np.ndarray, b: np.ndarray, eb: np.ndarray, out: np.ndarray) -> tuple[Any, bool, float]:
     """(propagated error, exact op?, rounding in ULP) of a binary op."""
     aa, ab, r = np.abs(a), np.abs(b), np.abs(np.asarray(out, f64))
     jump = np.where(ea + eb == 0, 0.0, np.inf)  # discontinuous: only exact operands give a bound
+
+    def gamma_tail() -> tuple[Any, bool, Any]:
+        """gammainc of |a|, |x|: dP/dx is the gamma density, largest at its mode a - 1 clipped to x's interval
+        (dP/da has no closed form: only an exact a gives a bound); rounded within SPECIAL_ULPS in units of the
+        exponent a log x - x - lgamma(a), which exp turns into a relative error (libm's lgamma is not Cephes')."""
+        t = np.clip(aa - 1, np.maximum(ab - eb, 0), ab + eb)
+        density = np.exp(np.where(aa == 1, 0.0, (aa - 1) * np.log(t)) - t - sp.gammaln(aa))
+        terms = np.abs(aa * np.log(ab)) + ab + np.abs(sp.gammaln(aa))
+        return np.where(ea == 0, eb * density, np.inf), False, SPECIAL_ULPS * (1 + np.where(np.isfinite(terms), terms, 0.0))
 
     def power() -> Any:
         grow = np.abs(b) * ea / (a - ea) + np.abs(np.log(np.where(a > 0, a, 1))) * eb
@@ -168,6 +210,7 @@ def _binary_bound(op: str, a: np.ndarray, ea: np.ndarray, b: np.ndarray, eb: np.
         "copysign": lambda: (np.where((ab > eb) | (eb == 0), ea, np.inf), True, 0),
         "fmod": lambda: (jump, True, 0),
         "heaviside": lambda: (np.where(aa > ea, eb * (aa == 0), jump), True, 0),
+        "gammainc": gamma_tail,
     }
     return table[op]()
 
@@ -190,7 +233,9 @@ def _elementwise(step: Step, ins: list[Approx]) -> Approx:
         else:
             _check_tie(op, np.broadcast_to(ins[0].value, shape), np.broadcast_to(ins[1].value, shape))
             prop, exact, ulps = _binary_bound(op, v[0], e[0], v[1], e[1], out)
-    done = _finish(out, ins, prop, exact, ulps)
+    done = _finish(out, ins, prop, exact, ulps, CANCELS.get(op, 0.0))
+    if op == "gammaln":  # SciPy's (Cephes) lgam is inf where 1/x overflows (float64 denormals), libm's the finite -log|x|
+        return Approx(out, np.where(np.isinf(out) & (v[0] != 0) & (np.abs(v[0]) < 1 / np.finfo(f64).max), np.inf, done.err), done.exact)
     if op in ("erfc", "ndtr"):  # SciPy's (Cephes) erfc is 0 where the true value is subnormal, where libm's is not
         return Approx(out, np.where(out == 0, np.inf, done.err), done.exact)
     if op == "copysign":  # a NaN's sign bit from an inexact op is the machine's (IEEE-754 leaves it open)
@@ -352,7 +397,7 @@ def _gram(x: Approx) -> Approx:
 
 
 def _step(step: Step, ins: list[Approx]) -> Approx:
-    if step.op in UNARY or step.op in BINARY or step.op in SCALAR or step.op in SPECIAL:
+    if step.op in UNARY or step.op in BINARY or step.op in SCALAR or step.op in SPECIAL or step.op in SPECIAL2:
         return _elementwise(step, ins)
     if step.op == "where":
         return _where(step, ins)

@@ -175,11 +175,17 @@ def _syr2k_text(n: list[str], p: tuple) -> str:
     ab = f"{n[0]} @ np.swapaxes({n[1]}, -1, -2) + {n[1]} @ np.swapaxes({n[0]}, -1, -2)"
     return f"np.where(np.tri({n[0]}.shape[-2], dtype=bool), {p[1]!r} * {n[2]} + {p[0]!r} * ({ab}), {n[2]})"
 
-# scipy.special's functions (tracing/special.py): erf/erfc ops of their own, the others composed
-SPECIAL = {name: _call(getattr(sp, name), f"sp.{name}({{}})") for name in ("erf", "erfc", "expit", "log_expit", "ndtr")}
+# scipy.special's functions (tracing/special.py): ops of their own (erf erfc gammaln psi i0e i1e exp1 expi gammainc),
+# the others composed; applied as they are (NaN outside their domain, inf at their poles), the binary one (SPECIAL2)
+# to |a| and |x|, its domain. (Not gammaincc: SciPy's is up to 265 ULP off near a = 1/2, x = 1, where the kernel's is within 8.)
+SPECIAL = {name: _call(getattr(sp, name), f"sp.{name}({{}})") for name in (
+    "erf", "erfc", "expit", "log_expit", "ndtr", "gammaln", "psi", "erfinv", "ndtri", "i0e", "i1e", "exp1", "expi")}
+SPECIAL2 = {name: _call(lambda a, x, fn=getattr(sp, name): fn(np.abs(a), np.abs(x)), f"sp.{name}(np.abs({{}}), np.abs({{}}))")
+            for name in ("gammainc",)}
 
 NEWER: dict[str, OpSpec] = {
     **SPECIAL,
+    **SPECIAL2,
     "einsum": OpSpec(lambda v, p: np.einsum(p[0], *v), lambda n, p: f"np.einsum({p[0]!r}, {', '.join(n)})"),
     "matmul_t": _call(lambda a, b: a @ np.swapaxes(b, -1, -2), "{} @ np.swapaxes({}, -1, -2)"),
     "statistic": OpSpec(lambda v, p: _statistic(v[0], p), _statistic_text),
@@ -389,8 +395,12 @@ def _draw_scan(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
     return Step("scan", (i,), (draw(st.sampled_from(sorted(SCANS))), _draw_axis(draw, values[i].ndim)))
 
 
-def _draw_special(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
-    return Step(draw(st.sampled_from(sorted(SPECIAL))), (i,))
+def _draw_special(draw: st.DrawFn, values: list[np.ndarray], i: int, op: str | None = None) -> Step:
+    """scipy.special's function `op` (None: any) of values[i] (and of a value broadcasting with it: SPECIAL2)."""
+    op = op or draw(st.sampled_from(sorted(SPECIAL) + sorted(SPECIAL2)))
+    if op in SPECIAL2:
+        return Step(op, (i, _pick(draw, [j for j in range(len(values)) if _broadcasts(values[j], values[i])])))
+    return Step(op, (i,))
 
 
 def _draw_elementwise(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
@@ -477,6 +487,17 @@ KINDS = ("unary", "binary", "binary", "scalar", "where", "reduce", "reduce", "ma
 NEWER_KINDS = (*NEWER_DRAWERS, "unary", "binary", "reduce", "transpose", "getitem")  # the newer surface, with a little glue
 
 
+# test_fuzz_special's cases: three of scipy.special's functions each (those test_fuzz_newer's pool drew first, erf erfc
+# expit log_expit ndtr, stay there), among elementwise ops, constants, where and reductions
+SPECIAL_GROUPS = (("gammaln", "psi", "gammainc"), ("erfinv", "ndtri", "expi"), ("i0e", "i1e", "exp1"))
+
+
+def special_kinds(ops: tuple[str, ...]) -> tuple[str, ...]:
+    """Step kinds for a program of scipy.special's `ops` (about half its steps) and glue."""
+    glue = ("unary", "binary", "scalar", "where", "reduce", "elementwise")
+    return tuple(f"special:{op}" for op in ops) * (len(glue) // len(ops) + 1) + glue
+
+
 def _draw_step(draw: st.DrawFn, values: list[np.ndarray], kinds: tuple[str, ...] = KINDS) -> Step:
     """One random step over the typed values so far (typing is checked by running it on dummies)."""
     n = len(values)
@@ -485,6 +506,8 @@ def _draw_step(draw: st.DrawFn, values: list[np.ndarray], kinds: tuple[str, ...]
     kind = draw(st.sampled_from(kinds))
     if kind in NEWER_DRAWERS:
         return NEWER_DRAWERS[kind](draw, values, i)
+    if kind.startswith("special:"):
+        return _draw_special(draw, values, i, kind.removeprefix("special:"))
     partners = [j for j in range(n) if _broadcasts(values[j], x)]
     if kind == "unary":
         return Step(draw(st.sampled_from(sorted(UNARY))), (i,))

@@ -7,7 +7,7 @@ where IEEE-754 fixes the bits, identical NaN/inf positions, the error bound else
 `fastmath=True` on finite data, compared on elements finite in both results. And the default
 rules with every output eligible for streaming stores (lowering/nontemporal.py's threshold at 0
 bytes), so the versioned loop nests of all program shapes run, in whichever branch each output's
-address takes.
+address takes. And scipy.special's functions, a few per parametrized case, among elementwise ops (default rules).
 
 CI runs a fixed (derandomized) set of programs. A long run draws fresh random programs:
 `EGGLOG_TENSOR_FUZZ_EXAMPLES=5000 python -m pytest -q -m slow tests/test_fuzz.py` (per test function;
@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 from fuzz_oracle import Approx, Tie, check_result, evaluate
-from fuzz_programs import LONG_RUN, NARROW, NEWER_KINDS, WITH_NARROW, Program, Step, arguments, fuzz_settings, programs
+from fuzz_programs import (LONG_RUN, NARROW, NEWER_KINDS, SPECIAL_GROUPS, WITH_NARROW, Program, Step, arguments, fuzz_settings,
+                           programs, special_kinds)
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -86,6 +87,16 @@ def test_fuzz_newer(program: Program, data: st.DataObject) -> None:
     arrays made in the kernel, in-place updates, syr2k's shared epilogue), float16 arguments too,
     under the default and all-exact rules."""
     differential(program, data.draw(arguments(program)), ("default", "all-exact"), fast=False)
+
+
+@pytest.mark.parametrize("ops", SPECIAL_GROUPS, ids="-".join)
+@fuzz_settings(5)
+@given(data=st.data())
+def test_fuzz_special(ops: tuple[str, ...], data: st.DataObject) -> None:
+    """Programs of a few of scipy.special's functions (poles, domain edges and all) among elementwise ops, constants,
+    where and reductions, float16 arguments too, under the default rules."""
+    program = data.draw(programs(kinds=special_kinds(ops), dtypes=WITH_NARROW))
+    differential(program, data.draw(arguments(program)), ("default",), fast=False)
 
 
 @fuzz_settings(20)
@@ -264,3 +275,56 @@ def test_oracle_leaves_the_sign_of_a_computed_nan_open_to_copysign() -> None:
     with pytest.raises(AssertionError, match="differ from NumPy"):
         check_result(-held.value, [held])
     check_result(et.kernel(products.function(), cache=False)(x), [open_])
+
+
+_SPECIAL_PROGRAMS = [
+    (Program(inputs=(((6,), "float64"),),
+             steps=(Step("gammaln", (0,)), Step("psi", (0,)), Step("multiply_scalar", (0,), (0.1, False)), Step("gammaln", (3,)),
+                    Step("gammainc", (0, 3))),
+             outputs=(1, 2, 4, 5)),
+     [np.array([2.5, -3.0, 1e-320, -10.0, 0.75, np.nan])]),
+    (Program(inputs=(((5,), "float64"),),
+             steps=(Step("multiply_scalar", (0,), (0.1, False)), Step("erfinv", (1,)), Step("ndtri", (1,)), Step("i0e", (0,)),
+                    Step("i1e", (0,)), Step("exp1", (0,)), Step("expi", (1,))),
+             outputs=(2, 3, 4, 5, 6, 7)),
+     [np.array([10.0, -3.0, 2.5, 0.0, np.nan])]),
+]
+
+
+def test_oracle_bounds_scipy_special() -> None:
+    """scipy.special's functions: NumPy's (SciPy's) own results pass, as does libm's finite lgamma of a denormal where
+    SciPy's Cephes gives inf, and anything where an inexact argument (0.1 * -10, 0.1 * 10) may sit on a pole of Gamma
+    or the end of erfinv's domain; each program compiled as the kernel does passes too."""
+    for program, args in _SPECIAL_PROGRAMS:
+        expected = evaluate(program, args)
+        check_result(tuple(np.asarray(w.value).copy() for w in expected), expected)
+        check_result(et.kernel(program.function(), cache=False)(*args), expected)
+    (program, args), (program2, args2) = _SPECIAL_PROGRAMS
+    expected, expected2 = evaluate(program, args), evaluate(program2, args2)
+    assert np.isinf(expected[2].err[3]) and np.isfinite(expected[3].err[3])  # gammaln at a pole; gammainc's x-slope is finite
+    check_result(_perturbed(0, 2, 736.8272408909233, program, args), expected)
+    check_result(_perturbed(2, 3, 1.0, program, args), expected)
+    check_result(_perturbed(0, 0, 5.0, program2, args2), expected2)
+
+
+@pytest.mark.parametrize(
+    ("which", "k", "i", "value", "why"),
+    [
+        (0, 0, 0, 0.28468287047291926 * (1 + 1e-12), "gammaln off by 1e-12"),
+        (0, 0, 1, 1e300, "a finite value for gammaln's inf at a pole"),
+        (0, 1, 1, 0.0, "a number for psi's NaN at a pole"),
+        (0, 1, 4, -1.0858608797864722 * (1 + 1e-12), "psi off by 1e-12"),
+        (0, 3, 4, 0.15104278455571363 * (1 + 1e-12), "gammainc off by 1e-12"),
+        (1, 0, 1, -0.27246271 * (1 + 1e-8), "erfinv off"),
+        (1, 1, 2, -0.67448975 * (1 + 1e-8), "ndtri off"),
+        (1, 2, 0, 0.12783334 * (1 + 1e-8), "i0e off"),
+        (1, 3, 1, -0.19682671 * (1 + 1e-8), "i1e off"),
+        (1, 4, 1, 0.0, "a number for exp1's NaN below 0"),
+        (1, 4, 3, 1e300, "a finite value for exp1's inf at 0"),
+        (1, 5, 2, -0.54254326 * (1 + 1e-8), "expi off"),
+    ],
+)
+def test_oracle_rejects_scipy_special(which: int, k: int, i: int, value: float, why: str) -> None:
+    program, args = _SPECIAL_PROGRAMS[which]
+    with pytest.raises(AssertionError, match="differ from NumPy"):
+        check_result(_perturbed(k, i, value, program, args), evaluate(program, args))
