@@ -429,8 +429,8 @@ _RECORDS = [
     # scipy.special's regularized incomplete gamma functions and their inverses (tracing/special.py): series,
     # continued fractions and Newton's method in scalar loops (lowering/incomplete.py, incomplete_inverse.py)
     *(_binary_op(name, _float(C), T) for name in ("gammainc", "gammaincc", "gammaincinv", "gammainccinv")),
-    # scipy.special's beta function, its log and binom (lowering/betafunction.py), Hurwitz's zeta (zeta.py)
-    *(_binary_op(name, _float(C), T) for name in ("beta", "betaln", "binom", "zeta")),
+    # scipy.special's beta function, its log, binom and poch (lowering/betafunction.py), Hurwitz's zeta (zeta.py)
+    *(_binary_op(name, _float(C), T) for name in ("beta", "betaln", "binom", "poch", "zeta")),
     _binary_op("owens_t", _float(C), T),  # scipy.special.owens_t: Patefield and Tandy's methods (lowering/owens.py)
     *(_binary_op(f"bitwise_{op}", {"int": f"arith.{op}i", "bool": f"arith.{op}i"}) for op in ("and", "or", "xor")),
     *(_binary_op(name, {"int": C}) for name in ("left_shift", "right_shift")),

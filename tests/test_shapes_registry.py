@@ -184,7 +184,7 @@ PROGRAMS = {
         + np.where(np.signbit(x) | np.isnan(y) | np.isinf(x) | np.isfinite(y), np.copysign(x, y), np.fmod(x, y))
         + np.heaviside(x, y) + np.hypot(x, y) + np.logaddexp(x, y) + np.logaddexp2(y, x) + sp.erf(x) + sp.erfc(y) + sp.gammaln(y)
         + sp.gammainc(x, y) + sp.gammaincc(y, x) + sp.gammaincinv(x, y) + sp.gammainccinv(y, x) + sp.gamma(x) + sp.psi(y)
-        + sp.betainc(x, y, x) + sp.betaincc(y, x, y) + sp.betaincinv(x, y, x) + sp.betainccinv(y, x, y) + sp._ufuncs._beta_pdf(x, y, x) + sp.beta(x, y) + sp.betaln(y, x) + sp.binom(x, y) + sp.zeta(x) + sp.zeta(x, y)
+        + sp.betainc(x, y, x) + sp.betaincc(y, x, y) + sp.betaincinv(x, y, x) + sp.betainccinv(y, x, y) + sp._ufuncs._beta_pdf(x, y, x) + sp.beta(x, y) + sp.betaln(y, x) + sp.binom(x, y) + sp.poch(x, y) + sp.zeta(x) + sp.zeta(x, y)
         + sp.owens_t(x, y)
         + sum(getattr(sp, f)(x) for f in ("exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "j0", "j1", "y0", "y1",
                                           "ellipk", "ellipkm1", "ellipe", "spence")), f64(4, 5), f64(4, 5)),

@@ -1,4 +1,4 @@
-"""scipy.special's beta, betaln and binom by SciPy's algorithms (Cephes' beta and lbeta, SciPy's binom), in float64
+"""scipy.special's beta, betaln, binom and poch by SciPy's algorithms (Cephes' beta and lbeta, SciPy's binom), in float64
 (float32: the float64 value rounded once, as SciPy's loops):
 
 - B(a, b) with |a| >= |b| (swapped): where a > 1e6 |b| and a > 1e6, the asymptotic expansion of log|B| in 1/a
@@ -10,6 +10,7 @@
 - binom(n, k): NaN for a negative integer n; for an integral k (not for tiny nonzero n) reduced by symmetry below
   20, the product prod_i (n - k + i) / i, rescaled as it grows; else exp(-lbeta(1 + n - k, 1 + k)) / (n + 1) where
   n >= 1e10 k, the two terms of the expansion in 1/k where k > 1e8 |n|, else 1 / ((n + 1) B(1 + n - k, 1 + k)).
+- poch(a, m) = Gamma(a + m) / Gamma(a): Cephes' (`poch`).
 Gamma is libm's tgamma (Cephes' within a few ULP), log|Gamma| libm's lgamma.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import math as pymath
 
-from .gammafunction import gamma_sign
+from .gammafunction import gamma_sign, lgamma_shift
 from .scalarcode import Real, Truth, choose, exp, fabs, floor, iterate, lgamma, log, sin, tgamma, where
 
 MAXGAM = 171.624376956302725  # the largest x where Gamma(x) is finite
@@ -140,3 +141,44 @@ def binom(n: Real, k: Real) -> Real:
 
     return choose((n < 0.0) & (n == nx), lambda: Real(float("nan")),
                   lambda: choose(product, lambda: _binom_product(n, kx), general))
+
+
+POCH_STEPS = 10000  # poch's recurrence steps at most (Cephes' loops stop once the product over- or underflows, sooner)
+
+
+def _poch_reduced(a: Real, m: Real, up: bool) -> list[Real]:
+    """Cephes' poch reduction: (m, r) with m brought below 1 (`up`: from m >= 1, r *= a + m - 1 each step) or above -1
+    (r /= a + m), stopping where a + m hits 1 (0) or r over- or underflows."""
+
+    def step(state: list[Real]) -> tuple[list[Real], Truth]:
+        mm, r = state
+        going = ((mm >= 1.0) & (a + mm != 1.0)) if up else ((mm <= -1.0) & (a + mm != 0.0))
+        moved = where(going, mm - 1.0 if up else mm + 1.0, mm)
+        r = where(going, r * (a + moved) if up else r / (a + mm), r)
+        return [moved, r], ~going | ~(fabs(r) < float("inf")) | (r == 0.0)
+
+    return iterate([m, Real(1.0)], step, POCH_STEPS)
+
+
+def poch(a: Real, m: Real) -> Real:
+    """scipy.special.poch: Gamma(a + m) / Gamma(a) by Cephes' method: m brought into (-1, 1) by the recurrence
+    (_poch_reduced), then for a > 1e4 the series a^m (1 + m(m - 1)/2a + ...), inf where a + m is a pole and a is not,
+    0 the other way round, else exp(lgamma(a + m) - lgamma(a)) with Gamma's signs, the difference by lgamma_shift where
+    a >= 1 and a + m > 0 (Cephes subtracts two lgammas: 1e-11 relative lost near a = 8000, which this keeps)."""
+    m, r = _poch_reduced(a, m, up=True)
+    m, down = _poch_reduced(a, m, up=False)
+    r = r * down
+
+    def pole(x: Real) -> Truth:
+        return (x <= 0.0) & (x == floor(x))
+
+    def general() -> Real:
+        series = (1.0 + m * (m - 1.0) / (2.0 * a) + m * (m - 1.0) * (m - 2.0) * (3.0 * m - 1.0) / (24.0 * a * a)
+                  + m * m * (m - 1.0) * (m - 1.0) * (m - 2.0) * (m - 3.0) / (48.0 * a * a * a))
+        positive = (a >= 1.0) & (a + m > 0.0)  # (lgamma_shift: the difference without cancelling two large lgammas)
+        shift = where(positive, lgamma_shift(where(positive, a, 1.0), where(positive, m, 0.0)), lgamma(a + m) - lgamma(a))
+        ratio = r * exp(shift) * gamma_sign(a + m) * gamma_sign(a)
+        value = where(pole(a + m) & ~pole(a) & (a + m != m), float("inf"), where(~pole(a + m) & pole(a), 0.0, ratio))
+        return where((a > 1e4) & (fabs(m) <= 1.0), r * a**m * series, value)
+
+    return where(m == 0.0, r, general())

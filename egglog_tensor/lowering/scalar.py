@@ -449,7 +449,7 @@ def _lcm(args: list[ir.Value], dtype: str) -> ir.Value:
 SCALAR_CODE = {"gammainc": "incomplete", "gammaincc": "incomplete", "gammaincinv": "incomplete_inverse", "gammainccinv": "incomplete_inverse",
                **dict.fromkeys(("betainc", "betaincc", "beta_pdf"), "incompletebeta"), "psi": "digamma",
                "betaincinv": "incompletebeta_inverse", "betainccinv": "incompletebeta_inverse",
-               **dict.fromkeys(("beta", "betaln", "binom"), "betafunction"), **dict.fromkeys(("zeta", "riemann_zeta"), "zeta"),
+               **dict.fromkeys(("beta", "betaln", "binom", "poch"), "betafunction"), **dict.fromkeys(("zeta", "riemann_zeta"), "zeta"),
                **dict.fromkeys(("exp1", "expi"), "expint"), **dict.fromkeys(("i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e"), "bessel"),
                **dict.fromkeys(("j0", "j1", "y0", "y1"), "bessel_jy"), **dict.fromkeys(("ellipk", "ellipkm1", "ellipe"), "elliptic"),
                "spence": "dilogarithm", "owens_t": "owens"}
