@@ -45,7 +45,7 @@ from egglog_tensor.target import Target
 from tests.test_extract_registration import jacobi
 outputs = list(et.kernel(jacobi, cache=False).trace(np.zeros((128, 128))).outputs)
 egraph, builder = EGraph(), Builder()
-seed(egraph, program(egraph, outputs, topological(outputs), topological(outputs)))
+seed(egraph, program(egraph, outputs, topological(outputs), topological(outputs), Target()))
 print(_is_traced(extract(egraph, TensorCostModel(Target()), 10**7, builder).outputs, outputs, builder))
 """
 

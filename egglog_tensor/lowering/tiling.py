@@ -345,7 +345,8 @@ def chunk_steps(t: Contraction) -> int:
     et.kchunk mark with it, and the tile would sum all k products in one chain again (k steps of 256
     on AVX2's 6-row tiles: float32 (2, 16, 2^16) @ (2, 2^16, 16) 7e-4 -> 1e-6)."""
     k, tk = t.loops[-1], t.tiles[-1]
-    return max(2, round(max(MASKED_CHUNK, math.sqrt(k)) / tk)) if _masked(t) else K_CHUNK_STEPS
+    # (a peeled tile of static rows too: on AVX-512's 8-row tiles, 9 rows' 1-row tile summed 2^15 products in one chain)
+    return max(2, round(max(MASKED_CHUNK, math.sqrt(k)) / tk)) if _masked(t) or _static_rows(t) else K_CHUNK_STEPS
 
 
 def _k_steps(t: Contraction, i: int, tile: ir.Value, steps: list[int]) -> ir.Value:
