@@ -42,7 +42,7 @@ import numpy as np
 from egglog import EGraph, get_callable_fn
 
 from .graph import Node
-from .ops import ELEMENTWISE, FACTORS, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS, TRANSCENDENTAL, VIEWS, infer, is_view
+from .ops import ELEMENTWISE, FACTORS, INDEX_REDUCTIONS, RECURRENCES, REDUCTIONS, SCANS, SORTS, TRANSCENDENTAL, VIEWS, infer, is_view
 from .ir import OP_OF, literal
 from .gpu.targets import FLOAT32_MATH
 from .gpu.tiles import matmul_time
@@ -339,6 +339,12 @@ class TensorCostModel:
             flops = matrices * (per.get(op) or 2.0 * n * out.shape[-1] * n)
             moved = math.fsum(_bytes(x.meta) for x in ins) + _bytes(out)
             return self._buffer(out, math.fsum(self.closed(x) for x in ins) + m.kernel(flops, moved))
+        if op in RECURRENCES:  # each element of x through each section: 2 (p + 1) products and 2 p + 1 sums
+            x, coefficients, _ = ins
+            sections, _, taps = coefficients.meta.shape
+            flops = x.meta.size * sections * (4.0 * taps - 1.0)
+            moved = math.fsum(_bytes(v.meta) for v in ins) + _bytes(out)
+            return self._buffer(out, math.fsum(self.closed(v) for v in ins) + m.kernel(flops, moved))
         if op in ("matmul", "matmul_tiled", "einsum_matmul"):  # einsum_matmul: its `@` sibling wins ties (_EPSILON)
             a, b = ins
             flops = 2.0 * out.size * a.meta.shape[-1] * self._dtype_weight(op, out.dtype)  # (float64: half float32's rate)

@@ -233,6 +233,11 @@ def svd(a: Tensor) -> Tensor:
 
 
 @function
+def recurrence(x: Tensor, coefficients: Tensor, state: Tensor, form: i64Like, columns: i64Like) -> Tensor:
+    """x filtered along its last axis by the sections' coefficients from the state, `columns` final states appended (ops.py)."""
+
+
+@function
 def scatter_add(idx: Tensor, weights: Tensor, bins: i64Like) -> Tensor:
     """`bins` bins, each the sum of the weights whose int64 index idx is that bin (ops.py)."""
 

@@ -47,6 +47,7 @@ class Kind(enum.Flag):
     SCAN = enum.auto()  # a running reduction along one axis (cumsum): its input's shape
     SORT = enum.auto()  # a stable sort of the last axis (sort, argsort): its input's shape
     FACTOR = enum.auto()  # a factorization of the matrices of the last two axes, or a solve with one (lu, lu_solve, cholesky)
+    RECURRENCE = enum.auto()  # a linear recurrence along the last axis, each output from the previous ones (lfilter)
 
 
 Infer = Callable[[Sequence["Node"], tuple[Any, ...]], tuple[Shape, str]]
@@ -254,6 +255,26 @@ def _svd(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     if m < n:
         raise TracingError(f"svd: matrices with at least as many rows as columns expected, got {list(a.shape)}")
     return a.shape[:-2] + (n, m + n + 1), a.dtype
+
+
+RECURRENCE_FORMS = ("lfilter", "sosfilt")  # the association of a step's sums: attribute `form` of recurrence
+
+
+def _recurrence(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """recurrence(x, coefficients, state, form, columns): x (..., n) filtered by the sections' (s, 2, p + 1) numerators
+    and denominators from the state (..., s, p), all of one float dtype; `columns` is 0, or s p (the final states after
+    each row's n outputs): (..., n + columns)."""
+    x, coefficients, state = ins
+    form, columns = attrs
+    if len(coefficients.shape) != 3 or coefficients.shape[1] != 2 or coefficients.shape[2] < 2:
+        raise TracingError(f"coefficients of shape (sections, 2, order + 1) expected, got {list(coefficients.shape)}")
+    sections, _, taps = coefficients.shape
+    if not x.shape or state.shape != x.shape[:-1] + (sections, taps - 1) or "float" not in x.dtype or not x.dtype == coefficients.dtype == state.dtype:
+        raise TracingError(f"x (..., n) and a state (..., {sections}, {taps - 1}) of the coefficients' float dtype expected, "
+                           f"got {x.dtype}{list(x.shape)}, {state.dtype}{list(state.shape)} and {coefficients.dtype} coefficients")
+    if form not in range(len(RECURRENCE_FORMS)) or columns not in (0, sections * (taps - 1)):
+        raise TracingError(f"form {form} (0: lfilter, 1: sosfilt) or appended columns {columns} (0 or {sections * (taps - 1)}) unknown")
+    return x.shape[:-1] + (x.shape[-1] + columns,), x.dtype
 
 
 def _searchsorted(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
@@ -466,6 +487,9 @@ _RECORDS = [
     OpDef("qr", Kind.FACTOR, 1, ("columns",), "qr", _qr),
     OpDef("eigh", Kind.FACTOR, 1, (), "eigh", _eigh),
     OpDef("svd", Kind.FACTOR, 1, (), "svd", _svd),
+    # linear recurrences (tracing/iir.py, lowering/recurrence.py): scipy.signal's direct form II transposed filter,
+    # its sections in cascade, along the last axis of each row from an initial state; the final state appended
+    OpDef("recurrence", Kind.RECURRENCE, 3, ("form", "columns"), "recurrence", _recurrence),
     OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
     OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
     # einsum order (issue 24): a product of a 3+-operand einsum, whose pairwise order is free
@@ -509,6 +533,7 @@ INDEX_REDUCTIONS = names(Kind.INDEX)
 SCANS = names(Kind.SCAN)
 SORTS = names(Kind.SORT)
 FACTORS = names(Kind.FACTOR)
+RECURRENCES = names(Kind.RECURRENCE)
 VIEWS = frozenset(names(Kind.VIEW))
 
 

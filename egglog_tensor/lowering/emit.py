@@ -24,12 +24,12 @@ from egglog_tensor.errors import CompileError, UnsupportedError
 from egglog_tensor.forked import NATIVE
 from egglog_tensor import ops
 from egglog_tensor.graph import Node, depth, is_float, topological
-from egglog_tensor.ops import ELEMENTWISE, FACTORS, INDEX_REDUCTIONS, REDUCTIONS, SCANS, SORTS
+from egglog_tensor.ops import ELEMENTWISE, FACTORS, INDEX_REDUCTIONS, RECURRENCES, REDUCTIONS, SCANS, SORTS
 from egglog_tensor.sourcelines import Line, Where, naming
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
-from . import argrows, blocking, factor, orthogonal, payload, policy, scalar, scanrows, sorting, tiling
+from . import argrows, blocking, factor, orthogonal, payload, policy, recurrence, scalar, scanrows, sorting, tiling
 from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
 from .gpu.reduce import MAX_THREADS
 from .stages import rows
@@ -228,6 +228,8 @@ class Emitter:
             return self._sort(node)
         if node.op in FACTORS:
             return self._factor(node)
+        if node.op in RECURRENCES:
+            return self._recurrence(node)
         if node.op == "concat":
             return self._concat(node)
         if node.op == "update_slice":
@@ -1006,6 +1008,19 @@ class Emitter:
             return _unflatten(factor.lu_solve(self._flat(a), self._flat(b), count, n, b.shape[-1], a.dtype, parallel), node)
         build = factor.lu if node.op == "lu" else factor.cholesky
         return _unflatten(build(self._flat(a), count, n, a.dtype, parallel), node)
+
+    def _recurrence(self, node: Node) -> ir.Value:
+        """A linear recurrence along the last axis of each row (scipy.signal's lfilter, sosfilt and the filters built on
+        them): loops on buffers (lowering/recurrence.py), CPU only."""
+        self._cpu_only("the recurrence primitive of scipy.signal's lfilter, sosfilt, filtfilt and sosfiltfilt")
+        x, coefficients, state = node.inputs
+        n = x.shape[-1]
+        rows = x.size // n
+        sections, _, taps = coefficients.shape
+        parallel = self.target.name == "cpu-openmp" and rows > 1
+        flat = recurrence.filter_rows(self._flat(x), self._flat(coefficients), self._flat(state), rows, n, sections, taps - 1,
+                                      node.attr("form"), node.attr("columns") > 0, x.dtype, parallel)
+        return _unflatten(flat, node)
 
 
 def _unflatten(flat: ir.Value, node: Node) -> ir.Value:
