@@ -1,0 +1,210 @@
+"""scipy.signal's recursive filters (tracing/iir.py on the recurrence op, lowering/recurrence.py) against SciPy: lfilter
+(IIR bit for bit: the same arithmetic in the same order; the FIR path to rounding), lfilter_zi, filtfilt, sosfilt,
+sosfilt_zi, sosfiltfilt; orders 1 to 8, float32 and float64, axes of 2-D and 3-D arrays, zi given or not, traced
+coefficients, long signals, marginal and unstable filters, inf/NaN/huge samples, bad arguments, and the emitted loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.signal as sig
+
+import egglog_tensor as et
+from egglog_tensor.errors import DataValueError, UnsupportedError
+from test_golden import filecheck
+
+rng = np.random.default_rng(36)
+
+
+def _ba(order: int, dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    b, a = sig.butter(order, 0.15)
+    return b.astype(dtype), a.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("order", [1, 2, 4, 8])
+def test_lfilter_matches_scipy_bit_for_bit(order: int, dtype: str) -> None:
+    b, a = _ba(order, dtype)
+    x = rng.standard_normal((3, 500)).astype(dtype)
+    zi = rng.standard_normal((3, order)).astype(dtype)
+
+    def f(x, zi):
+        return sig.lfilter(b, a, x), sig.lfilter(b, a, x, zi=zi)
+
+    y, (yz, zf) = et.kernel(f)(x, zi)
+    ry, (ryz, rzf) = f(x, zi)
+    assert y.dtype == ry.dtype == dtype and zf.dtype == rzf.dtype
+    np.testing.assert_array_equal(y, ry)
+    np.testing.assert_array_equal(yz, ryz)
+    np.testing.assert_array_equal(zf, rzf)
+
+
+@pytest.mark.parametrize(("shape", "axis"), [((400, 3), 0), ((2, 300, 3), 1), ((2, 3, 300), -1), ((4, 2, 200), 0)])
+def test_lfilter_along_any_axis_with_broadcast_zi(shape: tuple[int, ...], axis: int) -> None:
+    b, a = np.array([0.2, 0.3, -0.1]), np.array([2.0, -0.5, 0.3, 0.1])  # unnormalized: a[0] = 2, len(b) < len(a)
+    x = rng.standard_normal(shape)
+    zshape = [1] * len(shape)  # (1 broadcasts on the other axes, as SciPy's C code)
+    zshape[axis] = 3
+    zi = rng.standard_normal(zshape)
+
+    def f(x, zi):
+        return sig.lfilter(b, a, x, axis=axis), sig.lfilter(b, a, x, axis=axis, zi=zi)
+
+    got, want = et.kernel(f)(x, zi), f(x, zi)
+    np.testing.assert_array_equal(got[0], want[0])
+    for g, w in zip(got[1], want[1], strict=True):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def test_traced_coefficients_and_longer_numerator() -> None:
+    """b, a as arguments (the op reads them from buffers), len(b) > len(a), a[0] != 1."""
+    b, a = rng.standard_normal(6), np.array([1.5, -0.9, 0.2])
+    x = rng.standard_normal((2, 300))
+
+    def f(b, a, x):
+        return sig.lfilter(b, a, x), sig.lfilter_zi(b, a)
+
+    y, zi = et.kernel(f)(b, a, x)
+    np.testing.assert_array_equal(y, sig.lfilter(b, a, x))
+    np.testing.assert_allclose(zi, sig.lfilter_zi(b, a), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fir_path_is_scipys_convolution(dtype: str) -> None:
+    b, a = rng.standard_normal(5).astype(dtype), np.array([2.0], dtype)
+    x = rng.standard_normal((3, 100)).astype(dtype)
+    zi = rng.standard_normal((3, 4)).astype(dtype)
+
+    def f(x, zi):
+        return sig.lfilter(b, a, x), sig.lfilter(b, a, x, zi=zi)
+
+    got, want = et.kernel(f)(x, zi), f(x, zi)
+    rtol = 1e-5 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(got[0], want[0], rtol=rtol, atol=rtol)
+    for g, w in zip(got[1], want[1], strict=True):
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_long_signals(dtype: str) -> None:
+    """10^6 samples made in the kernel (a constant and a broadcast argument): as SciPy's on the same samples."""
+    b, a = _ba(4, dtype)
+    sos = sig.butter(4, 0.15, output="sos").astype(dtype)
+    n = 10**6
+    level = np.array([0.75], dtype)
+
+    def f(level):
+        return sig.lfilter(b, a, np.full(n, 1.25, dtype=dtype)), sig.sosfilt(sos, np.broadcast_to(level, (n,)))
+
+    y, s = et.kernel(f)(level)
+    np.testing.assert_array_equal(y, sig.lfilter(b, a, np.full(n, 1.25, dtype=dtype)))
+    np.testing.assert_array_equal(s, sig.sosfilt(sos, np.full(n, 0.75, dtype=dtype)))
+    np.testing.assert_allclose(y[-1], 1.25, rtol=1e-5 if dtype == "float32" else 1e-12)  # the step response settles at DC gain 1
+
+
+def test_marginal_unstable_and_edge_samples() -> None:
+    """A pole on the unit circle (a running sum), one outside it (overflowing to inf), and inf, NaN, -0, huge samples:
+    SciPy's values, NaN where SciPy's are."""
+    x = np.array([0.0, -0.0, 1.0, -2.5, 1e308, 1e308, -1e308, 3.0, np.inf, 1.0, np.nan, 2.0] + [0.5] * 20)
+    clean = rng.standard_normal(2000)
+    filters = [([1.0], [1.0, -1.0]), ([1.0, 0.5], [1.0, -1.05]), ([0.3, 0.2], [1.0, 0.9, -0.2])]
+
+    def f(x, clean):
+        return [sig.lfilter(b, a, v) for b, a in filters for v in (x, clean)]
+
+    for g, w in zip(et.kernel(f)(x, clean), f(x, clean), strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("padtype", ["odd", "even", "constant", None])
+def test_filtfilt(padtype: str | None, dtype: str) -> None:
+    b, a = _ba(3, dtype)
+    x = rng.standard_normal((40, 3)).astype(dtype)
+
+    def f(x):
+        return sig.filtfilt(b, a, x, axis=0, padtype=padtype), sig.filtfilt(b, a, x[:, 0], padlen=5)
+
+    for g, w in zip(et.kernel(f)(x), f(x), strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)  # (zi: SciPy's lfilter_zi, the same numbers)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sosfilt_with_zi_along_axis(dtype: str) -> None:
+    sos = sig.ellip(7, 0.5, 60, [0.1, 0.3], btype="band", output="sos").astype(dtype)  # 7 sections
+    x = rng.standard_normal((3, 250, 2)).astype(dtype)
+    zi = rng.standard_normal((7, 3, 2, 2)).astype(dtype)
+
+    def f(x, zi):
+        return sig.sosfilt(sos, x, axis=1), sig.sosfilt(sos, x, axis=1, zi=zi)
+
+    got, want = et.kernel(f)(x, zi), f(x, zi)
+    np.testing.assert_array_equal(got[0], want[0])
+    for g, w in zip(got[1], want[1], strict=True):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def test_traced_sos_sosfilt_zi_and_sosfiltfilt() -> None:
+    sos = sig.cheby1(5, 1.0, 0.2, output="sos")
+    x = rng.standard_normal((2, 120))
+
+    def f(sos, x):
+        return sig.sosfilt_zi(sos), sig.sosfiltfilt(sos, x), sig.sosfilt(sos, x, zi=sig.sosfilt_zi(sos)[:, None, :] * x[:, :1])
+
+    got, want = et.kernel(f)(sos, x), f(sos, x)
+    for g, w in zip(got[:2], want[:2], strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(got[2][0], want[2][0], rtol=1e-12, atol=1e-13)
+    k = et.kernel(lambda x: sig.sosfiltfilt(sos, x, axis=-1, padtype="even"))
+    np.testing.assert_allclose(k(x), sig.sosfiltfilt(sos, x, padtype="even"), rtol=1e-12, atol=1e-13)
+
+
+def test_openmp_rows_in_parallel() -> None:
+    b, a = _ba(6, "float64")
+    x = rng.standard_normal((64, 300))
+    k = et.kernel(lambda x: sig.lfilter(b, a, x, axis=-1), target="cpu-openmp", threads=2)
+    np.testing.assert_array_equal(k(x), sig.lfilter(b, a, x))
+    assert "scf.parallel" in k.inspect(x).stage("linalg")
+
+
+def test_emitted_loop_keeps_the_states_in_iteration_arguments(tmp_path) -> None:
+    """On one thread, an scf.for over the rows; in it one scf.for over a row's samples, carrying the order-2 filter's two states; the step's direct form II
+    transposed arithmetic (no fused multiply-add), the output stored each sample."""
+    b, a = _ba(2, "float32")
+    x = rng.standard_normal((4, 64)).astype(np.float32)
+    text = et.kernel(lambda x: sig.lfilter(b, a, x), target="cpu").inspect(x).stage("linalg")
+    filecheck(text, """
+CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[Z0:.*]] = %{{.*}}, %[[Z1:.*]] = %{{.*}}) -> (f32, f32)
+CHECK: %[[BX:.*]] = arith.mulf %{{.*}}, %[[X:.*]] : f32
+CHECK: %[[Y:.*]] = arith.addf %[[Z0]], %[[BX]] : f32
+CHECK: arith.addf %[[Z1]]
+CHECK: arith.mulf %[[Y]]
+CHECK: arith.subf
+CHECK-NOT: math.fma
+CHECK: memref.store %[[Y]]
+CHECK: scf.yield
+""", tmp_path)
+
+
+def test_bad_arguments_raise_clear_errors() -> None:
+    x = rng.standard_normal((2, 50))
+    with pytest.raises(DataValueError, match=r"a\[0\] == 0"):
+        et.kernel(lambda x: sig.lfilter([1.0, 0.5], [0.0, 1.0], x))(x)
+    with pytest.raises(DataValueError, match=r"a\[0\] == 0.*computed from argument"):
+        et.kernel(lambda a, x: sig.lfilter([1.0, 0.5], a, x))(np.array([0.0, 1.0]), x)
+    with pytest.raises(DataValueError, match=r"unexpected shape for zi: expected \(2, 2\), found \(2, 3\)"):
+        et.kernel(lambda x, zi: sig.lfilter([1.0, 0.5, 0.1], [1.0, 0.2, 0.1], x, zi=zi))(x, np.zeros((2, 3)))
+    with pytest.raises(DataValueError, match=r"zi must have shape \(1, 2, 2\)"):
+        et.kernel(lambda x, zi: sig.sosfilt(sig.butter(2, 0.2, output="sos"), x, zi=zi))(x, np.zeros((1, 2, 3)))
+    with pytest.raises(DataValueError, match=r"sos\[:, 3\] should be all ones"):
+        et.kernel(lambda x: sig.sosfilt(np.array([[1.0, 0, 0, 2.0, 0, 0]]), x))(x)
+    with pytest.raises(UnsupportedError, match="input type 'int64' not supported"):
+        et.kernel(lambda x: sig.lfilter(np.array([1, 2]), np.array([1, 1]), x))(np.arange(10))
+    with pytest.raises(UnsupportedError, match="method='gust'"):
+        et.kernel(lambda x: sig.filtfilt([1.0, 0.5], [1.0, -0.5], x, method="gust"))(x)
+    with pytest.raises(ValueError, match="must be greater than padlen"):  # (SciPy's own _validate_pad, on the traced x)
+        et.kernel(lambda x: sig.filtfilt([1.0, 0.5], [1.0, -0.5], x, padlen=60))(x)
