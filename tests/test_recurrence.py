@@ -171,14 +171,15 @@ def test_openmp_rows_in_parallel() -> None:
 
 
 def test_emitted_loop_keeps_the_states_in_iteration_arguments(tmp_path) -> None:
-    """On one thread, an scf.for over the rows; in it one scf.for over a row's samples, carrying the order-2 filter's two states; the step's direct form II
-    transposed arithmetic (no fused multiply-add), the output stored each sample."""
+    """On one thread, an scf.for over blocks of 4 rows, each one scf.for over the samples carrying the 4 rows' states
+    (the order-2 filter's two each); the step's direct form II transposed arithmetic (no fused multiply-add), each
+    output stored; then the fifth row alone, its two states carried."""
     b, a = _ba(2, "float32")
-    x = rng.standard_normal((4, 64)).astype(np.float32)
+    x = rng.standard_normal((5, 64)).astype(np.float32)
     text = et.kernel(lambda x: sig.lfilter(b, a, x), target="cpu").inspect(x).stage("linalg")
     filecheck(text, """
 CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
-CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[Z0:.*]] = %{{.*}}, %[[Z1:.*]] = %{{.*}}) -> (f32, f32)
+CHECK: scf.for %{{.*}} iter_args(%[[Z0:[a-z0-9_]+]] = %{{[a-z0-9_]+}}, %[[Z1:[a-z0-9_]+]] = %{{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
 CHECK: %[[BX:.*]] = arith.mulf %{{.*}}, %[[X:.*]] : f32
 CHECK: %[[Y:.*]] = arith.addf %[[Z0]], %[[BX]] : f32
 CHECK: arith.addf %[[Z1]]
@@ -186,7 +187,10 @@ CHECK: arith.mulf %[[Y]]
 CHECK: arith.subf
 CHECK-NOT: math.fma
 CHECK: memref.store %[[Y]]
+CHECK-COUNT-3: memref.store
 CHECK: scf.yield
+CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+CHECK: scf.for %{{.*}} iter_args(%{{.*}}, %{{.*}}) -> (f32, f32)
 """, tmp_path)
 
 

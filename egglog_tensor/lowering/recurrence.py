@@ -46,34 +46,52 @@ def _sosfilt_step(x: ir.Value, z: Sequence[ir.Value], b: Sequence[ir.Value], a: 
 STEPS: tuple[Step, ...] = (_lfilter_step, _sosfilt_step)  # by ops.RECURRENCE_FORMS' index
 
 
+INTERLEAVED = 4  # rows filtered side by side in one loop: a step waits on the previous one's result, four chains hide it
+
+
 def filter_rows(x: ir.Value, coefficients: ir.Value, state: ir.Value, rows: int, n: int, sections: int, order: int, form: int,
                 final: bool, dtype: str, parallel: bool) -> ir.Value:
     """The `rows` rows of n samples of the 1-D tensor x (row-major) through `sections` sections of `order` in cascade:
     their numerators and denominators the 1-D tensor `coefficients` ((sections, 2, order + 1) row-major), each row's
     initial states `state` ((rows, sections, order)); a 1-D tensor of rows rows of n outputs, each followed by its
-    final states when `final`."""
-    taps, width = order + 1, n + (sections * order if final else 0)
-    step = STEPS[form]
+    final states when `final`. INTERLEAVED rows at a time share a loop over the samples (their steps independent,
+    so each waits less on its own previous one), the rows left over one at a time."""
+    width = n + (sections * order if final else 0)
     out = alloc(rows * width, dtype)
-    body = each(rows, parallel)
-    with ir.InsertionPoint(body):
-        row = body.arguments[0]
-        b, a = ([[tensor.extract(coefficients, [index((s * 2 + which) * taps + k)]) for k in range(taps)] for s in range(sections)]
-                for which in (0, 1))
-        first = arith.muli(row, index(sections * order))
-        initial = [tensor.extract(state, [arith.addi(first, index(j))]) for j in range(sections * order)]
-        source, target = arith.muli(row, index(n)), arith.muli(row, index(width))
-        loop = scf.ForOp(index(0), index(n), index(1), initial)
-        with ir.InsertionPoint(loop.body):
-            k, states = loop.induction_variable, list(loop.inner_iter_args)
-            value, following = tensor.extract(x, [arith.addi(source, k)]), []
+    blocked = rows - rows % INTERLEAVED
+    for first, count, together in ((0, blocked // INTERLEAVED, INTERLEAVED), (blocked, rows - blocked, 1)):
+        if not count:
+            continue
+        body = each(count, parallel and count > 1)
+        with ir.InsertionPoint(body):
+            start = arith.addi(index(first), arith.muli(body.arguments[0], index(together)))
+            group = [arith.addi(start, index(r)) for r in range(together)]
+            _filter(group, x, coefficients, state, out, n, width, sections, order, STEPS[form], final)
+            close(parallel and count > 1)
+    return flat_tensor(out, rows * width)
+
+
+def _filter(group: list[ir.Value], x: ir.Value, coefficients: ir.Value, state: ir.Value, out: ir.Value, n: int, width: int,
+            sections: int, order: int, step: Step, final: bool) -> None:
+    """The rows `group` filtered in one scf.for over the samples whose iteration arguments are their states (row by
+    row, section by section); each row's outputs stored at its row of `out` (of `width`), then its final states."""
+    taps, size = order + 1, sections * order
+    b, a = ([[tensor.extract(coefficients, [index((s * 2 + which) * taps + k)]) for k in range(taps)] for s in range(sections)]
+            for which in (0, 1))
+    initial = [tensor.extract(state, [arith.addi(arith.muli(row, index(size)), index(j))]) for row in group for j in range(size)]
+    sources, targets = ([arith.muli(row, index(stride)) for row in group] for stride in (n, width))
+    loop = scf.ForOp(index(0), index(n), index(1), initial)
+    with ir.InsertionPoint(loop.body):
+        k, states, following = loop.induction_variable, list(loop.inner_iter_args), []
+        for r, (source, target) in enumerate(zip(sources, targets, strict=True)):
+            value = tensor.extract(x, [arith.addi(source, k)])
             for s in range(sections):
-                value, section = step(value, states[s * order:(s + 1) * order], b[s], a[s])
+                at = r * size + s * order
+                value, section = step(value, states[at:at + order], b[s], a[s])
                 following += section
             memref.store(value, out, [arith.addi(target, k)])
-            scf.YieldOp(following)
-        if final:
-            for j, value in enumerate(loop.results):
-                memref.store(value, out, [arith.addi(target, index(n + j))])
-        close(parallel)
-    return flat_tensor(out, rows * width)
+        scf.YieldOp(following)
+    if final:
+        for r, target in enumerate(targets):
+            for j in range(size):
+                memref.store(loop.results[r * size + j], out, [arith.addi(target, index(n + j))])
