@@ -339,10 +339,13 @@ class TensorCostModel:
             flops = matrices * (per.get(op) or 2.0 * n * out.shape[-1] * n)
             moved = math.fsum(_bytes(x.meta) for x in ins) + _bytes(out)
             return self._buffer(out, math.fsum(self.closed(x) for x in ins) + m.kernel(flops, moved))
-        if op in RECURRENCES:  # each element of x through each section: 2 (p + 1) products and 2 p + 1 sums
-            x, coefficients, _ = ins
-            sections, _, taps = coefficients.meta.shape
-            flops = x.meta.size * sections * (4.0 * taps - 1.0)
+        if op in RECURRENCES:  # each element of x through each section: 2 (p + 1) products and 2 p + 1 sums; a spline
+            x = ins[0]  # prefilter's pole two passes of 2 flops (and its boundary sums, some 8 flops per pole per row)
+            if op == "recurrence":
+                sections, _, taps = ins[1].meta.shape
+                flops = x.meta.size * sections * (4.0 * taps - 1.0)
+            else:
+                flops = x.meta.size * (1.0 + 4.0 * (out.attr("order") // 2))
             moved = math.fsum(_bytes(v.meta) for v in ins) + _bytes(out)
             return self._buffer(out, math.fsum(self.closed(v) for v in ins) + m.kernel(flops, moved))
         if op in ("matmul", "matmul_tiled", "einsum_matmul"):  # einsum_matmul: its `@` sibling wins ties (_EPSILON)

@@ -238,6 +238,11 @@ def recurrence(x: Tensor, coefficients: Tensor, state: Tensor, form: i64Like, co
 
 
 @function
+def spline_filter(x: Tensor, order: i64Like, mode: i64Like) -> Tensor:
+    """Each row of x's last axis as the B-spline coefficients of `order` under boundary `mode` (ops.py)."""
+
+
+@function
 def scatter_add(idx: Tensor, weights: Tensor, bins: i64Like) -> Tensor:
     """`bins` bins, each the sum of the weights whose int64 index idx is that bin (ops.py)."""
 

@@ -47,7 +47,7 @@ class Kind(enum.Flag):
     SCAN = enum.auto()  # a running reduction along one axis (cumsum): its input's shape
     SORT = enum.auto()  # a stable sort of the last axis (sort, argsort): its input's shape
     FACTOR = enum.auto()  # a factorization of the matrices of the last two axes, or a solve with one (lu, lu_solve, cholesky)
-    RECURRENCE = enum.auto()  # a linear recurrence along the last axis, each output from the previous ones (lfilter)
+    RECURRENCE = enum.auto()  # a linear recurrence along the last axis, each output from the previous ones (lfilter, spline_filter)
 
 
 Infer = Callable[[Sequence["Node"], tuple[Any, ...]], tuple[Shape, str]]
@@ -277,6 +277,19 @@ def _recurrence(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     return x.shape[:-1] + (x.shape[-1] + columns,), x.dtype
 
 
+SPLINE_BOUNDARIES = ("mirror", "reflect", "wrap")  # the prefilter's initial values (attribute `mode` of spline_filter)
+
+
+def _spline_filter(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
+    """spline_filter(x, order, mode): each row of a float64 x's last axis as B-spline coefficients of `order` 2 to 5: its shape."""
+    (x,) = ins
+    order, mode = attrs
+    if not x.shape or x.dtype != "float64" or order not in range(2, 6) or mode not in range(len(SPLINE_BOUNDARIES)):
+        raise TracingError(f"float64 rows, order 2 to 5 and boundary 0 to {len(SPLINE_BOUNDARIES) - 1} expected, "
+                           f"got {x.dtype}{list(x.shape)}, order {order}, boundary {mode}")
+    return x.shape, x.dtype
+
+
 def _searchsorted(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
     """searchsorted(a, v, right): where each element of v goes in the sorted 1-D a (int64), v's shape."""
     a, v = ins
@@ -490,6 +503,9 @@ _RECORDS = [
     # linear recurrences (tracing/iir.py, lowering/recurrence.py): scipy.signal's direct form II transposed filter,
     # its sections in cascade, along the last axis of each row from an initial state; the final state appended
     OpDef("recurrence", Kind.RECURRENCE, 3, ("form", "columns"), "recurrence", _recurrence),
+    # scipy.ndimage's B-spline prefilter of each row (tracing/splines.py): its gain, then per pole a causal and an
+    # anticausal first-order recurrence, each from the boundary's initial value
+    OpDef("spline_filter", Kind.RECURRENCE, 1, ("order", "mode"), "spline_filter", _spline_filter),
     OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
     OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
     # einsum order (issue 24): a product of a 3+-operand einsum, whose pairwise order is free

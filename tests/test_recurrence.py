@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.ndimage as nd
 import scipy.signal as sig
 
 import egglog_tensor as et
@@ -212,3 +213,47 @@ def test_bad_arguments_raise_clear_errors() -> None:
         et.kernel(lambda x: sig.filtfilt([1.0, 0.5], [1.0, -0.5], x, method="gust"))(x)
     with pytest.raises(ValueError, match="must be greater than padlen"):  # (SciPy's own _validate_pad, on the traced x)
         et.kernel(lambda x: sig.filtfilt([1.0, 0.5], [1.0, -0.5], x, padlen=60))(x)
+
+
+SPLINE_MODES = ["mirror", "reflect", "grid-mirror", "nearest", "constant", "grid-constant", "wrap", "grid-wrap"]
+
+
+@pytest.mark.parametrize("n", [2, 3, 9, 1500])
+def test_spline_filter1d_matches_scipy_bit_for_bit(n: int) -> None:
+    """Orders 2 to 5 (one pole and two), every boundary mode, rows short enough that the boundary sums run to the end
+    of the row and long enough that z^i vanishes first."""
+    x = rng.standard_normal((3, n))
+
+    def f(x):
+        return [nd.spline_filter1d(x, order, mode=mode) for order in (2, 3, 4, 5) for mode in SPLINE_MODES]
+
+    for g, w in zip(et.kernel(f)(x), f(x), strict=True):
+        assert g.dtype == w.dtype == np.float64
+        np.testing.assert_array_equal(g, w)
+
+
+def test_spline_filter_axes_dtypes_and_edges() -> None:
+    """N-D spline_filter (each axis's pass rounded to the output dtype: float32 here), axis 0, orders 0 and 1 (a copy),
+    a 10^6-sample row, inf and NaN samples, an output array written in place."""
+    x = rng.standard_normal((20, 30, 4)).astype(np.float32)
+    edges = np.array([0.0, -0.0, 1e300, -1e300, 2.0, np.inf, 1.0, np.nan] + [0.5] * 30)
+    long = rng.standard_normal(10**6)
+
+    def f(x, edges, long):
+        out = np.zeros(x.shape, dtype=np.float64)
+        nd.spline_filter(x, 4, output=out, mode="reflect")
+        return (nd.spline_filter(x), nd.spline_filter(x, 5, output=np.float32, mode="nearest"), nd.spline_filter1d(x, 3, axis=0),
+                nd.spline_filter1d(x, 1), nd.spline_filter1d(edges, 3), nd.spline_filter1d(long, 5), out)
+
+    got, want = et.kernel(f)(x, edges, long), f(x, edges, long)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def test_spline_filter_refuses_clearly() -> None:
+    x = rng.standard_normal((4, 5))
+    with pytest.raises(UnsupportedError, match="spline order 6 not supported"):
+        et.kernel(lambda x: nd.spline_filter1d(x, 6))(x)
+    with pytest.raises(UnsupportedError, match="mode 'bogus' is not supported"):
+        et.kernel(lambda x: nd.spline_filter(x, 3, mode="bogus"))(x)

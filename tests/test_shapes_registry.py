@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import scipy.ndimage as ndimage
 import scipy.signal as signal
 import scipy.special as sp
 from egglog import EGraph, get_callable_fn
@@ -209,8 +210,9 @@ PROGRAMS = {
                            + np.i0(b), f64(2, 3, 3), f64(2, 3, 2)),
     "qr, eigh, svd": (lambda a, w: np.linalg.qr(a).R.sum() + np.linalg.qr(a, mode="complete").Q[:, :2, :2] + np.linalg.eigh(a[:, :2, :2]).eigenvectors
                       + np.linalg.svd(a).S[:, None, :2] + np.linalg.svdvals(w)[None, None, :2], f64(2, 4, 3), f64(3, 5)),
-    "recurrence": (lambda x, z: signal.lfilter([0.5, 0.2], [1.0, -0.3], x, zi=z)[1].sum()
-                   + signal.sosfilt(np.array([[1.0, 0.5, 0.2, 1.0, -0.1, 0.05]]), x, axis=0), f64(4, 5), f64(4, 1)),
+    "recurrences": (lambda x, z: signal.lfilter([0.5, 0.2], [1.0, -0.3], x, zi=z)[1].sum()
+                    + signal.sosfilt(np.array([[1.0, 0.5, 0.2, 1.0, -0.1, 0.05]]), x, axis=0) + ndimage.spline_filter1d(x, 3, axis=0),
+                    f64(4, 5), f64(4, 1)),
     "reductions rank 2 and 1, keepdims": (lambda x, v: x.sum(axis=1, keepdims=True) + x.max(axis=0) + v.prod() + x.min(), f64(4, 5), f64(5)),
     "rank 4": (lambda x, y: (np.broadcast_to(x, (2, 3, 4, 5)) * y).sum(axis=(0, 1, 2, 3)) + np.transpose(y, (3, 1, 2, 0)).max(axis=(1, 3)).sum(), f64(4, 5), f64(2, 1, 4, 5)),
     "matmuls": (lambda a, b, v, w: (a @ b).sum() + (a @ v).sum() + (w @ a).sum() + v @ v, f64(4, 5), f64(5, 6), f64(5), f64(4)),

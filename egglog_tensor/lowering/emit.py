@@ -1011,13 +1011,16 @@ class Emitter:
 
     def _recurrence(self, node: Node) -> ir.Value:
         """A linear recurrence along the last axis of each row (scipy.signal's lfilter, sosfilt and the filters built on
-        them): loops on buffers (lowering/recurrence.py), CPU only."""
-        self._cpu_only("the recurrence primitive of scipy.signal's lfilter, sosfilt, filtfilt and sosfiltfilt")
-        x, coefficients, state = node.inputs
+        them; scipy.ndimage's spline prefilter): loops on buffers (lowering/recurrence.py), CPU only."""
+        self._cpu_only(f"the {node.op} primitive of scipy.signal's lfilter, sosfilt, filtfilt, sosfiltfilt and scipy.ndimage's spline_filter")
+        x = node.inputs[0]
         n = x.shape[-1]
         rows = x.size // n
-        sections, _, taps = coefficients.shape
         parallel = self.target.name == "cpu-openmp" and rows > 1
+        if node.op == "spline_filter":
+            return _unflatten(recurrence.spline_rows(self._flat(x), rows, n, node.attr("order"), node.attr("mode"), parallel), node)
+        _, coefficients, state = node.inputs
+        sections, _, taps = coefficients.shape
         flat = recurrence.filter_rows(self._flat(x), self._flat(coefficients), self._flat(state), rows, n, sections, taps - 1,
                                       node.attr("form"), node.attr("columns") > 0, x.dtype, parallel)
         return _unflatten(flat, node)

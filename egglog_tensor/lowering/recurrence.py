@@ -16,13 +16,14 @@ and sosfilt's (scipy/signal/_sosfilt.pyx), whose state update adds the next stat
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from mlir import ir
 from mlir.dialects import arith, memref, scf, tensor
 
 from .factor import flat_tensor
-from .loops import alloc, close, each, index
+from .loops import alloc, close, counting, each, index
 
 Step = Callable[[ir.Value, Sequence[ir.Value], Sequence[ir.Value], Sequence[ir.Value]], tuple[ir.Value, list[ir.Value]]]
 
@@ -95,3 +96,125 @@ def _filter(group: list[ir.Value], x: ir.Value, coefficients: ir.Value, state: i
         for r, target in enumerate(targets):
             for j in range(size):
                 memref.store(loop.results[r * size + j], out, [arith.addi(target, index(n + j))])
+
+
+def spline_rows(x: ir.Value, rows: int, n: int, order: int, mode: int, parallel: bool) -> ir.Value:
+    """scipy.ndimage's B-spline prefilter (ni_splines.c, apply_filter) of the `rows` float64 rows of n samples of the
+    1-D tensor x: each row times the gain, then for each pole z its causal pass c[i] += z c[i - 1] and anticausal pass
+    c[i] = z (c[i + 1] - c[i]), each from its boundary's initial value (ops.SPLINE_BOUNDARIES[mode]), on a row buffer;
+    rows of one sample unchanged. SciPy's arithmetic in its order, except that the initial values' sums stop where
+    z^i (its repeated products) is 0, where SciPy adds the zero terms to the end of the row."""
+    poles = POLES[order]
+    gain = 1.0
+    for z in poles:
+        gain *= (1.0 - z) * (1.0 - 1.0 / z)
+    out = alloc(rows * n, "float64")
+    body = each(rows, parallel)
+    with ir.InsertionPoint(body):
+        base = arith.muli(body.arguments[0], index(n))
+
+        def at(i: ir.Value | int) -> ir.Value:
+            return arith.addi(base, index(i) if isinstance(i, int) else i)
+
+        def load(i: ir.Value | int) -> ir.Value:
+            return memref.load(out, [at(i)])
+
+        def store(value: ir.Value, i: ir.Value | int) -> None:
+            memref.store(value, out, [at(i)])
+
+        with counting(0, n) as i:
+            store(arith.mulf(tensor.extract(x, [at(i)]), number(gain if n > 1 else 1.0)), i)
+        for z in poles if n > 1 else ():
+            store(_BOUNDARIES[mode][0](load, n, z), 0)
+            causal = scf.ForOp(index(1), index(n), index(1), [load(0)])
+            with ir.InsertionPoint(causal.body):
+                i = causal.induction_variable
+                value = arith.addf(load(i), arith.mulf(number(z), causal.inner_iter_args[0]))
+                store(value, i)
+                scf.YieldOp([value])
+            store(_BOUNDARIES[mode][1](load, n, z), n - 1)
+            anticausal = scf.ForOp(index(0), index(n - 1), index(1), [load(n - 1)])
+            with ir.InsertionPoint(anticausal.body):
+                i = arith.subi(index(n - 2), anticausal.induction_variable)
+                value = arith.mulf(number(z), arith.subf(anticausal.inner_iter_args[0], load(i)))
+                store(value, i)
+                scf.YieldOp([value])
+        close(parallel)
+    return flat_tensor(out, rows * n)
+
+
+# SciPy's poles of the B-spline prefilters of orders 2 to 5 (ni_splines.c, get_filter_poles)
+POLES = {2: (-0.171572875253809902396622551580603843,), 3: (-0.267949192431122706472553658494127633,),
+         4: (-0.361341225900220177092212841325675255, -0.013725429297339121360331226939128204),
+         5: (-0.430575347099973791851434783493520110, -0.043096288203264653822712376822550182)}
+
+
+def number(value: float) -> ir.Value:
+    return arith.constant(ir.F64Type.get(), value)
+
+
+def _vanishing(z: float) -> int:
+    """The first i with z^i (repeated products, from z) exactly 0: the terms from there on add nothing."""
+    power, i = z, 1
+    while power != 0.0:
+        power, i = power * z, i + 1
+    return i
+
+
+def _power(z: float, n: int) -> float:
+    """z^n by n - 1 repeated products (0 from _vanishing(z) on)."""
+    power = z
+    for _ in range(min(n, _vanishing(z)) - 1):
+        power *= z
+    return power if n < _vanishing(z) else 0.0
+
+
+def _powered_sum(first: ir.Value, z: float, end: int, term: Callable[[ir.Value], ir.Value]) -> tuple[ir.Value, ir.Value]:
+    """first + z term(1) + z^2 term(2) + ... + z^(end - 1) term(end - 1), added in order, z^i by repeated products
+    (SciPy's loops), the terms from _vanishing(z) on left out; and z^end."""
+    loop = scf.ForOp(index(1), index(max(min(end, _vanishing(z)), 1)), index(1), [first, number(z)])
+    with ir.InsertionPoint(loop.body):
+        total, power = loop.inner_iter_args
+        scf.YieldOp([arith.addf(total, arith.mulf(power, term(loop.induction_variable))), arith.mulf(power, number(z))])
+    return loop.results[0], loop.results[1]
+
+
+Load = Callable[[ir.Value | int], ir.Value]
+
+
+def _causal_mirror(load: Load, n: int, z: float) -> ir.Value:
+    far = number(math.pow(z, n - 1))
+    first = arith.addf(load(0), arith.mulf(far, load(n - 1)))
+    total, _ = _powered_sum(first, z, n - 1, lambda i: arith.addf(load(i), arith.mulf(far, load(arith.subi(index(n - 1), i)))))
+    return arith.divf(total, number(1 - math.pow(z, n - 1) * math.pow(z, n - 1)))
+
+
+def _anticausal_mirror(load: Load, n: int, z: float) -> ir.Value:
+    return arith.divf(arith.mulf(arith.addf(arith.mulf(number(z), load(n - 2)), load(n - 1)), number(z)), number(z * z - 1))
+
+
+def _causal_reflect(load: Load, n: int, z: float) -> ir.Value:
+    """(SciPy's last term, i = n - 1, reads c[0] as summed so far: it is added after the loop.)"""
+    far = number(math.pow(z, n))
+    first = arith.addf(load(0), arith.mulf(far, load(n - 1)))
+    total, power = _powered_sum(first, z, n - 1, lambda i: arith.addf(load(i), arith.mulf(far, load(arith.subi(index(n - 1), i)))))
+    if n - 1 < _vanishing(z):
+        total = arith.addf(total, arith.mulf(power, arith.addf(load(n - 1), arith.mulf(far, total))))
+    return arith.addf(arith.mulf(total, number(z / (1 - math.pow(z, n) * math.pow(z, n)))), load(0))
+
+
+def _anticausal_reflect(load: Load, n: int, z: float) -> ir.Value:
+    return arith.mulf(load(n - 1), number(z / (z - 1)))
+
+
+def _causal_wrap(load: Load, n: int, z: float) -> ir.Value:
+    total, _ = _powered_sum(load(0), z, n, lambda i: load(arith.subi(index(n), i)))
+    return arith.divf(total, number(1 - _power(z, n)))
+
+
+def _anticausal_wrap(load: Load, n: int, z: float) -> ir.Value:
+    total, _ = _powered_sum(load(n - 1), z, n, lambda i: load(arith.subi(i, index(1))))
+    return arith.mulf(total, number(z / (_power(z, n) - 1)))
+
+
+_BOUNDARIES = ((_causal_mirror, _anticausal_mirror), (_causal_reflect, _anticausal_reflect), (_causal_wrap, _anticausal_wrap))

@@ -51,7 +51,7 @@ def concat_extent(parts: Vec[Tensor], axis: i64, n: i64) -> i64:
 ATTRS = {name: var(name, sort) for name, sort in {
     "name": String, "data": String, "shape": Vec[i64], "dtype": DType, "layout": Layout, "value": f64, "axes": Vec[i64],
     "lanes": i64, "tiles": Vec[i64], "perm": Vec[i64], "start": Vec[i64], "step": Vec[i64], "size": Vec[i64],
-    "offset": i64, "axis1": i64, "axis2": i64, "axis": i64, "bins": i64, "right": i64, "columns": i64, "form": i64,
+    "offset": i64, "axis1": i64, "axis2": i64, "axis": i64, "bins": i64, "right": i64, "columns": i64, "form": i64, "order": i64, "mode": i64,
 }.items()}  # fmt: skip
 a, b, c = var("a", Tensor), var("b", Tensor), var("c", Tensor)
 s, u = var("s", Vec[i64]), var("u", Vec[i64])
@@ -258,7 +258,7 @@ BY_NAME: dict[str, Callable[[OpDef], Iterator[object]]] = {
     "where": _where, "astype": _astype, "bitcast": _astype, "transpose": _transpose, "diagonal": _diagonal, "concat": _concat,
     "gather": _gather,
     "scatter_add": _scatter_add, "searchsorted": _searchsorted, "lu": _extra_column, "lu_solve": _lu_solve,
-    "qr": _extra_columns, "recurrence": _extra_columns, "eigh": _extra_column, "svd": _svd,
+    "qr": _extra_columns, "recurrence": _extra_columns, "spline_filter": _same_shape, "eigh": _extra_column, "svd": _svd,
     "update_slice": _update_slice,
     "reshape": _attribute_shape("shape"), "broadcast_to": _attribute_shape("shape"), "slice": _attribute_shape("size"),
 }  # fmt: skip
