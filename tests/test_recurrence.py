@@ -257,3 +257,14 @@ def test_spline_filter_refuses_clearly() -> None:
         et.kernel(lambda x: nd.spline_filter1d(x, 6))(x)
     with pytest.raises(UnsupportedError, match="mode 'bogus' is not supported"):
         et.kernel(lambda x: nd.spline_filter(x, 3, mode="bogus"))(x)
+
+
+def test_scipys_own_filters_on_lfilter() -> None:
+    """SciPy's Python code that calls lfilter and sosfilt (bound at import by its spline filters) runs on ours."""
+    x = rng.standard_normal(60)
+
+    def f(x):
+        return sig.cspline1d(x), sig.qspline1d(x), sig.lfiltic([1.0, 0.5], [1.0, -0.5], x[:3])
+
+    for g, w in zip(et.kernel(f)(x), f(x), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-14, atol=1e-15)

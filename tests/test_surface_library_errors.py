@@ -71,15 +71,16 @@ def test_the_numpy_spelling_of_vq_matches_scipys_results() -> None:
 
 
 def test_compiled_library_code_given_tracers_is_named_with_its_call() -> None:
-    """SciPy's Cython vq refuses the Tracer by type; its C lfilter fails to find a common dtype (no 'Tracer' in the
-    message): both become an UnsupportedError at the library line calling the compiled function."""
+    """SciPy's Cython vq refuses the Tracer by type; its C spline evaluation (cspline1d_eval's BSpline) refuses it as
+    not a contiguous array (no 'Tracer' in the message): both become an UnsupportedError at the library line calling
+    the compiled function."""
     from scipy import signal
     from scipy.cluster.vq import vq
 
     with pytest.raises(et.UnsupportedError, match=r"(?s)compiled code .*got Tracer.*cannot be traced.*scipy/cluster/vq.py:\d+: result = _vq.vq"):
         et.kernel(lambda obs, book: vq(obs, book)[0])(np.ones((4, 2)), np.ones((3, 2)))
-    with pytest.raises(et.UnsupportedError, match=r"(?s)traced arrays \(x\) raised ValueError: could not convert.*_signaltools.py:\d+"):
-        et.kernel(lambda x: signal.lfilter([1.0], [1.0, 0.5], x))(np.ones(8))
+    with pytest.raises(et.UnsupportedError, match=r"(?s)traced arrays \(x\) raised ValueError: Expected a 1-dim C contiguous.*_bsplines.py:\d+"):
+        et.kernel(lambda x: signal.cspline1d_eval(x, np.linspace(0.0, 7.0, 5)))(np.ones(8))
 
 
 def test_the_users_own_errors_pass_through_unchanged() -> None:

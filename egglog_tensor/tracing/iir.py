@@ -253,3 +253,5 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {fn.__name__: fn for fn in (
 for _name, _ours in FUNCTIONS.items():
     for _module in ("scipy.signal", "scipy.signal._signaltools"):
         replace_foreign_while_tracing(f"{_module}:{_name}", traced_or_original(_ours))
+for _name in ("lfilter", "sosfilt"):  # (bound at its import by scipy.signal's spline filters: cspline1d, qspline1d...)
+    replace_foreign_while_tracing(f"scipy.signal._spline_filters:{_name}", traced_or_original(FUNCTIONS[_name]))
