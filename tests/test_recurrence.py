@@ -164,11 +164,17 @@ def test_traced_sos_sosfilt_zi_and_sosfiltfilt() -> None:
 
 
 def test_openmp_rows_in_parallel() -> None:
+    """Blocks of 4 rows (and the 2 left over) shared among the threads; the spline prefilter's rows too."""
     b, a = _ba(6, "float64")
-    x = rng.standard_normal((64, 300))
-    k = et.kernel(lambda x: sig.lfilter(b, a, x, axis=-1), target="cpu-openmp", threads=2)
-    np.testing.assert_array_equal(k(x), sig.lfilter(b, a, x))
-    assert "scf.parallel" in k.inspect(x).stage("linalg")
+    x = rng.standard_normal((66, 300))
+
+    def f(x):
+        return sig.lfilter(b, a, x, axis=-1), nd.spline_filter(x, 3)
+
+    k = et.kernel(f, target="cpu-openmp", threads=2)
+    for g, w in zip(k(x), f(x), strict=True):
+        np.testing.assert_array_equal(g, w)
+    assert k.inspect(x).stage("linalg").count("scf.parallel") >= 3
 
 
 def test_emitted_loop_keeps_the_states_in_iteration_arguments(tmp_path) -> None:
@@ -211,6 +217,8 @@ def test_bad_arguments_raise_clear_errors() -> None:
         et.kernel(lambda x: sig.lfilter(np.array([1, 2]), np.array([1, 1]), x))(np.arange(10))
     with pytest.raises(UnsupportedError, match="method='gust'"):
         et.kernel(lambda x: sig.filtfilt([1.0, 0.5], [1.0, -0.5], x, method="gust"))(x)
+    with pytest.raises(UnsupportedError, match="GPU target rocdl: the recurrence primitive .* compile for a CPU target"):
+        et.kernel(lambda x: sig.lfilter([1.0, 0.5], [1.0, -0.5], x), target="rocdl:gfx942").inspect(x)
     with pytest.raises(ValueError, match="must be greater than padlen"):  # (SciPy's own _validate_pad, on the traced x)
         et.kernel(lambda x: sig.filtfilt([1.0, 0.5], [1.0, -0.5], x, padlen=60))(x)
 

@@ -17,7 +17,7 @@ from .core import Tracer, as_array, as_tracer, astype, fail, trace_of
 from .creation import replace_foreign_while_tracing, traced_or_original
 from .shapes import broadcast_to
 
-_ACROSS = Kind.REDUCTION | Kind.CONTRACTION | Kind.VIEW | Kind.SHAPE | Kind.INDEX | Kind.SCAN | Kind.SORT | Kind.FACTOR
+_ACROSS = Kind.REDUCTION | Kind.CONTRACTION | Kind.VIEW | Kind.SHAPE | Kind.INDEX | Kind.SCAN | Kind.SORT | Kind.FACTOR | Kind.RECURRENCE
 
 
 def _across_elements(result: Node, inputs: set[int]) -> str | None:
