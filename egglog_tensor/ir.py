@@ -233,8 +233,8 @@ def svd(a: Tensor) -> Tensor:
 
 
 @function
-def recurrence(x: Tensor, coefficients: Tensor, state: Tensor, form: i64Like, columns: i64Like) -> Tensor:
-    """x filtered along its last axis by the sections' coefficients from the state, `columns` final states appended (ops.py)."""
+def recurrence(x: Tensor, coefficients: Tensor, state: Tensor, form: i64Like, columns: i64Like, axis: i64Like) -> Tensor:
+    """x filtered along `axis` by the sections' coefficients from the state, `columns` final states appended (ops.py)."""
 
 
 @function

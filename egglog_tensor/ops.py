@@ -47,7 +47,7 @@ class Kind(enum.Flag):
     SCAN = enum.auto()  # a running reduction along one axis (cumsum): its input's shape
     SORT = enum.auto()  # a stable sort of the last axis (sort, argsort): its input's shape
     FACTOR = enum.auto()  # a factorization of the matrices of the last two axes, or a solve with one (lu, lu_solve, cholesky)
-    RECURRENCE = enum.auto()  # a linear recurrence along the last axis, each output from the previous ones (lfilter, spline_filter)
+    RECURRENCE = enum.auto()  # a linear recurrence along an axis, each output from the previous ones (lfilter, spline_filter)
 
 
 Infer = Callable[[Sequence["Node"], tuple[Any, ...]], tuple[Shape, str]]
@@ -261,20 +261,23 @@ RECURRENCE_FORMS = ("lfilter", "sosfilt")  # the association of a step's sums: a
 
 
 def _recurrence(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
-    """recurrence(x, coefficients, state, form, columns): x (..., n) filtered by the sections' (s, 2, p + 1) numerators
-    and denominators from the state (..., s, p), all of one float dtype; `columns` is 0, or s p (the final states after
-    each row's n outputs): (..., n + columns)."""
+    """recurrence(x, coefficients, state, form, columns, axis): x filtered along `axis` by the sections' (s, 2, p + 1)
+    numerators and denominators from the state (x's shape without axis, s, p), all of one float dtype; `columns` is 0,
+    or s p (the final states after each row's outputs along axis): x's shape with `columns` more along axis."""
     x, coefficients, state = ins
-    form, columns = attrs
+    form, columns, axis = attrs
     if len(coefficients.shape) != 3 or coefficients.shape[1] != 2 or coefficients.shape[2] < 2:
         raise TracingError(f"coefficients of shape (sections, 2, order + 1) expected, got {list(coefficients.shape)}")
     sections, _, taps = coefficients.shape
-    if not x.shape or state.shape != x.shape[:-1] + (sections, taps - 1) or "float" not in x.dtype or not x.dtype == coefficients.dtype == state.dtype:
-        raise TracingError(f"x (..., n) and a state (..., {sections}, {taps - 1}) of the coefficients' float dtype expected, "
+    if not 0 <= axis < len(x.shape):
+        raise TracingError(f"axis {axis} is out of bounds for an array of shape {x.shape}")
+    rest = x.shape[:axis] + x.shape[axis + 1:]
+    if state.shape != rest + (sections, taps - 1) or "float" not in x.dtype or not x.dtype == coefficients.dtype == state.dtype:
+        raise TracingError(f"x and a state {list(rest + (sections, taps - 1))} of the coefficients' float dtype expected, "
                            f"got {x.dtype}{list(x.shape)}, {state.dtype}{list(state.shape)} and {coefficients.dtype} coefficients")
     if form not in range(len(RECURRENCE_FORMS)) or columns not in (0, sections * (taps - 1)):
         raise TracingError(f"form {form} (0: lfilter, 1: sosfilt) or appended columns {columns} (0 or {sections * (taps - 1)}) unknown")
-    return x.shape[:-1] + (x.shape[-1] + columns,), x.dtype
+    return x.shape[:axis] + (x.shape[axis] + columns,) + x.shape[axis + 1:], x.dtype
 
 
 SPLINE_BOUNDARIES = ("mirror", "reflect", "wrap")  # the prefilter's initial values (attribute `mode` of spline_filter)
@@ -501,8 +504,8 @@ _RECORDS = [
     OpDef("eigh", Kind.FACTOR, 1, (), "eigh", _eigh),
     OpDef("svd", Kind.FACTOR, 1, (), "svd", _svd),
     # linear recurrences (tracing/iir.py, lowering/recurrence.py): scipy.signal's direct form II transposed filter,
-    # its sections in cascade, along the last axis of each row from an initial state; the final state appended
-    OpDef("recurrence", Kind.RECURRENCE, 3, ("form", "columns"), "recurrence", _recurrence),
+    # its sections in cascade, along `axis` of each row from an initial state; the final state appended along it
+    OpDef("recurrence", Kind.RECURRENCE, 3, ("form", "columns", "axis"), "recurrence", _recurrence),
     # scipy.ndimage's B-spline prefilter of each row (tracing/splines.py): its gain, then per pole a causal and an
     # anticausal first-order recurrence, each from the boundary's initial value
     OpDef("spline_filter", Kind.RECURRENCE, 1, ("order", "mode"), "spline_filter", _spline_filter),

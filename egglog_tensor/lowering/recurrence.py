@@ -50,15 +50,19 @@ STEPS: tuple[Step, ...] = (_lfilter_step, _sosfilt_step)  # by ops.RECURRENCE_FO
 INTERLEAVED = 4  # rows filtered side by side in one loop: a step waits on the previous one's result, four chains hide it
 
 
-def filter_rows(x: ir.Value, coefficients: ir.Value, state: ir.Value, rows: int, n: int, sections: int, order: int, form: int,
-                final: bool, dtype: str, parallel: bool) -> ir.Value:
-    """The `rows` rows of n samples of the 1-D tensor x (row-major) through `sections` sections of `order` in cascade:
-    their numerators and denominators the 1-D tensor `coefficients` ((sections, 2, order + 1) row-major), each row's
-    initial states `state` ((rows, sections, order)); a 1-D tensor of rows rows of n outputs, each followed by its
-    final states when `final`. INTERLEAVED rows at a time share a loop over the samples (their steps independent,
-    so each waits less on its own previous one), the rows left over one at a time."""
+def filter_rows(x: ir.Value, coefficients: ir.Value, state: ir.Value, shape: tuple[int, int, int], sections: int, order: int,
+                form: int, final: bool, dtype: str, parallel: bool) -> ir.Value:
+    """x, the 1-D tensor of a row-major (outer, n, inner) array, filtered along its middle axis: each of its outer x
+    inner rows of n samples through `sections` sections of `order` in cascade, their numerators and denominators the
+    1-D tensor `coefficients` ((sections, 2, order + 1) row-major), each row's initial states `state` ((outer, inner,
+    sections, order)); a 1-D tensor of (outer, n (+ sections * order when `final`: the final states), inner).
+    INTERLEAVED rows at a time share a loop over the samples (their steps independent, so each waits less on its own
+    previous one; neighbours along inner, when they are, read and write neighbouring elements), the rows left over
+    one at a time."""
+    outer, n, inner = shape
     width = n + (sections * order if final else 0)
-    out = alloc(rows * width, dtype)
+    out = alloc(outer * width * inner, dtype)
+    rows = outer * inner
     blocked = rows - rows % INTERLEAVED
     for first, count, together in ((0, blocked // INTERLEAVED, INTERLEAVED), (blocked, rows - blocked, 1)):
         if not count:
@@ -67,35 +71,42 @@ def filter_rows(x: ir.Value, coefficients: ir.Value, state: ir.Value, rows: int,
         with ir.InsertionPoint(body):
             start = arith.addi(index(first), arith.muli(body.arguments[0], index(together)))
             group = [arith.addi(start, index(r)) for r in range(together)]
-            _filter(group, x, coefficients, state, out, n, width, sections, order, STEPS[form], final)
+            _filter(group, x, coefficients, state, out, (n, inner, width), sections, order, STEPS[form], final)
             close(parallel and count > 1)
-    return flat_tensor(out, rows * width)
+    return flat_tensor(out, outer * width * inner)
 
 
-def _filter(group: list[ir.Value], x: ir.Value, coefficients: ir.Value, state: ir.Value, out: ir.Value, n: int, width: int,
+def _filter(group: list[ir.Value], x: ir.Value, coefficients: ir.Value, state: ir.Value, out: ir.Value, extents: tuple[int, int, int],
             sections: int, order: int, step: Step, final: bool) -> None:
-    """The rows `group` filtered in one scf.for over the samples whose iteration arguments are their states (row by
-    row, section by section); each row's outputs stored at its row of `out` (of `width`), then its final states."""
+    """The rows `group` (row r: sample k of x at (r // inner) n inner + k inner + r % inner, of `out` the same with
+    `width` for n) filtered in one scf.for over the samples whose iteration arguments are their states (row by row,
+    section by section); each output stored, then each row's final states after its n outputs."""
+    n, inner, width = extents
     taps, size = order + 1, sections * order
     b, a = ([[tensor.extract(coefficients, [index((s * 2 + which) * taps + k)]) for k in range(taps)] for s in range(sections)]
             for which in (0, 1))
     initial = [tensor.extract(state, [arith.addi(arith.muli(row, index(size)), index(j))]) for row in group for j in range(size)]
-    sources, targets = ([arith.muli(row, index(stride)) for row in group] for stride in (n, width))
+    starts = [(arith.divui(row, index(inner)), arith.remui(row, index(inner))) for row in group]
+    sources, targets = ([arith.addi(arith.muli(o, index(length * inner)), j) for o, j in starts] for length in (n, width))
+
+    def sample(base: ir.Value, k: ir.Value | int) -> ir.Value:
+        return arith.addi(base, arith.muli(index(k) if isinstance(k, int) else k, index(inner)))
+
     loop = scf.ForOp(index(0), index(n), index(1), initial)
     with ir.InsertionPoint(loop.body):
         k, states, following = loop.induction_variable, list(loop.inner_iter_args), []
         for r, (source, target) in enumerate(zip(sources, targets, strict=True)):
-            value = tensor.extract(x, [arith.addi(source, k)])
+            value = tensor.extract(x, [sample(source, k)])
             for s in range(sections):
                 at = r * size + s * order
                 value, section = step(value, states[at:at + order], b[s], a[s])
                 following += section
-            memref.store(value, out, [arith.addi(target, k)])
+            memref.store(value, out, [sample(target, k)])
         scf.YieldOp(following)
     if final:
         for r, target in enumerate(targets):
             for j in range(size):
-                memref.store(loop.results[r * size + j], out, [arith.addi(target, index(n + j))])
+                memref.store(loop.results[r * size + j], out, [sample(target, n + j)])
 
 
 def spline_rows(x: ir.Value, rows: int, n: int, order: int, mode: int, parallel: bool) -> ir.Value:

@@ -219,12 +219,19 @@ def _lu_solve(record: OpDef) -> Iterator[object]:
         yield rule(eq(t).to(t), *_typed(b, s, dt)).then(*_gives(t, s, dt))
 
 
-def _extra_columns(record: OpDef) -> Iterator[object]:
-    """qr(a, columns), recurrence(x, coefficients, state, form, columns): the first operand's shape with `columns` more
-    columns (Q's, before R; the final states, after the outputs), its dtype."""
+def _qr(record: OpDef) -> Iterator[object]:
+    """qr(a, columns): a's shape with `columns` more columns (Q's, before R), a's dtype."""
     last = s.length() - 1
-    for t in _forms(record, *(a, b, c)[: record.inputs]):
+    for t in _forms(record, a):
         yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s.set(last, s[last] + ATTRS["columns"]), dt))
+
+
+def _recurrence(record: OpDef) -> Iterator[object]:
+    """recurrence(x, coefficients, state, form, columns, axis): x's shape with `columns` more along `axis` (the final
+    states, after the outputs), x's dtype."""
+    axis = ATTRS["axis"]
+    for t in _forms(record, a, b, c):
+        yield rule(eq(t).to(t), *_typed(a, s, dt)).then(*_gives(t, s.set(axis, s[axis] + ATTRS["columns"]), dt))
 
 
 def _svd(record: OpDef) -> Iterator[object]:
@@ -258,7 +265,7 @@ BY_NAME: dict[str, Callable[[OpDef], Iterator[object]]] = {
     "where": _where, "astype": _astype, "bitcast": _astype, "transpose": _transpose, "diagonal": _diagonal, "concat": _concat,
     "gather": _gather,
     "scatter_add": _scatter_add, "searchsorted": _searchsorted, "lu": _extra_column, "lu_solve": _lu_solve,
-    "qr": _extra_columns, "recurrence": _extra_columns, "spline_filter": _same_shape, "eigh": _extra_column, "svd": _svd,
+    "qr": _qr, "recurrence": _recurrence, "spline_filter": _same_shape, "eigh": _extra_column, "svd": _svd,
     "update_slice": _update_slice,
     "reshape": _attribute_shape("shape"), "broadcast_to": _attribute_shape("shape"), "slice": _attribute_shape("size"),
 }  # fmt: skip

@@ -61,22 +61,21 @@ def _nonzero_leading(name: str, a: Any) -> None:
         raise fail(DataValueError, message)
 
 
-def _filtered(x: Any, coefficients: Any, state: Any, form: str, final: bool) -> tuple[Tracer, Tracer]:
-    """The recurrence op on x (..., n) from `state` (..., sections, order): the outputs (..., n) and the final states
-    (..., sections * order; nothing when not `final`), all in x's dtype."""
-    trace = trace_of([x, coefficients, state])
-    x = as_tracer(trace, x)
+def _filtered(x: Tracer, coefficients: Any, state: Any, form: str, final: bool, axis: int) -> tuple[Tracer, Tracer]:
+    """The recurrence op along `axis` of x from `state` (x's shape without axis, sections, order): the outputs (x's
+    shape) and the final states (x's shape with sections * order along axis; nothing when not `final`), in x's dtype."""
+    trace = x._trace
     sections, _, taps = coefficients.shape
     columns = sections * (taps - 1) if final else 0
     nodes = (x._node, lift(trace, coefficients, x.dtype.name), lift(trace, state, x.dtype.name))
-    out = result(trace, trace.make("recurrence", nodes, (RECURRENCE_FORMS.index(form), columns)))
-    n = x.shape[-1]
-    return out[..., :n], out[..., n:]
+    out = result(trace, trace.make("recurrence", nodes, (RECURRENCE_FORMS.index(form), columns, axis)))
+    n = x.shape[axis]
+    return out[(slice(None),) * axis + (slice(0, n),)], out[(slice(None),) * axis + (slice(n, None),)]
 
 
 def _initial(x: Tracer, zi: Any, order: int, axis: int) -> Any:
     """lfilter's zi (x's shape with `order` along axis; 1 broadcasts on the other axes, as SciPy's C code expands it) as
-    the op's state (..., 1, order) of x moved to (..., n), or zeros."""
+    the op's state (x's shape without axis, 1, order), or zeros."""
     rest = x.shape[:axis] + x.shape[axis + 1:]
     if zi is None:
         return _filled(x._trace, 0, x.dtype.name, rest + (1, order))
@@ -110,15 +109,14 @@ def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     b, a = b.astype(dtype), a.astype(dtype)
     order = max(a.shape[0], b.shape[0]) - 1
     state = _initial(x, zi, order, axis)
-    moved = np.moveaxis(x, axis, -1)
     if a.shape[0] == 1:  # (SciPy's FIR path, which divides by a zero a[0])
-        y, zf = _fir(b / a[0], moved, None if zi is None else state)
+        y, zf = _fir(b / a[0], np.moveaxis(x, axis, -1), None if zi is None else state)
+        y, zf = np.moveaxis(y, -1, axis), np.moveaxis(zf, -1, axis)
     else:
         _nonzero_leading("lfilter", a)
         coefficients = np.stack([_padded(b, order + 1) / a[0], _padded(a, order + 1) / a[0]])[None]
-        y, zf = _filtered(moved, coefficients, state, "lfilter", zi is not None)
-    y = np.moveaxis(y, -1, axis)
-    return y if zi is None else (y, np.moveaxis(zf, -1, axis))
+        y, zf = _filtered(x, coefficients, state, "lfilter", zi is not None, axis)
+    return y if zi is None else (y, zf)
 
 
 def lfilter_zi(b: Any, a: Any) -> Any:
@@ -201,20 +199,19 @@ def sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     sections = sos.shape[0]
     expected = (sections,) + tuple(2 if d == axis else n for d, n in enumerate(x.shape))
     x = as_tracer(trace_of([sos, x, zi]), x)
-    moved = np.moveaxis(x, axis, -1)
+    rest = x.shape[:axis] + x.shape[axis + 1:]
     if zi is None:
-        state = _filled(x._trace, 0, dtype.name, moved.shape[:-1] + (sections, 2))
+        state = _filled(x._trace, 0, dtype.name, rest + (sections, 2))
     else:
         zi = traced_or_ndarray(zi, dtype)
         if zi.shape != expected:
             raise fail(DataValueError, f"scipy.signal.sosfilt: invalid zi shape. With axis={axis}, an input with shape {x.shape}, and an "
                                        f"sos array with {sections} sections, zi must have shape {expected}, got {zi.shape}.")
         state = np.moveaxis(zi, (0, axis + 1), (-2, -1))
-    y, zf = _filtered(moved, sos.astype(dtype).reshape(sections, 2, 3), state, "sosfilt", zi is not None)
-    y = np.moveaxis(y, -1, axis)
+    y, zf = _filtered(x, sos.astype(dtype).reshape(sections, 2, 3), state, "sosfilt", zi is not None, axis)
     if zi is None:
         return y
-    return y, np.moveaxis(zf.reshape(moved.shape[:-1] + (sections, 2)), (-2, -1), (0, axis + 1))
+    return y, np.moveaxis(zf.reshape(x.shape[:axis] + (sections, 2) + x.shape[axis + 1:]), axis, 0)
 
 
 def sosfilt_zi(sos: Any) -> Any:
