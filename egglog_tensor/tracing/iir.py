@@ -4,8 +4,7 @@
 (creation.replace_foreign_while_tracing, as tracing/scipy_signal.py), and in scipy.signal._signaltools, whose own
 functions call them.
 
-An IIR filter is the `recurrence` op (ops.py, lowering/recurrence.py) along the last axis, the filtered axis moved
-there: lfilter's direct form II transposed with b and a padded to one length and divided by a[0] as SciPy's C code
+An IIR filter is the `recurrence` op (ops.py, lowering/recurrence.py) along the filtered axis: lfilter's direct form II transposed with b and a padded to one length and divided by a[0] as SciPy's C code
 does, or sosfilt's sections in cascade; each in SciPy's order of operations, so results are SciPy's up to the
 coefficients' own rounding. The coefficients are operands: traced ones are fine (a[0] == 0, sos[:, 3] != 1 raise
 DataValueError after the call). With one denominator coefficient lfilter is SciPy's FIR path: the full convolution
