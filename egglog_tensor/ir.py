@@ -238,8 +238,8 @@ def recurrence(x: Tensor, coefficients: Tensor, state: Tensor, form: i64Like, co
 
 
 @function
-def spline_filter(x: Tensor, order: i64Like, mode: i64Like) -> Tensor:
-    """Each row of x's last axis as the B-spline coefficients of `order` under boundary `mode` (ops.py)."""
+def spline_filter(x: Tensor, order: i64Like, mode: i64Like, axis: i64Like) -> Tensor:
+    """Each row of x along `axis` as the B-spline coefficients of `order` under boundary `mode` (ops.py)."""
 
 
 @function

@@ -284,12 +284,12 @@ SPLINE_BOUNDARIES = ("mirror", "reflect", "wrap")  # the prefilter's initial val
 
 
 def _spline_filter(ins: Sequence[Node], attrs: tuple) -> tuple[Shape, str]:
-    """spline_filter(x, order, mode): each row of a float64 x's last axis as B-spline coefficients of `order` 2 to 5: its shape."""
+    """spline_filter(x, order, mode, axis): a float64 x's rows along `axis` as B-spline coefficients of `order` 2 to 5: its shape."""
     (x,) = ins
-    order, mode = attrs
-    if not x.shape or x.dtype != "float64" or order not in range(2, 6) or mode not in range(len(SPLINE_BOUNDARIES)):
-        raise TracingError(f"float64 rows, order 2 to 5 and boundary 0 to {len(SPLINE_BOUNDARIES) - 1} expected, "
-                           f"got {x.dtype}{list(x.shape)}, order {order}, boundary {mode}")
+    order, mode, axis = attrs
+    if not 0 <= axis < len(x.shape) or x.dtype != "float64" or order not in range(2, 6) or mode not in range(len(SPLINE_BOUNDARIES)):
+        raise TracingError(f"float64 rows along an axis, order 2 to 5 and boundary 0 to {len(SPLINE_BOUNDARIES) - 1} expected, "
+                           f"got {x.dtype}{list(x.shape)}, axis {axis}, order {order}, boundary {mode}")
     return x.shape, x.dtype
 
 
@@ -506,9 +506,9 @@ _RECORDS = [
     # linear recurrences (tracing/iir.py, lowering/recurrence.py): scipy.signal's direct form II transposed filter,
     # its sections in cascade, along `axis` of each row from an initial state; the final state appended along it
     OpDef("recurrence", Kind.RECURRENCE, 3, ("form", "columns", "axis"), "recurrence", _recurrence),
-    # scipy.ndimage's B-spline prefilter of each row (tracing/splines.py): its gain, then per pole a causal and an
+    # scipy.ndimage's B-spline prefilter along `axis` (tracing/splines.py): its gain, then per pole a causal and an
     # anticausal first-order recurrence, each from the boundary's initial value
-    OpDef("spline_filter", Kind.RECURRENCE, 1, ("order", "mode"), "spline_filter", _spline_filter),
+    OpDef("spline_filter", Kind.RECURRENCE, 1, ("order", "mode", "axis"), "spline_filter", _spline_filter),
     OpDef("matmul", Kind.CONTRACTION, 2, (), "Tensor.__matmul__", _matmul),
     OpDef("matmul_tiled", Kind.CONTRACTION, 2, ("tiles",), "Tensor.matmul_tiled", _matmul),
     # einsum order (issue 24): a product of a 3+-operand einsum, whose pairwise order is free

@@ -1010,15 +1010,14 @@ class Emitter:
         return _unflatten(build(self._flat(a), count, n, a.dtype, parallel), node)
 
     def _recurrence(self, node: Node) -> ir.Value:
-        """A linear recurrence along an axis of each row (scipy.signal's lfilter, sosfilt and the filters built on them,
-        along theirs; scipy.ndimage's spline prefilter, along the last): loops on buffers (lowering/recurrence.py), CPU only."""
+        """A linear recurrence along an axis (scipy.signal's lfilter, sosfilt and the filters built on them; scipy.ndimage's
+        spline prefilter): loops on buffers (lowering/recurrence.py), CPU only."""
         self._cpu_only(f"the {node.op} primitive of scipy.signal's lfilter, sosfilt, filtfilt, sosfiltfilt and scipy.ndimage's spline_filter")
-        x = node.inputs[0]
-        axis = x.ndim - 1 if node.op == "spline_filter" else node.attr("axis")
+        x, axis = node.inputs[0], node.attr("axis")
         shape = (math.prod(x.shape[:axis]), x.shape[axis], math.prod(x.shape[axis + 1:]))
         parallel = self.target.name == "cpu-openmp" and shape[0] * shape[2] > 1
         if node.op == "spline_filter":
-            return _unflatten(recurrence.spline_rows(self._flat(x), shape[0], shape[1], node.attr("order"), node.attr("mode"), parallel), node)
+            return _unflatten(recurrence.spline_rows(self._flat(x), shape, node.attr("order"), node.attr("mode"), parallel), node)
         _, coefficients, state = node.inputs
         sections, _, taps = coefficients.shape
         flat = recurrence.filter_rows(self._flat(x), self._flat(coefficients), self._flat(state), shape, sections, taps - 1,

@@ -50,6 +50,7 @@ STEPS: tuple[Step, ...] = (_lfilter_step, _sosfilt_step)  # by ops.RECURRENCE_FO
 
 
 INTERLEAVED = 4  # rows filtered side by side in one loop: a step waits on the previous one's result, four chains hide it
+Load = Callable[[ir.Value | int], ir.Value]
 
 
 def filter_rows(x: ir.Value, coefficients: ir.Value, state: ir.Value, shape: tuple[int, int, int], sections: int, order: int,
@@ -57,14 +58,20 @@ def filter_rows(x: ir.Value, coefficients: ir.Value, state: ir.Value, shape: tup
     """x, the 1-D tensor of a row-major (outer, n, inner) array, filtered along its middle axis: each of its outer x
     inner rows of n samples through `sections` sections of `order` in cascade, their numerators and denominators the
     1-D tensor `coefficients` ((sections, 2, order + 1) row-major), each row's initial states `state` ((outer, inner,
-    sections, order)); a 1-D tensor of (outer, n (+ sections * order when `final`: the final states), inner).
-    INTERLEAVED rows at a time share a loop over the samples (their steps independent, so each waits less on its own
-    previous one; neighbours along inner, when they are, read and write neighbouring elements), the rows left over
-    one at a time."""
+    sections, order)); a 1-D tensor of (outer, n (+ sections * order when `final`: the final states), inner)."""
     outer, n, inner = shape
     width = n + (sections * order if final else 0)
     out = alloc(outer * width * inner, dtype)
-    rows = outer * inner
+    _in_groups(outer * inner, parallel, lambda group: _filter(group, x, coefficients, state, out, (n, inner, width), sections, order,
+                                                              STEPS[form], final))
+    return flat_tensor(out, outer * width * inner)
+
+
+def _in_groups(rows: int, parallel: bool, build: Callable[[list[ir.Value]], None]) -> None:
+    """build(group) for the rows in groups of INTERLEAVED, filtered side by side in one loop over their samples (their
+    steps independent, so each waits less on its own previous one; neighbours along an inner axis, when they are, read
+    and write neighbouring elements), then for the rows left over one at a time; the groups an scf.parallel loop on
+    cpu-openmp (`parallel`)."""
     blocked = rows - rows % INTERLEAVED
     for first, count, together in ((0, blocked // INTERLEAVED, INTERLEAVED), (blocked, rows - blocked, 1)):
         if not count:
@@ -72,88 +79,95 @@ def filter_rows(x: ir.Value, coefficients: ir.Value, state: ir.Value, shape: tup
         body = each(count, parallel and count > 1)
         with ir.InsertionPoint(body):
             start = arith.addi(index(first), arith.muli(body.arguments[0], index(together)))
-            group = [arith.addi(start, index(r)) for r in range(together)]
-            _filter(group, x, coefficients, state, out, (n, inner, width), sections, order, STEPS[form], final)
+            build([arith.addi(start, index(r)) for r in range(together)])
             close(parallel and count > 1)
-    return flat_tensor(out, outer * width * inner)
+
+
+def _row_start(row: ir.Value, length: int, inner: int) -> ir.Value:
+    """Where row `row` (outer index row // inner, inner index row % inner) of an (outer, length, inner) array starts."""
+    return arith.addi(arith.muli(arith.divui(row, index(inner)), index(length * inner)), arith.remui(row, index(inner)))
+
+
+def _sample(start: ir.Value, k: ir.Value | int, inner: int) -> ir.Value:
+    """Sample k of the row starting at `start` of an array whose rows step by `inner`."""
+    return arith.addi(start, arith.muli(index(k) if isinstance(k, int) else k, index(inner)))
 
 
 def _filter(group: list[ir.Value], x: ir.Value, coefficients: ir.Value, state: ir.Value, out: ir.Value, extents: tuple[int, int, int],
             sections: int, order: int, step: Step, final: bool) -> None:
-    """The rows `group` (row r: sample k of x at (r // inner) n inner + k inner + r % inner, of `out` the same with
-    `width` for n) filtered in one scf.for over the samples whose iteration arguments are their states (row by row,
-    section by section); each output stored, then each row's final states after its n outputs."""
+    """The rows `group` of x ((outer, n, inner)) filtered into `out` ((outer, width, inner)) in one scf.for over the
+    samples whose iteration arguments are their states (row by row, section by section); each output stored, then
+    each row's final states after its n outputs."""
     n, inner, width = extents
     taps, size = order + 1, sections * order
     b, a = ([[tensor.extract(coefficients, [index((s * 2 + which) * taps + k)]) for k in range(taps)] for s in range(sections)]
             for which in (0, 1))
     initial = [tensor.extract(state, [arith.addi(arith.muli(row, index(size)), index(j))]) for row in group for j in range(size)]
-    starts = [(arith.divui(row, index(inner)), arith.remui(row, index(inner))) for row in group]
-    sources, targets = ([arith.addi(arith.muli(o, index(length * inner)), j) for o, j in starts] for length in (n, width))
-
-    def sample(base: ir.Value, k: ir.Value | int) -> ir.Value:
-        return arith.addi(base, arith.muli(index(k) if isinstance(k, int) else k, index(inner)))
-
+    sources, targets = ([_row_start(row, length, inner) for row in group] for length in (n, width))
     loop = scf.ForOp(index(0), index(n), index(1), initial)
     with ir.InsertionPoint(loop.body):
         k, states, following = loop.induction_variable, list(loop.inner_iter_args), []
         for r, (source, target) in enumerate(zip(sources, targets, strict=True)):
-            value = tensor.extract(x, [sample(source, k)])
+            value = tensor.extract(x, [_sample(source, k, inner)])
             for s in range(sections):
                 at = r * size + s * order
                 value, section = step(value, states[at:at + order], b[s], a[s])
                 following += section
-            memref.store(value, out, [sample(target, k)])
+            memref.store(value, out, [_sample(target, k, inner)])
         scf.YieldOp(following)
     if final:
         for r, target in enumerate(targets):
             for j in range(size):
-                memref.store(loop.results[r * size + j], out, [sample(target, n + j)])
+                memref.store(loop.results[r * size + j], out, [_sample(target, n + j, inner)])
 
 
-def spline_rows(x: ir.Value, rows: int, n: int, order: int, mode: int, parallel: bool) -> ir.Value:
-    """scipy.ndimage's B-spline prefilter (ni_splines.c, apply_filter) of the `rows` float64 rows of n samples of the
-    1-D tensor x: each row times the gain, then for each pole z its causal pass c[i] += z c[i - 1] and anticausal pass
-    c[i] = z (c[i + 1] - c[i]), each from its boundary's initial value (ops.SPLINE_BOUNDARIES[mode]), on a row buffer;
-    rows of one sample unchanged. SciPy's arithmetic in its order, except that the initial values' sums stop where
-    z^i (its repeated products) is 0, where SciPy adds the zero terms to the end of the row."""
-    poles = POLES[order]
+def spline_rows(x: ir.Value, shape: tuple[int, int, int], order: int, mode: int, parallel: bool) -> ir.Value:
+    """scipy.ndimage's B-spline prefilter (ni_splines.c, apply_filter) along the middle axis of x, the 1-D tensor of a
+    row-major float64 (outer, n, inner) array: each of its outer x inner rows times the gain, then for each pole z its
+    causal pass c[i] += z c[i - 1] and anticausal pass c[i] = z (c[i + 1] - c[i]), each from its boundary's initial
+    value (ops.SPLINE_BOUNDARIES[mode]), in place in the result, a group of rows side by side; rows of one sample
+    unchanged. SciPy's arithmetic in its order, except that the initial values' sums stop where z^i (its repeated
+    products) is 0, where SciPy adds the zero terms to the end of the row."""
+    outer, n, inner = shape
     gain = 1.0
-    for z in poles:
+    for z in POLES[order]:
         gain *= (1.0 - z) * (1.0 - 1.0 / z)
-    out = alloc(rows * n, "float64")
-    body = each(rows, parallel)
-    with ir.InsertionPoint(body):
-        base = arith.muli(body.arguments[0], index(n))
+    out = alloc(outer * n * inner, "float64")
 
-        def at(i: ir.Value | int) -> ir.Value:
-            return arith.addi(base, index(i) if isinstance(i, int) else i)
+    def build(group: list[ir.Value]) -> None:
+        starts = [_row_start(row, n, inner) for row in group]
+        loads: list[Load] = [lambda i, start=start: memref.load(out, [_sample(start, i, inner)]) for start in starts]
 
-        def load(i: ir.Value | int) -> ir.Value:
-            return memref.load(out, [at(i)])
-
-        def store(value: ir.Value, i: ir.Value | int) -> None:
-            memref.store(value, out, [at(i)])
+        def store(value: ir.Value, start: ir.Value, i: ir.Value | int) -> None:
+            memref.store(value, out, [_sample(start, i, inner)])
 
         with counting(0, n) as i:
-            store(arith.mulf(tensor.extract(x, [at(i)]), number(gain if n > 1 else 1.0)), i)
-        for z in poles if n > 1 else ():
-            store(_BOUNDARIES[mode][0](load, n, z), 0)
-            causal = scf.ForOp(index(1), index(n), index(1), [load(0)])
-            with ir.InsertionPoint(causal.body):
-                i = causal.induction_variable
-                value = arith.addf(load(i), arith.mulf(number(z), causal.inner_iter_args[0]))
-                store(value, i)
-                scf.YieldOp([value])
-            store(_BOUNDARIES[mode][1](load, n, z), n - 1)
-            anticausal = scf.ForOp(index(0), index(n - 1), index(1), [load(n - 1)])
-            with ir.InsertionPoint(anticausal.body):
-                i = arith.subi(index(n - 2), anticausal.induction_variable)
-                value = arith.mulf(number(z), arith.subf(anticausal.inner_iter_args[0], load(i)))
-                store(value, i)
-                scf.YieldOp([value])
-        close(parallel)
-    return flat_tensor(out, rows * n)
+            for start in starts:
+                store(arith.mulf(tensor.extract(x, [_sample(start, i, inner)]), number(gain if n > 1 else 1.0)), start, i)
+        for z in POLES[order] if n > 1 else ():
+            causal, anticausal = _BOUNDARIES[mode]
+            for start, load in zip(starts, loads, strict=True):
+                store(causal(load, n, z), start, 0)
+            _pass(loads, store, starts, range(1, n), -1, lambda value, previous: arith.addf(value, arith.mulf(number(z), previous)))
+            for start, load in zip(starts, loads, strict=True):
+                store(anticausal(load, n, z), start, n - 1)
+            _pass(loads, store, starts, range(n - 2, -1, -1), 1, lambda value, previous: arith.mulf(number(z), arith.subf(previous, value)))
+
+    _in_groups(outer * inner, parallel, build)
+    return flat_tensor(out, outer * n * inner)
+
+
+def _pass(loads: Sequence[Load], store: Callable[[ir.Value, ir.Value, ir.Value], None], starts: Sequence[ir.Value], samples: range,
+          before: int, step: Callable[[ir.Value, ir.Value], ir.Value]) -> None:
+    """c[i] = step(c[i], c[i + before]) for i in `samples` (range(1, n) or its reverse from n - 2) of each row in
+    place, in one scf.for carrying each row's last value."""
+    loop = scf.ForOp(index(0), index(len(samples)), index(1), [load(samples[0] + before) for load in loads])
+    with ir.InsertionPoint(loop.body):
+        i = arith.addi(index(samples[0]), arith.muli(loop.induction_variable, index(samples.step)))
+        values = [step(load(i), previous) for load, previous in zip(loads, loop.inner_iter_args, strict=True)]
+        for value, start in zip(values, starts, strict=True):
+            store(value, start, i)
+        scf.YieldOp(values)
 
 
 # SciPy's poles of the B-spline prefilters of orders 2 to 5 (ni_splines.c, get_filter_poles)
@@ -190,9 +204,6 @@ def _powered_sum(first: ir.Value, z: float, end: int, term: Callable[[ir.Value],
         total, power = loop.inner_iter_args
         scf.YieldOp([arith.addf(total, arith.mulf(power, term(loop.induction_variable))), arith.mulf(power, number(z))])
     return loop.results[0], loop.results[1]
-
-
-Load = Callable[[ir.Value | int], ir.Value]
 
 
 def _causal_mirror(load: Load, n: int, z: float) -> ir.Value:

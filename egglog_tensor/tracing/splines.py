@@ -43,9 +43,9 @@ def spline_filter1d(input: Any, order: int = 3, axis: int = -1, output: Any = np
     if order < 2 or x.ndim == 0:
         return _result(x, input, output)
     trace = trace_of([x])
-    moved = np.moveaxis(as_tracer(trace, x).astype(np.float64), axis, -1)
-    node = trace.make("spline_filter", (moved._node,), (order, SPLINE_BOUNDARIES.index(_MODES[mode])))
-    return _result(np.moveaxis(result(trace, node), -1, axis), input, output)
+    rows = as_tracer(trace, x).astype(np.float64)
+    node = trace.make("spline_filter", (rows._node,), (order, SPLINE_BOUNDARIES.index(_MODES[mode]), int(axis) % x.ndim))
+    return _result(result(trace, node), input, output)
 
 
 def spline_filter(input: Any, order: int = 3, output: Any = np.float64, mode: str = "mirror") -> Any:
