@@ -1,10 +1,11 @@
 """Linear recurrences along an axis (the `recurrence` op: tracing/iir.py's scipy.signal filters; the `spline_filter`
-op: tracing/splines.py's ndimage prefilter, along the last axis), as scf loops on buffers: each output reads the
-previous ones, which no linalg.generic expresses. The rows are an scf.parallel loop on cpu-openmp (the openmp stage
-shares them among the threads); a filter's rows are read and written in place in the array's layout (no transposed
-copy for an axis other than the last), 4 at a time in one scf.for over their samples whose iteration arguments are
-the sections' states, so they stay in registers, and each sample goes through every section before the next is read
-(sosfilt's loop order: one pass over memory for any number of sections).
+op: tracing/splines.py's ndimage prefilter), as scf loops on buffers: each output reads the previous ones, which no
+linalg.generic expresses. The rows are read and written in place in the array's layout (no transposed copy for an
+axis other than the last), 4 at a time in one scf.for over their samples (four independent chains; 4 neighbouring
+rows of an inner axis read neighbouring elements), the groups an scf.parallel loop on cpu-openmp (the openmp stage
+shares them among the threads). A filter's loop carries the sections' states as iteration arguments, so they stay
+in registers, and each sample goes through every section before the next is read (sosfilt's loop order: one pass
+over memory for any number of sections).
 
 A section's step is SciPy's, in its order of operations (no products fused into sums), so results are SciPy's bit for
 bit where the coefficients are: lfilter's direct form II transposed (scipy/signal/_lfilter.cc, `filt`),
