@@ -315,3 +315,21 @@ def test_shift_and_zoom_match_scipy_bit_for_bit() -> None:
     for g, w in zip(et.kernel(f)(IMAGE, small), f(IMAGE, small), strict=True):
         assert g.shape == w.shape and g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+
+
+def test_affine_transform_matches_scipy_bit_for_bit() -> None:
+    """A rotation with an offset, a homogeneous matrix with another output shape, a 1-D matrix (SciPy's zoom and shift)
+    and a traced matrix."""
+    rotation = np.array([[np.cos(0.3), -np.sin(0.3)], [np.sin(0.3), np.cos(0.3)]])
+    homogeneous = np.array([[1.1, 0.2, -1.5], [-0.3, 0.9, 2.0], [0.0, 0.0, 1.0]])
+
+    def f(img, m):
+        return (nd.affine_transform(img, rotation, offset=(1.0, -2.0), mode="reflect"),
+                nd.affine_transform(img, homogeneous, output_shape=(7, 13)),
+                nd.affine_transform(img, [0.8, 1.3], offset=0.7, order=2, mode="mirror"), nd.affine_transform(img, m, order=1, mode="nearest"))
+
+    for g, w in zip(et.kernel(f)(IMAGE, rotation), f(IMAGE, rotation), strict=True):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(DataValueError, match="homogeneous transformation matrix"):
+        et.kernel(lambda img: nd.affine_transform(img, homogeneous * 2.0))(IMAGE)

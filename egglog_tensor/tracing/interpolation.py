@@ -1,7 +1,8 @@
-"""scipy.ndimage's spline interpolation in a kernel: `map_coordinates`, `shift`, `zoom` (orders 0 to 5, every boundary
-mode, `cval`, `prefilter`, `output`; zoom's `grid_mode`). SciPy runs them in C (ni_interpolation.c); while a kernel is
-traced (and scipy.ndimage was imported) they are replaced in scipy.ndimage by these when an argument is traced
-(creation.replace_foreign_while_tracing, as tracing/scipy_ndimage.py).
+"""scipy.ndimage's spline interpolation in a kernel: `map_coordinates`, `shift`, `zoom`, `affine_transform` (orders 0
+to 5, every boundary mode, `cval`, `prefilter`, `output`; zoom's `grid_mode`; a constant or traced affine matrix).
+SciPy runs them in C (ni_interpolation.c); while a kernel is traced (and scipy.ndimage was imported) they are replaced
+in scipy.ndimage by these when an argument is traced (creation.replace_foreign_while_tracing, as
+tracing/scipy_ndimage.py).
 
 Each is SciPy's composition: the image's B-spline coefficients (tracing/splines.py's spline_filter, after SciPy's
 12-sample prepadding for "nearest" and "grid-constant"), then at each output point, along each axis, the coordinate
@@ -9,9 +10,9 @@ mapped into the image by the boundary mode (map_coordinate), the first of the or
 by the prefilter's boundary (beyond the image: cval for "grid-constant") and their weights
 (get_spline_interpolation_weights); the taps' coefficients are gathered and summed in SciPy's order (the footprint
 row-major, each coefficient times each axis's weight in turn), cval where a coordinate falls outside in mode
-"constant" or is NaN. Arrays and traced values run the same code: zoom's and shift's coordinates are constants, the
-arithmetic is C's in its order, so results are SciPy's bit for bit. Integer outputs round half away from zero and
-clip, as SciPy's.
+"constant" or is NaN. Arrays and traced values run the same code: zoom's and shift's coordinates are constants, an
+affine transform's the offset plus each column's term in turn; the arithmetic is C's in its order, so results are
+SciPy's bit for bit. Integer outputs round half away from zero and clip, as SciPy's.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UnsupportedError
-from .core import as_tracer, fail, trace_of, traced_or_ndarray
+from ..errors import DataValueError, UnsupportedError
+from .core import as_tracer, check_at_run_time, fail, trace_of, traced_or_ndarray
 from .creation import replace_foreign_while_tracing, traced_or_original
 from .scipy_ndimage import _dtype, _result
 from .splines import spline_filter
@@ -207,7 +208,44 @@ def zoom(input: Any, zoom: Any, output: Any = None, order: int = 3, mode: str = 
     return _stored(np.broadcast_to(t, out_shape), input, output)
 
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {fn.__name__: fn for fn in (map_coordinates, shift, zoom)}
+def affine_transform(input: Any, matrix: Any, offset: Any = 0.0, output_shape: Any = None, output: Any = None, order: int = 3,
+                     mode: str = "constant", cval: float = 0.0, prefilter: bool = True) -> Any:
+    """The spline of `order` at matrix @ o + offset for each output point o (a homogeneous (ndim + 1)-square or
+    ndim x (ndim + 1) matrix carries the offset; a 1-D matrix is a diagonal one, SciPy's zoom and shift)."""
+    coefficients, pad = _coefficients("affine_transform", input, order, mode, cval, prefilter)
+    ndim = np.ndim(input)
+    if output_shape is None:
+        output_shape = output.shape if hasattr(output, "shape") and not isinstance(output, (type, np.dtype)) else np.shape(input)
+    output_shape = tuple(int(n) for n in output_shape)
+    m = traced_or_ndarray(matrix, np.float64)
+    if m.ndim == 2 and m.shape[1] == ndim + 1 and m.shape[0] in (ndim, ndim + 1):
+        if m.shape[0] == ndim + 1:
+            bottom = [0.0] * ndim + [1.0]
+            message = f"scipy.ndimage.affine_transform: expected a homogeneous transformation matrix, its bottom row {bottom}"
+            if isinstance(m, np.ndarray) and not np.all(m[ndim] == bottom):
+                raise fail(DataValueError, message)
+            if not isinstance(m, np.ndarray):
+                check_at_run_time(m[ndim] != np.array(bottom), message, DataValueError, of="matrix ")
+        m, offset = m[:ndim, :ndim], m[:ndim, ndim]
+    if m.ndim not in (1, 2) or m.shape[0] != ndim or m.ndim == 2 and m.shape[1] != len(output_shape):
+        raise fail(UnsupportedError, f"scipy.ndimage.affine_transform: a matrix of {ndim} rows and {len(output_shape)} columns "
+                                     f"(or 1-D, or homogeneous) expected, got {list(m.shape)}")
+    shift = np.broadcast_to(traced_or_ndarray(offset, np.float64), (ndim,))
+    grids = [_along(h, len(output_shape), np.arange(n, dtype=np.float64)) for h, n in enumerate(output_shape)]
+    if m.ndim == 1:  # (SciPy's zoom_shift: (o + offset / m) * m)
+        coordinates = [(grids[h] + shift[h] / m[h]) * m[h] for h in range(ndim)]
+    else:  # (ni_interpolation.c: the offset, then each column's term added in turn)
+        coordinates = []
+        for h in range(ndim):
+            total = shift[h]
+            for column, grid in enumerate(grids):
+                total = total + grid * m[h, column]
+            coordinates.append(total)
+    t = _interpolated(coefficients, coordinates, order, mode, float(cval), pad)
+    return _stored(np.broadcast_to(t, output_shape), input, output)
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {fn.__name__: fn for fn in (map_coordinates, shift, zoom, affine_transform)}
 
 
 for _name, _ours in FUNCTIONS.items():

@@ -11,8 +11,8 @@ result in the input's dtype (integers truncated, as ndimage's cast): `correlate1
 `footprint` too), `median_filter rank_filter percentile_filter` (each window's values sorted, NumPy's sort: NaN
 last), `sobel prewitt laplace`; `output=` a dtype or an array (written in place and returned, as SciPy).
 The window's terms are unrolled in the trace: one term per weight. The spline prefilter is tracing/splines.py's, the
-spline interpolation (map_coordinates, shift, zoom) tracing/interpolation.py's; other ndimage functions
-(generic_filter, affine_transform, morphology) keep SciPy's (their error names the compiled code).
+spline interpolation (map_coordinates, shift, zoom, affine_transform) tracing/interpolation.py's; other ndimage
+functions (generic_filter, rotate, morphology) keep SciPy's (their error names the compiled code).
 """
 
 from __future__ import annotations
