@@ -432,6 +432,8 @@ _RECORDS = [
     # scipy.special's beta function, its log, binom and poch (lowering/betafunction.py), Hurwitz's zeta (zeta.py)
     *(_binary_op(name, _float(C), T) for name in ("beta", "betaln", "binom", "poch", "zeta")),
     _binary_op("owens_t", _float(C), T),  # scipy.special.owens_t: Patefield and Tandy's methods (lowering/owens.py)
+    # scipy.special's orthogonal polynomials of integer degree n (a float64 operand): SciPy's recurrences (lowering/orthopoly.py)
+    *(_binary_op(name, _float(C), T) for name in ("legendre_l", "chebyt_l", "chebyu_l")),
     *(_binary_op(f"bitwise_{op}", {"int": f"arith.{op}i", "bool": f"arith.{op}i"}) for op in ("and", "or", "xor")),
     *(_binary_op(name, {"int": C}) for name in ("left_shift", "right_shift")),
     *(_binary_op(name, _ALL, P, result="bool")
@@ -440,6 +442,7 @@ _RECORDS = [
     # scipy.special's regularized incomplete beta integral (lowering/incompletebeta.py) and its inverses
     # (incompletebeta_inverse.py)
     *(_ternary_op(name, _float(C), T) for name in ("betainc", "betaincc", "betaincinv", "betainccinv")),
+    *(_ternary_op(name, _float(C), T) for name in ("genlaguerre_l", "gegenbauer_l")),  # (n, alpha, x: lowering/orthopoly.py)
     _ternary_op("beta_pdf", _float(C), T),  # scipy.stats.beta's pdf (SciPy's private _beta_pdf: x, a, b)
     OpDef("where", E, 3, (), "where", _where),
     OpDef("astype", E, 1, ("dtype",), "Tensor.astype", _astype),

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.special as sp
 from test_surface_incomplete_beta_inverse import _regimes
+from test_surface_special_more import ulps
 
 import egglog_tensor as et
 
@@ -103,3 +104,125 @@ def test_bdtri_round_trips_through_bdtr(binomial_inverses: et.Kernel) -> None:
     p, w = binomial_inverses(k, n, y)
     np.testing.assert_allclose(sp.bdtr(k, n.astype(np.int64), p), y, rtol=1e-11)
     np.testing.assert_allclose(sp.nbdtr(k.astype(np.int64), n.astype(np.int64), w), y, rtol=1e-11)
+
+
+# --- orthogonal polynomials (tracing/special_polynomials.py, lowering/orthopoly.py) ---------------------------------
+
+ONE_ARGUMENT = ("legendre", "sh_legendre", "chebyt", "chebyc", "sh_chebyt", "chebyu", "chebys", "sh_chebyu", "laguerre")
+WITH_ALPHA = ("genlaguerre", "gegenbauer")
+
+
+def _degrees(count: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(n, x, alpha): every n from -5 to 59 and random ones to 300 (int64: SciPy's recurrence loops); x on [-3, 3]
+    (beyond the orthogonality interval too), every ninth below 1e-5 (the power series of Legendre and Gegenbauer),
+    some exactly 0 and 1; alpha on (-0.9, 5), some 0 and tiny (Gegenbauer's special cases)."""
+    rng = np.random.default_rng(seed)
+    n = np.concatenate([np.arange(-5, 60), rng.integers(-10, 300, count)])
+    x = np.concatenate([np.linspace(-1.2, 1.2, 65), rng.uniform(-3, 3, count)])
+    x[::9] *= 1e-6
+    x[5::31], x[7::37] = 0.0, 1.0
+    alpha = rng.uniform(-0.9, 5, len(n))
+    alpha[3::41], alpha[4::43] = 0.0, 1e-12
+    return n, x, alpha
+
+
+@pytest.fixture(scope="module")
+def polynomials() -> et.Kernel:
+    return et.kernel(lambda n, x, a: tuple(getattr(sp, f"eval_{name}")(n, x) for name in ONE_ARGUMENT)
+                     + tuple(getattr(sp, f"eval_{name}")(n, a, x) for name in WITH_ALPHA))
+
+
+def _scipy_polynomials(n: np.ndarray, x: np.ndarray, a: np.ndarray) -> list[np.ndarray]:
+    return [getattr(sp, f"eval_{name}")(n, x) for name in ONE_ARGUMENT] + [getattr(sp, f"eval_{name}")(n, a, x) for name in WITH_ALPHA]
+
+
+def test_polynomials_of_an_integer_degree_against_scipy(polynomials: et.Kernel) -> None:
+    # SciPy's `l` loops' operations: Legendre and Chebyshev within 8 ULP (measured 8, in Legendre's power series: beta's
+    # Gamma is libm's; the Chebyshev ones 0); the Laguerre and Gegenbauer recurrences are the same, their factor
+    # binom(n + alpha, n) is the binom op's (libm's lgamma where Cephes' sums its own: both up to 6e-13 off mpmath
+    # there), checked against mpmath below
+    n, x, a = _degrees(5000, 21)
+    got = polynomials(n, x, a)
+    want = _scipy_polynomials(n, x, a)
+    for name, g, w in zip(ONE_ARGUMENT, got, want, strict=False):
+        assert g.dtype == np.float64
+        assert ulps(g, w).max() <= 8, name
+    # where no binom is taken: n < 2, Gegenbauer's alpha = 0 (0 T_n(x), NaN from n = 172) and |alpha / n| < 1e-8
+    no_binom = {"genlaguerre": n < 2, "gegenbauer": (n < 2) | (a == 0) | (np.abs(a) < 1e-8 * np.abs(n))}
+    for name, g, w in zip(WITH_ALPHA, got[len(ONE_ARGUMENT):], want[len(ONE_ARGUMENT):], strict=True):
+        assert ulps(g[no_binom[name]], w[no_binom[name]]).max() <= 8, name
+
+
+def _exact(name: str, n: int, alpha: float, x: float) -> float:
+    """L_n^alpha(x) or C_n^alpha(x) by the three-term recurrence in 60 digits (0 for negative n)."""
+    with mp.workdps(60):
+        alpha, x = mp.mpf(alpha), mp.mpf(x)
+        before, value = mp.mpf(1), (1 + alpha - x if name == "genlaguerre" else 2 * alpha * x)
+        if n <= 0:
+            return float(n == 0)
+        for k in range(2, n + 1):
+            if name == "genlaguerre":
+                before, value = value, ((2 * k - 1 + alpha - x) * value - (k - 1 + alpha) * before) / k
+            else:
+                before, value = value, (2 * x * (k + alpha - 1) * value - (k + 2 * alpha - 2) * before) / k
+        return float(value)
+
+
+def test_laguerre_gegenbauer_against_mpmath(polynomials: et.Kernel) -> None:
+    # no further from mpmath than twice SciPy's error plus (4 + n log n) ULP: the recurrence's rounding is SciPy's, the
+    # factor binom(n + alpha, n) (binom(n + 2 alpha - 1, n)) the binom op's, whose lgamma sum errs by up to about
+    # 2 n log n ULP (SciPy's Cephes lgam errs less there, more elsewhere)
+    n, x, a = (v[65:] for v in _degrees(300, 22))  # (the random ones)
+    got = polynomials(n, x, a)[len(ONE_ARGUMENT):]
+    want = _scipy_polynomials(n, x, a)[len(ONE_ARGUMENT):]
+    exact = [np.array([_exact(name, int(k), b, t) for k, b, t in zip(n, a, x, strict=True)]) for name in WITH_ALPHA]
+    for name, g, w, e in zip(WITH_ALPHA, got, want, exact, strict=True):
+        bound = 2 * np.abs(w - e) + (4 + 2 * n * np.log(n + 2)) * np.spacing(np.abs(e))
+        checked = (n >= 2) & (a != 0)  # (the others: SciPy's operations, against SciPy above)
+        assert np.all((np.abs(g - e) <= bound)[checked]), (name, np.max((np.abs(g - e) / bound)[checked]))
+
+
+def test_polynomials_of_a_float_degree(polynomials: et.Kernel) -> None:
+    # an integral n of a float dtype runs the recurrence: the integer loop's value (SciPy's own float loop, its
+    # hypergeometric function, is up to hundreds of ULP off there: eval_legendre(17.0, 0) = 5.6e-17, and NaN at
+    # eval_chebyt(-5.0, -1)); NaN where n is NaN or infinite, as SciPy's
+    n, x, a = _degrees(2000, 23)
+    n = np.where(n < 0, np.abs(n), n)  # (a negative float n is refused for Laguerre and Gegenbauer: below)
+    want = _scipy_polynomials(n, x, a)
+    for name, g, w in zip((*ONE_ARGUMENT, *WITH_ALPHA), polynomials(n.astype(np.float64), x, a), want, strict=True):
+        np.testing.assert_array_equal(g, polynomials(n, x, a)[(*ONE_ARGUMENT, *WITH_ALPHA).index(name)], err_msg=name)
+        if name in ONE_ARGUMENT:
+            assert ulps(g, w).max() <= 8, name
+    odd = np.array([np.nan, np.inf, -np.inf])
+    for g in polynomials(odd, np.full(3, 0.3), np.full(3, 0.5)):
+        assert np.isnan(g).all()
+
+
+def test_polynomials_refuse_scipy_hypergeometric_loop() -> None:
+    with pytest.raises(et.UnsupportedError, match=r"eval_legendre of a non-integer n of a float dtype .*hypergeometric"):
+        et.kernel(lambda x: sp.eval_legendre(2.5, x))(np.array([0.3]))
+    f = et.kernel(lambda n, x: sp.eval_chebyu(n, x))
+    np.testing.assert_array_max_ulp(f(np.array([4.0]), np.array([0.3])), sp.eval_chebyu(np.array([4]), np.array([0.3])), maxulp=1)
+    with pytest.raises(et.UnsupportedError, match=r"eval_chebyu of a non-integer n .*computed from argument\(s\) n"):
+        f(np.array([4.0, 2.5]), np.array([0.3, 0.3]))
+    g = et.kernel(lambda n, a, x: sp.eval_gegenbauer(n, a, x))
+    with pytest.raises(et.UnsupportedError, match=r"eval_gegenbauer of a negative or non-integer n"):
+        g(np.array([-2.0]), np.array([0.5]), np.array([0.3]))
+    np.testing.assert_array_equal(g(np.array([-2]), np.array([0.5]), np.array([0.3])), [0.0])  # (the integer loop's)
+
+
+def test_polynomials_edges_and_float32() -> None:
+    n = np.array([0, 1, 2, 3, 7, 8, 40, -3, 5, 5, 5, 300])
+    x = np.array([np.nan, np.inf, -np.inf, 1.0, -1.0, 0.0, 1e-300, np.inf, np.nan, -np.inf, 1e300, 0.999])
+    a = np.array([0.5, 0.5, 2.0, -1.0, -0.99, 0.0, np.nan, 3.0, 0.5, 0.5, 0.5, 0.0])
+    f = et.kernel(lambda n, x, a: tuple(getattr(sp, f"eval_{name}")(n, x) for name in ONE_ARGUMENT)
+                  + tuple(getattr(sp, f"eval_{name}")(n, a, x) for name in WITH_ALPHA))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name, g, w in zip((*ONE_ARGUMENT, *WITH_ALPHA), f(n, x, a), _scipy_polynomials(n, x, a), strict=True):
+            np.testing.assert_array_max_ulp(g, w, maxulp=8, dtype=np.float64)
+    # float32 n and x: SciPy's float32 loop is its hypergeometric one; here the recurrence's value rounded once
+    n32, x32, a32 = (v.astype(np.float32) for v in (np.arange(12.0), np.linspace(-1, 1, 12), np.linspace(0.1, 2, 12)))
+    for name, g, w in zip((*ONE_ARGUMENT, *WITH_ALPHA), f(n32, x32, a32), _scipy_polynomials(n32.astype(np.int64), x32.astype(np.float64), a32.astype(np.float64)), strict=True):
+        assert g.dtype == np.float32, name
+        np.testing.assert_array_equal(g, w.astype(np.float32), err_msg=name)

@@ -19,6 +19,7 @@ from ..errors import UnsupportedError
 from .core import Tracer, as_tracer, astype, fail, trace_of
 from .polynomials import horner
 from .special_distributions import DISTRIBUTIONS
+from .special_polynomials import POLYNOMIALS
 
 OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "psi", "betainc",
        "betaincc", "betaincinv", "betainccinv", "beta", "betaln", "binom", "poch", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "j0", "j1", "y0", "y1",
@@ -69,6 +70,8 @@ def _call(ufunc: np.ufunc, fn: Callable[..., Any], inputs: Sequence[Any]) -> Tra
     if any(d.kind not in "fi" for d in loop):  # (an integer loop argument, as bdtri's n: computed in float64)
         raise fail(UnsupportedError, f"scipy.special.{ufunc.__name__} on {loop[0]} is not supported (float32 and float64 are)")
     work = loop[-1] if fn in _IN_LOOP_DTYPE else np.dtype("float64")
+    if loop[0].kind == "i":  # SciPy's loop of an integer degree (the orthogonal polynomials' recurrences)
+        fn = getattr(fn, "integer_loop", fn)
     args = [astype(as_tracer(trace, v), work.name) for v in inputs]
     return astype(as_tracer(trace, fn(*args)), loop[-1].name)
 
@@ -412,7 +415,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "exprel": _exprel, "erfcx": _erfcx,
     "bdtr": _binomial_tail(False), "bdtrc": _binomial_tail(True), "nbdtr": _negative_binomial_tail(False),
     "nbdtrc": _negative_binomial_tail(True), "fdtr": _f_tail(False), "fdtrc": _f_tail(True), "stdtr": _stdtr,
-    "stdtrit": _stdtrit, "fdtri": _fdtri, **DISTRIBUTIONS,
+    "stdtrit": _stdtrit, "fdtri": _fdtri, **DISTRIBUTIONS, **POLYNOMIALS,
     # SciPy's own spellings of NumPy's functions
     "expm1": np.expm1, "log1p": np.log1p, "cbrt": np.cbrt, "exp2": np.exp2, "round": np.rint,
     "exp10": lambda x: np.power(10.0, x),
