@@ -401,6 +401,8 @@ _RECORDS = [
     *(_unary(name, _float(C), T) for name in ("riemann_zeta", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e")),
     # scipy.special's Bessel functions of the first and second kinds of orders 0 and 1 (lowering/bessel_jy.py)
     *(_unary(name, _float(C), T) for name in ("j0", "j1", "y0", "y1")),
+    # scipy.special's limiting Kolmogorov distribution's survival function and its inverse (lowering/kolmogorov.py)
+    *(_unary(name, _float(C), T) for name in ("kolmogorov", "kolmogi")),
     # scipy.special's complete elliptic integrals (lowering/elliptic.py) and dilogarithm (dilogarithm.py)
     *(_unary(name, _float(C), T) for name in ("ellipk", "ellipkm1", "ellipe", "spence")),
     # rounding: integers (NumPy has loops for them) are their own floor, ceil and trunc

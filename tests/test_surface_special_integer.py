@@ -10,9 +10,12 @@ import numpy as np
 import pytest
 import scipy.special as sp
 from test_surface_incomplete_beta_inverse import _regimes
+from test_surface_special_cephes import _near
 from test_surface_special_more import ulps
 
 import egglog_tensor as et
+
+EPS = 2.0**-52
 
 
 def _discrete(count: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -177,7 +180,7 @@ def test_laguerre_gegenbauer_against_mpmath(polynomials: et.Kernel) -> None:
     want = _scipy_polynomials(n, x, a)[len(ONE_ARGUMENT):]
     exact = [np.array([_exact(name, int(k), b, t) for k, b, t in zip(n, a, x, strict=True)]) for name in WITH_ALPHA]
     for name, g, w, e in zip(WITH_ALPHA, got, want, exact, strict=True):
-        bound = 2 * np.abs(w - e) + (4 + 2 * n * np.log(n + 2)) * np.spacing(np.abs(e))
+        bound = 2 * np.abs(w - e) + (4 + 2 * np.abs(n) * np.log(np.abs(n) + 2)) * np.spacing(np.abs(e))
         checked = (n >= 2) & (a != 0)  # (the others: SciPy's operations, against SciPy above)
         assert np.all((np.abs(g - e) <= bound)[checked]), (name, np.max((np.abs(g - e) / bound)[checked]))
 
@@ -226,3 +229,28 @@ def test_polynomials_edges_and_float32() -> None:
     for name, g, w in zip((*ONE_ARGUMENT, *WITH_ALPHA), f(n32, x32, a32), _scipy_polynomials(n32.astype(np.int64), x32.astype(np.float64), a32.astype(np.float64)), strict=True):
         assert g.dtype == np.float32, name
         np.testing.assert_array_equal(g, w.astype(np.float32), err_msg=name)
+
+
+# --- the limiting Kolmogorov distribution (lowering/kolmogorov.py) ---------------------------------------------------
+
+
+def test_kolmogorov_kolmogi_against_scipy() -> None:
+    # SciPy's (xsf's) operations: kolmogorov within 1 ULP (measured 1: libm's exp and pow), kolmogi within 2 (its
+    # Newton loop stops where SciPy's does, its last step rounded the same but for the cdf's ULP)
+    x = np.concatenate([np.linspace(-1, 6, 20001), np.logspace(-3, 1.5, 5000), _near(np.array([0.82, np.pi / np.sqrt(8 * 746)])),
+                        [0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, 40.0]])
+    p = np.concatenate([np.linspace(0, 1, 20001), np.logspace(-300, 0, 3000), 1 - np.logspace(-17, 0, 3000),
+                        [np.nan, -0.1, 1.1, np.inf, -np.inf, 5e-324, 0.5, 1.0, 0.0]])
+    f = et.kernel(lambda x, p: (sp.kolmogorov(x), sp.kolmogi(p)))
+    survival, inverse = f(x, p)
+    assert ulps(survival, sp.kolmogorov(x)).max() <= 1
+    assert ulps(inverse, sp.kolmogi(p)).max() <= 2
+    x32, p32 = x.astype(np.float32), p.astype(np.float32)
+    survival32, inverse32 = f(x32, p32)
+    assert survival32.dtype == inverse32.dtype == np.float32
+    assert ulps(survival32, sp.kolmogorov(x32)).max() <= 1 and ulps(inverse32, sp.kolmogi(p32)).max() <= 1
+    # the inverse's round trip
+    inner = (p > 1e-300) & (p < 0.9)  # (toward 1 the sf is 1 - cdf: x ill-conditioned)
+    condition = 1 + 4 * inverse[inner] ** 2  # (|d log sf / d log x| in the tail, 2 v's exponent -2 x^2)
+    assert np.all(np.abs(sp.kolmogorov(inverse[inner]) - p[inner]) <= 8 * EPS * condition * p[inner])
+

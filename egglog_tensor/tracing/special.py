@@ -23,7 +23,7 @@ from .special_polynomials import POLYNOMIALS
 
 OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "psi", "betainc",
        "betaincc", "betaincinv", "betainccinv", "beta", "betaln", "binom", "poch", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "j0", "j1", "y0", "y1",
-       "ellipk", "ellipkm1", "ellipe", "spence", "owens_t")  # SciPy ufuncs that are ops of their own (ops.py)
+       "ellipk", "ellipkm1", "ellipe", "spence", "owens_t", "kolmogorov", "kolmogi")  # SciPy ufuncs that are ops of their own (ops.py)
 # scipy.special._ufuncs' private ufuncs that are ops, by the op's name: those scipy.special.zeta calls (Riemann's, Hurwitz's)
 # and scipy.stats' beta.pdf (Boost's ibeta_derivative, in the private ufunc's argument order x, a, b)
 PRIVATE_OPS = {"_riemann_zeta": "riemann_zeta", "_zeta": "zeta", "_beta_pdf": "beta_pdf"}
