@@ -254,3 +254,66 @@ def test_kolmogorov_kolmogi_against_scipy() -> None:
     condition = 1 + 4 * inverse[inner] ** 2  # (|d log sf / d log x| in the tail, 2 v's exponent -2 x^2)
     assert np.all(np.abs(sp.kolmogorov(inverse[inner]) - p[inner]) <= 8 * EPS * condition * p[inner])
 
+
+
+# --- Bessel functions of integer order (tracing/special_bessel.py, lowering/bessel_integer.py) -----------------------
+
+
+def _orders(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(n, x): every n from -5 to 59 and random ones to 200 (int64); x on [0, 50] and log-uniform from 1e-3 to 1e3."""
+    rng = np.random.default_rng(seed)
+    return (np.concatenate([np.arange(-5, 60), rng.integers(-10, 200, count)]),
+            np.concatenate([np.linspace(0, 50, 65), 10 ** rng.uniform(-3, 3, count)]))
+
+
+@pytest.fixture(scope="module")
+def integer_bessel() -> et.Kernel:
+    return et.kernel(lambda n, x: (sp.yn(n, x), sp.kn(n, x)))
+
+
+def test_yn_against_scipy(integer_bessel: et.Kernel) -> None:
+    # Cephes' recurrence from y0 and y1, as SciPy's: the y0 and y1 ops' error (up to 23 eps of max(|Y|, envelope)
+    # near 0, as in their own tests) carried along it, within 24 (1 + |n|) eps of max(|Y_n|, min(1, sqrt(2 / (pi x))))
+    # (measured 1.5 (1 + |n|) at most); the same -inf at 0, NaN below, NaN and +-inf where it overflows
+    n, x = _orders(20000, 31)
+    got = integer_bessel(n, x)[0]
+    want = sp.yn(n, x)
+    envelope = np.minimum(1, np.sqrt(2 / (np.pi * np.maximum(x, 1e-300))))
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    with np.errstate(invalid="ignore"):
+        error = np.abs(got - want) / (EPS * np.maximum(np.abs(want), envelope))
+    assert np.all(same | (error <= 24 * (1 + np.abs(n))))
+
+
+def test_kn_against_mpmath(integer_bessel: et.Kernel) -> None:
+    # SciPy's kn is Amos' zbesk: up to 1500 ULP off (kn(89, 0.0251)), and inf or 0 early where its overflow and
+    # underflow tests are conservative (kn(175, 2.289) = inf for 1.78e305); the forward recurrence from the k0 and k1
+    # ops is within 12 + |n| ULP of mpmath (measured (1 + |n|) at most)
+    n, x = _orders(300, 32)
+    n, x = np.concatenate([n, [186, 171, 30, 5]]), np.concatenate([x, [721.44, 718.16, 745.0, 1e-300]])
+    got = integer_bessel(n, x)[1]
+    exact = np.array([float(mp.besselk(int(k), t)) for k, t in zip(n, x, strict=True)])
+    assert np.all(ulps(got, exact) <= 12 + np.abs(n))
+
+
+def test_yn_kn_edges_and_float_orders() -> None:
+    n = np.array([2, 2, 2, 2, 2, -3, -4, 0, 1, 300, 5])
+    x = np.array([0.0, -1.0, np.nan, np.inf, 1e-310, 1.0, 2.5, 0.0, -2.0, 1.0, 800.0])
+    f = et.kernel(lambda n, x: (sp.yn(n, x), sp.kn(n, x)))
+    y, k = f(n, x)
+    np.testing.assert_array_max_ulp(y, sp.yn(n, x), maxulp=8)
+    np.testing.assert_array_max_ulp(k[:10], sp.kn(n[:10], x[:10]), maxulp=8)
+    assert k[10] == 0.0  # (K_5(800) = 3e-349)
+    # SciPy's float loop truncates n (warning); NaN where n is not finite; float32 rounded once
+    fractional = np.array([2.7, -3.2, np.nan, np.inf, 4.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        y, k = f(fractional, np.full(5, 1.5))
+        np.testing.assert_array_max_ulp(y[[0, 1, 4]], sp.yn(np.trunc(fractional[[0, 1, 4]]).astype(np.int64), 1.5), maxulp=8)
+        np.testing.assert_array_max_ulp(k[[0, 1, 4]], sp.kn(np.trunc(fractional[[0, 1, 4]]).astype(np.int64), 1.5), maxulp=8)
+    assert np.isnan(y[2:4]).all() and np.isnan(k[2:4]).all()
+    n32, x32 = np.arange(6, dtype=np.float32), np.linspace(0.5, 20, 6, dtype=np.float32)
+    y32, k32 = f(n32, x32)
+    assert y32.dtype == k32.dtype == np.float32
+    assert ulps(y32, sp.yn(n32.astype(np.int64), x32.astype(np.float64)).astype(np.float32)).max() <= 1
+    assert ulps(k32, sp.kn(n32.astype(np.int64), x32.astype(np.float64)).astype(np.float32)).max() <= 1

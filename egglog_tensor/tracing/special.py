@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import UnsupportedError
 from .core import Tracer, as_tracer, astype, fail, trace_of
 from .polynomials import horner
+from .special_bessel import BESSEL
 from .special_distributions import DISTRIBUTIONS
 from .special_polynomials import POLYNOMIALS
 
@@ -415,7 +416,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "exprel": _exprel, "erfcx": _erfcx,
     "bdtr": _binomial_tail(False), "bdtrc": _binomial_tail(True), "nbdtr": _negative_binomial_tail(False),
     "nbdtrc": _negative_binomial_tail(True), "fdtr": _f_tail(False), "fdtrc": _f_tail(True), "stdtr": _stdtr,
-    "stdtrit": _stdtrit, "fdtri": _fdtri, **DISTRIBUTIONS, **POLYNOMIALS,
+    "stdtrit": _stdtrit, "fdtri": _fdtri, **DISTRIBUTIONS, **POLYNOMIALS, **BESSEL,
     # SciPy's own spellings of NumPy's functions
     "expm1": np.expm1, "log1p": np.log1p, "cbrt": np.cbrt, "exp2": np.exp2, "round": np.rint,
     "exp10": lambda x: np.power(10.0, x),

@@ -23,8 +23,8 @@ from .core import Tracer, check_at_run_time, fail, known_value, lift, result, tr
 Polynomial = Callable[..., Any]
 
 
-def _op(name: str, *args: Any) -> Tracer:
-    """The elementwise op `name` (lowering/orthopoly.py) of float64 operands, broadcast."""
+def float64_op(name: str, *args: Any) -> Tracer:
+    """The elementwise op `name` (lowering/orthopoly.py, bessel_integer.py) of float64 operands, broadcast."""
     trace = trace_of(args)
     return result(trace, trace.make(name, tuple(lift(trace, a, "float64") for a in args)))
 
@@ -56,15 +56,15 @@ def _polynomial(name: str, integer_loop: Polynomial, negative: bool = False) -> 
 
 
 POLYNOMIALS: dict[str, Polynomial] = {
-    "eval_legendre": _polynomial("eval_legendre", lambda n, x: _op("legendre_l", n, x)),
-    "eval_sh_legendre": _polynomial("eval_sh_legendre", lambda n, x: _op("legendre_l", n, 2 * x - 1)),
-    "eval_chebyt": _polynomial("eval_chebyt", lambda n, x: _op("chebyt_l", n, x)),
-    "eval_chebyc": _polynomial("eval_chebyc", lambda n, x: 2 * _op("chebyt_l", n, 0.5 * x)),
-    "eval_sh_chebyt": _polynomial("eval_sh_chebyt", lambda n, x: _op("chebyt_l", n, 2 * x - 1)),
-    "eval_chebyu": _polynomial("eval_chebyu", lambda n, x: _op("chebyu_l", n, x)),
-    "eval_chebys": _polynomial("eval_chebys", lambda n, x: _op("chebyu_l", n, 0.5 * x)),
-    "eval_sh_chebyu": _polynomial("eval_sh_chebyu", lambda n, x: _op("chebyu_l", n, 2 * x - 1)),
-    "eval_laguerre": _polynomial("eval_laguerre", lambda n, x: _op("genlaguerre_l", n, 0.0, x), negative=True),
-    "eval_genlaguerre": _polynomial("eval_genlaguerre", lambda n, a, x: _op("genlaguerre_l", n, a, x), negative=True),
-    "eval_gegenbauer": _polynomial("eval_gegenbauer", lambda n, a, x: _op("gegenbauer_l", n, a, x), negative=True),
+    "eval_legendre": _polynomial("eval_legendre", lambda n, x: float64_op("legendre_l", n, x)),
+    "eval_sh_legendre": _polynomial("eval_sh_legendre", lambda n, x: float64_op("legendre_l", n, 2 * x - 1)),
+    "eval_chebyt": _polynomial("eval_chebyt", lambda n, x: float64_op("chebyt_l", n, x)),
+    "eval_chebyc": _polynomial("eval_chebyc", lambda n, x: 2 * float64_op("chebyt_l", n, 0.5 * x)),
+    "eval_sh_chebyt": _polynomial("eval_sh_chebyt", lambda n, x: float64_op("chebyt_l", n, 2 * x - 1)),
+    "eval_chebyu": _polynomial("eval_chebyu", lambda n, x: float64_op("chebyu_l", n, x)),
+    "eval_chebys": _polynomial("eval_chebys", lambda n, x: float64_op("chebyu_l", n, 0.5 * x)),
+    "eval_sh_chebyu": _polynomial("eval_sh_chebyu", lambda n, x: float64_op("chebyu_l", n, 2 * x - 1)),
+    "eval_laguerre": _polynomial("eval_laguerre", lambda n, x: float64_op("genlaguerre_l", n, 0.0, x), negative=True),
+    "eval_genlaguerre": _polynomial("eval_genlaguerre", lambda n, a, x: float64_op("genlaguerre_l", n, a, x), negative=True),
+    "eval_gegenbauer": _polynomial("eval_gegenbauer", lambda n, a, x: float64_op("gegenbauer_l", n, a, x), negative=True),
 }
