@@ -1,4 +1,5 @@
-"""scipy.special's inverses of the binomial and negative binomial distributions' cdf, `bdtri` and `nbdtri`, made of
+"""scipy.special's inverses of the gamma distribution's cdf in its rate and quantile, `gdtria` and `gdtrix` (SciPy
+1.17's gammaincinv quotients), and of the binomial and negative binomial distributions' cdf, `bdtri` and `nbdtri`, made of
 the `betaincinv` and `betainccinv` ops: Cephes' equations, as SciPy 1.17's, solved by the ops (SciPy's Cephes incbi
 is up to 1e-13 relatively off for moderate arguments, and fails for y below about 1e-18: the tests check against
 mpmath). SciPy casts their integer arguments to C ints: here they are truncated (bdtri's k floored), and one that
@@ -36,4 +37,19 @@ def _nbdtri(k: Tracer, n: Tracer, p: Tracer) -> Any:
     return np.where((p < 0) | (p > 1) | (k < 0) | ~np.isfinite(k) | ~np.isfinite(n), np.nan, root)
 
 
-DISTRIBUTIONS: dict[str, Callable[..., Any]] = {"bdtri": _bdtri, "nbdtri": _nbdtri}
+def _gdtria(p: Tracer, b: Tracer, x: Tracer) -> Any:
+    """gdtria(p, b, x): the gamma distribution's rate a with gdtr(a, b, x) = P(b, a x) = p, SciPy 1.17's
+    gammaincinv(b, p) / x; NaN at x = 0; where b = p = 0, 0 (NaN at x = +inf)."""
+    both_zero = np.where(np.isinf(x) & (x > 0), np.nan, 0.0)
+    value = np.where((b == 0) & (p == 0), both_zero, special.call_op("gammaincinv", b, p) / x)
+    return np.where(x == 0, np.nan, value)
+
+
+def _gdtrix(a: Tracer, b: Tracer, p: Tracer) -> Any:
+    """gdtrix(a, b, p): the gamma distribution's quantile x with gdtr(a, b, x) = p, SciPy 1.17's gammaincinv(b, p) / a;
+    NaN where a = b = 0, or a or b is +inf and neither is negative."""
+    invalid = ((a == 0) & (b == 0)) | ((np.isinf(a) | np.isinf(b)) & (a >= 0) & (b >= 0))
+    return np.where(invalid, np.nan, special.call_op("gammaincinv", b, p) / a)
+
+
+DISTRIBUTIONS: dict[str, Callable[..., Any]] = {"bdtri": _bdtri, "nbdtri": _nbdtri, "gdtria": _gdtria, "gdtrix": _gdtrix}
