@@ -4,6 +4,10 @@
 - bessel_yn: Cephes' yn, as SciPy 1.17's: Y_-n = (-1)^n Y_n; y0 and y1 for n = 0 and 1; -inf at x = 0 and NaN
   below; else the forward recurrence Y_(k+1) = (2k / x) Y_k - Y_(k-1) from y0 and y1, stopped once a value is not
   finite (Y grows with k: the recurrence is stable).
+- bessel_jn: J_-n = J_n(-x) = (-1)^n J_n; j0 and j1 for n = 0 and 1; where |n| < |x| the forward recurrence
+  J_(k+1) = (2k / x) J_k - J_(k-1) from j0 and j1 (stable there), else Miller's backward recurrence normalized by
+  J_0 + 2 (J_2 + J_4 + ...) = 1 (SciPy's jv is Amos' zbesj: within 1600 eps of max(|J_n|, the envelope) of mpmath,
+  these within 64 + |n| + |x|: the j0 and j1 ops' phase x - pi/4 is rounded as Cephes').
 - bessel_kn: K_-n = K_n; k0 and k1 for n = 0 and 1; inf at x = 0, NaN below; else the forward recurrence
   K_(k+1) = K_(k-1) + (2k / x) K_k (stable: K grows with k) from k0 and k1, or beyond x = 700, where they underflow,
   from k0e and k1e, the result times exp(-x / 2) twice. (SciPy's kn is Amos' zbesk: within a few ULP times n.)
@@ -14,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .bessel import k0, k0e, k1, k1e
-from .bessel_jy import y0, y1
+from .bessel_jy import j0, j1, y0, y1
 from .orthopoly import LIMIT
-from .scalarcode import Real, Truth, choose, exp, fabs, floor, isinf, iterate, where
+from .scalarcode import Real, Truth, choose, exp, fabs, floor, isinf, isnan, iterate, sqrt, where
 
 _SCALED = 700.0  # beyond it K's recurrence runs on the scaled k0e, k1e
 
@@ -57,3 +61,42 @@ def bessel_kn(n: Real, x: Real) -> Real:
         return where(x == 0.0, float("inf"), where(x < 0.0, float("nan"), where(isinf(x), 0.0, value)))
 
     return choose(m == 0.0, lambda: k0(x), lambda: choose(m == 1.0, lambda: k1(x), recurrence))
+
+
+_RESCALE, _RESCALED = 1e250, 1e-250  # Miller's recurrence's values scaled down past the first
+
+
+def _miller(n: Real, x: Real) -> Real:
+    """J_n(x) for 0 < x <= n by Miller's backward recurrence J_(k-1) = (2k / x) J_k - J_(k+1) from J_(m+1) = 0,
+    J_m = 1 at an even m = n + 30 + sqrt(160 n) (where J_m / J_n is below eps), normalized by
+    J_0 + 2 (J_2 + J_4 + ...) = 1; rescaled by 1e-250 whenever a value exceeds 1e250."""
+    m = 2.0 * floor(0.5 * (n + 30.0 + sqrt(160.0 * n)))
+
+    def body(state: list[Real]) -> tuple[list[Real], Truth]:
+        k, following, value, total, at_n = state
+        before = 2.0 * k / x * value - following
+        k = k - 1.0
+        at_n = where(k == n, before, at_n)
+        even = k == 2.0 * floor(0.5 * k)
+        total = total + where(k == 0.0, before, where(even, 2.0 * before, 0.0))
+        big = fabs(before) > _RESCALE
+        scale = where(big, _RESCALED, 1.0)
+        return [k, value * scale, before * scale, total * scale, at_n * scale], k <= 0.0
+
+    state = iterate([m, Real(0.0), Real(1.0), Real(2.0), Real(0.0)], body, LIMIT)
+    return state[4] / state[3]
+
+
+def bessel_jn(n: Real, x: Real) -> Real:
+    """J_n(x) of integer n: j0, j1 for |n| = 0, 1; the forward recurrence from j0 and j1 where |n| < |x|, else Miller's
+    backward recurrence; J_-n = J_n(-x) = (-1)^n J_n; 0 at x = 0 (1 for n = 0), NaN at +-inf and NaN."""
+    m, t = fabs(n), fabs(x)
+    odd = m - 2.0 * floor(0.5 * m) == 1.0
+    sign = where(odd & ((n < 0.0) ^ (x < 0.0)), -1.0, 1.0)
+
+    def higher() -> Real:
+        forward = lambda: _forward(m, t, j0(t), j1(t), lambda k, a, b: 2.0 * k / t * a - b)  # noqa: E731
+        value = choose(m < t, forward, lambda: _miller(m, where(t > 0.0, t, 1.0)))
+        return where(t == 0.0, 0.0, where(isinf(t) | isnan(t), float("nan"), value))
+
+    return sign * choose(m == 0.0, lambda: j0(t), lambda: choose(m == 1.0, lambda: j1(t), higher))

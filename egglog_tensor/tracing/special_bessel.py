@@ -1,6 +1,7 @@
-"""scipy.special's Bessel functions of integer order `yn` and `kn`, made of the ops bessel_yn and bessel_kn
-(lowering/bessel_integer.py: forward recurrences from y0, y1 and k0, k1). SciPy's loop of a float n truncates it
-to a C int (with a warning): truncated here, NaN where n is not finite (SciPy's cast of an infinite n is undefined).
+"""scipy.special's Bessel functions of integer order `yn kn` and, at integral orders, `jn jv jve yv yve kv`, made of
+the ops bessel_jn, bessel_yn and bessel_kn (lowering/bessel_integer.py: recurrences from orders 0 and 1). SciPy's
+yn and kn loops of a float n truncate it to a C int (with a warning): truncated here, NaN where n is not finite
+(SciPy's cast of an infinite n is undefined); a non-integer order of the real-order functions is refused.
 tracing/special.py dispatches to BESSEL (each function's `integer_loop`: the one for an integer n)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .core import Tracer
-from .special_polynomials import float64_op
+from .special_polynomials import float64_op, refuse_non_integer
 
 
 def _integer_order(op: str) -> Callable[[Tracer, Tracer], Any]:
@@ -25,4 +26,21 @@ def _integer_order(op: str) -> Callable[[Tracer, Tracer], Any]:
     return float_loop
 
 
-BESSEL: dict[str, Callable[..., Any]] = {"yn": _integer_order("bessel_yn"), "kn": _integer_order("bessel_kn")}
+def _integral_real_order(name: str, op: str) -> Callable[[Tracer, Tracer], Any]:
+    """SciPy's real-order ufunc `name` (jv, yv, kv and the exponentially scaled jve, yve, equal to jv, yv for real x)
+    at an integral order: the op; a finite non-integer order (Amos' algorithms) refused; NaN where it is not finite."""
+
+    def real_order(v: Tracer, x: Tracer) -> Any:
+        refuse_non_integer(name, v, refused="Amos' algorithms for real orders", kept="a recurrence from orders 0 and 1")
+        finite = np.isfinite(v)
+        return np.where(finite, float64_op(op, np.where(finite, v, 0.0), x), np.nan)
+
+    return real_order
+
+
+BESSEL: dict[str, Callable[..., Any]] = {
+    "yn": _integer_order("bessel_yn"), "kn": _integer_order("bessel_kn"),
+    **{name: _integral_real_order(name, "bessel_jn") for name in ("jn", "jv", "jve")},
+    "yv": _integral_real_order("yv", "bessel_yn"), "kv": _integral_real_order("kv", "bessel_kn"),
+    "yve": lambda v, x: np.where(x == 0, np.nan, _integral_real_order("yve", "bessel_yn")(v, x)),  # (Amos': NaN at 0)
+}

@@ -29,13 +29,14 @@ def float64_op(name: str, *args: Any) -> Tracer:
     return result(trace, trace.make(name, tuple(lift(trace, a, "float64") for a in args)))
 
 
-def _refuse_hypergeometric(name: str, n: Tracer, negative: bool) -> None:
-    """Refuse what SciPy computes by a hypergeometric function: a finite non-integer n (with `negative`, a negative
-    n too), while tracing if n is known, else from the call."""
+def refuse_non_integer(name: str, n: Tracer, negative: bool = False,
+                       refused: str = "SciPy's hypergeometric-function loop", kept: str = "SciPy's recurrence") -> None:
+    """Refuse a finite non-integer n (with `negative`, a negative n too), which SciPy computes otherwise (`refused`),
+    while tracing if n is known, else from the call."""
     bad = np.isfinite(n) & ((n != np.floor(n)) | (n < 0 if negative else False))
     what = "a negative or non-integer" if negative else "a non-integer"
-    message = (f"scipy.special.{name} of {what} n of a float dtype (SciPy's hypergeometric-function loop) is not supported "
-               "in a kernel; an integer n (SciPy's recurrence) is")
+    message = (f"scipy.special.{name} of {what} n of a float dtype ({refused}) is not supported in a kernel; an integer n "
+               f"({kept}) is")
     known = known_value(bad)
     if known is None:
         check_at_run_time(bad, message, UnsupportedError, of="n ")
@@ -45,10 +46,10 @@ def _refuse_hypergeometric(name: str, n: Tracer, negative: bool) -> None:
 
 def _polynomial(name: str, integer_loop: Polynomial, negative: bool = False) -> Polynomial:
     """SciPy's ufunc `name`: integer_loop for an integer n; for a float n the same where n is integral (see
-    _refuse_hypergeometric), NaN where it is not finite."""
+    refuse_non_integer), NaN where it is not finite."""
 
     def float_loop(n: Tracer, *rest: Tracer) -> Any:
-        _refuse_hypergeometric(name, n, negative)
+        refuse_non_integer(name, n, negative)
         return np.where(np.isfinite(n), integer_loop(np.where(np.isfinite(n), n, 0.0), *rest), np.nan)
 
     float_loop.integer_loop = integer_loop  # type: ignore[attr-defined]
