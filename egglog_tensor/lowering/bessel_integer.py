@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .bessel import k0, k0e, k1, k1e
+from .bessel import i0e, i1e, k0, k0e, k1, k1e
 from .bessel_jy import j0, j1, y0, y1
 from .orthopoly import LIMIT
 from .scalarcode import Real, Truth, choose, exp, fabs, floor, isinf, isnan, iterate, sqrt, where
@@ -66,37 +66,63 @@ def bessel_kn(n: Real, x: Real) -> Real:
 _RESCALE, _RESCALED = 1e250, 1e-250  # Miller's recurrence's values scaled down past the first
 
 
-def _miller(n: Real, x: Real) -> Real:
-    """J_n(x) for 0 < x <= n by Miller's backward recurrence J_(k-1) = (2k / x) J_k - J_(k+1) from J_(m+1) = 0,
-    J_m = 1 at an even m = n + 30 + sqrt(160 n) (where J_m / J_n is below eps), normalized by
-    J_0 + 2 (J_2 + J_4 + ...) = 1; rescaled by 1e-250 whenever a value exceeds 1e250."""
-    m = 2.0 * floor(0.5 * (n + 30.0 + sqrt(160.0 * n)))
+def _backward(n: Real, x: Real, m: Real, sign: float) -> list[Real]:
+    """Miller's backward recurrence a_(k-1) = (2k / x) a_k + sign a_(k+1) from a_(m+1) = 0, a_m = 1 (m even): (a_n,
+    a_0, a_0 + 2 (a_2 + a_4 + ...)), all rescaled by 1e-250 whenever a value exceeds 1e250 (their ratios are the
+    functions' where m is far enough beyond n and x that a_m's own error has died out)."""
 
     def body(state: list[Real]) -> tuple[list[Real], Truth]:
         k, following, value, total, at_n = state
-        before = 2.0 * k / x * value - following
+        before = 2.0 * k / x * value + sign * following
         k = k - 1.0
         at_n = where(k == n, before, at_n)
         even = k == 2.0 * floor(0.5 * k)
         total = total + where(k == 0.0, before, where(even, 2.0 * before, 0.0))
-        big = fabs(before) > _RESCALE
-        scale = where(big, _RESCALED, 1.0)
+        scale = where(fabs(before) > _RESCALE, _RESCALED, 1.0)
         return [k, value * scale, before * scale, total * scale, at_n * scale], k <= 0.0
 
-    state = iterate([m, Real(0.0), Real(1.0), Real(2.0), Real(0.0)], body, LIMIT)
-    return state[4] / state[3]
+    k, _, first, total, at_n = iterate([m, Real(0.0), Real(1.0), Real(2.0), Real(0.0)], body, LIMIT)
+    return [at_n, first, total]
+
+
+def _start(order: Real) -> Real:
+    """Miller's starting order for orders and arguments up to `order`: the even m = order + 30 + sqrt(160 order)."""
+    return 2.0 * floor(0.5 * (order + 30.0 + sqrt(160.0 * order)))
 
 
 def bessel_jn(n: Real, x: Real) -> Real:
     """J_n(x) of integer n: j0, j1 for |n| = 0, 1; the forward recurrence from j0 and j1 where |n| < |x|, else Miller's
-    backward recurrence; J_-n = J_n(-x) = (-1)^n J_n; 0 at x = 0 (1 for n = 0), NaN at +-inf and NaN."""
+    backward recurrence (J_n over J_0 + 2 (J_2 + J_4 + ...) = 1); J_-n = J_n(-x) = (-1)^n J_n; 0 at x = 0 (1 for
+    n = 0), NaN at +-inf and NaN."""
     m, t = fabs(n), fabs(x)
     odd = m - 2.0 * floor(0.5 * m) == 1.0
     sign = where(odd & ((n < 0.0) ^ (x < 0.0)), -1.0, 1.0)
 
     def higher() -> Real:
         forward = lambda: _forward(m, t, j0(t), j1(t), lambda k, a, b: 2.0 * k / t * a - b)  # noqa: E731
-        value = choose(m < t, forward, lambda: _miller(m, where(t > 0.0, t, 1.0)))
+        value = choose(m < t, forward, lambda: _miller_j(m, where(t > 0.0, t, 1.0)))
         return where(t == 0.0, 0.0, where(isinf(t) | isnan(t), float("nan"), value))
 
     return sign * choose(m == 0.0, lambda: j0(t), lambda: choose(m == 1.0, lambda: j1(t), higher))
+
+
+def _miller_j(n: Real, x: Real) -> Real:
+    """J_n(x) for 0 < x <= n: Miller's a_n over a_0 + 2 (a_2 + a_4 + ...) (= 1 for J)."""
+    at_n, _, total = _backward(n, x, _start(n), -1.0)
+    return at_n / total
+
+
+def bessel_ive(n: Real, x: Real) -> Real:
+    """e^-|x| I_n(x) of integer n: i0e, i1e for |n| = 0, 1; else Miller's backward recurrence I_(k-1) = (2k / x) I_k
+    + I_(k+1) from beyond max(|n|, |x|), I_n / I_0 times i0e(x); I_-n = I_n, I_n(-x) = (-1)^n I_n(x); 0 at x = 0, NaN
+    at +-inf (Amos') and NaN."""
+    m, t = fabs(n), fabs(x)
+    sign = where((x < 0.0) & (m - 2.0 * floor(0.5 * m) == 1.0), -1.0, 1.0)
+
+    def higher() -> Real:
+        safe = where((t > 0.0) & (t < float("inf")), t, 1.0)
+        at_n, first, _ = _backward(m, safe, _start(where(m > safe, m, safe)), 1.0)
+        value = at_n / first * i0e(safe)
+        return where(t == 0.0, 0.0, where(isinf(t) | isnan(t), float("nan"), value))
+
+    return sign * choose(m == 0.0, lambda: i0e(t), lambda: choose(m == 1.0, lambda: i1e(t), higher))
