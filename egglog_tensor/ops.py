@@ -437,7 +437,7 @@ _RECORDS = [
     # scipy.special's orthogonal polynomials of integer degree n (a float64 operand): SciPy's recurrences (lowering/orthopoly.py)
     *(_binary_op(name, _float(C), T) for name in ("legendre_l", "chebyt_l", "chebyu_l")),
     # scipy.special's yn and kn of integer order n (a float64 operand): forward recurrences (lowering/bessel_integer.py)
-    *(_binary_op(name, _float(C), T) for name in ("bessel_jn", "bessel_yn", "bessel_kn", "bessel_ive")),
+    *(_binary_op(name, _float(C), T) for name in ("bessel_jn", "bessel_yn", "bessel_kn", "bessel_kne", "bessel_ive")),
     *(_binary_op(f"bitwise_{op}", {"int": f"arith.{op}i", "bool": f"arith.{op}i"}) for op in ("and", "or", "xor")),
     *(_binary_op(name, {"int": C}) for name in ("left_shift", "right_shift")),
     *(_binary_op(name, _ALL, P, result="bool")

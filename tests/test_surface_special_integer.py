@@ -308,12 +308,18 @@ def test_yn_against_scipy(integer_bessel: et.Kernel) -> None:
 def test_kn_against_mpmath(integer_bessel: et.Kernel) -> None:
     # SciPy's kn is Amos' zbesk: up to 1500 ULP off (kn(89, 0.0251)), and inf or 0 early where its overflow and
     # underflow tests are conservative (kn(175, 2.289) = inf for 1.78e305); the forward recurrence from the k0 and k1
-    # ops is within 12 + |n| ULP of mpmath (measured (1 + |n|) at most)
+    # ops is within 12 + |n| ULP of mpmath (measured (1 + |n|) at most), kve's as well
     n, x = _orders(300, 32)
     n, x = np.concatenate([n, [186, 171, 30, 5]]), np.concatenate([x, [721.44, 718.16, 745.0, 1e-300]])
     got = integer_bessel(n, x)[1]
     exact = np.array([float(mp.besselk(int(k), t)) for k, t in zip(n, x, strict=True)])
     assert np.all(ulps(got, exact) <= 12 + np.abs(n))
+    # kve = e^x K_n, its recurrence on k0e and k1e
+    scaled = et.kernel(lambda n, x: sp.kve(n, x))(n.astype(np.float64), x)
+    exact = np.array([float(mp.besselk(int(k), t) * mp.exp(t)) for k, t in zip(n, x, strict=True)])
+    assert np.all(ulps(scaled, exact) <= 12 + np.abs(n))
+    edges = np.array([0.0, -1.0, np.inf, np.nan, 800.0])
+    np.testing.assert_array_max_ulp(et.kernel(lambda n, x: sp.kve(n, x))(np.full(5, 3.0), edges), sp.kve(3.0, edges), maxulp=8)
 
 
 def test_yn_kn_edges_and_float_orders() -> None:

@@ -10,7 +10,7 @@
   these within 64 + |n| + |x|: the j0 and j1 ops' phase x - pi/4 is rounded as Cephes').
 - bessel_kn: K_-n = K_n; k0 and k1 for n = 0 and 1; inf at x = 0, NaN below; else the forward recurrence
   K_(k+1) = K_(k-1) + (2k / x) K_k (stable: K grows with k) from k0 and k1, or beyond x = 700, where they underflow,
-  from k0e and k1e, the result times exp(-x / 2) twice. (SciPy's kn is Amos' zbesk: within a few ULP times n.)
+  from k0e and k1e, the result times exp(-x / 2) twice; bessel_kne: e^x K_n, from k0e and k1e (NaN at inf, Amos'). (SciPy's kn is Amos' zbesk: within a few ULP times n.)
 """
 
 from __future__ import annotations
@@ -49,18 +49,33 @@ def bessel_yn(n: Real, x: Real) -> Real:
     return sign * choose(m == 0.0, lambda: y0(x), lambda: choose(m == 1.0, lambda: y1(x), recurrence))
 
 
-def bessel_kn(n: Real, x: Real) -> Real:
-    """K_n(x), by the forward recurrence."""
+def _bessel_k(n: Real, x: Real, exponentially_scaled: bool) -> Real:
+    """K_n(x) (e^x K_n(x): exponentially_scaled) by the forward recurrence, on the scaled k0e, k1e where the result is
+    scaled or x > 700 (there unscaled by exp(-x / 2) twice: a subnormal result rounded once)."""
     m = fabs(n)
+    first_order = (k0e, k1e) if exponentially_scaled else (k0, k1)
 
     def recurrence() -> Real:
         scaled = x > _SCALED
-        first, second = where(scaled, k0e(x), k0(x)), where(scaled, k1e(x), k1(x))
-        value = _forward(m, x, first, second, lambda k, a, b: b + 2.0 * k / x * a)
-        value = where(scaled, value * exp(-0.5 * x) * exp(-0.5 * x), value)  # (a subnormal result rounded once)
-        return where(x == 0.0, float("inf"), where(x < 0.0, float("nan"), where(isinf(x), 0.0, value)))
+        if exponentially_scaled:
+            value = _forward(m, x, k0e(x), k1e(x), lambda k, a, b: b + 2.0 * k / x * a)
+        else:
+            value = _forward(m, x, where(scaled, k0e(x), k0(x)), where(scaled, k1e(x), k1(x)), lambda k, a, b: b + 2.0 * k / x * a)
+            value = where(scaled, value * exp(-0.5 * x) * exp(-0.5 * x), value)
+        at_infinity = float("nan") if exponentially_scaled else 0.0  # (Amos' kve: NaN)
+        return where(x == 0.0, float("inf"), where(x < 0.0, float("nan"), where(isinf(x), at_infinity, value)))
 
-    return choose(m == 0.0, lambda: k0(x), lambda: choose(m == 1.0, lambda: k1(x), recurrence))
+    return choose(m == 0.0, lambda: first_order[0](x), lambda: choose(m == 1.0, lambda: first_order[1](x), recurrence))
+
+
+def bessel_kn(n: Real, x: Real) -> Real:
+    """K_n(x)."""
+    return _bessel_k(n, x, False)
+
+
+def bessel_kne(n: Real, x: Real) -> Real:
+    """e^x K_n(x) (scipy.special.kve at integral orders)."""
+    return _bessel_k(n, x, True)
 
 
 _RESCALE, _RESCALED = 1e250, 1e-250  # Miller's recurrence's values scaled down past the first

@@ -454,7 +454,7 @@ SCALAR_CODE = {"gammainc": "incomplete", "gammaincc": "incomplete", "gammaincinv
                **dict.fromkeys(("j0", "j1", "y0", "y1"), "bessel_jy"), **dict.fromkeys(("ellipk", "ellipkm1", "ellipe"), "elliptic"),
                "spence": "dilogarithm", "owens_t": "owens", "kolmogorov": "kolmogorov", "kolmogi": "kolmogorov",
                **dict.fromkeys(("legendre_l", "chebyt_l", "chebyu_l", "genlaguerre_l", "gegenbauer_l"), "orthopoly"),
-               **dict.fromkeys(("bessel_jn", "bessel_yn", "bessel_kn", "bessel_ive"), "bessel_integer")}
+               **dict.fromkeys(("bessel_jn", "bessel_yn", "bessel_kn", "bessel_kne", "bessel_ive"), "bessel_integer")}
 # The ops whose semantics take several MLIR ops (records mark them ops.COMPOSED), by name: the
 # scalar result from the operands and their dtype.
 _COMPOSED: dict[str, Composed] = {

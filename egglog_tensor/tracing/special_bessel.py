@@ -1,5 +1,5 @@
-"""scipy.special's Bessel functions of integer order `yn kn` and, at integral orders, `jn jv jve yv yve kv iv ive`, made of
-the ops bessel_jn, bessel_yn, bessel_kn and bessel_ive (lowering/bessel_integer.py: recurrences from orders 0 and 1). SciPy's
+"""scipy.special's Bessel functions of integer order `yn kn` and, at integral orders, `jn jv jve yv yve kv kve iv ive`, made of
+the ops bessel_jn, bessel_yn, bessel_kn, bessel_kne and bessel_ive (lowering/bessel_integer.py: recurrences from orders 0 and 1). SciPy's
 yn and kn loops of a float n truncate it to a C int (with a warning): truncated here, NaN where n is not finite
 (SciPy's cast of an infinite n is undefined); a non-integer order of the real-order functions is refused.
 tracing/special.py dispatches to BESSEL (each function's `integer_loop`: the one for an integer n)."""
@@ -43,6 +43,6 @@ BESSEL: dict[str, Callable[..., Any]] = {
     **{name: _integral_real_order(name, "bessel_jn") for name in ("jn", "jv", "jve")},
     "yv": _integral_real_order("yv", "bessel_yn"), "kv": _integral_real_order("kv", "bessel_kn"),
     "yve": lambda v, x: np.where(x == 0, np.nan, _integral_real_order("yve", "bessel_yn")(v, x)),  # (Amos': NaN at 0)
-    "ive": _integral_real_order("ive", "bessel_ive"),
+    "ive": _integral_real_order("ive", "bessel_ive"), "kve": _integral_real_order("kve", "bessel_kne"),
     "iv": lambda v, x: _integral_real_order("iv", "bessel_ive")(v, x) * np.exp(np.abs(x)),
 }
