@@ -163,13 +163,26 @@ def _var_of_rows(trace: Trace, rows: Tracer, acc: str, dof: int) -> Tracer:
 
 
 def _moments(trace: Trace, x: Tracer, acc: str) -> Tracer:
-    """Over axis 1 of x: its mean m (in the accumulator dtype: rounded), the sum of d = x - m and of d^2, as one
-    value with the three along axis 1 (m, sum(d^2), sum(d)), so that one stage computes them together."""
-    means = divide_count(sum_(x, 1, acc, keepdims=True), x.shape[1])
+    """Over axis 1 of x: its mean m (in the accumulator dtype: rounded; materialized, so that no reader divides per
+    element), the sum of d = x - m and of d^2, as one value with the three along axis 1 (m, sum(d^2), sum(d)), so that
+    one stage computes them together. Below float64 the sum is taken in float64, which gives sum(d) as sum - n m
+    without a pass of its own."""
+    count = x.shape[1]
+    if acc == "float64":
+        means = materialized(trace, divide_count(sum_(x, 1, acc, keepdims=True), count))
+        drifts = sum_(x - means, 1, acc, keepdims=True)
+    else:
+        sums = sum_(x, 1, "float64", keepdims=True)
+        means = materialized(trace, (sums / count).astype(acc))
+        drifts = (sums - means.astype("float64") * count).astype(acc)
     centered = x - means
     which = iota(trace, tuple(3 if i == 1 else 1 for i in range(x.ndim)), 1)
-    return np.where(which == 0, means, np.where(which == 1, sum_(centered * centered, 1, acc, keepdims=True),
-                                                 sum_(centered, 1, acc, keepdims=True)))
+    return np.where(which == 0, means, np.where(which == 1, sum_(centered * centered, 1, acc, keepdims=True), drifts))
+
+
+def materialized(trace: Trace, x: Tracer) -> Tracer:
+    """x computed once and stored (the `materialize` schedule op): its readers neither recompute nor fuse it."""
+    return result(trace, trace.make("materialize", (x._node,), ()))
 
 
 BLOCK_ROWS = 64  # rows of x whose column moments one block computes (var over leading axes: partials 3/64 of x)
@@ -192,7 +205,7 @@ def _var_of_blocks(trace: Trace, blocks: Tracer, acc: str, dof: int) -> Tracer:
     column means m, sums of d = x - m and of d^2 as one (blocks, 3, columns) value, which the strips stage
     (lowering/stages/strips.py) computes block by block and strip by strip of columns (each strip of a block read
     twice from cache); the blocks combine in float64 as `_combined`."""
-    three = result(trace, trace.make("materialize", (_moments(trace, blocks, acc)._node,), ())).astype("float64")
+    three = materialized(trace, _moments(trace, blocks, acc)).astype("float64")
     return _combined(three[:, 0], three[:, 1], three[:, 2], blocks.shape[1], dof).astype(acc)
 
 
