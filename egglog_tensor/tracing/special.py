@@ -425,3 +425,8 @@ _PRIVATE: dict[str, Callable[..., Any]] = {
     "_binom_cdf": lambda k, n, p: _binomial(k, n, p, False), "_binom_sf": lambda k, n, p: _binomial(k, n, p, True),
     "_nbinom_cdf": lambda k, n, p: _negative_binomial(k, n, p, False), "_nbinom_sf": lambda k, n, p: _negative_binomial(k, n, p, True),
 }
+
+from . import special_elementary  # noqa: E402  (it imports call_op from this module)
+
+_FUNCTIONS.update(special_elementary.FUNCTIONS)
+_IN_LOOP_DTYPE.update(special_elementary.IN_LOOP_DTYPE)
