@@ -403,6 +403,7 @@ _RECORDS = [
     *(_unary(name, _float(C), T) for name in ("j0", "j1", "y0", "y1")),
     # scipy.special's complete elliptic integrals (lowering/elliptic.py) and dilogarithm (dilogarithm.py)
     *(_unary(name, _float(C), T) for name in ("ellipk", "ellipkm1", "ellipe", "spence")),
+    _unary("zetac", _float(C), T),  # scipy.special.zetac: Riemann's zeta - 1 (lowering/zeta.py)
     # rounding: integers (NumPy has loops for them) are their own floor, ceil and trunc
     *(_unary(name, {"float": f"math.{name}", "int": C, "bool": C}) for name in ("floor", "ceil", "trunc")),
     _unary("rint", _float("math.roundeven")),
@@ -431,6 +432,9 @@ _RECORDS = [
     *(_binary_op(name, _float(C), T) for name in ("gammainc", "gammaincc", "gammaincinv", "gammainccinv")),
     # scipy.special's beta function, its log, binom and poch (lowering/betafunction.py), Hurwitz's zeta (zeta.py)
     *(_binary_op(name, _float(C), T) for name in ("beta", "betaln", "binom", "poch", "zeta")),
+    # scipy.special's arithmetic-geometric mean (lowering/elliptic.py), generalized exponential integral (expn.py),
+    # incomplete elliptic integrals (elliptic_incomplete.py)
+    *(_binary_op(name, _float(C), T) for name in ("agm", "expn", "ellipkinc", "ellipeinc")),
     _binary_op("owens_t", _float(C), T),  # scipy.special.owens_t: Patefield and Tandy's methods (lowering/owens.py)
     *(_binary_op(f"bitwise_{op}", {"int": f"arith.{op}i", "bool": f"arith.{op}i"}) for op in ("and", "or", "xor")),
     *(_binary_op(name, {"int": C}) for name in ("left_shift", "right_shift")),

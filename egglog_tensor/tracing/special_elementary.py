@@ -2,7 +2,8 @@
 own algorithms so that their edges match (tracing/special.py dispatches to FUNCTIONS): the trigonometric functions of
 degrees (Cephes' sindg cosdg tandg cotdg: the angle reduced exactly modulo an octant or 180 degrees first, so that
 sindg(180) is 0 and tandg(45) is 1), radian, cosm1 (Cephes' polynomial within pi/4 of 0), powm1 (Boost's, with SciPy's
-special cases), inv_boxcox and inv_boxcox1p (SciPy's branches) and i0 (Cephes' i0: e^|x| i0e(x)). All in float64
+special cases), inv_boxcox and inv_boxcox1p (SciPy's branches), i0 (Cephes' i0: e^|x| i0e(x)) and ndtri_exp
+(xsf's: Cephes' ndtri of e^y, and its tail where e^y underflows). All in float64
 (SciPy's float32 loops are rounded once from it, as tracing/special._call does) but powm1, in the loop's dtype."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 
 from .core import Tracer
 from .polynomials import horner
-from .special import call_op
+from .special import _NDTRI_P1, _NDTRI_P2, _NDTRI_Q1, _NDTRI_Q2, _ndtri, call_op
 
 PI180 = 1.74532925199432957692e-2  # pi / 180 (Cephes' PI180)
 LOSSTH = 1.0e14  # Cephes' sindg/tandg: beyond this many degrees the reduction has no digits left (0 returned)
@@ -135,8 +136,22 @@ def _i0(x: Tracer) -> Any:
     return np.exp(np.abs(x)) * call_op("i0e", x)
 
 
+def _ndtri_exp(y: Tracer) -> Any:
+    """ndtri(e^y) without forming e^y where it underflows or rounds to 1 (xsf's ndtri_exp): below -2 Cephes' tail
+    z - log(z) / z - R(1/z) with z = sqrt(-2y) (sqrt 2 sqrt(-y) where -2y overflows), -ndtri(-expm1(y)) above
+    log1p(-e^-2), ndtri(e^y) between; -inf at -inf, NaN above 0."""
+    big = y < -0.5 * np.finfo(np.float64).max
+    x = np.where(big, np.sqrt(2.0) * np.sqrt(-y), np.sqrt(-2.0 * np.where(y < -2.0, y, -2.0)))
+    z = 1.0 / x
+    tail = np.where(x < 8.0, z * horner(z, _NDTRI_P1) / horner(z, _NDTRI_Q1), z * horner(z, _NDTRI_P2) / horner(z, _NDTRI_Q2))
+    small = tail - (x - np.log(x) / x)
+    middle = np.where(y > -0.14541345786885906, -_ndtri(-np.expm1(y)), _ndtri(np.exp(y)))
+    return np.where(y == -np.inf, -np.inf, np.where(y < -2.0, small, middle))
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "sindg": _sindg, "cosdg": _cosdg, "tandg": _tancot(False), "cotdg": _tancot(True), "radian": _radian,
     "cosm1": _cosm1, "powm1": _powm1, "inv_boxcox": _inv_boxcox, "inv_boxcox1p": _inv_boxcox1p, "i0": _i0,
+    "ndtri_exp": _ndtri_exp,
 }
 IN_LOOP_DTYPE = {_powm1}  # (SciPy's float32 loop of powm1 computes in float32)
