@@ -444,7 +444,10 @@ _RECORDS = [
     # scipy.special's regularized incomplete beta integral (lowering/incompletebeta.py) and its inverses
     # (incompletebeta_inverse.py)
     *(_ternary_op(name, _float(C), T) for name in ("betainc", "betaincc", "betaincinv", "betainccinv")),
-    _ternary_op("beta_pdf", _float(C), T),  # scipy.stats.beta's pdf (SciPy's private _beta_pdf: x, a, b)
+    _ternary_op("beta_pdf", _float(C), T),
+    # scipy.special's Carlson symmetric elliptic integrals (lowering/carlson.py)
+    _binary_op("elliprc", _float(C), T),
+    *(_ternary_op(name, _float(C), T) for name in ("elliprd", "elliprf", "elliprg")),  # scipy.stats.beta's pdf (SciPy's private _beta_pdf: x, a, b)
     OpDef("where", E, 3, (), "where", _where),
     OpDef("astype", E, 1, ("dtype",), "Tensor.astype", _astype),
     # ndarray.view(dtype) of a dtype of the same itemsize (tracing/bitviews.py): each element's bits read as `dtype`
