@@ -404,6 +404,7 @@ _RECORDS = [
     # scipy.special's complete elliptic integrals (lowering/elliptic.py) and dilogarithm (dilogarithm.py)
     *(_unary(name, _float(C), T) for name in ("ellipk", "ellipkm1", "ellipe", "spence")),
     _unary("zetac", _float(C), T),  # scipy.special.zetac: Riemann's zeta - 1 (lowering/zeta.py)
+    *(_unary(name, _float(C), T) for name in ("dawsn", "erfi")),  # scipy.special's Dawson integral, erfi (lowering/dawson.py)
     # rounding: integers (NumPy has loops for them) are their own floor, ceil and trunc
     *(_unary(name, {"float": f"math.{name}", "int": C, "bool": C}) for name in ("floor", "ceil", "trunc")),
     _unary("rint", _float("math.roundeven")),

@@ -1,7 +1,8 @@
 """scipy.special's elementary functions in a kernel (tracing/special_elementary.py: sindg cosdg tandg cotdg radian cosm1
-powm1 inv_boxcox inv_boxcox1p i0), against SciPy 1.17 on grids covering each algorithm's regimes and edges (0 of both
-signs, +-inf, NaN, negative and huge arguments, the branch boundaries, the multiples of 45 degrees), in float64 and
-float32. The bounds are the measured worst cases, rounded up a little; where the kernel's vector-library cos, tan, pow,
+powm1 inv_boxcox inv_boxcox1p i0 ndtri_exp) and the ops zetac agm expn ellipkinc ellipeinc elliprc elliprd elliprf
+elliprg dawsn erfi (lowering/zeta.py, elliptic.py, expn.py, elliptic_incomplete.py, carlson.py, dawson.py), against
+SciPy 1.17 on grids covering each algorithm's regimes and edges (0 of both signs, +-inf, NaN, negative and huge
+arguments, the branch boundaries, the multiples of 45 degrees), in float64 and float32. The bounds are the measured worst cases, rounded up a little; where the kernel's vector-library cos, tan, pow,
 exp or log1p differ from glibc's by an ULP and the function amplifies that, the bound is stated relative to the
 amplified quantity (and says so)."""
 
@@ -179,20 +180,22 @@ def test_agm_matches_scipy(dtype: type) -> None:
 
 
 def test_expn_matches_scipy() -> None:
-    """Within 2 ULP over orders 0 to 200 (the asymptotic expansion from 51) and x from 1e-5 to 1e3 (the series to 1,
-    the continued fraction beyond, 0 beyond MAXLOG); NaN for negative n or x, NaN n and orders SciPy's int cast cannot
-    hold (inf, 2^31), non-integral orders truncated; integer orders in SciPy's float64 loop."""
+    """Within 4 ULP (measured over 2 x 10^5 random pairs: 4 at n = 2 near x = 0.8, the series' cancellation, where SciPy
+    is 1 to 4 ULP from mpmath and this 3 to 8) over orders 0 to 200 (the asymptotic expansion from 51) and x from 1e-5
+    to 1e3 (the series to 1, the continued fraction beyond, 0 beyond MAXLOG); NaN for negative n or x, NaN n and orders
+    SciPy's int cast cannot hold (inf, 2^31), non-integral orders truncated; integer orders in SciPy's float64 loop.
+    (mpmath's expint is itself off for n > 50 and x >> n: E_57(298.4), SciPy's and this agree with its quadrature.)"""
     x = np.concatenate([np.logspace(-5, 3, 70), [0.0, 1.0, 1.0000001, 0.9999999, 709.0, 710.0, np.nan, -1.0, np.inf, 1e-300]])
     n, x = _grid_pairs(np.arange(0.0, 60.0), x)
     n = np.concatenate([n, RNG.integers(0, 200, 3000).astype(float), [-1, np.nan, np.inf, 2.0**31, 2**31 - 1, 1.5, -0.5, 3, 3, 3, 3]])
     x = np.concatenate([x, np.exp(RNG.uniform(-10, 6, 3000)), np.ones(7), [0.0, np.nan, np.inf, -0.0]])
     got, want = _run("expn", n, x)
     _check_edges("expn", got, want)
-    assert ulps(got, want).max() <= 2
+    assert ulps(got, want).max() <= 4
     k = np.arange(0, 80, 3)
     got = et.kernel(lambda m, t: (sp.expn(m, t), sp.expn(3, t)))(k, x[: k.size])
     np.testing.assert_allclose(got[0], sp.expn(k, x[: k.size]), rtol=5e-16)
-    assert got[1].dtype == np.float64 and ulps(got[1], sp.expn(3, x[: k.size])).max() <= 2
+    assert got[1].dtype == np.float64 and ulps(got[1], sp.expn(3, x[: k.size])).max() <= 4
     got32 = et.kernel(lambda m, t: sp.expn(m, t))(n.astype(np.float32), x.astype(np.float32))
     _check_edges("expn", got32, sp.expn(n.astype(np.float32), x.astype(np.float32)))
 
@@ -253,3 +256,22 @@ def test_carlson_integrals_known_values() -> None:
         want = np.array([float(f(*args)) for args in zip(x, y, z, strict=True)])
         assert ulps(g, want).max() <= 2
     assert ulps(got[3], np.array([float(mpmath.elliprc(b, c)) for b, c in zip(y, z, strict=True)])).max() <= 2
+
+
+# Dawson's integral and erfi: both signs over 600 decades, the Chebyshev table's intervals (|x| <= 45) densely, the
+# continued fraction beyond 45 and its one-term form beyond 5e7, erfi's overflow at x^2 = 720
+DAWSON_X = np.concatenate([np.linspace(-50, 50, 20001), np.logspace(-300, 300, 1000), -np.logspace(-300, 300, 1000),
+                           [45.0, 45.0000001, 5e7, 5.0000001e7, np.sqrt(720), np.nextafter(np.sqrt(720), 0), 1 / 99], EDGES,
+                           RNG.uniform(-46, 46, 5000)])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dawsn_and_erfi_match_scipy(dtype: type) -> None:
+    """dawsn bit for bit (SciPy's polynomials in the same order; measured 0 ULP), erfi within 2 ULP (e^(x^2): the
+    vector library's exp)."""
+    with np.errstate(over="ignore"):
+        x = DAWSON_X.astype(dtype)
+    for name, bound in (("dawsn", 0), ("erfi", 2)):
+        got, want = _run(name, x)
+        _check_edges(name, got, want)
+        assert ulps(got, want).max() <= (bound if dtype == np.float64 else 1), (name, ulps(got, want).max())

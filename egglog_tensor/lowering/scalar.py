@@ -454,7 +454,7 @@ SCALAR_CODE = {"gammainc": "incomplete", "gammaincc": "incomplete", "gammaincinv
                **dict.fromkeys(("j0", "j1", "y0", "y1"), "bessel_jy"), **dict.fromkeys(("ellipk", "ellipkm1", "ellipe"), "elliptic"),
                "spence": "dilogarithm", "owens_t": "owens", "zetac": "zeta", "agm": "elliptic", "expn": "expn",
                **dict.fromkeys(("ellipkinc", "ellipeinc"), "elliptic_incomplete"),
-               **dict.fromkeys(("elliprc", "elliprd", "elliprf", "elliprg"), "carlson")}
+               **dict.fromkeys(("elliprc", "elliprd", "elliprf", "elliprg"), "carlson"), **dict.fromkeys(("dawsn", "erfi"), "dawson")}
 # The ops whose semantics take several MLIR ops (records mark them ops.COMPOSED), by name: the
 # scalar result from the operands and their dtype.
 _COMPOSED: dict[str, Composed] = {

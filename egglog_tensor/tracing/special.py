@@ -22,7 +22,8 @@ from .polynomials import horner
 OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "psi", "betainc",
        "betaincc", "betaincinv", "betainccinv", "beta", "betaln", "binom", "poch", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "j0", "j1", "y0", "y1",
        "ellipk", "ellipkm1", "ellipe", "spence", "owens_t",
-       "zetac", "agm", "expn", "ellipkinc", "ellipeinc", "elliprc", "elliprd", "elliprf", "elliprg")  # SciPy ufuncs that are ops of their own (ops.py)
+       "zetac", "agm", "expn", "ellipkinc", "ellipeinc", "elliprc", "elliprd", "elliprf", "elliprg",
+       "dawsn", "erfi")  # SciPy ufuncs that are ops of their own (ops.py)
 INTEGER_ORDER = ("expn",)  # ops whose first SciPy loop takes an int64 order ('ld->d'): called on it cast to float64
 # scipy.special._ufuncs' private ufuncs that are ops, by the op's name: those scipy.special.zeta calls (Riemann's, Hurwitz's)
 # and scipy.stats' beta.pdf (Boost's ibeta_derivative, in the private ufunc's argument order x, a, b)
