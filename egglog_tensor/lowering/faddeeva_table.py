@@ -2,7 +2,23 @@
 Chebyshev polynomials of Steven G. Johnson's Faddeeva package (MIT licence; w_im_y100, as SciPy 1.17's xsf carries it),
 one per interval [k/100, (k+1)/100) of y = 1/(1 + x), k < 99, in t = 200 y - (2k + 1): ROWS[k] their coefficients,
 highest power first, zero-padded to one width (for scalarcode.fold; a leading 0 leaves Horner's value exact).
-Numbers, copied exactly."""
+Numbers, copied exactly, under the package's licence:
+
+Copyright (c) 2012 Massachusetts Institute of Technology
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated
+documentation files (the "Software"), to deal in the Software without restriction, including without limitation the
+rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and to permit
+persons to whom the Software is furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or substantial portions of the
+Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE
+WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR
+COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR
+OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+"""
 
 from __future__ import annotations
 
