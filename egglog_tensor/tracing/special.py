@@ -24,7 +24,10 @@ from .special_polynomials import POLYNOMIALS
 
 OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "psi", "betainc",
        "betaincc", "betaincinv", "betainccinv", "beta", "betaln", "binom", "poch", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "j0", "j1", "y0", "y1",
-       "ellipk", "ellipkm1", "ellipe", "spence", "owens_t", "kolmogorov", "kolmogi")  # SciPy ufuncs that are ops of their own (ops.py)
+       "ellipk", "ellipkm1", "ellipe", "spence", "owens_t",
+       "zetac", "agm", "expn", "ellipkinc", "ellipeinc", "elliprc", "elliprd", "elliprf", "elliprg",
+       "dawsn", "erfi", "kolmogorov", "kolmogi")  # SciPy ufuncs that are ops of their own (ops.py)
+INTEGER_ORDER = ("expn",)  # ops whose first SciPy loop takes an int64 order ('ld->d'): called on it cast to float64
 # scipy.special._ufuncs' private ufuncs that are ops, by the op's name: those scipy.special.zeta calls (Riemann's, Hurwitz's)
 # and scipy.stats' beta.pdf (Boost's ibeta_derivative, in the private ufunc's argument order x, a, b)
 PRIVATE_OPS = {"_riemann_zeta": "riemann_zeta", "_zeta": "zeta", "_beta_pdf": "beta_pdf"}
@@ -48,6 +51,8 @@ def is_op(ufunc: np.ufunc) -> bool:
 def composed(ufunc: np.ufunc) -> Callable[..., Tracer] | None:
     """The implementation of a SciPy ufunc made of NumPy's (None for NumPy's own ufuncs, SciPy's OPS and
     other libraries' ufuncs, which tracing/ufuncs.py refuses); UnsupportedError naming a SciPy ufunc not implemented."""
+    if ufunc.__name__ in INTEGER_ORDER and _module_of(ufunc) is not None:
+        return lambda *inputs: _integer_order(ufunc, inputs)
     if is_op(ufunc) or _module_of(ufunc) is None:
         return None
     name = ufunc.__name__
@@ -60,6 +65,16 @@ def composed(ufunc: np.ufunc) -> Callable[..., Tracer] | None:
 def supported() -> list[str]:
     """The scipy.special ufuncs a kernel computes."""
     return sorted((*_FUNCTIONS, *OPS))
+
+
+def _integer_order(ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
+    """An op of INTEGER_ORDER on its inputs cast to float64 (an int64 order is exact there below 2^53; the op truncates
+    it as SciPy's cast to int does), its result in the dtype of SciPy's loop (float64 for an integer order)."""
+    from .ufuncs import loop_dtypes
+
+    trace = trace_of(inputs)
+    loop = loop_dtypes(ufunc, inputs)
+    return astype(call_op(ufunc.__name__, *(astype(as_tracer(trace, v), "float64") for v in inputs)), loop[-1].name)
 
 
 def _call(ufunc: np.ufunc, fn: Callable[..., Any], inputs: Sequence[Any]) -> Tracer:
@@ -430,3 +445,8 @@ _PRIVATE: dict[str, Callable[..., Any]] = {
     "_binom_cdf": lambda k, n, p: _binomial(k, n, p, False), "_binom_sf": lambda k, n, p: _binomial(k, n, p, True),
     "_nbinom_cdf": lambda k, n, p: _negative_binomial(k, n, p, False), "_nbinom_sf": lambda k, n, p: _negative_binomial(k, n, p, True),
 }
+
+from . import special_elementary  # noqa: E402  (it imports call_op from this module)
+
+_FUNCTIONS.update(special_elementary.FUNCTIONS)
+_IN_LOOP_DTYPE.update(special_elementary.IN_LOOP_DTYPE)
