@@ -160,7 +160,7 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
 
     def body(root_handle: ir.Value) -> None:
         handles = scripts.linalg_handles(root_handle, len(ops))
-        funcs = scripts.match_ops(root_handle, "func.func")
+        funcs = scripts.match_kernel(root_handle)
         for root, producers, width in chosen:
             sizes = [0] * len(loop_extents(root))
             sizes[_column_loop(root)] = width
