@@ -401,8 +401,12 @@ _RECORDS = [
     *(_unary(name, _float(C), T) for name in ("riemann_zeta", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e")),
     # scipy.special's Bessel functions of the first and second kinds of orders 0 and 1 (lowering/bessel_jy.py)
     *(_unary(name, _float(C), T) for name in ("j0", "j1", "y0", "y1")),
+    # scipy.special's limiting Kolmogorov distribution's survival function and its inverse (lowering/kolmogorov.py)
+    *(_unary(name, _float(C), T) for name in ("kolmogorov", "kolmogi")),
     # scipy.special's complete elliptic integrals (lowering/elliptic.py) and dilogarithm (dilogarithm.py)
     *(_unary(name, _float(C), T) for name in ("ellipk", "ellipkm1", "ellipe", "spence")),
+    _unary("zetac", _float(C), T),  # scipy.special.zetac: Riemann's zeta - 1 (lowering/zeta.py)
+    *(_unary(name, _float(C), T) for name in ("dawsn", "erfi")),  # scipy.special's Dawson integral, erfi (lowering/dawson.py)
     # rounding: integers (NumPy has loops for them) are their own floor, ceil and trunc
     *(_unary(name, {"float": f"math.{name}", "int": C, "bool": C}) for name in ("floor", "ceil", "trunc")),
     _unary("rint", _float("math.roundeven")),
@@ -431,7 +435,14 @@ _RECORDS = [
     *(_binary_op(name, _float(C), T) for name in ("gammainc", "gammaincc", "gammaincinv", "gammainccinv")),
     # scipy.special's beta function, its log, binom and poch (lowering/betafunction.py), Hurwitz's zeta (zeta.py)
     *(_binary_op(name, _float(C), T) for name in ("beta", "betaln", "binom", "poch", "zeta")),
+    # scipy.special's arithmetic-geometric mean (lowering/elliptic.py), generalized exponential integral (expn.py),
+    # incomplete elliptic integrals (elliptic_incomplete.py)
+    *(_binary_op(name, _float(C), T) for name in ("agm", "expn", "ellipkinc", "ellipeinc")),
     _binary_op("owens_t", _float(C), T),  # scipy.special.owens_t: Patefield and Tandy's methods (lowering/owens.py)
+    # scipy.special's orthogonal polynomials of integer degree n (a float64 operand): SciPy's recurrences (lowering/orthopoly.py)
+    *(_binary_op(name, _float(C), T) for name in ("legendre_l", "chebyt_l", "chebyu_l")),
+    # scipy.special's yn and kn of integer order n (a float64 operand): forward recurrences (lowering/bessel_integer.py)
+    *(_binary_op(name, _float(C), T) for name in ("bessel_jn", "bessel_yn", "bessel_kn", "bessel_kne", "bessel_ive")),
     *(_binary_op(f"bitwise_{op}", {"int": f"arith.{op}i", "bool": f"arith.{op}i"}) for op in ("and", "or", "xor")),
     *(_binary_op(name, {"int": C}) for name in ("left_shift", "right_shift")),
     *(_binary_op(name, _ALL, P, result="bool")
@@ -440,7 +451,11 @@ _RECORDS = [
     # scipy.special's regularized incomplete beta integral (lowering/incompletebeta.py) and its inverses
     # (incompletebeta_inverse.py)
     *(_ternary_op(name, _float(C), T) for name in ("betainc", "betaincc", "betaincinv", "betainccinv")),
-    _ternary_op("beta_pdf", _float(C), T),  # scipy.stats.beta's pdf (SciPy's private _beta_pdf: x, a, b)
+    _ternary_op("beta_pdf", _float(C), T),
+    # scipy.special's Carlson symmetric elliptic integrals (lowering/carlson.py)
+    _binary_op("elliprc", _float(C), T),
+    *(_ternary_op(name, _float(C), T) for name in ("elliprd", "elliprf", "elliprg")),  # scipy.stats.beta's pdf (SciPy's private _beta_pdf: x, a, b)
+    *(_ternary_op(name, _float(C), T) for name in ("genlaguerre_l", "gegenbauer_l")),  # (n, alpha, x: lowering/orthopoly.py)
     OpDef("where", E, 3, (), "where", _where),
     OpDef("astype", E, 1, ("dtype",), "Tensor.astype", _astype),
     # ndarray.view(dtype) of a dtype of the same itemsize (tracing/bitviews.py): each element's bits read as `dtype`

@@ -187,7 +187,11 @@ PROGRAMS = {
         + sp.betainc(x, y, x) + sp.betaincc(y, x, y) + sp.betaincinv(x, y, x) + sp.betainccinv(y, x, y) + sp._ufuncs._beta_pdf(x, y, x) + sp.beta(x, y) + sp.betaln(y, x) + sp.binom(x, y) + sp.poch(x, y) + sp.zeta(x) + sp.zeta(x, y)
         + sp.owens_t(x, y)
         + sum(getattr(sp, f)(x) for f in ("exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "j0", "j1", "y0", "y1",
-                                          "ellipk", "ellipkm1", "ellipe", "spence")), f64(4, 5), f64(4, 5)),
+                                          "ellipk", "ellipkm1", "ellipe", "spence", "zetac", "dawsn", "erfi", "kolmogorov", "kolmogi"))
+        + sp.agm(x, y) + sp.expn(x, y) + sp.ellipkinc(x, y) + sp.ellipeinc(x, y) + sp.elliprc(x, y) + sp.elliprd(x, y, x)
+        + sp.elliprf(y, x, y) + sp.elliprg(x, y, y), f64(4, 5), f64(4, 5)),
+    "integer orders": (lambda n, x: sp.eval_legendre(n, x) + sp.eval_chebyt(n, x) + sp.eval_chebyu(n, x)
+        + sp.eval_genlaguerre(n, x, x) + sp.eval_gegenbauer(n, x, x) + sp.yn(n, x) + sp.kn(n, x) + sp.jv(n, x) + sp.ive(n, x) + sp.kve(n, x), np.ones((4, 5), np.int64), f64(4, 5)),
     "integer bitwise": (lambda i, j: ((i & j) | (i ^ ~j)) + (i << j) + (i >> j), np.ones((4, 5), np.int64), np.ones((4, 5), np.int64)),
     "binary, broadcast": (lambda x, y, z: (x + y) * (y - z) + np.maximum(x, z) / 3.0, f64(4, 1), f64(5), f64(3, 1, 1)),
     "powers": (lambda x, i: x ** 3 + x ** 2.0 + x ** 0.0 + x ** 1.0 + (i ** 5).astype(np.float64) + x / 4.0, f64(4, 5), np.ones((4, 5), np.int64)),

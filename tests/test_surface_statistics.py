@@ -294,13 +294,58 @@ def test_column_strips_of_other_programs(case: str) -> None:
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
+def _within_twice_numpys_error(got: np.ndarray, numpy: np.ndarray, exact: np.ndarray) -> None:
+    """got's dtype and shape are NumPy's, and its relative error from `exact` at most twice NumPy's plus 4 eps
+    (float64: 64 eps)."""
+    assert got.dtype == numpy.dtype and got.shape == numpy.shape
+    ours, theirs = (float(np.max(np.abs(r - exact) / exact)) for r in (got, numpy))
+    assert ours <= 2 * theirs + (4 * float(np.finfo(np.float32).eps) if got.dtype == np.float32 else 64 * float(np.finfo(np.float64).eps)), (ours, theirs)
+
+
+@pytest.mark.parametrize("target", sweep(["cpu", "cpu-openmp"], ["cpu"]))
+def test_var_along_leading_axes_of_a_large_array_in_blocks_of_rows(target: str) -> None:
+    """var/std over the leading axes of an array from 1 MiB whose rows make blocks of 64 (tracing/statistics.py
+    `_blocks`): each block's column moments strip by strip (the strips stage tiles the blocks and the columns: one
+    scf.forall over both), the blocks combined as Chan et al. in float64. On 1e4 + small noise the error is within
+    twice NumPy's plus 4 eps (float64: 64 eps); ddof, keepdims, 3-D, float64, int16, NaN, a constant broadcast view and
+    a Fortran-ordered argument give NumPy's results; 100 rows (not blocks of 64) keep the two passes."""
+    rng = np.random.default_rng(11)
+    x = np.float32(1e4) + rng.standard_normal((1024, 640), dtype=np.float32) * np.float32(0.01)
+
+    def f(a):
+        return (np.var(a, axis=0), np.std(a, axis=0, ddof=1, keepdims=True), np.var(a.reshape(16, 64, 640), axis=(0, 1)),
+                np.var(a.astype(np.float64), axis=0), np.std(a.reshape(128, 8, 640), axis=0, ddof=3))
+
+    kernel = et.kernel(f, target=target)
+    lowered = kernel.lower(x)
+    assert "strips-script" in lowered.stages and "scf.forall" in lowered.as_text("strips")
+    for g, numpy, exact in zip(kernel(x), f(x), f(x.astype(np.float64)), strict=True):
+        _within_twice_numpys_error(g, numpy, exact)
+    ints = rng.integers(-1000, 1000, (512, 1024)).astype(np.int16)
+    with_nan = x.copy()
+    with_nan[700, 9] = np.nan
+    constant = np.broadcast_to(np.float32(1000.1), (1024, 512))
+    fortran = np.asfortranarray(x)
+    got = et.kernel(lambda i, n, c, fo: (np.var(i, axis=0), np.std(n, axis=0), np.var(c, axis=0), np.var(fo, axis=0)), target=target)(ints, with_nan, constant, fortran)
+    np.testing.assert_allclose(got[0], np.var(ints, axis=0), rtol=1e-13)
+    np.testing.assert_array_equal(np.isnan(got[1]), np.isnan(np.std(with_nan, axis=0)))
+    for g, numpy, exact in ((got[1][10:], np.std(with_nan, axis=0)[10:], np.std(x.astype(np.float64), axis=0)[10:]),
+                            (got[3], np.var(x, axis=0), np.var(x.astype(np.float64), axis=0))):
+        _within_twice_numpys_error(g, numpy, exact)
+    assert np.all((0 <= got[2]) & (got[2] <= (2 * float(np.finfo(np.float32).eps) * 20 * 1000.1) ** 2))
+    odd = np.float32(1e4) + rng.standard_normal((100, 4096), dtype=np.float32) * np.float32(0.01)
+    whole = et.kernel(lambda a: np.var(a, axis=0), target=target)
+    assert "strips-script" not in whole.inspect(odd).stages
+    np.testing.assert_allclose(whole(odd), np.var(odd, axis=0), rtol=1e-3)
+
+
 @pytest.mark.parametrize("target", sweep(["cpu", "cpu-openmp"], ["cpu"]))
 def test_var_of_a_large_array_runs_in_blocks_in_one_pass(target: str) -> None:
     """var/std of all of an array from 1 MiB (tracing/statistics.py ROWS_FROM): each row's mean and squared
     deviations in one loop over blocks of rows (the rows stage), the rows combined as Chan et al. in float64. On 1e4
     + small noise (where a one-pass formula loses every digit) the error is within twice NumPy's plus 4 eps (float64:
     64 eps); with ddof, keepdims, dtype=float64, 3-D and 1-D arrays, int16 data, NaN and a stride-0 constant view,
-    NumPy's results. (Along leading axes var keeps NumPy's two passes, checked here beside them.)"""
+    NumPy's results. (Along leading axes: blocks of rows, checked here beside them and in the test above.)"""
     rng = np.random.default_rng(5)
     x = np.float32(1e4) + rng.standard_normal((512, 1024), dtype=np.float32) * np.float32(0.01)
 
@@ -312,9 +357,7 @@ def test_var_of_a_large_array_runs_in_blocks_in_one_pass(target: str) -> None:
     kernel = et.kernel(f, target=target)
     assert "rows-script" in kernel.inspect(x).stages
     for g, numpy, exact in zip(kernel(x), f(x), f(x.astype(np.float64)), strict=True):
-        assert g.dtype == numpy.dtype and g.shape == numpy.shape
-        ours, theirs = (float(np.max(np.abs(r - exact) / exact)) for r in (g, numpy))
-        assert ours <= 2 * theirs + (4 * float(np.finfo(np.float32).eps) if g.dtype == np.float32 else 64 * float(np.finfo(np.float64).eps)), (ours, theirs)
+        _within_twice_numpys_error(g, numpy, exact)
     ints = rng.integers(-1000, 1000, (300, 2048)).astype(np.int16)
     with_nan = x.copy()
     with_nan[7, 9] = np.nan
@@ -352,8 +395,7 @@ def test_var_std_of_2_22_float32_with_a_large_mean(target: str) -> None:
 
     for g, numpy, exact in zip(et.kernel(f, target=target)(x), f(x), f(x.astype(np.float64)), strict=True):
         assert g.dtype == np.float32
-        ours, theirs = (float(np.max(np.abs(r - exact) / exact)) for r in (g, numpy))
-        assert ours <= 2 * theirs + 4 * float(np.finfo(np.float32).eps), (ours, theirs)
+        _within_twice_numpys_error(g, numpy, exact)
     constant = np.broadcast_to(np.float32(1000.1), (2048, 2048))
     bound = (2 * float(np.finfo(np.float32).eps) * math.log2(n) * 1000.1) ** 2
     variance, deviations = et.kernel(lambda a: (np.var(a), np.std(a, axis=0)), target=target)(constant)

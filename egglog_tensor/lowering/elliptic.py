@@ -6,11 +6,16 @@ as SciPy 1.17's), in float64 (float32: the float64 value rounded once, as SciPy'
   inf); NaN below 0.
 - E(m) (`ellipe`) with p = 1 - m: P(p) - log(p) p Q(p) on (0, 1], 1 at 0; E(1 - 1/p) sqrt(p) beyond 1 (m < 0, that
   parameter's complement formed as Cephes' recursion does); NaN where p < 0 (m > 1).
+- The arithmetic-geometric mean (`agm`, xsf's as SciPy 1.17's): pi (a + b) / (4 K(4ab / (a + b)^2)) where a and b are
+  within (1e-154, 1e154), else up to 20 steps of the means; NaN at NaN, for opposite signs and for 0 with inf; 0 at 0;
+  a at a = b; negative a and b as -agm(-a, -b).
 """
 
 from __future__ import annotations
 
-from .scalarcode import Real, horner, log, sqrt, where
+import math as pymath
+
+from .scalarcode import Real, Truth, choose, horner, isinf, isnan, iterate, log, sqrt, where
 
 MACHEP = 2.0**-53
 _LOG4 = 1.3862943611198906188e0
@@ -50,3 +55,27 @@ def ellipe(m: Real) -> Real:
     value = where(x == 0.0, 1.0, horner(_E_P, x) - log(x) * (x * horner(_E_Q, x)))
     value = where(beyond, value * sqrt(p), value)
     return where(p < 0.0, float("nan"), value)
+
+
+SQRT_HALF_MAX = 9.480751908109176e153  # (a + b)^2 and 4ab are finite and normal between its reciprocal and it
+
+
+def agm(a: Real, b: Real) -> Real:
+    """scipy.special.agm: the arithmetic-geometric mean of a and b of one sign (module docstring)."""
+    sign = where(a < 0.0, -1.0, 1.0)
+    x, y = a * sign, b * sign
+    inside = (x > 1.0 / SQRT_HALF_MAX) & (x < SQRT_HALF_MAX) & (y > 1.0 / SQRT_HALF_MAX) & (y < SQRT_HALF_MAX)
+
+    def means() -> Real:
+        def step(state: list[Real]) -> tuple[list[Real], Truth]:
+            u, v, mean = state
+            u, v = mean, sqrt(u) * sqrt(v)
+            mean = 0.5 * u + 0.5 * v
+            return [u, v, mean], (mean == u) | (mean == v)
+
+        start = 0.5 * x + 0.5 * y
+        return choose((start == x) | (start == y), lambda: start, lambda: iterate([x, y, start], step, 20)[2])
+
+    value = sign * choose(inside, lambda: 0.25 * pymath.pi * (x + y) / ellipkm1(4.0 * x * y / ((x + y) * (x + y))), means)
+    invalid = isnan(a) | isnan(b) | ((a < 0.0) & (b > 0.0)) | ((a > 0.0) & (b < 0.0)) | ((isinf(a) | isinf(b)) & ((a == 0.0) | (b == 0.0)))
+    return where(invalid, float("nan"), where((a == 0.0) | (b == 0.0), 0.0, where(a == b, a, value)))

@@ -452,7 +452,12 @@ SCALAR_CODE = {"gammainc": "incomplete", "gammaincc": "incomplete", "gammaincinv
                **dict.fromkeys(("beta", "betaln", "binom", "poch"), "betafunction"), **dict.fromkeys(("zeta", "riemann_zeta"), "zeta"),
                **dict.fromkeys(("exp1", "expi"), "expint"), **dict.fromkeys(("i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e"), "bessel"),
                **dict.fromkeys(("j0", "j1", "y0", "y1"), "bessel_jy"), **dict.fromkeys(("ellipk", "ellipkm1", "ellipe"), "elliptic"),
-               "spence": "dilogarithm", "owens_t": "owens"}
+               "spence": "dilogarithm", "owens_t": "owens", "zetac": "zeta", "agm": "elliptic", "expn": "expn",
+               **dict.fromkeys(("ellipkinc", "ellipeinc"), "elliptic_incomplete"),
+               **dict.fromkeys(("elliprc", "elliprd", "elliprf", "elliprg"), "carlson"), **dict.fromkeys(("dawsn", "erfi"), "dawson"),
+               "kolmogorov": "kolmogorov", "kolmogi": "kolmogorov",
+               **dict.fromkeys(("legendre_l", "chebyt_l", "chebyu_l", "genlaguerre_l", "gegenbauer_l"), "orthopoly"),
+               **dict.fromkeys(("bessel_jn", "bessel_yn", "bessel_kn", "bessel_kne", "bessel_ive"), "bessel_integer")}
 # The ops whose semantics take several MLIR ops (records mark them ops.COMPOSED), by name: the
 # scalar result from the operands and their dtype.
 _COMPOSED: dict[str, Composed] = {

@@ -1,11 +1,12 @@
-"""scipy.special.zeta by SciPy's algorithms (Cephes' zeta and riemann_zeta), in float64 (float32: the float64 value
-rounded once, as SciPy's loops), and Hurwitz's zeta(s, q) of Python floats, for constants (digamma.py, gammafunction.py):
+"""scipy.special.zeta and zetac by SciPy's algorithms (Cephes' zeta, riemann_zeta and zetac), in float64 (float32:
+the float64 value rounded once, as SciPy's loops), and Hurwitz's zeta(s, q) of Python floats, for constants (digamma.py, gammafunction.py):
 
 - Hurwitz's zeta(x, q) (`zeta`): inf at x = 1 and at q a nonpositive integer, NaN for x < 1 and for q < 0 where x is
   not an integer; (1 / (x - 1) + 1 / 2q) q^(1 - x) for q > 1e8; else the Euler-Maclaurin formula: the terms
   (q + k)^-x summed until a term is below MACHEP of the sum or (from 9 terms) q + k > 9, then the integral, half the
   last term and up to 12 terms of B_2j / (2j)! stopped at one below MACHEP of the sum.
-- Riemann's zeta(x) (`riemann_zeta`): 1 + zetac(x) for x >= 0 - tabulated at the integers below 31, a rational
+- Riemann's zeta(x) (`riemann_zeta`) and zeta(x) - 1 (`zetac`, the same parts without the 1): 1 + zetac(x) for
+  x >= 0 - tabulated at the integers below 31, a rational
   approximation on [0, 1), 2^-x (1 - 1/x)^-1 P(1/x) / Q(1/x) on (1, 10], exp of a rational plus 2^-x on (10, 50],
   the sum of odd k^-x beyond (1 from 127) - a Taylor polynomial on (-0.01, 0), and the reflection formula below
   with Gamma through the Lanczos approximation; NaN at NaN and -inf.
@@ -141,7 +142,19 @@ def _reflection(x: Real) -> Real:
     return where(0.5 * x == floor(0.5 * x), 0.0, value)
 
 
+def _riemann(x: Real, one: float) -> Real:
+    """zeta(x) - 1 + one (Cephes' riemann_zeta where one is 1, zetac where it is 0): one plus zetac_positive for x >= 0
+    or the Taylor polynomial on (-0.01, 0), the reflection minus 1 - one below; NaN at NaN and -inf."""
+    return choose(isnan(x) | (x == float("-inf")), lambda: x + float("nan"), lambda: choose(
+        x >= 0.0, lambda: one + _zetac_positive(x), lambda: choose(x > -0.01, lambda: one + horner(_TAYLOR0, x),
+                                                                    lambda: _reflection(-x) - (1.0 - one))))
+
+
 def riemann_zeta(x: Real) -> Real:
     """Riemann's zeta(x), scipy.special.zeta(x) (Cephes' riemann_zeta)."""
-    return choose(isnan(x) | (x == float("-inf")), lambda: x + float("nan"), lambda: choose(
-        x >= 0.0, lambda: 1.0 + _zetac_positive(x), lambda: choose(x > -0.01, lambda: 1.0 + horner(_TAYLOR0, x), lambda: _reflection(-x))))
+    return _riemann(x, 1.0)
+
+
+def zetac(x: Real) -> Real:
+    """zeta(x) - 1, scipy.special.zetac (Cephes' zetac: no cancellation for large x, where zeta(x) - 1 is 2^-x)."""
+    return _riemann(x, 0.0)

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import EgglogTensorError, TracingError, UnsupportedError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import arrayapi, assembly, bitviews, calculus, comparisons, conversions, convolution, creation, distributions, einsum, elementwise, held, indexing, linalg, orthogonal, polynomials, rearrange, reductions, scans, scatter, scipy_linalg, scipy_ndimage, scipy_signal, scipy_spatial, scipy_special, scipy_stats, selections, shapes, solve, sorting, statistics, ufunc_outer, ufuncs, updates, vectorized  # noqa: F401  (they register their functions)
+from . import arrayapi, assembly, bitviews, calculus, comparisons, conversions, convolution, creation, distributions, einsum, elementwise, held, indexing, linalg, orthogonal, polynomials, rearrange, reductions, scans, scatter, scipy_linalg, scipy_morphology, scipy_ndimage, scipy_signal, scipy_spatial, scipy_special, scipy_stats, selections, shapes, solve, sorting, statistics, ufunc_outer, ufuncs, updates, vectorized  # noqa: F401  (they register their functions)
 from . import outs  # noqa: F401,E402  (after the others: it wraps their functions' out=)
 from . import sequences  # noqa: F401,E402  (after outs: it wraps the functions outs made)
 from .core import _PACKAGE_DIR, Guard, Trace, Tracer, as_tracer, fail, user_location

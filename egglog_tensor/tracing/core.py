@@ -32,6 +32,7 @@ from ..errors import (
 )
 from ..graph import DTYPES, Builder, Node, is_float, numpy_dtype, topological
 from ..spec import PYTHON_SCALARS
+from .constants import LIMIT as KNOWN_LIMIT, constant_value
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # egglog_tensor/: not user code
 _NUMPY_DIR = os.path.dirname(np.__file__)
@@ -329,6 +330,8 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def __array__(self, dtype=None, copy=None):
         IMPLEMENTATIONS["array.made"](self)  # `made_array[tracer]`, `[i] = tracer`: traced again (tracing/creation.py)
         IMPLEMENTATIONS["array.indexed"](self)  # `held_array[tracer]` in user code: traced again (tracing/held.py)
+        if self.size <= KNOWN_LIMIT and (known := known_value(self)) is not None:  # (ndimage's np.asarray of np.ones(3) / 3)
+            return known.astype(dtype or known.dtype, copy=True) if copy is not False else known
         error = self._concrete("converting a traced array to a NumPy array (with np.asarray, np.float32... bound before tracing, "
                                "or np.frombuffer & co., or a list of traced arrays where no traced array is an operand itself: "
                                "np.maximum.reduce([a, b]) converts the list before any dispatch; np.stack it first)")
@@ -508,12 +511,15 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
 
 
 def known_value(t: Tracer) -> np.ndarray | None:
-    """The value of a traced array made of constants alone (no argument among its ancestors: a library's constant that
-    went through a call site traced for another value), computed now by the call's evaluator; None otherwise."""
-    evaluate = EVALUATOR.get()
-    if evaluate is None or any(n.op == "arg" for n in ancestors(t._node)):
+    """The value of a traced array made of constants alone (no argument among its ancestors: np.ones(3) / 3, a
+    library's constant that went through a call site traced for another value): computed with NumPy where its ops
+    allow (tracing/constants.py), else by the call's evaluator; None otherwise."""
+    if any(n.op == "arg" for n in ancestors(t._node)):
         return None
-    return np.asarray(evaluate(t._trace, t._node))
+    if (value := constant_value(t._node)) is not None:
+        return value
+    evaluate = EVALUATOR.get()
+    return None if evaluate is None else np.asarray(evaluate(t._trace, t._node))
 
 
 def ancestors(node: Node) -> list[Node]:

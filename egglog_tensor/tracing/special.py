@@ -18,10 +18,16 @@ import numpy as np
 from ..errors import UnsupportedError
 from .core import Tracer, as_tracer, astype, fail, trace_of
 from .polynomials import horner
+from .special_bessel import BESSEL
+from .special_distributions import DISTRIBUTIONS
+from .special_polynomials import POLYNOMIALS
 
 OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "psi", "betainc",
        "betaincc", "betaincinv", "betainccinv", "beta", "betaln", "binom", "poch", "exp1", "expi", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "j0", "j1", "y0", "y1",
-       "ellipk", "ellipkm1", "ellipe", "spence", "owens_t")  # SciPy ufuncs that are ops of their own (ops.py)
+       "ellipk", "ellipkm1", "ellipe", "spence", "owens_t",
+       "zetac", "agm", "expn", "ellipkinc", "ellipeinc", "elliprc", "elliprd", "elliprf", "elliprg",
+       "dawsn", "erfi", "kolmogorov", "kolmogi")  # SciPy ufuncs that are ops of their own (ops.py)
+INTEGER_ORDER = ("expn",)  # ops whose first SciPy loop takes an int64 order ('ld->d'): called on it cast to float64
 # scipy.special._ufuncs' private ufuncs that are ops, by the op's name: those scipy.special.zeta calls (Riemann's, Hurwitz's)
 # and scipy.stats' beta.pdf (Boost's ibeta_derivative, in the private ufunc's argument order x, a, b)
 PRIVATE_OPS = {"_riemann_zeta": "riemann_zeta", "_zeta": "zeta", "_beta_pdf": "beta_pdf"}
@@ -45,6 +51,8 @@ def is_op(ufunc: np.ufunc) -> bool:
 def composed(ufunc: np.ufunc) -> Callable[..., Tracer] | None:
     """The implementation of a SciPy ufunc made of NumPy's (None for NumPy's own ufuncs, SciPy's OPS and
     other libraries' ufuncs, which tracing/ufuncs.py refuses); UnsupportedError naming a SciPy ufunc not implemented."""
+    if ufunc.__name__ in INTEGER_ORDER and _module_of(ufunc) is not None:
+        return lambda *inputs: _integer_order(ufunc, inputs)
     if is_op(ufunc) or _module_of(ufunc) is None:
         return None
     name = ufunc.__name__
@@ -59,15 +67,27 @@ def supported() -> list[str]:
     return sorted((*_FUNCTIONS, *OPS))
 
 
+def _integer_order(ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
+    """An op of INTEGER_ORDER on its inputs cast to float64 (an int64 order is exact there below 2^53; the op truncates
+    it as SciPy's cast to int does), its result in the dtype of SciPy's loop (float64 for an integer order)."""
+    from .ufuncs import loop_dtypes
+
+    trace = trace_of(inputs)
+    loop = loop_dtypes(ufunc, inputs)
+    return astype(call_op(ufunc.__name__, *(astype(as_tracer(trace, v), "float64") for v in inputs)), loop[-1].name)
+
+
 def _call(ufunc: np.ufunc, fn: Callable[..., Any], inputs: Sequence[Any]) -> Tracer:
     """fn on the inputs cast to SciPy's loop dtype (float32: widened to float64 unless fn is _IN_LOOP_DTYPE), rounded to it."""
     from .ufuncs import loop_dtypes
 
     trace = trace_of(inputs)
     loop = loop_dtypes(ufunc, inputs)
-    if any(d.kind != "f" for d in loop):
+    if any(d.kind not in "fi" for d in loop):  # (an integer loop argument, as bdtri's n: computed in float64)
         raise fail(UnsupportedError, f"scipy.special.{ufunc.__name__} on {loop[0]} is not supported (float32 and float64 are)")
     work = loop[-1] if fn in _IN_LOOP_DTYPE else np.dtype("float64")
+    if loop[0].kind == "i":  # SciPy's loop of an integer degree (the orthogonal polynomials' recurrences)
+        fn = getattr(fn, "integer_loop", fn)
     args = [astype(as_tracer(trace, v), work.name) for v in inputs]
     return astype(as_tracer(trace, fn(*args)), loop[-1].name)
 
@@ -411,7 +431,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "exprel": _exprel, "erfcx": _erfcx,
     "bdtr": _binomial_tail(False), "bdtrc": _binomial_tail(True), "nbdtr": _negative_binomial_tail(False),
     "nbdtrc": _negative_binomial_tail(True), "fdtr": _f_tail(False), "fdtrc": _f_tail(True), "stdtr": _stdtr,
-    "stdtrit": _stdtrit, "fdtri": _fdtri,
+    "stdtrit": _stdtrit, "fdtri": _fdtri, **DISTRIBUTIONS, **POLYNOMIALS, **BESSEL,
     # SciPy's own spellings of NumPy's functions
     "expm1": np.expm1, "log1p": np.log1p, "cbrt": np.cbrt, "exp2": np.exp2, "round": np.rint,
     "exp10": lambda x: np.power(10.0, x),
@@ -425,3 +445,8 @@ _PRIVATE: dict[str, Callable[..., Any]] = {
     "_binom_cdf": lambda k, n, p: _binomial(k, n, p, False), "_binom_sf": lambda k, n, p: _binomial(k, n, p, True),
     "_nbinom_cdf": lambda k, n, p: _negative_binomial(k, n, p, False), "_nbinom_sf": lambda k, n, p: _negative_binomial(k, n, p, True),
 }
+
+from . import special_elementary  # noqa: E402  (it imports call_op from this module)
+
+_FUNCTIONS.update(special_elementary.FUNCTIONS)
+_IN_LOOP_DTYPE.update(special_elementary.IN_LOOP_DTYPE)

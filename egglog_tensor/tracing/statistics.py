@@ -133,6 +133,9 @@ def _var(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims
     rows = _rows(trace, x, axes) if mean is np._NoValue else None
     if rows is not None:
         return reshape(_var_of_rows(trace, rows, acc, max(n - ddof, 0)), _reduced_shape(x, axes, keepdims))
+    blocks = _blocks(trace, x, axes) if mean is np._NoValue else None
+    if blocks is not None:
+        return reshape(_var_of_blocks(trace, blocks, acc, max(n - ddof, 0)), _reduced_shape(x, axes, keepdims))
     centered = x - (divide_count(sum_(x, axis, acc, keepdims=True), n) if mean is np._NoValue else mean)
     return divide_count(sum_(centered * centered, axis, acc, keepdims=keepdims), max(n - ddof, 0))
 
@@ -143,8 +146,7 @@ ROWS_FROM = 1 << 20  # bytes of x from which var over all of x runs in one pass,
 def _rows(trace: Trace, x: Tracer, axes: tuple[int, ...]) -> Tracer | None:
     """x's value as rows for a one-pass variance over all of x (`axes`: all of them) from ROWS_FROM bytes: its own
     rows (the last axis, of 64 to 65536 elements), else x flattened into rows of a divisor of its size from 64 to 4096;
-    None otherwise (two passes). (Over the leading axes only, blocks of rows measured slower than two passes: their
-    partial results, 3 per column per block of rows fitting in L2, are a third of x and more, written and read back.)"""
+    None otherwise (over the leading axes only: `_blocks`)."""
     if x.size * x.dtype.itemsize < ROWS_FROM or len(axes) != x.ndim:
         return None
     row = x.shape[-1] if x.ndim > 1 and 64 <= x.shape[-1] <= 65536 else max(d for d in range(1, 4097) if x.size % d == 0)
@@ -154,23 +156,71 @@ def _rows(trace: Trace, x: Tracer, axes: tuple[int, ...]) -> Tracer | None:
 def _var_of_rows(trace: Trace, rows: Tracer, acc: str, dof: int) -> Tracer:
     """The variance of all of `rows` (2-D) in one pass over memory. Each row has its mean m (in the accumulator
     dtype: rounded), the sum of its deviations d = x - m and of their squares computed together, the row read twice
-    from cache (one loop over blocks of rows: the rows stage, `fuse_rows` of the three as one (rows, 3) value). In
-    float64 the row's sum of squares is taken about its exact mean, sum(d^2) - sum(d)^2/C (m's rounding taken out: a
-    row mean 0.0005 off on 1e4 + noise of variance 1e-4 would add its square per element), and the rows combine as
-    Chan et al. do for equal counts: M2 = the rows' sum + C * sum of (row mean - mean)^2, each row mean's deviation
-    formed as (m - mean of m) + (sum(d)/C - its mean), whose rounding errors are one offset for all rows (canceling
-    to first order, as in NumPy's two passes), not one per row. NumPy's two passes each read x from memory."""
-    columns, count = rows.shape[1], rows.shape[0]
-    means = divide_count(sum_(rows, 1, acc, keepdims=True), columns)
-    centered = rows - means
-    which = iota(trace, (1, 3), 1)
-    three = np.where(which == 0, means, np.where(which == 1, sum_(centered * centered, 1, acc, keepdims=True),
-                                                  sum_(centered, 1, acc, keepdims=True)))
-    fused = result(trace, trace.make("fuse_rows", (three._node,), ())).astype("float64")
-    means, drift = fused[:, 0], fused[:, 2] / columns
-    deviations = (means - divide_count(means.sum(), count)) + (drift - divide_count(drift.sum(), count))
-    squares = np.maximum(fused[:, 1] - fused[:, 2] * drift, 0.0)  # (>= 0 but for rounding: Cauchy-Schwarz)
-    return divide_count(squares.sum() + columns * (deviations * deviations).sum(), dof).astype(acc)
+    from cache (one loop over blocks of rows: the rows stage, `fuse_rows` of the three as one (rows, 3) value), the
+    rows combined in float64 (`_combined`). NumPy's two passes each read x from memory."""
+    fused = result(trace, trace.make("fuse_rows", (_moments(trace, rows, acc)._node,), ())).astype("float64")
+    return _combined(fused[:, 0], fused[:, 1], fused[:, 2], rows.shape[1], dof).astype(acc)
+
+
+def _moments(trace: Trace, x: Tracer, acc: str) -> Tracer:
+    """Over axis 1 of x: its mean m (in the accumulator dtype: rounded; materialized, so that no reader divides per
+    element), the sum of d = x - m and of d^2, as one value with the three along axis 1 (m, sum(d^2), sum(d)), so that
+    one stage computes them together. Below float64 the sum is taken in float64, which gives sum(d) as sum - n m
+    without a pass of its own."""
+    count = x.shape[1]
+    if acc == "float64":
+        means = materialized(trace, divide_count(sum_(x, 1, acc, keepdims=True), count))
+        drifts = sum_(x - means, 1, acc, keepdims=True)
+    else:
+        sums = sum_(x, 1, "float64", keepdims=True)
+        means = materialized(trace, (sums / count).astype(acc))
+        drifts = (sums - means.astype("float64") * count).astype(acc)
+    centered = x - means
+    which = iota(trace, tuple(3 if i == 1 else 1 for i in range(x.ndim)), 1)
+    return np.where(which == 0, means, np.where(which == 1, sum_(centered * centered, 1, acc, keepdims=True), drifts))
+
+
+def materialized(trace: Trace, x: Tracer) -> Tracer:
+    """x computed once and stored (the `materialize` schedule op): its readers neither recompute nor fuse it."""
+    return result(trace, trace.make("materialize", (x._node,), ()))
+
+
+BLOCK_ROWS = 64  # rows of x whose column moments one block computes (var over leading axes: partials 3/64 of x)
+
+
+def _blocks(trace: Trace, x: Tracer, axes: tuple[int, ...]) -> Tracer | None:
+    """x as (blocks, BLOCK_ROWS, columns) for a variance over its leading axes (not all) from ROWS_FROM bytes, when
+    at least two blocks of BLOCK_ROWS rows make its rows; None otherwise (two passes)."""
+    lead = len(axes)
+    if x.size * x.dtype.itemsize < ROWS_FROM or axes != tuple(range(lead)) or lead == x.ndim:
+        return None
+    n = math.prod(x.shape[:lead])
+    if n % BLOCK_ROWS or n < 2 * BLOCK_ROWS:
+        return None
+    return reshape(result(trace, x._node, x._weak), (n // BLOCK_ROWS, BLOCK_ROWS, x.size // n))
+
+
+def _var_of_blocks(trace: Trace, blocks: Tracer, acc: str, dof: int) -> Tracer:
+    """The variance over the first two axes of `blocks` (blocks, rows, columns), x read from memory once: each block's
+    column means m, sums of d = x - m and of d^2 as one (blocks, 3, columns) value, which the strips stage
+    (lowering/stages/strips.py) computes block by block and strip by strip of columns (each strip of a block read
+    twice from cache); the blocks combine in float64 as `_combined`."""
+    three = materialized(trace, _moments(trace, blocks, acc)).astype("float64")
+    return _combined(three[:, 0], three[:, 1], three[:, 2], blocks.shape[1], dof).astype(acc)
+
+
+def _combined(means: Tracer, squares: Tracer, drifts: Tracer, within: int, dof: int) -> Tracer:
+    """The variance of groups of `within` values (axis 0: the groups) from each group's rounded mean m, sum of d =
+    x - m and sum of d^2 (float64). Each group's sum of squares is taken about its exact mean, sum(d^2) -
+    sum(d)^2/within (m's rounding taken out: a mean 0.0005 off on 1e4 + noise of variance 1e-4 would add its square
+    per element); the groups combine as Chan et al. do for equal counts: M2 = the groups' sum + within * sum of
+    (group mean - mean)^2, each group mean's deviation formed as (m - mean of m) + (sum(d)/within - its mean), whose
+    rounding errors are one offset for all groups (canceling to first order, as in NumPy's two passes)."""
+    count = means.shape[0]
+    drift = drifts / within
+    deviations = (means - divide_count(means.sum(0), count)) + (drift - divide_count(drift.sum(0), count))
+    own = np.maximum(squares - drifts * drift, 0.0)  # (>= 0 but for rounding: Cauchy-Schwarz)
+    return divide_count(own.sum(0) + within * (deviations * deviations).sum(0), dof)
 
 
 @implements("var")

@@ -17,6 +17,12 @@ prefetchers), so an input with too many rows for a page of each in half the L2 (
 column is summed in the same order as before. The forall is cpu-openmp's parallel loop (the
 parallel stage leaves ops in a forall alone) and a sequential loop on cpu.
 
+Blocks: `np.var` over the leading axes of a large array is traced as moments of blocks of 64 rows
+(tracing/statistics.py `_blocks`: one (blocks, 3, columns) value, materialized). Its root's block loop
+indexes the values its producers compute, so the forall also steps it one block at a time
+(`_block_loops`); a strip then holds one block's rows, so strips as narrow as BLOCK_UNIT bytes a row
+fit half the L2 (64 rows of a few pages touch few TLB entries): x is read from memory once.
+
 A chain qualifies when its ops (the root and the producers fused with it) hold two reductions that
 read the same source value (a function argument, or any value computed before the chain), each
 keeping its last dim, and that source is larger than half the L2 cache (smaller inputs stay in
@@ -40,6 +46,7 @@ from .stage import Stage
 
 EXPAND = "tensor.expand_shape"
 PAGE = 4096  # bytes of a memory page (the TLB's unit)
+BLOCK_UNIT = 512  # bytes of a block's strip row at least (8 cache lines: a stream the prefetchers follow)
 
 
 def _last_loop(amap: ir.AffineMap) -> int | None:
@@ -121,19 +128,34 @@ def _source(group: list[ir.Operation], l2: int) -> ir.Value | None:
     return None
 
 
-def strip_columns(source: ir.Value, target: Target) -> int | None:
-    """Columns per strip: whole pages of each row of `source` (PAGE bytes), as many as half the L2 cache holds for
-    all its rows; None when not even one page a row fits (see the module's docstring)."""
+def _block_loops(root: ir.Operation, producers: list[ir.Operation]) -> list[int]:
+    """The root's parallel loops, but its column loop, that index a value a producer computes (the blocks of
+    `np.var`'s blocked form, tracing/statistics.py): a strip covers one step of each, so only a block's rows."""
+    iterators = ir.ArrayAttr(root.attributes["iterator_types"])
+    column = _column_loop(root)
+    found: set[int] = set()
+    for value, amap in zip(root.operands[:-1], indexing_maps(root)[:-1], strict=True):
+        if as_operation(_through_views(value).owner) in producers:
+            found |= {r.position for r in amap.results if isinstance(r, ir.AffineDimExpr)}
+    return sorted(loop for loop in found if loop != column and "parallel" in str(iterators[loop]))
+
+
+def strip_columns(source: ir.Value, target: Target, blocks: int = 1) -> int | None:
+    """Columns per strip: whole pages of each row of `source` (PAGE bytes; its rows split among `blocks`), as many as
+    half the L2 cache holds for a block's rows; None when not even one page a row fits (see the module's docstring)."""
     kind = ir.ShapedType(source.type)
     itemsize = element_bytes(kind.element_type)
     rows = math.prod(kind.shape[:-1])
-    page = PAGE // itemsize
-    width = target.l2 // 2 // max(1, rows * itemsize) // page * page
+    if rows % blocks:
+        return None
+    rows //= blocks
+    unit = (PAGE if blocks == 1 else BLOCK_UNIT) // itemsize
+    width = target.l2 // 2 // max(1, rows * itemsize) // unit * unit
     return width or None
 
 
-def roots(module: ir.Module, target: Target) -> list[tuple[ir.Operation, list[ir.Operation], int]]:
-    """Each chain to run in strips: (its consumer-most op, its producers consumers first, columns per strip)."""
+def roots(module: ir.Module, target: Target) -> list[tuple[ir.Operation, list[ir.Operation], list[int]]]:
+    """Each chain to run in strips: (its consumer-most op, its producers consumers first, its tile sizes)."""
     ops = [op for op in linalg_ops(module) if not in_forall(op)]
     taken: list[ir.Operation] = []
     found = []
@@ -142,11 +164,17 @@ def roots(module: ir.Module, target: Target) -> list[tuple[ir.Operation, list[ir
             continue
         group = chain(op)
         source = _source([op, *group], target.l2)
-        width = None if source is None else strip_columns(source, target)
-        if width is None or loop_extents(op)[_column_loop(op)] <= width:
+        blocks = _block_loops(op, group)
+        extents = loop_extents(op)
+        width = None if source is None else strip_columns(source, target, math.prod(extents[b] for b in blocks))
+        if width is None or (extents[_column_loop(op)] <= width and not blocks):
             continue
+        sizes = [0] * len(extents)
+        sizes[_column_loop(op)] = min(width, extents[_column_loop(op)])
+        for loop in blocks:
+            sizes[loop] = 1
         producers = sorted(group, key=ops.index, reverse=True)
-        found.append((op, producers, width))
+        found.append((op, producers, sizes))
         taken += [op, *producers]
     return found
 
@@ -161,9 +189,7 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
     def body(root_handle: ir.Value) -> None:
         handles = scripts.linalg_handles(root_handle, len(ops))
         funcs = scripts.match_kernel(root_handle)
-        for root, producers, width in chosen:
-            sizes = [0] * len(loop_extents(root))
-            sizes[_column_loop(root)] = width
+        for root, producers, sizes in chosen:
             scripts.tile_and_fuse(handles[ops.index(root)], sizes, [handles[ops.index(p)] for p in producers], bubble_slices=True)
         scripts.tidy_fused(funcs)
 
