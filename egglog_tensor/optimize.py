@@ -377,9 +377,10 @@ def egglog_text(value: object) -> str:
 
 def _release_bases() -> None:
     _EGGLOG_THREAD.idle.clear()
+    _DROPPED.extend(base for _, base in _BASES.values())
     _BASES.clear()
     _STATES.clear()
-    gc.collect()
+    _free_dropped()
 
 
 atexit.register(_EGGLOG_THREAD.run, _release_bases)
@@ -411,9 +412,8 @@ def _optimize_and_collect(*args: object) -> tuple[list[Node], OptimizeReport]:
     try:
         return _optimize(*args)  # type: ignore[arg-type]
     finally:
-        if _DROPPED:  # a base e-graph was let go: free it on its own thread once idle (a full collection: ~0.1 s)
-            _DROPPED.clear()
-            _EGGLOG_THREAD.later(gc.collect)
+        if _DROPPED and _free_dropped not in _EGGLOG_THREAD.idle:  # a base was let go: freed here once idle (~0.1 s)
+            _EGGLOG_THREAD.later(_free_dropped)
 
 
 # One e-graph per schedule with its rules (and the shape analysis) already declared: egglog-python
@@ -424,7 +424,22 @@ def _optimize_and_collect(*args: object) -> tuple[list[Node], OptimizeReport]:
 _BASES: OrderedDict[object, tuple[object, prebuilt.Base]] = OrderedDict()  # by the schedule's declaration (str() formats it: ms)
 _MAX_BASES = 8
 _STATES: dict[int, str] = {}  # by id() of each base in _BASES, its e-graph: "empty" (the base), "pushed" (a copy ready for a run), "used" (a run's copy: _ready)
-_DROPPED: list[bool] = []  # not empty once `_base` let an e-graph go, until it is collected on the egglog thread
+_DROPPED: list[object] = []  # what `_base` let go (bases; a failed load's error, whose traceback holds its e-graph): _free_dropped
+
+
+def _free_dropped() -> None:
+    """Free what `_base` let go, on the egglog thread (where an EGraph must be dropped: PyO3's "EGraph is unsendable,
+    but is being dropped on another thread" otherwise). An e-graph can sit in a reference cycle, which a collection
+    on any thread may free: held in _DROPPED until now, the dropped objects are let go and collected here with
+    automatic collection paused, so no other thread's collection can find them unreachable first."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        _DROPPED.clear()
+        gc.collect()
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _base(schedule: Ruleset | Schedule | None, saved: bool = True) -> prebuilt.Base:
@@ -473,7 +488,7 @@ def _with_rules(schedule: Ruleset | Schedule | None, saved: bool, base: prebuilt
 def _drop(base: prebuilt.Base) -> None:
     """Let `base` go (collected after the run, on the egglog thread)."""
     del _STATES[id(base)]
-    _DROPPED.append(True)
+    _DROPPED.append(base)
 
 
 def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt.Base:
@@ -486,8 +501,8 @@ def _build(schedule: Ruleset | Schedule | None, package: str | None) -> prebuilt
         try:
             commands = None if data is None else prebuilt.Commands(data)
             loaded = None if commands is None else prebuilt.load(commands, prebuilt.runs_of(package), frozenset())  # (rules: _with_rules)
-        except Exception:  # a saved file this code cannot run (edited, or from a damaged disk): the base is built as below
-            _DROPPED.append(True)
+        except Exception as error:  # a saved file this code cannot run (edited, or from a damaged disk): the base is built as below
+            _DROPPED.append(error)  # (its traceback holds the partly loaded e-graph)
             loaded = None
         if loaded is not None:
             for declared, text in loaded.schedules.items():

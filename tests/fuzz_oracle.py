@@ -619,6 +619,31 @@ def _made(step: Step, ins: list[Approx]) -> Approx:
     return _elementwise(Step(step.params[-1], (0, 1)), [ins[0], _argument(made_array)])
 
 
+def _indexed(step: Step, ins: list[Approx]) -> Approx:
+    """An array made from array indices: np.arange's and np.eye's values exact; np.linspace(-1, 1)'s within 2 ULP of 1
+    (NumPy's computed in float64 and rounded once, the kernel's in its dtype)."""
+    out = fuzz_programs.indexed(step.params)
+    exact = step.params[0] != "linspace"
+    return Approx(out, np.full(out.shape, 0.0 if exact else 2 * _eps(out.dtype)[0]), np.full(out.shape, exact))
+
+
+def _sort(step: Step, ins: list[Approx]) -> Approx:
+    """np.sort: each sorted element within the largest error along its axis of the data (sorting moves a value no
+    further), NaN last; exact where the whole axis is, but a zero's sign (-0.0 and 0.0 tie: which comes first is
+    the sort's order)."""
+    x, axis = ins[0], step.params[0]
+    out = np.asarray(OPS["sort"].run([x.value], step.params))
+    v = np.asarray(x.value)
+    e, exact_in = np.broadcast_to(x.err, v.shape), np.broadcast_to(x.exact, v.shape)
+    if axis is None:
+        e, exact_in, axis = e.ravel(), exact_in.ravel(), 0
+    if not out.size:
+        return Approx(out, np.zeros(out.shape), np.ones(out.shape, bool))
+    worst = np.broadcast_to(np.max(e, axis=axis, keepdims=True), out.shape)
+    exact = np.broadcast_to(np.all(exact_in, axis=axis, keepdims=True), out.shape) & (out != 0)
+    return Approx(out, worst, exact)
+
+
 def _setitem(step: Step, ins: list[Approx]) -> Approx:
     """B = x.copy(); B[key] = y: y cast to x's dtype (a rounding when narrowing), then moved like a view;
     B[key] op= y: B[key] op y (in the promoted dtype) takes y's place."""
@@ -664,6 +689,8 @@ ORACLES: dict[str, Callable[[Step, list[Approx]], Approx]] = {
     "nan_to_num": lambda step, ins: _finish(_nan_to_num(ins[0].value), ins, ins[0].err, True, 0),
     "round": _round,
     "made": _made,
+    "indexed": _indexed,
+    "sort": _sort,
     "setitem": _setitem,
     "syr2k": _syr2k,
 }  # every other NEWER op moves data: `_view`

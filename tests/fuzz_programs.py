@@ -122,6 +122,11 @@ SCANS = {"cumsum": np.cumsum, "cumprod": np.cumprod}  # params: name, axis (None
 SCAN_SCALES = {"cumsum": "", "cumprod": " * 0.125"}  # cumprod of x/8 (exact): factors of |x| <= 10 stay <= 1.25, rarely overflowing
 PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}  # cast back to the argument's dtype
 MAKERS = ("arange", "eye", "zeros_like", "ones_like", "full_like")  # arrays made in the kernel (params: name, k or fill)
+# Arrays made in the kernel from array indices alone (params: maker, shape, the axis its line runs along or eye's k,
+# dtype): a line of np.arange or np.linspace along one axis, or np.eye, broadcast to the shape. The kernel computes them
+# from its loops' indices, which the blocked and interleaved paths renumber (lowering/generics.py split_inputs)
+INDEXED = ("arange", "linspace", "eye")
+INDEXED_ROWS = (8, 12)  # rows that the interleaved row scan takes 4 at a time (more than 4, a multiple of 4)
 
 
 def _statistic(x: Any, p: tuple) -> Any:
@@ -145,6 +150,29 @@ def made(x: Any, p: tuple) -> Any:
     if p[0] == "full_like":
         return np.full_like(x, p[1])
     return getattr(np, p[0])(x)
+
+
+def _along(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
+    """The shape of a line along `axis` that broadcasts to `shape`."""
+    return tuple(n if a == axis % len(shape) else 1 for a, n in enumerate(shape))
+
+
+def indexed(p: tuple) -> np.ndarray:
+    """The array an `indexed` step makes from array indices: np.arange or np.linspace(-1, 1) along an axis, or np.eye
+    with diagonal k, broadcast to the shape."""
+    maker, shape, at, dtype = p
+    if maker == "eye":
+        return np.broadcast_to(np.eye(shape[-2], shape[-1], at, dtype=dtype), shape)
+    line = np.arange(shape[at], dtype=dtype) if maker == "arange" else np.linspace(-1.0, 1.0, shape[at], dtype=dtype)
+    return np.broadcast_to(line.reshape(_along(shape, at)), shape)
+
+
+def _indexed_text(n: list[str], p: tuple) -> str:
+    maker, shape, at, dtype = p
+    if maker == "eye":
+        return f"np.broadcast_to(np.eye({shape[-2]}, {shape[-1]}, {at}, dtype=np.{dtype}), {shape!r})"
+    line = f"np.arange({shape[at]}, dtype=np.{dtype})" if maker == "arange" else f"np.linspace(-1.0, 1.0, {shape[at]}, dtype=np.{dtype})"
+    return f"np.broadcast_to({line}.reshape({_along(shape, at)!r}), {shape!r})"
 
 
 def _made_text(x: str, p: tuple) -> str:
@@ -208,6 +236,8 @@ NEWER: dict[str, OpSpec] = {
     # params: the maker's params, then the binary op combining x with the made array
     "made": OpSpec(lambda v, p: _BINARY_FNS[p[-1]][0](v[0], made(v[0], p[:-1])),
                    lambda n, p: _BINARY_FNS[p[-1]][1].format(n[0], _made_text(n[0], p[:-1]))),
+    "indexed": OpSpec(lambda v, p: indexed(p), _indexed_text),
+    "sort": OpSpec(lambda v, p: np.sort(v[0], axis=p[0]), lambda n, p: f"np.sort({n[0]}, axis={p[0]!r})"),
     # B = x.copy(); B[key] = y (the source line binds the step's own name, `$out`)
     "setitem": OpSpec(_updated, lambda n, p: f"{n[0]}.copy(); $out[{key_text(p[0])}] {p[1] if len(p) > 1 else ''}= {n[1]}"),
     "syr2k": OpSpec(lambda v, p: syr2k(*v, *p), _syr2k_text),
@@ -451,6 +481,34 @@ def _draw_made(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
     return Step("made", (i,), (maker,) + param + (draw(st.sampled_from(["add", "subtract", "multiply", "maximum"])),))
 
 
+def _draw_indexed(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    """An array made from array indices, of x's shape (a 0-d or 1-d x: a matrix with its last extent), in two of three
+    with INDEXED_ROWS rows; the steps after it read it (`programs`, _draw_readers)."""
+    x = values[i]
+    shape = x.shape if x.ndim >= 2 else (draw(st.integers(1, 5)), x.shape[-1] if x.ndim else draw(st.integers(1, 5)))
+    rows = draw(st.sampled_from((None,) + INDEXED_ROWS))
+    shape = shape if rows is None else shape[:-2] + (rows, shape[-1])
+    maker = draw(st.sampled_from(INDEXED))
+    at = draw(st.integers(-2, 2)) if maker == "eye" else draw(st.integers(-len(shape), len(shape) - 1))
+    return Step("indexed", (), (maker, shape, at, x.dtype.name if x.dtype.name in FLOATS else "float32"))
+
+
+def _draw_readers(draw: st.DrawFn, values: list[np.ndarray], i: int) -> list[Step]:
+    """Steps reading values[i] (an `indexed` array) along each of its axes and flattened: a scan, a reduction, an
+    arg-reduction or other statistic, or a sort."""
+    kind = draw(st.sampled_from(READERS))
+    head, tail = (), ()  # the params before and after the axis: a scan's name; a reduction's name and keepdims
+    if kind == "scan":
+        head = (draw(st.sampled_from(sorted(SCANS))),)
+    elif kind != "sort":
+        head, tail = (draw(st.sampled_from(sorted(REDUCTIONS if kind == "reduce" else STATISTICS))),), (draw(st.booleans()),)
+    return [Step(kind, (i,), head + (axis,) + tail) for axis in (*range(values[i].ndim), None)]
+
+
+def _draw_sort(draw: st.DrawFn, values: list[np.ndarray], i: int) -> Step:
+    return Step("sort", (i,), (_draw_axis(draw, values[i].ndim),))
+
+
 def _draw_setitem(draw: st.DrawFn, values: list[np.ndarray], i: int, augmented: bool = False) -> Step:
     """B = x.copy(); B[key] = y (augmented: B[key] += y, -=, *=) for a basic key and a value y broadcasting to B[key]."""
     x = values[i]
@@ -479,12 +537,16 @@ DRAWERS = {"einsum": _draw_einsum, "matmul_t": _draw_matmul_t, "statistic": _dra
            "elementwise": _draw_elementwise, "shape": _draw_shape, "gather": _draw_gather, "made": _draw_made,
            "setitem": _draw_setitem, "syr2k": _draw_syr2k}  # fmt: skip
 NEWER_DRAWERS = {**DRAWERS, "scan": _draw_scan, "spread": _draw_spread, "special": _draw_special,
-                 "update": lambda draw, values, i: _draw_setitem(draw, values, i, augmented=True)}  # the newest only in NEWER_KINDS: the mixed pools' CI set stays
+                 "update": lambda draw, values, i: _draw_setitem(draw, values, i, augmented=True),
+                 "indexed": _draw_indexed, "sort": _draw_sort}  # the newest only in NEWER_KINDS: the mixed pools' CI set stays
 
 
 KINDS = ("unary", "binary", "binary", "scalar", "where", "reduce", "reduce", "matmul", "products", "products", "products",
          "transpose", "reshape", "getitem", "broadcast_to", "astype", "concatenate", *DRAWERS)  # fmt: skip
 NEWER_KINDS = (*NEWER_DRAWERS, "unary", "binary", "reduce", "transpose", "getitem")  # the newer surface, with a little glue
+READERS = ("scan", "reduce", "statistic", "sort")  # what reads an `indexed` array (the steps after it: _draw_readers)
+# test_fuzz_indexed's pool: arrays made from array indices (each read by one of READERS), among elementwise glue
+INDEXED_KINDS = ("indexed", "indexed", "indexed", "unary", "binary", "scalar", "where")
 
 
 # test_fuzz_special's cases: three of scipy.special's functions each (those test_fuzz_newer's pool drew first, erf erfc
@@ -574,6 +636,15 @@ def _typed(step: Step, values: list[np.ndarray]) -> np.ndarray | None:
     return out
 
 
+def _appended(step: Step, steps: list[Step], values: list[np.ndarray]) -> bool:
+    """Whether NumPy accepts `step` (`_typed`): then it is appended with its value."""
+    out = _typed(step, values)
+    if out is not None:
+        steps.append(step)
+        values.append(out)
+    return out is not None
+
+
 NARROW = ("float16", "bfloat16")  # drawn with `dtypes=WITH_NARROW`: stored narrow, each op computed in float32 (docs/accuracy.md)
 WITH_NARROW = FLOATS + NARROW
 
@@ -582,7 +653,8 @@ WITH_NARROW = FLOATS + NARROW
 def programs(draw: st.DrawFn, max_steps: int = 7, kinds: tuple[str, ...] = KINDS, dtypes: tuple[str, ...] = FLOATS) -> Program:
     """A random program: 1-3 arguments of `dtypes` of mutually broadcastable shapes (size-0 and
     size-1 dims included; in half the programs two or three matrices or stacks of one shape), up to
-    max_steps steps of the given kinds, and 1-3 returned values (the last, the largest, maybe one more)."""
+    max_steps steps of the given kinds, and 1-3 returned values (the last, the largest, maybe one more). An `indexed`
+    array is read at once along each axis by one of READERS (extra steps), whose values are returned too."""
     n_inputs = draw(st.integers(1, 3))
     if draw(st.booleans()):  # two or three of one shape: `products` of them are contractions with equal tiles
         n_inputs = max(2, n_inputs)
@@ -592,19 +664,20 @@ def programs(draw: st.DrawFn, max_steps: int = 7, kinds: tuple[str, ...] = KINDS
     inputs = tuple((tuple(s), draw(st.sampled_from(dtypes))) for s in shapes)
     values = [np.ones(shape, dtype) for shape, dtype in inputs]
     steps: list[Step] = []
+    read: list[int] = []  # the values reading an `indexed` array
     for _ in range(draw(st.integers(1, max_steps))):
         step = _draw_step(draw, values, kinds)
-        out = _typed(step, values)
-        if out is not None:
-            steps.append(step)
-            values.append(out)
+        if _appended(step, steps, values) and step.op == "indexed":  # read at once by READERS' steps, their values returned
+            for reader in _draw_readers(draw, values, len(values) - 1):
+                if _appended(reader, steps, values):
+                    read.append(len(values) - 1)
     if not steps:
         steps.append(Step("negative", (0,)))
         values.append(-values[0])
     last = len(values) - 1
     largest = max(range(n_inputs, last + 1), key=lambda i: values[i].size)
     extra = draw(st.lists(st.integers(n_inputs, last), max_size=1))
-    return Program(inputs, tuple(steps), tuple(dict.fromkeys([last, largest] + extra)))
+    return Program(inputs, tuple(steps), tuple(dict.fromkeys([last, largest] + extra + read)))
 
 
 # --- drawing data -------------------------------------------------------------------------------

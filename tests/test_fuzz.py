@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 from fuzz_oracle import Approx, Tie, check_result, evaluate
-from fuzz_programs import (LONG_RUN, NARROW, NEWER_KINDS, SPECIAL_GROUPS, WITH_NARROW, Program, Step, arguments, fuzz_settings,
-                           programs, special_kinds)
+from fuzz_programs import (INDEXED_KINDS, LONG_RUN, NARROW, NEWER_KINDS, SPECIAL_GROUPS, WITH_NARROW, Program, Step, arguments,
+                           fuzz_settings, programs, special_kinds)
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -87,6 +87,17 @@ def test_fuzz_newer(program: Program, data: st.DataObject) -> None:
     arrays made in the kernel, in-place updates, syr2k's shared epilogue), float16 arguments too,
     under the default and all-exact rules."""
     differential(program, data.draw(arguments(program)), ("default", "all-exact"), fast=False)
+
+
+@fuzz_settings(40)
+@given(program=programs(kinds=INDEXED_KINDS), data=st.data())
+def test_fuzz_indexed(program: Program, data: st.DataObject) -> None:
+    """Arrays made in the kernel from array indices (np.arange or np.linspace along an axis, np.eye; broadcast, with 8 or
+    12 rows too) read by scans along each axis, reductions, arg-reductions and sorts, among elementwise glue, under the
+    default rules. The kernel computes them from its loops' indices, which blocked and interleaved paths renumber: the
+    interleaved row scan gave every block of 4 rows of a broadcast np.arange its first row's values (fixed in 4549dbc;
+    with that fix reverted, this test fails)."""
+    differential(program, data.draw(arguments(program)), ("default",), fast=False)
 
 
 @pytest.mark.parametrize("ops", SPECIAL_GROUPS, ids="-".join)
@@ -204,6 +215,39 @@ def test_oracle_rejects_on_the_newer_surface(k: int, i: Any, value: float, why: 
     got = got[:2] + (got[2][()],) + got[3:]
     with pytest.raises(AssertionError, match="differ from NumPy"):
         check_result(got, evaluate(_NEWER_PROGRAM, _NEWER_ARGS))
+
+
+_INDEXED_PROGRAM = Program(
+    inputs=(((3, 4), "float32"),),
+    steps=(Step("indexed", (), ("linspace", (8, 3), 0, "float32")), Step("scan", (1,), ("cumsum", 1)),
+           Step("sort", (0,), (1,)), Step("indexed", (), ("eye", (2, 4, 3), -1, "float64"))),
+    outputs=(1, 2, 3, 4),
+)
+_INDEXED_ARGS = [np.array([[1, -0.0, 0.0, -2], [np.nan, 3, 1, 1], [5, -1, np.inf, 0]], np.float32)]
+
+
+def test_oracle_accepts_numpy_on_indexed_arrays_and_sorts() -> None:
+    """Arrays made from array indices, a row scan of one, a sort (NaN last; a zero's sign left open: -0.0 and 0.0 tie)."""
+    expected = evaluate(_INDEXED_PROGRAM, _INDEXED_ARGS)
+    got = tuple(np.asarray(w.value).copy() for w in expected)
+    check_result(got, expected)
+    got[2][0, 1:3] = got[2][0, 2:0:-1]  # the tied zeros the other way round
+    check_result(got, expected)
+
+
+@pytest.mark.parametrize(
+    ("k", "i", "value", "why"),
+    [
+        (0, (5, 0), np.linspace(-1, 1, 8, dtype=np.float32)[5] + 1e-5, "linspace 80 ULP off"),
+        (1, (5, 2), 3 * np.float32(np.linspace(-1, 1, 8)[4]), "a row scan given its block of 4 rows' first row's values"),
+        (2, (0, 0), 1.0, "a sort's order"),
+        (2, (1, 3), 3.0, "NaN not sorted last"),
+        (3, (1, 1, 0), 0.0, "eye's diagonal"),
+    ],
+)
+def test_oracle_rejects_on_indexed_arrays_and_sorts(k: int, i: Any, value: float, why: str) -> None:
+    with pytest.raises(AssertionError, match="differ from NumPy"):
+        check_result(_perturbed(k, i, value, _INDEXED_PROGRAM, _INDEXED_ARGS), evaluate(_INDEXED_PROGRAM, _INDEXED_ARGS))
 
 
 def test_oracle_leaves_a_regrouped_einsums_non_finite_values_open() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import pytest
+import scipy.special as sp
 from strategies import check
 
 import egglog_tensor as et
@@ -84,3 +86,19 @@ def test_round_of_bfloat16_stays_bfloat16() -> None:
         nan = np.isnan(want.astype(np.float32))
         assert np.array_equal(np.isnan(got.astype(np.float32)), nan)
         assert np.array_equal(got.view(np.uint16)[~nan], want.view(np.uint16)[~nan])
+
+
+def _gammaln_and_gram(x0):
+    return sp.gammaln(x0), x0 @ np.swapaxes(x0, -1, -2)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-openmp"])
+@pytest.mark.parametrize("shape", [(2, 1), (64, 48)])
+def test_a_contraction_beside_a_library_call(target: str, shape: tuple[int, int]) -> None:
+    """A matmul in a kernel whose scalar code calls a library function (gammaln: libm's lgamma, declared as a
+    `func.func private`): the tile stage's script applied its patterns to every func.func and failed ("requires exactly
+    one target handle"); the stages' scripts match the kernel's function alone (lowering/scripts.py match_kernel)."""
+    x = np.random.default_rng(7).uniform(-4, 4, shape).astype(np.float32)
+    got = et.kernel(_gammaln_and_gram, target=target, cache=False)(x)
+    for g, w in zip(got, _gammaln_and_gram(x), strict=True):
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-5)

@@ -12,9 +12,7 @@ inlines its elementwise producer (`sum(a*b)` reads a and b once). Arguments come
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 from mlir import ir
@@ -29,7 +27,8 @@ from egglog_tensor.sourcelines import Line, Where, naming
 from egglog_tensor.spec import ArgSpec
 from egglog_tensor.target import Target
 
-from . import argrows, blocking, factor, orthogonal, payload, policy, recurrence, scalar, scanrows, sorting, tiling
+from . import argrows, blocking, factor, orthogonal, payload, policy, recurrence, scalar, scans, sorting, tiling
+from .generics import Plan, compose, dim_groups, fill, is_dim, reads_indices, split_inputs, tail_inputs, uses, without
 from .annotations import FASTMATH, LANES, OUTPUT, PLAIN_STORES
 from .gpu.reduce import MAX_THREADS
 from .stages import rows
@@ -119,37 +118,6 @@ def is_view(node: Node) -> bool:
     return ops.is_view(node.op, node.inputs[0].shape if node.inputs else node.shape, node.shape)
 
 
-@dataclass
-class _Plan:
-    """The inputs (value + indexing map) of one linalg.generic being assembled, and its domain."""
-
-    domain: tuple[int, ...]
-    inputs: list[tuple[ir.Value, ir.AffineMap, str]] = field(default_factory=list)
-    _index: dict[tuple, int] = field(default_factory=dict)
-
-    def input(self, value: ir.Value, idx: list[ir.AffineExpr], dtype: str) -> tuple:
-        amap = ir.AffineMap.get(len(self.domain), 0, idx)
-        value = self._fit(value, amap)
-        key = (value, str(amap))
-        if key not in self._index:
-            self._index[key] = len(self.inputs)
-            self.inputs.append((value, amap, dtype))
-        return ("in", self._index[key])
-
-    def spans(self, dim: int) -> bool:
-        """Whether some input is indexed by loop `dim` itself, so linalg can infer its bounds."""
-        return any(isinstance(e, ir.AffineDimExpr) and e.position == dim for _, m, _ in self.inputs for e in m.results)
-
-    def _fit(self, value: ir.Value, amap: ir.AffineMap) -> ir.Value:
-        """Linalg needs a dim indexed by a bare loop index to span exactly that loop: cut it to size."""
-        shape = list(ir.RankedTensorType(value.type).shape)
-        sizes = list(shape)
-        for j, expr in enumerate(amap.results):
-            if isinstance(expr, ir.AffineDimExpr):
-                sizes[j] = self.domain[expr.position]
-        return _slice(value, sizes, [0] * len(shape))
-
-
 class Emitter:
     """Builds one func.func for a kernel inside the current MLIR context, for `target`."""
 
@@ -223,7 +191,7 @@ class Emitter:
         if node.op in REDUCTIONS:
             return self._reduction(node)
         if node.op in SCANS:
-            return self._scan(node)
+            return scans.scan(self, node)
         if node.op in SORTS or node.op == "searchsorted":
             return self._sort(node)
         if node.op in FACTORS:
@@ -241,7 +209,7 @@ class Emitter:
         if node.op == "scatter_add":
             return self._scatter_add(node)
         if reverses(node):  # the reversed copy: a generic of its own, which the parallel stage leaves sequential
-            plan = _Plan(node.shape)
+            plan = Plan(node.shape)
             tree = self._scalar(node.inputs[0], view_index(node, [ir.AffineDimExpr.get(i) for i in range(node.ndim)]), plan)
             return self._generic(plan, tree, self._empty(node), ir.AffineMap.get_identity(node.ndim),
                                  ["parallel"] * node.ndim, None, node.dtype)
@@ -251,7 +219,7 @@ class Emitter:
         return tensor.empty(list(node.shape), scalar.storage_type(node.dtype))
 
     def _filled(self, node: Node, value: float) -> ir.Value:
-        return _fill(node.shape, node.dtype, value)
+        return fill(node.shape, node.dtype, value)
 
     def output(self, node: Node) -> ir.Value:
         """The value written to an output buffer. An argument returned as is gets an explicit copy:
@@ -262,7 +230,7 @@ class Emitter:
             return self._group(node)
 
     # --- fused elementwise groups ------------------------------------------------------------
-    def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool = True) -> tuple:
+    def _scalar(self, node: Node, idx: list[ir.AffineExpr], plan: Plan, indices: bool = True) -> tuple:
         """The body expression computing `node` at `idx` (fused unless the term materializes it; an
         iota from the loop indices, or with `indices` False read from its own buffer). Walked with an
         explicit stack, operands left to right (the order the body's inputs are added in): any depth.
@@ -296,7 +264,7 @@ class Emitter:
                 done.append(self._scalar_leaf(node, idx, plan, indices))
         return done[0]
 
-    def _scalar_leaf(self, node: Node, idx: list[ir.AffineExpr], plan: _Plan, indices: bool) -> tuple:
+    def _scalar_leaf(self, node: Node, idx: list[ir.AffineExpr], plan: Plan, indices: bool) -> tuple:
         """A body expression's leaf: a constant, an iota's index, or a read of a materialized value."""
         if node.op == "const":
             return ("c", node.attr("value"), node.dtype)
@@ -305,7 +273,7 @@ class Emitter:
         # a reversed view is read from its own copy: linalg's tiling asserts on a negative map coefficient
         return plan.input(self.materialize(node), idx, node.dtype)
 
-    def _generic(self, plan: _Plan, tree: tuple, init: ir.Value, out_map: ir.AffineMap,
+    def _generic(self, plan: Plan, tree: tuple, init: ir.Value, out_map: ir.AffineMap,
                  iterators: list[str], combine: str | None, out_dtype: str) -> ir.Value:
         """Create the linalg.generic for `plan` and fill its body from `tree`."""
 
@@ -322,7 +290,7 @@ class Emitter:
 
         return self._generic_with(plan, tree, [init], [out_map], iterators, [out_dtype], body)[0]
 
-    def _generic_with(self, plan: _Plan, tree: tuple, inits: list[ir.Value], out_maps: list[ir.AffineMap],
+    def _generic_with(self, plan: Plan, tree: tuple, inits: list[ir.Value], out_maps: list[ir.AffineMap],
                       iterators: list[str], out_dtypes: list[str],
                       body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]]) -> list[ir.Value]:
         """The linalg.generic over `plan` writing `inits`: it yields body(tree's value, the block's arguments)."""
@@ -345,7 +313,7 @@ class Emitter:
     def _group(self, node: Node) -> ir.Value:
         rank = node.ndim
         dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
-        plan = _Plan(node.shape)
+        plan = Plan(node.shape)
         tree = self._scalar(node, dims, plan)
         return self._generic(plan, tree, self._empty(node), ir.AffineMap.get_identity(rank),
                              ["parallel"] * rank, None, node.dtype)
@@ -367,7 +335,7 @@ class Emitter:
         dims = [ir.AffineDimExpr.get(i) for i in range(x.ndim)]
         if any(x.shape[a] == 0 for a in axes):  # nothing to read (slicing a size-0 operand does not verify)
             return self._filled(node, scalar.reduction_identity(node.op, node.dtype, True))
-        plan = _Plan(x.shape)
+        plan = Plan(x.shape)
         tree = self._scalar(x, dims, plan)
         if not all(plan.spans(a) for a in axes):
             # Linalg infers each loop's bounds from an operand indexed by that bare loop index;
@@ -385,16 +353,14 @@ class Emitter:
             vf = policy.simd_lanes(payload.element_bytes(scalar.element_type(node.dtype)), self.target)
             steps = blocking.plan(x.shape, tuple(axes), self._unit_stride(plan), vf, lanes_attr)
             if steps != [blocking.Step(tuple(sorted(axes)), None, lanes_attr)]:
-                if _reads_indices(tree):  # blocked steps renumber the loops: an iota is read from its own buffer
-                    plan = _Plan(x.shape)
-                    tree = self._scalar(x, dims, plan, indices=False)
+                plan, tree = self._index_free(x, plan, tree)
                 blocked = self._blocked_sum(node, x, plan, tree, steps)
                 if blocked is not None:
                     return blocked
         init = self._filled(node, scalar.reduction_identity(node.op, node.dtype, False))
         return self._reduce(plan, tree, tuple(axes), init, node.op, node.dtype, lanes_attr)
 
-    def _index_reduction(self, node: Node, plan: _Plan, tree: tuple) -> ir.Value:
+    def _index_reduction(self, node: Node, plan: Plan, tree: tuple) -> ir.Value:
         """argmax/argmin: generics carrying the best value and its row-major index within the reduced
         axes (scalar.pick: NumPy's first index on ties, NaN first, in any order); the index is the
         result. A long unit-stride innermost reduced loop is split into `lanes` side by side, whose
@@ -403,19 +369,17 @@ class Emitter:
         lanes' generic (the threads' split: one best per row and lane), reduced with the lanes."""
         dtype, axes, domain = node.inputs[0].dtype, tuple(node.attr("axes")), plan.domain
         pick = "max" if node.op == "argmax" else "min"
-        kept = _kept(domain, axes)
+        kept = without(domain, axes)
         key = scalar.KEYS.get(dtype, dtype)  # the partial results hold order keys, not values
-        inits = [_fill(kept, key, scalar.reduction_identity(pick, key, False)), _fill(kept, "int64", 0)]
+        inits = [fill(kept, key, scalar.reduction_identity(pick, key, False)), fill(kept, "int64", 0)]
         if self.target.device is not None:
             return self._device_index_reduction(pick, dtype, plan, tree, axes, inits)
         inner, n = len(domain) - 1, domain[-1]
         lanes = blocking.ACCUMULATORS * policy.simd_lanes(payload.element_bytes(scalar.element_type(dtype)), self.target)
         long = inner in axes and n >= 2 * lanes and self._unit_stride(plan)
-        if long and _reads_indices(tree):  # the lanes renumber the loops: an iota is read from its own buffer
-            x = node.inputs[0]
-            plan = _Plan(x.shape)
-            tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan, indices=False)
-        split = _split_inputs(plan, inner, lanes, n // lanes) if long else None
+        if long:
+            plan, tree = self._index_free(node.inputs[0], plan, tree)
+        split = split_inputs(plan, tree, inner, lanes, n // lanes) if long else None
         if long and split is not None:
             rows = self._vector_index_reduction(node, plan, tree)
             if rows is not None:
@@ -425,13 +389,13 @@ class Emitter:
         count = n // lanes
         # 1. (count, lanes): each lane's best over the reduced axes (but a flattened one's outermost) and its count loop
         held = axes[:1] if not kept and len(axes) > 1 else ()
-        part = _kept(domain, axes[len(held):]) + (lanes,)
-        rows = _Plan(domain[:inner] + (count, lanes), split)
-        lane_inits = [_fill(part, key, scalar.reduction_identity(pick, key, False)), _fill(part, "int64", 0)]
+        part = without(domain, axes[len(held):]) + (lanes,)
+        rows = Plan(domain[:inner] + (count, lanes), split)
+        lane_inits = [fill(part, key, scalar.reduction_identity(pick, key, False)), fill(part, "int64", 0)]
         partial = self._pick(pick, dtype, rows, tree, axes, lane_inits, lambda a: _lane_index(a, inner, lanes), domain,
                              axes[len(held):], ascending=True)
         # 2. the lanes' bests (and a flattened one's rows'), each with its own index
-        across = _Plan(part)
+        across = Plan(part)
         value = across.input(partial[0], [ir.AffineDimExpr.get(i) for i in range(len(part))], key)
         index = across.input(partial[1], [ir.AffineDimExpr.get(i) for i in range(len(part))], "int64")
         best = self._pick(pick, key, across, value, tuple(range(len(part) - 1 - len(held), len(part))), inits, index, across.domain)
@@ -439,16 +403,16 @@ class Emitter:
         if not tail:
             return best[1]
         # 3. the elements past the last full row of lanes
-        rest = _Plan(domain[:inner] + (tail,), _tail_inputs(plan, inner, count * lanes, tail))
+        rest = Plan(domain[:inner] + (tail,), tail_inputs(plan, inner, count * lanes, tail))
         return self._pick(pick, dtype, rest, tree, axes, best, lambda a: _loop_index(a, count * lanes if a == inner else 0), domain)[1]
 
-    def _narrow_pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], kept: tuple[int, ...],
+    def _narrow_pick(self, pick: str, dtype: str, plan: Plan, tree: tuple, axes: tuple[int, ...], kept: tuple[int, ...],
                      key: str) -> ir.Value:
         """argmax/argmin in one generic meeting each output's elements in ascending index order (a tie never
         wins), its running index an int32 when the reduced axes fit (a vector of bests and indices twice as
         wide), widened to int64 after."""
         narrow = "int32" if math.prod(plan.domain[a] for a in axes) < 2**31 else "int64"
-        inits = [_fill(kept, key, scalar.reduction_identity(pick, key, False)), _fill(kept, narrow, 0)]
+        inits = [fill(kept, key, scalar.reduction_identity(pick, key, False)), fill(kept, narrow, 0)]
         index = _loop_index if narrow == "int64" else (lambda a: scalar.cast(_loop_index(a), "int64", narrow))
         best = self._rows_at_a_time(pick, dtype, plan, tree, axes, inits, index, narrow)
         if best is None:
@@ -461,7 +425,7 @@ class Emitter:
                                   [ir.AffineMap.get_identity(rank)], ["parallel"] * rank, ["int64"],
                                   lambda v, _: [scalar.cast(v, narrow, "int64")])[0]
 
-    def _rows_at_a_time(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
+    def _rows_at_a_time(self, pick: str, dtype: str, plan: Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
                         index: Callable[[int], ir.Value], narrow: str) -> ir.Value | None:
         """An outer axis's argmax/argmin meeting policy.OUTER_ROWS of its rows per pass over the kept loops
         (loops: row blocks, the kept loops, the rows of a block, unrolled), so that the bests and indices are
@@ -477,7 +441,7 @@ class Emitter:
 
         return self._pick(pick, dtype, blocks, tree, axes, inits, at, blocks.domain, (a, rank), ascending=True, index_dtype=narrow)[1]
 
-    def _device_index_reduction(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...],
+    def _device_index_reduction(self, pick: str, dtype: str, plan: Plan, tree: tuple, axes: tuple[int, ...],
                                 inits: list[ir.Value]) -> ir.Value:
         """A GPU target's argmax/argmin: one generic (a thread per output element); a flattened one of
         rank > 1 in two, its outermost loop kept parallel (a thread per row's best and its flat index),
@@ -490,21 +454,21 @@ class Emitter:
             if 1 < columns < n:
                 value = plan.inputs[0][0]
                 rows = tensor.expand_shape(ir.RankedTensorType.get([n // columns, columns], value.type.element_type), value,
-                                           _groups([[0, 1]]), [], [n // columns, columns])
+                                           dim_groups([[0, 1]]), [], [n // columns, columns])
                 plan, tree = self._plain_input(rows, dtype)
                 domain, axes = plan.domain, (0, 1)
-        if _kept(domain, axes) or len(axes) < 2:
+        if without(domain, axes) or len(axes) < 2:
             return self._pick(pick, dtype, plan, tree, axes, inits, _loop_index, domain)[1]
         key = scalar.KEYS.get(dtype, dtype)
         rows = (domain[axes[0]],)
-        row_inits = [_fill(rows, key, scalar.reduction_identity(pick, key, False)), _fill(rows, "int64", 0)]
+        row_inits = [fill(rows, key, scalar.reduction_identity(pick, key, False)), fill(rows, "int64", 0)]
         partial = self._pick(pick, dtype, plan, tree, axes, row_inits, _loop_index, domain, axes[1:], ascending=True)
-        across = _Plan(rows)
+        across = Plan(rows)
         dims = [ir.AffineDimExpr.get(0)]
         return self._pick(pick, key, across, across.input(partial[0], dims, key), (0,), inits,
                           across.input(partial[1], dims, "int64"), across.domain)[1]
 
-    def _vector_index_reduction(self, node: Node, plan: _Plan, tree: tuple) -> ir.Value | None:
+    def _vector_index_reduction(self, node: Node, plan: Plan, tree: tuple) -> ir.Value | None:
         """argmax/argmin along the last axis, or over all of a C-ordered value read as it is, as
         lowering/argrows.py's vector loops (bests in registers); a flattened one's segments (a few
         per thread) then picked among. A fused operand (`np.argmax(x * w, -1)`) is computed row by
@@ -533,20 +497,20 @@ class Emitter:
         groups = [list(range(rank))] if flat else [list(range(rank - 1)), [rank - 1]]
         if rank > 1:
             value = tensor.collapse_shape(ir.RankedTensorType.get([n] if flat else [x.size // n, n], value.type.element_type),
-                                          value, _groups(groups))
+                                          value, dim_groups(groups))
         if flat or rank == 1:
-            value = tensor.expand_shape(ir.RankedTensorType.get([1, n], value.type.element_type), value, _groups([[0, 1]]), [], [1, n])
+            value = tensor.expand_shape(ir.RankedTensorType.get([1, n], value.type.element_type), value, dim_groups([[0, 1]]), [], [1, n])
         keys, indices = argrows.arg_rows((x.size // n, n), argrows.plain_rows(value), pick, x.dtype, segments, lanes)
         if segments > 1:  # the segments' bests, each with its index (ties: the smaller)
             key = scalar.KEYS.get(x.dtype, x.dtype)
-            across = _Plan((1, segments))
+            across = Plan((1, segments))
             dims = [ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)]
-            inits = [_fill((), key, scalar.reduction_identity(pick, key, False)), _fill((), "int64", 0)]
+            inits = [fill((), key, scalar.reduction_identity(pick, key, False)), fill((), "int64", 0)]
             return self._pick(pick, key, across, across.input(keys, dims, key), (0, 1), inits,
                               across.input(indices, dims, "int64"), across.domain)[1]
         return _by_row(indices, x.shape, axes, n)
 
-    def _computed_rows(self, plan: _Plan, tree: tuple, x: Node) -> argrows.Row | None:
+    def _computed_rows(self, plan: Plan, tree: tuple, x: Node) -> argrows.Row | None:
         """The rows of the fused value `tree` over `plan` (x's shape, reduced along its last axis),
         each computed by a generic over that row's slices of the inputs; None when an input reads a
         row loop other than by its bare index (a strided or shifted view), so its slice is not a row's."""
@@ -555,8 +519,8 @@ class Emitter:
         for _, amap, _ in plan.inputs:
             dims: list[int | None] = []
             for expr in amap.results:
-                used = [i for i in range(lead) if _uses(expr, i)]
-                if used and not (len(used) == 1 and _is_dim(expr, used[0])):
+                used = [i for i in range(lead) if uses(expr, i)]
+                if used and not (len(used) == 1 and is_dim(expr, used[0])):
                     return None
                 dims.append(used[0] if used else None)
             reads.append(dims)
@@ -577,15 +541,15 @@ class Emitter:
                 inputs.append((sliced, amap, dtype))
             domain = (1,) * lead + (x.shape[-1],)
             empty = tensor.empty(list(domain), scalar.storage_type(x.dtype))
-            computed = self._generic(_Plan(domain, inputs), tree, empty, ir.AffineMap.get_identity(rank), ["parallel"] * rank, None, x.dtype)
+            computed = self._generic(Plan(domain, inputs), tree, empty, ir.AffineMap.get_identity(rank), ["parallel"] * rank, None, x.dtype)
             if rank > 2:
                 computed = tensor.collapse_shape(ir.RankedTensorType.get([1, x.shape[-1]], empty.type.element_type), computed,
-                                                 _groups([list(range(lead)), [lead]]))
+                                                 dim_groups([list(range(lead)), [lead]]))
             return computed, arith.constant(ir.IndexType.get(), 0)
 
         return row_of
 
-    def _pick(self, pick: str, dtype: str, plan: _Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
+    def _pick(self, pick: str, dtype: str, plan: Plan, tree: tuple, axes: tuple[int, ...], inits: list[ir.Value],
               index: Callable[[int], ir.Value] | tuple, extents: tuple[int, ...], reduced: tuple[int, ...] | None = None,
               ascending: bool = False, index_dtype: str = "int64") -> list[ir.Value]:
         """The generic reducing `axes` of plan's domain into (best order key, its index of `index_dtype`) `inits`: an
@@ -611,26 +575,35 @@ class Emitter:
         key = scalar.KEYS.get(dtype, dtype)
         return self._generic_with(plan, tree, inits, [out_map, out_map], iterators, [key, index_dtype], body)
 
-    def _plain_input(self, value: ir.Value, dtype: str) -> tuple[_Plan, tuple]:
+    def _plain_input(self, value: ir.Value, dtype: str) -> tuple[Plan, tuple]:
         """A plan reading one tensor at the identity index, and its body."""
         shape = tuple(ir.RankedTensorType(value.type).shape)
-        plan = _Plan(shape)
+        plan = Plan(shape)
         return plan, plan.input(value, [ir.AffineDimExpr.get(i) for i in range(len(shape))], dtype)
 
-    def _unit_stride(self, plan: _Plan) -> bool:
+    def _index_free(self, x: Node, plan: Plan, tree: tuple) -> tuple[Plan, tuple]:
+        """x's plan and body for a path that splits a loop into blocks or lanes (split_inputs, which declines a
+        body computing a value from the loop indices: the split renumbers them): `plan` and `tree` as they are,
+        or, where the body computes an iota from the loop indices, read from the iota's own buffer instead."""
+        if not reads_indices(tree):
+            return plan, tree
+        plan = Plan(x.shape)
+        return plan, self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan, indices=False)
+
+    def _unit_stride(self, plan: Plan) -> bool:
         """Whether every operand reads the innermost loop at unit stride (or not at all), so that
         LLVM vectorizes it: only the last index uses it, bare, into a tensor in C order."""
         inner = len(plan.domain) - 1
         for value, amap, _ in plan.inputs:
             results = list(amap.results)
-            if any(_uses(e, inner) for e in results[:-1]):
+            if any(uses(e, inner) for e in results[:-1]):
                 return False
-            if results and _uses(results[-1], inner) and (
-                    not _is_dim(results[-1], inner) or any(value == s for s in self.strided)):
+            if results and uses(results[-1], inner) and (
+                    not is_dim(results[-1], inner) or any(value == s for s in self.strided)):
                 return False
         return True
 
-    def _blocked_sum(self, node: Node, x: Node, plan: _Plan, tree: tuple, steps: list[blocking.Step]) -> ir.Value | None:
+    def _blocked_sum(self, node: Node, x: Node, plan: Plan, tree: tuple, steps: list[blocking.Step]) -> ir.Value | None:
         """A float sum as the generics of `steps` (lowering/blocking.py), each summing the partials
         of the one before; None when an operand reads a blocked loop other than by its bare index."""
         shape, reduced = x.shape, tuple(sorted(node.attr("axes")))
@@ -644,34 +617,34 @@ class Emitter:
             shape, reduced = step.result(shape, reduced)
         return value
 
-    def _sum_step(self, plan: _Plan, tree: tuple, shape: tuple[int, ...], step: blocking.Step, dtype: str) -> ir.Value | None:
+    def _sum_step(self, plan: Plan, tree: tuple, shape: tuple[int, ...], step: blocking.Step, dtype: str) -> ir.Value | None:
         """One step of a blocked sum: the whole axes summed and the blocked axis summed block by
         block (the last block also takes the tail past the last full block)."""
         start, lanes_attr = scalar.reduction_identity("sum", dtype, False), step.lanes
         if step.block is None:
-            return self._reduce(plan, tree, step.axes, _fill(_kept(shape, step.axes), dtype, start), "sum", dtype, lanes_attr)
+            return self._reduce(plan, tree, step.axes, fill(without(shape, step.axes), dtype, start), "sum", dtype, lanes_attr)
         axis, size = step.block
         count, tail = divmod(shape[axis], size)
-        split = _split_inputs(plan, axis, size, count)
+        split = split_inputs(plan, tree, axis, size, count)
         if split is None:
             return None
         domain = shape[:axis] + (count, size) + shape[axis + 1:]
         summed = tuple(a if a < axis else a + 1 for a in step.axes) + (axis + 1,)
-        value = self._reduce(_Plan(domain, split), tree, summed, _fill(_kept(domain, summed), dtype, start), "sum", dtype, lanes_attr)
+        value = self._reduce(Plan(domain, split), tree, summed, fill(without(domain, summed), dtype, start), "sum", dtype, lanes_attr)
         if not tail:
             return value
         # The tail past the last full block is added into the last block's partials, in place.
-        kept = _kept(shape, step.axes)
+        kept = without(shape, step.axes)
         at = sum(1 for a in range(axis) if a not in step.axes)  # the blocked axis among the partials' dims
         offsets = [count - 1 if d == at else 0 for d in range(len(kept))]
         sizes = [1 if d == at else n for d, n in enumerate(kept)]
         last_type = ir.RankedTensorType.get([n for d, n in enumerate(kept) if d != at], scalar.storage_type(dtype))
         last = tensor.extract_slice(last_type, value, [], [], [], offsets, sizes, [1] * len(kept))
-        tail_plan = _Plan(shape[:axis] + (tail,) + shape[axis + 1:], _tail_inputs(plan, axis, count * size, tail))
+        tail_plan = Plan(shape[:axis] + (tail,) + shape[axis + 1:], tail_inputs(plan, axis, count * size, tail))
         last = self._reduce(tail_plan, tree, tuple(sorted(step.axes + (axis,))), last, "sum", dtype, lanes_attr)
         return tensor.insert_slice(last, value, [], [], [], offsets, sizes, [1] * len(kept))
 
-    def _reduce(self, plan: _Plan, tree: tuple, axes: tuple[int, ...], init: ir.Value, op: str, dtype: str,
+    def _reduce(self, plan: Plan, tree: tuple, axes: tuple[int, ...], init: ir.Value, op: str, dtype: str,
                 lanes_attr: int | None) -> ir.Value:
         """The generic reducing `axes` of plan's domain into init with `op` (tagged with its lanes, if any); on a
         CPU, one reduced outer axis met a block of rows per pass (_rows_innermost), the rows in order."""
@@ -685,138 +658,6 @@ class Emitter:
         value = self._generic(plan, tree, init, out_map, iterators, op, dtype)
         _tag_lanes(value, lanes_attr)
         return value
-
-    # --- scans ---------------------------------------------------------------------------------
-    def _scan(self, node: Node) -> ir.Value:
-        """cumsum/cumprod/cummax/cummin along `axis`, its producers fused; a long axis the other loops cannot give
-        the threads work over is scanned in two passes over blocks (_blocked_scan), or on one thread in one
-        vector pass (_vector_blocks) where the operand is plain."""
-        (x,) = node.inputs
-        axis, op = node.attr("axis"), _SCAN_OPS[node.op]
-        plan = _Plan(x.shape)
-        tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan)
-        n, threads = x.shape[axis], self.target.threads
-        step = policy.SCAN_ROWS * max(threads, 2)  # blocks rescanned side by side (_interleaved_scan), more than SCAN_ROWS
-        if x.size // n < step and n >= policy.SCAN_SPLIT:
-            if (threads == 1 or self.target.name != "cpu-openmp") and axis == x.ndim - 1:  # one thread: one vector pass
-                single = self._vector_blocks(plan, tree, op, node.dtype, n)
-                if single is not None:
-                    return single
-            count = next((c for c in range(step, 64 * threads, step) if n % c == 0), 8 * threads)
-            if _reads_indices(tree):  # the blocks renumber the loops: an iota is read from its own buffer
-                plan = _Plan(x.shape)
-                tree = self._scalar(x, [ir.AffineDimExpr.get(i) for i in range(x.ndim)], plan, indices=False)
-            blocked = self._blocked_scan(plan, tree, axis, op, node.dtype, count)
-            if blocked is not None:
-                return blocked
-        start = _fill(_kept(x.shape, (axis,)), node.dtype, _scan_start(op, node.dtype))
-        return self._scan_generic(plan, tree, axis, op, node.dtype, start)[1]
-
-    def _blocked_scan(self, plan: _Plan, tree: tuple, axis: int, op: str, dtype: str, count: int) -> ir.Value | None:
-        """The scan of `axis` split into `count` blocks (and a tail): 1. each block's total (a
-        reduction the threads share), 2. the running totals before each block (a short scan), 3. each
-        block scanned from its offset (the threads share the blocks), 4. the tail from the last
-        block's end. None when an operand reads the axis other than by its bare index."""
-        shape = plan.domain
-        size, tail = divmod(shape[axis], count)
-        split = _split_inputs(plan, axis, size, count)
-        if split is None:
-            return None
-        domain = shape[:axis] + (count, size) + shape[axis + 1:]
-        blocks = _Plan(domain, split)
-        kept = _kept(domain, (axis + 1,))
-        totals = self._reduce(blocks, tree, (axis + 1,), _fill(kept, dtype, _scan_start(op, dtype)), op, dtype, None)
-        before, totals_tree = self._plain_input(totals, dtype)
-        start = _fill(_kept(kept, (axis,)), dtype, _scan_start(op, dtype))
-        offsets = self._scan_generic(before, totals_tree, axis, op, dtype, start, exclusive=True)[1]
-        # the blocks and the tail write the result in place, at (block * size + index in block) and past them
-        rank = len(shape)
-        e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
-        at = ir.AffineMap.get(rank + 1, 0, e[:axis] + [e[axis] * size + e[axis + 1]] + e[axis + 2:])
-        if not tail and axis == rank - 1 and (vectored := self._vector_blocks(plan, tree, op, dtype, size, offsets)) is not None:
-            return vectored
-        into = tensor.empty(list(shape), scalar.storage_type(dtype))
-        ends, scanned = self._scan_generic(blocks, tree, axis + 1, op, dtype, offsets, into=(into, at))
-        if not tail:
-            return scanned
-        last_type = ir.RankedTensorType.get(list(_kept(kept, (axis,))), scalar.storage_type(dtype))
-        last = tensor.extract_slice(last_type, ends, [], [], [], [count - 1 if d == axis else 0 for d in range(rank)],
-                                    [1 if d == axis else n for d, n in enumerate(kept)], [1] * rank)
-        d = e[:rank]
-        past = ir.AffineMap.get(rank, 0, d[:axis] + [d[axis] + count * size] + d[axis + 1:])
-        rest = _Plan(shape[:axis] + (tail,) + shape[axis + 1:], _tail_inputs(plan, axis, count * size, tail))
-        return self._scan_generic(rest, tree, axis, op, dtype, last, into=(scanned, past))[1]
-
-    def _vector_blocks(self, plan: _Plan, tree: tuple, op: str, dtype: str, size: int, offsets: ir.Value | None = None) -> ir.Value | None:
-        """The last axis of a plain C-ordered operand scanned in blocks of `size` (a row of the operand reshaped to
-        (blocks, size)) by lowering/scanrows.py's vector loop, each from its offset (step 3 of _blocked_scan) or
-        from the start, its stores streamed where the output is large. None for a fused, strided or offset
-        operand, other dtypes."""
-        if tree != ("in", 0) or len(plan.inputs) != 1 or not scanrows.supports(dtype) or self.target.device is not None:
-            return None
-        value, amap, read = plan.inputs[0]
-        if read != dtype or amap != ir.AffineMap.get_identity(len(plan.domain)) or any(value == s for s in self.strided):
-            return None
-        rows = (math.prod(plan.domain) // size, size)
-        lanes = policy.simd_lanes(payload.element_bytes(scalar.element_type(dtype)), self.target)
-        starts = None if offsets is None else _reshaped(offsets, rows[:1])
-        return scanrows.scan_rows(plan.domain, size, argrows.plain_rows(_reshaped(value, rows)), op, dtype, _scan_start(op, dtype),
-                                  lanes, starts=starts)
-
-    def _scan_generic(self, plan: _Plan, tree: tuple, axis: int, op: str, dtype: str, start: ir.Value,
-                      exclusive: bool = False, into: tuple[ir.Value, ir.AffineMap] | None = None) -> list[ir.Value]:
-        """The generic scanning loop `axis` of plan's domain with `op` from `start` (the values
-        without that axis): a reduction loop whose running value is an output (returned first) and
-        whose every step writes the result (the running value before the element when `exclusive`),
-        a new tensor of the domain's shape or `into` a tensor at an index map."""
-        rank, rows = len(plan.domain), policy.SCAN_ROWS
-        result, at = into or (tensor.empty(list(plan.domain), scalar.storage_type(dtype)), ir.AffineMap.get_identity(rank))
-        if axis == rank - 1 and rank > 1 and plan.domain[-2] % rows == 0 and plan.domain[-2] > rows and not exclusive:
-            interleaved = self._interleaved_scan(plan, tree, op, dtype, start, result, at)
-            if interleaved is not None:
-                return interleaved
-        dims = [ir.AffineDimExpr.get(i) for i in range(rank)]
-        running = ir.AffineMap.get(rank, 0, [d for i, d in enumerate(dims) if i != axis])
-        iterators = ["reduction" if i == axis else "parallel" for i in range(rank)]
-        name = scalar.STEPS[op]
-
-        def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
-            step = scalar.apply(name, dtype, dtype, [args[-2], value])
-            return [step, args[-2] if exclusive else step]
-
-        return self._generic_with(plan, tree, [start, result], [running, at], iterators, [dtype, dtype], body)
-
-    def _interleaved_scan(self, plan: _Plan, tree: tuple, op: str, dtype: str, start: ir.Value, result: ir.Value,
-                          at: ir.AffineMap) -> list[ir.Value] | None:
-        """A scan of the innermost loop with SCAN_ROWS rows at a time side by side (loops: row blocks,
-        the scanned loop, the rows of a block), so that each step adds into SCAN_ROWS independent running
-        values rather than waiting on one; None when an operand reads the rows other than by their index."""
-        rank, rows = len(plan.domain), policy.SCAN_ROWS
-        p, count = rank - 2, plan.domain[-2] // rows
-        split = _split_inputs(plan, p, rows, count)
-        if split is None or _reads_indices(tree):  # (an iota's loop indices: the split renumbers the rows)
-            return None
-        e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
-        order = ir.AffineMap.get(rank + 1, 0, e[:p] + [e[p], e[p + 2], e[p + 1]])  # (blocks, scanned, rows) -> split domain
-        whole = ir.AffineMap.get(rank + 1, 0, e[:p] + [e[p] * rows + e[p + 2], e[p + 1]])  # -> the unsplit domain
-        inputs = [(value, _compose(amap, order), dt) for value, amap, dt in split]
-        domain = plan.domain[:p] + (count, plan.domain[-1], rows)
-        kept = plan.domain[:p] + (count, rows)
-        i64 = ir.IntegerType.get_signless(64)
-        groups = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, g) for g in group])
-                                   for group in [[d] for d in range(p)] + [[p, p + 1]]])
-        starts = tensor.expand_shape(ir.RankedTensorType.get(list(kept), scalar.storage_type(dtype)), start, groups, [], list(kept))
-        running = ir.AffineMap.get(rank + 1, 0, e[:p] + [e[p], e[p + 2]])
-        iterators = ["parallel"] * p + ["parallel", "reduction", "parallel"]
-        name = scalar.STEPS[op]
-
-        def body(value: ir.Value, args: list[ir.Value]) -> list[ir.Value]:
-            step = scalar.apply(name, dtype, dtype, [args[-2], value])
-            return [step, step]
-
-        ends, scanned = self._generic_with(_Plan(domain, inputs), tree, [starts, result], [running, _compose(at, whole)],
-                                           iterators, [dtype, dtype], body)
-        return [tensor.collapse_shape(start.type, ends, groups), scanned]
 
     # --- contractions and data movement -------------------------------------------------------
     def _operand(self, node: Node) -> tuple[ir.Value, bool]:
@@ -882,7 +723,7 @@ class Emitter:
         x, idx = node.inputs
         axis, k = node.attr("axis"), idx.ndim - x.ndim + 1
         source = self.materialize(x)
-        plan = _Plan(node.shape)
+        plan = Plan(node.shape)
         tree = self._scalar(idx, [ir.AffineDimExpr.get(i) for i in range(node.ndim)], plan)
         init = self._empty(node)
         maps = [m for _, m, _ in plan.inputs] + [ir.AffineMap.get_identity(node.ndim)]
@@ -910,7 +751,7 @@ class Emitter:
         bins = self._filled(node, 0)
         if not idx.size:
             return bins
-        plan = _Plan(idx.shape)
+        plan = Plan(idx.shape)
         at = [ir.AffineDimExpr.get(0)]
         trees = [self._scalar(x, at, plan, indices=False) for x in (idx, weights)]
         index = ir.IndexType.get()
@@ -1036,35 +877,10 @@ def constant_attr(node: Node) -> ir.DenseElementsAttr:
     return ir.DenseElementsAttr.get(data.astype(np.int8) if node.dtype == "bool" else data, type=_tensor_type(node))
 
 
-_SCAN_OPS = {"cumsum": "sum", "cumprod": "prod", "cummax": "max", "cummin": "min"}
-
-
-def _compose(amap: ir.AffineMap, inner: ir.AffineMap) -> ir.AffineMap:
-    """amap after `inner`: the index amap gives of the index `inner` gives of inner's loops."""
-    return ir.AffineMap.get(inner.n_dims, 0, [r.compose(inner) for r in amap.results])
-
-
-def _scan_start(op: str, dtype: str) -> float:
-    """A scan's running value before the first element: adding (multiplying) it gives the element
-    exactly, as NumPy's first output is its first element (-0.0 stays -0.0; max/min: their identity)."""
-    if op == "sum":
-        return -0.0 if is_float(dtype) else 0
-    return scalar.reduction_identity(op, dtype, False)
-
-
-def _fill(shape: Sequence[int], dtype: str, value: float) -> ir.Value:
-    init = tensor.empty(list(shape), scalar.storage_type(dtype))
-    return linalg.fill(scalar.constant(value, dtype, stored=True), outs=[init])
-
-
 def _tag_lanes(value: ir.Value, lanes_attr: int | None) -> None:
     """Hand the lanes the optimizer chose to the "lanes" stage (lowering/stages/lanes.py)."""
     if lanes_attr is not None:
         value.owner.attributes[LANES] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), lanes_attr)
-
-
-def _kept(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
-    return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
 def _loop_index(dim: int, offset: int = 0) -> ir.Value:
@@ -1080,120 +896,38 @@ def _lane_index(dim: int, inner: int, lanes: int) -> ir.Value:
     return arith.addi(arith.muli(_loop_index(inner), scalar.constant(lanes, "int64")), _loop_index(inner + 1))
 
 
-def _is_dim(expr: ir.AffineExpr, dim: int) -> bool:
-    return isinstance(expr, ir.AffineDimExpr) and expr.position == dim
-
-
-def _uses(expr: ir.AffineExpr, dim: int) -> bool:
-    return re.search(rf"\bd{dim}\b", str(expr)) is not None
-
-
-def _rows_innermost(plan: _Plan, tree: tuple, axes: tuple[int, ...]) -> _Plan | None:
+def _rows_innermost(plan: Plan, tree: tuple, axes: tuple[int, ...]) -> Plan | None:
     """plan with its one reduced outer axis split into blocks of policy.OUTER_ROWS rows, the rows of a block
     its new innermost loop (loops: .., blocks, .., rows), so a reduction into the kept loops meets a block's
     rows in one pass, in order; None unless one non-innermost axis is reduced whose length the block
-    divides, read by its bare index."""
+    divides, read by its bare index (and not computed from the loop indices: split_inputs)."""
     rank, rows = len(plan.domain), policy.OUTER_ROWS
-    if len(axes) != 1 or axes[0] == rank - 1 or plan.domain[axes[0]] % rows or _reads_indices(tree):
+    if len(axes) != 1 or axes[0] == rank - 1 or plan.domain[axes[0]] % rows:
         return None
     a, count = axes[0], plan.domain[axes[0]] // rows
-    split = _split_inputs(plan, a, rows, count)
+    split = split_inputs(plan, tree, a, rows, count)
     if split is None:
         return None
     e = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
     order = ir.AffineMap.get(rank + 1, 0, e[:a] + [e[a], e[rank]] + e[a + 1:rank])  # (.., block, .., row) -> split domain
-    return _Plan(plan.domain[:a] + (count,) + plan.domain[a + 1:] + (rows,), [(v, _compose(m, order), dt) for v, m, dt in split])
-
-
-def _split_inputs(plan: _Plan, axis: int, size: int, count: int) -> list[tuple[ir.Value, ir.AffineMap, str]] | None:
-    """The plan's operands over the domain with loop `axis` split into (count, size): each operand
-    dim read by the bare loop index is cut to count*size and expanded into (block, index in block)
-    (tensor.expand_shape: a view); None if an operand reads the loop otherwise (a[1:], diagonals)."""
-    rank = len(plan.domain) + 1
-    new = [ir.AffineDimExpr.get(i) for i in range(rank)]
-    moved = ir.AffineMap.get(rank, 0, [new[i] if i < axis else new[i + 1] for i in range(rank - 1)])
-    out = []
-    for value, amap, dtype in plan.inputs:
-        results = list(amap.results)
-        if any(_uses(e, axis) and not _is_dim(e, axis) for e in results):
-            return None
-        bare = [j for j, e in enumerate(results) if _is_dim(e, axis)]
-        exprs, shape, groups = [], [], []
-        src = ir.RankedTensorType(value.type)
-        sizes = list(src.shape)
-        for j, e in enumerate(results):
-            if j in bare:
-                groups.append([len(shape), len(shape) + 1])
-                shape += [count, size]
-                exprs += [new[axis], new[axis + 1]]
-                sizes[j] = count * size
-            else:
-                groups.append([len(shape)])
-                shape.append(src.shape[j])
-                exprs.append(e.compose(moved))
-        if bare:
-            value = _slice(value, sizes, [0] * len(sizes))
-            i64 = ir.IntegerType.get_signless(64)
-            assoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, g) for g in group]) for group in groups])
-            value = tensor.expand_shape(ir.RankedTensorType.get(shape, src.element_type), value, assoc, [], shape)
-        out.append((value, ir.AffineMap.get(rank, 0, exprs), dtype))
-    return out
-
-
-def _tail_inputs(plan: _Plan, axis: int, start: int, tail: int) -> list[tuple[ir.Value, ir.AffineMap, str]]:
-    """The plan's operands over the domain with loop `axis` cut to [start, start + tail)."""
-    out = []
-    for value, amap, dtype in plan.inputs:
-        results = list(amap.results)
-        shape = list(ir.RankedTensorType(value.type).shape)
-        offsets = [start if _is_dim(e, axis) else 0 for e in results]
-        sizes = [tail if _is_dim(e, axis) else n for e, n in zip(results, shape, strict=True)]
-        out.append((_slice(value, sizes, offsets), amap, dtype))
-    return out
-
-
-def _slice(value: ir.Value, sizes: list[int], offsets: list[int]) -> ir.Value:
-    shape = list(ir.RankedTensorType(value.type).shape)
-    if sizes == shape:
-        return value
-    rtype = ir.RankedTensorType.get(sizes, ir.RankedTensorType(value.type).element_type)
-    return tensor.extract_slice(rtype, value, [], [], [], offsets, sizes, [1] * len(shape))
-
-
-def _reshaped(value: ir.Value, shape: Sequence[int]) -> ir.Value:
-    """A C-ordered tensor as `shape` of the same size: collapsed to 1-D, then expanded (each step only where needed)."""
-    t = ir.RankedTensorType(value.type)
-    if list(t.shape) == list(shape):
-        return value
-    if t.rank != 1:
-        value = tensor.collapse_shape(ir.RankedTensorType.get([math.prod(t.shape)], t.element_type), value, _groups([list(range(t.rank))]))
-    if len(shape) != 1:
-        value = tensor.expand_shape(ir.RankedTensorType.get(list(shape), t.element_type), value, _groups([list(range(len(shape)))]),
-                                    [], list(shape))
-    return value
-
-
-def _groups(groups: list[list[int]]) -> ir.ArrayAttr:
-    """The reassociation attribute of a collapse/expand_shape: which dims become one."""
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, i) for i in g]) for g in groups])
+    return Plan(plan.domain[:a] + (count,) + plan.domain[a + 1:] + (rows,), [(v, compose(m, order), dt) for v, m, dt in split])
 
 
 def _reassociation(rank: int) -> ir.ArrayAttr:
     """All `rank` dims as one (a collapse to 1-D, or an expand from it)."""
-    return _groups([list(range(rank))] if rank else [])
+    return dim_groups([list(range(rank))] if rank else [])
 
 
 def _by_row(indices: ir.Value, shape: tuple[int, ...], axes: tuple[int, ...], n: int) -> ir.Value:
     """argrows' (rows, 1) indices as the reduction's result, of shape `shape` without `axes`."""
-    kept, size = _kept(shape, axes), math.prod(shape)
+    kept, size = without(shape, axes), math.prod(shape)
     if not kept:
-        return tensor.collapse_shape(ir.RankedTensorType.get([], indices.type.element_type), indices, _groups([]))
-    by_row = tensor.collapse_shape(ir.RankedTensorType.get([size // n], indices.type.element_type), indices, _groups([[0, 1]]))
+        return tensor.collapse_shape(ir.RankedTensorType.get([], indices.type.element_type), indices, dim_groups([]))
+    by_row = tensor.collapse_shape(ir.RankedTensorType.get([size // n], indices.type.element_type), indices, dim_groups([[0, 1]]))
     if len(kept) == 1:
         return by_row
     return tensor.expand_shape(ir.RankedTensorType.get(list(kept), indices.type.element_type), by_row,
-                               _groups([list(range(len(kept)))]), [], list(kept))
+                               dim_groups([list(range(len(kept)))]), [], list(kept))
 
 
 def _fused_ops(node: Node) -> int:
@@ -1206,21 +940,6 @@ def _fused_ops(node: Node) -> int:
         seen.add(id(n))
         stack.extend(n.inputs)
     return len(seen)
-
-
-def _reads_indices(tree: tuple) -> bool:
-    """Whether a body expression computes an iota from the loop indices (each shared subtree looked at once)."""
-    stack, seen = [tree], set()
-    while stack:
-        sub = stack.pop()
-        if id(sub) in seen:
-            continue
-        seen.add(id(sub))
-        if sub[0] == "iota":
-            return True
-        if sub[0] not in ("in", "c"):
-            stack.extend(sub[3])
-    return False
 
 
 def _index_value(amap: ir.AffineMap, dtype: str) -> ir.Value:

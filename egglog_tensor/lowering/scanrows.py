@@ -1,6 +1,6 @@
 """Scans along contiguous rows as vector loops: cumsum/cumprod/cummax/cummin of long rows.
 
-The linalg form of a scan (emit.Emitter._scan_generic) adds one element at a time to a running
+The linalg form of a scan (scans._scan_generic) adds one element at a time to a running
 value: one dependent scalar op per element, scalar loads and stores (about 40% of the copy roofline
 at 4096x4096 float32). Here each row is one iteration of a forall (the threads' loop on
 cpu-openmp, a plain loop on cpu), walked VF elements at a time:

@@ -79,6 +79,14 @@ def match_ops(root: ir.Value, *names: str) -> ir.Value:
     return structured.MatchOp.match_op_names(root, list(names)).result
 
 
+def match_kernel(root: ir.Value) -> ir.Value:
+    """A handle to the kernel's function under `root` (emit.py's C-interface func.func), not the declarations of the
+    library functions its scalar code calls (`func.func private @lgamma`): patterns apply to one function, so a match
+    of every func.func failed where a kernel called one ("requires exactly one target handle")."""
+    return structured.MatchOp(_any(), root, ops=ir.ArrayAttr.get([ir.StringAttr.get("func.func")]),
+                              op_attrs=ir.DictAttr.get({"llvm.emit_c_interface": ir.UnitAttr.get()})).result
+
+
 def tile_using_forall(handle: ir.Value, sizes: list[int]) -> tuple[ir.Value, ir.Value]:
     """Tile a linalg op with `sizes` (0: untiled) in an scf.forall: (the tiled op, the loop)."""
     op = structured.TileUsingForallOp(handle, tile_sizes=sizes)

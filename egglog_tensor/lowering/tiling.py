@@ -715,7 +715,7 @@ def transform_script(module: ir.Module, plan: Plan) -> ir.Module | None:
             fills.add(t.ident)
 
     def body(root: ir.Value) -> None:
-        s = _Script(root, scripts.match_ops(root, "func.func"), frozenset(fills))
+        s = _Script(root, scripts.match_kernel(root), frozenset(fills))
         later: list[Callable[[], None]] = []  # vectorization, once every contraction is tiled and the tiles are cleaned up
         for i, t in enumerate(found):
             name = t.op.removeprefix("linalg.")

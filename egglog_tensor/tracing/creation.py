@@ -264,24 +264,26 @@ for _name in ("rand", "randn", "random", "random_sample", "ranf", "sample", "uni
     replace_while_tracing(f"random.{_name}", _drawn_while_tracing(_name))
 
 
-_REPLACED: list[Any] = [0, {}]  # [len(_WRAPPERS) when made, id(original function) -> its replacement]
+_REPLACED: list[Any] = [0, {}, {}]  # [len(_WRAPPERS) when made, id(original function) -> its replacement, the same of
+# the libraries' functions alone (replace_foreign_while_tracing's "module:attr")]
 
 
-def _replaced_functions() -> dict[int, Any]:
-    """id of each replaced function (not type) -> its replacement; remade only when a replacement was added."""
+def _replaced_functions(foreign: bool = False) -> dict[int, Any]:
+    """id of each replaced function (not type) -> its replacement, or with `foreign` of the libraries' functions alone
+    (not NumPy's); remade only when a replacement was added."""
     with _LOCK:
         if _REPLACED[0] != len(_WRAPPERS):
-            _REPLACED[:] = len(_WRAPPERS), {id(_NUMPY[name]): wrapper for name, wrapper in _WRAPPERS.items()
-                                            if name in _NUMPY and not isinstance(_NUMPY[name], type)}
-        return _REPLACED[1]
+            functions = [(name, wrapper) for name, wrapper in _WRAPPERS.items() if name in _NUMPY and not isinstance(_NUMPY[name], type)]
+            _REPLACED[:] = (len(_WRAPPERS), {id(_NUMPY[name]): wrapper for name, wrapper in functions},
+                            {id(_NUMPY[name]): wrapper for name, wrapper in functions if ":" in name})
+        return _REPLACED[2 if foreign else 1]
 
 
 def replaced(fn: Callable[..., Any]) -> Callable[..., Any]:
     """What `fn` is while tracing: its replacement when it is a library's function replaced while tracing (a kernel
     of scipy.linalg.expm itself), else `fn` (each function it wraps, `__wrapped__`, looked up in turn; NumPy's own
     dispatch to the tracer's functions)."""
-    with _LOCK:
-        table = {id(_NUMPY[name]): wrapper for name, wrapper in _WRAPPERS.items() if ":" in name and name in _NUMPY}
+    table = _replaced_functions(foreign=True)
     inner = fn
     while inner is not None and id(inner) not in table:
         inner = getattr(inner, "__wrapped__", None)

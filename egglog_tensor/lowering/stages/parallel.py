@@ -159,7 +159,7 @@ def transform_script(module: ir.Module, plan: Plan) -> ir.Module | None:
                 scripts.tile_using_forall_threads(handle, list(split.num_threads))
             elif split is not None:
                 scripts.tile_reduction_using_forall(handle, list(split.num_threads))
-        scripts.apply_patterns(scripts.match_ops(root, "func.func"), structured.apply_patterns_linalg_tiling_canonicalization,
+        scripts.apply_patterns(scripts.match_kernel(root), structured.apply_patterns_linalg_tiling_canonicalization,
                                transform.apply_patterns_canonicalization)
 
     return scripts.build(module.context, body)

@@ -119,7 +119,7 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
 
     def body(root_handle: ir.Value) -> None:
         handles = scripts.linalg_handles(root_handle, len(ops))
-        funcs = scripts.match_ops(root_handle, "func.func")
+        funcs = scripts.match_kernel(root_handle)
         for root, group in zip(roots, groups, strict=True):
             sizes = [_block(root, [ops[p] for p in group], target)] + [0] * (len(loop_extents(root)) - 1)
             scripts.tile_and_fuse(handles[ops.index(root)], sizes, [handles[p] for p in group])

@@ -188,7 +188,7 @@ def transform_script(module: ir.Module, target: Target) -> ir.Module | None:
 
     def body(root_handle: ir.Value) -> None:
         handles = scripts.linalg_handles(root_handle, len(ops))
-        funcs = scripts.match_ops(root_handle, "func.func")
+        funcs = scripts.match_kernel(root_handle)
         for root, producers, sizes in chosen:
             scripts.tile_and_fuse(handles[ops.index(root)], sizes, [handles[ops.index(p)] for p in producers], bubble_slices=True)
         scripts.tidy_fused(funcs)
