@@ -98,3 +98,34 @@ def test_ndarray_searchsorted_and_wasserstein_distance_match(dtype: str) -> None
     u, w = np.round(rng.standard_normal(7), 1).astype(dtype), rng.standard_normal(5).astype(dtype)
     check(lambda u, w, uw: (st.wasserstein_distance(u, w), st.wasserstein_distance(u, w, uw, np.ones(5)),
                             st.energy_distance(u, w)), u, w, rng.uniform(0.1, 1, 7).astype(dtype))
+
+
+@pytest.mark.parametrize("bitorder", ["big", "little"])
+def test_packbits_and_unpackbits_match_numpy(bitorder: str) -> None:
+    """Flattened and along each axis, lengths not a multiple of 8 (zero bits added), bool and int inputs (nonzero:
+    1), a 0-d and an empty array; unpacking with count kept, dropped from the end and past the end; round trips."""
+    b = rng.integers(0, 2, (3, 11)).astype(bool)
+    n = rng.integers(-3, 4, (2, 5, 3)).astype(np.int16)
+    u = rng.integers(0, 256, (3, 4)).astype(np.uint8)
+    check(lambda b, n, u: (np.packbits(b, bitorder=bitorder), np.packbits(b, axis=1, bitorder=bitorder),
+                           np.packbits(b, axis=0, bitorder=bitorder), np.packbits(n, axis=-2, bitorder=bitorder),
+                           np.packbits(n[0, 0, 0]), np.packbits(b[:, :0], axis=1),
+                           np.unpackbits(u, bitorder=bitorder), np.unpackbits(u, axis=0, bitorder=bitorder),
+                           np.unpackbits(u, axis=1, count=13, bitorder=bitorder), np.unpackbits(u, axis=1, count=-5),
+                           np.unpackbits(u, count=100), np.unpackbits(u, axis=1, count=0),
+                           np.unpackbits(np.packbits(b, axis=1, bitorder=bitorder), axis=1, count=11, bitorder=bitorder)),
+          b, n, u)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda u: np.packbits(u.astype(np.float32)), TypeError, "integer or boolean data type"),
+    (lambda u: np.unpackbits(u.astype(np.int32)), TypeError, "unsigned byte data type"),
+    (lambda u: np.packbits(u, bitorder="middle"), ValueError, "'order' must be either 'little' or 'big'"),
+    (lambda u: np.unpackbits(u, count=-33), ValueError, "-count larger than number of elements"),
+])
+def test_packbits_bad_input_raises_numpys_error(call, error: type, match: str) -> None:
+    u = np.arange(4, dtype=np.uint8)
+    with pytest.raises(error, match=match):
+        call(u)
+    with pytest.raises(error, match=match):
+        et.kernel(call, cache=False)(u)
