@@ -129,3 +129,19 @@ def test_packbits_bad_input_raises_numpys_error(call, error: type, match: str) -
         call(u)
     with pytest.raises(error, match=match):
         et.kernel(call, cache=False)(u)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_numpy_polynomial_polyval_and_chebval_match_numpy(dtype: str) -> None:
+    """numpy.polynomial's power and Chebyshev series at an array, a scalar and a list; one, two and four
+    coefficients, a 2-D set (one series per column, `tensor`), integer coefficients, NaN and inf in x."""
+    from numpy.polynomial import chebyshev, polynomial
+
+    x = rng.standard_normal((2, 3)).astype(dtype)
+    x[0, 0], x[1, 2] = np.nan, np.inf
+    for c in (rng.standard_normal(4), rng.standard_normal(1), rng.standard_normal(2), rng.standard_normal((2, 2))):
+        check(lambda c, x: (polynomial.polyval(x, c), chebyshev.chebval(x, c), polynomial.polyval(2.0, c),
+                            chebyshev.chebval(0.5, c), polynomial.polyval([0.5, -1.0], c),
+                            polynomial.polyval(x[0, :2], c, tensor=False) if c.ndim == 2 else polynomial.polyval(x, c, tensor=False)),
+              c.astype(dtype), x)
+    check(lambda x: (polynomial.polyval(x, [1, 2, 3]), chebyshev.chebval(x, np.array([1, 2, 0, -1]))), x)

@@ -158,3 +158,4 @@ def _poly1d(trace: Trace, a: Any) -> Tracer:
         check_at_run_time(a[0] == 0, "np.polymul: a leading zero coefficient (NumPy trims it, which changes the "
                                      "result's shape: trim it before the kernel)", DataValueError)
     return a
+
