@@ -53,6 +53,11 @@ def test_polyadd_polysub_polymul_match_numpy(dtypes: tuple[str, str]) -> None:
                         np.polyadd(p, 2.0), np.polymul(q, 3), np.polysub(p, p)), p, q)
 
 
+def test_roots_is_refused_with_its_reason() -> None:
+    with pytest.raises(et.UnsupportedError, match="np.roots .*eigenvalues .*complex"):
+        et.kernel(lambda p: np.roots(p), cache=False)(P)
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda p: np.polyder(p, -1), "Order of derivative must be positive"),
     (lambda p: np.polyint(p, -1), "Order of integral must be positive"),

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DataValueError, TracingError
+from ..errors import DataValueError, TracingError, UnsupportedError
 from .core import (IMPLEMENTATIONS, Trace, Tracer, as_array, as_tracer, check_at_run_time, fail, implements, known_value,
                    trace_of)
 from .rearrange import flip
@@ -106,6 +106,14 @@ def polyint(p: Any, m: Any = 1, k: Any = None) -> Tracer:
     for i in range(m):
         p = concatenate([p / np.arange(len(p), 0, -1), k[i:i + 1]], 0)
     return p
+
+
+@implements("roots")
+def roots(p: Any) -> Tracer:
+    """np.roots: refused with the reason (not the generic "not supported")."""
+    raise fail(UnsupportedError, "np.roots is not supported in a kernel: the roots are the eigenvalues of a general "
+                                 "(companion) matrix, complex in general, and their number depends on the values (NumPy "
+                                 "trims leading and trailing zero coefficients); call it outside the kernel")
 
 
 def _padded(a1: Any, a2: Any) -> tuple[Tracer, Tracer]:
