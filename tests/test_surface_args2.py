@@ -25,6 +25,18 @@ def test_a_random_generator_made_inside_a_kernel_is_a_constant_and_np_zeros_is_s
     np.testing.assert_array_equal(k(2 * x), f(2 * x))  # b is traced: it depends on the new x
 
 
+def test_a_generator_drawn_from_in_the_expression_that_makes_it_is_a_constant() -> None:
+    """`np.random.default_rng(0).standard_normal(5)` in one expression: the Generator's Cython code calls np.empty
+    while the user's line runs a call of another name; it is NumPy's own (a traced array crashed the process)."""
+    def f(x):
+        return x + np.random.default_rng(0).standard_normal(5), np.random.default_rng(1).uniform(size=(2, 5)) * x
+
+    x = np.linspace(-1.0, 1.0, 5)
+    got, want = et.kernel(f, cache=False)(x), f(x)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
 def test_np_zeros_bound_to_another_name_in_user_code_is_traced() -> None:
     def f(x):
         z = np.zeros

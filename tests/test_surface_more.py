@@ -130,6 +130,21 @@ def test_convolve_correlate(n: int, m: int) -> None:
     check(fn, RNG.integers(-50, 50, n).astype(np.int32), RNG.integers(-50, 50, m).astype(np.int8), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(("n", "m"), [(7, 3), (3, 7), (4, 4), (1, 2)])
+def test_convolve_correlate_non_finite_values_reach_only_what_they_overlap(dtype: str, n: int, m: int) -> None:
+    """NumPy sums only the overlapping products: a NaN or inf (in either operand, shorter or longer) makes NaN or
+    inf only of the outputs it overlaps; the padding's 0 * inf made NaN of every output (a wrong answer found by
+    the fifth survey: np.polymul of [nan, inf, 1, -0])."""
+    a, v = RNG.standard_normal(n).astype(dtype), RNG.standard_normal(m).astype(dtype)
+    a[0], v[-1] = np.inf, np.nan
+    b = RNG.standard_normal(n).astype(dtype)
+    b[-1] = -np.inf
+    modes = ("full", "same", "valid")
+    check(lambda a, v, b: tuple(f(x, y, mode) for f in (np.convolve, np.correlate) for mode in modes
+                                for x, y in ((a, v), (b, v), (b, np.abs(b)))), a, v, b, rtol=2e-6, atol=1e-6)
+
+
 def test_convolve_dtypes_defaults_and_errors() -> None:
     a, v = RNG.standard_normal(50).astype(np.float32), RNG.standard_normal(7).astype(np.float32)
     check(lambda a, v: (np.convolve(a, v), np.correlate(a, v), np.convolve(a > 0, v > 0), np.convolve(a, [1, 2]),

@@ -156,6 +156,19 @@ def test_vecmat_threads_read_whole_rows(dtype, k, n, split) -> None:
             assert "omp.wsloop" in comp.stage("openmp")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("k", [2000, 2048, 100_000])
+def test_vecmat_of_one_column_compiles_and_matches(dtype, k) -> None:
+    """x @ A[:, :1] (a vecmat of n = 1, as a convolution's one full-overlap output makes): its k is not split
+    among threads (a split part's unit n was folded away with the split's, a dot the part's 2-D tiles do not
+    fit: the tile stage failed, "too many tiles provided")."""
+    x, a = _args([(k,), (k, 3)], dtype)
+    for threads in (1, 2):
+        got = et.kernel(lambda x, a: x @ a[:, :1], target=threaded(threads))(x, a)
+        tol = 1e-4 if dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(got, x @ a[:, :1], rtol=tol, atol=tol * np.sqrt(k))
+
+
 @pytest.mark.parametrize("target", CPU_FIRST)
 def test_matvec_full_register_tiles_are_unmasked(target) -> None:
     """A matvec whose k is not a multiple of the partial sums' width, nor m of the row block: the

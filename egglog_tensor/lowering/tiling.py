@@ -660,6 +660,8 @@ def _vecmat(s: _Script, t: Contraction, i: int, threads: int) -> None:
     parallel = n * k >= MIN_WORK
     blocks = k // tk if tk and k % tk == 0 else 1
     split = _k_split(k, kr, threads) if parallel and blocks == 1 else blocks
+    if n == 1:  # (a split part's unit n is folded away with the split's: a dot, which the part's tiles do not fit)
+        split = 1
     op = _match(s, t)
     if split > 1:
         chunk = -(-split // threads) if parallel else split  # a thread's parts

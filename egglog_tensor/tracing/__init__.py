@@ -3,7 +3,7 @@
 `core.py` holds the Tracer and the registry of NumPy functions; each module after it implements
 one part of NumPy's surface and registers it (`@implements("name")`): ufuncs.py and elementwise.py,
 shapes.py (views and shapes), reductions.py, statistics.py, linalg.py, conversions.py (np.asarray, np.float32(x)...), rearrange.py, indexing.py (gathers), creation.py (arrays made in the kernel: np.zeros,
-arange, eye...), einsum.py, updates.py (in-place updates), bitviews.py (x.view(dtype)), scans.py (cumsum, cumprod, ufunc.accumulate), convolution.py (convolve, correlate), sorting.py (sort, argsort, median, quantile), solve.py (np.linalg.solve, inv, det, slogdet, cholesky), orthogonal.py (qr, eigh, svd and what builds on the SVD),
+arange, eye...), einsum.py, updates.py (in-place updates), bitviews.py (x.view(dtype)), packbits.py (packbits, unpackbits), series.py (numpy.polynomial series values), scans.py (cumsum, cumprod, ufunc.accumulate), convolution.py (convolve, correlate), sorting.py (sort, argsort, median, quantile), solve.py (np.linalg.solve, inv, det, slogdet, cholesky), orthogonal.py (qr, eigh, svd and what builds on the SVD),
 arrayapi.py (NumPy 2's array-API spellings: vecdot, matrix_transpose, linalg.vector_norm...), outs.py (out= of reductions and scans, wrapping them: imported last). A new NumPy function goes in the module of
 its kind, or a new module imported here.
 """
@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import EgglogTensorError, TracingError, UnsupportedError
 from ..graph import Builder, Node, topological
 from ..spec import ArgSpec
-from . import arrayapi, assembly, bitviews, calculus, comparisons, conversions, convolution, creation, distributions, einsum, elementwise, held, iir, indexing, interpolation, linalg, orthogonal, polynomials, rearrange, reductions, scans, scatter, scipy_linalg, scipy_morphology, scipy_ndimage, scipy_signal, scipy_spatial, scipy_special, scipy_stats, selections, shapes, solve, sorting, splines, statistics, ufunc_outer, ufuncs, updates, vectorized  # noqa: F401  (they register their functions)
+from . import arrayapi, assembly, bitviews, calculus, comparisons, conversions, convolution, creation, distributions, einsum, elementwise, held, iir, indexing, interpolation, linalg, orthogonal, packbits, polynomials, rearrange, reductions, scans, scatter, scipy_linalg, scipy_morphology, scipy_ndimage, scipy_signal, scipy_spatial, scipy_special, scipy_stats, selections, series, shapes, solve, sorting, splines, statistics, ufunc_outer, ufuncs, updates, vectorized  # noqa: F401  (they register their functions)
 from . import outs  # noqa: F401,E402  (after the others: it wraps their functions' out=)
 from . import sequences  # noqa: F401,E402  (after outs: it wraps the functions outs made)
 from .core import _PACKAGE_DIR, Guard, Trace, Tracer, as_tracer, fail, user_location

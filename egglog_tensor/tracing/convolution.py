@@ -1,6 +1,7 @@
 """1-D convolution and correlation at trace time (np.convolve, np.correlate): a matrix-vector product
 with the Toeplitz matrix of the zero-padded longer operand, built from views (tile, reshape), then the
-mode's slice of the full result, at NumPy's offsets."""
+mode's slice of the full result, at NumPy's offsets; of floats without the padding's products (NumPy's: a
+NaN or inf spreads only where it overlaps)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .core import Tracer, as_array, fail, implements, trace_of
+from .creation import iota
 from .shapes import concatenate, reshape
 
 _MODES = ("full", "same", "valid")
@@ -16,12 +18,18 @@ _MODES = ("full", "same", "valid")
 
 def _full_convolution(a: Tracer, v: Tracer) -> Tracer:
     """The full convolution of 1-D a and v (n + m - 1 elements): v @ W with W[j, k] = a[k - j] (0
-    outside a), the rows of W read from the tiled [a, 0 * m] (each row one element further on)."""
+    outside a), the rows of W read from the tiled [a, 0 * m] (each row one element further on). Of floats,
+    the products with the padding are left out of the sum (where, not 0 * v[j]): NumPy sums only the
+    overlapping products, so a NaN or inf in v reaches only the outputs it overlaps."""
     n, m = a.shape[0], v.shape[0]
     length = n + m - 1
     padded = concatenate([a, np.zeros(m, a.dtype)])  # length + 1 elements: row j starts j elements late
     rows = reshape(np.tile(padded, m)[: m * length], (m, length))
-    return v @ rows
+    if a.dtype.kind != "f" or m == 1:
+        return v @ rows
+    offset = iota(a._trace, (m, length), 1) - iota(a._trace, (m, length), 0)
+    products = reshape(v, (m, 1)) * rows
+    return np.sum(np.where((offset >= 0) & (offset < n), products, np.zeros((), a.dtype)), axis=0)
 
 
 def _operands(name: str, a: Any, v: Any, mode: Any) -> tuple[Tracer, Tracer, str]:

@@ -426,6 +426,9 @@ class Tracer(np.lib.mixins.NDArrayOperatorsMixin):
     def argsort(self, axis=-1, kind=None, order=None, *, stable=None) -> Tracer:
         return IMPLEMENTATIONS["argsort"](self, axis, kind, order, stable=stable)
 
+    def searchsorted(self, v, side="left", sorter=None) -> Tracer:
+        return IMPLEMENTATIONS["searchsorted"](self, v, side, sorter)
+
     def any(self, axis=None, out=None, keepdims=False, *, where=True) -> Tracer:
         return IMPLEMENTATIONS["any"](self, axis, out, keepdims, where=where)
 

@@ -173,12 +173,14 @@ def resolve(frame: FrameType, expr: ast.expr) -> Any:
 
 def _may_call(frame: FrameType, fn: Any) -> bool:
     """Whether the call `frame` is running may be a call of `fn` itself: False when its callee resolves to
-    another function (which called `fn` from compiled code, e.g. NumPy's Cython internals)."""
+    another function (which called `fn` from compiled code, e.g. NumPy's Cython internals), or is a method of an
+    object made in the same expression, named otherwise (`np.random.default_rng(0).standard_normal(5)`: the
+    Generator's Cython code calls np.empty, and a traced array handed to it crashes the process)."""
     call = running_expression(frame)
     try:
         return not isinstance(call, ast.Call) or resolve(frame, call.func) is fn
     except (KeyError, AttributeError, IndexError, TypeError):
-        return True
+        return not isinstance(call.func, ast.Attribute) or call.func.attr == getattr(fn, "__name__", call.func.attr)
 
 
 _WRAPPERS: dict[str, Any] = {name: _wrap(name) for name in CREATORS}

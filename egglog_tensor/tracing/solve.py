@@ -1,4 +1,5 @@
-"""np.linalg's solvers on stacked square matrices (..., n, n): solve, inv, det, slogdet and cholesky, on
+"""np.linalg's solvers on stacked square matrices (..., n, n): solve, inv, det, slogdet and cholesky (and
+tensorsolve, tensorinv: one matrix's solve and inverse, reshaped as NumPy reshapes them), on
 the `lu`, `lu_solve` and `cholesky` primitives (lowering/factor.py: LAPACK's getrf/getrs/potrf
 algorithms, one matrix per loop, the stack in parallel on cpu-openmp). det and slogdet are composed as
 NumPy composes them from getrf's factors: the sign of the row swaps and of U's diagonal, the sum of
@@ -89,6 +90,36 @@ def inv(a: Any) -> Tracer:
     """np.linalg.inv: the solve of each matrix with the identity."""
     (x,) = matrices("inv", a)
     return inverse("inv", x)
+
+
+@implements("linalg.tensorinv")
+def tensorinv(a: Any, ind: int = 2) -> Tracer:
+    """np.linalg.tensorinv: the inverse of a read as a (prod(shape[:ind]), prod(shape[ind:])) matrix, shaped
+    shape[ind:] + shape[:ind]."""
+    x = as_array(trace_of([a]), a)
+    if ind <= 0:
+        raise fail(ValueError, "Invalid ind argument.")
+    (square,) = matrices("tensorinv", x.reshape(int(np.prod(x.shape[ind:])), -1))
+    return inverse("tensorinv", square).reshape(x.shape[ind:] + x.shape[:ind])
+
+
+@implements("linalg.tensorsolve")
+def tensorsolve(a: Any, b: Any, axes: Any = None) -> Tracer:
+    """np.linalg.tensorsolve: x with tensordot(a, x, x.ndim) = b, as the solve of a read as a square matrix
+    (after moving `axes` to the end) with b flattened, x shaped as a's trailing axes."""
+    trace = trace_of([a, b])
+    x, y = as_array(trace, a), as_array(trace, b)
+    if axes is not None:
+        order = list(range(x.ndim))
+        for k in axes:
+            order.remove(k)
+            order.insert(x.ndim, k)
+        x = x.transpose(order)
+    shape = x.shape[-(x.ndim - y.ndim):]
+    size = int(np.prod(shape))
+    if x.size != size ** 2:
+        raise fail(LinAlgError, "Input arrays must satisfy the requirement prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    return solve(x.reshape(size, size), y.reshape(-1)).reshape(shape)
 
 
 def inverse(name: str, x: Tracer, check: bool = True) -> Tracer:
