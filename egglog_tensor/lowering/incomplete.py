@@ -28,6 +28,7 @@ from .scalarcode import Real, Truth, choose, erfc, exp, expm1, fabs, fold, isinf
 MACHEP = 2.0**-53
 MAXLOG = 7.09782712893383996843e2  # log(DBL_MAX)
 MAXITER = 2000
+POWER_RANGE = 700.0  # the prefactor's powers by pow() where their logs are below it (no subnormal power)
 SMALL, LARGE, SMALL_RATIO, LARGE_RATIO = 20.0, 200.0, 0.3, 4.5  # the asymptotic expansion's domain (SciPy's)
 TEMME_K, TEMME_N = 25, 25  # terms in 1/a, and of each coefficient's series in eta
 BIG, BIG_INVERSE = 4.503599627370496e15, 2.22044604925031308085e-16  # the continued fraction's rescaling
@@ -47,7 +48,7 @@ def prefactor(a: Real, x: Real) -> Real:
         small = a < 1.0
         power_log = a * log(where(small, x, x / fac))
         powers = lambda: where(small, x**a * exp(-x) / tgamma(a), scale * exp(a - x) * (x / fac) ** a)  # noqa: E731
-        value = choose((fabs(power_log) < MAXLOG) & (fabs(a - x) < MAXLOG), powers, lambda: exp(ax))
+        value = choose((fabs(power_log) < POWER_RANGE) & (fabs(a - x) < MAXLOG), powers, lambda: exp(ax))
         return where(ax < -MAXLOG, 0.0, value)  # (SciPy's 0 where e^ax is subnormal)
 
     def lanczos() -> Real:
