@@ -37,18 +37,23 @@ BIG, BIG_INVERSE = 4.503599627370496e15, 2.22044604925031308085e-16  # the conti
 def prefactor(a: Real, x: Real) -> Real:
     """x^a e^-x / Gamma(a) (0 where it underflows): near a ~ x through the Lanczos approximation; elsewhere as
     Boost's regularized_gamma_prefix, by pow(), rounded once: x^a e^-x / Gamma(a) where a < 1, else
-    e^(a - x) (x / (a + g - 1/2))^a times the Lanczos factor (e^(a log x - x - lgamma(a)), Cephes', carries
-    |a log x| ULP: 1100 ULP in gammaincinv(2, 1e-250)); e^(a log x - x - lgamma(a)) where a power would
-    underflow; 0 where that is below e^-MAXLOG, as SciPy's."""
+    e^(a - x) (x / (a + g - 1/2))^a (x^a / (a + g - 1/2)^a where that underflows) times the Lanczos factor
+    (e^(a log x - x - lgamma(a)), Cephes', carries |a log x| ULP: 1100 ULP in gammaincinv(2, 1e-250));
+    e^(a log x - x - lgamma(a)) where the powers would underflow; 0 where that is below e^-MAXLOG, as SciPy's."""
     fac = a + (LANCZOS_G - 0.5)
     scale = sqrt(fac / pymath.e) / lanczos_sum_expg_scaled(a)
 
     def direct() -> Real:
         ax = a * log(x) - x - lgamma(a)
         small = a < 1.0
-        power_log = a * log(where(small, x, x / fac))
-        powers = lambda: where(small, x**a * exp(-x) / tgamma(a), scale * exp(a - x) * (x / fac) ** a)  # noqa: E731
-        value = choose((fabs(power_log) < POWER_RANGE) & (fabs(a - x) < MAXLOG), powers, lambda: exp(ax))
+        x_log, quotient_log = a * log(x), a * log(x / fac)
+        whole = fabs(quotient_log) < POWER_RANGE  # (else x^a / fac^a, where each is in range)
+        x_ranged = fabs(x_log) < POWER_RANGE
+        split = x_ranged & (a * log(fac) < POWER_RANGE) & (fabs(a - x + x_log) < POWER_RANGE)  # (e^(a - x) x^a in range)
+        ranged = (small & x_ranged) | (~small & (whole | split))
+        powers = lambda: where(small, x**a * exp(-x) / tgamma(a),  # noqa: E731
+                               where(whole, scale * exp(a - x) * (x / fac) ** a, scale * (exp(a - x) * x**a) / fac**a))
+        value = choose(ranged & (fabs(a - x) < MAXLOG), powers, lambda: exp(ax))
         return where(ax < -MAXLOG, 0.0, value)  # (SciPy's 0 where e^ax is subnormal)
 
     def lanczos() -> Real:
