@@ -54,15 +54,13 @@ def _root_error(x: float, a: float, b: float, y: float, complement: bool) -> flo
 def test_bdtri_nbdtri_against_mpmath(binomial_inverses: et.Kernel) -> None:
     # SciPy's Cephes incbi is up to 1e-13 relatively off for moderate arguments (bdtri(182, 299, 0.426): 70 ULP) and
     # fails below y = 1e-18 (nbdtri(0, 1896, 2.6e-37) = 1.1e-16 for 0.9566; bdtri(3, 916, 3.4e-19) = 1 for 0.056):
-    # the roots are checked against mpmath, in ULP of the root: within 4 + 2 |log t|, t the smaller tail min(y, 1 - y)
-    # (measured half of it: 35 ULP at most): the betainc op's power prefix x^a (exp(a log x)) errs by |a log x| eps, and
-    # so the root by about |log t| eps (betainc(5, 2, 1.9e-50) is 176 ULP off; Boost's, SciPy's, is exact)
+    # the roots are checked against mpmath, in ULP of the root: within 16 (measured 3.9 for bdtri, 11.6 for nbdtri;
+    # 35 while the betainc op's power prefix x^a was exp(a log x), |a log x| eps off: betainc(5, 2, 1.9e-50) 140 ULP)
     k, n, y = _discrete(160, 11)
     p, w = binomial_inverses(k, n, y)
-    bound = 4 + 2 * np.abs(np.log(np.minimum(y, 1 - y)))
     bd = np.array([_root_error(p[i], k[i] + 1, n[i] - k[i], y[i], True) for i in range(len(k))])
     nb = np.array([_root_error(w[i], n[i], k[i] + 1, y[i], False) for i in range(len(k))])
-    assert np.all(bd <= bound) and np.all(nb <= bound), (np.max(bd / bound), np.max(nb / bound))
+    assert np.all(bd <= 16) and np.all(nb <= 16), (np.max(bd), np.max(nb))
 
 
 def test_bdtri_nbdtri_against_scipy_where_cephes_is_accurate(binomial_inverses: et.Kernel) -> None:

@@ -1,6 +1,9 @@
 """scipy.special's beta, betaln, binom and poch by SciPy's algorithms (Cephes' beta and lbeta, SciPy's binom), in float64
 (float32: the float64 value rounded once, as SciPy's loops):
 
+- B(a, b) with a >= b >= 1/2 (swapped; a + b < 1e15, not the asymptotic case): Boost's Lanczos form by pow(), its
+  bases' and exponents' rounding put back (_lanczos: within 10 ULP of mpmath where Cephes' sum of lgammas beyond
+  MAXGAM carries their magnitude in ULP, up to 1e8). betaln and the other arguments as Cephes:
 - B(a, b) with |a| >= |b| (swapped): where a > 1e6 |b| and a > 1e6, the asymptotic expansion of log|B| in 1/a
   (no cancellation between lgamma(a + b) and lgamma(a)); where |a|, |b| or |a + b| exceed MAXGAM, the sum of
   lgammas with Gamma's signs; else Gamma(a) Gamma(b) / Gamma(a + b), multiplied in the order that keeps the
@@ -9,7 +12,8 @@
   (Cephes' beta_negint; with b <= 0 too, the inner call is such a case again and inf, signed as the outer).
 - binom(n, k): NaN for a negative integer n; for an integral k (not for tiny nonzero n) reduced by symmetry below
   20, the product prod_i (n - k + i) / i, rescaled as it grows; else exp(-lbeta(1 + n - k, 1 + k)) / (n + 1) where
-  n >= 1e10 k, the two terms of the expansion in 1/k where k > 1e8 |n|, else 1 / ((n + 1) B(1 + n - k, 1 + k)).
+  n >= 1e10 k, the two terms of the expansion in 1/k where k > 1e8 |n|, else 1 / ((n + 1) B(1 + n - k, 1 + k)),
+  where both of B's arguments are at least 1/2 by _lanczos with their rounding errors (B's condition: 50 ULP).
 - poch(a, m) = Gamma(a + m) / Gamma(a): Cephes' (`poch`).
 Gamma is libm's tgamma (Cephes' within a few ULP), log|Gamma| libm's lgamma.
 """
@@ -18,13 +22,14 @@ from __future__ import annotations
 
 import math as pymath
 
-from .gammafunction import gamma_sign, lgamma_shift
-from .scalarcode import Real, Truth, choose, exp, fabs, floor, iterate, lgamma, log, sin, tgamma, where
+from .gammafunction import LANCZOS_G, gamma_sign, lanczos_sum_expg_scaled, lgamma_shift
+from .scalarcode import Real, Truth, choose, exp, fabs, floor, iterate, lgamma, log, sin, sqrt, tgamma, two_product, two_sum, where
 
 MAXGAM = 171.624376956302725  # the largest x where Gamma(x) is finite
 ASYMPTOTIC = 1e6  # Cephes' ASYMP_FACTOR
 INT_MIN, INT_END = -(2.0**31), 2.0**31  # a C int's range: Cephes' static_cast<int> checks
 BINOM_PRODUCT = 20  # binom's product for integral k below it
+LANCZOS_LIMIT = 1e15  # _lanczos's arguments below it (its corrections, exponents times relative errors, stay below 1)
 
 
 def _is_int(x: Real) -> Truth:
@@ -57,6 +62,39 @@ def _product(a: Real, b: Real) -> Real:
     return where(b_first, gb * y * ga, ga * y * gb)
 
 
+def _quotient(p: Real, p_error: Real, s: Real, s_error: Real) -> tuple[Real, Real]:
+    """p / s rounded and the exact quotient's relative difference from it, to first order, given p's and s's
+    (p (1 + p_error) / (s (1 + s_error)) = q (1 + the second))."""
+    q = p / s
+    product, error = two_product(q, s)
+    return q, ((p - product) - error) / p + p_error - s_error
+
+
+def _lanczos(a: Real, b: Real, a_error: Real | float = 0.0, b_error: Real | float = 0.0) -> Real:
+    """B(a + a_error, b + b_error) (the errors: an argument's rounding, binom's) for a >= b >= 1/2 as Boost's beta:
+    L(a) L(b) / L(c) sqrt(e / bh) (ah / ch)^(a - 1/2 - b) (ah bh / ch^2)^b with c = a + b, xh = x + g - 1/2, by pow()
+    of its bases, whose rounding (and the sums' and the exponent's, by TwoSum and FMA, and the errors) is put back as a
+    factor e^(exponent times the relative error): about an ULP per operation where e^(lgamma(a) + lgamma(b) - lgamma(c))
+    carries |lgamma(c)| ULP (4500 at binom(1000, 500)). (L varies slowly: the errors are left out of its arguments.)"""
+    h = LANCZOS_G - 0.5
+    c, c_error = two_sum(a, b)
+    ah, ah_error = two_sum(a, Real(h))
+    bh, bh_error = two_sum(b, Real(h))
+    ch, ch_error = two_sum(c, Real(h))
+    a_rel, b_rel = (ah_error + a_error) / ah, (bh_error + b_error) / bh
+    c_rel = (ch_error + c_error + a_error + b_error) / ch
+    first, first_rel = _quotient(ah, a_rel, ch, c_rel)
+    ratio_b, b_ratio_rel = _quotient(bh, b_rel, ch, c_rel)
+    second, second_error = two_product(first, ratio_b)
+    second_rel = first_rel + b_ratio_rel + second_error / second
+    difference, difference_error = two_sum(a, -b)
+    power, power_error = two_sum(difference, Real(-0.5))
+    power_error = power_error + difference_error + a_error - b_error
+    lanczos = lanczos_sum_expg_scaled(a) * (lanczos_sum_expg_scaled(b) / lanczos_sum_expg_scaled(c))
+    correction = exp(power * first_rel + power_error * log(first) + b * second_rel + b_error * log(second)) * (1.0 - 0.5 * b_rel)
+    return lanczos * sqrt(pymath.e / bh) * first**power * second**b * correction
+
+
 def _regular(a: Real, b: Real, logarithm: bool) -> Real:
     """B(a, b) (log|B(a, b)| where `logarithm`) where neither argument is a nonpositive integer."""
     swap = fabs(a) < fabs(b)
@@ -70,11 +108,14 @@ def _regular(a: Real, b: Real, logarithm: bool) -> Real:
             return value
         return where(asymptotic, gamma_sign(b), gamma_sign(a + b) * gamma_sign(b) * gamma_sign(a)) * exp(value)
 
+
     def by_gammas() -> Real:
         y = _product(a, b)
         return log(fabs(y)) if logarithm else y
 
-    return choose(asymptotic | large, by_logs, by_gammas)
+    if logarithm:
+        return choose(asymptotic | large, by_logs, by_gammas)
+    return choose(~asymptotic & (a > 0.0) & (b >= 0.5) & (a + b < LANCZOS_LIMIT), lambda: _lanczos(a, b), lambda: choose(asymptotic | large, by_logs, by_gammas))
 
 
 def _beta(a: Real, b: Real, logarithm: bool) -> Real:
@@ -133,11 +174,23 @@ def binom(n: Real, k: Real) -> Real:
     kx = where((nx == n) & (kx > nx / 2.0) & (nx > 0.0), nx - kx, kx)  # (symmetry)
     product = integral & (kx >= 0.0) & (kx < BINOM_PRODUCT)
 
+    def by_lanczos() -> Real:  # (B's arguments 1 + n - k and 1 + k with their rounding errors: B's condition, 50 ULP)
+        n1, n1_error = two_sum(Real(1.0), n)
+        first, first_error = two_sum(n1, -k)
+        first_error = first_error + n1_error
+        second, second_error = two_sum(Real(1.0), k)
+        swap = first < second
+        beta_value = _lanczos(where(swap, second, first), where(swap, first, second), where(swap, second_error, first_error),
+                              where(swap, first_error, second_error))
+        return (1.0 - n1_error / n1) / n1 / beta_value
+
+    positive = (1.0 + n - k >= 0.5) & (1.0 + k >= 0.5) & (fabs(n) < LANCZOS_LIMIT) & (fabs(k) < LANCZOS_LIMIT)
+
     def general() -> Real:
         by_lbeta = (n >= 1e10 * k) & (k > 0.0)
         return choose(by_lbeta, lambda: exp(-_beta(1.0 + n - k, 1.0 + k, True) - log(n + 1.0)),
                       lambda: choose(k > 1e8 * fabs(n), lambda: _binom_large_k(n, k),
-                                     lambda: 1.0 / (n + 1.0) / _beta(1.0 + n - k, 1.0 + k, False)))
+                                     lambda: choose(positive, by_lanczos, lambda: 1.0 / (n + 1.0) / _beta(1.0 + n - k, 1.0 + k, False))))
 
     return choose((n < 0.0) & (n == nx), lambda: Real(float("nan")),
                   lambda: choose(product, lambda: _binom_product(n, kx), general))

@@ -21,9 +21,7 @@ from __future__ import annotations
 import math as pymath
 from collections.abc import Sequence
 
-from mlir.dialects import math
-
-from .scalarcode import Real, Truth, choose, fabs, isinf, isnan, iterate, sqrt, where
+from .scalarcode import Real, Truth, choose, fabs, isinf, isnan, iterate, sqrt, two_product, two_sum, where
 
 BOUND = 5e-16  # SciPy's relative error bound (ellint_carlson_wrap.cxx)
 MAX_STEPS = 1001
@@ -39,24 +37,11 @@ def _octic_root(x: float) -> float:
     return pymath.sqrt(pymath.sqrt(pymath.sqrt(x)))
 
 
-def _two_sum(a: Real, b: Real) -> tuple[Real, Real]:
-    """a + b and its rounding error (Knuth's TwoSum)."""
-    s = a + b
-    z = s - a
-    return s, (a - (s - z)) + (b - z)
-
-
-def _two_product(a: Real, b: Real) -> tuple[Real, Real]:
-    """a b and its rounding error (an FMA's)."""
-    p = a * b
-    return p, Real(math.fma(a.value, b.value, (-p).value))
-
-
 def _sum(values: Sequence[Real]) -> Real:
     """sum of values, compensated (SciPy's nsum2)."""
     total, error = Real(0.0), Real(0.0)
     for v in values:
-        total, e = _two_sum(v, total)
+        total, e = two_sum(v, total)
         error = error + e
     return total + error
 
@@ -65,8 +50,8 @@ def _dot(xs: Sequence[Real], ys: Sequence[Real]) -> Real:
     """sum x_i y_i, compensated (SciPy's ndot2)."""
     total, error = Real(0.0), Real(0.0)
     for x, y in zip(xs, ys, strict=True):
-        h, r = _two_product(x, y)
-        total, q = _two_sum(total, h)
+        h, r = two_product(x, y)
+        total, q = two_sum(total, h)
         error = error + (q + r)
     return total + error
 
@@ -75,8 +60,8 @@ def _horner(x: Real, coefficients: Sequence[float]) -> Real:
     """The polynomial of coefficients (lowest power first) at x by the compensated Horner scheme (SciPy's comp_horner)."""
     s, r = Real(coefficients[-1]), Real(0.0)
     for c in coefficients[-2::-1]:
-        p, pp = _two_product(s, x)
-        s, ps = _two_sum(p, Real(c))
+        p, pp = two_product(s, x)
+        s, ps = two_sum(p, Real(c))
         r = r * x + (pp + ps)
     return s + r
 
@@ -148,8 +133,8 @@ def _agm(y: Real, z: Real, bound: float, weighted: bool) -> tuple[Real, Real, Re
         going = ~(fabs(a - b) < limit * where(a < b, a, b))
         a2, b2 = (a + b) * 0.5, sqrt(a * b)
         factor2 = factor * 2.0
-        h, r = _two_product(factor2, (a2 - b2) * (a2 - b2))
-        total2, q = _two_sum(total, h)
+        h, r = two_product(factor2, (a2 - b2) * (a2 - b2))
+        total2, q = two_sum(total, h)
         following = [a2, b2, factor2, total2, error + (q + r)] if weighted else [a2, b2, factor, total, error]
         return [where(going, n, o) for n, o in zip(following, state, strict=True)], ~going
 
@@ -184,7 +169,7 @@ def _duplicated(x: Real, y: Real, z: Real, weights: int, bound: float) -> tuple[
         sx, sy, sz = sqrt(xm), sqrt(ym), sqrt(zm)
         lam = _dot([sx, sy, sz], [sy, sz, sx])
         term = power / (sz * (zm + lam))
-        added, e = _two_sum(term, total)
+        added, e = two_sum(term, total)
         following = [(a + lam) * 0.25, (xm + lam) * 0.25, (ym + lam) * 0.25, (zm + lam) * 0.25, ex * 0.25, ey * 0.25, f * 0.25,
                      power * 0.25, added, error + e]
         new = [where(going, n, s) for n, s in zip(following, state, strict=True)]

@@ -7,8 +7,9 @@ the float64 value rounded once, as SciPy's loop):
   MAXITER terms.
 - where a ~ x and a > 20, Temme's uniform asymptotic expansion (8.12.3-4): erfc plus a series in 1/a whose
   coefficients d[k][n] (8.12.12) are derived here exactly (rationals) the first time a kernel needs them.
-- the factor x^a e^-x / Gamma(a) as exp(a log x - x - lgamma(a)) away from a ~ x, else through the Lanczos
-  approximation (Boost's N=13 coefficients), which has no cancellation at large a.
+- the factor x^a e^-x / Gamma(a) through the Lanczos approximation (Boost's N=13 coefficients), which has no
+  cancellation at large a, its powers by pow() as Boost's regularized_gamma_prefix (exp(a log x - x - lgamma(a)),
+  Cephes', only where they would underflow).
 
 Edge values as SciPy: NaN for a NaN or negative argument, P(0, x>0) = 1, P(a, 0) = 0, P(inf, x) = 0 (NaN at
 x = inf), P(a, inf) = 1. Each element runs only its branch (scf.if), so the loop is scalar code.
@@ -22,26 +23,40 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from .gammafunction import LANCZOS_G, lanczos_sum_expg_scaled, lgamma1p
-from .scalarcode import Real, Truth, choose, erfc, exp, expm1, fabs, fold, isinf, isnan, iterate, lgamma, log, log1pmx, sqrt, table, truth, where
+from .scalarcode import Real, Truth, choose, erfc, exp, expm1, fabs, fold, isinf, isnan, iterate, lgamma, log, log1pmx, sqrt, table, tgamma, truth, where
 
 MACHEP = 2.0**-53
 MAXLOG = 7.09782712893383996843e2  # log(DBL_MAX)
 MAXITER = 2000
+POWER_RANGE = 700.0  # the prefactor's powers by pow() where their logs are below it (no subnormal power)
 SMALL, LARGE, SMALL_RATIO, LARGE_RATIO = 20.0, 200.0, 0.3, 4.5  # the asymptotic expansion's domain (SciPy's)
 TEMME_K, TEMME_N = 25, 25  # terms in 1/a, and of each coefficient's series in eta
 BIG, BIG_INVERSE = 4.503599627370496e15, 2.22044604925031308085e-16  # the continued fraction's rescaling
 
 
 def prefactor(a: Real, x: Real) -> Real:
-    """x^a e^-x / Gamma(a) (0 where it underflows)."""
+    """x^a e^-x / Gamma(a) (0 where it underflows): near a ~ x through the Lanczos approximation; elsewhere as
+    Boost's regularized_gamma_prefix, by pow(), rounded once: x^a e^-x / Gamma(a) where a < 1, else
+    e^(a - x) (x / (a + g - 1/2))^a (x^a / (a + g - 1/2)^a where that underflows) times the Lanczos factor
+    (e^(a log x - x - lgamma(a)), Cephes', carries |a log x| ULP: 1100 ULP in gammaincinv(2, 1e-250));
+    e^(a log x - x - lgamma(a)) where the powers would underflow; 0 where that is below e^-MAXLOG, as SciPy's."""
+    fac = a + (LANCZOS_G - 0.5)
+    scale = sqrt(fac / pymath.e) / lanczos_sum_expg_scaled(a)
 
     def direct() -> Real:
         ax = a * log(x) - x - lgamma(a)
-        return where(ax < -MAXLOG, 0.0, exp(ax))
+        small = a < 1.0
+        x_log, quotient_log = a * log(x), a * log(x / fac)
+        whole = fabs(quotient_log) < POWER_RANGE  # (else x^a / fac^a, where each is in range)
+        x_ranged = fabs(x_log) < POWER_RANGE
+        split = x_ranged & (a * log(fac) < POWER_RANGE) & (fabs(a - x + x_log) < POWER_RANGE)  # (e^(a - x) x^a in range)
+        ranged = (small & x_ranged) | (~small & (whole | split))
+        powers = lambda: where(small, x**a * exp(-x) / tgamma(a),  # noqa: E731
+                               where(whole, scale * exp(a - x) * (x / fac) ** a, scale * (exp(a - x) * x**a) / fac**a))
+        value = choose(ranged & (fabs(a - x) < MAXLOG), powers, lambda: exp(ax))
+        return where(ax < -MAXLOG, 0.0, value)  # (SciPy's 0 where e^ax is subnormal)
 
     def lanczos() -> Real:
-        fac = a + (LANCZOS_G - 0.5)
-        scale = sqrt(fac / pymath.e) / lanczos_sum_expg_scaled(a)
         small = (a < 200.0) & (x < 200.0)
         return scale * choose(small, lambda: exp(a - x) * (x / fac) ** a,
                               lambda: exp(a * log1pmx((x - a - (LANCZOS_G - 0.5)) / fac) + x * (0.5 - LANCZOS_G) / fac))

@@ -53,11 +53,11 @@ def _solve(a: Real, target: Real, upper: Truth) -> Real:
         low, high = where(left, t, low), where(left, high, t)
         newton = t - (log(value) - log_target) / (sign * fac / value)  # log F over its slope in t
         lost = isnan(newton) | isinf(newton)  # (F or its slope underflowed: x is far out)
-        inside = ~lost & (newton > low) & (newton < high)
+        inside = ~lost & (newton >= low) & (newton <= high)  # (at the start, x^a / Gamma(a + 1) = p is the root to rounding)
         far = where(left, high, low)  # else halfway to the bracket's far side, or a unit step toward it
         newton = where(inside, newton, where(isinf(far), t + where(left, 1.0, -1.0), 0.5 * (t + far)))
         settled = ~lost & (fabs(newton - t) <= 1e-15 * where(fabs(t) > 1.0, fabs(t), 1.0))
-        ratio = sign * (value - target) * x / fac  # F / F'
+        ratio = sign * (value - target) / fac * x  # F / F' ((value - target) x underflows where p is tiny)
         curvature = -1.0 + (a - 1.0) / x  # F'' / F' (the same for P and Q)
         polished = where(fac == 0.0, x, x - where(isinf(curvature), ratio, ratio / (1.0 - 0.5 * ratio * curvature)))
         in_newton = halley == 0.0

@@ -11,9 +11,9 @@ factor:
   (I near 1), 1 - I from the power series' own form, -expm1(log F) - F a S
   with F = x^a Gamma(a + b) / (Gamma(1 + a) Gamma(b)) (log Gamma(a + b) - log Gamma(b) to a relative MACHEP for
   tiny a: gammafunction.lgamma_shift), where 1 - I loses up to 1e-7 at a = 1e-10;
-- the factor x^a (1 - x)^b / B(a, b) through the Lanczos approximation (as Boost's ibetapower_terms: no
+- the factor x^a (1 - x)^b / B(a, b) through the Lanczos approximation (as Boost's ibeta_power_terms: no
   cancellation between large lgammas), its exponent's terms linear in x - a / (a + b) cancelled exactly where
-  x is near the mean.
+  x is near the mean, elsewhere pow() of each base (rounded once, where e^(a log x) carries |a log x| ULP).
 
 SciPy 1.17 computes betainc with Boost's ibeta (tests/test_surface_incomplete_beta.py: within 1e-13 of it and of
 mpmath for a, b up to 1000, 2e-13 for values below 1e-100; up to 1e5, within 3e-13 of it, where it is that far from
@@ -33,14 +33,19 @@ MACHEP = 2.0**-53
 MAXITER = 5000  # (a continued fraction near the mean of a, b ~ 1e5 takes a few hundred steps)
 BIG, BIG_INVERSE = 4.503599627370496e15, 2.22044604925031308085e-16  # the continued fractions' rescaling
 _H = LANCZOS_G - 0.5
+LOG_RANGE = 708.0  # e^t is a normal float64 for |t| below it
+SMALLEST_NORMAL = 2.2250738585072014e-308
 SMALL_A = 0.3  # below it, 1 - I by the power series' own complement (I near 1); at most 1/2 (lgamma1p_near_zero)
 
 
-def power_terms(a: Real, b: Real, x: Real, y: Real, log_prefix: Real | None = None) -> Real:
+def power_terms(a: Real, b: Real, x: Real, y: Real, divisor: Real | None = None) -> Real:
     """x^a y^b / B(a, b) (y = 1 - x) as L(a + b) / (L(a) L(b)) sqrt(ah bh / (ch e)) (x ch / ah)^a (y ch / bh)^b
-    with ah = a + g - 1/2 (Lanczos); the exponent a log1p(l1) + b log1p(l2) with its terms linear in l1, l2
-    summed exactly (they cancel) where |l1|, |l2| < 1/2, each log1p(l) where |l| < 1/2, else log(1 + l); times
-    e^log_prefix, added to the exponent (Boost's prefix: no underflow of a factor the prefix would bring back)."""
+    with ah = a + g - 1/2 (Lanczos), divided by `divisor` if given (Boost's ibeta_power_terms and its prefix).
+    Near the mean (|l1|, |l2| < 1/2 with x ch / ah = 1 + l1, y ch / bh = 1 + l2) as e^(a log1p(l1) + b log1p(l2)),
+    its terms linear in l1, l2 summed exactly (they cancel); elsewhere each power as Boost's: e^(a log1p(l)) where
+    |l| < 0.1, else pow() of the base, which rounds once where e^(a log(base)) carries |a log(base)| ULP (1.4e-14 at
+    betainc(5, 2, 1.9e-50)); where a power or the quotient would overflow or underflow, e^ of the logs' sum (the
+    divisor's log subtracted: no underflow of a factor the divisor brings back)."""
     ah, bh, ch = a + _H, b + _H, a + b + _H
     scale = lanczos_sum_expg_scaled(a + b) / lanczos_sum_expg_scaled(a) / lanczos_sum_expg_scaled(b) * sqrt(ah / ch) * sqrt(bh / pymath.e)
     d = x * b - y * a
@@ -48,13 +53,33 @@ def power_terms(a: Real, b: Real, x: Real, y: Real, log_prefix: Real | None = No
 
     def near_mean() -> Real:  # a l1 + b l2 = h (d (a - b) / (ah bh) - a y / ah - b x / bh)
         linear = _H * (d * ((a - b) / ah) / bh - a * y / ah - b * x / bh)
-        return linear + a * log1pmx(l1) + b * log1pmx(l2)
+        exponent = linear + a * log1pmx(l1) + b * log1pmx(l2)
+        return scale * exp(exponent if divisor is None else exponent - log(divisor))
 
     def far() -> Real:  # (log1p(l) loses a small 1 + l: log of it, formed as a product, there)
-        return a * where(fabs(l1) < 0.5, log1p(l1), log(x * ch / ah)) + b * where(fabs(l2) < 0.5, log1p(l2), log(y * ch / bh))
+        base1, base2 = x * ch / ah, y * ch / bh
+        log1, log2 = where(fabs(l1) < 0.5, log1p(l1), log(base1)), where(fabs(l2) < 0.5, log1p(l2), log(base2))
+        exponent = a * log1 + b * log2 - (0.0 if divisor is None else log(divisor))
+        finite = (fabs(a * log1) < LOG_RANGE) & (fabs(b * log2) < LOG_RANGE) & (fabs(exponent) < LOG_RANGE)
+        if divisor is not None:
+            finite = finite & (divisor >= SMALLEST_NORMAL)
 
-    exponent = choose((fabs(l1) < 0.5) & (fabs(l2) < 0.5), near_mean, far)
-    return scale * exp(exponent if log_prefix is None else exponent + log_prefix)
+        def powers() -> Real:
+            product = _power(a, b, x, l1, log1, base1) * _power(b, a, y, l2, log2, base2) * scale
+            return product if divisor is None else product / divisor
+
+        return choose(finite, powers, lambda: scale * exp(exponent))
+
+    return choose((fabs(l1) < 0.5) & (fabs(l2) < 0.5), near_mean, far)
+
+
+def _power(p: Real, q: Real, v: Real, l: Real, log_base: Real, base: Real) -> Real:
+    """(v (p + q + h) / (p + h))^p = base^p = (1 + l)^p with log_base its log, for power_terms: e^(p log1p(l)) where
+    |l| < 0.1 (Boost's); where q < p, v^p (1 + q / (p + h))^p, v^p by pow() (rounded once) and the other power's
+    exponent at most q (base^p carries the base's rounding p times: 67 ULP at betainc(50, 3, 1e-5)); else base^p."""
+    power_log, ratio_log = p * log(v), p * log1p(q / (p + _H))
+    split = (q < p) & (power_log > -LOG_RANGE) & (ratio_log < LOG_RANGE)
+    return where(fabs(l) < 0.1, exp(p * log_base), where(split, v**p * exp(ratio_log), base**p))
 
 
 def _times_factor(factor: Real, total: Callable[[], Real]) -> Real:
@@ -176,4 +201,4 @@ def beta_pdf(x: Real, a: Real, b: Real) -> Real:
     at_end = where(x == 0.0, where(a == 1.0, b, 0.0), where(b == 1.0, a, 0.0))
     value = where(isnan(x) | isinf(x), float("nan"), where(infinite, float("inf"), where(invalid, float("nan"), at_end)))
     edge = isnan(x) | isinf(x) | infinite | invalid | end
-    return choose(edge, lambda: value, lambda: power_terms(a, b, x, y, -log(x * y)))
+    return choose(edge, lambda: value, lambda: power_terms(a, b, x, y, x * y))

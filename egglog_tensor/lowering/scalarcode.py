@@ -89,6 +89,19 @@ log1p, expm1 = _unary(scalar.log1p), _unary(scalar.expm1)  # accurate near 0 (co
 lgamma, tgamma = (_unary(lambda x, name=name: scalar.libm_call(name, x, "float64")) for name in ("lgamma", "tgamma"))
 
 
+def two_sum(a: Real, b: Real) -> tuple[Real, Real]:
+    """a + b and its rounding error (Knuth's TwoSum)."""
+    s = a + b
+    z = s - a
+    return s, (a - (s - z)) + (b - z)
+
+
+def two_product(a: Real, b: Real) -> tuple[Real, Real]:
+    """a b and its rounding error (an FMA's)."""
+    p = a * b
+    return p, Real(math.fma(a.value, b.value, (-p).value))
+
+
 def atan2(y: Real, x: Operand) -> Real:
     """C's atan2: the angle of the point (x, y)."""
     return Real(math.atan2(y.value, real(x).value))

@@ -27,7 +27,6 @@ OPS = ("erf", "erfc", "gamma", "gammaln", "gammainc", "gammaincc", "gammaincinv"
        "ellipk", "ellipkm1", "ellipe", "spence", "owens_t",
        "zetac", "agm", "expn", "ellipkinc", "ellipeinc", "elliprc", "elliprd", "elliprf", "elliprg",
        "dawsn", "erfi", "kolmogorov", "kolmogi")  # SciPy ufuncs that are ops of their own (ops.py)
-INTEGER_ORDER = ("expn",)  # ops whose first SciPy loop takes an int64 order ('ld->d'): called on it cast to float64
 # scipy.special._ufuncs' private ufuncs that are ops, by the op's name: those scipy.special.zeta calls (Riemann's, Hurwitz's)
 # and scipy.stats' beta.pdf (Boost's ibeta_derivative, in the private ufunc's argument order x, a, b)
 PRIVATE_OPS = {"_riemann_zeta": "riemann_zeta", "_zeta": "zeta", "_beta_pdf": "beta_pdf"}
@@ -49,14 +48,16 @@ def is_op(ufunc: np.ufunc) -> bool:
 
 
 def composed(ufunc: np.ufunc) -> Callable[..., Tracer] | None:
-    """The implementation of a SciPy ufunc made of NumPy's (None for NumPy's own ufuncs, SciPy's OPS and
-    other libraries' ufuncs, which tracing/ufuncs.py refuses); UnsupportedError naming a SciPy ufunc not implemented."""
-    if ufunc.__name__ in INTEGER_ORDER and _module_of(ufunc) is not None:
-        return lambda *inputs: _integer_order(ufunc, inputs)
-    if is_op(ufunc) or _module_of(ufunc) is None:
+    """The implementation of a SciPy ufunc made of NumPy's, or of an op whose SciPy loops take an integer argument
+    (expn: _call casts it; an op's own loops are float ones), called through _call; None for NumPy's own ufuncs,
+    SciPy's other OPS and other libraries' ufuncs, which tracing/ufuncs.py refuses; UnsupportedError naming a SciPy
+    ufunc not implemented."""
+    if _module_of(ufunc) is None:
         return None
     name = ufunc.__name__
     fn = _FUNCTIONS.get(name) or _PRIVATE.get(name)
+    if fn is None and is_op(ufunc):
+        return None
     if fn is None:
         raise fail(UnsupportedError, f"scipy.special.{name} is not supported in a kernel (supported: {', '.join(supported())})")
     return lambda *inputs: _call(ufunc, fn, inputs)
@@ -64,17 +65,7 @@ def composed(ufunc: np.ufunc) -> Callable[..., Tracer] | None:
 
 def supported() -> list[str]:
     """The scipy.special ufuncs a kernel computes."""
-    return sorted((*_FUNCTIONS, *OPS))
-
-
-def _integer_order(ufunc: np.ufunc, inputs: Sequence[Any]) -> Tracer:
-    """An op of INTEGER_ORDER on its inputs cast to float64 (an int64 order is exact there below 2^53; the op truncates
-    it as SciPy's cast to int does), its result in the dtype of SciPy's loop (float64 for an integer order)."""
-    from .ufuncs import loop_dtypes
-
-    trace = trace_of(inputs)
-    loop = loop_dtypes(ufunc, inputs)
-    return astype(call_op(ufunc.__name__, *(astype(as_tracer(trace, v), "float64") for v in inputs)), loop[-1].name)
+    return sorted({*_FUNCTIONS, *OPS})
 
 
 def _call(ufunc: np.ufunc, fn: Callable[..., Any], inputs: Sequence[Any]) -> Tracer:
@@ -86,7 +77,8 @@ def _call(ufunc: np.ufunc, fn: Callable[..., Any], inputs: Sequence[Any]) -> Tra
     if any(d.kind not in "fi" for d in loop):  # (an integer loop argument, as bdtri's n: computed in float64)
         raise fail(UnsupportedError, f"scipy.special.{ufunc.__name__} on {loop[0]} is not supported (float32 and float64 are)")
     work = loop[-1] if fn in _IN_LOOP_DTYPE else np.dtype("float64")
-    if loop[0].kind == "i":  # SciPy's loop of an integer degree (the orthogonal polynomials' recurrences)
+    if loop[0].kind == "i":  # SciPy's loop of an integer degree or order (the orthogonal polynomials' recurrences;
+        # expn's int64 order, exact in float64 below 2^53, which the op truncates as SciPy's float loop's cast to int)
         fn = getattr(fn, "integer_loop", fn)
     args = [astype(as_tracer(trace, v), work.name) for v in inputs]
     return astype(as_tracer(trace, fn(*args)), loop[-1].name)
@@ -435,6 +427,8 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     # SciPy's own spellings of NumPy's functions
     "expm1": np.expm1, "log1p": np.log1p, "cbrt": np.cbrt, "exp2": np.exp2, "round": np.rint,
     "exp10": lambda x: np.power(10.0, x),
+    # ops whose SciPy loops take an integer argument too ('ld->d'): _call casts it to float64
+    "expn": lambda n, x: call_op("expn", n, x),
 }
 _IN_LOOP_DTYPE = {_expit, _logit, _log_expit}  # SciPy's float32 loops of these compute in float32
 # scipy.special._ufuncs' private ufuncs that scipy.stats' binom and nbinom cdf and sf and beta's ppf call (Boost's
