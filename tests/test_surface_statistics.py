@@ -304,17 +304,18 @@ def _within_twice_numpys_error(got: np.ndarray, numpy: np.ndarray, exact: np.nda
 
 @pytest.mark.parametrize("target", sweep(["cpu", "cpu-openmp"], ["cpu"]))
 def test_var_along_leading_axes_of_a_large_array_in_blocks_of_rows(target: str) -> None:
-    """var/std over the leading axes of an array from 1 MiB whose rows make blocks of 64 (tracing/statistics.py
-    `_blocks`): each block's column moments strip by strip (the strips stage tiles the blocks and the columns: one
+    """var/std over the leading axes of an array from 1 MiB whose rows (of 4-16 KB) make blocks of 64
+    (tracing/statistics.py `_blocks`): each block's column moments strip by strip (the strips stage tiles the blocks and the columns: one
     scf.forall over both), the blocks combined as Chan et al. in float64. On 1e4 + small noise the error is within
     twice NumPy's plus 4 eps (float64: 64 eps); ddof, keepdims, 3-D, float64, int16, NaN, a constant broadcast view and
-    a Fortran-ordered argument give NumPy's results; 100 rows (not blocks of 64) keep the two passes."""
+    a Fortran-ordered argument give NumPy's results; 100 rows (not blocks of 64) keep the two passes, and so do
+    rows of 32 KB (the last value of f) and 2 KB (int16)."""
     rng = np.random.default_rng(11)
-    x = np.float32(1e4) + rng.standard_normal((1024, 640), dtype=np.float32) * np.float32(0.01)
+    x = np.float32(1e4) + rng.standard_normal((1024, 1024), dtype=np.float32) * np.float32(0.01)
 
     def f(a):
-        return (np.var(a, axis=0), np.std(a, axis=0, ddof=1, keepdims=True), np.var(a.reshape(16, 64, 640), axis=(0, 1)),
-                np.var(a.astype(np.float64), axis=0), np.std(a.reshape(128, 8, 640), axis=0, ddof=3))
+        return (np.var(a, axis=0), np.std(a, axis=0, ddof=1, keepdims=True), np.var(a.reshape(16, 64, 1024), axis=(0, 1)),
+                np.var(a.astype(np.float64), axis=0), np.std(a.reshape(128, 8, 1024), axis=0, ddof=3))
 
     kernel = et.kernel(f, target=target)
     lowered = kernel.lower(x)

@@ -186,16 +186,20 @@ def materialized(trace: Trace, x: Tracer) -> Tracer:
 
 
 BLOCK_ROWS = 64  # rows of x whose column moments one block computes (var over leading axes: partials 3/64 of x)
+BLOCK_ROW_BYTES = (4096, 16384)  # the rows' sizes blocks measured faster for (docs/perf/2026-11-29-var-blocks.md)
 
 
 def _blocks(trace: Trace, x: Tracer, axes: tuple[int, ...]) -> Tracer | None:
     """x as (blocks, BLOCK_ROWS, columns) for a variance over its leading axes (not all) from ROWS_FROM bytes, when
-    at least two blocks of BLOCK_ROWS rows make its rows; None otherwise (two passes)."""
+    at least two blocks of BLOCK_ROWS rows make its rows and a row is 4-16 KB; None otherwise (two passes: narrower
+    rows make blocks too small for their loop's overhead, wider ones strips of several pages a row that measured
+    slower than two whole passes)."""
     lead = len(axes)
     if x.size * x.dtype.itemsize < ROWS_FROM or axes != tuple(range(lead)) or lead == x.ndim:
         return None
     n = math.prod(x.shape[:lead])
-    if n % BLOCK_ROWS or n < 2 * BLOCK_ROWS:
+    row = x.size // max(n, 1) * x.dtype.itemsize
+    if n % BLOCK_ROWS or n < 2 * BLOCK_ROWS or not BLOCK_ROW_BYTES[0] <= row <= BLOCK_ROW_BYTES[1]:
         return None
     return reshape(result(trace, x._node, x._weak), (n // BLOCK_ROWS, BLOCK_ROWS, x.size // n))
 
