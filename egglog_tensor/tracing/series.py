@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import numpy.polynomial.chebyshev  # noqa: F401  (NumPy loads numpy.polynomial lazily: imported here, the replacements
+import numpy.polynomial.polynomial  # noqa: F401  below apply from the first trace, as replace_foreign_while_tracing says)
 
 from .core import Tracer, as_array, trace_of
 from .creation import replace_foreign_while_tracing, traced_or_original
