@@ -321,9 +321,12 @@ def test_random_sweeps(seed: int) -> None:
     with np.errstate(all="ignore"):
         beta_s, betaln_s = sp.beta(a, b), sp.betaln(a, b)
     product, scale = _beta_regimes(a, b)
+    lanczos = _lanczos_regions(a, b)[0]  # (Boost's Lanczos form: against mpmath, a sample; SciPy is 300+ ULP off there)
     finite = np.isfinite(beta) & np.isfinite(beta_s) & (np.abs(beta_s) >= TINY)  # (normal results: a subnormal has fewer digits)
-    assert ulps(beta, beta_s)[product & finite].max() <= 16
-    assert _scaled(beta, beta_s, EPS, scale, np.abs(beta_s))[~product & finite].max() <= 2
+    assert ulps(beta, beta_s)[product & finite & ~lanczos].max() <= 16
+    assert _scaled(beta, beta_s, EPS, scale, np.abs(beta_s))[~product & finite & ~lanczos].max() <= 2
+    sample = np.flatnonzero(lanczos & finite)[:300]
+    assert _ulps_against_mpmath(beta[sample], "beta", a[sample], b[sample])[0] <= 16
     finite = np.isfinite(betaln) & np.isfinite(betaln_s)
     assert _scaled(betaln, betaln_s, EPS, scale)[~product & finite].max() <= 2
 

@@ -40,6 +40,9 @@ class Truth:
         return self ^ truth(True)
 
 
+SCALAR_POW = "et.scalar_pow"  # the attribute marking a pow() of scalar code (Real.__pow__)
+
+
 def truth(value: bool) -> Truth:
     return Truth(arith.constant(ir.IntegerType.get_signless(1), int(value)))
 
@@ -66,7 +69,13 @@ class Real:
     __sub__, __rsub__ = _arithmetic(arith.subf), _arithmetic(arith.subf, True)
     __mul__, __rmul__ = _arithmetic(arith.mulf), _arithmetic(arith.mulf, True)
     __truediv__, __rtruediv__ = _arithmetic(arith.divf), _arithmetic(arith.divf, True)
-    __pow__ = _arithmetic(math.powf)
+    def __pow__(self, other: Operand) -> Real:
+        """pow(), marked as scalar code's (SCALAR_POW): a GPU target computes it as e^(y log x) in float64, the accuracy
+        the function's own bounds allow (a user's float64 np.power there is refused: lowering/gpu/devmath.py)."""
+        value = math.powf(self.value, real(other).value)
+        value.owner.attributes[SCALAR_POW] = ir.UnitAttr.get()
+        return Real(value)
+
     __lt__, __le__, __gt__, __ge__ = (_comparison(p) for p in (F.OLT, F.OLE, F.OGT, F.OGE))
     __eq__, __ne__ = _comparison(F.OEQ), _comparison(F.UNE)  # type: ignore[assignment]  # (!= is true on NaN, as C's)
 
